@@ -1,0 +1,58 @@
+// The interface between the measurement harness (app/, src/measure, src/cupti) and the operator
+// kernels. Each kernels/<family>.cu file defines one OperatorSpec and registers it explicitly in
+// kernels/registry.cpp. No CUDA types appear here except cudaStream_t.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/pipe.hpp"
+#include "core/shape.hpp"
+#include "core/validation.hpp"
+
+namespace rooflinectl {
+
+/// The buffers and launches of one point. Construction allocates device memory (the caller has
+/// already checked `OperatorSpec::device_bytes` against free memory); the destructor frees it.
+/// Errors from CUDA/cuBLAS calls are thrown as rooflinectl::Error.
+class OperatorRun {
+ public:
+  virtual ~OperatorRun() = default;
+  /// Fills every input with fresh random data derived from `seed` (on the GPU).
+  virtual void fill_random(uint64_t seed) = 0;
+  /// Runs the operator once and compares its output with a reference that shares no code with
+  /// the kernel under test: CPU float64 for small shapes, a GPU fp32 reference for large ones.
+  virtual Validation validate() = 0;
+  /// Enqueues the operator's kernels on `stream` (the work that is timed and profiled).
+  virtual void launch(cudaStream_t stream) = 0;
+  /// Names of the kernels `launch` enqueues, in launch order (counter ranges are labelled by them).
+  virtual std::vector<std::string> kernel_names() const = 0;
+  /// Kernel version that ran, e.g. "flash_attention_v1_mma_sync" (reported per point).
+  virtual std::string version() const = 0;
+};
+
+/// Static description of one operator family.
+struct OperatorSpec {
+  std::string name;     ///< CLI name, e.g. "flash_attention"
+  std::string summary;  ///< one line for `rooflinectl list`
+  Pipe pipe;            ///< pipe whose roof applies
+  /// Throws a bad-input Error (exit 2) when the shape is not supported, naming the value and
+  /// the supported set. Called before any allocation.
+  std::function<void(const Shape&)> check_shape;
+  /// Device bytes the point allocates (inputs, outputs, workspaces), for the memory pre-check.
+  std::function<int64_t(const Shape&)> device_bytes;
+  /// Allocates buffers for `shape` on the current device.
+  std::function<std::unique_ptr<OperatorRun>(const Shape&)> create;
+};
+
+/// All operators, in the fixed order of the design doc.
+const std::vector<OperatorSpec>& operator_specs();
+/// The spec named `name`; throws a bad-input Error listing the valid names otherwise.
+const OperatorSpec& find_operator(const std::string& name);
+
+}  // namespace rooflinectl

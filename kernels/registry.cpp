@@ -1,0 +1,33 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "kernels/operator.hpp"
+
+namespace rooflinectl {
+
+// Each family file defines one factory; registration is explicit, in the design doc's order.
+OperatorSpec naive_attention_spec();
+OperatorSpec flash_attention_spec();
+OperatorSpec gemm_spec();
+OperatorSpec gelu_spec();
+OperatorSpec layernorm_spec();
+OperatorSpec decode_attention_spec();
+
+const std::vector<OperatorSpec>& operator_specs() {
+  static const std::vector<OperatorSpec> specs = {
+      naive_attention_spec(), flash_attention_spec(), gemm_spec(),
+      gelu_spec(),            layernorm_spec(),       decode_attention_spec()};
+  return specs;
+}
+
+const OperatorSpec& find_operator(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& spec : operator_specs()) {
+    if (spec.name == name) return spec;
+    names.push_back(spec.name);
+  }
+  throw bad_input(fmt::format("unknown operator '{}': allowed {}", name, fmt::join(names, ", ")));
+}
+
+}  // namespace rooflinectl

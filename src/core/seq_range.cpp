@@ -1,0 +1,87 @@
+#include "core/seq_range.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <limits>
+
+#include "core/error.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max();
+
+int64_t parse_positive(std::string_view token, std::string_view whole) {
+  int64_t value = 0;
+  const char* first = token.data();
+  const char* last = token.data() + token.size();
+  const auto [ptr, ec] = std::from_chars(first, last, value);
+  if (token.empty() || ec != std::errc() || ptr != last) {
+    throw bad_input(fmt::format("invalid --seq '{}': '{}' is not an integer", whole, token));
+  }
+  if (value <= 0 || value > kMaxSeqLen) {
+    throw bad_input(fmt::format("invalid --seq '{}': '{}' is out of range (1 to {})", whole,
+                                token, kMaxSeqLen));
+  }
+  return value;
+}
+
+bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
+  const std::string_view lo_text = spec.substr(0, dots);
+  std::string_view rest = spec.substr(dots + 2);
+  std::string_view step_text;
+  const size_t colon = rest.find(':');
+  const bool linear = colon != std::string_view::npos;
+  if (linear) {
+    step_text = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+  }
+  const int64_t lo = parse_positive(lo_text, spec);
+  const int64_t hi = parse_positive(rest, spec);
+  if (hi < lo) {
+    throw bad_input(fmt::format("invalid --seq '{}': range is reversed ({} > {})", spec, lo, hi));
+  }
+  std::vector<int64_t> out;
+  if (linear) {
+    const int64_t step = parse_positive(step_text, spec);
+    for (int64_t v = lo; v <= hi; v += step) out.push_back(v);
+    return out;
+  }
+  if (!is_power_of_two(lo) || !is_power_of_two(hi)) {
+    throw bad_input(fmt::format(
+        "invalid --seq '{}': a range without ':step' steps by powers of two, so both ends must "
+        "be powers of two (use '{}..{}:STEP' for a linear range)",
+        spec, lo, hi));
+  }
+  for (int64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_seq_spec(std::string_view spec) {
+  if (spec.empty()) throw bad_input("invalid --seq '': empty (examples: 512..32768, 1000..4000:1000, 512,1000)");
+  const size_t dots = spec.find("..");
+  if (dots != std::string_view::npos) {
+    if (spec.find(',') != std::string_view::npos) {
+      throw bad_input(fmt::format("invalid --seq '{}': mixes a range and a list", spec));
+    }
+    return parse_range(spec, dots);
+  }
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = spec.find(',', start);
+    const std::string_view token =
+        spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    out.push_back(parse_positive(token, spec));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace rooflinectl

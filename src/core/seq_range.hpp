@@ -1,0 +1,20 @@
+// Parsing of the --seq axis.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace rooflinectl {
+
+/// Parses a sequence-length spec into an ascending (for ranges) list of positive integers:
+///   "512..32768"      powers of two from 512 to 32768, both ends included (7 values);
+///                     both ends must be powers of two
+///   "1000..4000:1000" linear: 1000, 2000, 3000, 4000 (the end is included when the step hits it)
+///   "512,1000,4097"   an explicit list (kept in the given order)
+/// Integers only. Throws a bad-input Error (exit 2) naming the bad token for: empty spec or
+/// element, non-integer, zero or negative, reversed range, zero step, non-power-of-two ends of a
+/// power-of-two range, values above 2^31 - 1.
+std::vector<int64_t> parse_seq_spec(std::string_view spec);
+
+}  // namespace rooflinectl

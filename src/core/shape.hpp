@@ -1,0 +1,49 @@
+// The problem shape of one sweep point and the enums it uses. Plain data, no CUDA.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rooflinectl {
+
+/// Element type of every operator input and output (accumulation is always fp32).
+enum class Dtype { kBf16, kFp16 };
+
+/// GELU variant: exact erf form (PyTorch's default) or the tanh approximation
+/// (Hendrycks & Gimpel 2016, eq. in §2).
+enum class GeluForm { kErf, kTanh };
+
+/// Size of one element in bytes (2 for both bf16 and fp16).
+constexpr int64_t dtype_size_bytes(Dtype) { return 2; }
+std::string to_string(Dtype dtype);
+std::string to_string(GeluForm form);
+/// Parses "bf16" | "fp16"; throws a bad-input Error naming the token otherwise.
+Dtype parse_dtype(std::string_view text);
+/// Parses "erf" | "tanh"; throws a bad-input Error naming the token otherwise.
+GeluForm parse_gelu_form(std::string_view text);
+
+/// Shape of one point. Tensor layouts used by every operator:
+///   Q, O: [batch, heads, seq_len, head_dim]; K, V: [batch, kv_heads, seq_len, head_dim]
+///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions);
+///   GEMM X: [batch·seq_len, d_model], W: [d_model, 4·d_model];
+///   GELU: [batch·seq_len, 4·d_model]; LayerNorm: [batch·seq_len, d_model].
+struct Shape {
+  int64_t batch = 1;
+  int64_t heads = 16;     ///< query heads H
+  int64_t kv_heads = 16;  ///< KV heads H_kv (GQA group g = heads / kv_heads)
+  int64_t head_dim = 128;
+  int64_t seq_len = 512;  ///< L: the swept axis
+  bool causal = false;    ///< bottom-right aligned mask, as FlashAttention-2
+  Dtype dtype = Dtype::kBf16;
+  GeluForm gelu_form = GeluForm::kErf;
+
+  int64_t d_model() const { return heads * head_dim; }
+  int64_t tokens() const { return batch * seq_len; }
+  int64_t group_size() const { return heads / kv_heads; }
+};
+
+/// Checks the axes shared by all operators (positive, GQA divisibility); throws bad-input Error.
+void validate_common_shape(const Shape& shape);
+
+}  // namespace rooflinectl

@@ -1,0 +1,41 @@
+// What a sweep runs: operators × sequence lengths at one base shape, and how it measures.
+// Loaded from a JSON config (configs/default.json) and overridden by CLI flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/shape.hpp"
+
+namespace rooflinectl {
+
+struct SweepConfig {
+  std::vector<std::string> ops;   ///< operator names, in run order
+  std::vector<int64_t> seq_lens;  ///< L values
+  std::string seq_spec;           ///< the --seq text the lengths came from
+  Shape base;                     ///< every axis but seq_len
+  int repetitions = 10;           ///< timed samples per point (≥ 1)
+  int warmup_runs = 3;            ///< untimed launches before the samples
+  bool counters = true;           ///< run the CUPTI counter pass
+  bool warm_l2 = false;           ///< skip the L2 flush before each timed sample
+  int device = 0;                 ///< CUDA device index
+};
+
+/// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
+/// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
+/// "gelu_form", "repetitions", "warmup_runs", "counters", "warm_l2", "device". Unknown keys and
+/// wrong types are bad-input Errors naming `origin` (the file) and the key.
+SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
+
+/// Reads and parses the file at `path`; a missing or unreadable file is a bad-input Error.
+SweepConfig load_sweep_config(const std::string& path);
+
+/// The built-in defaults (identical to configs/default.json, which a unit test checks).
+SweepConfig default_sweep_config();
+
+/// Checks the whole config: known-positive axes, repetitions ≥ 1, non-empty ops and seq_lens,
+/// kv-heads dividing heads. Operator names are checked by the kernels registry. Throws bad-input.
+void validate_sweep_config(const SweepConfig& config);
+
+}  // namespace rooflinectl
