@@ -48,7 +48,7 @@ struct KernelCounters {
   std::optional<double> sm_clock_hz;   ///< sm__cycles_elapsed.avg.per_second
   std::optional<double> dram_clock_hz; ///< dram__cycles_elapsed.avg.per_second
   std::optional<double> tensor_bf16_flop;  ///< sm__ops_path_tensor_src_bf16_dst_fp32.sum
-  std::optional<double> tensor_fp16_flop;  ///< sm__ops_path_tensor_src_fp16_dst_fp32.sum (+ fp16 dst)
+  std::optional<double> tensor_fp16_flop;  ///< sm__ops_path_tensor_src_fp16.sum (every dst type)
   std::optional<double> ffma_inst;
   std::optional<double> fadd_inst;
   std::optional<double> fmul_inst;
@@ -75,6 +75,9 @@ struct CounterResult {
   std::optional<std::string> null_reason;  ///< set when counters were not collected
   int passes = 0;                          ///< replay passes CUPTI needed
   std::string cache_policy;                ///< how L2 was left before the profiled launch
+  /// What a reader must know about the ranges, e.g. that their count differed from the operator's
+  /// kernel list so they are labelled kernel_<i>; empty when there is nothing to say.
+  std::string note;
   std::vector<KernelCounters> kernels;     ///< one per launch, in order
   KernelCounters total;                    ///< sum over kernels (clocks: duration-weighted mean)
   CounterPeaks peaks;

@@ -1,0 +1,73 @@
+#include "cmd_devices.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "cupti/metrics.hpp"
+#include "cupti/profiler_session.hpp"
+#include "device/device_info.hpp"
+#include "kernels/common/cuda_check.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// Tries to open a counter session on `index`; fills the record's counter fields.
+void probe_counters(DeviceRecord& record) {
+  try {
+    RFL_CUDA_CHECK(cudaSetDevice(record.index));
+    RFL_CUDA_CHECK(cudaFree(nullptr));
+    ProfilerSession session(record.index, counter_metric_names());
+    record.counters_available = true;
+  } catch (const Error& e) {
+    record.counters_available = false;
+    record.counters_reason = e.what();
+  }
+}
+
+}  // namespace
+
+CLI::App* setup_devices(CLI::App& app, DevicesOptions& o) {
+  CLI::App* sub = app.add_subcommand("devices", "List GPUs: name, compute capability, SMs, "
+                                                "memory, clocks, whether counters can be read");
+  sub->add_flag("--json", o.json, "Print JSON");
+  return sub;
+}
+
+int run_devices_command(const DevicesOptions& o) {
+  const int count = device_count();
+  if (count == 0) throw environment_error("no CUDA GPU found");
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (int i = 0; i < count; ++i) {
+    DeviceRecord d = query_device(i);
+    probe_counters(d);
+    if (o.json) {
+      list.push_back({{"index", d.index},
+                      {"name", d.name},
+                      {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+                      {"sm_count", d.sm_count},
+                      {"memory_bytes", d.memory_bytes},
+                      {"l2_bytes", d.l2_bytes},
+                      {"sm_clock_max_hz", d.sm_clock_max_hz},
+                      {"memory_clock_hz", d.memory_clock_hz},
+                      {"memory_bus_width_bits", d.memory_bus_width_bits},
+                      {"driver_version", d.driver_version},
+                      {"runtime_version", d.runtime_version},
+                      {"counters_available", d.counters_available},
+                      {"counters_reason", d.counters_reason}});
+      continue;
+    }
+    fmt::print("{}: {} (cc {}.{}), {} SMs, {:.1f} GiB, L2 {:.0f} MiB, SM clock max {:.0f} MHz, "
+               "memory clock {:.0f} MHz x {} bit, driver {}, runtime {}\n   counters: {}\n",
+               d.index, d.name, d.cc_major, d.cc_minor, d.sm_count,
+               static_cast<double>(d.memory_bytes) / (1 << 30),
+               static_cast<double>(d.l2_bytes) / (1 << 20), d.sm_clock_max_hz / 1e6,
+               d.memory_clock_hz / 1e6, d.memory_bus_width_bits, d.driver_version,
+               d.runtime_version, d.counters_available ? "readable" : "NOT readable: " + d.counters_reason);
+  }
+  if (o.json) fmt::print("{}\n", list.dump(2));
+  return 0;
+}
+
+}  // namespace rooflinectl

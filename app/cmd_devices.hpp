@@ -1,0 +1,19 @@
+// `rooflinectl devices`: the GPUs CUDA sees and whether their counters can be read.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rooflinectl {
+
+struct DevicesOptions {
+  bool json = false;  ///< print JSON instead of a table
+};
+
+/// Binds the flags of `devices` to `options`.
+CLI::App* setup_devices(CLI::App& app, DevicesOptions& options);
+
+/// Prints one line per device (name, compute capability, SMs, memory, clocks, counters). Returns
+/// 0; throws an environment Error (exit 3) when there is no GPU.
+int run_devices_command(const DevicesOptions& options);
+
+}  // namespace rooflinectl

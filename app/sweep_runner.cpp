@@ -1,0 +1,200 @@
+#include "sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <ostream>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+#include "cupti/metrics.hpp"
+#include "cupti/profiler_session.hpp"
+#include "device/device_info.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/operator.hpp"
+#include "measure/l2_flush.hpp"
+#include "measure/memory_check.hpp"
+#include "measure/timing.hpp"
+#include "model/operator_model.hpp"
+#include "roofline/roof_from_counters.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// Owns a CUDA stream for the sweep.
+class Stream {
+ public:
+  Stream() { RFL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+/// Everything a point measurement needs that lives for the whole sweep.
+struct SweepContext {
+  const SweepConfig& config;
+  const DeviceRecord& device;
+  std::unique_ptr<ProfilerSession> profiler;  // null when counters are off or unavailable
+  std::string counters_null_reason;
+  L2Flusher& flusher;
+  cudaStream_t stream;
+};
+
+void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecord& device) {
+  if (!point.timing) {
+    point.roofline_null_reason = "not timed";
+    return;
+  }
+  std::string reason;
+  const auto roof =
+      roof_from_counters(point.counters, spec.pipe, device.cc_major, device.cc_minor, reason);
+  if (!roof) {
+    point.roofline_null_reason = reason;
+    return;
+  }
+  const auto flop = point.counters.total.total_flop();
+  const auto bytes = point.counters.total.dram_bytes();
+  if (!flop || !bytes || *flop <= 0 || *bytes <= 0) {
+    point.roofline_null_reason = "counted FLOPs or DRAM bytes missing or zero";
+    return;
+  }
+  point.roofline = place_on_roofline(*roof, *flop, *bytes, point.timing->median_s, "counters");
+}
+
+void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
+  const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
+  point.device_bytes_needed = memory.needed_bytes;
+  if (!memory.fits) {
+    point.status = PointStatus::kSkipped;
+    point.reason = "does not fit in device memory: " + describe_memory_shortfall(memory);
+    point.counters.null_reason = "point skipped";
+    point.roofline_null_reason = "point skipped";
+    return;
+  }
+  std::unique_ptr<OperatorRun> run = spec.create(point.shape);
+  point.version = run->version();
+  run->fill_random(point.seed);
+  point.validation = run->validate();
+  if (!point.validation->passed) {
+    point.status = PointStatus::kFailed;
+    point.reason = "validation failed: " + point.validation->detail;
+    point.counters.null_reason = "not measured: validation failed";
+    point.roofline_null_reason = "not measured: validation failed";
+    return;
+  }
+
+  const TimingOptions timing_options{ctx.config.repetitions, ctx.config.warmup_runs,
+                                     !ctx.config.warm_l2};
+  point.timing = time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options,
+                               ctx.flusher, ctx.stream);
+  point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
+
+  if (ctx.profiler) {
+    const auto ranges = ctx.profiler->profile(
+        [&] { ctx.flusher.flush(ctx.stream); RFL_CUDA_CHECK(cudaStreamSynchronize(ctx.stream)); },
+        [&] { run->launch(ctx.stream); });
+    point.counters = counters_from_ranges(ranges, run->kernel_names(), ctx.profiler->passes(),
+                                          "L2 flushed before the profiled launch: " +
+                                              ctx.flusher.policy());
+  } else {
+    point.counters.null_reason = ctx.counters_null_reason;
+  }
+  place_point(point, spec, ctx.device);
+}
+
+}  // namespace
+
+void check_sweep_plan(const SweepConfig& config) {
+  validate_sweep_config(config);
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      Shape shape = config.base;
+      shape.seq_len = seq_len;
+      spec.check_shape(shape);
+    }
+  }
+}
+
+Report run_sweep(const SweepConfig& config, std::ostream& progress) {
+  check_sweep_plan(config);
+  if (device_count() == 0) {
+    throw environment_error("no CUDA GPU found: rooflinectl sweep needs one");
+  }
+  Report report;
+  report.tool_version = kToolVersion;
+  report.git_revision = kGitRevision;
+  report.timestamp_utc = utc_timestamp();
+  report.config = config;
+  report.device = query_device(config.device);
+  RFL_CUDA_CHECK(cudaSetDevice(config.device));
+  RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
+
+  Stream stream;
+  L2Flusher flusher(report.device.l2_bytes);
+  SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get()};
+  if (!config.counters) {
+    ctx.counters_null_reason = "counters disabled (--no-counters)";
+  } else {
+    try {
+      ctx.profiler = std::make_unique<ProfilerSession>(config.device, counter_metric_names());
+    } catch (const Error& e) {
+      ctx.counters_null_reason = e.what();
+      fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
+    }
+  }
+  report.device.counters_available = ctx.profiler != nullptr;
+  report.device.counters_reason = ctx.counters_null_reason;
+
+  const uint64_t base_seed = std::random_device{}();
+  const size_t total = config.ops.size() * config.seq_lens.size();
+  size_t index = 0;
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      PointResult point;
+      point.op = op;
+      point.shape = config.base;
+      point.shape.seq_len = seq_len;
+      point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
+      point.analytic = analytic_model(op, point.shape);
+      fmt::print(progress, "[{}/{}] {} L={} ...\n", index, total, op, seq_len);
+      try {
+        measure_point(point, spec, ctx);
+      } catch (const Error& e) {
+        point.status = PointStatus::kFailed;
+        point.reason = e.what();
+        point.timing.reset();
+        point.roofline.reset();
+        if (!point.counters.null_reason) point.counters.null_reason = "point failed";
+        point.roofline_null_reason = "point failed";
+        cudaGetLastError();  // clear a non-sticky error so the next point can run
+      }
+      if (point.status != PointStatus::kOk) {
+        fmt::print(progress, "[{}/{}] {} L={}: {}: {}\n", index, total, op, seq_len,
+                   to_string(point.status), point.reason);
+      }
+      report.points.push_back(std::move(point));
+    }
+  }
+  return report;
+}
+
+}  // namespace rooflinectl

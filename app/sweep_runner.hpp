@@ -1,0 +1,22 @@
+// The measurement loop of `rooflinectl sweep`: plan → per point (memory pre-check, allocate,
+// fill, validate, time, count, place on the roofline) → Report.
+#pragma once
+
+#include <iosfwd>
+
+#include "core/sweep_config.hpp"
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+/// Checks everything about `config` that needs no GPU: operator names, and every point's shape
+/// against its operator (head_dim support, GQA divisibility, ...). Throws a bad-input Error.
+void check_sweep_plan(const SweepConfig& config);
+
+/// Runs the sweep on `config.device`. Progress lines go to `progress` (stderr), one notice line
+/// there if counters cannot be read. Points that do not fit in device memory are skipped and
+/// points whose kernel fails validation or raises a CUDA error are failed; the sweep goes on.
+/// Throws an environment Error (exit 3) when there is no GPU.
+Report run_sweep(const SweepConfig& config, std::ostream& progress);
+
+}  // namespace rooflinectl

@@ -1,0 +1,573 @@
+// flash_attention: FlashAttention-2 forward (Dao 2023, "FlashAttention-2: Faster Attention with
+// Better Parallelism and Work Partitioning", arXiv 2307.08691, Algorithm 1), bf16/fp16 in, fp32
+// accumulation, O in the input dtype plus the row log-sum-exp in fp32.
+//
+// Versions
+//   v1 flash_attention_v1_mma_sync: the FA2 structure on the warp-level tensor-core instructions
+//      that sm_80 through sm_90 all run. One block per (64-row query tile, head, batch); 4 warps,
+//      each owning 16 query rows (one mma M) for the whole key loop, so the softmax statistics
+//      of a row never leave its warp. Q fragments live in registers; K and V tiles of 64 keys
+//      are streamed through shared memory by cp.async, double-buffered, K and V in separate
+//      commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile
+//      n+1 is already on its way. S and P stay in registers (P is re-packed in place as the A
+//      operand of P·V), so the L² score matrix never touches HBM: that is where FA beats the
+//      naive three-launch path (I/O Θ(L·d) instead of Θ(L²) per head). The online softmax keeps
+//      a running max and sum per row in fp32 and normalises O only once, after the last tile
+//      (FA2's change over FA1 that removes most non-matmul FLOPs). Causal blocks stop at the
+//      diagonal, and only tiles that cross the diagonal or the end of K pay for masking.
+//      Not yet here (the next version's material): Hopper wgmma/TMA and warp specialisation
+//      (FA3), 128-row query tiles, and swizzled instead of padded shared memory.
+//
+// The references it is validated against (CPU float64 and a GPU fp32 one that shares no code
+// with this file) are in kernels/reference_attention.cu.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/tensor_utils.hpp"
+#include "kernels/flash_attention.hpp"
+#include "kernels/operator.hpp"
+#include "kernels/reference_attention.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr const char* kVersion = "flash_attention_v1_mma_sync";
+
+// ---------------------------------------------------------------------------------------------
+// Parameters and compile-time tiles
+
+/// Kernel arguments. Q, O: [batch, heads, q_len, head_dim]; K, V: [batch, kv_heads, kv_len,
+/// head_dim]; contiguous, 16-byte aligned. lse: fp32 [batch, heads, q_len].
+struct FlashParams {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  float* lse;
+  int64_t heads, kv_heads, q_len, kv_len;
+  float scale;       ///< softmax scale (natural base), for the log-sum-exp
+  float scale_log2;  ///< scale·log2(e): each probability is one FFMA and one exp2 (MUFU.EX2)
+  bool causal;
+};
+
+/// Tile shape of the kernel for one head dimension. v1 uses 64×64 tiles and 4 warps for both
+/// head dims: 16 rows per warp is one mma M, and 64 keys keep S at 32 fp32 registers per thread,
+/// which with the d=128 O accumulator (64) and Q fragments (32) stays clear of spills.
+template <int kHeadDim_>
+struct FlashTraits {
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kBlockM = 64;  ///< query rows per block (Br)
+  static constexpr int kBlockN = 64;  ///< keys per K/V tile (Bc)
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kStages = 2;  ///< K/V double buffering
+  /// Row padding in elements (16 bytes): the row stride becomes ≡ 4 banks mod 32, so the 8 row
+  /// addresses of one ldmatrix phase hit 8 disjoint 4-bank groups (conflict-free).
+  static constexpr int kPad = 8;
+  static constexpr int kSmemStride = kHeadDim + kPad;  ///< elements per shared-memory row
+  static constexpr int kChunksPerRow = kHeadDim / 8;   ///< 16-byte cp.async chunks per row
+  static constexpr int kQTileElems = kBlockM * kSmemStride;
+  static constexpr int kKvTileElems = kBlockN * kSmemStride;
+  static constexpr size_t kSmemBytes =
+      sizeof(uint16_t) * (kQTileElems + 2 * kStages * kKvTileElems);  // Q + K, V stages
+
+  static constexpr int kDSteps = kHeadDim / 16;  ///< k-steps of S = QKᵀ (and Q fragments)
+  static constexpr int kDTiles = kHeadDim / 8;   ///< n-tiles of the O accumulator
+  static constexpr int kNTiles = kBlockN / 8;    ///< n-tiles of the S accumulator
+  static constexpr int kNSteps = kBlockN / 16;   ///< k-steps of O += P·V
+
+  static_assert(kBlockM == 16 * kWarps, "each warp owns exactly one 16-row mma M tile");
+  static_assert(kHeadDim % 16 == 0 && kBlockN % 16 == 0, "ldmatrix.x4 loads 16×16 pieces");
+  static_assert((kSmemStride * sizeof(uint16_t)) % 16 == 0, "cp.async/ldmatrix rows are 16 B");
+  static_assert((kSmemStride / 8) % 2 == 1, "padded stride must be an odd number of 16 B");
+  static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");
+  static_assert((kBlockN * kChunksPerRow) % kThreads == 0, "K/V tile splits evenly");
+  static_assert(kSmemBytes <= 227 * 1024, "over the sm_90 opt-in shared memory per block");
+};
+
+constexpr size_t kDefaultSmemLimit = 48 * 1024;  // above this, opt in per kernel
+constexpr double kLog2e = 1.4426950408889634;    // log2(e): exp(x) = exp2(x·log2 e)
+
+// ---------------------------------------------------------------------------------------------
+// PTX wrappers (PTX ISA: cp.async, ldmatrix, mma.sync.aligned.m16n8k16)
+
+__device__ __forceinline__ uint32_t smem_address(const void* ptr) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
+}
+
+/// 16-byte global→shared copy through L2 only (.cg); src_bytes = 0 zero-fills the 16 bytes.
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem_dst)),
+               "l"(gmem_src), "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+/// Waits until at most kPending of this thread's committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Four 8×8 b16 matrices; lanes 8m..8m+7 give the row addresses of matrix m, and each lane
+/// receives (row lane/4, columns 2·(lane%4), +1) of every matrix.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(smem_row)));
+}
+
+/// As ldmatrix_x4, transposed: each lane receives (rows 2·(lane%4), +1, column lane/4).
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(smem_row)));
+}
+
+/// d += a·b for a 16×16 A (row-major fragment), 16×8 B (column-major), fp32 16×8 accumulator.
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                             uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+/// Rounds two floats to T and packs them, `lo` in the low half (the lower column of a fragment).
+template <class T>
+__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    __nv_bfloat162 pair = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&pair);
+  } else {
+    __half2 pair = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&pair);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel
+
+/// Starts the async copy of rows [row_begin, row_begin + kRows) of a [row_count, head_dim]
+/// matrix into a padded shared tile. Rows past row_count are zero-filled: padded K rows are
+/// masked anyway, but padded V rows meet P = 0 in P·V and must not hold NaN garbage.
+template <class Traits, int kRows>
+__device__ __forceinline__ void load_tile_async(uint16_t* s_tile, const uint16_t* g,
+                                                int64_t row_begin, int64_t row_count) {
+  constexpr int kChunks = Traits::kChunksPerRow;
+  for (int c = threadIdx.x; c < kRows * kChunks; c += Traits::kThreads) {
+    const int r = c / kChunks;
+    const int chunk = c % kChunks;
+    const int64_t row = row_begin + r;
+    const bool in_range = row < row_count;
+    const uint16_t* src = g + (in_range ? row : 0) * Traits::kHeadDim + chunk * 8;
+    cp_async_16(s_tile + r * Traits::kSmemStride + chunk * 8, src, in_range ? 16 : 0);
+  }
+}
+
+template <class T, class Traits>
+__global__ void __launch_bounds__(Traits::kThreads) flash_attention_fwd(const FlashParams p) {
+  constexpr int kD = Traits::kHeadDim;
+  constexpr int kStride = Traits::kSmemStride;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  uint16_t* s_q = reinterpret_cast<uint16_t*>(smem_raw);
+  uint16_t* s_k = s_q + Traits::kQTileElems;                     // kStages K tiles
+  uint16_t* s_v = s_k + Traits::kStages * Traits::kKvTileElems;  // kStages V tiles
+
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  // Highest query tile first: under a causal mask it sees the most keys, and starting the
+  // longest blocks early shortens the grid's tail.
+  const int64_t m0 = static_cast<int64_t>(gridDim.x - 1 - blockIdx.x) * kBlockM;
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int64_t kv_bh = static_cast<int64_t>(blockIdx.z) * p.kv_heads +
+                        blockIdx.y / (p.heads / p.kv_heads);  // GQA: group of heads per KV head
+  const uint16_t* q = static_cast<const uint16_t*>(p.q) + bh * p.q_len * kD;
+  const uint16_t* k = static_cast<const uint16_t*>(p.k) + kv_bh * p.kv_len * kD;
+  const uint16_t* v = static_cast<const uint16_t*>(p.v) + kv_bh * p.kv_len * kD;
+  uint16_t* o = static_cast<uint16_t*>(p.o) + bh * p.q_len * kD;
+  float* lse = p.lse + bh * p.q_len;
+
+  // Bottom-right aligned causal mask: row i sees key j iff j <= i + diag.
+  const int64_t diag = p.kv_len - p.q_len;
+  int64_t key_end = p.kv_len;
+  if (p.causal) key_end = min(p.kv_len, min(m0 + kBlockM, p.q_len) + diag);  // last row's end
+  const int n_tiles = key_end > 0 ? static_cast<int>((key_end + kBlockN - 1) / kBlockN) : 0;
+
+  if (n_tiles > 0) {
+    load_tile_async<Traits, kBlockM>(s_q, q, m0, p.q_len);
+    load_tile_async<Traits, kBlockN>(s_k, k, 0, p.kv_len);
+    cp_async_commit();
+    load_tile_async<Traits, kBlockN>(s_v, v, 0, p.kv_len);
+    cp_async_commit();
+  }
+
+  uint32_t q_frag[Traits::kDSteps][4];
+  float acc_o[Traits::kDTiles][4] = {};
+  // This thread holds rows row0 and row0 + 8 of the warp's 16 (mma C layout: lane/4 and +8).
+  const int64_t row0 = m0 + warp * 16 + lane / 4;
+  float row_max[2] = {-INFINITY, -INFINITY};  // max raw score seen so far (quad-uniform)
+  float row_sum[2] = {0.f, 0.f};  // this thread's share of the row sum, quad-reduced at the end
+
+  for (int n = 0; n < n_tiles; ++n) {
+    const int stage = n % 2;
+    const uint16_t* s_k_cur = s_k + stage * Traits::kKvTileElems;
+    const uint16_t* s_v_cur = s_v + stage * Traits::kKvTileElems;
+    const int64_t n0 = static_cast<int64_t>(n) * kBlockN;
+    const bool has_next = n + 1 < n_tiles;
+
+    cp_async_wait<1>();  // Q and K(n) have landed; V(n) may still be in flight
+    __syncthreads();     // ... for every thread, and everyone is done with K(n-1)
+    if (n == 0) {
+#pragma unroll
+      for (int ks = 0; ks < Traits::kDSteps; ++ks) {
+        ldmatrix_x4(q_frag[ks],
+                    s_q + (warp * 16 + lane % 16) * kStride + ks * 16 + (lane / 16) * 8);
+      }
+    }
+    if (has_next) {
+      load_tile_async<Traits, kBlockN>(s_k + (stage ^ 1) * Traits::kKvTileElems, k, n0 + kBlockN,
+                                       p.kv_len);
+    }
+    cp_async_commit();  // empty on the last tile: keeps the wait counts above uniform
+
+    // S = Q·Kᵀ. K is stored [key][dim], i.e. column-major for B = Kᵀ: plain ldmatrix. Matrix m
+    // of the x4 covers keys +8·(m/2) and dims +8·(m%2): b0, b1 of two adjacent 8-key n-tiles.
+    float acc_s[Traits::kNTiles][4] = {};
+#pragma unroll
+    for (int ks = 0; ks < Traits::kDSteps; ++ks) {
+#pragma unroll
+      for (int np = 0; np < Traits::kNTiles / 2; ++np) {
+        uint32_t kb[4];
+        ldmatrix_x4(kb, s_k_cur + (np * 16 + (lane / 16) * 8 + lane % 8) * kStride + ks * 16 +
+                            ((lane / 8) % 2) * 8);
+        mma_m16n8k16<T>(acc_s[2 * np], q_frag[ks], kb[0], kb[1]);
+        mma_m16n8k16<T>(acc_s[2 * np + 1], q_frag[ks], kb[2], kb[3]);
+      }
+    }
+
+    // Only tiles that run past the end of K or cross the diagonal need the per-element mask.
+    const bool needs_mask = n0 + kBlockN > p.kv_len || (p.causal && n0 + kBlockN - 1 > m0 + diag);
+    if (needs_mask) {
+#pragma unroll
+      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int64_t key = n0 + nt * 8 + (lane % 4) * 2 + e % 2;
+          const int64_t row = row0 + (e / 2) * 8;
+          if (key >= p.kv_len || (p.causal && key > row + diag)) acc_s[nt][e] = -INFINITY;
+        }
+      }
+    }
+
+    // Online softmax (FA2 Algorithm 1, lines 8-10), per row r of this thread.
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float tile_max = row_max[r];
+#pragma unroll
+      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+        tile_max = fmaxf(tile_max, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
+      }
+      // The 4 lanes of a quad share a row.
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+      // A row that has seen no visible key yet has max -inf: subtract 0 instead, so its masked
+      // scores give exp2(-inf) = 0 rather than exp2(-inf + inf) = NaN; its O and sum stay 0.
+      const float max_scaled = tile_max == -INFINITY ? 0.f : tile_max * p.scale_log2;
+      const float correction =
+          row_max[r] == -INFINITY ? 0.f : exp2f(row_max[r] * p.scale_log2 - max_scaled);
+      row_max[r] = tile_max;
+      float tile_sum = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const float prob = exp2f(fmaf(acc_s[nt][2 * r + c], p.scale_log2, -max_scaled));
+          acc_s[nt][2 * r + c] = prob;
+          tile_sum += prob;
+        }
+      }
+      row_sum[r] = row_sum[r] * correction + tile_sum;
+#pragma unroll
+      for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+        acc_o[dt][2 * r] *= correction;
+        acc_o[dt][2 * r + 1] *= correction;
+      }
+    }
+
+    // The C layout of two adjacent S n-tiles is exactly the A layout of one 16-key k-step.
+    uint32_t p_frag[Traits::kNSteps][4];
+#pragma unroll
+    for (int kk = 0; kk < Traits::kNSteps; ++kk) {
+      p_frag[kk][0] = pack_pair<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]);
+      p_frag[kk][1] = pack_pair<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]);
+      p_frag[kk][2] = pack_pair<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
+      p_frag[kk][3] = pack_pair<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
+    }
+
+    cp_async_wait<1>();  // V(n) has landed; K(n+1) may still be in flight
+    __syncthreads();     // ... for every thread, and everyone is done with V(n-1)
+    if (has_next) {
+      load_tile_async<Traits, kBlockN>(s_v + (stage ^ 1) * Traits::kKvTileElems, v, n0 + kBlockN,
+                                       p.kv_len);
+    }
+    cp_async_commit();
+
+    // O += P·V. V is stored [key][dim], row-major for B = V: ldmatrix.trans. Matrix m of the x4
+    // covers keys +8·(m%2) and dims +8·(m/2): b0, b1 of two adjacent 8-dim n-tiles.
+#pragma unroll
+    for (int kk = 0; kk < Traits::kNSteps; ++kk) {
+#pragma unroll
+      for (int dp = 0; dp < Traits::kDTiles / 2; ++dp) {
+        uint32_t vb[4];
+        ldmatrix_x4_trans(vb, s_v_cur + (kk * 16 + ((lane / 8) % 2) * 8 + lane % 8) * kStride +
+                                  dp * 16 + (lane / 16) * 8);
+        mma_m16n8k16<T>(acc_o[2 * dp], p_frag[kk], vb[0], vb[1]);
+        mma_m16n8k16<T>(acc_o[2 * dp + 1], p_frag[kk], vb[2], vb[3]);
+      }
+    }
+  }
+
+  // Epilogue (Algorithm 1, lines 12-13): O /= sum, LSE = max·scale + log(sum). A row that saw a
+  // key has sum >= 1 (its max contributes exp2(0)); a row that saw none has sum 0 and O 0.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float sum = row_sum[r];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+    for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+      acc_o[dt][2 * r] *= inv_sum;
+      acc_o[dt][2 * r + 1] *= inv_sum;
+    }
+    const int64_t row = row0 + r * 8;
+    if (lane % 4 == 0 && row < p.q_len) {
+      lse[row] = sum > 0.f ? row_max[r] * p.scale + logf(sum) : -INFINITY;
+    }
+  }
+
+  // O goes out through this warp's own 16 rows of the Q tile (Q now lives in registers; no
+  // other warp reads these rows, and no cp.async is pending: the last groups were empty), so the
+  // global stores are whole 16-byte chunks of contiguous rows.
+  uint16_t* s_o = s_q + warp * 16 * kStride;
+#pragma unroll
+  for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+    const int col = dt * 8 + (lane % 4) * 2;
+    *reinterpret_cast<uint32_t*>(s_o + (lane / 4) * kStride + col) =
+        pack_pair<T>(acc_o[dt][0], acc_o[dt][1]);
+    *reinterpret_cast<uint32_t*>(s_o + (lane / 4 + 8) * kStride + col) =
+        pack_pair<T>(acc_o[dt][2], acc_o[dt][3]);
+  }
+  __syncwarp();
+  for (int c = lane; c < 16 * Traits::kChunksPerRow; c += 32) {
+    const int r = c / Traits::kChunksPerRow;
+    const int chunk = c % Traits::kChunksPerRow;
+    const int64_t row = m0 + warp * 16 + r;
+    if (row < p.q_len) {
+      *reinterpret_cast<uint4*>(o + row * kD + chunk * 8) =
+          *reinterpret_cast<const uint4*>(s_o + r * kStride + chunk * 8);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers
+
+/// Size checks shared by check_shape and the launcher (no pointers involved).
+void check_flash_sizes(const AttentionProblem& p) {
+  if (p.head_dim != 64 && p.head_dim != 128) {
+    throw bad_input(
+        fmt::format("flash_attention: unsupported head-dim {} (supported: 64, 128)", p.head_dim));
+  }
+  if (p.batch <= 0 || p.heads <= 0 || p.kv_heads <= 0 || p.q_len <= 0 || p.kv_len <= 0 ||
+      p.heads % p.kv_heads != 0) {
+    throw bad_input(fmt::format(
+        "flash_attention: invalid sizes batch {} heads {} kv-heads {} q_len {} kv_len {} "
+        "(all positive, heads a multiple of kv-heads)",
+        p.batch, p.heads, p.kv_heads, p.q_len, p.kv_len));
+  }
+  constexpr int64_t kMaxGridYZ = 65535;   // heads → grid.y, batch → grid.z
+  constexpr int64_t kMaxLen = INT32_MAX;  // tile counts are int
+  if (p.heads > kMaxGridYZ || p.batch > kMaxGridYZ || p.q_len > kMaxLen || p.kv_len > kMaxLen) {
+    throw bad_input(
+        fmt::format("flash_attention: batch {} / heads {} over {} or q_len {} / kv_len {} over {}",
+                    p.batch, p.heads, kMaxGridYZ, p.q_len, p.kv_len, kMaxLen));
+  }
+}
+
+template <class T, int kHeadDim>
+void launch_flash_typed(const FlashParams& params, int64_t batch, cudaStream_t stream) {
+  using Traits = FlashTraits<kHeadDim>;
+  const auto kernel = flash_attention_fwd<T, Traits>;
+  if constexpr (Traits::kSmemBytes > kDefaultSmemLimit) {
+    RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(Traits::kSmemBytes)));
+  }
+  const dim3 grid(static_cast<unsigned>((params.q_len + Traits::kBlockM - 1) / Traits::kBlockM),
+                  static_cast<unsigned>(params.heads), static_cast<unsigned>(batch));
+  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(params);
+  RFL_CHECK_LAUNCH();
+}
+
+AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const void* v) {
+  AttentionProblem p;
+  p.q = q;
+  p.k = k;
+  p.v = v;
+  p.batch = s.batch;
+  p.heads = s.heads;
+  p.kv_heads = s.kv_heads;
+  p.head_dim = s.head_dim;
+  p.q_len = s.seq_len;
+  p.kv_len = s.seq_len;
+  p.causal = s.causal;
+  p.dtype = s.dtype;
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operator registration
+
+int64_t q_elements(const Shape& s) { return s.batch * s.heads * s.seq_len * s.head_dim; }
+int64_t kv_elements(const Shape& s) { return s.batch * s.kv_heads * s.seq_len * s.head_dim; }
+int64_t lse_elements(const Shape& s) { return s.batch * s.heads * s.seq_len; }
+
+/// Distinct fill seeds for Q, K and V from one point seed (golden-ratio increments, as SplitMix64).
+uint64_t tensor_seed(uint64_t seed, uint64_t tensor) {
+  return seed ^ (0x9E3779B97F4A7C15ull * (tensor + 1));
+}
+
+class FlashAttentionRun final : public OperatorRun {
+ public:
+  explicit FlashAttentionRun(const Shape& shape)
+      : shape_(shape),
+        q_(q_elements(shape)),
+        k_(kv_elements(shape)),
+        v_(kv_elements(shape)),
+        o_(q_elements(shape)),
+        lse_(lse_elements(shape)) {}
+
+  void fill_random(uint64_t seed) override {
+    fill_uniform(q_.get(), q_.count(), shape_.dtype, tensor_seed(seed, 0), -1.f, 1.f);
+    fill_uniform(k_.get(), k_.count(), shape_.dtype, tensor_seed(seed, 1), -1.f, 1.f);
+    fill_uniform(v_.get(), v_.count(), shape_.dtype, tensor_seed(seed, 2), -1.f, 1.f);
+  }
+
+  // Tolerance: default_tolerance(dtype), not widened. O is a convex combination of V rows in
+  // [-1, 1); the kernel's extra rounding is P to the input dtype before P·V (relative 2^-9 bf16,
+  // 2^-12 fp16 per weight, plus fp16 subnormal loss under 2^-14 on weights whose sum is >= 1)
+  // and O to the dtype (half an ulp), which bounds |ΔO| well under abs = 2^-7 (bf16) / 2^-9
+  // (fp16) even if every error had the same sign; the fp32 GPU reference adds ~1e-6.
+  Validation validate() override {
+    // 0xFFFF is NaN in bf16 and in fp16: an element the kernel fails to write fails the check.
+    RFL_CUDA_CHECK(cudaMemset(o_.get(), 0xFF, static_cast<size_t>(o_.bytes())));
+    launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    return validate_attention_output(problem(), o_.get(), default_tolerance(shape_.dtype));
+  }
+
+  void launch(cudaStream_t stream) override {
+    launch_flash_attention(problem(), o_.get(), lse_.get(), stream);
+  }
+
+  std::vector<std::string> kernel_names() const override { return {"flash_attention_fwd"}; }
+  std::string version() const override { return kVersion; }
+
+ private:
+  AttentionProblem problem() const { return problem_for(shape_, q_.get(), k_.get(), v_.get()); }
+
+  Shape shape_;
+  DeviceBuffer<uint16_t> q_, k_, v_, o_;
+  DeviceBuffer<float> lse_;
+};
+
+}  // namespace
+
+void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream) {
+  check_flash_sizes(p);
+  if (!(p.scale > 0.f) || !std::isfinite(p.scale)) {
+    throw bad_input(
+        fmt::format("flash_attention: softmax scale {} must be positive and finite", p.scale));
+  }
+  for (const void* ptr : {p.q, p.k, p.v, static_cast<const void*>(out)}) {
+    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0) {
+      throw bad_input("flash_attention: Q, K, V and O must be 16-byte aligned device pointers");
+    }
+  }
+  FlashParams params{};
+  params.q = p.q;
+  params.k = p.k;
+  params.v = p.v;
+  params.o = out;
+  params.lse = lse;
+  params.heads = p.heads;
+  params.kv_heads = p.kv_heads;
+  params.q_len = p.q_len;
+  params.kv_len = p.kv_len;
+  params.scale = p.scale;
+  params.scale_log2 = static_cast<float>(p.scale * kLog2e);
+  params.causal = p.causal;
+  const bool bf16 = p.dtype == Dtype::kBf16;
+  if (p.head_dim == 64 && bf16) {
+    launch_flash_typed<__nv_bfloat16, 64>(params, p.batch, stream);
+  } else if (p.head_dim == 64) {
+    launch_flash_typed<__half, 64>(params, p.batch, stream);
+  } else if (bf16) {
+    launch_flash_typed<__nv_bfloat16, 128>(params, p.batch, stream);
+  } else {
+    launch_flash_typed<__half, 128>(params, p.batch, stream);
+  }
+}
+
+// Work per point, as the design doc and the FA2 paper (§4.1) count it, with e = 2 bytes:
+//   FLOP  = 4·B·H·Lq·Lk·d: QKᵀ and P·V are each 2·Lq·Lk·d per head (multiply + add). Causal
+//           counts only visible (query, key) pairs, Σ_i min(Lk, max(0, i + Lk − Lq + 1)) instead
+//           of Lq·Lk: L(L+1)/2 when Lq = Lk = L, about half. exp, max and rescaling are not
+//           tensor-pipe work and are not counted.
+//   bytes = e·(2·B·H·Lq·d + 2·B·H_kv·Lk·d) + 4·B·H·Lq: Q and O, K and V, and the fp32 LSE, each
+//           moved once (the minimum). The kernel re-reads K and V once per 64-row query tile,
+//           ⌈Lq/64⌉ times per head; the counters show how much of that L2 absorbs.
+//   device_bytes = the same five tensors, allocated once each.
+OperatorSpec flash_attention_spec() {
+  OperatorSpec spec;
+  spec.name = "flash_attention";
+  spec.summary =
+      "FlashAttention-2 forward: tiled QK^T, online softmax and PV on tensor cores (mma.sync), "
+      "only O and the log-sum-exp written";
+  spec.pipe = Pipe::kTensor;
+  spec.check_shape = [](const Shape& s) {
+    validate_common_shape(s);
+    check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));
+  };
+  spec.device_bytes = [](const Shape& s) {
+    return dtype_size_bytes(s.dtype) * (2 * q_elements(s) + 2 * kv_elements(s)) +
+           static_cast<int64_t>(sizeof(float)) * lse_elements(s);
+  };
+  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<FlashAttentionRun>(s);
+  };
+  return spec;
+}
+
+}  // namespace rooflinectl

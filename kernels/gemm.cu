@@ -1,0 +1,575 @@
+// The FFN up-projection GEMM: C[M, N] = X[M, K] · W[K, N], M = batch·seq_len, K = d_model,
+// N = 4·d_model, every matrix row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
+//
+// Versions:
+//   gemm_v1_mma_sync  tensor cores through mma.sync.m16n8k16 (the Ampere-style path; Hopper's
+//                     wgmma/TMA path is not used, so expect at best the ~63-65% of the tensor
+//                     roof that mma.sync reached in instruction microbenchmarks on H800, against
+//                     ~96% for wgmma: Luo et al., arXiv:2501.12084, as quoted secondhand).
+//                     128×128×32 block tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into
+//                     padded shared memory, fragments loaded with ldmatrix (.trans for W).
+//
+// File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/tensor_utils.hpp"
+#include "kernels/operator.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// cuBLAS's recommended workspace on Hopper (cuBLAS API reference, cublasSetWorkspace: 32 MiB on
+// sm_90, 4 MiB before). Owned by the run so that device_bytes() can count it.
+constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
+// Rows of C that the CPU float64 reference recomputes (spread over M, first and last included);
+// the cost is rows·K·N multiply-adds on the host, independent of M.
+constexpr int64_t kCpuSampleRows = 8;
+// Elements per host-side comparison chunk, so that validation of M·N ≈ 2.7e8 outputs (M = 32768,
+// d_model = 2048) never holds more than ~0.3 GB of doubles on the host.
+constexpr int64_t kCompareChunkElements = int64_t{1} << 24;
+
+struct CublasHandleDeleter {
+  void operator()(cublasHandle_t handle) const noexcept { cublasDestroy(handle); }
+};
+/// Owning cuBLAS handle (cublasHandle_t is a pointer to the opaque cublasContext).
+using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasHandleDeleter>;
+
+CublasHandle make_cublas_handle() {
+  cublasHandle_t handle = nullptr;
+  RFL_CUBLAS_CHECK(cublasCreate(&handle));
+  return CublasHandle(handle);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference
+
+/// C rows = x_rows · W in float64. x_rows: [rows, k], w: [k, n], result [rows, n], row-major.
+/// Exact products of the 16-bit inputs, summed in double: the error is far below the output's
+/// own rounding, so any mismatch is the kernel's.
+std::vector<double> gemm_reference_rows(const std::vector<double>& x_rows,
+                                        const std::vector<double>& w, int64_t rows, int64_t k,
+                                        int64_t n) {
+  std::vector<double> c(static_cast<size_t>(rows * n), 0.0);
+  for (int64_t r = 0; r < rows; ++r) {
+    double* c_row = c.data() + r * n;
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const double x = x_rows[static_cast<size_t>(r * k + kk)];
+      const double* w_row = w.data() + kk * n;
+      for (int64_t j = 0; j < n; ++j) c_row[j] += x * w_row[j];
+    }
+  }
+  return c;
+}
+
+/// Accumulates `part` into `total` (counts summed, maxima kept, first failure detail kept with
+/// `where` prefixed so a chunk-relative index can be located).
+void merge_validation(Validation& total, const Validation& part, const std::string& where) {
+  total.checked_elements += part.checked_elements;
+  total.failed_elements += part.failed_elements;
+  total.non_finite_elements += part.non_finite_elements;
+  total.max_abs_error = std::max(total.max_abs_error, part.max_abs_error);
+  total.worst_ratio = std::max(total.worst_ratio, part.worst_ratio);
+  if (total.detail.empty() && part.failed_elements > 0) {
+    total.detail = fmt::format("{}: {}", where, part.detail);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel
+
+/// Compile-time tiling of gemm_mma_sync_kernel. A block computes a kBlockM × kBlockN tile of C,
+/// stepping over K in kBlockK slices; each warp owns a kWarpTileM × kWarpTileN sub-tile made of
+/// m16n8k16 MMA tiles. Shared memory holds kStages slices of X and W.
+struct GemmTraits {
+  static constexpr int kBlockM = 128;
+  static constexpr int kBlockN = 128;
+  static constexpr int kBlockK = 32;
+  static constexpr int kWarpsM = 2;
+  static constexpr int kWarpsN = 4;
+  static constexpr int kWarps = kWarpsM * kWarpsN;
+  static constexpr int kThreads = 32 * kWarps;
+  // 4 stages: with kBlockK = 32 each slice is only two MMA k-steps, so more slices in flight are
+  // needed to cover DRAM latency; 2 blocks/SM still fit (2 × 74 KiB of 227 KiB).
+  static constexpr int kStages = 4;
+  static constexpr int kMinBlocksPerSm = 2;
+
+  static constexpr int kMmaM = 16;
+  static constexpr int kMmaN = 8;
+  static constexpr int kMmaK = 16;
+  static constexpr int kWarpTileM = kBlockM / kWarpsM;   // 64
+  static constexpr int kWarpTileN = kBlockN / kWarpsN;   // 32
+  static constexpr int kMmaTilesM = kWarpTileM / kMmaM;  // 4
+  static constexpr int kMmaTilesN = kWarpTileN / kMmaN;  // 4
+
+  static constexpr int kElemBytes = 2;
+  static constexpr int kChunkElems = 16 / kElemBytes;  // one cp.async / ldmatrix row = 16 bytes
+  // Rows padded by 16 bytes: the 8 row addresses of one ldmatrix phase then fall into 8 distinct
+  // 16-byte bank groups (row stride an odd multiple of 16 bytes), so it is conflict-free.
+  static constexpr int kPadElems = kChunkElems;
+  static constexpr int kSmemRowA = kBlockK + kPadElems;  // X slice [kBlockM][kSmemRowA]
+  static constexpr int kSmemRowB = kBlockN + kPadElems;  // W slice [kBlockK][kSmemRowB]
+  static constexpr int kStageElemsA = kBlockM * kSmemRowA;
+  static constexpr int kStageElemsB = kBlockK * kSmemRowB;
+  static constexpr int kSmemBytes = kStages * (kStageElemsA + kStageElemsB) * kElemBytes;
+
+  static constexpr int kChunksPerRowA = kBlockK / kChunkElems;
+  static constexpr int kChunksPerRowB = kBlockN / kChunkElems;
+  static constexpr int kChunksPerThreadA = kBlockM * kChunksPerRowA / kThreads;
+  static constexpr int kChunksPerThreadB = kBlockK * kChunksPerRowB / kThreads;
+
+  static_assert(kWarpTileM * kWarpsM == kBlockM && kWarpTileN * kWarpsN == kBlockN);
+  static_assert(kWarpTileM % kMmaM == 0, "warp tile rows must be whole MMA tiles");
+  static_assert(kWarpTileN % (2 * kMmaN) == 0, "one ldmatrix.x4.trans feeds two n8 tiles");
+  static_assert(kBlockK % kMmaK == 0, "a K slice must be whole MMA k-steps");
+  static_assert(kBlockM * kChunksPerRowA % kThreads == 0, "X slice must split evenly");
+  static_assert(kBlockK * kChunksPerRowB % kThreads == 0, "W slice must split evenly");
+  static_assert((kSmemRowA * kElemBytes / 16) % 2 == 1, "X rows: odd multiple of 16 bytes");
+  static_assert((kSmemRowB * kElemBytes / 16) % 2 == 1, "W rows: odd multiple of 16 bytes");
+  static_assert(kStages >= 2, "cp.async pipeline needs at least double buffering");
+  static_assert(kSmemBytes * kMinBlocksPerSm <= 227 * 1024, "sm_90 opt-in shared memory");
+  static_assert(kMmaTilesM * kMmaTilesN * 4 <= 64,
+                "more than 64 fp32 accumulators per thread would not leave 2 blocks/SM within "
+                "128 registers per thread");
+};
+
+/// Pointers and sizes of one GEMM. Row-major: x [m, k], w [k, n], c [m, n], all in one 16-bit
+/// dtype. Requires k % 8 == 0 and n % 8 == 0 (16-byte rows for cp.async) and 16-byte aligned
+/// base pointers; m and n need not be multiples of the tile.
+struct GemmParams {
+  const void* x;
+  const void* w;
+  void* c;
+  int64_t m;
+  int64_t n;
+  int64_t k;
+};
+
+__device__ __forceinline__ uint32_t smem_address(const void* pointer) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
+}
+
+// 16-byte global → shared copy that bypasses L1 (.cg); with `valid` false it reads nothing and
+// zero-fills the destination (src-size 0), which is how tile edges are handled.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool valid) {
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+/// c += a · b for one m16n8k16 tile (PTX ISA, "Matrix Fragments for mma.m16n8k16").
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[4],
+                                             const uint32_t (&b)[2]) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+}
+
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
+  uint32_t bits;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    memcpy(&bits, &v, sizeof(bits));
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    memcpy(&bits, &v, sizeof(bits));
+  }
+  return bits;
+}
+
+/// Issues the cp.async copies of K slice [k0, k0 + kBlockK) of the block's X rows and W columns
+/// into one pipeline stage. Out-of-range chunks (M, N or K edge) are zero-filled, so they add
+/// nothing to the accumulators.
+template <class T>
+__device__ __forceinline__ void load_slice(const GemmParams& p, T* stage_a, T* stage_b,
+                                           int64_t block_m, int64_t block_n, int64_t k0) {
+  using Tr = GemmTraits;
+  const T* x = static_cast<const T*>(p.x);
+  const T* w = static_cast<const T*>(p.w);
+#pragma unroll
+  for (int i = 0; i < Tr::kChunksPerThreadA; ++i) {
+    const int chunk = static_cast<int>(threadIdx.x) + i * Tr::kThreads;
+    const int row = chunk / Tr::kChunksPerRowA;
+    const int col = (chunk % Tr::kChunksPerRowA) * Tr::kChunkElems;
+    const int64_t global_row = block_m + row;
+    const int64_t global_k = k0 + col;
+    const bool valid = global_row < p.m && global_k < p.k;
+    const T* src = valid ? x + global_row * p.k + global_k : x;
+    cp_async_16(smem_address(stage_a + row * Tr::kSmemRowA + col), src, valid);
+  }
+#pragma unroll
+  for (int i = 0; i < Tr::kChunksPerThreadB; ++i) {
+    const int chunk = static_cast<int>(threadIdx.x) + i * Tr::kThreads;
+    const int row = chunk / Tr::kChunksPerRowB;
+    const int col = (chunk % Tr::kChunksPerRowB) * Tr::kChunkElems;
+    const int64_t global_k = k0 + row;
+    const int64_t global_col = block_n + col;
+    const bool valid = global_k < p.k && global_col < p.n;
+    const T* src = valid ? w + global_k * p.n + global_col : w;
+    cp_async_16(smem_address(stage_b + row * Tr::kSmemRowB + col), src, valid);
+  }
+}
+
+/// One block per kBlockM × kBlockN tile of C, tiles numbered row-major over a 1-D grid (no
+/// 65535 limit on M; consecutive blocks share X rows). Shared memory: GemmTraits::kSmemBytes.
+template <class T>
+__global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPerSm)
+    gemm_mma_sync_kernel(const GemmParams p) {
+  using Tr = GemmTraits;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* smem_a = reinterpret_cast<T*>(smem_raw);
+  T* smem_b = smem_a + Tr::kStages * Tr::kStageElemsA;
+
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warp_m = warp / Tr::kWarpsN;
+  const int warp_n = warp % Tr::kWarpsN;
+  const int64_t n_tiles = (p.n + Tr::kBlockN - 1) / Tr::kBlockN;
+  const int64_t block_m = static_cast<int64_t>(blockIdx.x) / n_tiles * Tr::kBlockM;
+  const int64_t block_n = static_cast<int64_t>(blockIdx.x) % n_tiles * Tr::kBlockN;
+  const int64_t k_slices = (p.k + Tr::kBlockK - 1) / Tr::kBlockK;
+
+  float acc[Tr::kMmaTilesM][Tr::kMmaTilesN][4] = {};
+
+  // Prologue: slices 0 .. kStages-2 in flight, one commit group each (empty past the end, so the
+  // group count per iteration stays fixed and wait_group<kStages-2> always means "slice kt ready").
+#pragma unroll
+  for (int s = 0; s < Tr::kStages - 1; ++s) {
+    if (s < k_slices) {
+      load_slice<T>(p, smem_a + s * Tr::kStageElemsA, smem_b + s * Tr::kStageElemsB, block_m,
+                    block_n, static_cast<int64_t>(s) * Tr::kBlockK);
+    }
+    cp_async_commit();
+  }
+
+  // ldmatrix.x4 row addresses: lanes 0-15 give rows 0-15 of the left 8 columns, lanes 16-31 the
+  // same rows of the right 8 columns. For X this yields the A fragment registers a0..a3; for W
+  // (rows = k) with .trans it yields b0, b1 of two adjacent n8 tiles.
+  const int ld_row = lane % 16;
+  const int ld_col = (lane / 16) * 8;
+
+  for (int64_t kt = 0; kt < k_slices; ++kt) {
+    cp_async_wait<Tr::kStages - 2>();
+    // Makes slice kt visible to all warps, and guarantees every warp has finished computing on
+    // the stage that the load below overwrites (the one read in iteration kt - 1).
+    __syncthreads();
+    const int64_t next = kt + Tr::kStages - 1;
+    if (next < k_slices) {
+      const int stage = static_cast<int>(next % Tr::kStages);
+      load_slice<T>(p, smem_a + stage * Tr::kStageElemsA, smem_b + stage * Tr::kStageElemsB,
+                    block_m, block_n, next * Tr::kBlockK);
+    }
+    cp_async_commit();
+
+    const int stage = static_cast<int>(kt % Tr::kStages);
+    const T* stage_a = smem_a + stage * Tr::kStageElemsA;
+    const T* stage_b = smem_b + stage * Tr::kStageElemsB;
+#pragma unroll
+    for (int kk = 0; kk < Tr::kBlockK; kk += Tr::kMmaK) {
+      uint32_t a[Tr::kMmaTilesM][4];
+      uint32_t b[Tr::kMmaTilesN][2];
+#pragma unroll
+      for (int mt = 0; mt < Tr::kMmaTilesM; ++mt) {
+        const int row = warp_m * Tr::kWarpTileM + mt * Tr::kMmaM + ld_row;
+        ldmatrix_x4(a[mt], smem_address(stage_a + row * Tr::kSmemRowA + kk + ld_col));
+      }
+#pragma unroll
+      for (int nt = 0; nt < Tr::kMmaTilesN; nt += 2) {
+        const int col = warp_n * Tr::kWarpTileN + nt * Tr::kMmaN + ld_col;
+        uint32_t r[4];
+        ldmatrix_x4_trans(r, smem_address(stage_b + (kk + ld_row) * Tr::kSmemRowB + col));
+        b[nt][0] = r[0];
+        b[nt][1] = r[1];
+        b[nt + 1][0] = r[2];
+        b[nt + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mt = 0; mt < Tr::kMmaTilesM; ++mt) {
+#pragma unroll
+        for (int nt = 0; nt < Tr::kMmaTilesN; ++nt) mma_m16n8k16<T>(acc[mt][nt], a[mt], b[nt]);
+      }
+    }
+  }
+
+  // Epilogue: accumulator c0,c1 is (row g, cols 2t, 2t+1) of the MMA tile and c2,c3 the same
+  // columns of row g + 8 (g = lane / 4, t = lane % 4); each pair is one 4-byte store. n is even,
+  // so a pair is either wholly inside C or wholly outside.
+  T* c = static_cast<T*>(p.c);
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < Tr::kMmaTilesM; ++mt) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int64_t row = block_m + warp_m * Tr::kWarpTileM + mt * Tr::kMmaM + g + half * 8;
+      if (row >= p.m) continue;
+#pragma unroll
+      for (int nt = 0; nt < Tr::kMmaTilesN; ++nt) {
+        const int64_t col = block_n + warp_n * Tr::kWarpTileN + nt * Tr::kMmaN + 2 * t;
+        if (col < p.n) {
+          *reinterpret_cast<uint32_t*>(c + row * p.n + col) =
+              pack2<T>(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launcher
+
+/// Raises the kernel's dynamic shared-memory limit (above the 48 KiB default); once per run,
+/// so that launch() stays a bare kernel launch. Throws environment_error when the device's
+/// opt-in limit is smaller than the tile needs.
+template <class T>
+void prepare_gemm_kernel() {
+  int device = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  int optin_bytes = 0;
+  RFL_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (optin_bytes < GemmTraits::kSmemBytes) {
+    throw environment_error(
+        fmt::format("gemm_mma_sync needs {} bytes of shared memory per block, device {} allows {}",
+                    GemmTraits::kSmemBytes, device, optin_bytes));
+  }
+  RFL_CUDA_CHECK(cudaFuncSetAttribute(gemm_mma_sync_kernel<T>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      GemmTraits::kSmemBytes));
+}
+
+int64_t gemm_block_count(int64_t m, int64_t n) {
+  return ((m + GemmTraits::kBlockM - 1) / GemmTraits::kBlockM) *
+         ((n + GemmTraits::kBlockN - 1) / GemmTraits::kBlockN);
+}
+
+template <class T>
+void launch_gemm(const GemmParams& p, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned int>(gemm_block_count(p.m, p.n));
+  gemm_mma_sync_kernel<T><<<blocks, GemmTraits::kThreads, GemmTraits::kSmemBytes, stream>>>(p);
+  RFL_CHECK_LAUNCH();
+}
+
+// ---------------------------------------------------------------------------------------------
+// OperatorRun
+
+struct GemmDims {
+  int64_t m;  ///< tokens = batch·seq_len
+  int64_t k;  ///< d_model
+  int64_t n;  ///< 4·d_model
+};
+
+GemmDims gemm_dims(const Shape& s) { return {s.tokens(), s.d_model(), 4 * s.d_model()}; }
+
+cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_16BF : CUDA_R_16F; }
+
+class GemmRun final : public OperatorRun {
+ public:
+  explicit GemmRun(const Shape& shape)
+      : dims_(gemm_dims(shape)),
+        dtype_(shape.dtype),
+        x_(dims_.m * dims_.k),
+        w_(dims_.k * dims_.n),
+        c_(dims_.m * dims_.n),
+        cublas_workspace_(kCublasWorkspaceBytes),
+        cublas_(make_cublas_handle()) {
+    if (dtype_ == Dtype::kBf16) {
+      prepare_gemm_kernel<__nv_bfloat16>();
+    } else {
+      prepare_gemm_kernel<__half>();
+    }
+  }
+
+  // X uniform in [-1, 1), W uniform in [-1, 1)/sqrt(K): each output is a sum of K terms of
+  // variance 1/(9K), so C has standard deviation 1/3 whatever d_model is, and the default
+  // O(1)-magnitude tolerance applies.
+  void fill_random(uint64_t seed) override {
+    const float w_bound = 1.0f / std::sqrt(static_cast<float>(dims_.k));
+    fill_uniform(x_.get(), x_.count(), dtype_, seed ^ 0x5851F42D4C957F2Dull, -1.0f, 1.0f);
+    fill_uniform(w_.get(), w_.count(), dtype_, seed ^ 0x14057B7EF767814Full, -w_bound, w_bound);
+  }
+
+  // Two references, neither sharing code with the kernel: cuBLAS (fp32 output) over every
+  // element, and float64 on the CPU over kCpuSampleRows rows. Tolerance: default_tolerance —
+  // the output is O(1) and the kernel's only error beyond fp32 summation order is the final
+  // rounding to the dtype (relative u = 2^-8 bf16, 2^-11 fp16), well inside the default
+  // abs = rel = 2u (bf16) / 4u (fp16).
+  Validation validate() override {
+    launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    const Tolerance tol = default_tolerance(dtype_);
+
+    Validation result;
+    result.tolerance = tol;
+    merge_validation(result, compare_with_cublas(tol), "cublas");
+    merge_validation(result, compare_with_cpu(tol), "cpu-float64");
+    result.reference =
+        fmt::format("gpu-fp32 cublasGemmEx (all {} elements) + cpu-float64 ({} sampled rows)",
+                    dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m));
+    result.passed = result.failed_elements == 0 && result.checked_elements > 0;
+    return result;
+  }
+
+  void launch(cudaStream_t stream) override {
+    const GemmParams p{x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k};
+    if (dtype_ == Dtype::kBf16) {
+      launch_gemm<__nv_bfloat16>(p, stream);
+    } else {
+      launch_gemm<__half>(p, stream);
+    }
+  }
+
+  std::vector<std::string> kernel_names() const override { return {"gemm_mma_sync"}; }
+  std::string version() const override { return "gemm_v1_mma_sync"; }
+
+ private:
+  // Row-major C = X·W is column-major Cᵀ = Wᵀ·Xᵀ, i.e. cuBLAS's C[n×m] = A[n×k]·B[k×m] with
+  // A = W (ld n) and B = X (ld k), no transposes.
+  Validation compare_with_cublas(Tolerance tol) {
+    DeviceBuffer<float> reference(dims_.m * dims_.n);
+    RFL_CUBLAS_CHECK(cublasSetStream(cublas_.get(), nullptr));
+    // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
+    RFL_CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_workspace_.get(),
+                                        static_cast<size_t>(cublas_workspace_.bytes())));
+    const float one = 1.0f;
+    const float zero = 0.0f;
+    const cudaDataType_t type = cublas_type(dtype_);
+    RFL_CUBLAS_CHECK(
+        cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dims_.n),
+                     static_cast<int>(dims_.m), static_cast<int>(dims_.k), &one, w_.get(), type,
+                     static_cast<int>(dims_.n), x_.get(), type, static_cast<int>(dims_.k), &zero,
+                     reference.get(), CUDA_R_32F, static_cast<int>(dims_.n), CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT));
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+
+    Validation total;
+    const int64_t chunk_rows = std::max<int64_t>(1, kCompareChunkElements / dims_.n);
+    for (int64_t row = 0; row < dims_.m; row += chunk_rows) {
+      const int64_t rows = std::min(chunk_rows, dims_.m - row);
+      const int64_t offset = row * dims_.n;
+      const std::vector<double> out = download_as_double(c_.get() + offset, rows * dims_.n, dtype_);
+      const std::vector<double> ref =
+          download_fp32_as_double(reference.get() + offset, rows * dims_.n);
+      merge_validation(total, compare_arrays(out.data(), ref.data(), rows * dims_.n, tol, ""),
+                       fmt::format("chunk from row {}", row));
+    }
+    return total;
+  }
+
+  Validation compare_with_cpu(Tolerance tol) {
+    const int64_t rows = std::min(kCpuSampleRows, dims_.m);
+    std::vector<double> x_rows;
+    std::vector<double> out_rows;
+    std::vector<int64_t> row_ids;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t row = rows == 1 ? 0 : i * (dims_.m - 1) / (rows - 1);
+      row_ids.push_back(row);
+      const std::vector<double> x = download_as_double(x_.get() + row * dims_.k, dims_.k, dtype_);
+      const std::vector<double> c = download_as_double(c_.get() + row * dims_.n, dims_.n, dtype_);
+      x_rows.insert(x_rows.end(), x.begin(), x.end());
+      out_rows.insert(out_rows.end(), c.begin(), c.end());
+    }
+    const std::vector<double> w = download_as_double(w_.get(), dims_.k * dims_.n, dtype_);
+    const std::vector<double> ref = gemm_reference_rows(x_rows, w, rows, dims_.k, dims_.n);
+    Validation v = compare_arrays(out_rows.data(), ref.data(), rows * dims_.n, tol, "");
+    if (v.failed_elements > 0) {
+      v.detail =
+          fmt::format("sampled rows [{}], n = {}: {}", fmt::join(row_ids, ", "), dims_.n, v.detail);
+    }
+    return v;
+  }
+
+  GemmDims dims_;
+  Dtype dtype_;
+  DeviceBuffer<uint16_t> x_;
+  DeviceBuffer<uint16_t> w_;
+  DeviceBuffer<uint16_t> c_;
+  DeviceBuffer<uint8_t> cublas_workspace_;
+  CublasHandle cublas_;
+};
+
+void check_gemm_shape(const Shape& s) {
+  validate_common_shape(s);
+  const GemmDims d = gemm_dims(s);
+  if (d.k % 8 != 0) {
+    throw bad_input(
+        fmt::format("invalid d_model {} (heads {} × head-dim {}) for gemm: must be a multiple of 8 "
+                    "(16-byte rows for cp.async)",
+                    d.k, s.heads, s.head_dim));
+  }
+  // cuBLAS (the reference) takes int dimensions; the kernel's 1-D grid takes an int block count.
+  if (d.m > INT_MAX || d.n > INT_MAX || gemm_block_count(d.m, d.n) > INT_MAX) {
+    throw bad_input(fmt::format(
+        "gemm shape M = {} (batch × seq_len), N = {} (4 × d_model) too large: M, N and the "
+        "number of {}×{} tiles must be at most {}",
+        d.m, d.n, GemmTraits::kBlockM, GemmTraits::kBlockN, INT_MAX));
+  }
+}
+
+}  // namespace
+
+// Analytic model (src/model): FLOPs = 2·M·N·K (one multiply and one add per term);
+// minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes.
+OperatorSpec gemm_spec() {
+  OperatorSpec spec;
+  spec.name = "gemm";
+  spec.summary = "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], mma.sync tensor cores";
+  spec.pipe = Pipe::kTensor;
+  spec.check_shape = check_gemm_shape;
+  // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
+  // only while validate() runs) and the cuBLAS workspace.
+  spec.device_bytes = [](const Shape& s) {
+    const GemmDims d = gemm_dims(s);
+    const int64_t e = dtype_size_bytes(s.dtype);
+    return (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
+  };
+  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<GemmRun>(s);
+  };
+  return spec;
+}
+
+}  // namespace rooflinectl

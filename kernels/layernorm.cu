@@ -1,0 +1,376 @@
+// LayerNorm over rows [batch·seq_len, d_model] with γ, β of length d_model, 16-bit in and out,
+// statistics in fp32: y = (x - μ) / sqrt(σ² + ε) · γ + β, ε = 1e-5, σ² biased (Ba, Kiros & Hinton
+// 2016, "Layer Normalization", eq. 4; PyTorch's nn.LayerNorm convention).
+//
+// Versions:
+//   layernorm_v1_two_pass  the row is read once from DRAM into registers (16-byte vectors, up to 8
+//                          per thread); μ from a first pass over the registers, then Σ(x - μ)² from
+//                          a second, so the variance is a sum of non-negative centred terms: no
+//                          E[x²] - μ² cancellation and no overflow for fp16 rows of ±20000 (x² =
+//                          4e8, Σ over 65536 elements = 2.6e13, far below fp32's 3.4e38). A warp
+//                          per row (4 rows per block, shuffle-only reductions) up to d_model 2048,
+//                          a 256- or 1024-thread block per row above (shuffles, then one
+//                          shared-memory step).
+//
+// Analytic model (for src/model), N = batch·seq_len·d_model, e = 2:
+//   FLOPs = 8·N: per element 1 (add into Σx) + 3 (x - μ, FMA into Σ(x - μ)²) + 4 (x - μ, ·rstd,
+//   FMA with γ and β). Per-row work (reductions: ~20 shuffle-adds per thread, one divide and rsqrt)
+//   is left out; it adds ~2-4% to what the fp32 counters see. The fp16→fp32 conversions may run
+//   as HADD2.F32 on sm_90 and then show up in the fp16 counters although they are not FLOPs.
+//   Bytes = 2·N·e + 2·d_model·e (x read, y written once; γ and β read once, then cached in L2).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/tensor_utils.hpp"
+#include "kernels/layernorm.hpp"
+#include "kernels/operator.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr int kElemsPerVec = 8;       // one 16-byte access of 16-bit elements
+constexpr int kMaxVecsPerThread = 8;  // 64 elements of the row in registers per thread
+constexpr int kWarpRowsPerBlock = 4;  // rows per block in the warp-per-row configuration
+constexpr int64_t kMaxCheckedRows = 4096;
+// Caps the CPU reference at ~4M elements (a few hundred ms) for the widest rows.
+constexpr int64_t kMaxCheckedElements = int64_t{1} << 22;
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference (float64, centred two-pass), on the 16-bit values as stored.
+
+void layernorm_reference_row(const double* x, const double* gamma, const double* beta,
+                             int64_t width, double* y) {
+  double sum = 0;
+  for (int64_t i = 0; i < width; ++i) sum += x[i];
+  const double mean = sum / static_cast<double>(width);
+  double sq = 0;
+  for (int64_t i = 0; i < width; ++i) sq += (x[i] - mean) * (x[i] - mean);
+  const double rstd = 1.0 / std::sqrt(sq / static_cast<double>(width) + kLayerNormEpsilon);
+  for (int64_t i = 0; i < width; ++i) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel.
+
+template <class T>
+struct Pair16;
+template <>
+struct Pair16<__nv_bfloat16> {
+  using Type = __nv_bfloat162;
+  // A bf16 is the top half of an fp32, so widening is a shift and a mask. Volatile keeps the
+  // compiler from merging the identical conversions of the three passes and then holding the row
+  // as 64 floats instead of 32 packed registers (that spilled at 1024 threads, 64 registers max).
+  static __device__ __forceinline__ float2 to_float2(Type v) {
+    const unsigned bits = *reinterpret_cast<const unsigned*>(&v);
+    float2 f;
+    asm volatile("{ shl.b32 %0, %2, 16;\n and.b32 %1, %2, 0xffff0000; }"
+                 : "=f"(f.x), "=f"(f.y)
+                 : "r"(bits));
+    return f;
+  }
+  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22bfloat162_rn(f); }
+};
+template <>
+struct Pair16<__half> {
+  using Type = __half2;
+  static __device__ __forceinline__ float2 to_float2(Type v) { return __half22float2(v); }
+  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22half2_rn(f); }
+};
+
+template <class T>
+__device__ __forceinline__ void unpack8(const uint4& v, float (&f)[kElemsPerVec]) {
+  const auto* pairs = reinterpret_cast<const typename Pair16<T>::Type*>(&v);
+#pragma unroll
+  for (int i = 0; i < kElemsPerVec / 2; ++i) {
+    const float2 p = Pair16<T>::to_float2(pairs[i]);
+    f[2 * i] = p.x;
+    f[2 * i + 1] = p.y;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ uint4 pack8(const float (&f)[kElemsPerVec]) {
+  uint4 v;
+  auto* pairs = reinterpret_cast<typename Pair16<T>::Type*>(&v);
+#pragma unroll
+  for (int i = 0; i < kElemsPerVec / 2; ++i) {
+    pairs[i] = Pair16<T>::from_float2(make_float2(f[2 * i], f[2 * i + 1]));
+  }
+  return v;
+}
+
+// Butterfly sum over groups of `kLanes` lanes: every lane ends with the same (bitwise) total,
+// because each step adds the same two operands in either order.
+template <int kLanes>
+__device__ __forceinline__ float butterfly_sum(float v) {
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Sum over the kThreadsPerRow threads of a row, returned to all of them. A warp-wide row needs
+// only shuffles; a block-wide row adds one shared-memory exchange of the per-warp sums, which
+// every warp then reduces itself (no second barrier, and identical results in all warps).
+// `scratch` must not be reused by the block before every thread has returned from here.
+template <int kThreadsPerRow>
+__device__ __forceinline__ float row_sum(float v, float* scratch) {
+  v = butterfly_sum<32>(v);
+  if constexpr (kThreadsPerRow == 32) {
+    return v;
+  } else {
+    constexpr int kWarps = kThreadsPerRow / 32;
+    static_assert((kWarps & (kWarps - 1)) == 0 && kWarps <= 32, "warps per row: power of 2, ≤ 32");
+    const int lane = threadIdx.x % 32;
+    if (lane == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    return butterfly_sum<kWarps>(scratch[lane % kWarps]);
+  }
+}
+
+// One row per kThreadsPerRow threads; thread t of a row owns the 16-byte vectors t, t +
+// kThreadsPerRow,
+// ... (so each load instruction of a warp reads 512 contiguous bytes). The caller guarantees
+// vecs_per_row ≤ kThreadsPerRow · kMaxVecsPerThread.
+template <class T, int kThreadsPerRow, int kRowsPerBlock>
+__global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
+    layernorm_kernel(const T* __restrict__ x, const T* __restrict__ gamma,
+                     const T* __restrict__ beta, T* __restrict__ y, int64_t rows,
+                     int vecs_per_row) {
+  static_assert(kRowsPerBlock == 1 || kThreadsPerRow == 32,
+                "several rows per block: warp rows only");
+  __shared__ float scratch_sum[kThreadsPerRow / 32];
+  __shared__ float scratch_sq[kThreadsPerRow / 32];
+  const int t = threadIdx.x % kThreadsPerRow;
+  const int64_t row =
+      static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kThreadsPerRow;
+  // Only a warp row can be past the end (the last block of 4); it exits as a whole warp, and
+  // warp rows never reach a block barrier.
+  if (row >= rows) return;
+  const int64_t row_offset = row * vecs_per_row;
+  const auto* xr = reinterpret_cast<const uint4*>(x) + row_offset;
+  const auto* gv = reinterpret_cast<const uint4*>(gamma);
+  const auto* bv = reinterpret_cast<const uint4*>(beta);
+  auto* yr = reinterpret_cast<uint4*>(y) + row_offset;
+  const float inv_width = 1.0f / static_cast<float>(vecs_per_row * kElemsPerVec);
+
+  uint4 v[kMaxVecsPerThread];
+#pragma unroll
+  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+    const int i = t + k * kThreadsPerRow;
+    if (i < vecs_per_row) v[k] = xr[i];
+  }
+
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+    if (t + k * kThreadsPerRow < vecs_per_row) {
+      float f[kElemsPerVec];
+      unpack8<T>(v[k], f);
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) sum += f[e];
+    }
+  }
+  const float mean = row_sum<kThreadsPerRow>(sum, scratch_sum) * inv_width;
+
+  float sq = 0.0f;
+#pragma unroll
+  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+    if (t + k * kThreadsPerRow < vecs_per_row) {
+      float f[kElemsPerVec];
+      unpack8<T>(v[k], f);
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) {
+        const float c = f[e] - mean;
+        sq = fmaf(c, c, sq);
+      }
+    }
+  }
+  const float var = row_sum<kThreadsPerRow>(sq, scratch_sq) * inv_width;
+  const float rstd = rsqrtf(var + kLayerNormEpsilon);
+
+#pragma unroll
+  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+    const int i = t + k * kThreadsPerRow;
+    if (i < vecs_per_row) {
+      float f[kElemsPerVec];
+      float g[kElemsPerVec];
+      float b[kElemsPerVec];
+      unpack8<T>(v[k], f);
+      unpack8<T>(gv[i], g);
+      unpack8<T>(bv[i], b);
+#pragma unroll
+      for (int e = 0; e < kElemsPerVec; ++e) f[e] = fmaf((f[e] - mean) * rstd, g[e], b[e]);
+      yr[i] = pack8<T>(f);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers.
+
+struct LayerNormConfig {
+  int threads_per_row;
+  int rows_per_block;
+};
+
+// The fewest threads per row whose registers (kMaxVecsPerThread vectors each) hold the row: a
+// warp per row up to d_model 2048 (shuffle-only reductions, 4 rows per 128-thread block), a
+// 256-thread block up to 16384, a 1024-thread block up to 65536. Fewer threads per row means
+// fewer idle lanes and cheaper reductions; every configuration still streams 16-byte vectors.
+LayerNormConfig choose_layernorm_config(int64_t d_model) {
+  const int64_t vecs = d_model / kElemsPerVec;
+  if (vecs <= 32 * kMaxVecsPerThread) return {32, kWarpRowsPerBlock};
+  if (vecs <= 256 * kMaxVecsPerThread) return {256, 1};
+  return {1024, 1};
+}
+
+template <class T, int kThreadsPerRow, int kRowsPerBlock>
+void launch_config(const void* x, const void* gamma, const void* beta, void* y, int64_t rows,
+                   int64_t d_model, cudaStream_t stream) {
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  if (blocks > INT_MAX) {
+    throw bad_input(fmt::format("layernorm: {} rows need {} blocks, above the grid limit {}", rows,
+                                blocks, INT_MAX));
+  }
+  layernorm_kernel<T, kThreadsPerRow, kRowsPerBlock>
+      <<<static_cast<unsigned>(blocks), kThreadsPerRow * kRowsPerBlock, 0, stream>>>(
+          static_cast<const T*>(x), static_cast<const T*>(gamma), static_cast<const T*>(beta),
+          static_cast<T*>(y), rows, static_cast<int>(d_model / kElemsPerVec));
+  RFL_CHECK_LAUNCH();
+}
+
+template <class T>
+void launch_typed(const void* x, const void* gamma, const void* beta, void* y, int64_t rows,
+                  int64_t d_model, cudaStream_t stream) {
+  const LayerNormConfig config = choose_layernorm_config(d_model);
+  if (config.threads_per_row == 32) {
+    launch_config<T, 32, kWarpRowsPerBlock>(x, gamma, beta, y, rows, d_model, stream);
+  } else if (config.threads_per_row == 256) {
+    launch_config<T, 256, 1>(x, gamma, beta, y, rows, d_model, stream);
+  } else {
+    launch_config<T, 1024, 1>(x, gamma, beta, y, rows, d_model, stream);
+  }
+}
+
+// Copies the 16-bit row `row` (width elements) of `data` to the host as double.
+std::vector<double> download_row(const uint16_t* data, int64_t row, int64_t width, Dtype dtype) {
+  return download_as_double(data + row * width, width, dtype);
+}
+
+class LayerNormRun final : public OperatorRun {
+ public:
+  explicit LayerNormRun(const Shape& shape)
+      : shape_(shape),
+        rows_(shape.tokens()),
+        width_(shape.d_model()),
+        x_(rows_ * width_),
+        y_(rows_ * width_),
+        gamma_(width_),
+        beta_(width_) {}
+
+  void fill_random(uint64_t seed) override {
+    fill_uniform(x_.get(), x_.count(), shape_.dtype, seed, -1.5f, 2.5f);  // [-2, 2) + 0.5
+    fill_uniform(gamma_.get(), width_, shape_.dtype, seed + 1, 0.5f, 1.5f);
+    fill_uniform(beta_.get(), width_, shape_.dtype, seed + 2, -0.5f, 0.5f);
+  }
+
+  // All rows when they fit the element budget; otherwise the first, the last and evenly spaced
+  // rows between them (deterministic, so a failure reproduces).
+  Validation validate() override {
+    launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<double> gamma = download_as_double(gamma_.get(), width_, shape_.dtype);
+    const std::vector<double> beta = download_as_double(beta_.get(), width_, shape_.dtype);
+    const int64_t sampled =
+        std::max<int64_t>(std::min({rows_, kMaxCheckedRows, kMaxCheckedElements / width_}),
+                          std::min<int64_t>(rows_, 2));
+    std::vector<double> out;
+    std::vector<double> ref(static_cast<size_t>(sampled * width_));
+    out.reserve(ref.size());
+    for (int64_t i = 0; i < sampled; ++i) {
+      const int64_t row = sampled == 1 ? 0 : i * (rows_ - 1) / (sampled - 1);
+      const std::vector<double> x = download_row(x_.get(), row, width_, shape_.dtype);
+      const std::vector<double> y = download_row(y_.get(), row, width_, shape_.dtype);
+      layernorm_reference_row(x.data(), gamma.data(), beta.data(), width_, ref.data() + i * width_);
+      out.insert(out.end(), y.begin(), y.end());
+    }
+    return compare_arrays(out.data(), ref.data(), static_cast<int64_t>(ref.size()),
+                          default_tolerance(shape_.dtype),
+                          fmt::format("cpu-float64 ({} of {} rows)", sampled, rows_));
+  }
+
+  void launch(cudaStream_t stream) override {
+    launch_layernorm(x_.get(), gamma_.get(), beta_.get(), y_.get(), rows_, width_, shape_.dtype,
+                     stream);
+  }
+
+  std::vector<std::string> kernel_names() const override { return {"layernorm"}; }
+
+  std::string version() const override { return "layernorm_v1_two_pass"; }
+
+ private:
+  Shape shape_;
+  int64_t rows_;
+  int64_t width_;
+  DeviceBuffer<uint16_t> x_;
+  DeviceBuffer<uint16_t> y_;
+  DeviceBuffer<uint16_t> gamma_;
+  DeviceBuffer<uint16_t> beta_;
+};
+
+}  // namespace
+
+void check_layernorm_width(int64_t d_model) {
+  if (d_model < kElemsPerVec || d_model % kElemsPerVec != 0 || d_model > kLayerNormMaxWidth) {
+    throw bad_input(fmt::format(
+        "layernorm: d_model {} (heads × head_dim) is not supported: it must be a multiple of {} "
+        "between {} and {}",
+        d_model, kElemsPerVec, kElemsPerVec, kLayerNormMaxWidth));
+  }
+}
+
+void launch_layernorm(const void* x, const void* gamma, const void* beta, void* y, int64_t rows,
+                      int64_t d_model, Dtype dtype, cudaStream_t stream) {
+  check_layernorm_width(d_model);
+  if (rows < 1) throw bad_input(fmt::format("layernorm: rows {} must be at least 1", rows));
+  if (dtype == Dtype::kBf16) {
+    launch_typed<__nv_bfloat16>(x, gamma, beta, y, rows, d_model, stream);
+  } else {
+    launch_typed<__half>(x, gamma, beta, y, rows, d_model, stream);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration.
+
+OperatorSpec layernorm_spec() {
+  OperatorSpec spec;
+  spec.name = "layernorm";
+  spec.summary = "LayerNorm over rows [B·L, d_model] with γ, β; fp32 two-pass statistics";
+  spec.pipe = Pipe::kFp32;
+  spec.check_shape = [](const Shape& shape) {
+    validate_common_shape(shape);
+    check_layernorm_width(shape.d_model());
+  };
+  // x and y [B·L, d_model], γ and β [d_model].
+  spec.device_bytes = [](const Shape& shape) {
+    return (2 * shape.tokens() * shape.d_model() + 2 * shape.d_model()) *
+           dtype_size_bytes(shape.dtype);
+  };
+  spec.create = [](const Shape& shape) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<LayerNormRun>(shape);
+  };
+  return spec;
+}
+
+}  // namespace rooflinectl

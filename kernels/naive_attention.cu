@@ -1,0 +1,515 @@
+// "Standard" attention as frameworks' math path runs it, materializing the scores in HBM:
+//   launch 1  S = Q·Kᵀ·scale   cuBLAS strided-batched GEMM, S in the input dtype [B, H, L, L]
+//   launch 2  P = softmax(S)   our row-wise kernel (causal mask, fp32 statistics), P in the
+//                              input dtype in a separate buffer [B, H, L, L]
+//   launch 3  O = P·V          cuBLAS strided-batched GEMM
+// S and P are each written once and read once in HBM: that O(L²) traffic is what this operator
+// exists to show on the roofline, next to flash_attention which never writes them.
+//
+// Versions:
+//   naive_attention_v1_cublas_softmax  the three launches above.
+//
+// File order: softmax kernel, launchers, OperatorRun, registration. The reference is the shared
+// attention reference (kernels/reference_attention.hpp).
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/device_buffer.hpp"
+#include "kernels/common/tensor_utils.hpp"
+#include "kernels/operator.hpp"
+#include "kernels/reference_attention.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// cuBLAS's recommended workspace on Hopper (cuBLAS API reference, cublasSetWorkspace: 32 MiB on
+// sm_90, 4 MiB before). Owned by the run so that device_bytes() can count it.
+constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
+
+struct CublasHandleDeleter {
+  void operator()(cublasHandle_t handle) const noexcept { cublasDestroy(handle); }
+};
+/// Owning cuBLAS handle (cublasHandle_t is a pointer to the opaque cublasContext).
+using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasHandleDeleter>;
+
+CublasHandle make_cublas_handle() {
+  cublasHandle_t handle = nullptr;
+  RFL_CUBLAS_CHECK(cublasCreate(&handle));
+  return CublasHandle(handle);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax kernel
+
+constexpr int kSoftmaxMaxThreads = 512;
+constexpr int kVecElems = 8;  // 16-byte vector of 16-bit elements
+constexpr float kLog2e = 1.4426950408889634f;
+// Chunks each thread loads before consuming any: 4 × 16 bytes in flight per thread, 64 KiB per
+// SM with 1024 resident threads, above the ~25 KiB per SM that Little's law asks for at
+// 4.8 TB/s and ~0.7 µs DRAM latency over 132 SMs, so the row loop is not latency-bound.
+constexpr int kChunksInFlight = 4;
+
+/// One block per row; threads = one per 8-element chunk of the row, rounded up to whole warps,
+/// between 1 and 16 warps. Short rows (L ≤ 256) then get a single warp instead of idle ones;
+/// the longest rows (L = 32768: 4096 chunks) give each thread 8 chunks per pass, two rounds of
+/// kChunksInFlight loads.
+int softmax_threads(int64_t kv_len) {
+  const int64_t chunks = (kv_len + kVecElems - 1) / kVecElems;
+  const int64_t warps = (chunks + 31) / 32;
+  return static_cast<int>(std::min<int64_t>(warps, kSoftmaxMaxThreads / 32) * 32);
+}
+
+template <class T>
+struct Elem;
+
+template <>
+struct Elem<__nv_bfloat16> {
+  static __device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
+  static __device__ float2 unpack(uint32_t bits) {
+    __nv_bfloat162 v;
+    memcpy(&v, &bits, sizeof(v));
+    return __bfloat1622float2(v);
+  }
+  static __device__ uint32_t pack(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof(bits));
+    return bits;
+  }
+};
+
+template <>
+struct Elem<__half> {
+  static __device__ float to_float(__half v) { return __half2float(v); }
+  static __device__ __half from_float(float v) { return __float2half(v); }
+  static __device__ float2 unpack(uint32_t bits) {
+    __half2 v;
+    memcpy(&v, &bits, sizeof(v));
+    return __half22float2(v);
+  }
+  static __device__ uint32_t pack(float lo, float hi) {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof(bits));
+    return bits;
+  }
+};
+
+// Chunks stay packed (4 registers, not 8) between the load and their use, which keeps
+// kChunksInFlight of them in registers without spilling.
+template <class T>
+__device__ __forceinline__ uint4 load_chunk(const T* src) {
+  return *reinterpret_cast<const uint4*>(src);
+}
+
+template <class T>
+__device__ __forceinline__ void unpack8(uint4 raw, float (&x)[kVecElems]) {
+  const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 pair = Elem<T>::unpack(words[i]);
+    x[2 * i] = pair.x;
+    x[2 * i + 1] = pair.y;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void store8(T* dst, const float (&x)[kVecElems]) {
+  uint4 raw;
+  raw.x = Elem<T>::pack(x[0], x[1]);
+  raw.y = Elem<T>::pack(x[2], x[3]);
+  raw.z = Elem<T>::pack(x[4], x[5]);
+  raw.w = Elem<T>::pack(x[6], x[7]);
+  *reinterpret_cast<uint4*>(dst) = raw;
+}
+
+// e^x as 2^(x·log2 e). Callers pass x = s - max ≤ 0 (or -inf), formed before scaling, so that
+// huge finite logits (bf16 up to 3.4e38) never overflow the product.
+__device__ __forceinline__ float exp_natural(float x) { return exp2f(x * kLog2e); }
+
+/// Running softmax statistics of a set of logits: max and Σ exp(x - max). {-inf, 0} is empty.
+struct SoftmaxStats {
+  float max;
+  float sum;
+};
+
+__device__ __forceinline__ SoftmaxStats combine(SoftmaxStats a, SoftmaxStats b) {
+  const float m = fmaxf(a.max, b.max);
+  if (m == -INFINITY) return {m, 0.0f};  // both empty: avoid (-inf) - (-inf)
+  return {m, a.sum * exp_natural(a.max - m) + b.sum * exp_natural(b.max - m)};
+}
+
+/// Adds the visible values of x[0..n) (visible[i] false: masked) to `stats`, rescaling the sum
+/// once per group rather than once per element.
+template <int kN>
+__device__ __forceinline__ void accumulate(SoftmaxStats& stats, const float (&x)[kN],
+                                           const bool (&visible)[kN]) {
+  float group_max = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < kN; ++i) {
+    if (visible[i]) group_max = fmaxf(group_max, x[i]);
+  }
+  if (group_max > stats.max) {
+    stats.sum *= exp_natural(stats.max - group_max);
+    stats.max = group_max;
+  }
+  if (stats.max == -INFINITY) return;  // nothing finite seen yet
+#pragma unroll
+  for (int i = 0; i < kN; ++i) {
+    if (visible[i]) stats.sum += exp_natural(x[i] - stats.max);
+  }
+}
+
+/// Block-wide combine of every thread's statistics; all threads receive the row's result.
+__device__ SoftmaxStats block_combine(SoftmaxStats stats) {
+  __shared__ SoftmaxStats warp_stats[kSoftmaxMaxThreads / 32];
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warps = static_cast<int>(blockDim.x) / 32;
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const SoftmaxStats other{__shfl_xor_sync(0xffffffffu, stats.max, offset),
+                             __shfl_xor_sync(0xffffffffu, stats.sum, offset)};
+    stats = combine(stats, other);
+  }
+  if (lane == 0) warp_stats[warp] = stats;
+  __syncthreads();
+  if (warp == 0) {
+    stats = lane < warps ? warp_stats[lane] : SoftmaxStats{-INFINITY, 0.0f};
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const SoftmaxStats other{__shfl_xor_sync(0xffffffffu, stats.max, offset),
+                               __shfl_xor_sync(0xffffffffu, stats.sum, offset)};
+      stats = combine(stats, other);
+    }
+    if (lane == 0) warp_stats[0] = stats;
+  }
+  __syncthreads();
+  return warp_stats[0];
+}
+
+/// P[row, :] = softmax(S[row, :]) over the visible keys, 0 elsewhere; S, P: [rows, kv_len].
+/// Row r is query i = r % q_len; with `causal` it sees keys j ≤ i + (kv_len − q_len) (bottom-
+/// right aligned). A row with no visible key, or whose visible logits are all −inf, is all 0.
+///
+/// Pass 1 reads the visible part of the row with 16-byte loads and keeps per-thread (max, Σexp)
+/// in fp32, combined across the block; pass 2 reads it again and writes P. The second read is
+/// expected to hit L2: between a block's two reads of a row the GPU moves about one row read
+/// and one row written per resident block (≈ 35 MiB at L = 32768 with 2 blocks on each of 132
+/// SMs), less than the 50-60 MiB L2 of H100/H200, so DRAM should see S read about once; the
+/// counter pass measures how far that holds.
+///
+/// Rows start 16-byte aligned only when kv_len % 8 == 0: each row is split into a scalar head
+/// up to its first 16-byte boundary (< 8 elements), whole 16-byte chunks, and a scalar tail
+/// (< 8 elements). S and P have the same alignment (16-byte aligned bases, same row offsets).
+template <class T>
+__global__ void __launch_bounds__(kSoftmaxMaxThreads)
+    masked_softmax_kernel(const T* __restrict__ s, T* __restrict__ p, int64_t q_len, int64_t kv_len,
+                          bool causal) {
+  const int64_t row = blockIdx.x;
+  const int64_t query = row % q_len;
+  const int64_t visible =
+      causal ? std::min(kv_len, std::max<int64_t>(0, query + (kv_len - q_len) + 1)) : kv_len;
+  const T* s_row = s + row * kv_len;
+  T* p_row = p + row * kv_len;
+
+  const auto misalign = static_cast<int64_t>(reinterpret_cast<uintptr_t>(s_row) % 16);
+  const int64_t head = std::min<int64_t>(kv_len, (16 - misalign) % 16 / 2);
+  const int64_t chunks = (kv_len - head) / kVecElems;
+  const int64_t tail_start = head + chunks * kVecElems;
+  const int64_t tid = threadIdx.x;
+  // Scalar elements owned by this thread: head element `tid`, tail element `tail_start + tid`.
+  const int64_t scalar_j[2] = {tid < head ? tid : -1,
+                               tail_start + tid < kv_len ? tail_start + tid : -1};
+
+  SoftmaxStats stats{-INFINITY, 0.0f};
+#pragma unroll
+  for (const int64_t j : scalar_j) {
+    if (j >= 0 && j < visible) {
+      const float x[1] = {Elem<T>::to_float(s_row[j])};
+      const bool vis[1] = {true};
+      accumulate(stats, x, vis);
+    }
+  }
+  const int64_t stride = blockDim.x;
+  for (int64_t c0 = tid; c0 < chunks && head + c0 * kVecElems < visible;
+       c0 += kChunksInFlight * stride) {
+    uint4 raw[kChunksInFlight];
+#pragma unroll
+    for (int u = 0; u < kChunksInFlight; ++u) {
+      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      if (c0 + u * stride < chunks && j0 < visible) raw[u] = load_chunk(s_row + j0);
+    }
+#pragma unroll
+    for (int u = 0; u < kChunksInFlight; ++u) {
+      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      if (c0 + u * stride < chunks && j0 < visible) {
+        float x[kVecElems];
+        bool vis[kVecElems];
+        unpack8<T>(raw[u], x);
+#pragma unroll
+        for (int i = 0; i < kVecElems; ++i) vis[i] = j0 + i < visible;
+        accumulate(stats, x, vis);
+      }
+    }
+  }
+
+  const SoftmaxStats total = block_combine(stats);
+  const bool empty = total.max == -INFINITY;
+  const float inv_sum = empty ? 0.0f : 1.0f / total.sum;
+  auto probability = [&](float x, int64_t j) {
+    return j < visible && !empty ? exp_natural(x - total.max) * inv_sum : 0.0f;
+  };
+
+#pragma unroll
+  for (const int64_t j : scalar_j) {
+    if (j >= 0) {
+      const float x = j < visible ? Elem<T>::to_float(s_row[j]) : 0.0f;
+      p_row[j] = Elem<T>::from_float(probability(x, j));
+    }
+  }
+  for (int64_t c0 = tid; c0 < chunks; c0 += kChunksInFlight * stride) {
+    uint4 raw[kChunksInFlight] = {};
+#pragma unroll
+    for (int u = 0; u < kChunksInFlight; ++u) {
+      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      if (c0 + u * stride < chunks && j0 < visible) raw[u] = load_chunk(s_row + j0);
+    }
+#pragma unroll
+    for (int u = 0; u < kChunksInFlight; ++u) {
+      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      if (c0 + u * stride < chunks) {
+        float x[kVecElems];
+        unpack8<T>(raw[u], x);
+#pragma unroll
+        for (int i = 0; i < kVecElems; ++i) x[i] = probability(x[i], j0 + i);
+        store8(p_row + j0, x);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Launchers
+
+/// Enqueues P = masked row softmax of S on `stream` (the kernel documented above).
+/// s, p: device buffers [rows, kv_len] of `dtype` (bf16 or fp16), distinct, 16-byte aligned;
+/// rows = batch·heads·q_len and row r is query r % q_len. Statistics in fp32; P rounded to the
+/// dtype. Throws a bad-input Error for non-positive sizes, rows not a multiple of q_len, more
+/// than INT_MAX rows (one block per row) or misaligned pointers; CUDA errors as environment
+/// Errors. Does not synchronize. Exposed (beyond naive_attention_spec) for the GPU tests.
+void launch_masked_softmax(const void* s, void* p, int64_t rows, int64_t q_len, int64_t kv_len,
+                           bool causal, Dtype dtype, cudaStream_t stream) {
+  if (rows <= 0 || q_len <= 0 || kv_len <= 0 || rows % q_len != 0 || rows > INT_MAX) {
+    throw bad_input(fmt::format(
+        "masked softmax: rows {}, q_len {}, kv_len {} invalid: all positive, rows a multiple "
+        "of q_len and at most {}",
+        rows, q_len, kv_len, INT_MAX));
+  }
+  if (reinterpret_cast<uintptr_t>(s) % 16 != 0 || reinterpret_cast<uintptr_t>(p) % 16 != 0) {
+    throw bad_input("masked softmax: S and P must be 16-byte aligned");
+  }
+  const auto blocks = static_cast<unsigned int>(rows);
+  const int threads = softmax_threads(kv_len);
+  if (dtype == Dtype::kBf16) {
+    masked_softmax_kernel<<<blocks, threads, 0, stream>>>(static_cast<const __nv_bfloat16*>(s),
+                                                          static_cast<__nv_bfloat16*>(p), q_len,
+                                                          kv_len, causal);
+  } else {
+    masked_softmax_kernel<<<blocks, threads, 0, stream>>>(
+        static_cast<const __half*>(s), static_cast<__half*>(p), q_len, kv_len, causal);
+  }
+  RFL_CHECK_LAUNCH();
+}
+
+namespace {
+
+cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_16BF : CUDA_R_16F; }
+
+// Tolerance, widened from default_tolerance (2u for bf16, 4u for fp16; unit roundoff u = 2^-8,
+// 2^-11) to 8u for both. Why: S is rounded to the dtype before the softmax, which moves each
+// logit by up to u·|S| and hence each P_j by a relative 2u·max|S| (d log P_j = dS_j − Σ P_k dS_k);
+// P is rounded to the dtype before P·V (u), and O on the final store (u·|O|). With |S| ≲ 2 for
+// these inputs (std 1/3), |ΔO| ≲ 5u·Σ_j P_j·|V_j| + u·|O| ≤ 6u with |V| < 1, which can exceed
+// the default on rows with few visible keys, where the per-element errors do not average out.
+// fp16 P below 6.1e-5 is subnormal (absolute spacing 2^-24), adding at most L·2^-25 ≈ 1e-3 at
+// L = 32768 in the worst case, still inside 8u = 3.9e-3.
+Tolerance naive_attention_tolerance(Dtype dtype) {
+  const Tolerance base = default_tolerance(dtype);
+  const double widen = dtype == Dtype::kBf16 ? 4.0 : 2.0;
+  return {base.abs * widen, base.rel * widen};
+}
+
+// ---------------------------------------------------------------------------------------------
+// OperatorRun
+
+class NaiveAttentionRun final : public OperatorRun {
+ public:
+  explicit NaiveAttentionRun(const Shape& shape)
+      : shape_(shape),
+        group_(shape.group_size()),
+        q_(shape.batch * shape.heads * shape.seq_len * shape.head_dim),
+        k_(shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim),
+        v_(k_.count()),
+        o_(q_.count()),
+        s_(shape.batch * shape.heads * shape.seq_len * shape.seq_len),
+        p_(s_.count()),
+        cublas_workspace_(kCublasWorkspaceBytes),
+        cublas_(make_cublas_handle()) {}
+
+  // Q, K, V uniform in [-1, 1): with scale 1/sqrt(d) the logits have standard deviation 1/3
+  // for any head_dim, so the softmax is neither flat nor one-hot.
+  void fill_random(uint64_t seed) override {
+    fill_uniform(q_.get(), q_.count(), shape_.dtype, seed ^ 0x2545F4914F6CDD1Dull, -1.0f, 1.0f);
+    fill_uniform(k_.get(), k_.count(), shape_.dtype, seed ^ 0x9E3779B97F4A7C15ull, -1.0f, 1.0f);
+    fill_uniform(v_.get(), v_.count(), shape_.dtype, seed ^ 0xD1B54A32D192ED03ull, -1.0f, 1.0f);
+  }
+
+  Validation validate() override {
+    launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    return validate_attention_output(problem(), o_.get(), naive_attention_tolerance(shape_.dtype));
+  }
+
+  // cuBLAS is column-major: a row-major [rows, cols] matrix is its column-major [cols, rows]
+  // transpose, so per (b, h) with L = seq_len, d = head_dim:
+  //   S = Q·Kᵀ: column-major Sᵀ = K·Qᵀ, i.e. C = op(A)·B with A = K seen as d×L (ld d) and
+  //             transa = T, B = Q seen as d×L (ld d); C is L×L (ld L).
+  //   O = P·V:  column-major Oᵀ = Vᵀ·Pᵀ, i.e. C = A·B with A = V seen as d×L (ld d) and
+  //             B = P seen as L×L (ld L); C is d×L (ld d).
+  // GQA: call r (0 ≤ r < g) batches query head kv_head·g + r of every (b, kv_head), so K and V
+  // advance by one head per batch entry while Q, S, P and O advance by g heads; g calls in all
+  // (one when heads == kv_heads). Each matrix stays ≤ L² elements for cuBLAS's int sizes.
+  void launch(cudaStream_t stream) override {
+    RFL_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
+    // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
+    RFL_CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_workspace_.get(),
+                                        static_cast<size_t>(cublas_workspace_.bytes())));
+    const int64_t seq = shape_.seq_len;
+    const int64_t dim = shape_.head_dim;
+    const int batches = static_cast<int>(shape_.batch * shape_.kv_heads);
+    const int l = static_cast<int>(seq);
+    const int d = static_cast<int>(dim);
+    const cudaDataType_t type = cublas_type(shape_.dtype);
+    const float scale = softmax_scale();
+    const float one = 1.0f;
+    const float zero = 0.0f;
+
+    for (int64_t r = 0; r < group_; ++r) {
+      RFL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+          cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l, l, d, &scale, k_.get(), type, d, seq * dim,
+          q_.get() + r * seq * dim, type, d, group_ * seq * dim, &zero, s_.get() + r * seq * seq,
+          type, l, group_ * seq * seq, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+    launch_masked_softmax(s_.get(), p_.get(), shape_.batch * shape_.heads * seq, seq, seq,
+                          shape_.causal, shape_.dtype, stream);
+    for (int64_t r = 0; r < group_; ++r) {
+      RFL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+          cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, l, l, &one, v_.get(), type, d, seq * dim,
+          p_.get() + r * seq * seq, type, l, group_ * seq * seq, &zero, o_.get() + r * seq * dim,
+          type, d, group_ * seq * dim, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
+  }
+
+  // One name per launch() call into a library or kernel, in order. cuBLAS chooses its kernels
+  // per shape and may run more than one per call (e.g. a split-K reduction); the GPU test
+  // NaiveAttentionKernelCount checks this list against a captured graph.
+  std::vector<std::string> kernel_names() const override {
+    std::vector<std::string> names(static_cast<size_t>(group_), "cublas_qk_gemm");
+    names.push_back("softmax");
+    names.insert(names.end(), static_cast<size_t>(group_), "cublas_pv_gemm");
+    return names;
+  }
+
+  std::string version() const override { return "naive_attention_v1_cublas_softmax"; }
+
+ private:
+  float softmax_scale() const { return 1.0f / std::sqrt(static_cast<float>(shape_.head_dim)); }
+
+  AttentionProblem problem() const {
+    AttentionProblem p;
+    p.q = q_.get();
+    p.k = k_.get();
+    p.v = v_.get();
+    p.batch = shape_.batch;
+    p.heads = shape_.heads;
+    p.kv_heads = shape_.kv_heads;
+    p.head_dim = shape_.head_dim;
+    p.q_len = shape_.seq_len;
+    p.kv_len = shape_.seq_len;
+    p.causal = shape_.causal;
+    p.dtype = shape_.dtype;
+    p.scale = softmax_scale();
+    return p;
+  }
+
+  Shape shape_;
+  int64_t group_;  ///< GQA group g = heads / kv_heads
+  DeviceBuffer<uint16_t> q_;
+  DeviceBuffer<uint16_t> k_;
+  DeviceBuffer<uint16_t> v_;
+  DeviceBuffer<uint16_t> o_;
+  DeviceBuffer<uint16_t> s_;
+  DeviceBuffer<uint16_t> p_;
+  DeviceBuffer<uint8_t> cublas_workspace_;
+  CublasHandle cublas_;
+};
+
+void check_naive_attention_shape(const Shape& s) {
+  validate_common_shape(s);
+  if (s.head_dim % 8 != 0) {
+    throw bad_input(fmt::format(
+        "invalid head-dim {} for naive_attention: must be a multiple of 8 (16-byte rows of Q, "
+        "K, V and O for cuBLAS's tensor-core kernels)",
+        s.head_dim));
+  }
+  // cuBLAS takes int sizes and batch counts; the softmax runs one block per row of S.
+  if (s.seq_len > INT_MAX || s.batch * s.kv_heads > INT_MAX ||
+      s.batch * s.heads * s.seq_len > INT_MAX) {
+    throw bad_input(fmt::format(
+        "naive_attention shape too large: seq_len {}, batch × kv-heads {} and batch × heads × "
+        "seq_len {} must each be at most {}",
+        s.seq_len, s.batch * s.kv_heads, s.batch * s.heads * s.seq_len, INT_MAX));
+  }
+}
+
+}  // namespace
+
+// Analytic model (src/model): FLOPs = 4·B·H·L²·d (two GEMMs of 2·L²·d per head; the causal mask
+// does not reduce them, cuBLAS computes all of S). Minimum DRAM bytes = 4·B·H·L·d·e (Q, K, V
+// read, O written; K and V counted per query head as in the design table) + 4·B·H·L²·e (S and P
+// each written once and read once), e = 2 bytes.
+OperatorSpec naive_attention_spec() {
+  OperatorSpec spec;
+  spec.name = "naive_attention";
+  spec.summary = "S = QKᵀ (cuBLAS), P = softmax(S), O = PV (cuBLAS); S and P materialized in HBM";
+  spec.pipe = Pipe::kTensor;
+  spec.check_shape = check_naive_attention_shape;
+  // Q, K, V, O, S and P plus the cuBLAS workspace (at L = 32768, B = 1, H = 16: S and P are
+  // 2 × 32 GiB). The reference's own scratch is small (≤ 8192 fp32 rows of head_dim).
+  spec.device_bytes = [](const Shape& s) {
+    const int64_t e = dtype_size_bytes(s.dtype);
+    const int64_t qo = 2 * s.batch * s.heads * s.seq_len * s.head_dim;
+    const int64_t kv = 2 * s.batch * s.kv_heads * s.seq_len * s.head_dim;
+    const int64_t sp = 2 * s.batch * s.heads * s.seq_len * s.seq_len;
+    return (qo + kv + sp) * e + kCublasWorkspaceBytes;
+  };
+  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<NaiveAttentionRun>(s);
+  };
+  return spec;
+}
+
+}  // namespace rooflinectl

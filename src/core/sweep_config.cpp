@@ -1,0 +1,110 @@
+#include "core/sweep_config.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/json_input.hpp"
+#include "core/seq_range.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr const char* kDefaultSeqSpec = "512..32768";
+
+// Every key a config file may hold; anything else is a typo the user should hear about.
+const std::vector<std::string>& config_keys() {
+  static const std::vector<std::string> keys = {
+      "ops",    "seq",       "batch",       "heads",       "kv_heads", "head_dim", "dtype",
+      "causal", "gelu_form", "repetitions", "warmup_runs", "counters", "warm_l2",  "device"};
+  return keys;
+}
+
+int64_t get_at_least(const JsonObjectReader& r, const std::string& key, int64_t minimum) {
+  const int64_t v = r.get_int64(key);
+  if (v < minimum) r.fail_key(key, fmt::format("value {} must be at least {}", v, minimum));
+  return v;
+}
+
+int get_int_at_least(const JsonObjectReader& r, const std::string& key, int minimum) {
+  const int v = r.get_int(key);
+  if (v < minimum) r.fail_key(key, fmt::format("value {} must be at least {}", v, minimum));
+  return v;
+}
+
+}  // namespace
+
+SweepConfig default_sweep_config() {
+  SweepConfig c;
+  c.ops = {"naive_attention", "flash_attention", "gemm", "gelu", "layernorm", "decode_attention"};
+  c.seq_spec = kDefaultSeqSpec;
+  c.seq_lens = parse_seq_spec(c.seq_spec);
+  return c;
+}
+
+// Values are range-checked per key here so the message names the file and key; the checks that
+// span keys (kv_heads dividing heads) wait for validate_sweep_config, because CLI flags applied
+// after the file may still change either side.
+SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin) {
+  const nlohmann::json document = parse_json_text(json_text, origin);
+  const JsonObjectReader r(document, origin, "");
+  r.reject_unknown_keys(config_keys());
+
+  SweepConfig c = default_sweep_config();
+  if (r.has("ops")) {
+    c.ops = r.get_string_array("ops");
+    if (c.ops.empty()) r.fail_key("ops", "must name at least one operator");
+  }
+  if (r.has("seq")) {
+    c.seq_spec = r.get_string("seq");
+    c.seq_lens = r.get_parsed("seq", parse_seq_spec);
+  }
+  if (r.has("batch")) c.base.batch = get_at_least(r, "batch", 1);
+  if (r.has("heads")) c.base.heads = get_at_least(r, "heads", 1);
+  if (r.has("kv_heads")) c.base.kv_heads = get_at_least(r, "kv_heads", 1);
+  if (r.has("head_dim")) c.base.head_dim = get_at_least(r, "head_dim", 1);
+  if (r.has("dtype")) c.base.dtype = r.get_parsed("dtype", parse_dtype);
+  if (r.has("causal")) c.base.causal = r.get_bool("causal");
+  if (r.has("gelu_form")) c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  if (r.has("repetitions")) c.repetitions = get_int_at_least(r, "repetitions", 1);
+  if (r.has("warmup_runs")) c.warmup_runs = get_int_at_least(r, "warmup_runs", 0);
+  if (r.has("counters")) c.counters = r.get_bool("counters");
+  if (r.has("warm_l2")) c.warm_l2 = r.get_bool("warm_l2");
+  if (r.has("device")) c.device = get_int_at_least(r, "device", 0);
+  return c;
+}
+
+SweepConfig load_sweep_config(const std::string& path) {
+  return parse_sweep_config(read_text_file(path, "config"), path);
+}
+
+void validate_sweep_config(const SweepConfig& c) {
+  if (c.ops.empty()) throw bad_input("invalid config: no operators to run (ops is empty)");
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      // A repeated name would run the same points twice and give compare two records per key.
+      if (c.ops[i] == c.ops[j]) {
+        throw bad_input(fmt::format("invalid ops: '{}' is listed more than once", c.ops[i]));
+      }
+    }
+  }
+  if (c.seq_lens.empty()) throw bad_input("invalid config: no sequence lengths (seq is empty)");
+  for (const int64_t len : c.seq_lens) {
+    if (len <= 0) {
+      throw bad_input(fmt::format("invalid sequence length {}: must be a positive integer", len));
+    }
+  }
+  Shape first = c.base;
+  first.seq_len = c.seq_lens.front();
+  validate_common_shape(first);
+  if (c.repetitions < 1) {
+    throw bad_input(fmt::format("invalid repetitions {}: must be at least 1", c.repetitions));
+  }
+  if (c.warmup_runs < 0) {
+    throw bad_input(fmt::format("invalid warmup-runs {}: must be 0 or more", c.warmup_runs));
+  }
+  if (c.device < 0) {
+    throw bad_input(fmt::format("invalid device {}: must be 0 or more", c.device));
+  }
+}
+
+}  // namespace rooflinectl

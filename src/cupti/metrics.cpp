@@ -1,0 +1,152 @@
+#include "cupti/metrics.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <utility>
+
+namespace rooflinectl {
+namespace {
+
+constexpr double kSecondsPerNs = 1e-9;
+
+using CounterField = std::optional<double> KernelCounters::*;
+
+/// A per-kernel metric, where it goes in KernelCounters, and the factor to SI units.
+struct FieldMetric {
+  const char* metric;
+  CounterField field;
+  double to_si;
+};
+
+// Extensive quantities: they add up over an operator's kernels.
+const FieldMetric kCountMetrics[] = {
+    {kMetricDramReadBytes, &KernelCounters::dram_read_bytes, 1.0},
+    {kMetricDramWriteBytes, &KernelCounters::dram_write_bytes, 1.0},
+    {kMetricL2Bytes, &KernelCounters::l2_bytes, 1.0},
+    {kMetricDurationNs, &KernelCounters::duration_s, kSecondsPerNs},
+    {kMetricTensorBf16Ops, &KernelCounters::tensor_bf16_flop, 1.0},
+    {kMetricTensorFp16Ops, &KernelCounters::tensor_fp16_flop, 1.0},
+    {kMetricFfmaInst, &KernelCounters::ffma_inst, 1.0},
+    {kMetricFaddInst, &KernelCounters::fadd_inst, 1.0},
+    {kMetricFmulInst, &KernelCounters::fmul_inst, 1.0},
+    {kMetricHfmaInst, &KernelCounters::hfma_inst, 1.0},
+    {kMetricHaddInst, &KernelCounters::hadd_inst, 1.0},
+    {kMetricHmulInst, &KernelCounters::hmul_inst, 1.0},
+};
+
+// Intensive quantities: the total is a duration-weighted mean.
+const FieldMetric kClockMetrics[] = {
+    {kMetricSmClockHz, &KernelCounters::sm_clock_hz, 1.0},
+    {kMetricDramClockHz, &KernelCounters::dram_clock_hz, 1.0},
+};
+
+struct PeakMetric {
+  const char* metric;
+  std::optional<double> CounterPeaks::*field;
+};
+
+const PeakMetric kPeakMetrics[] = {
+    {kMetricDramBytesPeakPerCycle, &CounterPeaks::dram_bytes_per_cycle},
+    {kMetricFfmaPeakPerCycle, &CounterPeaks::ffma_inst_per_cycle},
+    {kMetricTensorBf16PeakPerCycle, &CounterPeaks::tensor_bf16_per_cycle},
+};
+
+/// The value of `metric` in `range`; std::nullopt when absent or not finite.
+std::optional<double> lookup(const std::map<std::string, double>& range, const char* metric) {
+  const auto it = range.find(metric);
+  if (it == range.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> scaled(std::optional<double> value, double factor) {
+  if (!value) return std::nullopt;
+  return *value * factor;
+}
+
+KernelCounters kernel_from_range(const std::map<std::string, double>& range, std::string name) {
+  KernelCounters k;
+  k.name = std::move(name);
+  for (const auto& m : kCountMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
+  for (const auto& m : kClockMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
+  return k;
+}
+
+/// Sum of `field` over `kernels`; unknown as soon as one kernel lacks it (a partial sum would
+/// silently undercount).
+std::optional<double> sum_over(const std::vector<KernelCounters>& kernels, CounterField field) {
+  double sum = 0;
+  for (const auto& k : kernels) {
+    if (!(k.*field)) return std::nullopt;
+    sum += *(k.*field);
+  }
+  return sum;
+}
+
+/// Mean of `field` weighted by each kernel's duration: the clock a reader should pair with the
+/// operator's total time. Unknown when a value or duration is missing or the durations sum to 0.
+std::optional<double> duration_weighted_mean(const std::vector<KernelCounters>& kernels,
+                                             CounterField field) {
+  double weighted = 0;
+  double total_s = 0;
+  for (const auto& k : kernels) {
+    if (!(k.*field) || !k.duration_s) return std::nullopt;
+    weighted += *(k.*field) * *k.duration_s;
+    total_s += *k.duration_s;
+  }
+  if (!(total_s > 0)) return std::nullopt;
+  return weighted / total_s;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& counter_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& m : kCountMetrics) out.emplace_back(m.metric);
+    for (const auto& m : kClockMetrics) out.emplace_back(m.metric);
+    for (const auto& m : kPeakMetrics) out.emplace_back(m.metric);
+    return out;
+  }();
+  return names;
+}
+
+CounterResult counters_from_ranges(const std::vector<std::map<std::string, double>>& ranges,
+                                   const std::vector<std::string>& kernel_names, int passes,
+                                   const std::string& cache_policy) {
+  CounterResult result;
+  result.passes = passes;
+  result.cache_policy = cache_policy;
+  result.total.name = "total";
+  if (ranges.empty()) {
+    result.null_reason = "the profiled launch produced no kernel ranges";
+    return result;
+  }
+
+  const bool labelled = ranges.size() == kernel_names.size();
+  if (!labelled) {
+    result.note = fmt::format(
+        "{} kernel ranges were profiled but the operator lists {} kernel(s) ({}); ranges are "
+        "labelled kernel_<i> in launch order",
+        ranges.size(), kernel_names.size(), joined(kernel_names));
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    result.kernels.push_back(
+        kernel_from_range(ranges[i], labelled ? kernel_names[i] : fmt::format("kernel_{}", i)));
+  }
+
+  for (const auto& m : kCountMetrics) result.total.*m.field = sum_over(result.kernels, m.field);
+  for (const auto& m : kClockMetrics) {
+    result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
+  }
+  for (const auto& m : kPeakMetrics) result.peaks.*m.field = lookup(ranges.front(), m.metric);
+  return result;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,63 @@
+// The counters rooflinectl collects per kernel, and their conversion into report records.
+// Names checked against the GH100 metric list (../reference/gh100-base-metrics.txt in the design
+// share) and, for the values, on the H200 (cupti-on-h200.md). Pure host code: no CUDA include.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+// DRAM and L2 traffic, bytes.
+inline constexpr const char* kMetricDramReadBytes = "dram__bytes_read.sum";
+inline constexpr const char* kMetricDramWriteBytes = "dram__bytes_write.sum";
+inline constexpr const char* kMetricL2Bytes = "lts__t_bytes.sum";
+// Kernel duration in ns (one replay pass: informative only; time comes from the timed pass).
+inline constexpr const char* kMetricDurationNs = "gpu__time_duration.sum";
+// Clocks the kernel actually ran at, cycles per second.
+inline constexpr const char* kMetricSmClockHz = "sm__cycles_elapsed.avg.per_second";
+inline constexpr const char* kMetricDramClockHz = "dram__cycles_elapsed.avg.per_second";
+// Tensor-pipe math ops; already FLOPs (2·M·N·K for a GEMM, measured exact on the H200).
+inline constexpr const char* kMetricTensorBf16Ops = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
+// GH100 has no ..._src_fp16_dst_fp32 / _dst_fp16 (those are GA100 names); the _src_fp16 aggregate
+// covers every fp16 destination type.
+inline constexpr const char* kMetricTensorFp16Ops = "sm__ops_path_tensor_src_fp16.sum";
+// SASS thread-level instruction counts, predicated-on threads only.
+inline constexpr const char* kMetricFfmaInst = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
+inline constexpr const char* kMetricFaddInst = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum";
+inline constexpr const char* kMetricFmulInst = "sm__sass_thread_inst_executed_op_fmul_pred_on.sum";
+inline constexpr const char* kMetricHfmaInst = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum";
+inline constexpr const char* kMetricHaddInst = "sm__sass_thread_inst_executed_op_hadd_pred_on.sum";
+inline constexpr const char* kMetricHmulInst = "sm__sass_thread_inst_executed_op_hmul_pred_on.sum";
+// Per-cycle peaks (multiply by the matching clock). The bf16 tensor peak is the sparse rate on
+// the H200 (2× the dense datasheet figure): do not use it as the dense roof unchecked.
+inline constexpr const char* kMetricDramBytesPeakPerCycle = "dram__bytes.sum.peak_sustained";
+inline constexpr const char* kMetricFfmaPeakPerCycle =
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
+inline constexpr const char* kMetricTensorBf16PeakPerCycle =
+    "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained";
+
+/// Every metric above, in a fixed order: what ProfilerSession is configured with for a point.
+const std::vector<std::string>& counter_metric_names();
+
+/// Converts ProfilerSession::profile output (one metric→value map per kernel range, in launch
+/// order) into the report's CounterResult:
+/// - kernels[i] is labelled kernel_names[i]; when the range count differs from
+///   kernel_names.size() (e.g. cuBLAS launched an extra split-K kernel) the labels are
+///   "kernel_<i>" and `note` says so;
+/// - a metric that is absent or not finite (CUPTI reports NaN for units it cannot read, e.g. on a
+///   shared MIG instance) becomes std::nullopt;
+/// - gpu__time_duration is converted from ns to seconds;
+/// - `total` sums every count over the ranges (std::nullopt when any range lacks it); its clocks
+///   are the duration-weighted means of the ranges' clocks;
+/// - peaks come from the first range (they are properties of the chip, not of the kernel);
+/// - no ranges at all sets `null_reason`.
+/// Pure function.
+CounterResult counters_from_ranges(const std::vector<std::map<std::string, double>>& ranges,
+                                   const std::vector<std::string>& kernel_names, int passes,
+                                   const std::string& cache_policy);
+
+}  // namespace rooflinectl

@@ -1,0 +1,422 @@
+#include "cupti/profiler_session.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "core/error.hpp"
+#include "device/gpu_check.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// A CUPTI parameter struct with `structSize` set and everything else zero, as the API requires
+/// (each struct's size macro is how CUPTI tells which fields a caller knows about).
+template <class Params>
+Params cupti_params(size_t struct_size) {
+  Params params{};
+  params.structSize = struct_size;
+  return params;
+}
+#define RFL_CUPTI_PARAMS(Type) cupti_params<Type>(Type##_STRUCT_SIZE)
+
+/// CUPTI errors a user can act on: the symbol (for searching) and the fix.
+struct KnownCuptiError {
+  CUptiResult code;
+  const char* symbol;
+  const char* fix;
+};
+
+constexpr const char* kNoCountersHint = "(timings are unaffected; --no-counters skips counters)";
+
+const KnownCuptiError kKnownCuptiErrors[] = {
+    {CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
+     "GPU performance counters are restricted to admin users: set "
+     "NVreg_RestrictProfilingToAdminUsers=0 (options nvidia ... in /etc/modprobe.d, then reboot) "
+     "or run as root / add CAP_SYS_ADMIN (containers: --cap-add SYS_ADMIN)"},
+    {CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES,
+     "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES",
+     "profiling is not enabled for this vGPU: ask the host administrator to enable it"},
+    {CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+     "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+     "another profiler (ncu, nsys) is attached: run outside it"},
+    {CUPTI_ERROR_HARDWARE_BUSY, "CUPTI_ERROR_HARDWARE_BUSY",
+     "another process is profiling this GPU: wait until it finishes"},
+    {CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED",
+     "this MIG instance cannot be profiled: use a whole GPU or a MIG compute instance that owns "
+     "its whole GPU instance"},
+    {CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED, "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+     "this virtualized GPU does not support profiling"},
+    {CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED,
+     "CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED",
+     "confidential-computing mode disables profiling"},
+    {CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED, "CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED",
+     "crypto-mining processors (CMP) cannot be profiled"},
+    {CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED, "CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED",
+     "disable SLI to profile"},
+    {CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED, "CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED",
+     "this device cannot be profiled under WSL with this driver"},
+    {CUPTI_ERROR_NOT_SUPPORTED, "CUPTI_ERROR_NOT_SUPPORTED",
+     "this GPU or driver does not support the CUPTI range profiler (needs a GPU the CUDA 13 "
+     "CUPTI supports and a driver at least as new as the toolkit)"},
+    {CUPTI_ERROR_INVALID_CHIP_NAME, "CUPTI_ERROR_INVALID_CHIP_NAME",
+     "this CUPTI does not know the GPU's chip: use a CUDA toolkit released after the GPU"},
+};
+
+/// One line: the failed call, the CUPTI error symbol, and the fix when one is known.
+std::string describe_cupti_error(CUptiResult result, const char* call) {
+  for (const auto& known : kKnownCuptiErrors) {
+    if (known.code == result) {
+      return fmt::format("{} failed: {}: {} {}", call, known.symbol, known.fix, kNoCountersHint);
+    }
+  }
+  const char* symbol = nullptr;
+  if (cuptiGetResultString(result, &symbol) != CUPTI_SUCCESS || symbol == nullptr) {
+    symbol = "unknown CUptiResult";
+  }
+  const char* message = nullptr;
+  if (cuptiGetErrorMessage(result, &message) != CUPTI_SUCCESS || message == nullptr) message = "";
+  return fmt::format("{} failed: {} ({}; code {}) {}", call, symbol, message,
+                     static_cast<int>(result), kNoCountersHint);
+}
+
+void check_cupti(CUptiResult result, const char* call) {
+  if (result != CUPTI_SUCCESS) throw environment_error(describe_cupti_error(result, call));
+}
+#define RFL_CUPTI_CALL(function, params) check_cupti(function(params), #function)
+
+/// A driver-API function, looked up through the runtime so that the library needs no link
+/// against libcuda (CUPTI wants a CUcontext; the runtime only hands out its primary context
+/// implicitly).
+template <class Function>
+Function driver_function(const char* symbol) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  RFL_GPU_CHECK(cudaGetDriverEntryPointByVersion(symbol, &function, CUDART_VERSION,
+                                                 cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
+    throw environment_error(fmt::format("driver function {} not found: driver too old?", symbol));
+  }
+  return reinterpret_cast<Function>(function);
+}
+
+void check_driver(CUresult result, const char* call) {
+  if (result != CUDA_SUCCESS) {
+    throw environment_error(fmt::format("{} failed: CUresult {}", call, static_cast<int>(result)));
+  }
+}
+
+CUcontext current_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  CUcontext context = nullptr;
+  check_driver(driver_function<GetCurrent>("cuCtxGetCurrent")(&context), "cuCtxGetCurrent");
+  if (context == nullptr) throw environment_error("no current CUDA context for CUPTI to attach to");
+  return context;
+}
+
+CUdevice driver_device(int device) {
+  using DeviceGet = CUresult (*)(CUdevice*, int);
+  CUdevice handle = 0;
+  check_driver(driver_function<DeviceGet>("cuDeviceGet")(&handle, device), "cuDeviceGet");
+  return handle;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+/// Throws when CUPTI reports the device cannot be profiled, naming each reason it gives.
+/// An undetermined (UNKNOWN) level is not treated as a refusal: the later calls will tell.
+void check_device_supported(int device) {
+  auto params = RFL_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
+  params.cuDevice = driver_device(device);
+  params.api = CUPTI_PROFILER_RANGE_PROFILING;
+  RFL_CUPTI_CALL(cuptiProfilerDeviceSupported, &params);
+  if (params.isSupported != CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED &&
+      params.isSupported != CUPTI_PROFILER_CONFIGURATION_DISABLED) {
+    return;
+  }
+  const auto refused = [](CUpti_Profiler_Support_Level level) {
+    return level == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ||
+           level == CUPTI_PROFILER_CONFIGURATION_DISABLED;
+  };
+  std::vector<std::string> reasons;
+  if (refused(params.architecture)) reasons.emplace_back("GPU architecture not supported");
+  if (refused(params.sli)) reasons.emplace_back("SLI is enabled: disable it");
+  if (params.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED) {
+    reasons.emplace_back("vGPU profiling is disabled: ask the host administrator to enable it");
+  } else if (refused(params.vGpu)) {
+    reasons.emplace_back("this vGPU does not support profiling");
+  }
+  if (refused(params.confidentialCompute)) {
+    reasons.emplace_back("confidential-computing mode disables profiling");
+  }
+  if (refused(params.cmp))
+    reasons.emplace_back("crypto-mining processors (CMP) cannot be profiled");
+  if (refused(params.wsl)) reasons.emplace_back("not supported under WSL with this driver");
+  if (reasons.empty()) reasons.emplace_back("CUPTI gave no reason");
+  throw environment_error(
+      fmt::format("device {} cannot be profiled by the CUPTI range profiler: {} {}", device,
+                  joined(reasons, "; "), kNoCountersHint));
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  out.reserve(strings.size());
+  for (const auto& s : strings) out.push_back(s.c_str());
+  return out;
+}
+
+}  // namespace
+
+ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
+    : device_(device), metrics_(std::move(metrics)) {
+  if (metrics_.empty()) throw bad_input("a profiler session needs at least one metric");
+  try {
+    RFL_GPU_CHECK(cudaSetDevice(device_));
+    RFL_GPU_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
+    const CUcontext context = current_context();
+
+    auto initialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    RFL_CUPTI_CALL(cuptiProfilerInitialize, &initialize);
+    cupti_initialized_ = true;
+    check_device_supported(device_);
+
+    auto chip = RFL_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip.deviceIndex = static_cast<size_t>(device_);
+    RFL_CUPTI_CALL(cuptiDeviceGetChipName, &chip);
+    chip_name_ = chip.pChipName;
+
+    // Size first, then the image. Must happen before the range profiler is enabled: the call may
+    // fail while a profiling session is active on the context (cupti_profiler_target.h).
+    auto availability = RFL_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
+    availability.ctx = context;
+    RFL_CUPTI_CALL(cuptiProfilerGetCounterAvailability, &availability);
+    std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = availability_image.data();
+    RFL_CUPTI_CALL(cuptiProfilerGetCounterAvailability, &availability);
+
+    auto enable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    enable.ctx = context;
+    RFL_CUPTI_CALL(cuptiRangeProfilerEnable, &enable);
+    range_profiler_ = enable.pRangeProfilerObject;
+
+    // The availability image lets the host side drop counters this context cannot read (MIG).
+    auto host = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
+    host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    host.pChipName = chip_name_.c_str();
+    host.pCounterAvailabilityImage = availability_image.data();
+    RFL_CUPTI_CALL(cuptiProfilerHostInitialize, &host);
+    host_ = host.pHostObject;
+
+    // One bad name makes cuptiProfilerHostConfigAddMetrics reject the whole list with a bare
+    // CUPTI_ERROR_INVALID_PARAMETER, so name the culprits first.
+    std::vector<std::string> unknown;
+    for (const auto& metric : metrics_) {
+      auto properties = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
+      properties.pHostObject = host_;
+      properties.pMetricName = metric.c_str();
+      const CUptiResult result = cuptiProfilerHostGetMetricProperties(&properties);
+      if (result == CUPTI_ERROR_INVALID_METRIC_NAME) {
+        unknown.push_back(metric);
+      } else {
+        check_cupti(result, "cuptiProfilerHostGetMetricProperties");
+      }
+    }
+    if (!unknown.empty()) {
+      throw environment_error(fmt::format("metric(s) not available on {} (device {}): {}",
+                                          chip_name_, device_, joined(unknown, ", ")));
+    }
+
+    std::vector<const char*> names = c_strings(metrics_);
+    auto add = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
+    add.pHostObject = host_;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    RFL_CUPTI_CALL(cuptiProfilerHostConfigAddMetrics, &add);
+
+    auto config_size = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
+    config_size.pHostObject = host_;
+    RFL_CUPTI_CALL(cuptiProfilerHostGetConfigImageSize, &config_size);
+    config_image_.resize(config_size.configImageSize);
+    auto config = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
+    config.pHostObject = host_;
+    config.configImageSize = config_image_.size();
+    config.pConfigImage = config_image_.data();
+    RFL_CUPTI_CALL(cuptiProfilerHostGetConfigImage, &config);
+
+    auto passes = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
+    passes.configImageSize = config_image_.size();
+    passes.pConfigImage = config_image_.data();
+    RFL_CUPTI_CALL(cuptiProfilerHostGetNumOfPasses, &passes);
+    passes_ = static_cast<int>(passes.numOfPasses);
+
+    auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    data_size.pRangeProfilerObject = range_profiler_;
+    data_size.pMetricNames = names.data();
+    data_size.numMetrics = names.size();
+    data_size.maxNumOfRanges = kMaxRanges;
+    data_size.maxNumRangeTreeNodes = kMaxRanges;
+    RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
+    counter_data_image_.resize(data_size.counterDataSize);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ProfilerSession::~ProfilerSession() { release(); }
+
+ProfilerSession::ProfilerSession(ProfilerSession&& other) noexcept
+    : device_(other.device_),
+      metrics_(std::move(other.metrics_)),
+      chip_name_(std::move(other.chip_name_)),
+      cupti_initialized_(std::exchange(other.cupti_initialized_, false)),
+      host_(std::exchange(other.host_, nullptr)),
+      range_profiler_(std::exchange(other.range_profiler_, nullptr)),
+      config_image_(std::move(other.config_image_)),
+      counter_data_image_(std::move(other.counter_data_image_)),
+      passes_(std::exchange(other.passes_, 0)) {}
+
+ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
+  if (this != &other) {
+    release();
+    device_ = other.device_;
+    metrics_ = std::move(other.metrics_);
+    chip_name_ = std::move(other.chip_name_);
+    cupti_initialized_ = std::exchange(other.cupti_initialized_, false);
+    host_ = std::exchange(other.host_, nullptr);
+    range_profiler_ = std::exchange(other.range_profiler_, nullptr);
+    config_image_ = std::move(other.config_image_);
+    counter_data_image_ = std::move(other.counter_data_image_);
+    passes_ = std::exchange(other.passes_, 0);
+  }
+  return *this;
+}
+
+void ProfilerSession::release() noexcept {
+  // Teardown in reverse order of setup; failures cannot be reported from here and leave nothing
+  // this process could still clean up.
+  if (range_profiler_ != nullptr) {
+    auto disable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+    disable.pRangeProfilerObject = range_profiler_;
+    (void)cuptiRangeProfilerDisable(&disable);
+    range_profiler_ = nullptr;
+  }
+  if (host_ != nullptr) {
+    auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    deinitialize.pHostObject = host_;
+    (void)cuptiProfilerHostDeinitialize(&deinitialize);
+    host_ = nullptr;
+  }
+  if (cupti_initialized_) {
+    auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
+    (void)cuptiProfilerDeInitialize(&deinitialize);
+    cupti_initialized_ = false;
+  }
+}
+
+std::vector<std::map<std::string, double>> ProfilerSession::profile(
+    const std::function<void()>& prepare, const std::function<void()>& launch) {
+  if (range_profiler_ == nullptr) {
+    throw environment_error("ProfilerSession::profile called on a moved-from session");
+  }
+  // Kernels on another device would simply not be profiled: zero ranges, no error.
+  int current_device = 0;
+  RFL_GPU_CHECK(cudaGetDevice(&current_device));
+  if (current_device != device_) {
+    throw environment_error(fmt::format("profiler session is on device {} but device {} is current",
+                                        device_, current_device));
+  }
+  prepare();
+  RFL_GPU_CHECK(cudaDeviceSynchronize());
+
+  // Re-initializing the image resets it, so every call starts from zero ranges.
+  auto reset = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+  reset.pRangeProfilerObject = range_profiler_;
+  reset.counterDataSize = counter_data_image_.size();
+  reset.pCounterData = counter_data_image_.data();
+  RFL_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize, &reset);
+
+  // Auto range + kernel replay: CUPTI replays each kernel passes() times inside its launch,
+  // saving and restoring the memory it writes; nesting levels must be 1 for auto ranges.
+  auto set_config = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+  set_config.pRangeProfilerObject = range_profiler_;
+  set_config.configSize = config_image_.size();
+  set_config.pConfig = config_image_.data();
+  set_config.counterDataImageSize = counter_data_image_.size();
+  set_config.pCounterDataImage = counter_data_image_.data();
+  set_config.range = CUPTI_AutoRange;
+  set_config.replayMode = CUPTI_KernelReplay;
+  set_config.maxRangesPerPass = kMaxRanges;
+  set_config.numNestingLevels = 1;
+  set_config.minNestingLevel = 1;
+  set_config.passIndex = 0;
+  set_config.targetNestingLevel = 1;
+  RFL_CUPTI_CALL(cuptiRangeProfilerSetConfig, &set_config);
+
+  auto start = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+  start.pRangeProfilerObject = range_profiler_;
+  RFL_CUPTI_CALL(cuptiRangeProfilerStart, &start);
+  auto stop = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  stop.pRangeProfilerObject = range_profiler_;
+  try {
+    launch();
+    RFL_GPU_CHECK(cudaDeviceSynchronize());
+  } catch (...) {
+    // Leave the profiler stopped so that the next point can still be profiled.
+    (void)cuptiRangeProfilerStop(&stop);
+    throw;
+  }
+  RFL_CUPTI_CALL(cuptiRangeProfilerStop, &stop);
+  if (!stop.isAllPassSubmitted) {
+    throw environment_error(
+        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted (unexpected with "
+        "CUPTI_KernelReplay)");
+  }
+
+  auto decode = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+  decode.pRangeProfilerObject = range_profiler_;
+  RFL_CUPTI_CALL(cuptiRangeProfilerDecodeData, &decode);
+  if (decode.numOfRangeDropped > 0) {
+    throw environment_error(fmt::format(
+        "{} kernel range(s) dropped: one profiled launch may enqueue at most {} kernels",
+        decode.numOfRangeDropped, kMaxRanges));
+  }
+
+  auto info = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+  info.pCounterDataImage = counter_data_image_.data();
+  info.counterDataImageSize = counter_data_image_.size();
+  RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo, &info);
+
+  std::vector<const char*> names = c_strings(metrics_);
+  std::vector<double> values(names.size());
+  std::vector<std::map<std::string, double>> ranges;
+  ranges.reserve(info.numTotalRanges);
+  for (size_t range = 0; range < info.numTotalRanges; ++range) {
+    auto evaluate = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+    evaluate.pHostObject = host_;
+    evaluate.pCounterDataImage = counter_data_image_.data();
+    evaluate.counterDataImageSize = counter_data_image_.size();
+    evaluate.rangeIndex = range;
+    evaluate.ppMetricNames = names.data();
+    evaluate.numMetrics = names.size();
+    evaluate.pMetricValues = values.data();
+    RFL_CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues, &evaluate);
+    std::map<std::string, double> by_name;
+    for (size_t m = 0; m < metrics_.size(); ++m) by_name.emplace(metrics_[m], values[m]);
+    ranges.push_back(std::move(by_name));
+  }
+  return ranges;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,63 @@
+#include "device/device_info.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "device/gpu_check.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr double kHzPerKHz = 1e3;
+
+int device_attribute(cudaDeviceAttr attribute, int index) {
+  int value = 0;
+  RFL_GPU_CHECK(cudaDeviceGetAttribute(&value, attribute, index));
+  return value;
+}
+
+}  // namespace
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    // No driver / no device is an answer here, not an error; clear it so that later calls do not
+    // report it again.
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+DeviceRecord query_device(int index) {
+  const int count = device_count();
+  if (count == 0) {
+    throw environment_error(
+        "no CUDA device found (no NVIDIA driver, or no GPU visible to this "
+        "process: check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+  }
+  if (index < 0 || index >= count) {
+    throw bad_input(fmt::format("invalid --device {}: allowed 0..{}", index, count - 1));
+  }
+  cudaDeviceProp prop{};
+  RFL_GPU_CHECK(cudaGetDeviceProperties(&prop, index));
+
+  DeviceRecord record;
+  record.index = index;
+  record.name = prop.name;
+  record.cc_major = prop.major;
+  record.cc_minor = prop.minor;
+  record.sm_count = prop.multiProcessorCount;
+  record.l2_bytes = prop.l2CacheSize;
+  record.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+  record.memory_bus_width_bits = prop.memoryBusWidth;
+  // CUDA 13 dropped clockRate/memoryClockRate from cudaDeviceProp; the attributes remain (kHz).
+  record.sm_clock_max_hz = device_attribute(cudaDevAttrClockRate, index) * kHzPerKHz;
+  record.memory_clock_hz = device_attribute(cudaDevAttrMemoryClockRate, index) * kHzPerKHz;
+  RFL_GPU_CHECK(cudaDriverGetVersion(&record.driver_version));
+  RFL_GPU_CHECK(cudaRuntimeGetVersion(&record.runtime_version));
+  return record;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,20 @@
+// Device enumeration and the static facts of one GPU, for the report and for sizing (L2 flush,
+// memory pre-check). Counter availability is decided elsewhere (src/cupti).
+#pragma once
+
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+/// Number of CUDA devices visible to this process; 0 when there is no driver or no GPU (never
+/// throws, so that `rooflinectl devices` and the GPU tests can report "no GPU" themselves).
+int device_count();
+
+/// Static facts of device `index` (name, compute capability, SM count, L2 and memory bytes, peak SM
+/// and memory clocks in Hz, bus width in bits, driver and runtime versions). Leaves
+/// `counters_available` false and `counters_reason` empty: the CUPTI probe fills them.
+/// Throws a bad-input Error when `index` is outside 0..count-1, an environment Error when there is
+/// no device or a CUDA query fails.
+DeviceRecord query_device(int index);
+
+}  // namespace rooflinectl

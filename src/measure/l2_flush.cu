@@ -1,0 +1,93 @@
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "core/error.hpp"
+#include "device/gpu_check.hpp"
+#include "measure/l2_flush.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr int kSweepThreads = 512;
+// Enough resident blocks to keep every SM's load units busy; more only adds scheduling work.
+constexpr int kSweepBlocksPerSm = 4;
+constexpr int64_t kSweepElementBytes = sizeof(uint4);
+// The buffer is zero-filled by the memset, so the XOR of everything read is 0 and never equals
+// this key: the sink store below never executes and no dirty line is left, yet the compiler
+// cannot drop the loads because their result decides whether it does.
+constexpr uint32_t kNeverMatches = 1;
+
+__device__ uint32_t g_sweep_sink;
+
+__global__ void read_sweep_kernel(const uint4* __restrict__ data, int64_t count, uint32_t key) {
+  uint32_t acc = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
+    // .cg: cache in L2 only; the point is to occupy L2, not L1.
+    const uint4 v = __ldcg(data + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == key) g_sweep_sink = acc;
+}
+
+}  // namespace
+
+L2Flusher::L2Flusher(int64_t l2_bytes) {
+  if (l2_bytes <= 0) {
+    throw bad_input(
+        fmt::format("invalid L2 size {} bytes for the L2 flusher: must be > 0", l2_bytes));
+  }
+  const int64_t wanted = 2 * l2_bytes;
+  buffer_bytes_ = (wanted + kSweepElementBytes - 1) / kSweepElementBytes * kSweepElementBytes;
+  int device = 0;
+  int sm_count = 0;
+  RFL_GPU_CHECK(cudaGetDevice(&device));
+  RFL_GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  sweep_blocks_ = sm_count * kSweepBlocksPerSm;
+  RFL_GPU_CHECK(cudaMalloc(&buffer_, static_cast<size_t>(buffer_bytes_)));
+}
+
+L2Flusher::~L2Flusher() { release(); }
+
+L2Flusher::L2Flusher(L2Flusher&& other) noexcept
+    : buffer_(std::exchange(other.buffer_, nullptr)),
+      buffer_bytes_(std::exchange(other.buffer_bytes_, 0)),
+      sweep_blocks_(std::exchange(other.sweep_blocks_, 0)) {}
+
+L2Flusher& L2Flusher::operator=(L2Flusher&& other) noexcept {
+  if (this != &other) {
+    release();
+    buffer_ = std::exchange(other.buffer_, nullptr);
+    buffer_bytes_ = std::exchange(other.buffer_bytes_, 0);
+    sweep_blocks_ = std::exchange(other.sweep_blocks_, 0);
+  }
+  return *this;
+}
+
+void L2Flusher::release() noexcept {
+  // Errors cannot be reported from a destructor; a failed free only leaks device memory.
+  if (buffer_ != nullptr) (void)cudaFree(buffer_);
+  buffer_ = nullptr;
+  buffer_bytes_ = 0;
+  sweep_blocks_ = 0;
+}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  if (buffer_ == nullptr)
+    throw environment_error("L2Flusher::flush called on a moved-from flusher");
+  RFL_GPU_CHECK(cudaMemsetAsync(buffer_, 0, static_cast<size_t>(buffer_bytes_), stream));
+  read_sweep_kernel<<<sweep_blocks_, kSweepThreads, 0, stream>>>(
+      static_cast<const uint4*>(buffer_), buffer_bytes_ / kSweepElementBytes, kNeverMatches);
+  RFL_GPU_CHECK_LAUNCH();
+}
+
+std::string L2Flusher::policy() const {
+  return fmt::format(
+      "memset then read-only sweep of a {:.0f} MiB buffer (2 x L2): L2 left cold, without "
+      "dirty lines",
+      static_cast<double>(buffer_bytes_) / (1024.0 * 1024.0));
+}
+
+}  // namespace rooflinectl

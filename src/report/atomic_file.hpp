@@ -1,0 +1,16 @@
+// Writing output files so that a reader never sees a partial one (a crash or a full disk during a
+// sweep leaves the previous file, or none, but never half a report). POSIX; pure host code.
+#pragma once
+
+#include <string>
+
+namespace rooflinectl {
+
+/// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same
+/// directory (same filesystem, so the rename cannot degrade into a copy), which is fsync'ed and
+/// then renamed over `path` (rename(2) replaces the target atomically). On any failure the
+/// temporary file is removed, `path` is left as it was, and a bad-input Error names `path`, the
+/// step that failed and the OS reason (strerror), e.g. a directory that does not exist.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace rooflinectl

@@ -1,0 +1,216 @@
+#include "report/json_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/json_input.hpp"
+
+namespace rooflinectl {
+namespace {
+
+Pipe parse_pipe(const std::string& text) {
+  if (text == "tensor") return Pipe::kTensor;
+  if (text == "fp32") return Pipe::kFp32;
+  throw bad_input(fmt::format("invalid pipe '{}': allowed tensor, fp32", text));
+}
+
+Shape shape_from_json(const JsonObjectReader& r) {
+  Shape s;
+  s.batch = r.get_int64("batch");
+  s.heads = r.get_int64("heads");
+  s.kv_heads = r.get_int64("kv_heads");
+  s.head_dim = r.get_int64("head_dim");
+  s.seq_len = r.get_int64("seq_len");
+  s.causal = r.get_bool("causal");
+  s.dtype = r.get_parsed("dtype", parse_dtype);
+  s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  return s;
+}
+
+Validation validation_from_json(const JsonObjectReader& r) {
+  Validation v;
+  v.passed = r.get_bool("passed");
+  v.reference = r.get_string("reference");
+  const JsonObjectReader tolerance = r.get_object("tolerance");
+  v.tolerance.abs = tolerance.get_double("abs");
+  v.tolerance.rel = tolerance.get_double("rel");
+  v.checked_elements = r.get_int64("checked_elements");
+  v.failed_elements = r.get_int64("failed_elements");
+  v.non_finite_elements = r.get_int64("non_finite_elements");
+  v.max_abs_error = r.get_double("max_abs_error");
+  v.worst_ratio = r.get_double("worst_ratio");
+  v.detail = r.get_string("detail");
+  return v;
+}
+
+TimingResult timing_from_json(const JsonObjectReader& r) {
+  TimingResult t;
+  t.samples_s = r.get_double_array("samples_s");
+  t.median_s = r.get_double("median_s");
+  t.min_s = r.get_double("min_s");
+  t.max_s = r.get_double("max_s");
+  t.warmup_runs = r.get_int("warmup_runs");
+  t.l2_flushed = r.get_bool("l2_flushed");
+  t.sm_clock_hz = r.get_optional_double("sm_clock_hz");
+  return t;
+}
+
+KernelCounters kernel_counters_from_json(const JsonObjectReader& r) {
+  KernelCounters k;
+  k.name = r.get_string("name");
+  k.dram_read_bytes = r.get_optional_double("dram_read_bytes");
+  k.dram_write_bytes = r.get_optional_double("dram_write_bytes");
+  k.l2_bytes = r.get_optional_double("l2_bytes");
+  k.duration_s = r.get_optional_double("duration_s");
+  k.sm_clock_hz = r.get_optional_double("sm_clock_hz");
+  k.dram_clock_hz = r.get_optional_double("dram_clock_hz");
+  k.tensor_bf16_flop = r.get_optional_double("tensor_bf16_flop");
+  k.tensor_fp16_flop = r.get_optional_double("tensor_fp16_flop");
+  k.ffma_inst = r.get_optional_double("ffma_inst");
+  k.fadd_inst = r.get_optional_double("fadd_inst");
+  k.fmul_inst = r.get_optional_double("fmul_inst");
+  k.hfma_inst = r.get_optional_double("hfma_inst");
+  k.hadd_inst = r.get_optional_double("hadd_inst");
+  k.hmul_inst = r.get_optional_double("hmul_inst");
+  return k;
+}
+
+CounterResult counters_from_json(const JsonObjectReader& r) {
+  CounterResult c;
+  c.null_reason = r.get_optional_string("null_reason");
+  c.passes = r.get_int("passes");
+  c.cache_policy = r.get_string("cache_policy");
+  c.note = r.get_string("note");
+  for (const auto& k : r.get_object_array("kernels"))
+    c.kernels.push_back(kernel_counters_from_json(k));
+  c.total = kernel_counters_from_json(r.get_object("total"));
+  const JsonObjectReader peaks = r.get_object("peaks");
+  c.peaks.dram_bytes_per_cycle = peaks.get_optional_double("dram_bytes_per_cycle");
+  c.peaks.ffma_inst_per_cycle = peaks.get_optional_double("ffma_inst_per_cycle");
+  c.peaks.tensor_bf16_per_cycle = peaks.get_optional_double("tensor_bf16_per_cycle");
+  return c;
+}
+
+AnalyticResult analytic_from_json(const JsonObjectReader& r) {
+  AnalyticResult a;
+  a.flop = r.get_double("flop");
+  a.min_dram_bytes = r.get_double("min_dram_bytes");
+  a.implemented_dram_bytes = r.get_double("implemented_dram_bytes");
+  a.flop_formula = r.get_string("flop_formula");
+  a.bytes_formula = r.get_string("bytes_formula");
+  return a;
+}
+
+RooflinePoint roofline_from_json(const JsonObjectReader& r) {
+  RooflinePoint p;
+  p.roof.pipe = r.get_parsed("pipe", parse_pipe);
+  const JsonObjectReader roof = r.get_object("roof");
+  p.roof.peak_flop_per_s = roof.get_double("peak_flop_per_s");
+  p.roof.peak_bytes_per_s = roof.get_double("peak_bytes_per_s");
+  p.roof.source = roof.get_string("source");
+  p.flop = r.get_double("flop");
+  p.dram_bytes = r.get_double("dram_bytes");
+  p.time_s = r.get_double("time_s");
+  p.arithmetic_intensity_flop_per_byte = r.get_double("arithmetic_intensity_flop_per_byte");
+  p.achieved_flop_per_s = r.get_double("achieved_flop_per_s");
+  p.achieved_bytes_per_s = r.get_double("achieved_bytes_per_s");
+  p.ridge_flop_per_byte = r.get_double("ridge_flop_per_byte");
+  p.attainable_flop_per_s = r.get_double("attainable_flop_per_s");
+  p.fraction_of_roof = r.get_double("fraction_of_roof");
+  p.above_roof = r.get_bool("above_roof");
+  p.bound = r.get_parsed("bound", parse_bound);
+  p.basis = r.get_string("basis");
+  return p;
+}
+
+PointResult point_from_json(const JsonObjectReader& r) {
+  PointResult p;
+  p.op = r.get_string("op");
+  p.version = r.get_string("version");
+  p.shape = shape_from_json(r.get_object("shape"));
+  p.status = r.get_parsed("status", parse_point_status);
+  p.reason = r.get_string("reason");
+  p.seed = r.get_uint64("seed");
+  p.device_bytes_needed = r.get_int64("device_bytes_needed");
+  if (!r.is_null("validation")) p.validation = validation_from_json(r.get_object("validation"));
+  if (!r.is_null("timing")) p.timing = timing_from_json(r.get_object("timing"));
+  p.counters = counters_from_json(r.get_object("counters"));
+  p.analytic = analytic_from_json(r.get_object("analytic"));
+  if (!r.is_null("roofline")) p.roofline = roofline_from_json(r.get_object("roofline"));
+  p.roofline_null_reason = r.get_string("roofline_null_reason");
+  p.tokens_per_s = r.get_optional_double("tokens_per_s");
+  return p;
+}
+
+DeviceRecord device_from_json(const JsonObjectReader& r) {
+  DeviceRecord d;
+  d.index = r.get_int("index");
+  d.name = r.get_string("name");
+  d.cc_major = r.get_int("cc_major");
+  d.cc_minor = r.get_int("cc_minor");
+  d.sm_count = r.get_int("sm_count");
+  d.l2_bytes = r.get_int64("l2_bytes");
+  d.memory_bytes = r.get_int64("memory_bytes");
+  d.sm_clock_max_hz = r.get_double("sm_clock_max_hz");
+  d.memory_clock_hz = r.get_double("memory_clock_hz");
+  d.memory_bus_width_bits = r.get_int("memory_bus_width_bits");
+  d.driver_version = r.get_int("driver_version");
+  d.runtime_version = r.get_int("runtime_version");
+  d.counters_available = r.get_bool("counters_available");
+  d.counters_reason = r.get_string("counters_reason");
+  return d;
+}
+
+}  // namespace
+
+SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::string& origin,
+                                   const std::string& where) {
+  const JsonObjectReader r(object, origin, where);
+  SweepConfig c;
+  c.ops = r.get_string_array("ops");
+  c.seq_spec = r.get_string("seq");
+  c.seq_lens = r.get_int64_array("seq_lens");
+  c.base.batch = r.get_int64("batch");
+  c.base.heads = r.get_int64("heads");
+  c.base.kv_heads = r.get_int64("kv_heads");
+  c.base.head_dim = r.get_int64("head_dim");
+  c.base.dtype = r.get_parsed("dtype", parse_dtype);
+  c.base.causal = r.get_bool("causal");
+  c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  c.repetitions = r.get_int("repetitions");
+  c.warmup_runs = r.get_int("warmup_runs");
+  c.counters = r.get_bool("counters");
+  c.warm_l2 = r.get_bool("warm_l2");
+  c.device = r.get_int("device");
+  return c;
+}
+
+Report report_from_json_text(const std::string& text, const std::string& origin) {
+  const nlohmann::json document = parse_json_text(text, origin);
+  const JsonObjectReader r(document, origin, "");
+  // The version is checked before anything else: a report of another layout would otherwise fail
+  // on some renamed key with a message that hides the real cause.
+  const int64_t version = r.get_int64("schema_version");
+  if (version != kReportSchemaVersion) {
+    throw bad_input(fmt::format(
+        "{}: report schema_version {} is not supported (this rooflinectl reads version {})", origin,
+        version, kReportSchemaVersion));
+  }
+  Report report;
+  report.schema_version = static_cast<int>(version);
+  const JsonObjectReader tool = r.get_object("tool");
+  report.tool_version = tool.get_string("version");
+  report.git_revision = tool.get_string("git_revision");
+  report.timestamp_utc = r.get_string("timestamp_utc");
+  report.device = device_from_json(r.get_object("device"));
+  if (!r.has("config")) r.fail_key("config", "missing (required)");
+  report.config = sweep_config_from_json(document.at("config"), origin, "config");
+  for (const auto& p : r.get_object_array("points")) report.points.push_back(point_from_json(p));
+  return report;
+}
+
+Report load_report(const std::string& path) {
+  return report_from_json_text(read_text_file(path, "report"), path);
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,32 @@
+// JSON report reader: the inverse of json_writer (used by `compare` and `plot`). Pure host code.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/sweep_config.hpp"
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+/// Parses a report written by report_to_json_text. `origin` names the source in messages (the
+/// file path). Every field the writer stores is read back: doubles exactly, null optionals as
+/// nullopt, and null in a non-optional double (a non-finite value the writer replaced) as NaN.
+/// Derived keys (d_model, repetitions, the KernelCounters sums) and "*_null_reason" keys are not
+/// read; unknown keys are ignored. Throws a bad-input Error for: malformed JSON (naming origin and
+/// position); a "schema_version" other than kReportSchemaVersion (naming the found and the
+/// supported version); a missing required key or a value of the wrong type (naming origin and the
+/// key path, e.g. "points[2].timing.median_s").
+Report report_from_json_text(const std::string& text, const std::string& origin);
+
+/// Reads and parses the report file at `path`; an unreadable file is a bad-input Error with the
+/// OS reason.
+Report load_report(const std::string& path);
+
+/// Inverse of sweep_config_to_json: every key is required, "seq_lens" is taken as written (not
+/// re-expanded from "seq"). `where` is the object's key path for messages (e.g. "config").
+/// Throws bad-input Errors as report_from_json_text.
+SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::string& origin,
+                                   const std::string& where);
+
+}  // namespace rooflinectl

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# End-to-end CLI checks on the built binary (no GPU needed): every bad input exits 2 with one
+# "error:" line naming the bad value, and writes no report file. Usage: test_cli_errors.sh BINARY
+set -u
+bin="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# expect CODE PATTERN ARGS...: run, check the exit code, that stderr matches PATTERN, and that no
+# report file appeared.
+expect() {
+  local want="$1" pattern="$2"
+  shift 2
+  local out="$work/report.json"
+  rm -f "$out"
+  "$bin" "$@" --output "$out" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [[ $got -ne $want ]] || ! grep -q -- "$pattern" "$work/stderr" || [[ -e $out ]] ||
+     [[ -n "$(ls -A "$work" | grep -v -e '^stdout$' -e '^stderr$')" ]]; then
+    echo "FAIL: rooflinectl $* -> exit $got (want $want), stderr: $(head -c 300 "$work/stderr")"
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+expect 2 "'4096..512'" sweep --seq 4096..512
+expect 2 "'abc'" sweep --seq abc
+expect 2 "'0'" sweep --seq 0,512
+expect 2 "''" sweep --seq 512,,1024
+expect 2 "'1.5'" sweep --seq 1.5
+expect 2 "power" sweep --seq 500..1000
+expect 2 "'-512'" sweep --seq=-512
+expect 2 "'fp32'" sweep --dtype fp32
+expect 2 "'flashy'" sweep --ops flashy
+expect 2 "kv-heads 5" sweep --heads 16 --kv-heads 5
+expect 2 "head-dim\|head_dim" sweep --ops flash_attention --head-dim 72
+expect 2 "'xml'" sweep --format xml
+expect 2 "repetitions" sweep --repetitions 0
+expect 2 "no-such.json" sweep --config "$work/no-such.json"
+expect 2 "error:" sweep --no-such-flag
+
+# A valid sweep on a machine without a GPU exits 3 with one line; with a GPU it is not run here.
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  expect 3 "no CUDA GPU" sweep --seq 512 --ops gelu
+fi
+
+# The report directory must exist: refused before any work.
+"$bin" sweep --seq 512 --ops gelu --output "$work/missing/dir/r.json" >/dev/null 2>"$work/stderr"
+code=$?
+if [[ $code -ne 2 ]] || ! grep -q "does not exist" "$work/stderr"; then
+  echo "FAIL: missing output directory -> exit $code"; failures=$((failures + 1))
+else passes=$((passes + 1)); fi
+
+echo "cli_errors: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "model/operator_model.hpp"
+
+namespace rooflinectl {
+namespace {
+
+Shape default_shape(int64_t seq_len) {
+  Shape s;  // B = 1, H = H_kv = 16, d = 128, bf16
+  s.seq_len = seq_len;
+  return s;
+}
+
+TEST(OperatorModel, NaiveAttentionAtL4096) {
+  const AnalyticResult r = analytic_model("naive_attention", default_shape(4096));
+  EXPECT_DOUBLE_EQ(r.flop, 4.0 * 16 * 4096.0 * 4096.0 * 128);  // 137.4 GFLOP
+  // Q, K, V, O: 4 × 16 × 4096 × 128 × 2 B = 67.1 MB; S and P per head 33.5 MB each, 2× traffic.
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, 4.0 * 16 * 4096 * 128 * 2);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes - r.min_dram_bytes, 4.0 * 16 * 4096.0 * 4096.0 * 2);
+  // The S/P traffic alone caps the intensity at d / e = 64 FLOP/B for bf16.
+  EXPECT_NEAR(r.flop / (r.implemented_dram_bytes - r.min_dram_bytes), 64.0, 1e-12);
+}
+
+TEST(OperatorModel, FlashAttentionCausalCountsVisiblePairs) {
+  Shape s = default_shape(1024);
+  s.causal = true;
+  const AnalyticResult r = analytic_model("flash_attention", s);
+  EXPECT_DOUBLE_EQ(r.flop, 4.0 * 16 * 128 * (1024.0 * 1025.0 / 2.0));
+  EXPECT_NE(r.flop_formula.find("(L+1)/2"), std::string::npos);
+  s.causal = false;
+  EXPECT_DOUBLE_EQ(analytic_model("flash_attention", s).flop, 4.0 * 16 * 1024.0 * 1024 * 128);
+  EXPECT_DOUBLE_EQ(attention_pairs(3, true), 6.0);
+}
+
+TEST(OperatorModel, FlashImplementedBytesGrowWithQueryTiles) {
+  const AnalyticResult r = analytic_model("flash_attention", default_shape(4096));
+  const double qkvo = 4.0 * 16 * 4096 * 128 * 2;
+  const double lse = 4.0 * 16 * 4096;
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, qkvo + lse);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, qkvo / 2 + lse + 64.0 * qkvo / 2);
+}
+
+TEST(OperatorModel, GemmIsTwoMNK) {
+  const AnalyticResult r = analytic_model("gemm", default_shape(4096));
+  const double m = 4096, k = 2048, n = 8192;
+  EXPECT_DOUBLE_EQ(r.flop, 2 * m * n * k);
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, (m * k + k * n + m * n) * 2);
+}
+
+TEST(OperatorModel, ElementwiseConventions) {
+  Shape s = default_shape(512);
+  const double n_gelu = 512.0 * 4 * 2048;
+  EXPECT_DOUBLE_EQ(analytic_model("gelu", s).flop, 4 * n_gelu);
+  EXPECT_DOUBLE_EQ(analytic_model("gelu", s).min_dram_bytes, 2 * n_gelu * 2);
+  s.gelu_form = GeluForm::kTanh;
+  EXPECT_DOUBLE_EQ(analytic_model("gelu", s).flop, 8 * n_gelu);
+  const double n_ln = 512.0 * 2048;
+  EXPECT_DOUBLE_EQ(analytic_model("layernorm", s).flop, 8 * n_ln);
+  EXPECT_DOUBLE_EQ(analytic_model("layernorm", s).min_dram_bytes, 2 * n_ln * 2 + 2 * 2048 * 2);
+}
+
+TEST(OperatorModel, DecodeIntensityIsAboutTheGroupSize) {
+  Shape s = default_shape(32768);
+  s.batch = 8;
+  s.heads = 32;
+  s.kv_heads = 32;
+  const AnalyticResult mha = analytic_model("decode_attention", s);
+  EXPECT_NEAR(mha.flop / mha.min_dram_bytes, 1.0, 1e-3);
+  s.kv_heads = 8;
+  const AnalyticResult gqa = analytic_model("decode_attention", s);
+  EXPECT_NEAR(gqa.flop / gqa.min_dram_bytes, 4.0, 4e-3);
+}
+
+TEST(OperatorModel, TokensPerSecond) {
+  Shape s = default_shape(4096);
+  s.batch = 2;
+  EXPECT_DOUBLE_EQ(tokens_per_second("flash_attention", s, 1e-3), 8192.0 / 1e-3);
+  EXPECT_DOUBLE_EQ(tokens_per_second("decode_attention", s, 1e-3), 2.0 / 1e-3);
+  EXPECT_THROW(tokens_per_second("gemm", s, 0.0), Error);
+}
+
+TEST(OperatorModel, UnknownOperatorIsBadInput) {
+  try {
+    analytic_model("conv2d", default_shape(512));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl

@@ -1,0 +1,435 @@
+// JSON report: writer/reader round trip, the pinned schema version, non-finite handling, error
+// exit codes, and the atomic file write.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/error.hpp"
+#include "report/atomic_file.hpp"
+#include "report/json_reader.hpp"
+#include "report/json_writer.hpp"
+#include "report/result.hpp"
+
+namespace rooflinectl {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every field gets a distinct value, so a reader that swaps two fields changes the re-written
+// text; fractions like 1/3 check that doubles survive the text form bit for bit.
+KernelCounters full_counters(const std::string& name, double base) {
+  KernelCounters k;
+  k.name = name;
+  k.dram_read_bytes = base + 1;
+  k.dram_write_bytes = base + 2;
+  k.l2_bytes = base + 3;
+  k.duration_s = (base + 4) * 1e-9 / 3.0;
+  k.sm_clock_hz = 1.98e9 + base;
+  k.dram_clock_hz = 2.619e9 + base;
+  k.tensor_bf16_flop = base + 7;
+  k.tensor_fp16_flop = base + 8;
+  k.ffma_inst = base + 9;
+  k.fadd_inst = base + 10;
+  k.fmul_inst = base + 11;
+  k.hfma_inst = base + 12;
+  k.hadd_inst = base + 13;
+  k.hmul_inst = base + 14;
+  return k;
+}
+
+PointResult full_point() {
+  PointResult p;
+  p.op = "flash_attention";
+  p.version = "flash_attention_v1_mma_sync";
+  p.shape.batch = 2;
+  p.shape.heads = 32;
+  p.shape.kv_heads = 8;
+  p.shape.head_dim = 64;
+  p.shape.seq_len = 4097;
+  p.shape.causal = true;
+  p.shape.dtype = Dtype::kFp16;
+  p.shape.gelu_form = GeluForm::kTanh;
+  p.status = PointStatus::kOk;
+  p.reason = "";
+  p.seed = std::numeric_limits<uint64_t>::max();
+  p.device_bytes_needed = int64_t{3} << 40;
+
+  Validation v;
+  v.passed = true;
+  v.reference = "gpu-fp32 reference_attention";
+  v.tolerance = {1e-2, 7.8125e-3};
+  v.checked_elements = 123456789;
+  v.failed_elements = 0;
+  v.non_finite_elements = 0;
+  v.max_abs_error = 0.1 + 0.2;
+  v.worst_ratio = 1.0 / 3.0;
+  v.detail = "";
+  p.validation = v;
+
+  TimingResult t;
+  t.samples_s = {1.1e-4, 1.0e-4 / 3.0, 9.7e-5};
+  t.median_s = 1.0e-4 / 3.0;
+  t.min_s = 9.7e-5;
+  t.max_s = 1.1e-4;
+  t.warmup_runs = 3;
+  t.l2_flushed = false;
+  t.sm_clock_hz = 1.755e9;
+  p.timing = t;
+
+  p.counters.null_reason = std::nullopt;
+  p.counters.passes = 2;
+  p.counters.cache_policy = "l2 flushed before each range";
+  p.counters.note = "2 ranges for 2 kernels";
+  p.counters.kernels = {full_counters("qk_kernel", 100), full_counters("pv_kernel", 200)};
+  p.counters.total = full_counters("total", 300);
+  p.counters.peaks.dram_bytes_per_cycle = 1536.5;
+  p.counters.peaks.ffma_inst_per_cycle = 16896;
+  p.counters.peaks.tensor_bf16_per_cycle = 1.0 / 7.0;
+
+  p.analytic.flop = 4.0 * 2 * 32 * 4097.0 * 4097.0 * 64;
+  p.analytic.min_dram_bytes = 4.0 * 2 * 32 * 4097 * 64 * 2;
+  p.analytic.implemented_dram_bytes = 4.0 * 2 * 32 * 4097 * 64 * 2 + 12345;
+  p.analytic.flop_formula = "4·B·H·L²·d (causal: visible pairs)";
+  p.analytic.bytes_formula = "4·B·H·L·d·e";
+
+  Roof roof;
+  roof.pipe = Pipe::kTensor;
+  roof.peak_flop_per_s = 989.4e12;
+  roof.peak_bytes_per_s = 4.8e12;
+  roof.source = "datasheet";
+  p.roofline = place_on_roofline(roof, 3.3e12 / 7.0, 2.1e9, 1.0e-4 / 3.0, "counters");
+  p.roofline_null_reason = "";
+  p.tokens_per_s = 2 * 4097 / (1.0e-4 / 3.0);
+  return p;
+}
+
+Report full_report() {
+  Report r;
+  r.tool_version = "0.1.0";
+  r.git_revision = "0123456789ab";
+  r.timestamp_utc = "2025-01-02T03:04:05Z";
+  r.device.index = 1;
+  r.device.name = "NVIDIA H200";
+  r.device.cc_major = 9;
+  r.device.cc_minor = 0;
+  r.device.sm_count = 132;
+  r.device.l2_bytes = 52428800;
+  r.device.memory_bytes = int64_t{150} << 30;
+  r.device.sm_clock_max_hz = 1.98e9;
+  r.device.memory_clock_hz = 2.619e9;
+  r.device.memory_bus_width_bits = 6144;
+  r.device.driver_version = 13000;
+  r.device.runtime_version = 12080;
+  r.device.counters_available = true;
+  r.device.counters_reason = "";
+  r.config.ops = {"gemm", "flash_attention"};
+  r.config.seq_spec = "1000..3000:1000";
+  r.config.seq_lens = {1000, 2000, 3000};
+  r.config.base.batch = 2;
+  r.config.base.heads = 32;
+  r.config.base.kv_heads = 8;
+  r.config.base.head_dim = 64;
+  r.config.base.dtype = Dtype::kFp16;
+  r.config.base.causal = true;
+  r.config.base.gelu_form = GeluForm::kTanh;
+  r.config.repetitions = 25;
+  r.config.warmup_runs = 5;
+  r.config.counters = false;
+  r.config.warm_l2 = true;
+  r.config.device = 1;
+  r.points = {full_point()};
+  return r;
+}
+
+// A skipped point with every std::optional empty (and empty strings/vectors).
+Report empty_optionals_report() {
+  Report r;
+  r.device.counters_available = false;
+  r.device.counters_reason = "ERR_NVGPUCTRPERM";
+  r.config.seq_spec = "512";
+  r.config.seq_lens = {512};
+  r.config.ops = {"gelu"};
+  PointResult p;
+  p.op = "gelu";
+  p.status = PointStatus::kSkipped;
+  p.reason = "needs 200 GiB, 140 GiB free";
+  p.counters.null_reason = "counters not permitted";
+  p.roofline_null_reason = "point skipped";
+  r.points = {p};
+  return r;
+}
+
+TEST(KernelCounters, DerivedValuesNeedEveryInput) {
+  const KernelCounters k = full_counters("k", 0);
+  EXPECT_EQ(*k.dram_bytes(), 1.0 + 2.0);
+  EXPECT_EQ(*k.fp32_flop(), 2 * 9.0 + 10.0 + 11.0);
+  EXPECT_EQ(*k.fp16_flop(), 2 * 12.0 + 13.0 + 14.0);
+  EXPECT_EQ(*k.tensor_flop(), 7.0 + 8.0);
+  EXPECT_EQ(*k.total_flop(), 15.0 + 39.0 + 51.0);
+
+  KernelCounters missing = k;
+  missing.fmul_inst.reset();
+  EXPECT_FALSE(missing.fp32_flop());
+  EXPECT_FALSE(missing.total_flop());
+  EXPECT_TRUE(missing.tensor_flop());
+  missing = k;
+  missing.dram_write_bytes.reset();
+  EXPECT_FALSE(missing.dram_bytes());
+}
+
+TEST(PointStatus, ParsesWhatItPrints) {
+  for (const PointStatus s : {PointStatus::kOk, PointStatus::kSkipped, PointStatus::kFailed}) {
+    EXPECT_EQ(parse_point_status(to_string(s)), s);
+  }
+  EXPECT_THROW(parse_point_status("OK"), Error);
+}
+
+TEST(ReportJson, SchemaVersionIsPinnedAndFirstKey) {
+  EXPECT_EQ(kReportSchemaVersion, 1);  // bump only with an incompatible layout change
+  const auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  ASSERT_FALSE(json.empty());
+  EXPECT_EQ(json.begin().key(), "schema_version");
+  EXPECT_EQ(json["schema_version"], kReportSchemaVersion);
+  std::vector<std::string> keys;
+  for (const auto& item : json.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "tool", "timestamp_utc", "device",
+                                            "config", "points"}));
+}
+
+TEST(ReportJson, FullReportRoundTripsExactly) {
+  const Report original = full_report();
+  const std::string text = report_to_json_text(original);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+
+  ASSERT_EQ(back.points.size(), 1u);
+  const PointResult& p = back.points[0];
+  const PointResult& o = original.points[0];
+  EXPECT_EQ(p.seed, std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(p.device_bytes_needed, o.device_bytes_needed);
+  ASSERT_TRUE(p.validation && p.timing && p.roofline && p.tokens_per_s);
+  EXPECT_EQ(p.validation->max_abs_error, 0.1 + 0.2);  // exact, not near
+  EXPECT_EQ(p.validation->worst_ratio, 1.0 / 3.0);
+  EXPECT_EQ(p.timing->samples_s, o.timing->samples_s);
+  EXPECT_EQ(p.timing->median_s, o.timing->median_s);
+  EXPECT_EQ(*p.timing->sm_clock_hz, *o.timing->sm_clock_hz);
+  EXPECT_EQ(p.roofline->fraction_of_roof, o.roofline->fraction_of_roof);
+  EXPECT_EQ(p.roofline->bound, o.roofline->bound);
+  EXPECT_EQ(p.roofline->roof.pipe, Pipe::kTensor);
+  EXPECT_EQ(p.shape.dtype, Dtype::kFp16);
+  EXPECT_EQ(p.shape.gelu_form, GeluForm::kTanh);
+  EXPECT_TRUE(p.shape.causal);
+  ASSERT_EQ(p.counters.kernels.size(), 2u);
+  EXPECT_EQ(p.counters.kernels[1].name, "pv_kernel");
+  EXPECT_EQ(*p.counters.kernels[1].duration_s, *o.counters.kernels[1].duration_s);
+  EXPECT_EQ(*p.counters.peaks.tensor_bf16_per_cycle, 1.0 / 7.0);
+  EXPECT_EQ(p.analytic.flop_formula, o.analytic.flop_formula);
+  EXPECT_EQ(back.config.seq_lens, original.config.seq_lens);
+  EXPECT_EQ(back.config.ops, original.config.ops);
+  EXPECT_EQ(back.device.memory_bytes, original.device.memory_bytes);
+}
+
+TEST(ReportJson, EmptyOptionalsRoundTripAsNull) {
+  const Report original = empty_optionals_report();
+  const std::string text = report_to_json_text(original);
+  const auto json = nlohmann::json::parse(text);
+  const auto& point = json["points"][0];
+  EXPECT_TRUE(point["validation"].is_null());
+  EXPECT_TRUE(point["timing"].is_null());
+  EXPECT_TRUE(point["roofline"].is_null());
+  EXPECT_EQ(point["roofline_null_reason"], "point skipped");
+  EXPECT_TRUE(point["tokens_per_s"].is_null());
+  EXPECT_EQ(point["counters"]["null_reason"], "counters not permitted");
+  EXPECT_TRUE(point["counters"]["total"]["dram_read_bytes"].is_null());
+  EXPECT_TRUE(point["counters"]["total"]["total_flop"].is_null());
+  EXPECT_TRUE(point["counters"]["peaks"]["dram_bytes_per_cycle"].is_null());
+
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  const PointResult& p = back.points.at(0);
+  EXPECT_EQ(p.status, PointStatus::kSkipped);
+  EXPECT_EQ(p.reason, original.points[0].reason);
+  EXPECT_FALSE(p.validation);
+  EXPECT_FALSE(p.timing);
+  EXPECT_FALSE(p.roofline);
+  EXPECT_FALSE(p.tokens_per_s);
+  EXPECT_EQ(p.counters.null_reason, std::optional<std::string>("counters not permitted"));
+  EXPECT_FALSE(p.counters.total.dram_read_bytes);
+  EXPECT_FALSE(p.counters.peaks.ffma_inst_per_cycle);
+}
+
+TEST(ReportJson, NonFiniteValuesBecomeNullWithReason) {
+  Report r = full_report();
+  PointResult& p = r.points[0];
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  p.timing->median_s = nan;
+  p.timing->samples_s[1] = inf;
+  p.validation->max_abs_error = -inf;
+  p.roofline->fraction_of_roof = nan;
+  p.counters.total.l2_bytes = inf;
+  p.tokens_per_s = nan;
+  r.device.sm_clock_max_hz = nan;
+
+  const std::string text = report_to_json_text(r);
+  EXPECT_EQ(text.find("NaN"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Infinity"), std::string::npos) << text;
+  const auto json = nlohmann::json::parse(text);  // strict JSON
+  const auto& point = json["points"][0];
+  EXPECT_TRUE(point["timing"]["median_s"].is_null());
+  EXPECT_EQ(point["timing"]["median_s_null_reason"], "non-finite value (not a number)");
+  EXPECT_TRUE(point["timing"]["samples_s"][1].is_null());
+  EXPECT_EQ(point["timing"]["samples_s_null_reason"], "non-finite value (+infinite) at index 1");
+  EXPECT_TRUE(point["validation"]["max_abs_error"].is_null());
+  EXPECT_EQ(point["validation"]["max_abs_error_null_reason"], "non-finite value (-infinite)");
+  EXPECT_TRUE(point["roofline"]["fraction_of_roof"].is_null());
+  EXPECT_TRUE(point["roofline"].contains("fraction_of_roof_null_reason"));
+  EXPECT_TRUE(point["counters"]["total"]["l2_bytes"].is_null());
+  EXPECT_TRUE(point["counters"]["total"].contains("l2_bytes_null_reason"));
+  EXPECT_TRUE(point["tokens_per_s"].is_null());
+  EXPECT_TRUE(point.contains("tokens_per_s_null_reason"));
+  EXPECT_TRUE(json["device"]["sm_clock_max_hz"].is_null());
+
+  // Read back: a non-optional field is NaN again, an optional one is empty.
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_TRUE(std::isnan(back.points[0].timing->median_s));
+  EXPECT_TRUE(std::isnan(back.points[0].timing->samples_s[1]));
+  EXPECT_FALSE(back.points[0].counters.total.l2_bytes);
+  EXPECT_FALSE(back.points[0].tokens_per_s);
+}
+
+ExitCode exit_code_of(const std::string& text, std::string* message) {
+  try {
+    report_from_json_text(text, "bad.json");
+  } catch (const Error& e) {
+    *message = e.what();
+    return e.exit_code();
+  }
+  ADD_FAILURE() << "no Error thrown";
+  return ExitCode::kOk;
+}
+
+TEST(ReportJson, WrongSchemaVersionIsBadInput) {
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["schema_version"] = 2;
+  std::string message;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
+  EXPECT_NE(message.find("schema_version 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("version 1"), std::string::npos) << message;
+}
+
+TEST(ReportJson, MissingKeyIsBadInputNamingOriginAndKey) {
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["points"][0]["timing"].erase("median_s");
+  std::string message;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
+  EXPECT_NE(message.find("points[0].timing.median_s"), std::string::npos) << message;
+}
+
+TEST(ReportJson, WrongTypeAndMalformedJsonAreBadInput) {
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["points"][0]["shape"]["batch"] = "two";
+  std::string message;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("points[0].shape.batch"), std::string::npos) << message;
+
+  EXPECT_EQ(exit_code_of("{\"schema_version\": 1,", &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
+
+  json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["points"][0]["status"] = "maybe";
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("points[0].status"), std::string::npos) << message;
+}
+
+TEST(ReportJson, SweepConfigRoundTrips) {
+  const SweepConfig original = full_report().config;
+  const nlohmann::json json = nlohmann::json::parse(sweep_config_to_json(original).dump());
+  const SweepConfig back = sweep_config_from_json(json, "memory", "config");
+  EXPECT_EQ(sweep_config_to_json(back), sweep_config_to_json(original));
+}
+
+std::set<std::string> directory_entries(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+  return names;
+}
+
+class AtomicFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           (std::string("rfl_atomic_") + info->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::string read(const fs::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(AtomicFileTest, WritesAndReplacesLeavingNoTemporaryFile) {
+  const fs::path target = dir_ / "report.json";
+  write_file_atomically(target.string(), "first\n");
+  EXPECT_EQ(read(target), "first\n");
+  write_file_atomically(target.string(), "second, longer\n");
+  EXPECT_EQ(read(target), "second, longer\n");
+  EXPECT_EQ(directory_entries(dir_), std::set<std::string>{"report.json"});
+}
+
+TEST_F(AtomicFileTest, MissingDirectoryThrowsAndLeavesNothing) {
+  const fs::path target = dir_ / "no_such_dir" / "report.json";
+  try {
+    write_file_atomically(target.string(), "x");
+    FAIL() << "no Error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    const std::string message = e.what();
+    EXPECT_NE(message.find(target.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("No such file or directory"), std::string::npos) << message;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "no_such_dir"));
+  EXPECT_TRUE(directory_entries(dir_).empty());
+}
+
+TEST_F(AtomicFileTest, FailedRenameRemovesTheTemporaryFile) {
+  // The temporary file is created, but rename(2) cannot replace a non-empty directory.
+  const fs::path target = dir_ / "occupied";
+  fs::create_directories(target / "child");
+  EXPECT_THROW(write_file_atomically(target.string(), "x"), Error);
+  EXPECT_EQ(directory_entries(dir_), std::set<std::string>{"occupied"});
+}
+
+TEST_F(AtomicFileTest, LoadReportReadsWhatWasWritten) {
+  const fs::path target = dir_ / "report.json";
+  const std::string text = report_to_json_text(full_report());
+  write_file_atomically(target.string(), text);
+  EXPECT_EQ(report_to_json_text(load_report(target.string())), text);
+
+  try {
+    load_report((dir_ / "absent.json").string());
+    FAIL() << "no Error thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("absent.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl

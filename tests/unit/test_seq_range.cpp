@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/seq_range.hpp"
+
+namespace rooflinectl {
+namespace {
+
+using Lens = std::vector<int64_t>;
+
+TEST(SeqRange, PowersOfTwoIncludeBothEnds) {
+  EXPECT_EQ(parse_seq_spec("512..32768"), (Lens{512, 1024, 2048, 4096, 8192, 16384, 32768}));
+  EXPECT_EQ(parse_seq_spec("1..4"), (Lens{1, 2, 4}));
+  EXPECT_EQ(parse_seq_spec("4096..4096"), (Lens{4096}));
+}
+
+TEST(SeqRange, LinearStep) {
+  EXPECT_EQ(parse_seq_spec("1000..4000:1000"), (Lens{1000, 2000, 3000, 4000}));
+  EXPECT_EQ(parse_seq_spec("1000..3500:1000"), (Lens{1000, 2000, 3000}));
+  EXPECT_EQ(parse_seq_spec("7..7:3"), (Lens{7}));
+}
+
+TEST(SeqRange, ListKeepsOrder) {
+  EXPECT_EQ(parse_seq_spec("512,1000,4097"), (Lens{512, 1000, 4097}));
+  EXPECT_EQ(parse_seq_spec("127"), (Lens{127}));
+}
+
+/// Expects a bad-input error whose message contains `token`.
+void expect_bad(const std::string& spec, const std::string& token) {
+  try {
+    parse_seq_spec(spec);
+    FAIL() << "no error for '" << spec << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << spec;
+    EXPECT_NE(std::string(e.what()).find(token), std::string::npos)
+        << "message '" << e.what() << "' does not name '" << token << "'";
+  }
+}
+
+TEST(SeqRange, RejectsMalformedNamingTheToken) {
+  expect_bad("", "empty");
+  expect_bad("32768..512", "reversed");
+  expect_bad("0..512", "'0'");
+  expect_bad("512,0", "'0'");
+  expect_bad("512,,1024", "''");
+  expect_bad("abc", "'abc'");
+  expect_bad("1.5", "'1.5'");
+  expect_bad("512..", "''");
+  expect_bad("..512", "''");
+  expect_bad("1000..4000:0", "'0'");
+  expect_bad("1000..4000:x", "'x'");
+  expect_bad("500..1000", "powers of two");
+  expect_bad("512..1024,2048", "mixes");
+  expect_bad("-512", "'-512'");
+  expect_bad("99999999999", "'99999999999'");
+  expect_bad("512 ", "'512 '");
+}
+
+}  // namespace
+}  // namespace rooflinectl

@@ -1,0 +1,180 @@
+// Sweep config: defaults, configs/default.json, strict parsing (unknown keys, wrong types, bad
+// values) and whole-config validation.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/sweep_config.hpp"
+#include "report/json_writer.hpp"
+
+#ifndef RFL_SOURCE_DIR
+#error "RFL_SOURCE_DIR (the repository root) must be defined by the build"
+#endif
+
+namespace rooflinectl {
+namespace {
+
+const std::vector<std::string> kSixOps = {"naive_attention", "flash_attention", "gemm", "gelu",
+                                          "layernorm",       "decode_attention"};
+
+// Parses `json` and returns the bad-input message; fails the test if it does not throw one.
+std::string parse_error(const std::string& json) {
+  try {
+    parse_sweep_config(json, "my.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no Error for " << json;
+  return "";
+}
+
+std::string validate_error(const SweepConfig& config) {
+  try {
+    validate_sweep_config(config);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no Error";
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(SweepConfig, Defaults) {
+  const SweepConfig c = default_sweep_config();
+  EXPECT_EQ(c.ops, kSixOps);
+  EXPECT_EQ(c.seq_spec, "512..32768");
+  EXPECT_EQ(c.seq_lens, (std::vector<int64_t>{512, 1024, 2048, 4096, 8192, 16384, 32768}));
+  const Shape shape;
+  EXPECT_EQ(c.base.batch, shape.batch);
+  EXPECT_EQ(c.base.heads, shape.heads);
+  EXPECT_EQ(c.base.kv_heads, shape.kv_heads);
+  EXPECT_EQ(c.base.head_dim, shape.head_dim);
+  EXPECT_EQ(c.base.dtype, shape.dtype);
+  EXPECT_EQ(c.base.causal, shape.causal);
+  EXPECT_EQ(c.base.gelu_form, shape.gelu_form);
+  EXPECT_EQ(c.repetitions, 10);
+  EXPECT_EQ(c.warmup_runs, 3);
+  EXPECT_TRUE(c.counters);
+  EXPECT_FALSE(c.warm_l2);
+  EXPECT_EQ(c.device, 0);
+  EXPECT_NO_THROW(validate_sweep_config(c));
+}
+
+TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
+  const std::string path = std::string(RFL_SOURCE_DIR) + "/configs/default.json";
+  const SweepConfig from_file = load_sweep_config(path);
+  EXPECT_EQ(sweep_config_to_json(from_file), sweep_config_to_json(default_sweep_config()));
+
+  // The file spells out every key, so it documents the whole format.
+  const nlohmann::json file = nlohmann::json::parse(std::ifstream(path));
+  std::set<std::string> keys;
+  for (const auto& item : file.items()) keys.insert(item.key());
+  EXPECT_EQ(keys, (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim",
+                                         "dtype", "causal", "gelu_form", "repetitions",
+                                         "warmup_runs", "counters", "warm_l2", "device"}));
+}
+
+TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
+  const SweepConfig c = parse_sweep_config(
+      R"({"ops": ["gemm", "gelu"], "seq": "1000..3000:1000", "kv_heads": 4, "dtype": "fp16",
+          "causal": true, "gelu_form": "tanh", "repetitions": 5, "warm_l2": true})",
+      "my.json");
+  EXPECT_EQ(c.ops, (std::vector<std::string>{"gemm", "gelu"}));
+  EXPECT_EQ(c.seq_spec, "1000..3000:1000");
+  EXPECT_EQ(c.seq_lens, (std::vector<int64_t>{1000, 2000, 3000}));
+  EXPECT_EQ(c.base.kv_heads, 4);
+  EXPECT_EQ(c.base.heads, 16);
+  EXPECT_EQ(c.base.dtype, Dtype::kFp16);
+  EXPECT_TRUE(c.base.causal);
+  EXPECT_EQ(c.base.gelu_form, GeluForm::kTanh);
+  EXPECT_EQ(c.repetitions, 5);
+  EXPECT_EQ(c.warmup_runs, 3);
+  EXPECT_TRUE(c.warm_l2);
+  EXPECT_TRUE(c.counters);
+  EXPECT_NO_THROW(validate_sweep_config(c));
+  EXPECT_EQ(sweep_config_to_json(parse_sweep_config("{}", "empty.json")),
+            sweep_config_to_json(default_sweep_config()));
+}
+
+TEST(SweepConfig, UnknownKeyIsBadInputNamingFileAndKey) {
+  const std::string message = parse_error(R"({"batch": 2, "sequence": "512"})");
+  EXPECT_TRUE(contains(message, "my.json")) << message;
+  EXPECT_TRUE(contains(message, "'sequence'")) << message;
+}
+
+TEST(SweepConfig, WrongTypeIsBadInputNamingFileAndKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"batch": "2"})", "'batch'"},
+      {R"({"batch": 1.5})", "'batch'"},
+      {R"({"causal": 1})", "'causal'"},
+      {R"({"ops": "gemm"})", "'ops'"},
+      {R"({"ops": ["gemm", 3]})", "'ops[1]'"},
+      {R"({"seq": 512})", "'seq'"},
+      {R"({"repetitions": 99999999999})", "'repetitions'"},
+      {R"({"dtype": "fp8"})", "'dtype'"},
+      {R"({"gelu_form": "exact"})", "'gelu_form'"},
+  };
+  for (const auto& [json, key] : cases) {
+    const std::string message = parse_error(json);
+    EXPECT_TRUE(contains(message, "my.json")) << json << ": " << message;
+    EXPECT_TRUE(contains(message, key)) << json << ": " << message;
+  }
+}
+
+TEST(SweepConfig, BadValuesAreBadInput) {
+  for (const char* json :
+       {R"({"seq": "512..1000"})", R"({"seq": "0"})", R"({"seq": ""})", R"({"seq": "4096..512"})",
+        R"({"batch": 0})", R"({"heads": -16})", R"({"repetitions": 0})", R"({"warmup_runs": -1})",
+        R"({"device": -1})", R"({"ops": []})"}) {
+    const std::string message = parse_error(json);
+    EXPECT_TRUE(contains(message, "my.json")) << json << ": " << message;
+  }
+  EXPECT_TRUE(contains(parse_error(R"({"seq": "512..1000"})"), "'seq'"));
+}
+
+TEST(SweepConfig, MalformedJsonAndMissingFileAreBadInput) {
+  EXPECT_TRUE(contains(parse_error(R"({"batch": 2,)"), "my.json"));
+  EXPECT_TRUE(contains(parse_error(R"([1, 2])"), "my.json"));
+  try {
+    load_sweep_config("/nonexistent/rfl/config.json");
+    ADD_FAILURE() << "no Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/rfl/config.json")) << e.what();
+  }
+}
+
+TEST(SweepConfig, ValidateChecksTheWholeConfig) {
+  SweepConfig c = default_sweep_config();
+  c.base.kv_heads = 5;  // does not divide 16 heads
+  EXPECT_TRUE(contains(validate_error(c), "kv-heads"));
+
+  c = default_sweep_config();
+  c.ops = {"gemm", "gelu", "gemm"};
+  EXPECT_TRUE(contains(validate_error(c), "'gemm'"));
+
+  c = default_sweep_config();
+  c.ops.clear();
+  validate_error(c);
+
+  c = default_sweep_config();
+  c.seq_lens.clear();
+  validate_error(c);
+
+  c = default_sweep_config();
+  c.repetitions = 0;
+  EXPECT_TRUE(contains(validate_error(c), "repetitions"));
+}
+
+}  // namespace
+}  // namespace rooflinectl
