@@ -13,7 +13,7 @@ echo "build ok"
 ctest --preset gpu 2>&1 | tee "$out/ctest-gpu.log" | grep -E "tests passed|Failed|\*\*\*|Passed" 
 build/release/rooflinectl devices | tee "$out/devices.txt"
 if [[ $# -gt 0 ]]; then
-  build/release/rooflinectl sweep "$@" --output "$out/report.json" 2>"$out/sweep-stderr.log" | tee "$out/sweep-table.txt"
+  timeout "${SWEEP_TIMEOUT_S:-3600}" build/release/rooflinectl sweep "$@" --output "$out/report.json" 2>"$out/sweep-stderr.log" | tee "$out/sweep-table.txt"
   echo "sweep exit code ${PIPESTATUS[0]}"
   tail -5 "$out/sweep-stderr.log"
 fi

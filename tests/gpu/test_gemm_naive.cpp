@@ -236,7 +236,8 @@ TEST(NaiveAttention, DeviceBytesCountScoresAndProbabilities) {
 
 // The counter pass maps its per-kernel ranges to kernel_names() by position, so cuBLAS must not
 // add kernels (a split-K reduction, say) at the lengths the sweep uses. A failure here names the
-// length where it does.
+// length where it does. Memset nodes (seen with GQA, from cuBLAS) are not kernel launches and make
+// no range, so only kernel nodes are counted.
 TEST(NaiveAttention, KernelCountMatchesKernelNames) {
   for (int64_t seq_len : {1, 127, 512, 1000, 4096}) {
     for (int64_t kv_heads : {4, 2}) {
@@ -246,7 +247,6 @@ TEST(NaiveAttention, KernelCountMatchesKernelNames) {
       run->fill_random(5);
       const LaunchCount count = count_launches(*run);
       EXPECT_EQ(count.kernels, run->kernel_names().size());
-      EXPECT_EQ(count.other, 0u) << "non-kernel nodes (memset/memcpy) in the captured launch";
     }
   }
 }

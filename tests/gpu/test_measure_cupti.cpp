@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "cupti/metrics.hpp"
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
+#include "kernels/operator.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "measure/clock_probe.hpp"
@@ -154,6 +156,30 @@ TEST(MeasureCupti, Bf16GemmTensorOpsAreTwoMnk) {
   EXPECT_NEAR(tensor_ops, expected, 0.001 * expected);
 }
 
+// Our own tensor-core GEMM (kernels/gemm.cu) at the sweep's default shape for L = 4096:
+// M = 4096, K = d_model = 2048, N = 4·d_model = 8192. Its counted tensor FLOPs must equal 2·M·N·K.
+TEST(MeasureCupti, OurGemmTensorFlopsAreTwoMnk) {
+  use_device();
+  std::string why;
+  std::optional<ProfilerSession> session = open_session(counter_metric_names(), why);
+  if (!session) GTEST_SKIP() << "counters unavailable: " << why;
+  Shape shape;
+  shape.seq_len = 4096;
+  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape);
+  run->fill_random(11);
+  run->launch(nullptr);  // module loading outside the profiled launch
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());
+  const CounterResult counters =
+      counters_from_ranges(session->profile([] {}, [&] { run->launch(nullptr); }),
+                           run->kernel_names(), session->passes(), "not flushed");
+  ASSERT_TRUE(counters.total.tensor_flop());
+  const double m = 4096, k = 2048, n = 8192;
+  const double expected = 2.0 * m * n * k;
+  std::printf("our GEMM %gx%gx%g: tensor FLOP %.8g (2MNK = %.8g)\n", m, n, k,
+              *counters.total.tensor_flop(), expected);
+  EXPECT_NEAR(*counters.total.tensor_flop(), expected, 0.001 * expected);
+}
+
 TEST(MeasureCupti, SessionSurvivesAMove) {
   use_device();
   std::string why;
@@ -233,19 +259,15 @@ TEST(MeasureL2Flush, FlushesAndMoves) {
   RFL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// With a single pass (no replay save/restore in between), the counters see the cache state the
-// previous kernel left: a repeated 8 MiB copy reads ~0 from DRAM, and ~8 MiB after a flush
-// (cupti-on-h200.md, "L2 state and DRAM counters").
+// After an L2 flush the profiled launch reads its whole input from DRAM. (On the H200 with CUDA
+// 13.0 the range profiler also read the full 8 MiB on a warm repeat, even with one pass, unlike
+// the earlier stand-alone reading in cupti-on-h200.md; the warm value is printed, not asserted.)
 TEST(MeasureL2Flush, ProfiledReadAfterFlushComesFromDram) {
   const DeviceRecord device = use_device();
   std::string why;
   std::optional<ProfilerSession> session =
       open_session({kMetricDramReadBytes, kMetricDramWriteBytes}, why);
   if (!session) GTEST_SKIP() << "counters unavailable: " << why;
-  if (session->passes() != 1) {
-    GTEST_SKIP() << "DRAM bytes need " << session->passes()
-                 << " passes here; replay restores memory between passes and hides L2 state";
-  }
   DeviceBuffer<float> src(kSmallCopyFloats);
   DeviceBuffer<float> dst(kSmallCopyFloats);
   RFL_CUDA_CHECK(cudaMemset(src.get(), 0x3f, static_cast<size_t>(kSmallCopyBytes)));
@@ -264,7 +286,6 @@ TEST(MeasureL2Flush, ProfiledReadAfterFlushComesFromDram) {
                                                copy),
                                            kMetricDramReadBytes);
   std::printf("8 MiB copy: DRAM read warm %.4g B, after flush %.4g B\n", warm_read, cold_read);
-  EXPECT_LT(warm_read, 0.25 * kSmallCopyBytes);
   EXPECT_GT(cold_read, 0.9 * kSmallCopyBytes);
 }
 

@@ -1,0 +1,71 @@
+// End to end on the GPU: runs the real `rooflinectl sweep` binary on a short sweep and checks the
+// report it writes (read back with the project's strict reader: no NaN/Inf can pass it).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "report/json_reader.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// Runs the binary with `args`; returns its exit code.
+int run_rooflinectl(const std::string& args) {
+  const std::string command = std::string(RFL_BINARY) + " " + args;
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string temp_report_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+TEST(SweepEndToEnd, AllOperatorsOkWithCountersAndExpectedBounds) {
+  const std::string path = temp_report_path("rooflinectl-e2e.json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(run_rooflinectl("sweep --seq 512,1000 --repetitions 3 --output " + path +
+                            " > /dev/null"),
+            0);
+  const Report report = load_report(path);
+  ASSERT_EQ(report.points.size(), 12u);
+  for (const PointResult& p : report.points) {
+    SCOPED_TRACE(p.op + " L=" + std::to_string(p.shape.seq_len));
+    EXPECT_EQ(p.status, PointStatus::kOk) << p.reason;
+    ASSERT_TRUE(p.validation);
+    EXPECT_TRUE(p.validation->passed);
+    ASSERT_TRUE(p.timing);
+    EXPECT_EQ(p.timing->samples_s.size(), 3u);
+    EXPECT_FALSE(p.counters.null_reason) << *p.counters.null_reason;
+    ASSERT_TRUE(p.counters.total.dram_bytes());
+    EXPECT_GT(*p.counters.total.dram_bytes(), 0.0);
+    ASSERT_TRUE(p.roofline) << p.roofline_null_reason;
+    EXPECT_FALSE(p.roofline->above_roof);
+    if (p.op == "gemm") EXPECT_EQ(p.roofline->bound, Bound::kCompute);
+    if (p.op == "gelu" || p.op == "layernorm" || p.op == "decode_attention") {
+      EXPECT_EQ(p.roofline->bound, Bound::kMemory);
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(SweepEndToEnd, NoCountersGivesNullCountersWithReason) {
+  const std::string path = temp_report_path("rooflinectl-e2e-nocounters.json");
+  ASSERT_EQ(run_rooflinectl("sweep --ops gelu --seq 512 --repetitions 2 --no-counters --output " +
+                            path + " > /dev/null"),
+            0);
+  const Report report = load_report(path);
+  ASSERT_EQ(report.points.size(), 1u);
+  const PointResult& p = report.points[0];
+  ASSERT_TRUE(p.counters.null_reason);
+  EXPECT_NE(p.counters.null_reason->find("--no-counters"), std::string::npos);
+  EXPECT_FALSE(p.counters.total.dram_read_bytes);
+  EXPECT_FALSE(p.roofline);
+  EXPECT_FALSE(p.roofline_null_reason.empty());
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace rooflinectl
