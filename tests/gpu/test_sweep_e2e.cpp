@@ -67,5 +67,24 @@ TEST(SweepEndToEnd, NoCountersGivesNullCountersWithReason) {
   std::filesystem::remove(path);
 }
 
+// Naive attention at B = 2, H = 32, d = 128, L = 32768 needs 256 GiB for S and P: the point is
+// skipped with the needed and free bytes before anything is allocated, and the run is partial.
+TEST(SweepEndToEnd, PointLargerThanDeviceMemoryIsSkipped) {
+  const std::string path = temp_report_path("rooflinectl-e2e-skip.json");
+  ASSERT_EQ(run_rooflinectl("sweep --ops naive_attention,gelu --batch 2 --heads 32 --seq 32768 "
+                            "--repetitions 2 --no-counters --output " + path + " > /dev/null"),
+            1);
+  const Report report = load_report(path);
+  ASSERT_EQ(report.points.size(), 2u);
+  const PointResult& naive = report.points[0];
+  EXPECT_EQ(naive.status, PointStatus::kSkipped);
+  EXPECT_NE(naive.reason.find("needs"), std::string::npos) << naive.reason;
+  EXPECT_NE(naive.reason.find("free"), std::string::npos) << naive.reason;
+  EXPECT_GT(naive.device_bytes_needed, int64_t{256} << 30);
+  EXPECT_FALSE(naive.timing);
+  EXPECT_EQ(report.points[1].status, PointStatus::kOk);  // the sweep went on
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace rooflinectl
