@@ -1,0 +1,189 @@
+"""Checks of scripts/bench_gpu.py that need neither torch nor a GPU: the plan matches issue 3's
+shapes, rows find their points in a rooflinectl report, ratios and verdicts are computed the
+documented way, and the JSON writer refuses NaN. Run: python3 tests/python/test_bench_gpu.py"""
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+
+import bench_gpu as bg  # noqa: E402
+import bench_reference  # noqa: E402,F401  (must import without torch)
+
+
+def fake_report(points):
+    return {"tool": {"version": "0.1.0"}, "config": {"warmup_runs": 3}, "points": points}
+
+
+def fake_point(op, seq, median_s, status="ok", reason=""):
+    return {"op": op, "version": f"{op}_v1", "shape": {"seq_len": seq}, "status": status,
+            "reason": reason, "timing": None if median_s is None else
+            {"median_s": median_s, "samples_s": [median_s] * 3}}
+
+
+class PlanTest(unittest.TestCase):
+    def setUp(self):
+        self.sweeps, self.rows = bg.plan(bg.kOperators)
+        self.by_key = {s.key: s for s in self.sweeps}
+
+    def test_every_row_is_covered_by_its_sweep(self):
+        self.assertEqual(len(self.by_key), len(self.sweeps))
+        for row in self.rows:
+            sweep = self.by_key[row.sweep_key]
+            self.assertIn(row.operator, sweep.ops)
+            self.assertIn(row.seq_len, sweep.seqs)
+
+    def test_issue_3_shapes(self):
+        flash = [r for r in self.rows if r.operator == "flash_attention"]
+        self.assertEqual(len(flash), 12)  # 3 lengths × 2 masks × 2 backends
+        for row in flash:
+            self.assertEqual(row.shape["batch"] * row.shape["seq_len"], 16384)
+            self.assertEqual(row.shape["heads"], 16)
+        gemm = [r for r in self.rows if r.operator == "gemm"]
+        self.assertEqual([r.shape["m"] for r in gemm], [4096, 8192, 16384, 32768])
+        self.assertTrue(all(r.shape["n"] == 8192 and r.shape["k"] == 2048 for r in gemm))
+        decode = {(r.shape["kv_heads"], r.seq_len) for r in self.rows
+                  if r.operator == "decode_attention"}
+        self.assertEqual(decode, {(h, l) for h in (32, 8) for l in (4096, 32768, 131072)})
+        layernorm_flags = [s.flags for s in self.sweeps if s.ops == ("layernorm",)]
+        heads = sorted(int(f[f.index("--heads") + 1]) for f in layernorm_flags)
+        self.assertEqual([h * 128 for h in heads], [1024, 2048, 4096, 8192])
+
+    def test_targets(self):
+        layernorm_copy = {r.shape["d_model"]: r.target for r in self.rows
+                          if r.operator == "layernorm" and r.reference.kind == "copy"}
+        self.assertIsNone(layernorm_copy[1024])
+        self.assertEqual(layernorm_copy[2048].min_ratio, 0.9)
+        decode_cudnn = [r.target.min_ratio for r in self.rows
+                        if r.operator == "decode_attention" and "cudnn" in r.reference.label]
+        self.assertEqual(set(decode_cudnn), {0.95})
+
+    def test_causal_flash_flop_is_halved_naive_is_not(self):
+        def work(op, causal):
+            return next(r.work for r in self.rows if r.operator == op and r.seq_len == 4096
+                        and r.shape["causal"] == causal)
+        self.assertEqual(work("flash_attention", True) * 2, work("flash_attention", False))
+        self.assertEqual(work("naive_attention", True), work("naive_attention", False))
+
+    def test_command_has_the_required_flags(self):
+        cmd = self.by_key["decode-hkv8"].command("rooflinectl", 7)
+        text = " ".join(cmd)
+        for piece in ("--ops decode_attention", "--kv-heads 8", "--heads 32", "--batch 8",
+                      "--no-counters", "--format json", "--repetitions 7", "--dtype bf16"):
+            self.assertIn(piece, text)
+        self.assertIn("--causal", self.by_key["attention-L4096-causal"].flags)
+        self.assertNotIn("--causal", self.by_key["attention-L4096-non-causal"].flags)
+
+    def test_subset(self):
+        sweeps, rows = bg.plan(("gemm",))
+        self.assertEqual([s.key for s in sweeps], ["gemm"])
+        self.assertEqual({r.operator for r in rows}, {"gemm"})
+
+
+class CombineTest(unittest.TestCase):
+    def gemm_row(self):
+        return next(r for r in bg.plan(("gemm",))[1] if r.seq_len == 4096)
+
+    def test_ours_from_report(self):
+        row = self.gemm_row()
+        run = {"report": fake_report([fake_point("gemm", 4096, 2e-4)]), "error": None}
+        ours = bg.ours_measurement(run, row)
+        self.assertEqual(ours["median_s"], 2e-4)
+        self.assertEqual(ours["version"], "gemm_v1")
+        self.assertIsNone(ours["null_reason"])
+
+    def test_ours_null_with_reason(self):
+        row = self.gemm_row()
+        skipped = {"report": fake_report([fake_point("gemm", 4096, None, "skipped", "no fit")]),
+                   "error": None}
+        self.assertIn("no fit", bg.ours_measurement(skipped, row)["null_reason"])
+        other = {"report": fake_report([fake_point("gemm", 8192, 1e-3)]), "error": None}
+        self.assertIsNone(bg.ours_measurement(other, row)["median_s"])
+        failed = {"report": None, "error": "rooflinectl exited 3: no GPU"}
+        self.assertEqual(bg.ours_measurement(failed, row)["null_reason"],
+                         "rooflinectl exited 3: no GPU")
+
+    def test_ratio_and_verdict(self):
+        row = self.gemm_row()  # target ≥ 0.9
+        row.ours = {"median_s": 2e-4, "null_reason": None}
+        row.ref = {"name": "cuBLAS", "median_s": 1.9e-4, "null_reason": None}
+        record = bg.finish_row(row)
+        self.assertAlmostEqual(record["ratio"], 0.95)
+        self.assertTrue(record["met"])
+        self.assertAlmostEqual(record["ours"]["throughput"], 2 * 4096 * 8192 * 2048 / 2e-4 / 1e12)
+        self.assertEqual(record["ours"]["unit"], "TFLOP/s")
+        row.ref["median_s"] = 1.7e-4
+        self.assertFalse(bg.finish_row(row)["met"])
+        row.ref = {"name": "cuBLAS", "median_s": None, "null_reason": "not available"}
+        record = bg.finish_row(row)
+        self.assertIsNone(record["ratio"])
+        self.assertIsNone(record["met"])
+
+    def test_no_target_means_no_verdict(self):
+        row = next(r for r in bg.plan(("gelu",))[1] if r.target is None)
+        row.ours = {"median_s": 1e-4}
+        row.ref = {"name": "F.gelu", "median_s": 1e-4}
+        record = bg.finish_row(row)
+        self.assertAlmostEqual(record["ratio"], 1.0)
+        self.assertIsNone(record["met"])
+        self.assertEqual(record["ours"]["unit"], "TB/s")
+
+    def test_table_prints_nulls(self):
+        row = self.gemm_row()
+        row.ours = {"median_s": None, "null_reason": "x"}
+        row.ref = {"name": "cuBLAS", "median_s": 1e-4}
+        table = bg.format_table([bg.finish_row(row)])
+        self.assertIn("null", table)
+        self.assertIn("M=4096 N=8192 K=2048", table)
+
+
+    def test_copy_counts_its_own_bytes(self):
+        row = next(r for r in bg.plan(("layernorm",))[1]
+                   if r.reference.kind == "copy" and r.shape["d_model"] == 2048)
+        row.ours = {"median_s": 1e-4}
+        row.ref = {"name": "copy", "median_s": 1e-4}
+        record = bg.finish_row(row)
+        self.assertEqual(record["reference"]["work"], 2 * 16384 * 2048 * 2)
+        self.assertAlmostEqual(record["ratio"], 1 + 1 / 16384)  # γ and β: 2·d·2 more bytes
+
+    def test_null_reasons_grouped(self):
+        rows = [r for r in bg.plan(("gemm",))[1]]
+        for row in rows:
+            row.ours = {"median_s": None, "null_reason": "rooflinectl exited 3: no GPU"}
+            row.ref = {"name": "cuBLAS", "median_s": 1e-4}
+        text = bg.format_null_reasons([bg.finish_row(r) for r in rows])
+        self.assertEqual(len(text.splitlines()), 1)
+        self.assertIn("no GPU", text)
+        self.assertIn("M=32768", text)
+
+
+class OutputTest(unittest.TestCase):
+    def test_json_is_written_and_nan_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "bench.json")
+            bg.write_json_atomically(path, {"rows": [{"ratio": None}]})
+            with open(path) as f:
+                self.assertEqual(json.load(f), {"rows": [{"ratio": None}]})
+            with self.assertRaises(ValueError):
+                bg.write_json_atomically(path, {"ratio": float("nan")})
+            self.assertEqual(os.listdir(tmp), ["bench.json"])  # no temp file left behind
+
+    def test_dry_run_and_bad_arguments(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(bg.main(["--dry-run"]), 0)
+        self.assertIn("15 sweeps, 58 rows", out.getvalue())
+        with contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaises(SystemExit):
+                bg.main(["--dry-run", "--ops", "softmax"])
+            with self.assertRaises(SystemExit):
+                bg.main([])  # --output missing
+
+
+if __name__ == "__main__":
+    unittest.main()
