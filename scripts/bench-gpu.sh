@@ -5,7 +5,7 @@
 # device-to-device copy in the same run. Prints one table and writes the rows as JSON.
 #
 # Usage: scripts/bench-gpu.sh OUTPUT.json [bench_gpu.py options: --repetitions N, --ops a,b, ...]
-# Needs python3 with torch (CUDA build) on the GPU machine; no network, no pip.
+# Needs python3 (or $PYTHON) with a CUDA build of torch on the GPU machine; no network, no pip.
 # Logs, each sweep's report and stderr go to $OUT_DIR (default ./bench-out).
 # Extra CMake arguments can be passed in RFL_CMAKE_ARGS. A benchmark: never run it from CI.
 set -uo pipefail
@@ -30,7 +30,7 @@ cmake --build --preset release --target rooflinectl >"$work/build.log" 2>&1 \
   || { grep -B2 -A8 -m5 error "$work/build.log"; exit 1; }
 echo "build ok ($((SECONDS - started)) s)"
 
-python3 scripts/bench_gpu.py --rooflinectl build/release/rooflinectl --work-dir "$work" \
+"${PYTHON:-python3}" scripts/bench_gpu.py --rooflinectl build/release/rooflinectl --work-dir "$work" \
   --output "$output" "$@" 2> >(tee "$work/bench-stderr.log" >&2) | tee "$work/bench-table.txt"
 status=${PIPESTATUS[0]}
 echo "benchmark exit code $status ($((SECONDS - started)) s in all)"

@@ -450,7 +450,7 @@ def parse_args(argv: list) -> argparse.Namespace:
                         "sweep default is 3)")
     parser.add_argument("--ops", default=",".join(kOperators),
                         help="comma-separated subset of: " + ", ".join(kOperators))
-    parser.add_argument("--sweep-timeout-s", type=int, default=300,
+    parser.add_argument("--sweep-timeout-s", type=int, default=120,
                         help="limit for one rooflinectl invocation")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the planned sweeps and rows; needs neither torch nor a GPU")
