@@ -13,8 +13,6 @@
 namespace rooflinectl {
 namespace {
 
-enum class Direction { kNone, kBetter, kWorse };
-
 /// Outcome of one gate before the two are combined.
 struct GateOutcome {
   Verdict verdict = Verdict::kSame;  // kSame, kFaster, kSlower or kInconclusive
@@ -364,15 +362,16 @@ CanaryComparison compare_canaries(const Report& base, const Report& current, dou
   CanaryComparison out;
   if (base.canary) out.base_bytes_per_s = base.canary->copy_bytes_per_s;
   if (current.canary) out.current_bytes_per_s = current.canary->copy_bytes_per_s;
-  auto missing = [](const Report& r) {
-    if (!r.canary) return std::string("report written before canaries existed");
-    return r.canary->null_reason;
-  };
-  if (!out.base_bytes_per_s || !out.current_bytes_per_s || *out.base_bytes_per_s <= 0) {
-    const char* side = !out.base_bytes_per_s ? "base" : "new";
+  for (const auto* r : {&base, &current}) {
+    const std::optional<double>& value =
+        r == &base ? out.base_bytes_per_s : out.current_bytes_per_s;
+    if (value && *value > 0) continue;
+    const std::string why = !r->canary ? "report written before canaries existed"
+                            : !value   ? r->canary->null_reason
+                                       : "bandwidth not positive";
     warnings.push_back(
         fmt::format("no copy canary in the {} report ({}): cannot tell whether the machine changed",
-                    side, missing(!out.base_bytes_per_s ? base : current)));
+                    r == &base ? "base" : "new", why));
     return out;
   }
   out.relative_change = (*out.current_bytes_per_s - *out.base_bytes_per_s) / *out.base_bytes_per_s;

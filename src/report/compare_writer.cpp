@@ -92,9 +92,6 @@ std::string outcome(const CompareResult& r) {
   return "no regression";
 }
 
-// ---------------------------------------------------------------------------------------------
-// Console table.
-
 size_t display_width(const std::string& text) {
   // One column per UTF-8 code point ("µs" is 3 bytes, 2 columns).
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
@@ -103,6 +100,9 @@ size_t display_width(const std::string& text) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Console table.
 
 std::string format_compare_table(const CompareResult& r) {
   std::string out = "rooflinectl compare: " + header_line(r) + "\n";
