@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -9,6 +10,9 @@
 #include "core/seq_range.hpp"
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
+#include "report/bmf_writer.hpp"
+#include "report/compare_writer.hpp"
+#include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
 #include "report/table_writer.hpp"
 #include "sweep_runner.hpp"
@@ -81,28 +85,57 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
   sub->add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
-  sub->add_option("--format", o.format, "stdout format: table | json");
+  sub->add_option("--format", o.format,
+                  "stdout format: table | json | bmf (Bencher Metric Format, docs/ci.md)");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)");
   sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
   sub->add_option("--device", o.device, "CUDA device index");
+  sub->add_option("--baseline", o.baseline,
+                  "Compare against this report after the sweep: Markdown summary on stdout (the "
+                  "table goes to stderr), exit 1 on a regression (see `compare`)");
+  add_compare_gate_flags(*sub, o.gate);
   return sub;
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  if (o.format != "table" && o.format != "json") {
-    throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
+  if (o.format != "table" && o.format != "json" && o.format != "bmf") {
+    throw bad_input(fmt::format("invalid --format '{}': allowed table, json, bmf", o.format));
   }
   check_output_path(o.output);
   const SweepConfig config = build_config(o);
+  // A bad baseline must cost nothing: it is read and checked before the GPU does any work.
+  std::optional<Report> baseline;
+  std::optional<CompareOptions> gate;
+  if (!o.baseline.empty()) {
+    if (o.format != "table") {
+      throw bad_input(fmt::format("invalid --format '{}' with --baseline: stdout carries the "
+                                  "Markdown comparison; write the report with --output",
+                                  o.format));
+    }
+    gate = compare_options_from_flags(o.gate);
+    baseline = load_report(o.baseline);
+  }
   const Report report = run_sweep(config, std::cerr);
   const std::string json = report_to_json_text(report);
   if (!o.output.empty()) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "report written to {}\n", o.output);
   }
+  if (baseline) {
+    fmt::print(stderr, "{}", format_console_table(report));
+    const CompareResult result = compare_reports(*baseline, report, *gate);
+    fmt::print("{}", format_compare_markdown(result));
+    // A failed or skipped point exits 1 as without --baseline, even when the comparison is clean.
+    const bool partial = std::any_of(report.points.begin(), report.points.end(),
+                                     [](const auto& p) { return p.status != PointStatus::kOk; });
+    return partial ? static_cast<int>(ExitCode::kPartial) : result.exit_code();
+  }
   if (o.format == "json") {
     fmt::print("{}", json);
+  } else if (o.format == "bmf") {
+    fmt::print("{}\n", report_to_bmf(report).dump(
+                           2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", format_console_table(report));
   }

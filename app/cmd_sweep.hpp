@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cmd_compare.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,13 +29,17 @@ struct SweepOptions {
   bool no_counters = false;
   bool warm_l2 = false;
   std::optional<int> device;
+  /// Baseline report: sweep, compare against it, print the Markdown comparison on stdout and
+  /// exit with compare's code. Loaded and checked before the sweep starts.
+  std::string baseline;
+  CompareGateFlags gate;  ///< compare's gate flags, used with --baseline
 };
 
 /// Binds the flags of `sweep` to `options`.
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& options);
 
-/// Runs `sweep`; returns the exit code (0 all points ok, 1 some skipped/failed). Throws Error for
-/// bad input (2) and environment problems (3).
+/// Runs `sweep`; returns the exit code (0 all points ok, 1 some skipped/failed; with --baseline
+/// also 1 for a regression). Throws Error for bad input (2) and environment problems (3).
 int run_sweep_command(const SweepOptions& options);
 
 }  // namespace rooflinectl

@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
 #include "cmd_sweep.hpp"
@@ -13,7 +14,8 @@
 namespace {
 
 constexpr const char* kExitCodes =
-    "Exit codes: 0 success; 1 partial run (a point skipped or failed); 2 bad input (usage, "
+    "Exit codes: 0 success; 1 partial run (a point skipped or failed) or a regression (compare, "
+    "sweep --baseline); 2 bad input (usage, "
     "config, file); 3 environment (no GPU, counters refused when required); 4 internal error.";
 
 }  // namespace
@@ -31,9 +33,11 @@ int main(int argc, char** argv) {
 
   SweepOptions sweep_options;
   DevicesOptions devices_options;
+  CompareCommandOptions compare_options;
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
+  CLI::App* compare = setup_compare(app, compare_options);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +50,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
+    if (compare->parsed()) return run_compare_command(compare_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

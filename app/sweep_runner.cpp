@@ -16,6 +16,7 @@
 #include "device/device_info.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/operator.hpp"
+#include "measure/canary.hpp"
 #include "measure/l2_flush.hpp"
 #include "measure/memory_check.hpp"
 #include "measure/timing.hpp"
@@ -119,6 +120,23 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
   place_point(point, spec, ctx.device);
 }
 
+/// The copy canary, or a record of why it could not be taken: a sweep is still worth having
+/// without it (compare then says it cannot tell whether the machine changed).
+CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& progress) {
+  try {
+    CanaryResult canary = measure_copy_canary(l2_bytes, stream);
+    fmt::print(progress, "canary: device-to-device copy {:.3f} TB/s\n",
+               *canary.copy_bytes_per_s / 1e12);
+    return canary;
+  } catch (const Error& e) {
+    cudaGetLastError();  // clear a non-sticky error so the sweep can run
+    fmt::print(progress, "notice: copy canary not measured: {}\n", e.what());
+    CanaryResult canary;
+    canary.null_reason = e.what();
+    return canary;
+  }
+}
+
 }  // namespace
 
 void check_sweep_plan(const SweepConfig& config) {
@@ -149,6 +167,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress) {
 
   Stream stream;
   L2Flusher flusher(report.device.l2_bytes);
+  report.canary = take_canary(report.device.l2_bytes, stream.get(), progress);
   SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get()};
   if (!config.counters) {
     ctx.counters_null_reason = "counters disabled (--no-counters)";

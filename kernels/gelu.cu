@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -89,6 +90,46 @@ __device__ __forceinline__ float gelu(float x) {
   }
 }
 
+#ifdef RFL_TEST_SLOWDOWN
+// Test-only (CMake -DRFL_TEST_SLOWDOWN=ON, OFF by default, never in a shipped binary): with
+// RFL_TEST_SLOWDOWN_GELU_PERCENT=P in the environment, every thread spins on clock64() after its
+// work for P% of the cycles that work took, so the kernel runs ~P% longer while its DRAM bytes,
+// L2 bytes and FLOPs stay put (the spin is integer-only and touches no memory). It exists to show
+// on a GPU that `rooflinectl compare` flags one slowed kernel, alone, through its time gate.
+__constant__ int g_test_slowdown_percent;
+
+__device__ __forceinline__ void test_slowdown_spin(long long start) {
+  const int percent = g_test_slowdown_percent;
+  if (percent <= 0) return;
+  const long long now = clock64();
+  const long long until = now + (now - start) * percent / 100;
+  while (clock64() < until) {
+  }
+}
+
+// Reads RFL_TEST_SLOWDOWN_GELU_PERCENT (0 when unset) into the kernel's constant; says so on
+// stderr once when it is not 0, so no report from such a run passes for a real one.
+void load_test_slowdown() {
+  const char* text = std::getenv("RFL_TEST_SLOWDOWN_GELU_PERCENT");
+  int percent = 0;
+  if (text != nullptr) {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || value < 0 || value > 1000) {
+      throw bad_input(fmt::format(
+          "invalid RFL_TEST_SLOWDOWN_GELU_PERCENT '{}': allowed an integer 0..1000", text));
+    }
+    percent = static_cast<int>(value);
+  }
+  static bool announced = false;
+  if (percent > 0 && !announced) {
+    fmt::print(stderr, "warning: test-only build: GELU slowed by {}% on purpose\n", percent);
+    announced = true;
+  }
+  RFL_CUDA_CHECK(cudaMemcpyToSymbol(g_test_slowdown_percent, &percent, sizeof(percent)));
+}
+#endif
+
 template <class T, GeluForm kForm>
 __device__ __forceinline__ uint4 gelu_vec(uint4 in) {
   using P = Pair16<T>;
@@ -110,6 +151,9 @@ __device__ __forceinline__ uint4 gelu_vec(uint4 in) {
 template <class T, GeluForm kForm>
 __global__ void __launch_bounds__(kGeluThreads)
     gelu_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t count) {
+#ifdef RFL_TEST_SLOWDOWN
+  const long long slowdown_start = clock64();
+#endif
   const int64_t vec_count = count / kElemsPerVec;
   const auto* xv = reinterpret_cast<const uint4*>(x);
   auto* yv = reinterpret_cast<uint4*>(y);
@@ -133,6 +177,9 @@ __global__ void __launch_bounds__(kGeluThreads)
   if (t < count - tail_begin) {
     y[tail_begin + t] = T(gelu<kForm>(static_cast<float>(x[tail_begin + t])));
   }
+#ifdef RFL_TEST_SLOWDOWN
+  test_slowdown_spin(slowdown_start);
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,7 +252,11 @@ class GeluRun final : public OperatorRun {
         x_(count_),
         y_(count_),
         kernel_(choose_gelu_kernel(shape.dtype, shape.gelu_form)),
-        blocks_(gelu_grid_blocks(kernel_.kernel, count_)) {}
+        blocks_(gelu_grid_blocks(kernel_.kernel, count_)) {
+#ifdef RFL_TEST_SLOWDOWN
+    load_test_slowdown();
+#endif
+  }
 
   void fill_random(uint64_t seed) override {
     fill_uniform(x_.get(), count_, shape_.dtype, seed, -4.0f, 4.0f);

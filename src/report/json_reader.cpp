@@ -161,6 +161,16 @@ DeviceRecord device_from_json(const JsonObjectReader& r) {
   return d;
 }
 
+CanaryResult canary_from_json(const JsonObjectReader& r) {
+  CanaryResult c;
+  c.copy_bytes_per_s = r.get_optional_double("copy_bytes_per_s");
+  c.null_reason = r.get_string("null_reason");
+  c.copy_bytes = r.get_int64("copy_bytes");
+  c.samples_s = r.get_double_array("samples_s");
+  c.method = r.get_string("method");
+  return c;
+}
+
 }  // namespace
 
 SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::string& origin,
@@ -206,6 +216,10 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   if (!r.has("config")) r.fail_key("config", "missing (required)");
   report.config = sweep_config_from_json(document.at("config"), origin, "config");
   for (const auto& p : r.get_object_array("points")) report.points.push_back(point_from_json(p));
+  // Optional: reports written before the canary existed have no such key.
+  if (r.has("canary") && !r.is_null("canary")) {
+    report.canary = canary_from_json(r.get_object("canary"));
+  }
   return report;
 }
 

@@ -207,6 +207,21 @@ Json device_to_json(const DeviceRecord& d) {
   return j;
 }
 
+Json canary_to_json(const CanaryResult& c) {
+  Json j;
+  put_optional(j, "copy_bytes_per_s", c.copy_bytes_per_s);
+  j["null_reason"] = c.null_reason;
+  j["copy_bytes"] = c.copy_bytes;
+  Json samples = Json::array();
+  for (const double s : c.samples_s) {
+    // A non-finite time would be an upstream bug; JSON has no NaN, so it is stored as null.
+    samples.push_back(std::isfinite(s) ? Json(s) : Json(nullptr));
+  }
+  j["samples_s"] = samples;
+  j["method"] = c.method;
+  return j;
+}
+
 }  // namespace
 
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
@@ -239,6 +254,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   Json points = Json::array();
   for (const auto& p : report.points) points.push_back(point_to_json(p));
   j["points"] = points;
+  if (report.canary) j["canary"] = canary_to_json(*report.canary);
   return j;
 }
 

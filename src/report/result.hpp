@@ -128,6 +128,18 @@ struct DeviceRecord {
   std::string counters_reason;  ///< why counters are not available (empty when they are)
 };
 
+/// Copy-bandwidth canary taken at the start of a sweep (src/measure/canary): a fingerprint of the
+/// machine's state, so that `compare` can tell a slower machine from slower code.
+struct CanaryResult {
+  /// Device-to-device copy bandwidth, counting the read and the write: 2·copy_bytes / median time.
+  /// nullopt when the measurement failed (null_reason says why).
+  std::optional<double> copy_bytes_per_s;
+  std::string null_reason;         ///< empty when copy_bytes_per_s is set
+  int64_t copy_bytes = 0;          ///< bytes per copy
+  std::vector<double> samples_s;   ///< one per copy, in run order
+  std::string method;              ///< how it was measured, in one phrase
+};
+
 /// A whole sweep report.
 struct Report {
   int schema_version = kReportSchemaVersion;
@@ -137,6 +149,8 @@ struct Report {
   DeviceRecord device;
   SweepConfig config;
   std::vector<PointResult> points;
+  /// nullopt in reports written before the canary existed (the JSON key is then absent).
+  std::optional<CanaryResult> canary;
 };
 
 }  // namespace rooflinectl

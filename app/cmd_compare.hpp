@@ -1,0 +1,44 @@
+// `rooflinectl compare BASE.json NEW.json`: per-point verdicts and the CI exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "report/compare.hpp"
+
+namespace rooflinectl {
+
+/// The gate's flags, shared by `compare` and `sweep --baseline`; kept as text so that one parser
+/// (parse_threshold, parse_compare_by) reports bad values with the flag's name.
+struct CompareGateFlags {
+  std::string time_threshold = "5%";
+  std::string counter_threshold = "1%";
+  std::string by = "time";
+  bool strict = false;
+  bool allow_different_gpu = false;
+};
+
+/// Binds --time-threshold, --counter-threshold, --by, --strict, --allow-different-gpu to `flags`.
+void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& flags);
+
+/// Converts the flags to CompareOptions; throws a bad-input Error naming the bad flag value.
+CompareOptions compare_options_from_flags(const CompareGateFlags& flags);
+
+/// Flags and arguments of `compare`.
+struct CompareCommandOptions {
+  std::string base_file;
+  std::string new_file;
+  CompareGateFlags gate;
+  std::string format = "table";  ///< table | md | json
+};
+
+/// Binds the arguments and flags of `compare` to `options`.
+CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& options);
+
+/// Runs `compare`: loads both reports, compares, prints in the chosen format on stdout. Returns
+/// 0 (no regression) or 1 (a regression; with --strict also an inconclusive point). Throws a
+/// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, different schema
+/// versions, or different GPUs without --allow-different-gpu.
+int run_compare_command(const CompareCommandOptions& options);
+
+}  // namespace rooflinectl

@@ -1,0 +1,26 @@
+// Bencher Metric Format (BMF) export of a report, for dashboards that track results over time
+// (bencher.dev/docs/reference/bencher-metric-format). Pure host code.
+//
+// BMF carries one run's measurements; Bencher keeps the history and applies its own thresholds.
+// That is why the export is of a sweep report (`rooflinectl sweep --format bmf`) and not of a
+// comparison: exporting compare's verdicts would judge the same change twice.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+/// One BMF benchmark per point with status ok, named by PointKey::label() (operator, kernel
+/// version, shape, dtype). Measures, each present only when measured:
+///   "latency"           median time in nanoseconds (Bencher's built-in Latency measure is in
+///                       ns), lower_value / upper_value = fastest / slowest sample;
+///   "dram-bytes", "flop", "l2-bytes"   counter sums over the operator's kernels (bytes, FLOPs);
+///   "fraction-of-roof"  achieved / attainable (1.0 = on the roof).
+/// Skipped and failed points are left out (BMF has no null). Never writes a non-finite number.
+/// Does not throw.
+nlohmann::ordered_json report_to_bmf(const Report& report);
+
+}  // namespace rooflinectl

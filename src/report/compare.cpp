@@ -1,0 +1,570 @@
+#include "report/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "measure/statistics.hpp"
+#include "report/statistics.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// Outcome of one gate before the two are combined.
+struct GateOutcome {
+  Verdict verdict = Verdict::kSame;  // kSame, kFaster, kSlower or kInconclusive
+  std::string reason;
+};
+
+std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+std::vector<double> finite_only(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (const double v : values) {
+    if (std::isfinite(v)) out.push_back(v);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counter gate.
+
+struct GatedMetric {
+  const char* name;
+  std::optional<double> (*read)(const KernelCounters&);
+};
+
+constexpr GatedMetric kGatedMetrics[] = {
+    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); }},
+    {"flop", [](const KernelCounters& k) { return k.total_flop(); }},
+    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }},
+};
+
+std::string format_count(double v) { return fmt::format("{:.4g}", v); }
+
+std::string describe_change(const CounterChange& c) {
+  const std::string change = c.relative_change ? percent(*c.relative_change) : "from 0";
+  return fmt::format("{} {} ({} -> {})", c.metric, change, format_count(c.base),
+                     format_count(c.current));
+}
+
+GateOutcome counter_gate(const PointResult& base, const PointResult& current, double threshold,
+                         PointComparison& out) {
+  if (base.counters.null_reason) {
+    out.counter_note = "no counters in the base report: " + *base.counters.null_reason;
+    return {};
+  }
+  if (current.counters.null_reason) {
+    out.counter_note = "no counters in the new report: " + *current.counters.null_reason;
+    return {};
+  }
+  std::vector<std::string> worse;
+  std::vector<std::string> better;
+  for (const GatedMetric& metric : kGatedMetrics) {
+    const std::optional<double> b = metric.read(base.counters.total);
+    const std::optional<double> c = metric.read(current.counters.total);
+    if (!b || !c || !std::isfinite(*b) || !std::isfinite(*c)) continue;
+    CounterChange change;
+    change.metric = metric.name;
+    change.base = *b;
+    change.current = *c;
+    if (*b != 0) {
+      change.relative_change = (*c - *b) / *b;
+      change.beyond_threshold = std::fabs(*change.relative_change) > threshold;
+    } else {
+      change.beyond_threshold = *c != 0;
+    }
+    if (change.beyond_threshold) (*c > *b ? worse : better).push_back(describe_change(change));
+    out.counters.push_back(change);
+  }
+  if (out.counters.empty()) {
+    out.counter_note = "DRAM bytes, FLOPs and L2 bytes missing in one of the reports";
+    return {};
+  }
+  auto join = [](const std::vector<std::string>& parts) {
+    std::string text;
+    for (const auto& p : parts) text += (text.empty() ? "" : ", ") + p;
+    return text;
+  };
+  // Any increase is a regression even when another counter fell: a deliberate trade-off (more
+  // bytes for fewer FLOPs) needs a new baseline, not a silent pass.
+  if (!worse.empty()) return {Verdict::kSlower, "counters up: " + join(worse)};
+  if (!better.empty()) return {Verdict::kFaster, "counters down: " + join(better)};
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time gate.
+
+// Samples of what is compared, higher-is-worse made explicit by `by`. Fills `why` and returns
+// false when the point lacks the data.
+bool collect_samples(const PointResult& p, CompareBy by, const char* side, std::vector<double>& out,
+                     std::string& why) {
+  if (!p.timing) {
+    why = fmt::format("no timing in the {} report", side);
+    return false;
+  }
+  const std::vector<double> times = finite_only(p.timing->samples_s);
+  if (times.empty()) {
+    why = fmt::format("no finite timing samples in the {} report", side);
+    return false;
+  }
+  if (by == CompareBy::kTime) {
+    out = times;
+    return true;
+  }
+  if (!p.roofline) {
+    why = fmt::format("no roofline placement in the {} report: {}", side, p.roofline_null_reason);
+    return false;
+  }
+  // The placement used the median time; each sample's fraction follows from fraction ∝ 1/time.
+  const double scale = p.roofline->fraction_of_roof * p.roofline->time_s;
+  if (!std::isfinite(scale) || scale <= 0) {
+    why = fmt::format("fraction of roof not usable in the {} report", side);
+    return false;
+  }
+  for (const double t : times) {
+    if (t > 0) out.push_back(scale / t);
+  }
+  if (out.empty()) {
+    why = fmt::format("no positive timing samples in the {} report", side);
+    return false;
+  }
+  return true;
+}
+
+// Clock normalization (by time only): a compute-bound kernel's time scales with 1/SM clock, so
+// new samples are re-expressed at the base clock. A memory-bound kernel's time follows the DRAM
+// clock, not the SM clock; scaling it would invent a change, so it is left alone.
+std::optional<double> clock_scale(const PointResult& base, const PointResult& current,
+                                  TimeEvidence& ev) {
+  ev.base_sm_clock_hz = base.timing->sm_clock_hz;
+  ev.current_sm_clock_hz = current.timing->sm_clock_hz;
+  if (!ev.base_sm_clock_hz || !ev.current_sm_clock_hz || *ev.base_sm_clock_hz <= 0 ||
+      *ev.current_sm_clock_hz <= 0) {
+    return std::nullopt;
+  }
+  const double ratio = *ev.current_sm_clock_hz / *ev.base_sm_clock_hz;
+  if (std::fabs(ratio - 1) <= kClockTolerance) return std::nullopt;
+  const RooflinePoint* placement = base.roofline      ? &*base.roofline
+                                   : current.roofline ? &*current.roofline
+                                                      : nullptr;
+  if (placement == nullptr || placement->bound != Bound::kCompute) return std::nullopt;
+  return ratio;
+}
+
+// What the time gate can say before the p-values of all points are adjusted together.
+struct TimeCheck {
+  GateOutcome settled;      // the outcome unless needs_test
+  bool needs_test = false;  // the change passed threshold and floor: the adjusted p decides
+  bool worse = false;       // direction of that change
+  std::string what;         // "median 1.000 ms -> 1.100 ms (+10.0%)"
+  std::string hint;         // why a test of these sizes cannot be significant, if it cannot
+};
+
+TimeCheck time_gate(const PointResult& base, const PointResult& current,
+                    const CompareOptions& options, PointComparison& out) {
+  TimeCheck check;
+  std::vector<double> a;
+  std::vector<double> b;
+  std::string why;
+  if (!collect_samples(base, options.by, "base", a, why) ||
+      !collect_samples(current, options.by, "new", b, why)) {
+    check.settled = {Verdict::kInconclusive, why};
+    return check;
+  }
+  TimeEvidence ev;
+  ev.by = options.by;
+  std::string clock_text;
+  if (options.by == CompareBy::kTime) {
+    ev.clock_scale = clock_scale(base, current, ev);
+    if (ev.clock_scale) {
+      for (double& v : b) v *= *ev.clock_scale;
+      clock_text = fmt::format(" (new samples scaled to the base SM clock, {:.3f} -> {:.3f} GHz)",
+                               *ev.current_sm_clock_hz / 1e9, *ev.base_sm_clock_hz / 1e9);
+    }
+  }
+  ev.base_median = median(a);
+  ev.current_median = median(b);
+  ev.base_samples = a.size();
+  ev.current_samples = b.size();
+  ev.relative_change = (ev.current_median - ev.base_median) / ev.base_median;
+  const MannWhitneyResult test = mann_whitney_u(a, b);
+  ev.p_value = test.p_value;
+  ev.exact_p = test.exact;
+  out.time = ev;
+
+  const bool by_time = options.by == CompareBy::kTime;
+  check.worse = by_time ? ev.relative_change > 0 : ev.relative_change < 0;
+  check.what = by_time ? fmt::format("median {} -> {} ({}){}", format_duration_s(ev.base_median),
+                                     format_duration_s(ev.current_median),
+                                     percent(ev.relative_change), clock_text)
+                       : fmt::format("fraction of roof {:.3f} -> {:.3f} ({})", ev.base_median,
+                                     ev.current_median, percent(ev.relative_change));
+  if (std::fabs(ev.relative_change) <= options.time_threshold) {
+    check.settled = {Verdict::kSame, fmt::format("{}, within {}", check.what,
+                                                 percent(options.time_threshold).substr(1))};
+    return check;
+  }
+  // The resolution floor is about time, whatever is compared.
+  const double time_delta_s = by_time ? std::fabs(ev.current_median - ev.base_median)
+                                      : std::fabs(current.timing->median_s - base.timing->median_s);
+  if (time_delta_s < kTimeResolutionFloorS) {
+    check.settled = {Verdict::kSame,
+                     fmt::format("{}, but the medians differ by {} (< {} CUDA-event resolution "
+                                 "floor)",
+                                 check.what, format_duration_s(time_delta_s),
+                                 format_duration_s(kTimeResolutionFloorS))};
+    return check;
+  }
+  const double floor_p = mann_whitney_min_p_value(a.size(), b.size());
+  if (floor_p >= kMannWhitneyAlpha) {
+    check.hint = fmt::format(
+        "; with {} and {} samples p cannot go below {:.2g}: use more "
+        "--repetitions",
+        a.size(), b.size(), floor_p);
+  }
+  check.needs_test = true;
+  return check;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One matched point: gates first, verdict once the p-values of all points are adjusted.
+
+struct PendingPoint {
+  PointComparison out;
+  bool settled = false;  // a status verdict (failed, not measured) needs no gate
+  GateOutcome counters;
+  TimeCheck time;
+};
+
+PendingPoint gate_point(const PointResult& base, const PointResult& current,
+                        const CompareOptions& options) {
+  PendingPoint pending;
+  PointComparison& out = pending.out;
+  out.key = point_key(base);
+  const bool base_ok = base.status == PointStatus::kOk;
+  const bool current_ok = current.status == PointStatus::kOk;
+  if (!base_ok || !current_ok) {
+    pending.settled = true;
+    if (base_ok && current.status == PointStatus::kFailed) {
+      out.verdict = Verdict::kFailed;
+      out.reason = "failed in the new run: " + current.reason;
+    } else if (base_ok) {
+      out.verdict = Verdict::kInconclusive;
+      out.reason = fmt::format("{} in the new run: {}", to_string(current.status), current.reason);
+    } else if (current_ok) {
+      out.verdict = Verdict::kInconclusive;
+      out.reason =
+          fmt::format("no baseline: {} in the base run: {}", to_string(base.status), base.reason);
+    } else {
+      out.verdict = Verdict::kInconclusive;
+      out.reason = fmt::format("not measured in either run (base {}, new {})",
+                               to_string(base.status), to_string(current.status));
+    }
+    return pending;
+  }
+  pending.counters = counter_gate(base, current, options.counter_threshold, out);
+  pending.time = time_gate(base, current, options, out);
+  return pending;
+}
+
+PointComparison decide_point(PendingPoint pending) {
+  PointComparison& out = pending.out;
+  if (pending.settled) return out;
+  GateOutcome time = pending.time.settled;
+  if (pending.time.needs_test) {
+    const TimeEvidence& ev = *out.time;
+    const std::string p_text =
+        fmt::format("Mann-Whitney p = {:.2g}, Holm-adjusted over {} points {:.2g}", *ev.p_value,
+                    ev.family_size, *ev.p_value_adjusted);
+    if (*ev.p_value_adjusted < kMannWhitneyAlpha) {
+      time = {pending.time.worse ? Verdict::kSlower : Verdict::kFaster,
+              fmt::format("{}, {}", pending.time.what, p_text)};
+    } else {
+      time = {Verdict::kInconclusive,
+              fmt::format("{}, but {} >= {} (not separable from noise{})", pending.time.what,
+                          p_text, kMannWhitneyAlpha, pending.time.hint)};
+    }
+  }
+  const GateOutcome& counters = pending.counters;
+  auto both = [](const GateOutcome& first, const GateOutcome& second) {
+    return second.reason.empty() ? first.reason : first.reason + "; " + second.reason;
+  };
+  if (counters.verdict == Verdict::kSlower) {
+    out.verdict = Verdict::kSlower;
+    out.reason = both(counters, time);
+  } else if (time.verdict == Verdict::kSlower) {
+    out.verdict = Verdict::kSlower;
+    out.reason = both(time, counters);
+  } else if (counters.verdict == Verdict::kFaster) {
+    out.verdict = Verdict::kFaster;
+    out.reason = both(counters, time);
+  } else {
+    out.verdict = time.verdict;
+    out.reason = time.reason;
+  }
+  return out;
+}
+
+// The Mann-Whitney p-values of every point that was tested form one family (Holm).
+void adjust_p_values(std::vector<PendingPoint>& pending) {
+  std::vector<double> raw;
+  for (const auto& p : pending) {
+    if (p.out.time && p.out.time->p_value) raw.push_back(*p.out.time->p_value);
+  }
+  const std::vector<double> adjusted = holm_adjust(raw);
+  size_t next = 0;
+  for (auto& p : pending) {
+    if (!p.out.time || !p.out.time->p_value) continue;
+    p.out.time->p_value_adjusted = adjusted[next++];
+    p.out.time->family_size = raw.size();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report-level checks.
+
+bool same_gpu(const DeviceRecord& a, const DeviceRecord& b) {
+  return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor &&
+         a.sm_count == b.sm_count;
+}
+
+std::string describe_gpu(const DeviceRecord& d) {
+  return fmt::format("'{}' (cc {}.{}, {} SMs)", d.name, d.cc_major, d.cc_minor, d.sm_count);
+}
+
+void check_unique(const Report& report, const char* side) {
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const PointKey key = point_key(report.points[i]);
+    for (size_t j = i + 1; j < report.points.size(); ++j) {
+      if (point_key(report.points[j]) == key) {
+        throw bad_input(
+            fmt::format("the {} report holds point '{}' twice (points[{}] and "
+                        "points[{}]): cannot tell which to compare",
+                        side, key.label(), i, j));
+      }
+    }
+  }
+}
+
+void check_threshold(double value, const char* flag) {
+  if (!(value > 0 && value < 1)) {
+    throw bad_input(fmt::format("invalid {} {}: must be a fraction in (0, 1)", flag, value));
+  }
+}
+
+CanaryComparison compare_canaries(const Report& base, const Report& current, double threshold,
+                                  std::vector<std::string>& warnings) {
+  CanaryComparison out;
+  if (base.canary) out.base_bytes_per_s = base.canary->copy_bytes_per_s;
+  if (current.canary) out.current_bytes_per_s = current.canary->copy_bytes_per_s;
+  for (const auto* r : {&base, &current}) {
+    const std::optional<double>& value =
+        r == &base ? out.base_bytes_per_s : out.current_bytes_per_s;
+    if (value && *value > 0) continue;
+    const std::string why = !r->canary ? "report written before canaries existed"
+                            : !value   ? r->canary->null_reason
+                                       : "bandwidth not positive";
+    warnings.push_back(
+        fmt::format("no copy canary in the {} report ({}): cannot tell whether the machine changed",
+                    r == &base ? "base" : "new", why));
+    return out;
+  }
+  out.relative_change = (*out.current_bytes_per_s - *out.base_bytes_per_s) / *out.base_bytes_per_s;
+  out.machine_changed = std::fabs(*out.relative_change) > threshold;
+  if (out.machine_changed) {
+    warnings.push_back(fmt::format(
+        "the machine changed: copy canary {:.3f} -> {:.3f} TB/s ({}), beyond the {} time "
+        "threshold; time verdicts may reflect the machine rather than the code",
+        *out.base_bytes_per_s / 1e12, *out.current_bytes_per_s / 1e12,
+        percent(*out.relative_change), percent(threshold).substr(1)));
+  }
+  return out;
+}
+
+void add_setting_warnings(const Report& base, const Report& current,
+                          std::vector<std::string>& warnings) {
+  if (!same_gpu(base.device, current.device)) {
+    warnings.push_back(
+        fmt::format("different GPUs compared (--allow-different-gpu): base {}, new {}",
+                    describe_gpu(base.device), describe_gpu(current.device)));
+  }
+  if (base.device.driver_version != current.device.driver_version ||
+      base.device.runtime_version != current.device.runtime_version) {
+    warnings.push_back(fmt::format("CUDA driver/runtime differ: base {}/{}, new {}/{}",
+                                   base.device.driver_version, base.device.runtime_version,
+                                   current.device.driver_version, current.device.runtime_version));
+  }
+  if (base.config.warm_l2 != current.config.warm_l2) {
+    warnings.push_back(fmt::format(
+        "L2 handling differs (base {}, new {}): times of small kernels are not comparable",
+        base.config.warm_l2 ? "warm" : "flushed", current.config.warm_l2 ? "warm" : "flushed"));
+  }
+  for (const auto* r : {&base, &current}) {
+    if (!r->device.counters_available) {
+      warnings.push_back(fmt::format("counter gate off: no counters in the {} report ({})",
+                                     r == &base ? "base" : "new", r->device.counters_reason));
+    }
+  }
+}
+
+ReportIdentity identity(const Report& r) {
+  return {r.tool_version, r.git_revision, r.timestamp_utc, r.device.name};
+}
+
+}  // namespace
+
+std::string format_duration_s(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const double magnitude = std::fabs(seconds);
+  if (magnitude < 1e-3) return fmt::format("{:.2f} µs", seconds * 1e6);
+  if (magnitude < 1) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} s", seconds);
+}
+
+std::string to_string(CompareBy by) { return by == CompareBy::kTime ? "time" : "roof"; }
+
+CompareBy parse_compare_by(const std::string& text) {
+  if (text == "time") return CompareBy::kTime;
+  if (text == "roof") return CompareBy::kRoof;
+  throw bad_input(fmt::format("invalid --by '{}': allowed time, roof", text));
+}
+
+std::string to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kAdded:
+      return "added";
+    case Verdict::kRemoved:
+      return "removed";
+    case Verdict::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+bool is_regression(Verdict verdict) {
+  return verdict == Verdict::kSlower || verdict == Verdict::kFailed;
+}
+
+bool PointKey::operator==(const PointKey& o) const {
+  const Shape& a = shape;
+  const Shape& b = o.shape;
+  return op == o.op && version == o.version && a.batch == b.batch && a.heads == b.heads &&
+         a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.seq_len == b.seq_len &&
+         a.causal == b.causal && a.dtype == b.dtype && a.gelu_form == b.gelu_form;
+}
+
+std::string PointKey::label() const {
+  return fmt::format("{} {} L={} B={} H={}/{} d={} {}{} {}", op, version, shape.seq_len,
+                     shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
+                     to_string(shape.dtype), shape.causal ? " causal" : "",
+                     to_string(shape.gelu_form));
+}
+
+PointKey point_key(const PointResult& point) { return {point.op, point.version, point.shape}; }
+
+size_t CompareResult::count(Verdict verdict) const {
+  return static_cast<size_t>(std::count_if(points.begin(), points.end(),
+                                           [&](const auto& p) { return p.verdict == verdict; }));
+}
+
+size_t CompareResult::regressions() const {
+  return count(Verdict::kSlower) + count(Verdict::kFailed);
+}
+
+int CompareResult::exit_code() const {
+  if (regressions() > 0) return static_cast<int>(ExitCode::kPartial);
+  if (options.strict && count(Verdict::kInconclusive) > 0) {
+    return static_cast<int>(ExitCode::kPartial);
+  }
+  return static_cast<int>(ExitCode::kOk);
+}
+
+CompareResult compare_reports(const Report& base, const Report& current,
+                              const CompareOptions& options) {
+  check_threshold(options.time_threshold, "--time-threshold");
+  check_threshold(options.counter_threshold, "--counter-threshold");
+  if (base.schema_version != current.schema_version) {
+    throw bad_input(fmt::format(
+        "reports have different schema versions: base {}, new {}; re-run the older sweep with "
+        "this rooflinectl",
+        base.schema_version, current.schema_version));
+  }
+  if (!options.allow_different_gpu && !same_gpu(base.device, current.device)) {
+    throw bad_input(fmt::format(
+        "reports come from different GPUs: base {}, new {}; pass --allow-different-gpu to "
+        "compare anyway",
+        describe_gpu(base.device), describe_gpu(current.device)));
+  }
+  check_unique(base, "base");
+  check_unique(current, "new");
+
+  CompareResult result;
+  result.options = options;
+  result.base = identity(base);
+  result.current = identity(current);
+  result.canary = compare_canaries(base, current, options.time_threshold, result.warnings);
+  add_setting_warnings(base, current, result.warnings);
+
+  // Matched points are gated first and decided together, after the Holm adjustment; removed
+  // points keep their place in base order.
+  std::vector<bool> matched(current.points.size(), false);
+  std::vector<PendingPoint> pending;
+  for (const PointResult& b : base.points) {
+    const PointKey key = point_key(b);
+    size_t j = 0;
+    while (j < current.points.size() && !(point_key(current.points[j]) == key)) ++j;
+    if (j == current.points.size()) {
+      PendingPoint removed;
+      removed.settled = true;
+      removed.out.key = key;
+      removed.out.verdict = Verdict::kRemoved;
+      removed.out.reason = "only in the base report";
+      pending.push_back(std::move(removed));
+      continue;
+    }
+    matched[j] = true;
+    pending.push_back(gate_point(b, current.points[j], options));
+  }
+  adjust_p_values(pending);
+  for (auto& p : pending) result.points.push_back(decide_point(std::move(p)));
+  for (size_t j = 0; j < current.points.size(); ++j) {
+    if (matched[j]) continue;
+    PointComparison added;
+    added.key = point_key(current.points[j]);
+    added.verdict = Verdict::kAdded;
+    added.reason = "only in the new report";
+    result.points.push_back(std::move(added));
+  }
+  return result;
+}
+
+double parse_threshold(const std::string& text, const std::string& flag) {
+  const bool is_percent = !text.empty() && text.back() == '%';
+  const std::string number = is_percent ? text.substr(0, text.size() - 1) : text;
+  char* end = nullptr;
+  const double value = number.empty() ? NAN : std::strtod(number.c_str(), &end);
+  const bool parsed =
+      !number.empty() && end == number.c_str() + number.size() && std::isfinite(value);
+  const double fraction = is_percent ? value / 100.0 : value;
+  if (!parsed || !(fraction > 0 && fraction < 1)) {
+    throw bad_input(
+        fmt::format("invalid {} '{}': give a percentage like 5% or a fraction like 0.05, in (0, 1)",
+                    flag, text));
+  }
+  return fraction;
+}
+
+}  // namespace rooflinectl

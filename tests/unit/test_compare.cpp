@@ -1,0 +1,496 @@
+// `compare` on synthetic reports: verdicts, the counter gate, the time gate's noise handling,
+// clock normalization, exit codes, the writers, the BMF export and the canary's JSON round trip.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "report/bmf_writer.hpp"
+#include "report/compare.hpp"
+#include "report/compare_writer.hpp"
+#include "report/json_reader.hpp"
+#include "report/json_writer.hpp"
+#include "report/statistics.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// Samples around `median_s` with relative spread `spread` (0.01 = ±1%-ish), from a generator
+// whose output is fixed by the C++ standard (mt19937_64), so the test sees the same numbers on
+// every platform. Irwin-Hall: the sum of 4 uniforms, centred, is close enough to a normal.
+std::vector<double> noisy_samples(double median_s, double spread, int count, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  auto uniform = [&] { return static_cast<double>(gen() >> 11) * 0x1.0p-53; };
+  std::vector<double> out;
+  for (int i = 0; i < count; ++i) {
+    const double z = uniform() + uniform() + uniform() + uniform() - 2.0;  // variance 1/3
+    out.push_back(median_s * (1.0 + spread * z * std::sqrt(3.0)));
+  }
+  return out;
+}
+
+PointResult make_point(const std::string& op, int64_t seq_len, std::vector<double> samples,
+                       double dram_bytes = 1e9, double flop = 4e11, double l2_bytes = 2e9) {
+  PointResult p;
+  p.op = op;
+  p.version = op + "_v1";
+  p.shape.seq_len = seq_len;
+  TimingResult t;
+  t.samples_s = std::move(samples);
+  std::vector<double> sorted = t.samples_s;
+  std::sort(sorted.begin(), sorted.end());
+  t.median_s = sorted[sorted.size() / 2];
+  t.min_s = sorted.front();
+  t.max_s = sorted.back();
+  t.sm_clock_hz = 1.98e9;
+  p.timing = t;
+  p.counters.total.name = "total";
+  p.counters.total.dram_read_bytes = dram_bytes * 0.75;
+  p.counters.total.dram_write_bytes = dram_bytes * 0.25;
+  p.counters.total.l2_bytes = l2_bytes;
+  p.counters.total.tensor_bf16_flop = flop;
+  for (auto* zero :
+       {&p.counters.total.tensor_fp16_flop, &p.counters.total.ffma_inst,
+        &p.counters.total.fadd_inst, &p.counters.total.fmul_inst, &p.counters.total.hfma_inst,
+        &p.counters.total.hadd_inst, &p.counters.total.hmul_inst}) {
+    *zero = 0.0;
+  }
+  RooflinePoint r;
+  r.time_s = t.median_s;
+  r.fraction_of_roof = 0.5;
+  r.bound = Bound::kMemory;
+  p.roofline = r;
+  return p;
+}
+
+Report make_report(std::vector<PointResult> points, double canary_bytes_per_s = 3.95e12) {
+  Report r;
+  r.tool_version = "0.1.0";
+  r.git_revision = "abc123";
+  r.timestamp_utc = "2025-01-01T00:00:00Z";
+  r.device.name = "NVIDIA H200";
+  r.device.cc_major = 9;
+  r.device.cc_minor = 0;
+  r.device.sm_count = 132;
+  r.device.counters_available = true;
+  r.points = std::move(points);
+  CanaryResult canary;
+  canary.copy_bytes_per_s = canary_bytes_per_s;
+  canary.copy_bytes = 4 * 62914560;
+  canary.samples_s = {1e-4, 1.1e-4};
+  canary.method = "synthetic";
+  r.canary = canary;
+  return r;
+}
+
+// A sweep-like report: six operators × seven lengths, each with its own median, every point's
+// samples drawn with `spread` from `seed`.
+Report sweep_report(double spread, uint64_t seed) {
+  const char* ops[] = {"naive_attention", "flash_attention", "gemm", "gelu",
+                       "layernorm",       "decode_attention"};
+  std::vector<PointResult> points;
+  uint64_t stream = seed;
+  for (int o = 0; o < 6; ++o) {
+    for (int k = 0; k < 7; ++k) {
+      const double median_s = 1e-4 * (o + 1) * std::pow(2.0, k);
+      points.push_back(make_point(ops[o], int64_t{512} << k,
+                                  noisy_samples(median_s, spread, 10, ++stream * 7919)));
+    }
+  }
+  return make_report(std::move(points));
+}
+
+const PointComparison& find(const CompareResult& r, const std::string& op, int64_t seq_len) {
+  for (const auto& p : r.points) {
+    if (p.key.op == op && p.key.shape.seq_len == seq_len) return p;
+  }
+  throw std::runtime_error("point not found: " + op);
+}
+
+TEST(Compare, IdenticalReportsAreAllSameAndExitZero) {
+  const Report base = sweep_report(0.02, 1);
+  const CompareResult r = compare_reports(base, base, CompareOptions{});
+  EXPECT_EQ(r.points.size(), 42u);
+  EXPECT_EQ(r.count(Verdict::kSame), 42u);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_FALSE(r.canary.machine_changed);
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+TEST(Compare, NoiseOnlyReportsFromOneDistributionHaveNoRegression) {
+  // 3% spread, different draws: some medians move by a few percent, none may be called slower.
+  // Several seed pairs, so a lucky draw cannot make this pass.
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const CompareResult r =
+        compare_reports(sweep_report(0.03, seed), sweep_report(0.03, seed + 1000), {});
+    EXPECT_EQ(r.regressions(), 0u) << "seed " << seed;
+    EXPECT_EQ(r.count(Verdict::kFaster), 0u) << "seed " << seed;
+    EXPECT_EQ(r.exit_code(), 0) << "seed " << seed;
+  }
+}
+
+TEST(Compare, VeryNoisySamplesBeyondTheThresholdAreInconclusiveNotSlower) {
+  // 40% spread with 10 samples: medians wander past 5% without a separable shift.
+  size_t inconclusive = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const CompareResult r =
+        compare_reports(sweep_report(0.4, seed), sweep_report(0.4, seed + 1000), {});
+    EXPECT_EQ(r.regressions(), 0u) << "seed " << seed;
+    inconclusive += r.count(Verdict::kInconclusive);
+  }
+  EXPECT_GT(inconclusive, 0u);  // otherwise this test did not exercise the noisy path
+}
+
+TEST(Compare, OnePointTenPercentSlowerWithTightSamplesIsFlaggedAlone) {
+  const Report base = sweep_report(0.005, 7);
+  Report current = sweep_report(0.005, 2007);
+  for (auto& p : current.points) {
+    if (p.op == "gelu" && p.shape.seq_len == 4096) {
+      for (double& s : p.timing->samples_s) s *= 1.10;
+      p.timing->median_s *= 1.10;
+    }
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.regressions(), 1u);
+  const PointComparison& slow = find(r, "gelu", 4096);
+  EXPECT_EQ(slow.verdict, Verdict::kSlower);
+  ASSERT_TRUE(slow.time.has_value());
+  EXPECT_NEAR(slow.time->relative_change, 0.10, 0.02);
+  EXPECT_LT(*slow.time->p_value_adjusted, kMannWhitneyAlpha);
+  EXPECT_EQ(slow.time->family_size, 42u);
+  EXPECT_EQ(r.count(Verdict::kSame), 41u);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, CounterGateFlagsThreePercentMoreDramBytesDespiteNoisyTimes) {
+  const Report base = sweep_report(0.3, 11);
+  Report current = sweep_report(0.3, 1011);
+  for (auto& p : current.points) {
+    if (p.op == "layernorm" && p.shape.seq_len == 2048) {
+      *p.counters.total.dram_read_bytes *= 1.03;
+      *p.counters.total.dram_write_bytes *= 1.03;
+    }
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  const PointComparison& p = find(r, "layernorm", 2048);
+  EXPECT_EQ(p.verdict, Verdict::kSlower);
+  ASSERT_EQ(p.counters.size(), 3u);
+  EXPECT_EQ(p.counters[0].metric, "dram_bytes");
+  EXPECT_TRUE(p.counters[0].beyond_threshold);
+  EXPECT_NEAR(*p.counters[0].relative_change, 0.03, 1e-12);
+  EXPECT_DOUBLE_EQ(p.counters[0].base, 1e9);
+  EXPECT_DOUBLE_EQ(p.counters[0].current, 1.03e9);
+  EXPECT_FALSE(p.counters[1].beyond_threshold);  // flop
+  EXPECT_NE(p.reason.find("dram_bytes +3.0%"), std::string::npos) << p.reason;
+  EXPECT_EQ(r.regressions(), 1u);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, CounterDecreaseIsAnImprovementAndDoesNotFail) {
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.3, 10, 1))});
+  Report current = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.3, 10, 2))});
+  *current.points[0].counters.total.tensor_bf16_flop *= 0.9;
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kFaster);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, CounterChangeWithinThresholdIsIgnored) {
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 1))});
+  Report current = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 2))});
+  *current.points[0].counters.total.l2_bytes *= 1.005;
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame);
+  CompareOptions tight;
+  tight.counter_threshold = 0.001;
+  EXPECT_EQ(compare_reports(base, current, tight).points[0].verdict, Verdict::kSlower);
+}
+
+TEST(Compare, ImprovementAloneExitsZero) {
+  const Report base = sweep_report(0.005, 21);
+  Report current = sweep_report(0.005, 2021);
+  for (auto& p : current.points) {
+    if (p.op == "flash_attention") {
+      for (double& s : p.timing->samples_s) s *= 0.8;
+    }
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.count(Verdict::kFaster), 7u);
+  EXPECT_EQ(r.regressions(), 0u);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, SchemaMismatchIsBadInput) {
+  const Report base = sweep_report(0.01, 1);
+  Report current = base;
+  current.schema_version = base.schema_version + 1;
+  try {
+    compare_reports(base, current, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("schema"), std::string::npos);
+  }
+}
+
+TEST(Compare, DifferentGpuIsBadInputUnlessAllowed) {
+  const Report base = sweep_report(0.01, 1);
+  Report current = base;
+  current.device.name = "NVIDIA H100 80GB HBM3";
+  try {
+    compare_reports(base, current, {});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("H100"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--allow-different-gpu"), std::string::npos);
+  }
+  CompareOptions allow;
+  allow.allow_different_gpu = true;
+  const CompareResult r = compare_reports(base, current, allow);
+  EXPECT_EQ(r.exit_code(), 0);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("different GPUs"), std::string::npos);
+}
+
+TEST(Compare, AddedAndRemovedPoints) {
+  Report base = sweep_report(0.01, 3);
+  Report current = base;
+  current.points.erase(current.points.begin());           // naive_attention L=512 removed
+  current.points.back().version = "decode_attention_v2";  // another kernel version: a new point
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.count(Verdict::kRemoved), 2u);  // naive L=512, and decode v1 L=32768
+  EXPECT_EQ(r.count(Verdict::kAdded), 1u);
+  EXPECT_EQ(r.count(Verdict::kSame), 40u);
+  EXPECT_EQ(r.points.back().verdict, Verdict::kAdded);
+  EXPECT_EQ(r.points.back().key.version, "decode_attention_v2");
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, ShapeAndDtypeArePartOfTheMatch) {
+  const Report base = make_report({make_point("gelu", 512, {1e-3, 1e-3, 1e-3})});
+  Report current = base;
+  current.points[0].shape.dtype = Dtype::kFp16;
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.count(Verdict::kRemoved), 1u);
+  EXPECT_EQ(r.count(Verdict::kAdded), 1u);
+}
+
+TEST(Compare, DuplicatePointIsBadInput) {
+  const Report base =
+      make_report({make_point("gelu", 512, {1e-3}), make_point("gelu", 512, {1e-3})});
+  EXPECT_THROW(compare_reports(base, base, {}), Error);
+}
+
+TEST(Compare, FailedNewPointIsARegression) {
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 1))});
+  Report current = base;
+  current.points[0].status = PointStatus::kFailed;
+  current.points[0].reason = "validation failed: 12 of 1000 elements";
+  current.points[0].timing.reset();
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kFailed);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, StrictMakesInconclusiveFail) {
+  // 3 vs 3 samples can never reach p < 0.01 (minimum p is 0.1): a 20% change is inconclusive.
+  const Report base = make_report({make_point("gemm", 512, {1.00e-3, 1.01e-3, 1.02e-3})});
+  const Report current = make_report({make_point("gemm", 512, {1.20e-3, 1.21e-3, 1.22e-3})});
+  const CompareResult lenient = compare_reports(base, current, {});
+  EXPECT_EQ(lenient.points[0].verdict, Verdict::kInconclusive);
+  EXPECT_NE(lenient.points[0].reason.find("--repetitions"), std::string::npos);
+  EXPECT_EQ(lenient.exit_code(), 0);
+  CompareOptions strict;
+  strict.strict = true;
+  EXPECT_EQ(compare_reports(base, current, strict).exit_code(), 1);
+}
+
+TEST(Compare, ChangesBelowTheEventResolutionFloorAreSame) {
+  // 10 µs kernel, 8% slower = 0.8 µs: below the 1 µs floor even with tight samples.
+  const Report base =
+      make_report({make_point("layernorm", 512, noisy_samples(10e-6, 0.001, 10, 1))});
+  Report current =
+      make_report({make_point("layernorm", 512, noisy_samples(10.8e-6, 0.001, 10, 2))});
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame);
+  EXPECT_NE(r.points[0].reason.find("resolution"), std::string::npos);
+}
+
+TEST(Compare, ComputeBoundTimesAreNormalizedToTheBaseClock) {
+  // New run at 1.80 GHz instead of 1.98 GHz, same cycles: 10% longer in seconds.
+  Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.002, 10, 1))});
+  Report current =
+      make_report({make_point("gemm", 512, noisy_samples(1e-3 * 1.98 / 1.80, 0.002, 10, 2))});
+  base.points[0].roofline->bound = Bound::kCompute;
+  current.points[0].roofline->bound = Bound::kCompute;
+  current.points[0].timing->sm_clock_hz = 1.80e9;
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
+  ASSERT_TRUE(r.points[0].time->clock_scale.has_value());
+  EXPECT_NEAR(*r.points[0].time->clock_scale, 1.80 / 1.98, 1e-12);
+
+  // Memory-bound: the SM clock does not set its time, so nothing is scaled and it is slower.
+  base.points[0].roofline->bound = Bound::kMemory;
+  const CompareResult memory = compare_reports(base, current, {});
+  EXPECT_FALSE(memory.points[0].time->clock_scale.has_value());
+  EXPECT_EQ(memory.points[0].verdict, Verdict::kSlower);
+}
+
+TEST(Compare, ByRoofComparesFractionsOfTheRoof) {
+  // 10% slower with the same roof: the fraction of the roof drops by 1 - 1/1.1 = 9.1%.
+  Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.002, 10, 1))});
+  Report current = make_report({make_point("gemm", 512, noisy_samples(1.1e-3, 0.002, 10, 2))});
+  current.points[0].roofline->fraction_of_roof =
+      0.5 * base.points[0].timing->median_s / current.points[0].timing->median_s;
+  CompareOptions by_roof;
+  by_roof.by = CompareBy::kRoof;
+  const CompareResult r = compare_reports(base, current, by_roof);
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSlower);
+  EXPECT_NEAR(r.points[0].time->base_median, 0.5, 0.005);
+  EXPECT_NEAR(r.points[0].time->relative_change, 1 / 1.1 - 1, 0.01);
+
+  current.points[0].roofline.reset();
+  current.points[0].roofline_null_reason = "no counters";
+  EXPECT_EQ(compare_reports(base, current, by_roof).points[0].verdict, Verdict::kInconclusive);
+}
+
+TEST(Compare, CanaryChangeBeyondTheTimeThresholdSaysTheMachineChanged) {
+  const Report base = sweep_report(0.01, 5);
+  Report current = base;
+  current.canary->copy_bytes_per_s = 3.95e12 * 0.9;
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_TRUE(r.canary.machine_changed);
+  EXPECT_NEAR(*r.canary.relative_change, -0.1, 1e-12);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("machine changed"), std::string::npos);
+  EXPECT_NE(format_compare_markdown(r).find("machine changed"), std::string::npos);
+  EXPECT_EQ(r.exit_code(), 0);  // a warning, not a verdict
+
+  current.canary->copy_bytes_per_s = 3.95e12 * 0.98;  // within 5%
+  EXPECT_FALSE(compare_reports(base, current, {}).canary.machine_changed);
+
+  current.canary.reset();
+  const CompareResult missing = compare_reports(base, current, {});
+  ASSERT_EQ(missing.warnings.size(), 1u);
+  EXPECT_NE(missing.warnings[0].find("cannot tell"), std::string::npos);
+}
+
+TEST(Compare, ParseThreshold) {
+  EXPECT_DOUBLE_EQ(parse_threshold("5%", "--time-threshold"), 0.05);
+  EXPECT_DOUBLE_EQ(parse_threshold("0.05", "--time-threshold"), 0.05);
+  EXPECT_DOUBLE_EQ(parse_threshold("0.5%", "--counter-threshold"), 0.005);
+  for (const char* bad : {"5", "0", "0%", "100%", "-1%", "abc", "%", "", "5%%", "nan"}) {
+    try {
+      parse_threshold(bad, "--time-threshold");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find("--time-threshold"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(parse_compare_by("roof"), CompareBy::kRoof);
+  EXPECT_THROW(parse_compare_by("speed"), Error);
+}
+
+TEST(CompareWriters, TableMarkdownAndJsonCarryTheVerdicts) {
+  const Report base = sweep_report(0.005, 7);
+  Report current = sweep_report(0.005, 2007);
+  for (auto& p : current.points) {
+    if (p.op == "gelu" && p.shape.seq_len == 512) {
+      for (double& s : p.timing->samples_s) s *= 1.2;
+    }
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  ASSERT_EQ(r.regressions(), 1u);
+
+  const std::string table = format_compare_table(r);
+  EXPECT_NE(table.find("slower: gelu gelu_v1 L=512"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 regression"), std::string::npos);
+  EXPECT_NE(table.find("exit 1"), std::string::npos);
+
+  const std::string md = format_compare_markdown(r);
+  EXPECT_NE(md.find("1 regression"), std::string::npos);
+  EXPECT_NE(md.find("| **slower** | `gelu` | 512 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("<details>"), std::string::npos);
+
+  const nlohmann::ordered_json j = compare_to_json(r);
+  EXPECT_EQ(j["compare_schema_version"], kCompareSchemaVersion);
+  EXPECT_EQ(j["exit_code"], 1);
+  EXPECT_EQ(j["summary"]["slower"], 1);
+  EXPECT_EQ(j["summary"]["same"], 41);
+  bool found = false;
+  for (const auto& p : j["points"]) {
+    if (p["verdict"] == "slower") {
+      found = true;
+      EXPECT_EQ(p["op"], "gelu");
+      EXPECT_EQ(p["shape"]["seq_len"], 512);
+      EXPECT_TRUE(p["regression"].get<bool>());
+      EXPECT_GT(p["time"]["relative_change"].get<double>(), 0.15);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(CompareWriters, CleanMarkdownSaysNoRegression) {
+  const Report base = sweep_report(0.01, 9);
+  const std::string md = format_compare_markdown(compare_reports(base, base, {}));
+  EXPECT_NE(md.find("✅ no regression"), std::string::npos) << md;
+}
+
+TEST(BmfWriter, OneBenchmarkPerOkPointWithLatencyInNanoseconds) {
+  Report report = make_report(
+      {make_point("gelu", 512, {1e-5, 2e-5, 3e-5}), make_point("gemm", 1024, {1e-3, 1e-3, 1e-3})});
+  report.points[1].status = PointStatus::kSkipped;
+  report.points[0].counters.total.l2_bytes.reset();
+  const nlohmann::ordered_json bmf = report_to_bmf(report);
+  ASSERT_EQ(bmf.size(), 1u);
+  const auto& bench = bmf.begin().value();
+  EXPECT_NE(bmf.begin().key().find("gelu"), std::string::npos);
+  EXPECT_DOUBLE_EQ(bench["latency"]["value"].get<double>(), 2e4);
+  EXPECT_DOUBLE_EQ(bench["latency"]["lower_value"].get<double>(), 1e4);
+  EXPECT_DOUBLE_EQ(bench["latency"]["upper_value"].get<double>(), 3e4);
+  EXPECT_DOUBLE_EQ(bench["dram-bytes"]["value"].get<double>(), 1e9);
+  EXPECT_DOUBLE_EQ(bench["flop"]["value"].get<double>(), 4e11);
+  EXPECT_FALSE(bench.contains("l2-bytes"));  // not measured: left out, BMF has no null
+  EXPECT_DOUBLE_EQ(bench["fraction-of-roof"]["value"].get<double>(), 0.5);
+}
+
+TEST(CanaryJson, RoundTripsAndIsOptional) {
+  const Report report = make_report({make_point("gelu", 512, {1e-5})});
+  const Report back = report_from_json_text(report_to_json_text(report), "test");
+  ASSERT_TRUE(back.canary.has_value());
+  EXPECT_EQ(back.canary->copy_bytes_per_s, report.canary->copy_bytes_per_s);
+  EXPECT_EQ(back.canary->copy_bytes, report.canary->copy_bytes);
+  EXPECT_EQ(back.canary->samples_s, report.canary->samples_s);
+  EXPECT_EQ(back.canary->method, "synthetic");
+
+  Report failed = report;
+  failed.canary->copy_bytes_per_s.reset();
+  failed.canary->null_reason = "CUDA error: out of memory";
+  const Report failed_back = report_from_json_text(report_to_json_text(failed), "test");
+  EXPECT_FALSE(failed_back.canary->copy_bytes_per_s.has_value());
+  EXPECT_EQ(failed_back.canary->null_reason, "CUDA error: out of memory");
+
+  Report old = report;
+  old.canary.reset();  // reports written before the canary have no key at all
+  const std::string text = report_to_json_text(old);
+  EXPECT_EQ(text.find("canary"), std::string::npos);
+  EXPECT_FALSE(report_from_json_text(text, "test").canary.has_value());
+}
+
+TEST(CompareOnRealReport, CommittedH200ReportAgainstItselfIsClean) {
+  const Report report = load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");
+  const CompareResult r = compare_reports(report, report, {});
+  EXPECT_EQ(r.points.size(), 42u);
+  EXPECT_EQ(r.count(Verdict::kSame), 42u);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+}  // namespace
+}  // namespace rooflinectl
