@@ -6,6 +6,7 @@
 
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
+#include "cmd_model.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
+  ModelOptions model_options;
+  CLI::App* model = setup_model(app, model_options);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
+    if (model->parsed()) return run_model_command(model_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());
