@@ -21,6 +21,10 @@ inline constexpr int64_t kFlashKeyTileCols = 64;
 /// read once per column of blocks and W once per row of blocks.
 inline constexpr int64_t kGemmBlockRows = 128;
 inline constexpr int64_t kGemmBlockCols = 128;
+/// Shortest key range one split of kernels/decode_attention.cu takes (kMinTilesPerSplit = 2 tiles
+/// of kTileKeys = 32 keys), so a decode step has at most ceil(L/64) splits, each writing a fp32
+/// partial (d values, max, sum) per query head to its workspace.
+inline constexpr int64_t kDecodeMinKeysPerSplit = 64;
 
 /// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
 /// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).

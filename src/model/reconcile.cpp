@@ -10,7 +10,10 @@
 namespace rooflinectl {
 namespace {
 
-std::string mb(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
+std::string mb(double bytes) {
+  if (bytes < 1e5) return fmt::format("{:.1f} KB", bytes / 1e3);
+  return fmt::format("{:.1f} MB", bytes / 1e6);
+}
 
 ReconcileCheck make_check(std::string quantity, std::string reference, double measured,
                           double reference_value, std::optional<double> low,
@@ -118,13 +121,18 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
         mb(static_cast<double>(device.l2_bytes)));
   }
   if (p.op == "decode_attention") {
+    const Shape& s = p.shape;
+    const double max_splits =
+        static_cast<double>((s.seq_len + kDecodeMinKeysPerSplit - 1) / kDecodeMinKeysPerSplit);
+    const double workspace = static_cast<double>(s.batch * s.heads) * max_splits *
+                             static_cast<double>(s.head_dim + 2) * 4.0;
     return fmt::format(
-        "{}. The KV cache is read about once; the excess is writes beyond o. The split-KV "
-        "workspace (B*H*splits*(d+2)*4 bytes, written by decode_split_kv, read by decode_combine) "
-        "is outside the model but at most a few hundred KB here, so most extra writes are not "
-        "explained by the algorithm: suspect dirty L2 lines from before the launch written back "
-        "inside the counter range",
-        split);
+        "{}. The excess is writes beyond o. The split-KV workspace (fp32 partial o, max and sum "
+        "per split and query head, written by decode_split_kv and read back by decode_combine) "
+        "is outside the model but at most {} here (B*H*ceil(L/{})*(d+2)*4), so most extra writes "
+        "are not explained by the algorithm: suspect dirty L2 lines from before the launch being "
+        "written back inside the counter range",
+        split, mb(workspace), kDecodeMinKeysPerSplit);
   }
   return fmt::format("{}. Traffic the as-implemented model ({}) does not contain", split,
                      p.analytic.bytes_formula);
