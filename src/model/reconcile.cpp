@@ -156,11 +156,16 @@ void add_flash_checks(Reconciliation& r, const PointResult& p, const DeviceRecor
         "FlashAttention Theorem 2 count for M = {:.0f} KB of shared memory per SM (cc {}.{}): "
         "paper block Br = min(ceil(M/(4*d*e)), d) = {} rows gives {}; the kernel's Br = {} gives "
         "{} (implemented_dram_bytes), Theta(B*H*L^2*d^2/M) with constant 1 is {}. DRAM moved "
-        "{:.3f}x the paper count: L2 ({}) holds each head's K and V, so the re-reads cost L2, "
-        "not HBM, bandwidth",
+        "{:.3f}x the paper count and {:.2f}x the minimum: {}",
         io.sram_bytes / 1024.0, device.cc_major, device.cc_minor, io.paper_query_tile_rows,
         mb(io.paper_io_bytes), io.kernel_query_tile_rows, mb(io.kernel_io_bytes),
-        mb(io.theta_bytes), c.ratio, mb(static_cast<double>(device.l2_bytes)));
+        mb(io.theta_bytes), c.ratio, dram / p.analytic.min_dram_bytes,
+        dram <= kDramAboveImplemented * p.analytic.min_dram_bytes
+            ? fmt::format("the {} L2 kept K and V across query tiles, so the re-reads cost L2, "
+                          "not HBM, bandwidth",
+                          mb(static_cast<double>(device.l2_bytes)))
+            : std::string("part of the K/V re-reads reached DRAM: the K and V of the heads in "
+                          "flight did not stay in L2"));
     r.checks.push_back(c);
   }
   const auto l2 = p.counters.total.l2_bytes;
