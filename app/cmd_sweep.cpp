@@ -7,50 +7,23 @@
 #include <iostream>
 
 #include "core/error.hpp"
-#include "core/seq_range.hpp"
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
 #include "report/bmf_writer.hpp"
 #include "report/compare_writer.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
+#include "report/reconcile_writer.hpp"
 #include "report/table_writer.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start);
-    if (item.empty()) throw bad_input(fmt::format("invalid {} '{}': empty item", flag, text));
-    out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 SweepConfig build_config(const SweepOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
-  if (o.ops) config.ops = split_list(*o.ops, "--ops");
-  if (o.seq) {
-    config.seq_lens = parse_seq_spec(*o.seq);
-    config.seq_spec = *o.seq;
-  }
-  if (o.batch) config.base.batch = *o.batch;
-  if (o.heads) config.base.heads = *o.heads;
-  if (o.kv_heads) config.base.kv_heads = *o.kv_heads;
-  else if (o.heads) config.base.kv_heads = *o.heads;  // MHA unless --kv-heads says otherwise
-  if (o.head_dim) config.base.head_dim = *o.head_dim;
-  if (o.dtype) config.base.dtype = parse_dtype(*o.dtype);
-  if (o.gelu_form) config.base.gelu_form = parse_gelu_form(*o.gelu_form);
-  if (o.causal) config.base.causal = true;
+  apply_shape_options(o.shape, config);
   if (o.repetitions) config.repetitions = *o.repetitions;
   if (o.no_counters) config.counters = false;
   if (o.warm_l2) config.warm_l2 = true;
@@ -73,17 +46,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run operators over sequence lengths; place each on the roofline");
   sub->add_option("--config", o.config_file, "JSON sweep config (default: configs/default.json)");
-  sub->add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)");
-  sub->add_option("--seq", o.seq,
-                  "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
-                  "512,1000,4097 (list)");
-  sub->add_option("--batch", o.batch, "Batch size B");
-  sub->add_option("--heads", o.heads, "Query heads H");
-  sub->add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)");
-  sub->add_option("--head-dim", o.head_dim, "Head dimension d");
-  sub->add_option("--dtype", o.dtype, "Element type: bf16 | fp16");
-  sub->add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
-  sub->add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
+  add_shape_options(*sub, o.shape);
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
   sub->add_option("--format", o.format,
                   "stdout format: table | json | bmf (Bencher Metric Format, docs/ci.md)");
@@ -138,6 +101,7 @@ int run_sweep_command(const SweepOptions& o) {
                            2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", format_console_table(report));
+    fmt::print("{}", format_reconciliation_flags(report));
   }
   for (const auto& point : report.points) {
     if (point.status != PointStatus::kOk) return static_cast<int>(ExitCode::kPartial);

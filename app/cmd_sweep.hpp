@@ -9,20 +9,14 @@
 #include <optional>
 #include <string>
 
+#include "shape_options.hpp"
+
 namespace rooflinectl {
 
 /// Flags of `sweep`; unset optionals keep the config file's (or the built-in default) value.
 struct SweepOptions {
   std::string config_file;
-  std::optional<std::string> ops;  ///< comma-separated operator names
-  std::optional<std::string> seq;  ///< --seq spec (see parse_seq_spec)
-  std::optional<int64_t> batch;
-  std::optional<int64_t> heads;
-  std::optional<int64_t> kv_heads;
-  std::optional<int64_t> head_dim;
-  std::optional<std::string> dtype;
-  std::optional<std::string> gelu_form;
-  bool causal = false;
+  ShapeOptions shape;           ///< --ops, --seq and the shape flags, shared with `model`
   std::string output;           ///< JSON report path; empty: none
   std::string format = "table";  ///< stdout format: table | json
   std::optional<int> repetitions;

@@ -7,6 +7,7 @@
 #include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
+#include "cmd_model.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
   CLI::App* compare = setup_compare(app, compare_options);
+  ModelOptions model_options;
+  CLI::App* model = setup_model(app, model_options);
 
   try {
     app.parse(argc, argv);
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
     if (compare->parsed()) return run_compare_command(compare_options);
+    if (model->parsed()) return run_model_command(model_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

@@ -21,6 +21,7 @@
 #include "measure/memory_check.hpp"
 #include "measure/timing.hpp"
 #include "model/operator_model.hpp"
+#include "model/reconcile.hpp"
 #include "roofline/roof_from_counters.hpp"
 
 namespace rooflinectl {
@@ -118,6 +119,7 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
     point.counters.null_reason = ctx.counters_null_reason;
   }
   place_point(point, spec, ctx.device);
+  point.reconciliation = reconcile(point, spec.pipe, ctx.device);
 }
 
 /// The copy canary, or a record of why it could not be taken: a sweep is still worth having

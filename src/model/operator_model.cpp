@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.hpp"
 
 namespace rooflinectl {
@@ -29,20 +32,21 @@ AnalyticResult flash_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
   const double e = dtype_size_bytes(s.dtype);
   const double pairs = attention_pairs(s.seq_len, s.causal);
-  const double q_tiles =
-      static_cast<double>((s.seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows);
   AnalyticResult r;
   r.flop = 4.0 * b * h * d * pairs;
   const double lse_bytes = 4.0 * b * h * l;
   r.min_dram_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e + lse_bytes;
-  // Each query tile of a query head streams all of K and V of its KV head.
-  r.implemented_dram_bytes = 2.0 * b * h * l * d * e + lse_bytes + q_tiles * 2.0 * b * h * l * d * e;
+  // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
+  r.implemented_dram_bytes =
+      2.0 * b * h * l * d * e + lse_bytes +
+      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
   r.flop_formula = s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)"
                             : "4*B*H*L^2*d";
   r.bytes_formula = fmt::format(
       "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
-      "2*B*H*L*d*e + 4*B*H*L + ceil(L/{})*2*B*H*L*d*e",
-      kFlashQueryTileRows);
+      "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
+      "(key_end_t = {})",
+      kFlashQueryTileRows, s.causal ? "min(L, (t+1)*64)" : "L, i.e. ceil(L/64)*L keys");
   return r;
 }
 
@@ -108,6 +112,84 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape) {
   if (op == "layernorm") return layernorm_model(shape);
   if (op == "decode_attention") return decode_attention_model(shape);
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
+}
+
+double min_dram_write_bytes(const std::string& op, const Shape& s) {
+  const double e = dtype_size_bytes(s.dtype);
+  const double b = s.batch, h = s.heads, l = s.seq_len, d = s.head_dim;
+  const double tokens = static_cast<double>(s.tokens());
+  const double d_model = static_cast<double>(s.d_model());
+  if (op == "naive_attention") return b * h * l * d * e;
+  if (op == "flash_attention") return b * h * l * d * e + 4.0 * b * h * l;
+  if (op == "gemm") return tokens * 4.0 * d_model * e;
+  if (op == "gelu") return tokens * 4.0 * d_model * e;
+  if (op == "layernorm") return tokens * d_model * e;
+  if (op == "decode_attention") return b * h * d * e;
+  throw bad_input(fmt::format("no analytic model for operator '{}'", op));
+}
+
+double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows) {
+  if (seq_len <= 0 || query_tile_rows <= 0) {
+    throw bad_input(fmt::format("invalid flash tiling: L = {}, Br = {} (both must be > 0)", seq_len,
+                                query_tile_rows));
+  }
+  const int64_t tiles = (seq_len + query_tile_rows - 1) / query_tile_rows;
+  if (!causal) return static_cast<double>(tiles) * static_cast<double>(seq_len);
+  double keys = 0;
+  for (int64_t t = 0; t < tiles; ++t) {
+    keys += static_cast<double>(std::min(seq_len, (t + 1) * query_tile_rows));
+  }
+  return keys;
+}
+
+double flash_computed_pairs(int64_t seq_len, bool causal) {
+  const int64_t tiles = (seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows;
+  double pairs = 0;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t key_end = causal ? std::min(seq_len, (t + 1) * kFlashQueryTileRows) : seq_len;
+    const int64_t key_tiles = (key_end + kFlashKeyTileCols - 1) / kFlashKeyTileCols;
+    pairs += static_cast<double>(kFlashQueryTileRows * key_tiles * kFlashKeyTileCols);
+  }
+  return pairs;
+}
+
+std::optional<double> shared_memory_per_sm_bytes(int cc_major, int cc_minor) {
+  constexpr double kKiB = 1024.0;
+  if (cc_major == 8 && cc_minor == 0) return 164 * kKiB;
+  if (cc_major == 8 && (cc_minor == 6 || cc_minor == 9)) return 100 * kKiB;
+  if (cc_major == 9 && cc_minor == 0) return 228 * kKiB;
+  if (cc_major == 10 && cc_minor == 0) return 228 * kKiB;
+  if (cc_major == 12 && cc_minor == 0) return 100 * kKiB;
+  return std::nullopt;
+}
+
+FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
+  if (!(sram_bytes > 0)) {
+    throw bad_input(fmt::format("invalid SRAM size {} bytes: must be > 0", sram_bytes));
+  }
+  const double b = s.batch, h = s.heads, l = s.seq_len, d = s.head_dim;
+  const double e = dtype_size_bytes(s.dtype);
+  const double q_o_lse = 2.0 * b * h * l * d * e + 4.0 * b * h * l;
+  const double sram_elements = sram_bytes / e;
+  FlashIoBound r;
+  r.sram_bytes = sram_bytes;
+  // FlashAttention Algorithm 1, line 1: Bc = ceil(M/4d), Br = min(ceil(M/4d), d).
+  r.paper_query_tile_rows = std::min(
+      static_cast<int64_t>(std::ceil(sram_elements / (4.0 * d))), s.head_dim);
+  r.paper_io_bytes =
+      q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
+  r.kernel_io_bytes =
+      q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
+  r.theta_bytes = b * h * l * l * d * d / sram_elements * e;
+  return r;
+}
+
+double gemm_no_reuse_read_bytes(const Shape& s) {
+  const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
+  const double col_blocks = static_cast<double>((n + kGemmBlockCols - 1) / kGemmBlockCols);
+  const double row_blocks = static_cast<double>((m + kGemmBlockRows - 1) / kGemmBlockRows);
+  const double e = dtype_size_bytes(s.dtype);
+  return (col_blocks * static_cast<double>(m * k) + row_blocks * static_cast<double>(k * n)) * e;
 }
 
 double tokens_per_second(const std::string& op, const Shape& shape, double time_s) {

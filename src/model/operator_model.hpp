@@ -2,6 +2,8 @@
 // what the algorithm implies; the counters say what the hardware did, and reports show both.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/shape.hpp"
@@ -12,6 +14,17 @@ namespace rooflinectl {
 /// Query tile height Br of kernels/flash_attention.cu (its traits struct): K and V are streamed
 /// once per query tile, which bounds the as-implemented DRAM bytes when L2 absorbs no re-read.
 inline constexpr int64_t kFlashQueryTileRows = 64;
+/// Key tile width Bc of kernels/flash_attention.cu (FlashTraits::kBlockN): the tensor cores
+/// compute whole 64×64 score tiles, masked or not.
+inline constexpr int64_t kFlashKeyTileCols = 64;
+/// Block tile of C in kernels/gemm.cu (GemmTraits::kBlockM × kBlockN): without L2 reuse, X is
+/// read once per column of blocks and W once per row of blocks.
+inline constexpr int64_t kGemmBlockRows = 128;
+inline constexpr int64_t kGemmBlockCols = 128;
+/// Shortest key range one split of kernels/decode_attention.cu takes (kMinTilesPerSplit = 2 tiles
+/// of kTileKeys = 32 keys), so a decode step has at most ceil(L/64) splits, each writing a fp32
+/// partial (d values, max, sum) per query head to its workspace.
+inline constexpr int64_t kDecodeMinKeysPerSplit = 64;
 
 /// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
 /// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).
@@ -33,6 +46,55 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o)
 /// Throws a bad-input Error for an unknown operator name.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
+
+/// DRAM bytes the operator's outputs alone take (written once): the write part of the minimum
+/// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm:
+/// y; decode_attention: o). Reconciliation splits measured reads and writes with it.
+/// Throws a bad-input Error for an unknown operator name.
+double min_dram_write_bytes(const std::string& op, const Shape& shape);
+
+/// Keys of one (batch, query head) that the flash kernel streams from K (and V) over all its query
+/// tiles: Σ_t key_end_t with key_end_t = L without a mask, min(L, (t+1)·Br) with the bottom-right
+/// causal mask (kernels/flash_attention.cu stops each query tile at its diagonal). Br =
+/// `query_tile_rows`. Non-causal: ceil(L/Br)·L. Throws a bad-input Error when L or Br ≤ 0.
+double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows);
+
+/// (query, key) pairs the flash kernel's tensor cores compute: whole kFlashQueryTileRows ×
+/// kFlashKeyTileCols tiles, padded rows and masked keys included, so counted tensor FLOPs =
+/// 4·B·H·d·flash_computed_pairs. Equals L² when L is a multiple of 64 and there is no mask.
+double flash_computed_pairs(int64_t seq_len, bool causal);
+
+/// Shared memory per SM in bytes, the SRAM size M of the FlashAttention IO analysis, by compute
+/// capability, from the CUDA C++ Programming Guide (v13.0), "Technical Specifications per Compute
+/// Capability", maximum amount of shared memory per SM: 8.0 → 164 KB, 8.6 / 8.9 → 100 KB,
+/// 9.0 → 228 KB, 10.0 → 228 KB, 12.0 → 100 KB (KB = 1024 bytes). nullopt for any other.
+std::optional<double> shared_memory_per_sm_bytes(int cc_major, int cc_minor);
+
+/// The FlashAttention IO bound at one shape, in DRAM bytes. Dao et al. 2022 (FlashAttention,
+/// arXiv 2205.14135), Theorem 2: with SRAM of M elements, d ≤ M ≤ L·d, FlashAttention makes
+/// Θ(L²·d²/M) HBM accesses per head, because each K/V (FA2: each Q) block of ~M/(4d) rows forces
+/// one more pass over the other operand. FlashAttention-2 (Dao 2023, arXiv 2307.08691, §3.1,
+/// Algorithm 1) keeps the outer loop over query tiles of Br rows, so K and V are read
+/// ceil(L/Br) times: bytes = Q + O + LSE + Σ_t key_end_t·2·d·e per (batch, query head).
+struct FlashIoBound {
+  double sram_bytes = 0;                  ///< M: shared memory per SM (shared_memory_per_sm_bytes)
+  int64_t paper_query_tile_rows = 0;      ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
+  double paper_io_bytes = 0;              ///< the count above with the paper's Br
+  int64_t kernel_query_tile_rows = kFlashQueryTileRows;
+  int64_t kernel_key_tile_cols = kFlashKeyTileCols;
+  double kernel_io_bytes = 0;             ///< with the kernel's Br = 64: DRAM bytes if L2 kept nothing
+  /// Θ's leading term with constant 1: B·H·L²·d²/M_elements·e (shows the L² growth; the two
+  /// counts above carry the constants).
+  double theta_bytes = 0;
+};
+
+/// FlashIoBound at `shape` for SRAM size `sram_bytes`. Throws a bad-input Error when sram_bytes ≤ 0.
+FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
+
+/// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/128)
+/// column blocks reads all of X (M·K) and each of the ceil(M/128) row blocks all of W (K·N),
+/// times e. The measured reads fall between (M·K + K·N)·e and this.
+double gemm_no_reuse_read_bytes(const Shape& shape);
 
 /// Tokens processed per second: B·L / time for prefill operators, B / time for decode (one new
 /// token per sequence per step). Throws a bad-input Error when time_s ≤ 0.

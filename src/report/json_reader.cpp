@@ -123,6 +123,25 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   return p;
 }
 
+Reconciliation reconciliation_from_json(const JsonObjectReader& r) {
+  Reconciliation out;
+  for (const auto& c : r.get_object_array("checks")) {
+    ReconcileCheck check;
+    check.quantity = c.get_string("quantity");
+    check.reference = c.get_string("reference");
+    check.measured = c.get_double("measured");
+    check.reference_value = c.get_double("reference_value");
+    check.ratio = c.get_double("ratio");
+    check.band_low = c.get_optional_double("band_low");
+    check.band_high = c.get_optional_double("band_high");
+    check.flagged = c.get_bool("flagged");
+    check.explanation = c.get_string("explanation");
+    out.checks.push_back(check);
+  }
+  out.null_reason = r.get_string("null_reason");
+  return out;
+}
+
 PointResult point_from_json(const JsonObjectReader& r) {
   PointResult p;
   p.op = r.get_string("op");
@@ -139,6 +158,10 @@ PointResult point_from_json(const JsonObjectReader& r) {
   if (!r.is_null("roofline")) p.roofline = roofline_from_json(r.get_object("roofline"));
   p.roofline_null_reason = r.get_string("roofline_null_reason");
   p.tokens_per_s = r.get_optional_double("tokens_per_s");
+  // Optional: reports written before reconciliation existed lack the key.
+  if (r.has("reconciliation") && !r.is_null("reconciliation")) {
+    p.reconciliation = reconciliation_from_json(r.get_object("reconciliation"));
+  }
   return p;
 }
 

@@ -169,6 +169,27 @@ Json roofline_to_json(const RooflinePoint& r) {
   return j;
 }
 
+Json reconciliation_to_json(const Reconciliation& r) {
+  Json j;
+  Json checks = Json::array();
+  for (const auto& c : r.checks) {
+    Json check;
+    check["quantity"] = c.quantity;
+    check["reference"] = c.reference;
+    put_number(check, "measured", c.measured);
+    put_number(check, "reference_value", c.reference_value);
+    put_number(check, "ratio", c.ratio);
+    put_optional(check, "band_low", c.band_low);
+    put_optional(check, "band_high", c.band_high);
+    check["flagged"] = c.flagged;
+    check["explanation"] = c.explanation;
+    checks.push_back(check);
+  }
+  j["checks"] = checks;
+  j["null_reason"] = r.null_reason;
+  return j;
+}
+
 Json point_to_json(const PointResult& p) {
   Json j;
   j["op"] = p.op;
@@ -185,6 +206,7 @@ Json point_to_json(const PointResult& p) {
   j["roofline"] = p.roofline ? roofline_to_json(*p.roofline) : Json(nullptr);
   j["roofline_null_reason"] = p.roofline_null_reason;
   put_optional(j, "tokens_per_s", p.tokens_per_s);
+  j["reconciliation"] = p.reconciliation ? reconciliation_to_json(*p.reconciliation) : Json(nullptr);
   return j;
 }
 

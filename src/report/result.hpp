@@ -92,6 +92,25 @@ struct AnalyticResult {
   std::string bytes_formula;
 };
 
+/// One measured quantity set against one analytic reference (src/model/reconcile.hpp).
+struct ReconcileCheck {
+  std::string quantity;   ///< counted quantity: "tensor_flop", "flop", "dram_bytes", "l2_bytes"
+  std::string reference;  ///< what it is compared with, e.g. "analytic.flop", "min_dram_bytes"
+  double measured = 0;
+  double reference_value = 0;
+  double ratio = 0;                ///< measured / reference_value
+  std::optional<double> band_low;  ///< documented band on the ratio; nullopt: no bound that side
+  std::optional<double> band_high;
+  bool flagged = false;            ///< ratio outside the band
+  std::string explanation;         ///< why the ratio is what it is; always set when flagged
+};
+
+/// Analytic vs measured FLOPs and bytes of one point, with the out-of-band ones flagged.
+struct Reconciliation {
+  std::vector<ReconcileCheck> checks;
+  std::string null_reason;  ///< why `checks` is empty (no counters); empty otherwise
+};
+
 /// One operator × shape × dtype.
 struct PointResult {
   std::string op;
@@ -108,6 +127,8 @@ struct PointResult {
   std::optional<RooflinePoint> roofline;
   std::string roofline_null_reason;
   std::optional<double> tokens_per_s;  ///< B·L / median time (prefill); B / time (decode)
+  /// Analytic vs counted (absent in reports written before it existed).
+  std::optional<Reconciliation> reconciliation;
 };
 
 /// The GPU a report was measured on.

@@ -42,6 +42,23 @@ expect 2 "repetitions" sweep --repetitions 0
 expect 2 "no-such.json" sweep --config "$work/no-such.json"
 expect 2 "error:" sweep --no-such-flag
 
+expect 2 "h200-sxm" model --gpu h300
+expect 2 "'flashy'" model --gpu h200-sxm --ops flashy
+expect 2 "'xml'" model --gpu h200-sxm --format xml
+expect 2 "gpu" model --seq 512
+
+# `model` needs no GPU: the seeds' worked example (fp16, d = 128) comes out of the memory table,
+# and --output writes the JSON.
+"$bin" model --gpu h200-sxm --seq 4096,8192 --dtype fp16 --output "$work/model.json" \
+  >"$work/stdout" 2>"$work/stderr"
+code=$?
+if [[ $code -ne 0 ]] || ! grep -q "33.55" "$work/stdout" || ! grep -q "268.44" "$work/stdout" ||
+   ! grep -q '"model_schema_version"' "$work/model.json"; then
+  echo "FAIL: model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$work/stderr")"
+  failures=$((failures + 1))
+else passes=$((passes + 1)); fi
+rm -f "$work/model.json"
+
 # A valid sweep on a machine without a GPU exits 3 with one line; with a GPU it is not run here.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   expect 3 "no CUDA GPU" sweep --seq 512 --ops gelu

@@ -1,0 +1,62 @@
+#include "cmd_model.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/sweep_config.hpp"
+#include "device/gpu_spec.hpp"
+#include "kernels/operator.hpp"
+#include "model/prediction.hpp"
+#include "report/atomic_file.hpp"
+#include "report/model_writer.hpp"
+
+namespace rooflinectl {
+
+CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "model",
+      "Analytic model on a GPU from the spec table (no GPU needed): predicted roofline "
+      "placement, attention memory, flash IO bound");
+  sub->add_option("--gpu", o.gpu, "GPU spec id, e.g. h200-sxm (an unknown id lists the known ones)")
+      ->required();
+  sub->add_option("--config", o.config_file, "JSON sweep config for ops, seq and shape");
+  add_shape_options(*sub, o.shape);
+  sub->add_option("--format", o.format, "stdout format: table | json");
+  sub->add_option("--output,-o", o.output, "Write the JSON here (atomically)");
+  return sub;
+}
+
+int run_model_command(const ModelOptions& o) {
+  if (o.format != "table" && o.format != "json") {
+    throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
+  }
+  if (!o.output.empty()) {
+    const auto parent = std::filesystem::absolute(o.output).parent_path();
+    if (!std::filesystem::is_directory(parent)) {
+      throw bad_input(fmt::format("invalid --output '{}': directory '{}' does not exist", o.output,
+                                  parent.string()));
+    }
+  }
+  const GpuSpec& gpu = find_gpu_spec(o.gpu);
+  SweepConfig config =
+      o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
+  apply_shape_options(o.shape, config);
+  validate_sweep_config(config);
+  std::vector<std::pair<std::string, Pipe>> ops;
+  for (const auto& op : config.ops) ops.emplace_back(op, find_operator(op).pipe);
+
+  const ModelReport report = build_model_report(config, ops, gpu);
+  const std::string json = model_report_to_json_text(report);
+  if (!o.output.empty()) {
+    write_file_atomically(o.output, json);
+    fmt::print(stderr, "model written to {}\n", o.output);
+  }
+  fmt::print("{}", o.format == "json" ? json : format_model_table(report));
+  return static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace rooflinectl

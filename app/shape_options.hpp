@@ -1,0 +1,35 @@
+// The operator and shape flags that `sweep` and `model` share (--ops, --seq, --batch, --heads,
+// --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to a SweepConfig.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/sweep_config.hpp"
+
+namespace rooflinectl {
+
+/// Unset optionals keep the config's (or the built-in default) value.
+struct ShapeOptions {
+  std::optional<std::string> ops;  ///< comma-separated operator names
+  std::optional<std::string> seq;  ///< --seq spec (see parse_seq_spec)
+  std::optional<int64_t> batch;
+  std::optional<int64_t> heads;
+  std::optional<int64_t> kv_heads;
+  std::optional<int64_t> head_dim;
+  std::optional<std::string> dtype;
+  std::optional<std::string> gelu_form;
+  bool causal = false;
+};
+
+/// Binds the shared flags of `sub` to `options`.
+void add_shape_options(CLI::App& sub, ShapeOptions& options);
+
+/// Overrides `config` with the flags that were given. --heads without --kv-heads sets kv_heads =
+/// heads (multi-head attention). Throws a bad-input Error naming the flag for a malformed --ops,
+/// --seq, --dtype or --gelu-form; the values are checked further by validate_sweep_config.
+void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
+
+}  // namespace rooflinectl

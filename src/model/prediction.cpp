@@ -1,0 +1,91 @@
+#include "model/prediction.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "model/operator_model.hpp"
+
+namespace rooflinectl {
+
+std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype,
+                                   std::string& reason) {
+  Roof roof;
+  roof.pipe = pipe;
+  roof.peak_bytes_per_s = gpu.hbm_bytes_per_s.value;
+  std::string compute_source;
+  if (pipe == Pipe::kTensor) {
+    const std::string key = to_string(dtype);
+    const auto it = gpu.dense_tensor_flop_per_s.find(key);
+    if (it == gpu.dense_tensor_flop_per_s.end()) {
+      reason = fmt::format("{} has no sourced dense {} tensor rate in its spec", gpu.id, key);
+      return std::nullopt;
+    }
+    roof.peak_flop_per_s = it->second.value;
+    compute_source = it->second.source;
+  } else {
+    if (!is_known(gpu.fp32_flop_per_s)) {
+      reason = fmt::format("{} has no sourced FP32 rate in its spec", gpu.id);
+      return std::nullopt;
+    }
+    roof.peak_flop_per_s = gpu.fp32_flop_per_s.value;
+    compute_source = gpu.fp32_flop_per_s.source;
+  }
+  roof.source = fmt::format("datasheet ({}): compute {}; DRAM {}", gpu.id, compute_source,
+                            gpu.hbm_bytes_per_s.source);
+  return roof;
+}
+
+Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const GpuSpec& gpu) {
+  Prediction p;
+  p.op = op;
+  p.shape = shape;
+  p.pipe = pipe;
+  p.analytic = analytic_model(op, shape);
+  p.min_intensity_flop_per_byte = p.analytic.flop / p.analytic.min_dram_bytes;
+  p.implemented_intensity_flop_per_byte = p.analytic.flop / p.analytic.implemented_dram_bytes;
+  p.roof = datasheet_roof(gpu, pipe, shape.dtype, p.roof_null_reason);
+  if (!p.roof) return p;
+  const Roof& roof = *p.roof;
+  const double ridge = ridge_point_flop_per_byte(roof);
+  p.ridge_flop_per_byte = ridge;
+  p.attainable_flop_per_s = attainable_flop_per_s(roof, p.implemented_intensity_flop_per_byte);
+  p.min_attainable_flop_per_s = attainable_flop_per_s(roof, p.min_intensity_flop_per_byte);
+  p.bound = p.implemented_intensity_flop_per_byte < ridge ? Bound::kMemory : Bound::kCompute;
+  p.min_bound = p.min_intensity_flop_per_byte < ridge ? Bound::kMemory : Bound::kCompute;
+  const double compute_s = p.analytic.flop / roof.peak_flop_per_s;
+  p.time_lower_bound_s = std::max(compute_s, p.analytic.min_dram_bytes / roof.peak_bytes_per_s);
+  p.implemented_time_s =
+      std::max(compute_s, p.analytic.implemented_dram_bytes / roof.peak_bytes_per_s);
+  return p;
+}
+
+ModelReport build_model_report(const SweepConfig& config,
+                               const std::vector<std::pair<std::string, Pipe>>& ops,
+                               const GpuSpec& gpu) {
+  ModelReport r;
+  r.gpu = gpu;
+  r.base = config.base;
+  r.seq_lens = config.seq_lens;
+  r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);
+  bool flash = false;
+  for (const auto& [op, pipe] : ops) {
+    flash = flash || op == "flash_attention";
+    for (const int64_t seq_len : config.seq_lens) {
+      Shape shape = config.base;
+      shape.seq_len = seq_len;
+      r.points.push_back(predict(op, pipe, shape, gpu));
+    }
+  }
+  for (const int64_t seq_len : config.seq_lens) {
+    Shape shape = config.base;
+    shape.seq_len = seq_len;
+    r.memory.push_back(attention_memory(shape));
+    if (flash && r.sram_bytes)
+      r.flash_io.emplace_back(seq_len, flash_io_bound(shape, *r.sram_bytes));
+  }
+  r.max_naive_seq_len = max_naive_attention_seq_len(config.base, gpu.memory_bytes.value);
+  return r;
+}
+
+}  // namespace rooflinectl

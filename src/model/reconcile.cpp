@@ -1,0 +1,240 @@
+#include "model/reconcile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/operator_model.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::string mb(double bytes) {
+  if (bytes < 1e5) return fmt::format("{:.1f} KB", bytes / 1e3);
+  return fmt::format("{:.1f} MB", bytes / 1e6);
+}
+
+ReconcileCheck make_check(std::string quantity, std::string reference, double measured,
+                          double reference_value, std::optional<double> low,
+                          std::optional<double> high) {
+  ReconcileCheck c;
+  c.quantity = std::move(quantity);
+  c.reference = std::move(reference);
+  c.measured = measured;
+  c.reference_value = reference_value;
+  c.ratio = measured / reference_value;
+  c.band_low = low;
+  c.band_high = high;
+  c.flagged = (low && c.ratio < *low) || (high && c.ratio > *high);
+  return c;
+}
+
+/// FLOPs the tensor cores execute at tile granularity, when the kernel's tiling is known.
+std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
+  const Shape& s = p.shape;
+  if (p.op == "flash_attention") {
+    return 4.0 * s.batch * s.heads * s.head_dim * flash_computed_pairs(s.seq_len, s.causal);
+  }
+  if (p.op == "gemm") {
+    const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
+    const double m_padded =
+        static_cast<double>((m + kGemmBlockRows - 1) / kGemmBlockRows * kGemmBlockRows);
+    const double n_padded =
+        static_cast<double>((n + kGemmBlockCols - 1) / kGemmBlockCols * kGemmBlockCols);
+    return 2.0 * m_padded * n_padded * static_cast<double>(k);
+  }
+  return std::nullopt;
+}
+
+std::string explain_tensor_flop(const PointResult& p, double ratio) {
+  if (const auto tile = tile_granular_tensor_flop(p)) {
+    const double measured = *p.counters.total.tensor_flop();
+    const double tile_ratio = measured / *tile;
+    if (std::abs(tile_ratio - 1.0) <= kTensorFlopBandHigh - 1.0) {
+      return fmt::format(
+          "the kernel computes whole tiles (padded rows{} included): {:.4g} FLOP at tile "
+          "granularity, and the counters match it ({:.4f}x); the analytic count only has the "
+          "useful pairs",
+          p.shape.causal ? " and masked keys of diagonal tiles" : "", *tile, tile_ratio);
+    }
+    return fmt::format(
+        "counted tensor FLOPs are {:.3f}x the analytic count and {:.3f}x the tile-granular count "
+        "{:.4g}: neither explains them, so a FLOP formula or the counter mapping is wrong",
+        ratio, tile_ratio, *tile);
+  }
+  if (p.op == "naive_attention") {
+    return fmt::format(
+        "cuBLAS runs its own tile shapes, so at lengths that are not multiples of them it "
+        "computes padding; a ratio of {:.3f} beyond that is a formula or counter bug",
+        ratio);
+  }
+  return fmt::format(
+      "counted tensor FLOPs are {:.3f}x the analytic count: check the operator's "
+      "FLOP formula against its kernels",
+      ratio);
+}
+
+std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
+  if (p.op == "gelu") {
+    const double elements = static_cast<double>(p.shape.tokens()) * 4.0 * p.shape.d_model();
+    return fmt::format(
+        "CUDA's accurate {0}f is not one special-function instruction but an FMA polynomial "
+        "(with MUFU.EX2), and the FP32 counters count those FMAs, while the analytic convention "
+        "counts only the {1} FLOP/element around {0}: counted {2:.1f} FLOP/element = {3:.2f}x. "
+        "A property of the math library, not of the kernel or the counters",
+        to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 4 : 8,
+        *p.counters.total.total_flop() / elements, ratio);
+  }
+  return fmt::format(
+      "the CUDA-core counters see {:.2f}x the arithmetic of the analytic convention ({}): compare "
+      "the kernel's FLOP comment with what it executes",
+      ratio, p.analytic.flop_formula);
+}
+
+/// Reads and writes apart: which side of the traffic the gap is on.
+std::string traffic_split(const PointResult& p) {
+  const auto& t = p.counters.total;
+  if (!t.dram_read_bytes || !t.dram_write_bytes) return "";
+  const double min_write = min_dram_write_bytes(p.op, p.shape);
+  const double min_read = p.analytic.min_dram_bytes - min_write;
+  return fmt::format("reads {} = {:.2f}x the inputs ({}), writes {} = {:.2f}x the outputs ({})",
+                     mb(*t.dram_read_bytes), *t.dram_read_bytes / min_read, mb(min_read),
+                     mb(*t.dram_write_bytes), *t.dram_write_bytes / min_write, mb(min_write));
+}
+
+std::string explain_dram_above(const PointResult& p, const DeviceRecord& device) {
+  const auto& t = p.counters.total;
+  const std::string split = traffic_split(p);
+  if (p.op == "gemm" && t.dram_read_bytes) {
+    const double min_write = min_dram_write_bytes(p.op, p.shape);
+    const double min_read = p.analytic.min_dram_bytes - min_write;
+    const double no_reuse = gemm_no_reuse_read_bytes(p.shape);
+    const double absorbed = 1.0 - (*t.dram_read_bytes - min_read) / (no_reuse - min_read);
+    return fmt::format(
+        "{}. With {}x{} block tiles X is re-read by every column of blocks and W by every row "
+        "({} if L2 kept nothing); L2 absorbed {:.1f}% of those re-reads but not the rest: blocks "
+        "are launched row by row, so a wave sweeps all of W while X and W together are {} against "
+        "a {} L2. A grouped (swizzled) block order or larger tiles would cut the re-reads; the "
+        "model assumes each input is read once",
+        split, kGemmBlockRows, kGemmBlockCols, mb(no_reuse), 100.0 * absorbed, mb(min_read),
+        mb(static_cast<double>(device.l2_bytes)));
+  }
+  if (p.op == "decode_attention") {
+    const Shape& s = p.shape;
+    const double max_splits =
+        static_cast<double>((s.seq_len + kDecodeMinKeysPerSplit - 1) / kDecodeMinKeysPerSplit);
+    const double workspace = static_cast<double>(s.batch * s.heads) * max_splits *
+                             static_cast<double>(s.head_dim + 2) * 4.0;
+    return fmt::format(
+        "{}. The excess is writes beyond o. The split-KV workspace (fp32 partial o, max and sum "
+        "per split and query head, written by decode_split_kv and read back by decode_combine) "
+        "is outside the model but at most {} here (B*H*ceil(L/{})*(d+2)*4), so most extra writes "
+        "are not explained by the algorithm: suspect dirty L2 lines from before the launch being "
+        "written back inside the counter range",
+        split, mb(workspace), kDecodeMinKeysPerSplit);
+  }
+  return fmt::format("{}. Traffic the as-implemented model ({}) does not contain", split,
+                     p.analytic.bytes_formula);
+}
+
+std::string explain_dram_below(const PointResult& p) {
+  return fmt::format(
+      "{}. Fewer bytes than the operator's own inputs and outputs: inputs were still in L2 "
+      "(cache policy: {}) or outputs had not left L2 when the range closed",
+      traffic_split(p), p.counters.cache_policy.empty() ? "unknown" : p.counters.cache_policy);
+}
+
+void add_flash_checks(Reconciliation& r, const PointResult& p, const DeviceRecord& device,
+                      double dram) {
+  const auto sram = shared_memory_per_sm_bytes(device.cc_major, device.cc_minor);
+  if (sram) {
+    const FlashIoBound io = flash_io_bound(p.shape, *sram);
+    ReconcileCheck c = make_check("dram_bytes", "flash_io_bound.paper_io_bytes", dram,
+                                  io.paper_io_bytes, std::nullopt, std::nullopt);
+    c.explanation = fmt::format(
+        "FlashAttention Theorem 2 count for M = {:.0f} KB of shared memory per SM (cc {}.{}): "
+        "paper block Br = min(ceil(M/(4*d*e)), d) = {} rows gives {}; the kernel's Br = {} gives "
+        "{} (implemented_dram_bytes), Theta(B*H*L^2*d^2/M) with constant 1 is {}. DRAM moved "
+        "{:.3f}x the paper count and {:.2f}x the minimum: {}",
+        io.sram_bytes / 1024.0, device.cc_major, device.cc_minor, io.paper_query_tile_rows,
+        mb(io.paper_io_bytes), io.kernel_query_tile_rows, mb(io.kernel_io_bytes),
+        mb(io.theta_bytes), c.ratio, dram / p.analytic.min_dram_bytes,
+        dram <= kDramAboveImplemented * p.analytic.min_dram_bytes
+            ? fmt::format("the {} L2 kept K and V across query tiles, so the re-reads cost L2, "
+                          "not HBM, bandwidth",
+                          mb(static_cast<double>(device.l2_bytes)))
+            : std::string("part of the K/V re-reads reached DRAM: the K and V of the heads in "
+                          "flight did not stay in L2"));
+    r.checks.push_back(c);
+  }
+  const auto l2 = p.counters.total.l2_bytes;
+  if (l2 && dram > 0) {
+    ReconcileCheck c =
+        make_check("l2_bytes", "dram_bytes (measured)", *l2, dram, std::nullopt, std::nullopt);
+    const double rereads = p.analytic.implemented_dram_bytes - p.analytic.min_dram_bytes;
+    const double absorbed =
+        rereads > 0 ? std::clamp(1.0 - (dram - p.analytic.min_dram_bytes) / rereads, 0.0, 1.0)
+                    : 1.0;
+    c.explanation = fmt::format(
+        "L2 moved {:.1f}x the DRAM bytes; of the {} of K/V re-reads the {}-row query tiles imply "
+        "(implemented minus minimum), L2 absorbed {:.1f}%",
+        c.ratio, mb(rereads), kFlashQueryTileRows, 100.0 * absorbed);
+    r.checks.push_back(c);
+  }
+}
+
+}  // namespace
+
+bool has_flags(const Reconciliation& r) {
+  return std::any_of(r.checks.begin(), r.checks.end(),
+                     [](const ReconcileCheck& c) { return c.flagged; });
+}
+
+Reconciliation reconcile(const PointResult& p, Pipe pipe, const DeviceRecord& device) {
+  Reconciliation r;
+  if (p.counters.null_reason) {
+    r.null_reason = "no counters: " + *p.counters.null_reason;
+    return r;
+  }
+  const KernelCounters& t = p.counters.total;
+
+  const auto flop = pipe == Pipe::kTensor ? t.tensor_flop() : t.total_flop();
+  if (flop && p.analytic.flop > 0) {
+    const bool tensor = pipe == Pipe::kTensor;
+    ReconcileCheck c =
+        make_check(tensor ? "tensor_flop" : "flop", "analytic.flop", *flop, p.analytic.flop,
+                   tensor ? kTensorFlopBandLow : kCudaCoreFlopBandLow,
+                   tensor ? kTensorFlopBandHigh : kCudaCoreFlopBandHigh);
+    if (c.flagged) {
+      c.explanation = tensor ? explain_tensor_flop(p, c.ratio) : explain_cuda_core_flop(p, c.ratio);
+    }
+    r.checks.push_back(c);
+  }
+
+  const auto dram = t.dram_bytes();
+  if (dram && p.analytic.min_dram_bytes > 0) {
+    const bool same = p.analytic.implemented_dram_bytes == p.analytic.min_dram_bytes;
+    ReconcileCheck low = make_check(
+        "dram_bytes", same ? "min_dram_bytes (= implemented_dram_bytes)" : "min_dram_bytes", *dram,
+        p.analytic.min_dram_bytes, kDramBelowMinimum,
+        same ? std::optional<double>(kDramAboveImplemented) : std::nullopt);
+    if (low.flagged) {
+      low.explanation =
+          low.ratio < kDramBelowMinimum ? explain_dram_below(p) : explain_dram_above(p, device);
+    }
+    r.checks.push_back(low);
+    if (!same && p.analytic.implemented_dram_bytes > 0) {
+      ReconcileCheck high =
+          make_check("dram_bytes", "implemented_dram_bytes", *dram,
+                     p.analytic.implemented_dram_bytes, std::nullopt, kDramAboveImplemented);
+      if (high.flagged) high.explanation = explain_dram_above(p, device);
+      r.checks.push_back(high);
+    }
+    if (p.op == "flash_attention") add_flash_checks(r, p, device, *dram);
+  }
+  if (r.checks.empty()) r.null_reason = "counters lack FLOP and DRAM values for this point";
+  return r;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,29 @@
+// Writers of `rooflinectl model`'s ModelReport: a console table and JSON. They only read the
+// report (src/model/prediction.hpp). Pure host code.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/prediction.hpp"
+
+namespace rooflinectl {
+
+/// Version of the model JSON layout ("model_schema_version", first key); bump on incompatible
+/// change.
+inline constexpr int kModelSchemaVersion = 1;
+
+/// Console text: the GPU and its datasheet roofs with sources, the predicted table, the attention
+/// memory table (MB = 1e6 bytes, as the seeds write them) with the largest L that fits, and the
+/// flash IO bounds. A prediction without a roof prints "-" and the reason once below the table.
+std::string format_model_table(const ModelReport& report);
+
+/// The report as ordered JSON: "model_schema_version", "gpu" (figures with their sources),
+/// "shape", "seq_lens", "points", "memory", "max_naive_attention_seq_len", "sram_bytes",
+/// "flash_io". Missing values are null with a "<key>_null_reason"; never NaN or Inf.
+nlohmann::ordered_json model_report_to_json(const ModelReport& report);
+
+/// model_report_to_json dumped with a 2-space indent and a trailing newline.
+std::string model_report_to_json_text(const ModelReport& report);
+
+}  // namespace rooflinectl

@@ -1,0 +1,83 @@
+// Reconciliation on a real sweep: every measured point carries analytic-vs-counted checks, every
+// flag is explained, and two model predictions hold on the hardware: the flash kernel's tensor
+// FLOPs are its whole-tile count at a length that is not a tile multiple, and GQA decode reads the
+// (smaller) KV cache about once.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "model/operator_model.hpp"
+#include "report/json_reader.hpp"
+
+namespace rooflinectl {
+namespace {
+
+int run_rooflinectl(const std::string& args) {
+  const std::string command = std::string(RFL_BINARY) + " " + args;
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Report sweep(const std::string& args, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  std::filesystem::remove(path);
+  EXPECT_EQ(run_rooflinectl("sweep " + args + " --repetitions 2 --output " + path + " > /dev/null"),
+            0);
+  Report report = load_report(path);
+  std::filesystem::remove(path);
+  return report;
+}
+
+const ReconcileCheck* find_check(const Reconciliation& r, const std::string& quantity) {
+  for (const auto& c : r.checks) {
+    if (c.quantity == quantity) return &c;
+  }
+  return nullptr;
+}
+
+TEST(ReconcileEndToEnd, EveryPointIsReconciledAndFlagsAreExplained) {
+  const Report report = sweep("--seq 512,1000", "rooflinectl-reconcile-e2e.json");
+  ASSERT_EQ(report.points.size(), 12u);
+  for (const PointResult& p : report.points) {
+    SCOPED_TRACE(p.op + " L=" + std::to_string(p.shape.seq_len));
+    ASSERT_TRUE(p.reconciliation);
+    EXPECT_TRUE(p.reconciliation->null_reason.empty()) << p.reconciliation->null_reason;
+    EXPECT_GE(p.reconciliation->checks.size(), 2u);
+    for (const auto& c : p.reconciliation->checks) {
+      if (c.flagged) EXPECT_FALSE(c.explanation.empty()) << c.quantity << " vs " << c.reference;
+    }
+    if (p.op == "flash_attention") {
+      // Whole 64×64 tiles: at L = 1000 the tensor pipe computes 1024² pairs.
+      const double tile_flop = 4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
+                               flash_computed_pairs(p.shape.seq_len, p.shape.causal);
+      ASSERT_TRUE(p.counters.total.tensor_flop());
+      EXPECT_NEAR(*p.counters.total.tensor_flop() / tile_flop, 1.0, 0.02);
+      ASSERT_NE(find_check(*p.reconciliation, "l2_bytes"), nullptr);
+    }
+    if (p.op == "naive_attention" && p.shape.seq_len == 512) {
+      const ReconcileCheck* flop = find_check(*p.reconciliation, "tensor_flop");
+      ASSERT_NE(flop, nullptr);
+      EXPECT_FALSE(flop->flagged) << flop->ratio;
+    }
+  }
+}
+
+TEST(ReconcileEndToEnd, GqaDecodeReadsTheSmallerKvCacheOnce) {
+  const Report report =
+      sweep("--ops decode_attention --kv-heads 2 --seq 32768", "rooflinectl-reconcile-gqa.json");
+  ASSERT_EQ(report.points.size(), 1u);
+  const PointResult& p = report.points[0];
+  ASSERT_TRUE(p.counters.total.dram_read_bytes);
+  const double min_read = p.analytic.min_dram_bytes - min_dram_write_bytes(p.op, p.shape);
+  // K and V of 2 KV heads (33.5 MB at L = 32768) read once, shared by the 8 query heads of a group.
+  EXPECT_NEAR(*p.counters.total.dram_read_bytes / min_read, 1.0, 0.3);
+  ASSERT_TRUE(p.roofline);
+  EXPECT_GT(p.roofline->arithmetic_intensity_flop_per_byte, 4.0);  // ≈ g = 8 FLOP/B, MHA ≈ 1
+}
+
+}  // namespace
+}  // namespace rooflinectl

@@ -1,0 +1,215 @@
+// Reconciliation against the real H200 sweep (docs/examples/h200-sweep.json): the findings that
+// must be flagged are, the ones that match are not, and every flag is explained. Plus synthetic
+// cases for the bands and the JSON round trip.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "model/operator_model.hpp"
+#include "model/reconcile.hpp"
+#include "report/json_reader.hpp"
+#include "report/json_writer.hpp"
+#include "report/reconcile_writer.hpp"
+
+#ifndef RFL_SOURCE_DIR
+#error "RFL_SOURCE_DIR (the repository root) must be defined by the build"
+#endif
+
+namespace rooflinectl {
+namespace {
+
+Pipe pipe_of(const std::string& op) {
+  return op == "naive_attention" || op == "flash_attention" || op == "gemm" ? Pipe::kTensor
+                                                                            : Pipe::kFp32;
+}
+
+const Report& h200_report() {
+  static const Report report =
+      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");
+  return report;
+}
+
+const PointResult& point(const std::string& op, int64_t seq_len) {
+  for (const auto& p : h200_report().points) {
+    if (p.op == op && p.shape.seq_len == seq_len) return p;
+  }
+  throw std::runtime_error("point not in the example report: " + op);
+}
+
+Reconciliation reconcile_h200(const std::string& op, int64_t seq_len) {
+  return reconcile(point(op, seq_len), pipe_of(op), h200_report().device);
+}
+
+const ReconcileCheck* find_check(const Reconciliation& r, const std::string& quantity,
+                                 const std::string& reference_prefix) {
+  for (const auto& c : r.checks) {
+    if (c.quantity == quantity && c.reference.rfind(reference_prefix, 0) == 0) return &c;
+  }
+  return nullptr;
+}
+
+TEST(Reconcile, EveryH200FlagIsExplained) {
+  for (const auto& p : h200_report().points) {
+    const Reconciliation r = reconcile(p, pipe_of(p.op), h200_report().device);
+    EXPECT_TRUE(r.null_reason.empty()) << p.op;
+    EXPECT_FALSE(r.checks.empty()) << p.op;
+    for (const auto& c : r.checks) {
+      EXPECT_GT(c.ratio, 0) << p.op;
+      if (c.flagged) EXPECT_FALSE(c.explanation.empty()) << p.op << " " << c.quantity;
+    }
+  }
+}
+
+TEST(Reconcile, GemmReReadsAreAFinding) {
+  const Reconciliation r = reconcile_h200("gemm", 4096);
+  const ReconcileCheck* dram = find_check(r, "dram_bytes", "min_dram_bytes");
+  ASSERT_NE(dram, nullptr);
+  EXPECT_TRUE(dram->flagged);
+  EXPECT_NEAR(dram->ratio, 3.05, 0.01);  // 358.5 MB measured vs 117.4 MB minimum
+  // Reads alone: 274.3 MB vs X + W = 50.3 MB, 5.45x.
+  EXPECT_NE(dram->explanation.find("5.45x the inputs"), std::string::npos) << dram->explanation;
+  EXPECT_NE(dram->explanation.find("re-read"), std::string::npos) << dram->explanation;
+  const ReconcileCheck* flop = find_check(r, "tensor_flop", "analytic.flop");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_FALSE(flop->flagged);
+  EXPECT_NEAR(flop->ratio, 1.0, 1e-9);
+}
+
+TEST(Reconcile, GeluErfPolynomialIsFlaggedAndExplained) {
+  const Reconciliation r = reconcile_h200("gelu", 4096);
+  const ReconcileCheck* flop = find_check(r, "flop", "analytic.flop");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_TRUE(flop->flagged);
+  EXPECT_NEAR(flop->ratio, 5.0, 0.05);
+  EXPECT_NE(flop->explanation.find("polynomial"), std::string::npos) << flop->explanation;
+  EXPECT_NE(flop->explanation.find("FLOP/element"), std::string::npos) << flop->explanation;
+  EXPECT_FALSE(
+      find_check(r, "dram_bytes", "min_dram_bytes")->flagged);  // 1.00x: memory-bound, clean
+}
+
+TEST(Reconcile, AttentionFlopsMatchTheTensorCounters) {
+  for (const int64_t l : {512, 4096, 32768}) {
+    for (const char* op : {"naive_attention", "flash_attention"}) {
+      const Reconciliation r = reconcile_h200(op, l);
+      const ReconcileCheck* flop = find_check(r, "tensor_flop", "analytic.flop");
+      ASSERT_NE(flop, nullptr);
+      EXPECT_FALSE(flop->flagged) << op << " " << l << " ratio " << flop->ratio;
+    }
+  }
+  // Naive attention moves what its model says: S and P written and read once.
+  const ReconcileCheck* naive =
+      find_check(reconcile_h200("naive_attention", 8192), "dram_bytes", "implemented_dram_bytes");
+  ASSERT_NE(naive, nullptr);
+  EXPECT_NEAR(naive->ratio, 1.01, 0.02);
+  EXPECT_FALSE(naive->flagged);
+}
+
+TEST(Reconcile, FlashShowsIoBoundAndL2Absorption) {
+  const Reconciliation r = reconcile_h200("flash_attention", 4096);
+  const ReconcileCheck* io = find_check(r, "dram_bytes", "flash_io_bound");
+  ASSERT_NE(io, nullptr);
+  EXPECT_FALSE(io->flagged);
+  EXPECT_LT(io->ratio, 0.1);  // 80 MB against a 1.1 GB paper-tile count
+  EXPECT_NE(io->explanation.find("Br = min"), std::string::npos) << io->explanation;
+  const ReconcileCheck* l2 = find_check(r, "l2_bytes", "dram_bytes");
+  ASSERT_NE(l2, nullptr);
+  EXPECT_NEAR(l2->ratio, 3268044672.0 / 80151552.0, 1e-6);
+  EXPECT_NE(l2->explanation.find("L2 absorbed 99."), std::string::npos) << l2->explanation;
+  // Against its no-reuse model the kernel is far below; against the minimum, near it.
+  EXPECT_LT(find_check(r, "dram_bytes", "implemented_dram_bytes")->ratio, 0.05);
+  EXPECT_NEAR(find_check(r, "dram_bytes", "min_dram_bytes")->ratio, 1.19, 0.01);
+}
+
+TEST(Reconcile, DecodeShortContextWritesAreFlagged) {
+  const Reconciliation r = reconcile_h200("decode_attention", 512);
+  const ReconcileCheck* dram = find_check(r, "dram_bytes", "min_dram_bytes");
+  ASSERT_NE(dram, nullptr);
+  EXPECT_TRUE(dram->flagged);  // 7.0 MB vs 4.2 MB: the excess is writes
+  EXPECT_NE(dram->explanation.find("writes"), std::string::npos) << dram->explanation;
+  EXPECT_FALSE(find_check(reconcile_h200("decode_attention", 32768), "dram_bytes", "min")->flagged);
+}
+
+TEST(Reconcile, ElementwiseAndReductionsAreClean) {
+  for (const int64_t l : {512, 4096, 32768}) {
+    EXPECT_FALSE(has_flags(reconcile_h200("layernorm", l))) << l;
+  }
+}
+
+TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
+  PointResult p;
+  p.op = "flash_attention";
+  p.shape.seq_len = 1000;
+  p.analytic = analytic_model(p.op, p.shape);
+  // What the tensor pipe does: whole 64×64 tiles, 1024² pairs.
+  p.counters.total.tensor_bf16_flop = 4.0 * 16 * 128 * 1024 * 1024;
+  p.counters.total.tensor_fp16_flop = 0.0;
+  DeviceRecord device;
+  device.cc_major = 9;
+  const Reconciliation r = reconcile(p, Pipe::kTensor, device);
+  const ReconcileCheck* flop = find_check(r, "tensor_flop", "analytic.flop");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_TRUE(flop->flagged);
+  EXPECT_NEAR(flop->ratio, 1024.0 * 1024 / 1e6, 1e-9);
+  EXPECT_NE(flop->explanation.find("whole tiles"), std::string::npos) << flop->explanation;
+  // Without DRAM counters there are no byte checks, and nothing is invented.
+  EXPECT_EQ(find_check(r, "dram_bytes", ""), nullptr);
+  // A count that matches neither model is called a bug.
+  p.counters.total.tensor_bf16_flop = 1.5 * p.analytic.flop;
+  EXPECT_NE(
+      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "")->explanation.find("wrong"),
+      std::string::npos);
+}
+
+TEST(Reconcile, NoCountersGiveANullReason) {
+  PointResult p;
+  p.op = "gemm";
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.null_reason = "counters disabled (--no-counters)";
+  const Reconciliation r = reconcile(p, Pipe::kTensor, DeviceRecord{});
+  EXPECT_TRUE(r.checks.empty());
+  EXPECT_NE(r.null_reason.find("--no-counters"), std::string::npos);
+}
+
+TEST(Reconcile, DramBelowHalfTheMinimumIsFlagged) {
+  PointResult p;
+  p.op = "layernorm";
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.total.dram_read_bytes = 0.1 * p.analytic.min_dram_bytes;
+  p.counters.total.dram_write_bytes = 0.1 * p.analytic.min_dram_bytes;
+  p.counters.cache_policy = "warm L2";
+  const ReconcileCheck* c =
+      find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "dram_bytes", "min");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->flagged);
+  EXPECT_NEAR(c->ratio, 0.2, 1e-12);
+  EXPECT_NE(c->explanation.find("warm L2"), std::string::npos) << c->explanation;
+}
+
+TEST(Reconcile, SurvivesTheJsonRoundTripAndOldReportsReadWithoutIt) {
+  Report report = h200_report();
+  EXPECT_FALSE(report.points.front().reconciliation.has_value());  // written before the field
+  for (auto& p : report.points) p.reconciliation = reconcile(p, pipe_of(p.op), report.device);
+  const Report back = report_from_json_text(report_to_json_text(report), "round-trip");
+  ASSERT_EQ(back.points.size(), report.points.size());
+  for (size_t i = 0; i < back.points.size(); ++i) {
+    ASSERT_TRUE(back.points[i].reconciliation.has_value());
+    const auto& a = report.points[i].reconciliation->checks;
+    const auto& b = back.points[i].reconciliation->checks;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].quantity, b[k].quantity);
+      EXPECT_EQ(a[k].reference, b[k].reference);
+      EXPECT_DOUBLE_EQ(a[k].ratio, b[k].ratio);
+      EXPECT_EQ(a[k].band_low, b[k].band_low);
+      EXPECT_EQ(a[k].band_high, b[k].band_high);
+      EXPECT_EQ(a[k].flagged, b[k].flagged);
+      EXPECT_EQ(a[k].explanation, b[k].explanation);
+    }
+  }
+  const std::string text = format_reconciliation_flags(report);
+  EXPECT_NE(text.find("gemm L=4096: dram_bytes"), std::string::npos) << text;
+  EXPECT_NE(text.find("gelu L=4096: flop"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace rooflinectl
