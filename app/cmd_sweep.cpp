@@ -11,6 +11,7 @@
 #include "report/atomic_file.hpp"
 #include "report/json_writer.hpp"
 #include "report/table_writer.hpp"
+#include "roofline/roof_source.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -86,6 +87,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
   sub->add_option("--device", o.device, "CUDA device index");
+  sub->add_option("--roof", o.roof,
+                  "Roof source: datasheet | counters | measured (default: measured when "
+                  "`rooflinectl peaks` has cached this GPU, else datasheet)");
   return sub;
 }
 
@@ -94,8 +98,14 @@ int run_sweep_command(const SweepOptions& o) {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
   }
   check_output_path(o.output);
+  std::optional<RoofSource> roof;
+  if (o.roof) roof = parse_roof_source(*o.roof);
+  if (roof == RoofSource::kCounters && o.no_counters) {
+    throw bad_input(
+        "invalid --roof counters with --no-counters: counter-derived roofs need the counter pass");
+  }
   const SweepConfig config = build_config(o);
-  const Report report = run_sweep(config, std::cerr);
+  const Report report = run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
   if (!o.output.empty()) {
     write_file_atomically(o.output, json);

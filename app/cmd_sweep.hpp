@@ -27,6 +27,7 @@ struct SweepOptions {
   bool no_counters = false;
   bool warm_l2 = false;
   std::optional<int> device;
+  std::optional<std::string> roof;  ///< --roof datasheet | counters | measured
 };
 
 /// Binds the flags of `sweep` to `options`.

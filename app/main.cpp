@@ -6,6 +6,7 @@
 
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
+#include "cmd_peaks.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
+  PeaksOptions peaks_options;
+  CLI::App* peaks = setup_peaks(app, peaks_options);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
+    if (peaks->parsed()) return run_peaks_command(peaks_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());
