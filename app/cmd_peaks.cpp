@@ -53,12 +53,18 @@ PeaksRecord measure(const DeviceRecord& device, const PeaksKey& key, int& failed
 
   std::unique_ptr<ProfilerSession> session;
   std::string counters_reason;
-  try {
-    session = std::make_unique<ProfilerSession>(device.index, peak_counter_metric_names());
-  } catch (const Error& e) {
-    counters_reason = e.what();
-    fmt::print(stderr, "notice: hardware counters unavailable, no counter-derived peaks: {}\n",
-               e.what());
+  for (const auto* metrics :
+       {&peak_counter_metric_names(), &peak_counter_verified_metric_names()}) {
+    try {
+      session = std::make_unique<ProfilerSession>(device.index, *metrics);
+      break;
+    } catch (const Error& e) {
+      counters_reason = e.what();
+      fmt::print(stderr, "notice: {}\n", e.what());
+    }
+  }
+  if (!session) {
+    fmt::print(stderr, "notice: hardware counters unavailable, no counter-derived peaks\n");
   }
   const PeakRunResult run =
       run_peak_benchmarks(plan, device.cc_major, device.cc_minor, session.get(), std::cerr);

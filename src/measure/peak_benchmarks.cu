@@ -334,6 +334,20 @@ const std::vector<std::string>& peak_counter_metric_names() {
   return names;
 }
 
+const std::vector<std::string>& peak_counter_verified_metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& name : peak_counter_metric_names()) {
+      if (name != kMetricL2ClockHz && name != kMetricL2BytesPeakPerCycle &&
+          name != kMetricTensorFp16PeakPerCycle) {
+        out.push_back(name);
+      }
+    }
+    return out;
+  }();
+  return names;
+}
+
 PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, int cc_minor,
                                   ProfilerSession* session, std::ostream& progress) {
   OwnedStream owned_stream;

@@ -35,6 +35,12 @@ struct PeakRunResult {
 /// clocks, and the per-cycle peaks of DRAM and L2 bytes, FFMA and both tensor paths.
 const std::vector<std::string>& peak_counter_metric_names();
 
+/// peak_counter_metric_names() without the metrics not yet read on a GPU (the L2 clock and the
+/// L2 and fp16-tensor per-cycle peaks; their base names are in the GH100 list, the .peak_sustained
+/// and .per_second forms unverified): the fallback when CUPTI refuses the full list. The ceilings
+/// they feed are then null with a reason.
+const std::vector<std::string>& peak_counter_verified_metric_names();
+
 /// Runs every benchmark on the current device (the caller has made it current), per `plan`.
 /// `cc_major`/`cc_minor` gate the wgmma benchmarks (compute capability 9.0 only). `session`
 /// (may be null) must have been opened with peak_counter_metric_names(). One progress line per
