@@ -15,6 +15,7 @@
 #include "report/json_writer.hpp"
 #include "report/reconcile_writer.hpp"
 #include "report/table_writer.hpp"
+#include "roofline/roof_source.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -58,6 +59,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
                   "table goes to stderr), exit 1 on a regression (see `compare`)");
   add_compare_gate_flags(*sub, o.gate);
+  sub->add_option("--roof", o.roof,
+                  "Roof source: datasheet | counters | measured (default: measured when "
+                  "`rooflinectl peaks` has cached this GPU, else datasheet)");
   return sub;
 }
 
@@ -66,6 +70,12 @@ int run_sweep_command(const SweepOptions& o) {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json, bmf", o.format));
   }
   check_output_path(o.output);
+  std::optional<RoofSource> roof;
+  if (o.roof) roof = parse_roof_source(*o.roof);
+  if (roof == RoofSource::kCounters && o.no_counters) {
+    throw bad_input(
+        "invalid --roof counters with --no-counters: counter-derived roofs need the counter pass");
+  }
   const SweepConfig config = build_config(o);
   // A bad baseline must cost nothing: it is read and checked before the GPU does any work.
   std::optional<Report> baseline;
@@ -79,7 +89,7 @@ int run_sweep_command(const SweepOptions& o) {
     gate = compare_options_from_flags(o.gate);
     baseline = load_report(o.baseline);
   }
-  const Report report = run_sweep(config, std::cerr);
+  const Report report = run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
   if (!o.output.empty()) {
     write_file_atomically(o.output, json);

@@ -27,6 +27,7 @@ struct SweepOptions {
   /// exit with compare's code. Loaded and checked before the sweep starts.
   std::string baseline;
   CompareGateFlags gate;  ///< compare's gate flags, used with --baseline
+  std::optional<std::string> roof;  ///< --roof datasheet | counters | measured
 };
 
 /// Binds the flags of `sweep` to `options`.

@@ -8,6 +8,7 @@
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
 #include "cmd_model.hpp"
+#include "cmd_peaks.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
   CLI::App* compare = setup_compare(app, compare_options);
   ModelOptions model_options;
   CLI::App* model = setup_model(app, model_options);
+  PeaksOptions peaks_options;
+  CLI::App* peaks = setup_peaks(app, peaks_options);
 
   try {
     app.parse(argc, argv);
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list_command();
     if (compare->parsed()) return run_compare_command(compare_options);
     if (model->parsed()) return run_model_command(model_options);
+    if (peaks->parsed()) return run_peaks_command(peaks_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

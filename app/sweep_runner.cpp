@@ -23,6 +23,9 @@
 #include "model/operator_model.hpp"
 #include "model/reconcile.hpp"
 #include "roofline/roof_from_counters.hpp"
+#include "roofline/above_roof_guard.hpp"
+#include "roofline/roof_selection.hpp"
+#include "sweep_roofs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -57,16 +60,18 @@ struct SweepContext {
   std::string counters_null_reason;
   L2Flusher& flusher;
   cudaStream_t stream;
+  const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
 };
 
-void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecord& device) {
+void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecord& device,
+                 const PeaksBlock& peaks) {
   if (!point.timing) {
     point.roofline_null_reason = "not timed";
     return;
   }
   std::string reason;
-  const auto roof =
-      roof_from_counters(point.counters, spec.pipe, device.cc_major, device.cc_minor, reason);
+  const auto roof = select_point_roof(peaks.used, spec.pipe, point.shape.dtype, peaks,
+                                      point.counters, device.cc_major, device.cc_minor, reason);
   if (!roof) {
     point.roofline_null_reason = reason;
     return;
@@ -118,7 +123,7 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
   } else {
     point.counters.null_reason = ctx.counters_null_reason;
   }
-  place_point(point, spec, ctx.device);
+  place_point(point, spec, ctx.device, *ctx.peaks);
   point.reconciliation = reconcile(point, spec.pipe, ctx.device);
 }
 
@@ -153,7 +158,8 @@ void check_sweep_plan(const SweepConfig& config) {
   }
 }
 
-Report run_sweep(const SweepConfig& config, std::ostream& progress) {
+Report run_sweep(const SweepConfig& config, std::ostream& progress,
+                 const std::optional<RoofSource>& roof) {
   check_sweep_plan(config);
   if (device_count() == 0) {
     throw environment_error("no CUDA GPU found: rooflinectl sweep needs one");
@@ -183,6 +189,8 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress) {
   }
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
+  PeaksBlock peaks = prepare_sweep_roofs(report.device, roof, config.counters, progress);
+  ctx.peaks = &peaks;
 
   const uint64_t base_seed = std::random_device{}();
   const size_t total = config.ops.size() * config.seq_lens.size();
@@ -212,9 +220,16 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress) {
         fmt::print(progress, "[{}/{}] {} L={}: {}: {}\n", index, total, op, seq_len,
                    to_string(point.status), point.reason);
       }
+      if (point.roofline) {
+        if (const auto error = above_roof_error(*point.roofline)) {
+          fmt::print(progress, "[{}/{}] {} L={}: error: {}\n", index, total, op, seq_len, *error);
+        }
+      }
       report.points.push_back(std::move(point));
     }
   }
+  finish_sweep_roofs(peaks, report.points, report.device);
+  report.peaks = peaks;
   return report;
 }
 

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 
 #include "core/sweep_config.hpp"
 #include "report/result.hpp"
+#include "roofline/roof_source.hpp"
 
 namespace rooflinectl {
 
@@ -17,6 +19,9 @@ void check_sweep_plan(const SweepConfig& config);
 /// there if counters cannot be read. Points that do not fit in device memory are skipped and
 /// points whose kernel fails validation or raises a CUDA error are failed; the sweep goes on.
 /// Throws an environment Error (exit 3) when there is no GPU.
-Report run_sweep(const SweepConfig& config, std::ostream& progress);
+/// `roof` is --roof (nullopt: measured when cached, else datasheet; see prepare_sweep_roofs); the
+/// report's "peaks" block carries all three sources and every point's roof names the one used.
+Report run_sweep(const SweepConfig& config, std::ostream& progress,
+                 const std::optional<RoofSource>& roof = std::nullopt);
 
 }  // namespace rooflinectl

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "report/peaks_json.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -108,6 +109,10 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   p.roof.peak_flop_per_s = roof.get_double("peak_flop_per_s");
   p.roof.peak_bytes_per_s = roof.get_double("peak_bytes_per_s");
   p.roof.source = roof.get_string("source");
+  // Reports written before issue 4 have no source_kind: their roofs were all counter-derived.
+  if (roof.has("source_kind")) {
+    p.roof.source_kind = roof.get_parsed("source_kind", parse_roof_source);
+  }
   p.flop = r.get_double("flop");
   p.dram_bytes = r.get_double("dram_bytes");
   p.time_s = r.get_double("time_s");
@@ -238,6 +243,9 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   report.device = device_from_json(r.get_object("device"));
   if (!r.has("config")) r.fail_key("config", "missing (required)");
   report.config = sweep_config_from_json(document.at("config"), origin, "config");
+  if (r.has("peaks") && !r.is_null("peaks")) {
+    report.peaks = peaks_block_from_json(r.get_object("peaks"));
+  }
   for (const auto& p : r.get_object_array("points")) report.points.push_back(point_from_json(p));
   // Optional: reports written before the canary existed have no such key.
   if (r.has("canary") && !r.is_null("canary")) {

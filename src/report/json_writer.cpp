@@ -3,6 +3,9 @@
 #include <cmath>
 #include <optional>
 
+#include "report/peaks_json.hpp"
+#include "roofline/above_roof_guard.hpp"
+
 namespace rooflinectl {
 namespace {
 
@@ -153,6 +156,7 @@ Json roofline_to_json(const RooflinePoint& r) {
   put_number(roof, "peak_flop_per_s", r.roof.peak_flop_per_s);
   put_number(roof, "peak_bytes_per_s", r.roof.peak_bytes_per_s);
   roof["source"] = r.roof.source;
+  roof["source_kind"] = to_string(r.roof.source_kind);
   j["roof"] = roof;
   put_number(j, "flop", r.flop);
   put_number(j, "dram_bytes", r.dram_bytes);
@@ -164,6 +168,9 @@ Json roofline_to_json(const RooflinePoint& r) {
   put_number(j, "attainable_flop_per_s", r.attainable_flop_per_s);
   put_number(j, "fraction_of_roof", r.fraction_of_roof);
   j["above_roof"] = r.above_roof;
+  // The guard's message (derived from the fields above; not read back): an error, not a percentage.
+  const auto above_roof = above_roof_error(r);
+  j["above_roof_error"] = above_roof ? Json(*above_roof) : Json(nullptr);
   j["bound"] = to_string(r.bound);
   j["basis"] = r.basis;
   return j;
@@ -273,6 +280,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   j["timestamp_utc"] = report.timestamp_utc;
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);
+  j["peaks"] = report.peaks ? Json(peaks_block_to_json(*report.peaks)) : Json(nullptr);
   Json points = Json::array();
   for (const auto& p : report.points) points.push_back(point_to_json(p));
   j["points"] = points;

@@ -11,7 +11,8 @@
 namespace rooflinectl {
 
 /// The whole report as ordered JSON: "schema_version" (always kReportSchemaVersion, the layout
-/// this writer produces) first, then "tool", "timestamp_utc", "device", "config", "points".
+/// this writer produces) first, then "tool", "timestamp_utc", "device", "config", "peaks"
+/// (the three roof sources and the one used; null when the report has none), "points".
 /// Units are in the key names (time_s, bytes_per_s, flop_per_s, flop_per_byte, ..._hz).
 /// An empty std::optional is written as null. A non-finite double is never written: it becomes
 /// null plus a sibling "<key>_null_reason" (see the .cpp for why this does not throw).

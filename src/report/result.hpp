@@ -13,6 +13,7 @@
 #include "core/shape.hpp"
 #include "core/sweep_config.hpp"
 #include "core/validation.hpp"
+#include "device/peaks.hpp"
 #include "roofline/roofline.hpp"
 
 namespace rooflinectl {
@@ -169,6 +170,9 @@ struct Report {
   std::string timestamp_utc;  ///< ISO 8601
   DeviceRecord device;
   SweepConfig config;
+  /// The three roof sources and the one the points used; nullopt in reports written before
+  /// issue 4 (their roofs were all counter-derived).
+  std::optional<PeaksBlock> peaks;
   std::vector<PointResult> points;
   /// nullopt in reports written before the canary existed (the JSON key is then absent).
   std::optional<CanaryResult> canary;

@@ -90,6 +90,8 @@ std::string format_status(const PointResult& p) {
   if (!p.roofline && !p.roofline_null_reason.empty()) {
     return status + "; no roofline: " + shorten(p.roofline_null_reason);
   }
+  // An error flag, not a percentage to admire: the footnote says what it means.
+  if (p.roofline && p.roofline->above_roof) return status + "; ERROR: above roof!";
   return status;
 }
 
@@ -161,6 +163,19 @@ std::string format_console_table(const Report& report) {
     out +=
         "! above the roof: achieved exceeds attainable, which means a unit, formula or counter "
         "bug\n";
+  }
+  if (report.peaks) {
+    const PeaksBlock& peaks = *report.peaks;
+    out += fmt::format("roof: {}", to_string(peaks.used));
+    if (peaks.used == RoofSource::kMeasured && !peaks.measured_cache.empty()) {
+      out += " (" + peaks.measured_cache + ")";
+    } else if (peaks.used == RoofSource::kDatasheet && !peaks.datasheet.null_reason) {
+      out += " (" + peaks.datasheet.description + ")";
+    } else if (peaks.used == RoofSource::kCounters) {
+      out += " (peak_sustained x each point's measured clocks)";
+    }
+    out += "\n";
+    if (!peaks.note.empty()) out += "note: " + peaks.note + "\n";
   }
   return out;
 }

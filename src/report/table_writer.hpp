@@ -13,7 +13,9 @@ namespace rooflinectl {
 /// non-finite number) prints as "-". Skipped and failed rows append their reason to the status,
 /// shortened to one line of at most 60 characters. Footnotes mark points placed from the analytic
 /// model instead of counters ("*" after FLOP/B) and points above their roof ("!" after the
-/// percentage). Ends with a newline; does not throw for any Report value.
+/// percentage; the status then reads "ok; ERROR: above roof!"). When the report carries a peaks
+/// block, a last line names the roof source every point used ("roof: measured (<cache file>)").
+/// Ends with a newline; does not throw for any Report value.
 std::string format_console_table(const Report& report);
 
 }  // namespace rooflinectl

@@ -4,6 +4,10 @@
 
 namespace rooflinectl {
 
+bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor) {
+  return cc_major == 9 && cc_minor == 0;
+}
+
 std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe, int cc_major,
                                        int cc_minor, std::string& null_reason) {
   if (counters.null_reason) {
@@ -23,6 +27,7 @@ std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe,
   }
   Roof roof;
   roof.pipe = pipe;
+  roof.source_kind = RoofSource::kCounters;
   roof.peak_bytes_per_s = *peaks.dram_bytes_per_cycle * *dram_clock;
   const std::string bw_source =
       fmt::format("DRAM {:.0f} B/cycle x {:.4g} GHz", *peaks.dram_bytes_per_cycle, *dram_clock / 1e9);
@@ -40,7 +45,7 @@ std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe,
     null_reason = "tensor-pipe peak not measured";
     return std::nullopt;
   }
-  const bool sparse_rate_counter = cc_major == 9 && cc_minor == 0;
+  const bool sparse_rate_counter = tensor_counter_peak_is_sparse_rate(cc_major, cc_minor);
   const double dense_per_cycle =
       sparse_rate_counter ? *peaks.tensor_bf16_per_cycle / 2.0 : *peaks.tensor_bf16_per_cycle;
   roof.peak_flop_per_s = dense_per_cycle * *sm_clock;

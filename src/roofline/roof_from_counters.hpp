@@ -11,6 +11,11 @@
 
 namespace rooflinectl {
 
+/// True where the tensor-pipe counters' `peak_sustained` reads the 2:4-sparse rate, i.e. twice the
+/// dense rate: compute capability 9.0 (measured on the H200, cupti-on-h200.md). Elsewhere not
+/// verified, so the raw value is taken as dense.
+bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor);
+
 /// Roof of `pipe` for one point:
 ///   DRAM bytes/s  = dram__bytes.sum.peak_sustained (B/cycle) × dram__cycles_elapsed.avg.per_second
 ///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained × SM clock

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/pipe.hpp"
+#include "roofline/roof_source.hpp"
 
 namespace rooflinectl {
 
@@ -16,6 +17,7 @@ struct Roof {
   double peak_flop_per_s = 0;   ///< compute roof of `pipe`, FLOP/s
   double peak_bytes_per_s = 0;  ///< DRAM roof, bytes/s
   std::string source;           ///< where both peaks came from (counters × clock, datasheet, ...)
+  RoofSource source_kind = RoofSource::kCounters;  ///< which of the three sources `source` is
 };
 
 /// Ridge point I* = P_peak / BW in FLOP/byte. Throws a bad-input Error when either is ≤ 0.

@@ -41,6 +41,8 @@ expect 2 "'xml'" sweep --format xml
 expect 2 "repetitions" sweep --repetitions 0
 expect 2 "no-such.json" sweep --config "$work/no-such.json"
 expect 2 "error:" sweep --no-such-flag
+expect 2 "'bogus'" sweep --roof bogus
+expect 2 "no-counters" sweep --roof counters --no-counters
 
 expect 2 "h200-sxm" model --gpu h300
 expect 2 "'flashy'" model --gpu h200-sxm --ops flashy
@@ -70,6 +72,20 @@ code=$?
 if [[ $code -ne 2 ]] || ! grep -q "does not exist" "$work/stderr"; then
   echo "FAIL: missing output directory -> exit $code"; failures=$((failures + 1))
 else passes=$((passes + 1)); fi
+
+# `peaks` has no --output: its checks run without expect's report-file check.
+"$bin" peaks --format xml >/dev/null 2>"$work/stderr"
+code=$?
+if [[ $code -ne 2 ]] || ! grep -q "'xml'" "$work/stderr"; then
+  echo "FAIL: peaks --format xml -> exit $code"; failures=$((failures + 1))
+else passes=$((passes + 1)); fi
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  "$bin" peaks >/dev/null 2>"$work/stderr"
+  code=$?
+  if [[ $code -ne 3 ]] || ! grep -q "no CUDA device" "$work/stderr"; then
+    echo "FAIL: peaks without a GPU -> exit $code"; failures=$((failures + 1))
+  else passes=$((passes + 1)); fi
+fi
 
 echo "cli_errors: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

@@ -201,7 +201,7 @@ TEST(ReportJson, SchemaVersionIsPinnedAndFirstKey) {
   std::vector<std::string> keys;
   for (const auto& item : json.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "tool", "timestamp_utc", "device",
-                                            "config", "points"}));
+                                            "config", "peaks", "points"}));
 }
 
 TEST(ReportJson, FullReportRoundTripsExactly) {

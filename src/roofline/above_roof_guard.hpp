@@ -1,0 +1,18 @@
+// The above-roof guard (issue 4 §4): a point achieving more than its roof allows is an error flag,
+// never a silent "> 100%". Pure host code.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "roofline/roofline.hpp"
+
+namespace rooflinectl {
+
+/// One line describing why `point` is flagged, or std::nullopt when it is not above its roof
+/// (point.above_roof false). The cause it names depends on the roof's source: above a datasheet
+/// or counter-derived peak (theoretical) it is a unit, FLOP-formula or counter bug; above a
+/// measured ceiling it is either that or a microbenchmark that under-measured the ceiling.
+std::optional<std::string> above_roof_error(const RooflinePoint& point);
+
+}  // namespace rooflinectl
