@@ -10,7 +10,7 @@
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_writer.hpp"
-#include "report/table_writer.hpp"
+#include "report_format.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -81,7 +81,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
   sub->add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
-  sub->add_option("--format", o.format, "stdout format: table | json");
+  sub->add_option("--format", o.format, "stdout format: table | json | csv | md");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)");
   sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
@@ -90,9 +90,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  if (o.format != "table" && o.format != "json") {
-    throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
-  }
+  const ReportFormat format = parse_report_format(
+      o.format, "--format",
+      {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv, ReportFormat::kMarkdown});
   check_output_path(o.output);
   const SweepConfig config = build_config(o);
   const Report report = run_sweep(config, std::cerr);
@@ -101,11 +101,7 @@ int run_sweep_command(const SweepOptions& o) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "report written to {}\n", o.output);
   }
-  if (o.format == "json") {
-    fmt::print("{}", json);
-  } else {
-    fmt::print("{}", format_console_table(report));
-  }
+  fmt::print("{}", format == ReportFormat::kJson ? json : render_report(report, format));
   for (const auto& point : report.points) {
     if (point.status != PointStatus::kOk) return static_cast<int>(ExitCode::kPartial);
   }

@@ -22,7 +22,7 @@ struct SweepOptions {
   std::optional<std::string> gelu_form;
   bool causal = false;
   std::string output;           ///< JSON report path; empty: none
-  std::string format = "table";  ///< stdout format: table | json
+  std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
   bool no_counters = false;
   bool warm_l2 = false;
