@@ -6,6 +6,8 @@
 
 #include "cmd_devices.hpp"
 #include "cmd_list.hpp"
+#include "cmd_plot.hpp"
+#include "cmd_report.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -34,6 +36,10 @@ int main(int argc, char** argv) {
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
+  PlotOptions plot_options;
+  CLI::App* plot = setup_plot(app, plot_options);
+  ReportOptions report_options;
+  CLI::App* report = setup_report(app, report_options);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +52,8 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
+    if (plot->parsed()) return run_plot_command(plot_options);
+    if (report->parsed()) return run_report_command(report_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

@@ -41,6 +41,12 @@ expect 2 "'xml'" sweep --format xml
 expect 2 "repetitions" sweep --repetitions 0
 expect 2 "no-such.json" sweep --config "$work/no-such.json"
 expect 2 "error:" sweep --no-such-flag
+h200="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/h200-sweep.json"
+expect 2 "'bar'" plot "$h200" --chart bar
+expect 2 "no-such.json" plot "$work/no-such.json"
+expect 2 "'xml'" report "$h200" --format xml
+expect 2 "'json'" report "$h200" --format json
+expect 2 "no-such.json" report "$work/no-such.json" --format md
 
 # A valid sweep on a machine without a GPU exits 3 with one line; with a GPU it is not run here.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -53,6 +59,22 @@ code=$?
 if [[ $code -ne 2 ]] || ! grep -q "does not exist" "$work/stderr"; then
   echo "FAIL: missing output directory -> exit $code"; failures=$((failures + 1))
 else passes=$((passes + 1)); fi
+
+# plot and report on the committed H200 report: charts are SVG documents, CSV has one row per point.
+for chart in roofline throughput; do
+  if "$bin" plot "$h200" --chart "$chart" -o "$work/$chart.svg" 2>"$work/stderr" &&
+     head -c 4 "$work/$chart.svg" | grep -q "<svg" && tail -n 1 "$work/$chart.svg" | grep -q "</svg>"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: plot --chart $chart: $(head -c 300 "$work/stderr")"; failures=$((failures + 1))
+  fi
+  rm -f "$work/$chart.svg"
+done
+rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
+if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
+  echo "FAIL: report --format csv printed $rows lines (want header + 42)"; failures=$((failures + 1)); fi
+if "$bin" report "$h200" --format md 2>/dev/null | grep -q "FlashAttention's gain is significant beyond L = "; then
+  passes=$((passes + 1)); else echo "FAIL: report --format md lacks the conclusion"; failures=$((failures + 1)); fi
 
 echo "cli_errors: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
