@@ -9,13 +9,12 @@
 #include "core/error.hpp"
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
-#include "report/bmf_writer.hpp"
 #include "report/compare_writer.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
-#include "report/reconcile_writer.hpp"
 #include "report/table_writer.hpp"
 #include "roofline/roof_source.hpp"
+#include "report_format.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -50,7 +49,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   add_shape_options(*sub, o.shape);
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
   sub->add_option("--format", o.format,
-                  "stdout format: table | json | bmf (Bencher Metric Format, docs/ci.md)");
+                  "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)");
   sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
@@ -66,9 +65,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  if (o.format != "table" && o.format != "json" && o.format != "bmf") {
-    throw bad_input(fmt::format("invalid --format '{}': allowed table, json, bmf", o.format));
-  }
+  const ReportFormat format = parse_report_format(
+      o.format, "--format",
+      {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv, ReportFormat::kMarkdown,
+       ReportFormat::kBmf});
   check_output_path(o.output);
   std::optional<RoofSource> roof;
   if (o.roof) roof = parse_roof_source(*o.roof);
@@ -96,7 +96,7 @@ int run_sweep_command(const SweepOptions& o) {
     fmt::print(stderr, "report written to {}\n", o.output);
   }
   if (baseline) {
-    fmt::print(stderr, "{}", format_console_table(report));
+    fmt::print(stderr, "{}", render_report(report, ReportFormat::kTable));
     const CompareResult result = compare_reports(*baseline, report, *gate);
     fmt::print("{}", format_compare_markdown(result));
     // A failed or skipped point exits 1 as without --baseline, even when the comparison is clean.
@@ -104,15 +104,7 @@ int run_sweep_command(const SweepOptions& o) {
                                      [](const auto& p) { return p.status != PointStatus::kOk; });
     return partial ? static_cast<int>(ExitCode::kPartial) : result.exit_code();
   }
-  if (o.format == "json") {
-    fmt::print("{}", json);
-  } else if (o.format == "bmf") {
-    fmt::print("{}\n", report_to_bmf(report).dump(
-                           2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-  } else {
-    fmt::print("{}", format_console_table(report));
-    fmt::print("{}", format_reconciliation_flags(report));
-  }
+  fmt::print("{}", format == ReportFormat::kJson ? json : render_report(report, format));
   for (const auto& point : report.points) {
     if (point.status != PointStatus::kOk) return static_cast<int>(ExitCode::kPartial);
   }

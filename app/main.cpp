@@ -9,6 +9,8 @@
 #include "cmd_list.hpp"
 #include "cmd_model.hpp"
 #include "cmd_peaks.hpp"
+#include "cmd_plot.hpp"
+#include "cmd_report.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
   CLI::App* model = setup_model(app, model_options);
   PeaksOptions peaks_options;
   CLI::App* peaks = setup_peaks(app, peaks_options);
+  PlotOptions plot_options;
+  CLI::App* plot = setup_plot(app, plot_options);
+  ReportOptions report_options;
+  CLI::App* report = setup_report(app, report_options);
 
   try {
     app.parse(argc, argv);
@@ -59,6 +65,8 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return run_compare_command(compare_options);
     if (model->parsed()) return run_model_command(model_options);
     if (peaks->parsed()) return run_peaks_command(peaks_options);
+    if (plot->parsed()) return run_plot_command(plot_options);
+    if (report->parsed()) return run_report_command(report_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

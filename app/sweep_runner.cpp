@@ -85,7 +85,30 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
   point.roofline = place_on_roofline(*roof, *flop, *bytes, point.timing->median_s, "counters");
 }
 
+size_t free_device_memory_bytes() {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  RFL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+// The method and its limits are documented at PointResult::peak_device_memory_bytes. A free count
+// that did not drop is not a measurement of zero: small buffers can be carved from memory the
+// driver already holds, or another process freed memory meanwhile.
+void record_peak_memory(PointResult& point, size_t free_before_bytes) {
+  const size_t free_after_bytes = free_device_memory_bytes();
+  if (free_after_bytes >= free_before_bytes) {
+    point.peak_device_memory_null_reason = fmt::format(
+        "cudaMemGetInfo free bytes did not drop ({} before allocation, {} after the timed pass)",
+        free_before_bytes, free_after_bytes);
+    return;
+  }
+  point.peak_device_memory_bytes = static_cast<double>(free_before_bytes - free_after_bytes);
+  point.peak_device_memory_null_reason.clear();
+}
+
 void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
+  point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
   const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
   point.device_bytes_needed = memory.needed_bytes;
   if (!memory.fits) {
@@ -95,6 +118,7 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
     point.roofline_null_reason = "point skipped";
     return;
   }
+  const size_t free_before_bytes = free_device_memory_bytes();
   std::unique_ptr<OperatorRun> run = spec.create(point.shape);
   point.version = run->version();
   run->fill_random(point.seed);
@@ -112,6 +136,7 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
   point.timing = time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options,
                                ctx.flusher, ctx.stream);
   point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
+  record_peak_memory(point, free_before_bytes);
 
   if (ctx.profiler) {
     const auto ranges = ctx.profiler->profile(

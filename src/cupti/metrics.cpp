@@ -9,6 +9,7 @@ namespace rooflinectl {
 namespace {
 
 constexpr double kSecondsPerNs = 1e-9;
+constexpr double kFractionPerPercent = 0.01;
 
 using CounterField = std::optional<double> KernelCounters::*;
 
@@ -41,6 +42,12 @@ const FieldMetric kClockMetrics[] = {
     {kMetricDramClockHz, &KernelCounters::dram_clock_hz, 1.0},
 };
 
+// Utilization in % of peak, stored as fractions; intensive too (duration-weighted mean).
+const FieldMetric kUtilizationMetrics[] = {
+    {kMetricSmThroughputPct, &KernelCounters::sm_throughput_fraction, kFractionPerPercent},
+    {kMetricDramThroughputPct, &KernelCounters::dram_throughput_fraction, kFractionPerPercent},
+};
+
 struct PeakMetric {
   const char* metric;
   std::optional<double> CounterPeaks::*field;
@@ -69,6 +76,9 @@ KernelCounters kernel_from_range(const std::map<std::string, double>& range, std
   k.name = std::move(name);
   for (const auto& m : kCountMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
   for (const auto& m : kClockMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
+  for (const auto& m : kUtilizationMetrics) {
+    k.*m.field = scaled(lookup(range, m.metric), m.to_si);
+  }
   return k;
 }
 
@@ -112,6 +122,7 @@ const std::vector<std::string>& counter_metric_names() {
     for (const auto& m : kCountMetrics) out.emplace_back(m.metric);
     for (const auto& m : kClockMetrics) out.emplace_back(m.metric);
     for (const auto& m : kPeakMetrics) out.emplace_back(m.metric);
+    for (const auto& m : kUtilizationMetrics) out.emplace_back(m.metric);
     return out;
   }();
   return names;
@@ -143,6 +154,9 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
 
   for (const auto& m : kCountMetrics) result.total.*m.field = sum_over(result.kernels, m.field);
   for (const auto& m : kClockMetrics) {
+    result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
+  }
+  for (const auto& m : kUtilizationMetrics) {
     result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
   }
   for (const auto& m : kPeakMetrics) result.peaks.*m.field = lookup(ranges.front(), m.metric);

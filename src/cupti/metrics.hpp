@@ -32,6 +32,13 @@ inline constexpr const char* kMetricFmulInst = "sm__sass_thread_inst_executed_op
 inline constexpr const char* kMetricHfmaInst = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum";
 inline constexpr const char* kMetricHaddInst = "sm__sass_thread_inst_executed_op_hadd_pred_on.sum";
 inline constexpr const char* kMetricHmulInst = "sm__sass_thread_inst_executed_op_hmul_pred_on.sum";
+// Utilization in % of peak over the kernel's elapsed cycles (the Nsight Compute "Speed Of Light"
+// figures). Both checked on GH100 with CUPTI 13.0 (cupti-api-and-metrics.md §1.6, §2.1);
+// sm__throughput alone needs 8 replay passes, so it lengthens the counter pass, not the timed one.
+inline constexpr const char* kMetricSmThroughputPct =
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kMetricDramThroughputPct =
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 // Per-cycle peaks (multiply by the matching clock). The bf16 tensor peak is the sparse rate on
 // the H200 (2× the dense datasheet figure): do not use it as the dense roof unchecked.
 inline constexpr const char* kMetricDramBytesPeakPerCycle = "dram__bytes.sum.peak_sustained";

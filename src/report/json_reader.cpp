@@ -15,6 +15,13 @@ Pipe parse_pipe(const std::string& text) {
   throw bad_input(fmt::format("invalid pipe '{}': allowed tensor, fp32", text));
 }
 
+// Fields added to schema 1 after the first reports were written (the committed H200 sweep lacks
+// them): absent reads as not measured, so those reports stay readable.
+std::optional<double> optional_double_if_present(const JsonObjectReader& r,
+                                                 const std::string& key) {
+  return r.has(key) ? r.get_optional_double(key) : std::nullopt;
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
   s.batch = r.get_int64("batch");
@@ -73,6 +80,8 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r) {
   k.hfma_inst = r.get_optional_double("hfma_inst");
   k.hadd_inst = r.get_optional_double("hadd_inst");
   k.hmul_inst = r.get_optional_double("hmul_inst");
+  k.sm_throughput_fraction = optional_double_if_present(r, "sm_throughput_fraction");
+  k.dram_throughput_fraction = optional_double_if_present(r, "dram_throughput_fraction");
   return k;
 }
 
@@ -166,6 +175,13 @@ PointResult point_from_json(const JsonObjectReader& r) {
   // Optional: reports written before reconciliation existed lack the key.
   if (r.has("reconciliation") && !r.is_null("reconciliation")) {
     p.reconciliation = reconciliation_from_json(r.get_object("reconciliation"));
+  }
+  p.peak_device_memory_bytes = optional_double_if_present(r, "peak_device_memory_bytes");
+  if (!p.peak_device_memory_bytes) {
+    p.peak_device_memory_null_reason =
+        r.has("peak_device_memory_bytes_null_reason")
+            ? r.get_string("peak_device_memory_bytes_null_reason")
+            : "not in this report (written before peak device memory was measured)";
   }
   return p;
 }

@@ -112,6 +112,8 @@ Json kernel_counters_to_json(const KernelCounters& k) {
   put_optional(j, "hfma_inst", k.hfma_inst);
   put_optional(j, "hadd_inst", k.hadd_inst);
   put_optional(j, "hmul_inst", k.hmul_inst);
+  put_optional(j, "sm_throughput_fraction", k.sm_throughput_fraction);
+  put_optional(j, "dram_throughput_fraction", k.dram_throughput_fraction);
   // Derived (KernelCounters methods), written so a reader needs no formulas; not read back.
   put_optional(j, "dram_bytes", k.dram_bytes());
   put_optional(j, "fp32_flop", k.fp32_flop());
@@ -214,6 +216,10 @@ Json point_to_json(const PointResult& p) {
   j["roofline_null_reason"] = p.roofline_null_reason;
   put_optional(j, "tokens_per_s", p.tokens_per_s);
   j["reconciliation"] = p.reconciliation ? reconciliation_to_json(*p.reconciliation) : Json(nullptr);
+  put_optional(j, "peak_device_memory_bytes", p.peak_device_memory_bytes);
+  if (!p.peak_device_memory_bytes) {
+    j["peak_device_memory_bytes_null_reason"] = p.peak_device_memory_null_reason;
+  }
   return j;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace rooflinectl {
@@ -64,6 +66,14 @@ std::optional<double> KernelCounters::tensor_flop() const {
 
 std::optional<double> KernelCounters::total_flop() const {
   return sum_if_all({tensor_flop(), fp32_flop(), fp16_flop()});
+}
+
+std::vector<std::string> operators_in_order(const Report& report) {
+  std::vector<std::string> ops;
+  for (const auto& p : report.points) {
+    if (std::find(ops.begin(), ops.end(), p.op) == ops.end()) ops.push_back(p.op);
+  }
+  return ops;
 }
 
 }  // namespace rooflinectl

@@ -56,6 +56,12 @@ struct KernelCounters {
   std::optional<double> hfma_inst;
   std::optional<double> hadd_inst;
   std::optional<double> hmul_inst;
+  /// sm__throughput.avg.pct_of_peak_sustained_elapsed / 100: the busiest SM sub-unit's share of
+  /// its peak over the kernel's elapsed cycles (1.0 = 100%); total: duration-weighted mean.
+  std::optional<double> sm_throughput_fraction;
+  /// dram__throughput.avg.pct_of_peak_sustained_elapsed / 100: DRAM throughput as a share of
+  /// its peak (1.0 = 100%); total: duration-weighted mean.
+  std::optional<double> dram_throughput_fraction;
 
   std::optional<double> dram_bytes() const;   ///< read + write
   std::optional<double> fp32_flop() const;    ///< 2·FFMA + FADD + FMUL
@@ -130,6 +136,14 @@ struct PointResult {
   std::optional<double> tokens_per_s;  ///< B·L / median time (prefill); B / time (decode)
   /// Analytic vs counted (absent in reports written before it existed).
   std::optional<Reconciliation> reconciliation;
+  /// Device memory the point held, bytes, measured with cudaMemGetInfo: free bytes just before the
+  /// operator allocated its buffers minus free bytes right after the timed pass (the buffers are
+  /// all alive then). Device-wide, so it includes cuBLAS handle state and kernel modules loaded
+  /// lazily at first launch, and another process allocating at the same time would skew it;
+  /// validation temporaries, freed before timing, are not in it. nullopt with the reason below
+  /// when not measured (reports written before this field existed read as nullopt too).
+  std::optional<double> peak_device_memory_bytes;
+  std::string peak_device_memory_null_reason;  ///< empty when measured
 };
 
 /// The GPU a report was measured on.
@@ -177,5 +191,9 @@ struct Report {
   /// nullopt in reports written before the canary existed (the JSON key is then absent).
   std::optional<CanaryResult> canary;
 };
+
+/// The operators of `report.points` in the order they first appear (the sweep's run order), each
+/// once: the order every writer lists them in.
+std::vector<std::string> operators_in_order(const Report& report);
 
 }  // namespace rooflinectl

@@ -60,6 +60,12 @@ if [[ $code -ne 0 ]] || ! grep -q "33.55" "$work/stdout" || ! grep -q "268.44" "
   failures=$((failures + 1))
 else passes=$((passes + 1)); fi
 rm -f "$work/model.json"
+h200="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/h200-sweep.json"
+expect 2 "'bar'" plot "$h200" --chart bar
+expect 2 "no-such.json" plot "$work/no-such.json"
+expect 2 "'xml'" report "$h200" --format xml
+expect 2 "'json'" report "$h200" --format json
+expect 2 "no-such.json" report "$work/no-such.json" --format md
 
 # A valid sweep on a machine without a GPU exits 3 with one line; with a GPU it is not run here.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
@@ -86,6 +92,21 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     echo "FAIL: peaks without a GPU -> exit $code"; failures=$((failures + 1))
   else passes=$((passes + 1)); fi
 fi
+# plot and report on the committed H200 report: charts are SVG documents, CSV has one row per point.
+for chart in roofline throughput; do
+  if "$bin" plot "$h200" --chart "$chart" -o "$work/$chart.svg" 2>"$work/stderr" &&
+     head -c 4 "$work/$chart.svg" | grep -q "<svg" && tail -n 1 "$work/$chart.svg" | grep -q "</svg>"; then
+    passes=$((passes + 1))
+  else
+    echo "FAIL: plot --chart $chart: $(head -c 300 "$work/stderr")"; failures=$((failures + 1))
+  fi
+  rm -f "$work/$chart.svg"
+done
+rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
+if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
+  echo "FAIL: report --format csv printed $rows lines (want header + 42)"; failures=$((failures + 1)); fi
+if "$bin" report "$h200" --format md 2>/dev/null | grep -q "FlashAttention's gain is significant beyond L = "; then
+  passes=$((passes + 1)); else echo "FAIL: report --format md lacks the conclusion"; failures=$((failures + 1)); fi
 
 echo "cli_errors: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

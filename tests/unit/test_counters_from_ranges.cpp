@@ -35,10 +35,25 @@ TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
         kMetricSmClockHz, kMetricDramClockHz, kMetricTensorBf16Ops, kMetricTensorFp16Ops,
         kMetricFfmaInst, kMetricFaddInst, kMetricFmulInst, kMetricHfmaInst, kMetricHaddInst,
         kMetricHmulInst, kMetricDramBytesPeakPerCycle, kMetricFfmaPeakPerCycle,
-        kMetricTensorBf16PeakPerCycle}) {
+        kMetricTensorBf16PeakPerCycle, kMetricSmThroughputPct, kMetricDramThroughputPct}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 17u);
+  EXPECT_EQ(names.size(), 19u);
+}
+
+TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {
+  Range a = full_range(1.0, 100.0, 1.9e9);
+  a[kMetricSmThroughputPct] = 80.0;
+  a[kMetricDramThroughputPct] = 20.0;
+  Range b = full_range(1.0, 300.0, 1.9e9);
+  b[kMetricSmThroughputPct] = 40.0;
+  b[kMetricDramThroughputPct] = 60.0;
+  const auto c = counters_from_ranges({a, b}, {"a", "b"}, 8, "");
+  EXPECT_DOUBLE_EQ(*c.kernels[0].sm_throughput_fraction, 0.80);
+  EXPECT_DOUBLE_EQ(*c.kernels[1].dram_throughput_fraction, 0.60);
+  // A share of peak does not add up over kernels: (0.8·100 + 0.4·300) / 400 = 0.5.
+  EXPECT_DOUBLE_EQ(*c.total.sm_throughput_fraction, 0.5);
+  EXPECT_DOUBLE_EQ(*c.total.dram_throughput_fraction, (0.2 * 100 + 0.6 * 300) / 400);
 }
 
 TEST(CountersFromRanges, LabelsRangesWithKernelNamesAndConvertsUnits) {

@@ -1,0 +1,39 @@
+#include "cmd_plot.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "report/atomic_file.hpp"
+#include "report/json_reader.hpp"
+#include "report/svg_roofline.hpp"
+#include "report/svg_throughput.hpp"
+
+namespace rooflinectl {
+
+CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
+  CLI::App* sub = app.add_subcommand("plot", "Draw a sweep report as an SVG chart");
+  sub->add_option("report", o.report, "JSON report written by `sweep --output`")->required();
+  sub->add_option("--output,-o", o.output, "SVG file to write")->required();
+  sub->add_option("--chart", o.chart,
+                  "roofline (log-log, every point under its roof) | throughput (TFLOP/s, TB/s "
+                  "and tokens/s against L)");
+  return sub;
+}
+
+int run_plot_command(const PlotOptions& o) {
+  if (o.chart != "roofline" && o.chart != "throughput") {
+    throw bad_input(fmt::format("invalid --chart '{}': allowed roofline, throughput", o.chart));
+  }
+  const Report report = load_report(o.report);
+  const std::string svg = o.chart == "roofline" ? roofline_svg(report) : throughput_svg(report);
+  write_file_atomically(o.output, svg);
+  const size_t without_roofline = points_without_roofline(report).size();
+  fmt::print(stderr, "{} chart of {} points written to {}{}\n", o.chart, report.points.size(),
+             o.output,
+             without_roofline
+                 ? fmt::format(" ({} without roofline data, noted on the chart)", without_roofline)
+                 : "");
+  return 0;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,24 @@
+// `rooflinectl plot`: draw a sweep report as an SVG chart (roofline or throughput against L).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace rooflinectl {
+
+struct PlotOptions {
+  std::string report;              ///< JSON report written by `sweep --output`
+  std::string output;              ///< SVG file to write (atomically)
+  std::string chart = "roofline";  ///< roofline | throughput
+};
+
+/// Binds the arguments of `plot` to `options`.
+CLI::App* setup_plot(CLI::App& app, PlotOptions& options);
+
+/// Reads the report, draws the chart (roofline_svg or throughput_svg) and writes it to
+/// options.output atomically; prints one line on stderr naming the file and how many points were
+/// left out for lack of roofline data. Returns 0. Throws a bad-input Error (exit 2) for an unknown
+/// chart, an unreadable or invalid report, or an output path that cannot be written.
+int run_plot_command(const PlotOptions& options);
+
+}  // namespace rooflinectl

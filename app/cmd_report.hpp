@@ -1,0 +1,23 @@
+// `rooflinectl report`: print a saved sweep report as a table, Markdown or CSV.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace rooflinectl {
+
+struct ReportOptions {
+  std::string report;            ///< JSON report written by `sweep --output`
+  std::string format = "table";  ///< table | md | csv
+  std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
+};
+
+/// Binds the arguments of `report` to `options`.
+CLI::App* setup_report(CLI::App& app, ReportOptions& options);
+
+/// Reads the report and prints it in options.format (render_report) on stdout, or writes it to
+/// options.output. Returns 0. Throws a bad-input Error (exit 2) for an unknown format, an
+/// unreadable or invalid report, or an output path that cannot be written.
+int run_report_command(const ReportOptions& options);
+
+}  // namespace rooflinectl

@@ -1,0 +1,67 @@
+#include "report_format.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "report/attention_summary.hpp"
+#include "report/bmf_writer.hpp"
+#include "report/csv_writer.hpp"
+#include "report/json_writer.hpp"
+#include "report/markdown_writer.hpp"
+#include "report/reconcile_writer.hpp"
+#include "report/table_writer.hpp"
+
+namespace rooflinectl {
+namespace {
+
+const char* name_of(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kTable:
+      return "table";
+    case ReportFormat::kJson:
+      return "json";
+    case ReportFormat::kCsv:
+      return "csv";
+    case ReportFormat::kMarkdown:
+      return "md";
+    case ReportFormat::kBmf:
+      return "bmf";
+  }
+  return "";
+}
+
+}  // namespace
+
+ReportFormat parse_report_format(const std::string& text, const std::string& flag,
+                                 const std::vector<ReportFormat>& allowed) {
+  std::string list;
+  for (const ReportFormat f : allowed) {
+    if (text == name_of(f)) return f;
+    list += (list.empty() ? "" : ", ") + std::string(name_of(f));
+  }
+  throw bad_input(fmt::format("invalid {} '{}': allowed {}", flag, text, list));
+}
+
+std::string render_report(const Report& report, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson:
+      return report_to_json_text(report);
+    case ReportFormat::kCsv:
+      return format_csv_report(report);
+    case ReportFormat::kMarkdown:
+      return format_markdown_report(report);
+    case ReportFormat::kBmf:
+      return report_to_bmf(report).dump(2, ' ', false,
+                                        nlohmann::ordered_json::error_handler_t::replace) +
+             "\n";
+    case ReportFormat::kTable:
+      break;
+  }
+  const std::string summary = format_attention_summary_text(summarize_attention(report));
+  return format_console_table(report) + format_reconciliation_flags(report) +
+         (summary.empty() ? "" : "\n" + summary);
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,140 @@
+// Markdown and CSV writers against golden files made from a fixed report (tests/unit/data/).
+// report_fixed.json is a subset of the committed H200 sweep with fixture values added for the
+// fields that sweep lacks (peak memory, SM/DRAM %), one point without counters and one skipped
+// point. To accept an intended change: RFL_UPDATE_GOLDEN=1 build/release/tests/rfl_unit_tests
+// --gtest_filter='*Golden*', then review the diff of tests/unit/data/.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/json_input.hpp"
+#include "report/csv_writer.hpp"
+#include "report/json_reader.hpp"
+#include "report/markdown_writer.hpp"
+
+namespace rooflinectl {
+namespace {
+
+const std::string kDataDir = std::string(RFL_SOURCE_DIR) + "/tests/unit/data/";
+
+void expect_matches_golden(const std::string& actual, const std::string& golden_name) {
+  const std::string path = kDataDir + golden_name;
+  if (std::getenv("RFL_UPDATE_GOLDEN")) {
+    std::ofstream(path, std::ios::binary) << actual;
+    GTEST_SKIP() << "golden file rewritten: " << path;
+  }
+  const std::string expected = read_text_file(path, "golden file");
+  EXPECT_EQ(actual, expected) << "output differs from " << path;
+}
+
+// Splits one CSV line into fields (RFC 4180: quoted fields may hold commas and doubled quotes).
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == sep && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+TEST(MarkdownWriter, MatchesGoldenFile) {
+  expect_matches_golden(format_markdown_report(load_report(kDataDir + "report_fixed.json")),
+                        "report_fixed.md");
+}
+
+TEST(CsvWriter, MatchesGoldenFile) {
+  expect_matches_golden(format_csv_report(load_report(kDataDir + "report_fixed.json")),
+                        "report_fixed.csv");
+}
+
+TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
+  const std::string md = format_markdown_report(load_report(kDataDir + "report_fixed.json"));
+  for (const char* heading :
+       {"### `naive_attention`: memory-bound at every L", "### `flash_attention`:", "### `gelu`:",
+        "### `decode_attention`:", "### Flash vs naive attention",
+        "**Conclusion:** FlashAttention's gain is significant beyond L ="}) {
+    EXPECT_NE(md.find(heading), std::string::npos) << heading;
+  }
+  EXPECT_NE(md.find("not compared: L = 32768: naive_attention skipped"), std::string::npos);
+}
+
+TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
+  const std::string md = format_markdown_report(
+      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json"));
+  EXPECT_NE(
+      md.find("### `flash_attention`: memory-bound at L = 512, compute-bound at L = 1024–32768, "
+              "11.7–23.9% of the tensor roof\n"),
+      std::string::npos);
+}
+
+TEST(CsvWriter, OneRowPerPointSameWidthUnitsInHeader) {
+  const Report report = load_report(kDataDir + "report_fixed.json");
+  std::istringstream in(format_csv_report(report));
+  std::string header;
+  std::getline(in, header);
+  const auto columns = split(header, ',');
+  EXPECT_EQ(columns, csv_columns());
+  for (const char* named : {"time_median_s", "tokens_per_s", "achieved_flop_per_s",
+                            "arithmetic_intensity_flop_per_byte", "peak_device_memory_bytes",
+                            "sm_throughput_fraction", "prefill_latency_s"}) {
+    EXPECT_NE(header.find(named), std::string::npos) << named;
+  }
+  size_t rows = 0;
+  for (std::string line; std::getline(in, line); ++rows) {
+    EXPECT_EQ(split(line, ',').size(), columns.size()) << line;
+  }
+  EXPECT_EQ(rows, report.points.size());
+}
+
+TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
+  Report report;
+  PointResult p;
+  p.op = "gemm";
+  p.status = PointStatus::kFailed;
+  p.reason = "bad \"value\", then more";
+  report.points.push_back(p);
+  const std::string csv = format_csv_report(report);
+  EXPECT_NE(csv.find(",\"bad \"\"value\"\", then more\","), std::string::npos) << csv;
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  const auto cells = split(row.substr(0, row.size() - 1), ',');
+  ASSERT_EQ(cells.size(), csv_columns().size());
+  EXPECT_EQ(cells[10], "bad \"value\", then more");  // the reason column
+}
+
+TEST(CsvWriter, MissingValuesAreEmptyNeverZeroOrNan) {
+  Report report;
+  PointResult p;
+  p.op = "gelu";
+  p.status = PointStatus::kSkipped;
+  p.analytic.flop = std::numeric_limits<double>::quiet_NaN();
+  report.points.push_back(p);
+  const std::string csv = format_csv_report(report);
+  EXPECT_EQ(csv.find("nan"), std::string::npos) << csv;
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  const auto cells = split(row.substr(0, row.size() - 1), ',');
+  ASSERT_EQ(cells.size(), csv_columns().size());
+  const auto& names = csv_columns();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "time_median_s" || names[i] == "tokens_per_s" || names[i] == "analytic_flop") {
+      EXPECT_EQ(cells.at(i), "") << names[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl

@@ -1,0 +1,204 @@
+// SVG charts: well-formed XML (parsed with tinyxml2), the expected axes, roofs and markers on the
+// committed H200 sweep, labels that do not overlap, and the notes for points left out.
+#include <gtest/gtest.h>
+#include <tinyxml2.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/json_reader.hpp"
+#include "report/svg_common.hpp"
+#include "report/svg_roofline.hpp"
+#include "report/svg_throughput.hpp"
+
+namespace rooflinectl {
+namespace {
+
+const std::string kH200Report = std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json";
+
+struct Parsed {
+  tinyxml2::XMLDocument doc;
+  explicit Parsed(const std::string& svg) {
+    const tinyxml2::XMLError error = doc.Parse(svg.c_str(), svg.size());
+    EXPECT_EQ(error, tinyxml2::XML_SUCCESS) << doc.ErrorStr();
+  }
+};
+
+void visit(const tinyxml2::XMLElement* e,
+           const std::function<void(const tinyxml2::XMLElement&)>& f) {
+  for (; e; e = e->NextSiblingElement()) {
+    f(*e);
+    visit(e->FirstChildElement(), f);
+  }
+}
+
+std::string attr(const tinyxml2::XMLElement& e, const char* name) {
+  const char* v = e.Attribute(name);
+  return v ? v : "";
+}
+
+std::vector<const tinyxml2::XMLElement*> with_class(const tinyxml2::XMLDocument& doc,
+                                                    const std::string& cls) {
+  std::vector<const tinyxml2::XMLElement*> out;
+  visit(doc.RootElement(), [&](const tinyxml2::XMLElement& e) {
+    if (attr(e, "class") == cls) out.push_back(&e);
+  });
+  return out;
+}
+
+std::string text_of(const tinyxml2::XMLElement& e) { return e.GetText() ? e.GetText() : ""; }
+
+size_t count_if_attr(const std::vector<const tinyxml2::XMLElement*>& elements, const char* name,
+                     const std::string& value) {
+  size_t n = 0;
+  for (const auto* e : elements) n += attr(*e, name) == value;
+  return n;
+}
+
+// The estimated box of a label drawn with text-anchor start at (x, baseline y).
+Box label_box(const tinyxml2::XMLElement& e) {
+  const double x = e.DoubleAttribute("x"), y = e.DoubleAttribute("y"),
+               font = e.DoubleAttribute("font-size");
+  return Box{x, y - font * 0.95, x + text_width_px(text_of(e), font), y + font * 0.25};
+}
+
+TEST(SvgRoofline, H200SweepHasAxesRoofsRidgesAndOneMarkerPerPoint) {
+  const Report report = load_report(kH200Report);
+  Parsed svg(roofline_svg(report));
+  const tinyxml2::XMLElement* root = svg.doc.RootElement();
+  ASSERT_NE(root, nullptr);
+  EXPECT_STREQ(root->Name(), "svg");
+  EXPECT_STREQ(root->Attribute("xmlns"), "http://www.w3.org/2000/svg");
+
+  const auto points = with_class(svg.doc, "point");
+  EXPECT_EQ(points.size(), report.points.size());  // all 42 points have roofline data
+  EXPECT_EQ(count_if_attr(points, "data-op", "flash_attention"), 7u);
+  EXPECT_EQ(count_if_attr(points, "data-seq-len", "32768"), 6u);
+
+  const auto roofs = with_class(svg.doc, "roof");
+  EXPECT_EQ(roofs.size(), 2u);
+  EXPECT_EQ(count_if_attr(roofs, "data-pipe", "tensor"), 1u);
+  EXPECT_EQ(count_if_attr(roofs, "data-pipe", "fp32"), 1u);
+  EXPECT_EQ(with_class(svg.doc, "roof-hbm").size(), 1u);
+  EXPECT_EQ(with_class(svg.doc, "ridge").size(), 2u);
+  const auto roof_labels = with_class(svg.doc, "roof-label");
+  ASSERT_EQ(roof_labels.size(), 3u);
+  EXPECT_EQ(text_of(*roof_labels[0]).rfind("HBM 4.8", 0), 0u) << text_of(*roof_labels[0]);
+
+  const auto axis_titles = with_class(svg.doc, "axis-title");
+  ASSERT_EQ(axis_titles.size(), 2u);
+  EXPECT_NE(text_of(*axis_titles[0]).find("FLOP per byte"), std::string::npos);
+  EXPECT_NE(text_of(*axis_titles[1]).find("TFLOP/s"), std::string::npos);
+  std::vector<std::string> ticks;
+  for (const auto* t : with_class(svg.doc, "tick")) ticks.push_back(text_of(*t));
+  for (const char* expected : {"1", "10", "100", "1000", "10k"}) {
+    EXPECT_NE(std::find(ticks.begin(), ticks.end(), expected), ticks.end()) << expected;
+  }
+
+  const auto title = with_class(svg.doc, "title");
+  ASSERT_EQ(title.size(), 1u);
+  EXPECT_NE(text_of(*title[0]).find("NVIDIA H200"), std::string::npos);
+  const auto source = with_class(svg.doc, "roof-source");
+  ASSERT_EQ(source.size(), 1u);
+  EXPECT_NE(text_of(*source[0]).find("counters peak_sustained"), std::string::npos);
+  EXPECT_TRUE(with_class(svg.doc, "omitted-note").empty());
+}
+
+TEST(SvgRoofline, H200SweepLabelsEveryOperatorsEndsWithoutOverlap) {
+  Parsed svg(roofline_svg(load_report(kH200Report)));
+  std::vector<const tinyxml2::XMLElement*> labels = with_class(svg.doc, "point-label");
+  EXPECT_EQ(labels.size(), 12u);  // shortest and longest L of six operators
+  const auto ridge_labels = with_class(svg.doc, "ridge-label");
+  EXPECT_EQ(ridge_labels.size(), 2u);
+  labels.insert(labels.end(), ridge_labels.begin(), ridge_labels.end());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    for (size_t j = i + 1; j < labels.size(); ++j) {
+      EXPECT_FALSE(label_box(*labels[i]).overlaps(label_box(*labels[j])))
+          << text_of(*labels[i]) << " and " << text_of(*labels[j]);
+    }
+  }
+}
+
+TEST(SvgRoofline, PointsWithoutRooflineAreLeftOutWithANote) {
+  Report report = load_report(kH200Report);
+  report.points[3].roofline.reset();
+  report.points[3].roofline_null_reason = "counters disabled (--no-counters)";
+  report.points[5].op = "op<&>";  // names are escaped, so the file still parses
+  Parsed svg(roofline_svg(report));
+  EXPECT_EQ(with_class(svg.doc, "point").size(), report.points.size() - 1);
+  const auto note = with_class(svg.doc, "omitted-note");
+  ASSERT_EQ(note.size(), 1u);
+  EXPECT_NE(text_of(*note[0]).find(
+                "1 point without roofline data: naive_attention L=4096: counters disabled"),
+            std::string::npos)
+      << text_of(*note[0]);
+}
+
+TEST(SvgRoofline, EmptyReportStillParses) {
+  Parsed svg(roofline_svg(Report{}));
+  EXPECT_TRUE(with_class(svg.doc, "point").empty());
+  EXPECT_TRUE(with_class(svg.doc, "roof").empty());
+}
+
+TEST(SvgThroughput, H200SweepPanelsAndSpeedups) {
+  const Report report = load_report(kH200Report);
+  Parsed svg(throughput_svg(report));
+  const auto points = with_class(svg.doc, "point");
+  // naive, flash and GEMM in TFLOP/s; GELU, LayerNorm and decode in TB/s; flash and naive tokens/s.
+  EXPECT_EQ(count_if_attr(points, "data-panel", "tflops"), 21u);
+  EXPECT_EQ(count_if_attr(points, "data-panel", "tbps"), 21u);
+  EXPECT_EQ(count_if_attr(points, "data-panel", "tokens"), 14u);
+  size_t flash_in_tflops = 0;
+  for (const auto* p : points)
+    flash_in_tflops +=
+        attr(*p, "data-op") == "flash_attention" && attr(*p, "data-panel") == "tflops";
+  EXPECT_EQ(flash_in_tflops, 7u);
+  const auto speedups = with_class(svg.doc, "speedup-label");
+  ASSERT_EQ(speedups.size(), 7u);
+  EXPECT_EQ(text_of(*speedups[0]), "1.74×");          // 35.76 µs / 20.61 µs at L = 512
+  EXPECT_EQ(with_class(svg.doc, "roof").size(), 1u);  // the HBM roof of the TB/s panel
+  EXPECT_EQ(with_class(svg.doc, "axis-title").size(), 6u);
+}
+
+TEST(SvgThroughput, EmptyReportStillParses) {
+  Parsed svg(throughput_svg(Report{}));
+  EXPECT_TRUE(with_class(svg.doc, "point").empty());
+}
+
+TEST(LabelPlacer, NeverReturnsOverlappingOrOutOfBoundsBoxes) {
+  const Box bounds{0, 0, 200, 100};
+  LabelPlacer placer(bounds);
+  placer.reserve(Box{90, 40, 110, 60});
+  size_t placed = 0;
+  for (int i = 0; i < 60; ++i) {
+    const auto box = placer.place(20.0 + (i * 37) % 160, 10.0 + (i * 53) % 80, 30, 12);
+    if (!box) continue;
+    ++placed;
+    EXPECT_TRUE(box->inside(bounds));
+    EXPECT_FALSE(box->overlaps(Box{90, 40, 110, 60}));
+  }
+  const auto& boxes = placer.placed();
+  EXPECT_EQ(boxes.size(), placed);
+  EXPECT_GT(placed, 10u);
+  for (size_t i = 0; i < boxes.size(); ++i) {
+    for (size_t j = i + 1; j < boxes.size(); ++j) EXPECT_FALSE(boxes[i].overlaps(boxes[j]));
+  }
+}
+
+TEST(SvgCommon, TicksAndScales) {
+  EXPECT_EQ(decade_ticks(0.2, 5e4), (std::vector<double>{1, 10, 100, 1000, 10000}));
+  EXPECT_EQ(nice_linear_ticks(4.2, 5), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_DOUBLE_EQ(nice_floor_125(3.9e11), 2e11);
+  EXPECT_DOUBLE_EQ(nice_ceil_125(2.1e15), 5e15);
+  EXPECT_EQ(format_tick(10000), "10k");
+  EXPECT_EQ(format_tick(1000), "1000");
+  EXPECT_EQ(format_tick(0.1), "0.1");
+  const Scale s = Scale::log10(1, 1000, 0, 300);
+  EXPECT_DOUBLE_EQ(s(10), 100);
+  EXPECT_EQ(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+  EXPECT_EQ(lighten("#000000", 0.5), "#808080");
+}
+
+}  // namespace
+}  // namespace rooflinectl
