@@ -289,5 +289,35 @@ TEST(MeasureL2Flush, ProfiledReadAfterFlushComesFromDram) {
   EXPECT_GT(cold_read, 0.9 * kSmallCopyBytes);
 }
 
+// After a flush, a kernel that only reads must not be charged for write-backs of dirty lines left
+// by earlier writes (the memset of the flush itself included): its DRAM write bytes stay ~0.
+TEST(MeasureL2Flush, ReadOnlyKernelAfterFlushWritesNothing) {
+  const DeviceRecord device = use_device();
+  std::string why;
+  std::optional<ProfilerSession> session =
+      open_session({kMetricDramReadBytes, kMetricDramWriteBytes}, why);
+  if (!session) GTEST_SKIP() << "counters unavailable: " << why;
+  DeviceBuffer<float> data(kCopyFloats);
+  L2Flusher flusher(device.l2_bytes);
+  CublasHandle cublas;
+  float sum = 0.0f;
+  const auto asum = [&] {
+    RFL_CUBLAS_CHECK(cublasSasum(cublas.get(), static_cast<int>(kCopyFloats), data.get(), 1, &sum));
+  };
+  RFL_CUDA_CHECK(cudaMemset(data.get(), 0, static_cast<size_t>(kCopyBytes)));  // dirty L2
+  asum();
+  const Ranges ranges = session->profile(
+      [&] {
+        RFL_CUDA_CHECK(cudaMemset(data.get(), 0, static_cast<size_t>(kCopyBytes)));
+        flusher.flush(nullptr);
+      },
+      asum);
+  const double read = sum_over_ranges(ranges, kMetricDramReadBytes);
+  const double write = sum_over_ranges(ranges, kMetricDramWriteBytes);
+  std::printf("read-only 1 GiB after flush: DRAM read %.6g B, write %.6g B\n", read, write);
+  EXPECT_NEAR(read, static_cast<double>(kCopyBytes), 0.01 * kCopyBytes);
+  EXPECT_LT(write, 1e-3 * kCopyBytes);
+}
+
 }  // namespace
 }  // namespace rooflinectl
