@@ -1,16 +1,22 @@
 #include "cmd_sweep.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/seq_range.hpp"
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
+#include "report/interruption.hpp"
 #include "report/json_writer.hpp"
 #include "report/table_writer.hpp"
+#include "strict_integer.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -49,6 +55,7 @@ SweepConfig build_config(const SweepOptions& o) {
   if (o.causal) config.base.causal = true;
   if (o.repetitions) config.repetitions = *o.repetitions;
   if (o.no_counters) config.counters = false;
+  if (o.require_counters) config.require_counters = true;
   if (o.warm_l2) config.warm_l2 = true;
   if (o.device) config.device = *o.device;
   return config;
@@ -60,6 +67,15 @@ void check_output_path(const std::string& path) {
   if (!std::filesystem::is_directory(parent)) {
     throw bad_input(fmt::format("invalid --output '{}': directory '{}' does not exist", path,
                                 parent.string()));
+  }
+  if (std::filesystem::is_directory(path)) {
+    throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
+                                path));
+  }
+  // Checked now so that a sweep of many minutes does not end in a report it cannot write.
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw bad_input(fmt::format("invalid --output '{}': directory '{}' is not writable: {}", path,
+                                parent.string(), std::strerror(errno)));
   }
 }
 
@@ -73,19 +89,25 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--seq", o.seq,
                   "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
                   "512,1000,4097 (list)");
-  sub->add_option("--batch", o.batch, "Batch size B");
-  sub->add_option("--heads", o.heads, "Query heads H");
-  sub->add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)");
-  sub->add_option("--head-dim", o.head_dim, "Head dimension d");
+  sub->add_option("--batch", o.batch, "Batch size B")->check(strict_integer<int64_t>());
+  sub->add_option("--heads", o.heads, "Query heads H")->check(strict_integer<int64_t>());
+  sub->add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)")
+      ->check(strict_integer<int64_t>());
+  sub->add_option("--head-dim", o.head_dim, "Head dimension d")->check(strict_integer<int64_t>());
   sub->add_option("--dtype", o.dtype, "Element type: bf16 | fp16");
   sub->add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
   sub->add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
   sub->add_option("--format", o.format, "stdout format: table | json");
-  sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)");
-  sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
+  sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
+      ->check(strict_integer<int>());
+  CLI::Option* no_counters =
+      sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
+  sub->add_flag("--require-counters", o.require_counters,
+                "Exit 3 before the sweep starts when counters cannot be read (see `doctor`)")
+      ->excludes(no_counters);
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
-  sub->add_option("--device", o.device, "CUDA device index");
+  sub->add_option("--device", o.device, "CUDA device index")->check(strict_integer<int>());
   return sub;
 }
 
@@ -95,6 +117,9 @@ int run_sweep_command(const SweepOptions& o) {
   }
   check_output_path(o.output);
   const SweepConfig config = build_config(o);
+  // Caught from here until the report is written: a signal stops the sweep between points and
+  // the points done so far are still written (atomically), never half a file.
+  const InterruptScope interrupt_scope;
   const Report report = run_sweep(config, std::cerr);
   const std::string json = report_to_json_text(report);
   if (!o.output.empty()) {
@@ -106,6 +131,7 @@ int run_sweep_command(const SweepOptions& o) {
   } else {
     fmt::print("{}", format_console_table(report));
   }
+  if (pending_interrupt() != 0 || report_was_interrupted(report)) return kInterruptedExitCode;
   for (const auto& point : report.points) {
     if (point.status != PointStatus::kOk) return static_cast<int>(ExitCode::kPartial);
   }

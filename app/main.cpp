@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cmd_devices.hpp"
+#include "cmd_doctor.hpp"
 #include "cmd_list.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
@@ -14,7 +15,9 @@ namespace {
 
 constexpr const char* kExitCodes =
     "Exit codes: 0 success; 1 partial run (a point skipped or failed); 2 bad input (usage, "
-    "config, file); 3 environment (no GPU, counters refused when required); 4 internal error.";
+    "config, file); 3 environment (no GPU, counters refused when required); 4 internal error; "
+    "130 interrupted by SIGINT/SIGTERM (report written with the points done, the rest marked "
+    "interrupted).";
 
 }  // namespace
 
@@ -25,7 +28,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("rooflinectl {} ({})", kToolVersion,
                                                 kGitRevision[0] ? kGitRevision : "unknown"));
   app.require_subcommand(1);
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    // An unknown first word reaches CLI11 as "A subcommand is required": name the word instead.
+    const std::vector<std::string> extra = failed->remaining();
+    if (failed->get_parent() == nullptr && failed->get_subcommands().empty() && !extra.empty()) {
+      return fmt::format("error: unknown subcommand '{}': allowed sweep, devices, list, doctor "
+                         "(see --help)\n",
+                         extra.front());
+    }
     return fmt::format("error: {} (see --help)\n", e.what());
   });
 
@@ -34,6 +44,8 @@ int main(int argc, char** argv) {
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
   CLI::App* list = setup_list(app);
+  DoctorOptions doctor_options;
+  CLI::App* doctor = setup_doctor(app, doctor_options);
 
   try {
     app.parse(argc, argv);
@@ -46,6 +58,7 @@ int main(int argc, char** argv) {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command();
+    if (doctor->parsed()) return run_doctor_command(doctor_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());
