@@ -47,6 +47,9 @@ inline nlohmann::json parse_json_text(const std::string& text, const std::string
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw bad_input(fmt::format("{}: malformed JSON: {}", origin, e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number past double's range (1e400) is refused while parsing (error 406), not a parse_error.
+    throw bad_input(fmt::format("{}: unusable JSON: {}", origin, e.what()));
   }
 }
 

@@ -79,6 +79,7 @@ bad "'0'" sweep --seq 1000..4000:0
 bad "'-1000'" sweep --seq 1000..4000:-1000
 bad "power" sweep --seq 500..1000
 bad "mixes" sweep --seq 512..1024,2048
+bad "at most 1024" sweep --seq 1..2147483647:1
 
 # ---- integer axes: negative, zero, huge, overflowing -----------------------------------------
 for flag in batch heads kv-heads head-dim; do
@@ -146,6 +147,7 @@ config_case batch-negative '{"batch": -4}' "'batch'"
 config_case batch-huge '{"batch": 4000000000}' "4000000000"
 config_case batch-overflow '{"batch": 99999999999999999999}' "'batch'"
 config_case batch-1e30 '{"batch": 1e30}' "'batch'"
+config_case batch-1e400 '{"batch": 1e400}' "batch-1e400.json"
 config_case seq-k '{"seq": "512..32k"}' "'512..32k'"
 config_case seq-number '{"seq": 512}' "'seq'"
 config_case dtype '{"dtype": "fp8"}' "'fp8'"
