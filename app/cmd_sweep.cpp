@@ -55,7 +55,13 @@ SweepConfig build_config(const SweepOptions& o) {
   if (o.causal) config.base.causal = true;
   if (o.repetitions) config.repetitions = *o.repetitions;
   if (o.no_counters) config.counters = false;
-  if (o.require_counters) config.require_counters = true;
+  if (o.require_counters) {
+    if (!config.counters) {
+      throw bad_input(fmt::format(
+          "invalid --require-counters: config '{}' sets \"counters\": false", o.config_file));
+    }
+    config.require_counters = true;
+  }
   if (o.warm_l2) config.warm_l2 = true;
   if (o.device) config.device = *o.device;
   return config;

@@ -156,6 +156,8 @@ config_case ops-unknown '{"ops": ["gemm", "softmax"]}' "'softmax'"
 config_case reps-huge '{"repetitions": 99999999999}' "'repetitions'"
 config_case causal-int '{"causal": 1}' "'causal'"
 config_case device-negative '{"device": -1}' "'device'"
+printf '{"counters": false}' >"$inputs/no-counters.json"
+bad "--require-counters" sweep --config "$inputs/no-counters.json" --require-counters
 printf '{"batch": 2}' >"$inputs/unreadable.json"
 chmod 000 "$inputs/unreadable.json"
 if [[ $(id -u) -eq 0 ]]; then
