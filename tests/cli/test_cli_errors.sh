@@ -97,8 +97,10 @@ bad "kv-heads 5" sweep --heads 16 --kv-heads 5
 bad "kv-heads 32" sweep --heads 16 --kv-heads 32
 bad "kv-heads 4" sweep --heads 30 --kv-heads 4 --ops decode_attention
 bad "70000" sweep --ops flash_attention --heads 70000 --seq 512
-bad "head-dim 72" sweep --ops flash_attention --head-dim 72
-bad "head-dim 256" sweep --ops decode_attention --head-dim 256
+for d in 72 80 96 256; do  # flash and decode support 64 and 128 only
+  bad "head-dim $d" sweep --ops flash_attention --head-dim "$d"
+  bad "$d" sweep --ops decode_attention --head-dim "$d"
+done
 bad "head-dim 100" sweep --ops naive_attention --head-dim 100
 for flag in repetitions device; do
   bad "$flag" sweep --"$flag"=-1
