@@ -5,25 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "cupti/metrics.hpp"
-#include "cupti/profiler_session.hpp"
+#include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
-#include "kernels/common/cuda_check.hpp"
 
 namespace rooflinectl {
 namespace {
 
-/// Tries to open a counter session on `index`; fills the record's counter fields.
+/// Fills the record's counter fields with the probe `doctor` and the sweep share.
 void probe_counters(DeviceRecord& record) {
-  try {
-    RFL_CUDA_CHECK(cudaSetDevice(record.index));
-    RFL_CUDA_CHECK(cudaFree(nullptr));
-    ProfilerSession session(record.index, counter_metric_names());
-    record.counters_available = true;
-  } catch (const Error& e) {
-    record.counters_available = false;
-    record.counters_reason = e.what();
-  }
+  const CounterAccess access = probe_counter_access(record.index);
+  record.counters_available = access.readable;
+  record.counters_reason = access.reason;
 }
 
 }  // namespace

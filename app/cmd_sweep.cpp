@@ -1,20 +1,26 @@
 #include "cmd_sweep.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/sweep_config.hpp"
 #include "report/atomic_file.hpp"
 #include "report/compare_writer.hpp"
+#include "report/interruption.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
 #include "report/table_writer.hpp"
 #include "roofline/roof_source.hpp"
 #include "report_format.hpp"
+#include "strict_integer.hpp"
 #include "sweep_runner.hpp"
 
 namespace rooflinectl {
@@ -26,6 +32,13 @@ SweepConfig build_config(const SweepOptions& o) {
   apply_shape_options(o.shape, config);
   if (o.repetitions) config.repetitions = *o.repetitions;
   if (o.no_counters) config.counters = false;
+  if (o.require_counters) {
+    if (!config.counters) {
+      throw bad_input(fmt::format(
+          "invalid --require-counters: config '{}' sets \"counters\": false", o.config_file));
+    }
+    config.require_counters = true;
+  }
   if (o.warm_l2) config.warm_l2 = true;
   if (o.device) config.device = *o.device;
   return config;
@@ -37,6 +50,15 @@ void check_output_path(const std::string& path) {
   if (!std::filesystem::is_directory(parent)) {
     throw bad_input(fmt::format("invalid --output '{}': directory '{}' does not exist", path,
                                 parent.string()));
+  }
+  if (std::filesystem::is_directory(path)) {
+    throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
+                                path));
+  }
+  // Checked now so that a sweep of many minutes does not end in a report it cannot write.
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw bad_input(fmt::format("invalid --output '{}': directory '{}' is not writable: {}", path,
+                                parent.string(), std::strerror(errno)));
   }
 }
 
@@ -50,10 +72,15 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
   sub->add_option("--format", o.format,
                   "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
-  sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)");
-  sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
+  sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
+      ->check(strict_integer<int>());
+  CLI::Option* no_counters =
+      sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
+  sub->add_flag("--require-counters", o.require_counters,
+                "Exit 3 before the sweep starts when counters cannot be read (see `doctor`)")
+      ->excludes(no_counters);
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
-  sub->add_option("--device", o.device, "CUDA device index");
+  sub->add_option("--device", o.device, "CUDA device index")->check(strict_integer<int>());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
                   "table goes to stderr), exit 1 on a regression (see `compare`)");
@@ -89,6 +116,9 @@ int run_sweep_command(const SweepOptions& o) {
     gate = compare_options_from_flags(o.gate);
     baseline = load_report(o.baseline);
   }
+  // Caught from here until the report is written: a signal stops the sweep between points and
+  // the points done so far are still written (atomically), never half a file.
+  const InterruptScope interrupt_scope;
   const Report report = run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
   if (!o.output.empty()) {
@@ -105,6 +135,7 @@ int run_sweep_command(const SweepOptions& o) {
     return partial ? static_cast<int>(ExitCode::kPartial) : result.exit_code();
   }
   fmt::print("{}", format == ReportFormat::kJson ? json : render_report(report, format));
+  if (pending_interrupt() != 0 || report_was_interrupted(report)) return kInterruptedExitCode;
   for (const auto& point : report.points) {
     if (point.status != PointStatus::kOk) return static_cast<int>(ExitCode::kPartial);
   }

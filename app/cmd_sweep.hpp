@@ -21,6 +21,7 @@ struct SweepOptions {
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
   bool no_counters = false;
+  bool require_counters = false;  ///< exit 3 before the sweep when counters cannot be read
   bool warm_l2 = false;
   std::optional<int> device;
   /// Baseline report: sweep, compare against it, print the Markdown comparison on stdout and
@@ -34,7 +35,8 @@ struct SweepOptions {
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& options);
 
 /// Runs `sweep`; returns the exit code (0 all points ok, 1 some skipped/failed; with --baseline
-/// also 1 for a regression). Throws Error for bad input (2) and environment problems (3).
+/// also 1 for a regression; 130 stopped by SIGINT/SIGTERM: the report holds the points done and
+/// marks the rest interrupted). Throws Error for bad input (2) and environment problems (3).
 int run_sweep_command(const SweepOptions& options);
 
 }  // namespace rooflinectl

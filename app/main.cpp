@@ -6,6 +6,7 @@
 
 #include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
+#include "cmd_doctor.hpp"
 #include "cmd_list.hpp"
 #include "cmd_model.hpp"
 #include "cmd_peaks.hpp"
@@ -19,8 +20,9 @@ namespace {
 
 constexpr const char* kExitCodes =
     "Exit codes: 0 success; 1 partial run (a point skipped or failed) or a regression (compare, "
-    "sweep --baseline); 2 bad input (usage, "
-    "config, file); 3 environment (no GPU, counters refused when required); 4 internal error.";
+    "sweep --baseline); 2 bad input (usage, config, file); 3 environment (no GPU, counters "
+    "refused when required); 4 internal error; 130 interrupted by SIGINT/SIGTERM (report "
+    "written with the points done, the rest marked interrupted).";
 
 }  // namespace
 
@@ -31,7 +33,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("rooflinectl {} ({})", kToolVersion,
                                                 kGitRevision[0] ? kGitRevision : "unknown"));
   app.require_subcommand(1);
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    // An unknown first word reaches CLI11 as "A subcommand is required": name the word instead.
+    const std::vector<std::string> extra = failed->remaining();
+    if (failed->get_parent() == nullptr && failed->get_subcommands().empty() && !extra.empty()) {
+      return fmt::format("error: unknown subcommand '{}': allowed sweep, devices, list, doctor "
+                         "(see --help)\n",
+                         extra.front());
+    }
     return fmt::format("error: {} (see --help)\n", e.what());
   });
 
@@ -50,6 +59,8 @@ int main(int argc, char** argv) {
   CLI::App* plot = setup_plot(app, plot_options);
   ReportOptions report_options;
   CLI::App* report = setup_report(app, report_options);
+  DoctorOptions doctor_options;
+  CLI::App* doctor = setup_doctor(app, doctor_options);
 
   try {
     app.parse(argc, argv);
@@ -67,6 +78,7 @@ int main(int argc, char** argv) {
     if (peaks->parsed()) return run_peaks_command(peaks_options);
     if (plot->parsed()) return run_plot_command(plot_options);
     if (report->parsed()) return run_report_command(report_options);
+    if (doctor->parsed()) return run_doctor_command(doctor_options);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return static_cast<int>(e.exit_code());

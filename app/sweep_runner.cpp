@@ -22,6 +22,7 @@
 #include "measure/timing.hpp"
 #include "model/operator_model.hpp"
 #include "model/reconcile.hpp"
+#include "report/interruption.hpp"
 #include "roofline/roof_from_counters.hpp"
 #include "roofline/above_roof_guard.hpp"
 #include "roofline/roof_selection.hpp"
@@ -208,6 +209,10 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     try {
       ctx.profiler = std::make_unique<ProfilerSession>(config.device, counter_metric_names());
     } catch (const Error& e) {
+      if (config.require_counters) {
+        throw environment_error(
+            fmt::format("--require-counters: hardware counters cannot be read: {}", e.what()));
+      }
       ctx.counters_null_reason = e.what();
       fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
     }
@@ -229,6 +234,10 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
       point.shape.seq_len = seq_len;
       point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
       point.analytic = analytic_model(op, point.shape);
+      if (mark_if_interrupted(point)) {
+        report.points.push_back(std::move(point));
+        continue;
+      }
       fmt::print(progress, "[{}/{}] {} L={} ...\n", index, total, op, seq_len);
       try {
         measure_point(point, spec, ctx);

@@ -18,7 +18,9 @@ void check_sweep_plan(const SweepConfig& config);
 /// Runs the sweep on `config.device`. Progress lines go to `progress` (stderr), one notice line
 /// there if counters cannot be read. Points that do not fit in device memory are skipped and
 /// points whose kernel fails validation or raises a CUDA error are failed; the sweep goes on.
-/// Throws an environment Error (exit 3) when there is no GPU.
+/// Once SIGINT/SIGTERM is pending (src/core/interrupt.hpp) the points not yet run are marked
+/// interrupted instead of measured. Throws an environment Error (exit 3) when there is no GPU,
+/// or when config.require_counters is set and counters cannot be read (before the first point).
 /// `roof` is --roof (nullopt: measured when cached, else datasheet; see prepare_sweep_roofs); the
 /// report's "peaks" block carries all three sources and every point's roof names the one used.
 Report run_sweep(const SweepConfig& config, std::ostream& progress,

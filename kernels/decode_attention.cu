@@ -516,6 +516,10 @@ class DecodeAttentionRun final : public OperatorRun {
   }
 
   std::string version() const override { return "decode_attention_v1_split_kv"; }
+  std::vector<DeviceTensorView> tensors() override {
+    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+  }
 
  private:
   double softmax_scale() const { return 1.0 / std::sqrt(static_cast<double>(shape_.head_dim)); }

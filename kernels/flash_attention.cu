@@ -493,6 +493,10 @@ class FlashAttentionRun final : public OperatorRun {
 
   std::vector<std::string> kernel_names() const override { return {"flash_attention_fwd"}; }
   std::string version() const override { return kVersion; }
+  std::vector<DeviceTensorView> tensors() override {
+    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+  }
 
  private:
   AttentionProblem problem() const { return problem_for(shape_, q_.get(), k_.get(), v_.get()); }

@@ -434,6 +434,10 @@ class NaiveAttentionRun final : public OperatorRun {
   }
 
   std::string version() const override { return "naive_attention_v1_cublas_softmax"; }
+  std::vector<DeviceTensorView> tensors() override {
+    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+  }
 
  private:
   float softmax_scale() const { return 1.0f / std::sqrt(static_cast<float>(shape_.head_dim)); }

@@ -17,6 +17,14 @@
 
 namespace rooflinectl {
 
+/// One device tensor of a run: 16-bit elements of the point's dtype, contiguous, in the layout
+/// Shape documents. Lets tests put hand-made data in (all-equal logits, one-key caches).
+struct DeviceTensorView {
+  std::string name;  ///< "q", "k", "v", "o"
+  void* data = nullptr;
+  int64_t count = 0;  ///< elements
+};
+
 /// The buffers and launches of one point. Construction allocates device memory (the caller has
 /// already checked `OperatorSpec::device_bytes` against free memory); the destructor frees it.
 /// Errors from CUDA/cuBLAS calls are thrown as rooflinectl::Error.
@@ -34,6 +42,9 @@ class OperatorRun {
   virtual std::vector<std::string> kernel_names() const = 0;
   /// Kernel version that ran, e.g. "flash_attention_v1_mma_sync" (reported per point).
   virtual std::string version() const = 0;
+  /// The run's inputs and output for tests (attention operators: q, k, v, o); empty by default.
+  /// The harness never uses it.
+  virtual std::vector<DeviceTensorView> tensors() { return {}; }
 };
 
 /// Static description of one operator family.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,11 @@ namespace rooflinectl {
 /// Reads the whole file at `path`. `what` names the kind of file in the message ("config",
 /// "report"). Throws a bad-input Error with the OS reason (strerror) when it cannot be read.
 inline std::string read_text_file(const std::string& path, const std::string& what) {
+  // std::ifstream opens a directory without error on Linux and then reads nothing.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw bad_input(fmt::format("cannot read {} '{}': is a directory", what, path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw bad_input(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
@@ -41,6 +47,9 @@ inline nlohmann::json parse_json_text(const std::string& text, const std::string
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw bad_input(fmt::format("{}: malformed JSON: {}", origin, e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number past double's range (1e400) is refused while parsing (error 406), not a parse_error.
+    throw bad_input(fmt::format("{}: unusable JSON: {}", origin, e.what()));
   }
 }
 

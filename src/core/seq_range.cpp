@@ -11,6 +11,16 @@ namespace rooflinectl {
 namespace {
 
 constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max();
+// Lengths one spec may give: 1..2147483647:1 would otherwise build a 16 GiB vector before the
+// sweep could refuse it. Each length is a point per operator; 1024 is far past any real sweep.
+constexpr int64_t kMaxSeqCount = 1024;
+
+void check_count(std::string_view spec, int64_t count) {
+  if (count > kMaxSeqCount) {
+    throw bad_input(fmt::format("invalid --seq '{}': gives {} lengths, at most {} allowed", spec,
+                                count, kMaxSeqCount));
+  }
+}
 
 int64_t parse_positive(std::string_view token, std::string_view whole) {
   int64_t value = 0;
@@ -47,6 +57,7 @@ std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
   std::vector<int64_t> out;
   if (linear) {
     const int64_t step = parse_positive(step_text, spec);
+    check_count(spec, (hi - lo) / step + 1);
     for (int64_t v = lo; v <= hi; v += step) out.push_back(v);
     return out;
   }
@@ -79,6 +90,7 @@ std::vector<int64_t> parse_seq_spec(std::string_view spec) {
         spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     out.push_back(parse_positive(token, spec));
     if (comma == std::string_view::npos) break;
+    check_count(spec, static_cast<int64_t>(out.size()) + 1);
     start = comma + 1;
   }
   return out;

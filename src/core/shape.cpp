@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
+#include <optional>
+
 #include "core/error.hpp"
 
 namespace rooflinectl {
@@ -22,6 +25,32 @@ GeluForm parse_gelu_form(std::string_view text) {
   throw bad_input(fmt::format("invalid GELU form '{}': allowed erf, tanh", text));
 }
 
+namespace {
+
+/// Product of positive `factors`, or nullopt when it exceeds kMaxTensorElements (checked factor
+/// by factor, so the product itself never overflows).
+std::optional<int64_t> bounded_product(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (const int64_t factor : factors) {
+    if (__builtin_mul_overflow(product, factor, &product) || product > kMaxTensorElements) {
+      return std::nullopt;
+    }
+  }
+  return product;
+}
+
+void check_tensor_size(const char* formula, const std::string& values,
+                       std::initializer_list<int64_t> factors) {
+  if (!bounded_product(factors)) {
+    throw bad_input(fmt::format(
+        "invalid shape: {} = {} exceeds {} elements (2^50; sizes are computed in 64-bit "
+        "integers): lower batch, heads, head-dim or seq_len",
+        formula, values, kMaxTensorElements));
+  }
+}
+
+}  // namespace
+
 void validate_common_shape(const Shape& s) {
   auto positive = [](const char* name, int64_t v) {
     if (v <= 0) throw bad_input(fmt::format("invalid {} {}: must be a positive integer", name, v));
@@ -36,6 +65,21 @@ void validate_common_shape(const Shape& s) {
         "invalid kv-heads {}: heads ({}) must be a multiple of kv-heads (GQA group size H/H_kv)",
         s.kv_heads, s.heads));
   }
+  // Every element count an operator derives (kernels/*.cu device_bytes and launch sizes) is one
+  // of these products or smaller; K and V are bounded by Q because kv-heads divides heads.
+  const std::string b_h_l = fmt::format("{} × {} × {}", s.batch, s.heads, s.seq_len);
+  check_tensor_size("batch × heads × seq_len × head-dim (Q, O)",
+                    fmt::format("{} × {}", b_h_l, s.head_dim),
+                    {s.batch, s.heads, s.seq_len, s.head_dim});
+  check_tensor_size("batch × heads × seq_len² (attention scores S, P)",
+                    fmt::format("{} × {}", b_h_l, s.seq_len),
+                    {s.batch, s.heads, s.seq_len, s.seq_len});
+  check_tensor_size("batch × seq_len × 4 × heads × head-dim (FFN activation)",
+                    fmt::format("{} × {} × 4 × {} × {}", s.batch, s.seq_len, s.heads, s.head_dim),
+                    {s.batch, s.seq_len, 4, s.heads, s.head_dim});
+  check_tensor_size("4 × (heads × head-dim)² (FFN weight)",
+                    fmt::format("4 × ({} × {})²", s.heads, s.head_dim),
+                    {4, s.heads, s.head_dim, s.heads, s.head_dim});
 }
 
 }  // namespace rooflinectl

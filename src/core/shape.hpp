@@ -43,7 +43,19 @@ struct Shape {
   int64_t group_size() const { return heads / kv_heads; }
 };
 
-/// Checks the axes shared by all operators (positive, GQA divisibility); throws bad-input Error.
+/// Upper bound on the element count of any tensor a shape implies (2^50 ≈ 1.1e15, i.e. 2 PiB
+/// of bf16: far beyond any GPU). It exists so that byte counts derived from element counts
+/// (× dtype size, × a few tensors, × decode's ≤ 256 splits × 4 bytes) cannot overflow int64.
+inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
+
+/// How a causal mask lines up when the query and key lengths differ: query i (0-based, of L_q)
+/// sees keys 0 .. i + L_kv − L_q (FlashAttention-2's convention), so the last query sees every
+/// key. Recorded in each report's config.
+inline constexpr const char* kCausalMaskAlignment = "bottom-right";
+
+/// Checks the axes shared by all operators (positive, GQA divisibility) and that no tensor the
+/// shape implies exceeds kMaxTensorElements (products computed without overflow: e.g. batch
+/// 4000000000 with seq_len 2147483648 is refused naming the product); throws bad-input Error.
 void validate_common_shape(const Shape& shape);
 
 }  // namespace rooflinectl

@@ -10,6 +10,9 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kDefaultSeqSpec = "512..32768";
+// Timed samples (and warm-ups) per point: a million already takes hours per point at 1 ms and
+// keeps every raw sample in the report; more is a typo, not a measurement plan.
+constexpr int kMaxRepetitions = 1'000'000;
 
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
@@ -96,11 +99,13 @@ void validate_sweep_config(const SweepConfig& c) {
   Shape first = c.base;
   first.seq_len = c.seq_lens.front();
   validate_common_shape(first);
-  if (c.repetitions < 1) {
-    throw bad_input(fmt::format("invalid repetitions {}: must be at least 1", c.repetitions));
+  if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
+    throw bad_input(fmt::format("invalid repetitions {}: allowed 1 to {}", c.repetitions,
+                                kMaxRepetitions));
   }
-  if (c.warmup_runs < 0) {
-    throw bad_input(fmt::format("invalid warmup-runs {}: must be 0 or more", c.warmup_runs));
+  if (c.warmup_runs < 0 || c.warmup_runs > kMaxRepetitions) {
+    throw bad_input(fmt::format("invalid warmup-runs {}: allowed 0 to {}", c.warmup_runs,
+                                kMaxRepetitions));
   }
   if (c.device < 0) {
     throw bad_input(fmt::format("invalid device {}: must be 0 or more", c.device));

@@ -18,6 +18,9 @@ struct SweepConfig {
   int repetitions = 10;           ///< timed samples per point (≥ 1)
   int warmup_runs = 3;            ///< untimed launches before the samples
   bool counters = true;           ///< run the CUPTI counter pass
+  /// Refuse to run timing-only: counters that cannot be read are an environment Error (exit 3)
+  /// raised before the first point. A run policy, not part of the report.
+  bool require_counters = false;
   bool warm_l2 = false;           ///< skip the L2 flush before each timed sample
   int device = 0;                 ///< CUDA device index
 };

@@ -270,6 +270,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["head_dim"] = c.base.head_dim;
   j["dtype"] = to_string(c.base.dtype);
   j["causal"] = c.base.causal;
+  j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
   j["gelu_form"] = to_string(c.base.gelu_form);
   j["repetitions"] = c.repetitions;
   j["warmup_runs"] = c.warmup_runs;

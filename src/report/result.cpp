@@ -35,6 +35,8 @@ std::string to_string(PointStatus status) {
       return "skipped";
     case PointStatus::kFailed:
       return "failed";
+    case PointStatus::kInterrupted:
+      return "interrupted";
   }
   return "unknown";
 }
@@ -43,7 +45,9 @@ PointStatus parse_point_status(const std::string& text) {
   if (text == "ok") return PointStatus::kOk;
   if (text == "skipped") return PointStatus::kSkipped;
   if (text == "failed") return PointStatus::kFailed;
-  throw bad_input(fmt::format("invalid point status '{}': allowed ok, skipped, failed", text));
+  if (text == "interrupted") return PointStatus::kInterrupted;
+  throw bad_input(
+      fmt::format("invalid point status '{}': allowed ok, skipped, failed, interrupted", text));
 }
 
 std::optional<double> KernelCounters::dram_bytes() const {

@@ -21,9 +21,10 @@ namespace rooflinectl {
 /// Version of the JSON report layout; bump on any incompatible change (pinned by a unit test).
 inline constexpr int kReportSchemaVersion = 1;
 
-enum class PointStatus { kOk, kSkipped, kFailed };
+/// kInterrupted: the sweep was stopped by SIGINT/SIGTERM before this point ran.
+enum class PointStatus { kOk, kSkipped, kFailed, kInterrupted };
 std::string to_string(PointStatus status);
-/// Parses "ok" | "skipped" | "failed"; throws a bad-input Error otherwise.
+/// Parses "ok" | "skipped" | "failed" | "interrupted"; throws a bad-input Error otherwise.
 PointStatus parse_point_status(const std::string& text);
 
 /// Timed pass: CUDA events around each launch, after `warmup_runs` untimed launches.

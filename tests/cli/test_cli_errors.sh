@@ -1,112 +1,233 @@
 #!/usr/bin/env bash
-# End-to-end CLI checks on the built binary (no GPU needed): every bad input exits 2 with one
-# "error:" line naming the bad value, and writes no report file. Usage: test_cli_errors.sh BINARY
+# Table-driven end-to-end checks of every sweep flag and file input on the built binary (no GPU
+# needed: inputs are validated before any GPU work, so a machine without one gives the same
+# errors). Every bad input must exit 2 with exactly one "error:" line on stderr that names the bad
+# value, and write no file. Usage: test_cli_errors.sh BINARY
+#
+# Permission cases (unreadable config, unwritable output directory) are skipped when running as
+# root (CI does): root bypasses file permissions, so those inputs are not bad for root.
 set -u
 bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+work="$(mktemp -d)"    # output directory of every case: must stay empty
+inputs="$(mktemp -d)"  # config files the cases read
+trap 'chmod -R u+rwx "$work" "$inputs"; rm -rf "$work" "$inputs"' EXIT
 failures=0
 passes=0
+skips=0
 
-# expect CODE PATTERN ARGS...: run, check the exit code, that stderr matches PATTERN, and that no
-# report file appeared.
-expect() {
-  local want="$1" pattern="$2"
-  shift 2
-  local out="$work/report.json"
-  rm -f "$out"
-  "$bin" "$@" --output "$out" >"$work/stdout" 2>"$work/stderr"
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# run_case WANT PATTERN OUTPUT ARGS...: runs the binary with ARGS and --output OUTPUT (none when
+# OUTPUT is "-"); checks the exit code, that stderr is one line matching PATTERN (grep -F, so
+# patterns are literal) starting with "error:", that stdout is empty, and that $work is empty.
+run_case() {
+  local want="$1" pattern="$2" output="$3"
+  shift 3
+  local args=("$@")
+  [[ $output != "-" ]] && args+=(--output "$output")
+  "$bin" "${args[@]}" >"$inputs/stdout" 2>"$inputs/stderr"
   local got=$?
-  if [[ $got -ne $want ]] || ! grep -q -- "$pattern" "$work/stderr" || [[ -e $out ]] ||
-     [[ -n "$(ls -A "$work" | grep -v -e '^stdout$' -e '^stderr$')" ]]; then
-    echo "FAIL: rooflinectl $* -> exit $got (want $want), stderr: $(head -c 300 "$work/stderr")"
-    failures=$((failures + 1))
+  local lines
+  lines=$(wc -l <"$inputs/stderr")
+  if [[ $got -ne $want ]]; then
+    fail "rooflinectl ${args[*]} -> exit $got (want $want): $(head -c 300 "$inputs/stderr")"
+  elif ! grep -qF -- "$pattern" "$inputs/stderr"; then
+    fail "rooflinectl ${args[*]} -> stderr does not name '$pattern': $(head -c 300 "$inputs/stderr")"
+  elif [[ $lines -ne 1 ]] || ! grep -q '^error: ' "$inputs/stderr"; then
+    fail "rooflinectl ${args[*]} -> want one 'error:' line, got $lines: $(head -c 300 "$inputs/stderr")"
+  elif [[ -s "$inputs/stdout" ]]; then
+    fail "rooflinectl ${args[*]} -> wrote to stdout: $(head -c 200 "$inputs/stdout")"
+  elif [[ -n "$(ls -A "$work")" ]]; then
+    fail "rooflinectl ${args[*]} -> left files: $(ls -A "$work")"
+    rm -rf "${work:?}"/*
   else
     passes=$((passes + 1))
   fi
 }
 
-expect 2 "'4096..512'" sweep --seq 4096..512
-expect 2 "'abc'" sweep --seq abc
-expect 2 "'0'" sweep --seq 0,512
-expect 2 "''" sweep --seq 512,,1024
-expect 2 "'1.5'" sweep --seq 1.5
-expect 2 "power" sweep --seq 500..1000
-expect 2 "'-512'" sweep --seq=-512
-expect 2 "'fp32'" sweep --dtype fp32
-expect 2 "'flashy'" sweep --ops flashy
-expect 2 "kv-heads 5" sweep --heads 16 --kv-heads 5
-expect 2 "head-dim\|head_dim" sweep --ops flash_attention --head-dim 72
-expect 2 "'xml'" sweep --format xml
-expect 2 "repetitions" sweep --repetitions 0
-expect 2 "no-such.json" sweep --config "$work/no-such.json"
-expect 2 "error:" sweep --no-such-flag
-expect 2 "'bogus'" sweep --roof bogus
-expect 2 "no-counters" sweep --roof counters --no-counters
+# bad PATTERN ARGS...: exit 2, report path in the (empty) work directory.
+bad() {
+  local pattern="$1"
+  shift
+  run_case 2 "$pattern" "$work/report.json" "$@"
+}
 
-expect 2 "h200-sxm" model --gpu h300
-expect 2 "'flashy'" model --gpu h200-sxm --ops flashy
-expect 2 "'xml'" model --gpu h200-sxm --format xml
-expect 2 "gpu" model --seq 512
+skip() {
+  echo "SKIP: $*"
+  skips=$((skips + 1))
+}
+
+# ---- --seq: exact integer arithmetic; every malformed token named --------------------------
+bad "'512..32k'" sweep --seq 512..32k
+bad "'32768..512'" sweep --seq 32768..512
+bad "'512..'" sweep --seq 512..
+bad "'0'" sweep --seq 0..512
+bad "'4096..512'" sweep --seq 4096..512
+bad "'abc'" sweep --seq abc
+bad "'0'" sweep --seq 0,512
+bad "''" sweep --seq 512,,1024
+bad "''" sweep --seq ""
+bad "'1.5'" sweep --seq 1.5
+bad "'1e3'" sweep --seq 1e3
+bad "'-512'" sweep --seq=-512
+bad "'2147483648'" sweep --seq 2147483648
+bad "'99999999999999999999'" sweep --seq 99999999999999999999
+bad "'0'" sweep --seq 1000..4000:0
+bad "'-1000'" sweep --seq 1000..4000:-1000
+bad "power" sweep --seq 500..1000
+bad "mixes" sweep --seq 512..1024,2048
+bad "at most 1024" sweep --seq 1..2147483647:1
+
+# ---- integer axes: negative, zero, huge, overflowing -----------------------------------------
+for flag in batch heads kv-heads head-dim; do
+  bad "$flag -1" sweep --"$flag"=-1
+  bad "$flag 0" sweep --"$flag" 0
+  bad "99999999999999999999" sweep --"$flag" 99999999999999999999
+  bad "abc" sweep --"$flag" abc
+done
+# B·H·L² in 64 bits: 4e9 × 16 × 32768² would overflow int64 several times over.
+bad "4000000000" sweep --batch 4000000000
+bad "4000000000" sweep --heads 4000000000 --ops gelu
+bad "9223372036854775807" sweep --batch 9223372036854775807 --seq 2147483647
+bad "2147483647" sweep --seq 2147483647 --ops naive_attention
+bad "kv-heads 5" sweep --heads 16 --kv-heads 5
+bad "kv-heads 32" sweep --heads 16 --kv-heads 32
+bad "kv-heads 4" sweep --heads 30 --kv-heads 4 --ops decode_attention
+bad "70000" sweep --ops flash_attention --heads 70000 --seq 512
+for d in 72 80 96 256; do  # flash and decode support 64 and 128 only
+  bad "head-dim $d" sweep --ops flash_attention --head-dim "$d"
+  bad "$d" sweep --ops decode_attention --head-dim "$d"
+done
+bad "head-dim 100" sweep --ops naive_attention --head-dim 100
+for flag in repetitions device; do
+  bad "$flag" sweep --"$flag"=-1
+  bad "4000000000" sweep --"$flag" 4000000000
+done
+bad "repetitions 0" sweep --repetitions 0
+bad "repetitions 2000000" sweep --repetitions 2000000
+
+# ---- names ------------------------------------------------------------------------------------
+bad "'fp32'" sweep --dtype fp32
+bad "'BF16'" sweep --dtype BF16
+bad "''" sweep --dtype ""
+bad "'relu'" sweep --gelu-form relu
+bad "'flashy'" sweep --ops flashy
+bad "'GEMM'" sweep --ops GEMM
+bad "empty item" sweep --ops gemm,,gelu
+bad "empty item" sweep --ops ""
+bad "'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
+bad "'xml'" sweep --format xml
+bad "--no-such-flag" sweep --no-such-flag
+run_case 2 "frobnicate" - frobnicate
+bad "--no-counters" sweep --no-counters --require-counters
+run_case 2 "--device -1" - doctor --device=-1
+
+# ---- config files: missing, a directory, unreadable, corrupt, wrong values --------------------
+mkdir "$inputs/a-directory"
+bad "no-such.json" sweep --config "$inputs/no-such.json"
+bad "is a directory" sweep --config "$inputs/a-directory"
+: >"$inputs/empty.json"
+bad "empty.json" sweep --config "$inputs/empty.json"
+printf '{"batch": 2,' >"$inputs/truncated.json"
+bad "truncated.json" sweep --config "$inputs/truncated.json"
+printf '\x00\xff\xfe garbage' >"$inputs/binary.json"
+bad "binary.json" sweep --config "$inputs/binary.json"
+printf '[1, 2]' >"$inputs/array.json"
+bad "must be a JSON object" sweep --config "$inputs/array.json"
+config_case() {  # config_case NAME JSON PATTERN
+  printf '%s' "$2" >"$inputs/$1.json"
+  bad "$3" sweep --config "$inputs/$1.json"
+}
+config_case unknown-key '{"batchsize": 2}' "'batchsize'"
+config_case batch-string '{"batch": "2"}' "'batch'"
+config_case batch-float '{"batch": 2.5}' "'batch'"
+config_case batch-zero '{"batch": 0}' "'batch'"
+config_case batch-negative '{"batch": -4}' "'batch'"
+config_case batch-huge '{"batch": 4000000000}' "4000000000"
+config_case batch-overflow '{"batch": 99999999999999999999}' "'batch'"
+config_case batch-1e30 '{"batch": 1e30}' "'batch'"
+config_case batch-1e400 '{"batch": 1e400}' "batch-1e400.json"
+config_case seq-k '{"seq": "512..32k"}' "'512..32k'"
+config_case seq-number '{"seq": 512}' "'seq'"
+config_case dtype '{"dtype": "fp8"}' "'fp8'"
+config_case ops-empty '{"ops": []}' "'ops'"
+config_case ops-unknown '{"ops": ["gemm", "softmax"]}' "'softmax'"
+config_case reps-huge '{"repetitions": 99999999999}' "'repetitions'"
+config_case causal-int '{"causal": 1}' "'causal'"
+config_case device-negative '{"device": -1}' "'device'"
+printf '{"counters": false}' >"$inputs/no-counters.json"
+bad "--require-counters" sweep --config "$inputs/no-counters.json" --require-counters
+printf '{"batch": 2}' >"$inputs/unreadable.json"
+chmod 000 "$inputs/unreadable.json"
+if [[ $(id -u) -eq 0 ]]; then
+  skip "unreadable config: running as root, which reads any file"
+else
+  bad "unreadable.json" sweep --config "$inputs/unreadable.json"
+fi
+
+# ---- output paths -------------------------------------------------------------------------------
+run_case 2 "does not exist" "$work/missing/dir/r.json" sweep --seq 512 --ops gelu
+run_case 2 "is a directory" "$work" sweep --seq 512 --ops gelu
+mkdir "$inputs/read-only"
+chmod 555 "$inputs/read-only"
+if [[ $(id -u) -eq 0 ]]; then
+  skip "unwritable output directory: running as root, which writes anywhere"
+else
+  run_case 2 "not writable" "$inputs/read-only/r.json" sweep --seq 512 --ops gelu
+  [[ -z "$(ls -A "$inputs/read-only")" ]] || fail "a file appeared in the read-only directory"
+fi
+
+# ---- roofs, model, plot, report, peaks (no GPU needed) ----------------------------------------
+bad "'bogus'" sweep --roof bogus
+bad "no-counters" sweep --roof counters --no-counters
+run_case 2 "h200-sxm" - model --gpu h300
+run_case 2 "'flashy'" - model --gpu h200-sxm --ops flashy
+run_case 2 "'xml'" - model --gpu h200-sxm --format xml
+run_case 2 "gpu" - model --seq 512
+h200="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/h200-sweep.json"
+run_case 2 "'bar'" - plot "$h200" --chart bar -o "$work/chart.svg"
+run_case 2 "no-such.json" - plot "$inputs/no-such.json" -o "$work/chart.svg"
+run_case 2 "'xml'" - report "$h200" --format xml
+run_case 2 "'json'" - report "$h200" --format json
+run_case 2 "no-such.json" - report "$inputs/no-such.json" --format md
+run_case 2 "'xml'" - peaks --format xml
 
 # `model` needs no GPU: the seeds' worked example (fp16, d = 128) comes out of the memory table,
 # and --output writes the JSON.
-"$bin" model --gpu h200-sxm --seq 4096,8192 --dtype fp16 --output "$work/model.json" \
-  >"$work/stdout" 2>"$work/stderr"
+"$bin" model --gpu h200-sxm --seq 4096,8192 --dtype fp16 --output "$inputs/model.json" \
+  >"$inputs/stdout" 2>"$inputs/stderr"
 code=$?
-if [[ $code -ne 0 ]] || ! grep -q "33.55" "$work/stdout" || ! grep -q "268.44" "$work/stdout" ||
-   ! grep -q '"model_schema_version"' "$work/model.json"; then
-  echo "FAIL: model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$work/stderr")"
-  failures=$((failures + 1))
-else passes=$((passes + 1)); fi
-rm -f "$work/model.json"
-h200="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/h200-sweep.json"
-expect 2 "'bar'" plot "$h200" --chart bar
-expect 2 "no-such.json" plot "$work/no-such.json"
-expect 2 "'xml'" report "$h200" --format xml
-expect 2 "'json'" report "$h200" --format json
-expect 2 "no-such.json" report "$work/no-such.json" --format md
-
-# A valid sweep on a machine without a GPU exits 3 with one line; with a GPU it is not run here.
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-  expect 3 "no CUDA GPU" sweep --seq 512 --ops gelu
-fi
-
-# The report directory must exist: refused before any work.
-"$bin" sweep --seq 512 --ops gelu --output "$work/missing/dir/r.json" >/dev/null 2>"$work/stderr"
-code=$?
-if [[ $code -ne 2 ]] || ! grep -q "does not exist" "$work/stderr"; then
-  echo "FAIL: missing output directory -> exit $code"; failures=$((failures + 1))
+if [[ $code -ne 0 ]] || ! grep -q "33.55" "$inputs/stdout" || ! grep -q "268.44" "$inputs/stdout" ||
+   ! grep -q '"model_schema_version"' "$inputs/model.json"; then
+  fail "model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
 else passes=$((passes + 1)); fi
 
-# `peaks` has no --output: its checks run without expect's report-file check.
-"$bin" peaks --format xml >/dev/null 2>"$work/stderr"
-code=$?
-if [[ $code -ne 2 ]] || ! grep -q "'xml'" "$work/stderr"; then
-  echo "FAIL: peaks --format xml -> exit $code"; failures=$((failures + 1))
-else passes=$((passes + 1)); fi
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-  "$bin" peaks >/dev/null 2>"$work/stderr"
-  code=$?
-  if [[ $code -ne 3 ]] || ! grep -q "no CUDA device" "$work/stderr"; then
-    echo "FAIL: peaks without a GPU -> exit $code"; failures=$((failures + 1))
-  else passes=$((passes + 1)); fi
-fi
 # plot and report on the committed H200 report: charts are SVG documents, CSV has one row per point.
 for chart in roofline throughput; do
-  if "$bin" plot "$h200" --chart "$chart" -o "$work/$chart.svg" 2>"$work/stderr" &&
-     head -c 4 "$work/$chart.svg" | grep -q "<svg" && tail -n 1 "$work/$chart.svg" | grep -q "</svg>"; then
+  if "$bin" plot "$h200" --chart "$chart" -o "$inputs/$chart.svg" 2>"$inputs/stderr" &&
+     head -c 4 "$inputs/$chart.svg" | grep -q "<svg" && tail -n 1 "$inputs/$chart.svg" | grep -q "</svg>"; then
     passes=$((passes + 1))
   else
-    echo "FAIL: plot --chart $chart: $(head -c 300 "$work/stderr")"; failures=$((failures + 1))
+    fail "plot --chart $chart: $(head -c 300 "$inputs/stderr")"
   fi
-  rm -f "$work/$chart.svg"
 done
 rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
 if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
-  echo "FAIL: report --format csv printed $rows lines (want header + 42)"; failures=$((failures + 1)); fi
+  fail "report --format csv printed $rows lines (want header + 42)"; fi
 if "$bin" report "$h200" --format md 2>/dev/null | grep -q "FlashAttention's gain is significant beyond L = "; then
-  passes=$((passes + 1)); else echo "FAIL: report --format md lacks the conclusion"; failures=$((failures + 1)); fi
+  passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  run_case 3 "no CUDA" - peaks
+fi
 
-echo "cli_errors: $passes passed, $failures failed"
+# ---- a valid sweep without a GPU: exit 3, one line -----------------------------------------
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  run_case 3 "no CUDA GPU" "$work/report.json" sweep --seq 512 --ops gelu
+  run_case 3 "no CUDA GPU" "$work/report.json" sweep --seq 512 --ops gelu --require-counters
+fi
+
+echo "cli_errors: $passes passed, $failures failed, $skips skipped"
 [[ $failures -eq 0 ]]

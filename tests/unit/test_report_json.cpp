@@ -192,6 +192,13 @@ TEST(PointStatus, ParsesWhatItPrints) {
   EXPECT_THROW(parse_point_status("OK"), Error);
 }
 
+// The causal mask's alignment when L_q != L_kv is a convention a reader cannot guess: the
+// report states it (FlashAttention-2's bottom-right, as the kernels implement it).
+TEST(ReportJson, ConfigRecordsCausalMaskAlignment) {
+  const auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  EXPECT_EQ(json["config"]["mask_alignment"], "bottom-right");
+}
+
 TEST(ReportJson, SchemaVersionIsPinnedAndFirstKey) {
   EXPECT_EQ(kReportSchemaVersion, 1);  // bump only with an incompatible layout change
   const auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));

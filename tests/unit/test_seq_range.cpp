@@ -54,6 +54,20 @@ TEST(SeqRange, RejectsMalformedNamingTheToken) {
   expect_bad("-512", "'-512'");
   expect_bad("99999999999", "'99999999999'");
   expect_bad("512 ", "'512 '");
+  expect_bad("512..32k", "'32k'");
+}
+
+// Exact integer arithmetic and a bounded count: a spec cannot make the parser build a huge
+// vector before anything else looks at it (found by fuzz_seq_spec: 1..2147483647:1).
+TEST(SeqRange, CountIsExactAndBounded) {
+  EXPECT_EQ(parse_seq_spec("1..1073741824").size(), 31u);  // 2^0 .. 2^30
+  EXPECT_EQ(parse_seq_spec("1..1024:1").size(), 1024u);
+  EXPECT_EQ(parse_seq_spec("1..2147483647:2097152").size(), 1024u);
+  expect_bad("1..1025:1", "1025 lengths, at most 1024");
+  expect_bad("1..2147483647:1", "2147483647 lengths");
+  std::string list = "1";
+  for (int i = 2; i <= 1025; ++i) list += "," + std::to_string(i);
+  expect_bad(list, "at most 1024");
 }
 
 }  // namespace

@@ -176,5 +176,12 @@ TEST(SweepConfig, ValidateChecksTheWholeConfig) {
   EXPECT_TRUE(contains(validate_error(c), "repetitions"));
 }
 
+// nlohmann refuses a number past double's range while parsing with out_of_range (406), not
+// parse_error: it must still be bad input naming the file (found by fuzz_report_reader).
+TEST(SweepConfig, NumberPastDoubleRangeIsBadInput) {
+  EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "my.json"));
+  EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "overflow"));
+}
+
 }  // namespace
 }  // namespace rooflinectl

@@ -1,0 +1,68 @@
+// Shape products are computed in 64-bit integers without overflow: a shape whose tensors would
+// exceed kMaxTensorElements is refused with the product and its values, before any kernel code
+// multiplies the axes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::string error_of(const Shape& s) {
+  try {
+    validate_common_shape(s);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    return e.what();
+  }
+  return "";
+}
+
+Shape shape(int64_t batch, int64_t heads, int64_t seq_len, int64_t head_dim = 128) {
+  Shape s;
+  s.batch = batch;
+  s.heads = heads;
+  s.kv_heads = heads;
+  s.seq_len = seq_len;
+  s.head_dim = head_dim;
+  return s;
+}
+
+TEST(ShapeLimits, DesignDocShapesPass) {
+  EXPECT_EQ(error_of(shape(1, 16, 32768)), "");
+  EXPECT_EQ(error_of(shape(2, 32, 32768)),
+            "");  // naive attention past memory: skipped, not refused
+  EXPECT_EQ(error_of(shape(64, 64, 131072)), "");
+}
+
+TEST(ShapeLimits, ScoresOfBatchTimesHeadsTimesLSquaredAreBounded) {
+  // 4e9 · 16 · 2^31² overflows int64 many times over; the message names the product's values.
+  const std::string message = error_of(shape(4000000000, 16, 2147483647));
+  EXPECT_NE(message.find("4000000000"), std::string::npos) << message;
+  EXPECT_NE(message.find("2147483647"), std::string::npos) << message;
+  EXPECT_NE(message.find("2^50"), std::string::npos) << message;
+}
+
+TEST(ShapeLimits, ProductJustOverTheLimitIsRefusedJustUnderAccepted) {
+  // B·H·L² = 2^50 exactly is allowed; one more batch row of scores is not.
+  EXPECT_EQ(error_of(shape(1 << 10, 1 << 8, 1 << 16, 8)), "");
+  // Twice the batch: B·H·L² = 2^51.
+  EXPECT_NE(error_of(shape(1 << 11, 1 << 8, 1 << 16, 8)), "");
+}
+
+TEST(ShapeLimits, EachProductIsChecked) {
+  // Q elements: B·H·L·d over the limit while B·H·L² is not (d ≫ L).
+  EXPECT_NE(error_of(shape(1 << 20, 1 << 10, 1, 1 << 21)).find("head-dim (Q, O)"),
+            std::string::npos);
+  // FFN weight 4·(H·d)²: 4 · (2^13 · 2^12)² = 2^52.
+  EXPECT_NE(error_of(shape(1, 1 << 13, 1, 1 << 12)).find("FFN weight"), std::string::npos);
+  // INT64 max on one axis alone.
+  EXPECT_NE(error_of(shape(INT64_MAX, 1, 1, 1)), "");
+  EXPECT_NE(error_of(shape(1, 1, INT64_MAX, 1)), "");
+}
+
+}  // namespace
+}  // namespace rooflinectl
