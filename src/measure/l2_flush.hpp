@@ -10,11 +10,12 @@ namespace rooflinectl {
 
 /// Evicts the L2 cache without leaving dirty lines behind. `flush` first writes a buffer of
 /// 2 × L2 bytes (cudaMemsetAsync), which forces earlier dirty lines — e.g. the previous launch's
-/// outputs — back to DRAM, then reads a second 2 × L2 buffer, never written after allocation,
-/// with a read-only sweep kernel, which replaces the memset's dirty lines with clean ones. (Reading
-/// the memset buffer itself left its last-written lines dirty in L2: on the H200 their
-/// write-back then showed up in the next kernel's DRAM write counter, e.g. 17 MB of writes for a
-/// decode-attention launch that writes 4 KB.) The next kernel therefore starts with a
+/// outputs — back to DRAM, then invalidates that buffer's own lines in L2 without write-back
+/// (PTX discard.global.L2, sm_80 and later), then reads a second 2 × L2 buffer, never written
+/// after allocation, with a read-only sweep kernel so L2 holds only clean lines. (Without the
+/// discard, reads did not evict the memset's dirty lines: on the H200 ~30 MB of them were written
+/// back inside the next kernel's counter range, e.g. 17 MB of DRAM writes for a decode-attention
+/// launch that writes 4 KB.) Before sm_80 the discard is a no-op. The next kernel therefore starts with a
 /// cold L2 and no pending write-backs charged to its DRAM counters (cupti-on-h200.md, "L2 state
 /// and DRAM counters"). Twice the L2 size because Hopper's L2 is two partitions that can both hold
 /// a line, and replacement is not strict LRU.

@@ -35,12 +35,13 @@ std::vector<double> finite_only(const std::vector<double>& values) {
 struct GatedMetric {
   const char* name;
   std::optional<double> (*read)(const KernelCounters&);
+  bool traffic;  ///< bytes moved (gated by traffic_threshold), else FLOPs (counter_threshold)
 };
 
 constexpr GatedMetric kGatedMetrics[] = {
-    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); }},
-    {"flop", [](const KernelCounters& k) { return k.total_flop(); }},
-    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }},
+    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); }, true},
+    {"flop", [](const KernelCounters& k) { return k.total_flop(); }, false},
+    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }, true},
 };
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
@@ -51,8 +52,8 @@ std::string describe_change(const CounterChange& c) {
                      format_count(c.current));
 }
 
-GateOutcome counter_gate(const PointResult& base, const PointResult& current, double threshold,
-                         PointComparison& out) {
+GateOutcome counter_gate(const PointResult& base, const PointResult& current,
+                         const CompareOptions& options, PointComparison& out) {
   if (base.counters.null_reason) {
     out.counter_note = "no counters in the base report: " + *base.counters.null_reason;
     return {};
@@ -67,6 +68,7 @@ GateOutcome counter_gate(const PointResult& base, const PointResult& current, do
     const std::optional<double> b = metric.read(base.counters.total);
     const std::optional<double> c = metric.read(current.counters.total);
     if (!b || !c || !std::isfinite(*b) || !std::isfinite(*c)) continue;
+    const double threshold = metric.traffic ? options.traffic_threshold : options.counter_threshold;
     CounterChange change;
     change.metric = metric.name;
     change.base = *b;
@@ -267,7 +269,7 @@ PendingPoint gate_point(const PointResult& base, const PointResult& current,
     }
     return pending;
   }
-  pending.counters = counter_gate(base, current, options.counter_threshold, out);
+  pending.counters = counter_gate(base, current, options, out);
   pending.time = time_gate(base, current, options, out);
   return pending;
 }
@@ -496,6 +498,7 @@ CompareResult compare_reports(const Report& base, const Report& current,
                               const CompareOptions& options) {
   check_threshold(options.time_threshold, "--time-threshold");
   check_threshold(options.counter_threshold, "--counter-threshold");
+  check_threshold(options.traffic_threshold, "--traffic-threshold");
   if (base.schema_version != current.schema_version) {
     throw bad_input(fmt::format(
         "reports have different schema versions: base {}, new {}; re-run the older sweep with "
