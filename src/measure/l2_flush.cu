@@ -13,28 +13,12 @@ constexpr int kSweepThreads = 512;
 // Enough resident blocks to keep every SM's load units busy; more only adds scheduling work.
 constexpr int kSweepBlocksPerSm = 4;
 constexpr int64_t kSweepElementBytes = sizeof(uint4);
-// The read buffer is zero-filled once at construction, so the XOR of everything read is 0 and
-// never equals this key: the sink store below never executes and no dirty line is left, yet the
-// compiler cannot drop the loads because their result decides whether it does.
+// The buffer is zero-filled by the memset, so the XOR of everything read is 0 and never equals
+// this key: the sink store below never executes and no dirty line is left, yet the compiler
+// cannot drop the loads because their result decides whether it does.
 constexpr uint32_t kNeverMatches = 1;
 
 __device__ uint32_t g_sweep_sink;
-
-constexpr int64_t kL2LineBytes = 128;
-
-// Invalidates the L2 lines of `data` without writing them back (PTX discard.global.L2, sm_80+):
-// the memset's lines are dirty, and a later read sweep does not reliably evict dirty lines (on the
-// H200 about 30 MB of them survived a 120 MiB read sweep and were written back inside the next
-// kernel's counter range). The buffer's contents become undefined, which the flush does not mind.
-__global__ void discard_l2_kernel(char* data, int64_t lines) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines;
-       i += stride) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("discard.global.L2 [%0], 128;" ::"l"(data + i * kL2LineBytes) : "memory");
-#endif
-  }
-}
 
 __global__ void read_sweep_kernel(const uint4* __restrict__ data, int64_t count, uint32_t key) {
   uint32_t acc = 0;
@@ -56,23 +40,19 @@ L2Flusher::L2Flusher(int64_t l2_bytes) {
         fmt::format("invalid L2 size {} bytes for the L2 flusher: must be > 0", l2_bytes));
   }
   const int64_t wanted = 2 * l2_bytes;
-  buffer_bytes_ = (wanted + kL2LineBytes - 1) / kL2LineBytes * kL2LineBytes;
+  buffer_bytes_ = (wanted + kSweepElementBytes - 1) / kSweepElementBytes * kSweepElementBytes;
   int device = 0;
   int sm_count = 0;
   RFL_GPU_CHECK(cudaGetDevice(&device));
   RFL_GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   sweep_blocks_ = sm_count * kSweepBlocksPerSm;
   RFL_GPU_CHECK(cudaMalloc(&buffer_, static_cast<size_t>(buffer_bytes_)));
-  RFL_GPU_CHECK(cudaMalloc(&read_buffer_, static_cast<size_t>(buffer_bytes_)));
-  RFL_GPU_CHECK(cudaMemset(read_buffer_, 0, static_cast<size_t>(buffer_bytes_)));
-  RFL_GPU_CHECK(cudaDeviceSynchronize());
 }
 
 L2Flusher::~L2Flusher() { release(); }
 
 L2Flusher::L2Flusher(L2Flusher&& other) noexcept
     : buffer_(std::exchange(other.buffer_, nullptr)),
-      read_buffer_(std::exchange(other.read_buffer_, nullptr)),
       buffer_bytes_(std::exchange(other.buffer_bytes_, 0)),
       sweep_blocks_(std::exchange(other.sweep_blocks_, 0)) {}
 
@@ -80,7 +60,6 @@ L2Flusher& L2Flusher::operator=(L2Flusher&& other) noexcept {
   if (this != &other) {
     release();
     buffer_ = std::exchange(other.buffer_, nullptr);
-    read_buffer_ = std::exchange(other.read_buffer_, nullptr);
     buffer_bytes_ = std::exchange(other.buffer_bytes_, 0);
     sweep_blocks_ = std::exchange(other.sweep_blocks_, 0);
   }
@@ -90,9 +69,7 @@ L2Flusher& L2Flusher::operator=(L2Flusher&& other) noexcept {
 void L2Flusher::release() noexcept {
   // Errors cannot be reported from a destructor; a failed free only leaks device memory.
   if (buffer_ != nullptr) (void)cudaFree(buffer_);
-  if (read_buffer_ != nullptr) (void)cudaFree(read_buffer_);
   buffer_ = nullptr;
-  read_buffer_ = nullptr;
   buffer_bytes_ = 0;
   sweep_blocks_ = 0;
 }
@@ -101,19 +78,15 @@ void L2Flusher::flush(cudaStream_t stream) {
   if (buffer_ == nullptr)
     throw environment_error("L2Flusher::flush called on a moved-from flusher");
   RFL_GPU_CHECK(cudaMemsetAsync(buffer_, 0, static_cast<size_t>(buffer_bytes_), stream));
-  discard_l2_kernel<<<sweep_blocks_, kSweepThreads, 0, stream>>>(static_cast<char*>(buffer_),
-                                                                 buffer_bytes_ / kL2LineBytes);
-  RFL_GPU_CHECK_LAUNCH();
   read_sweep_kernel<<<sweep_blocks_, kSweepThreads, 0, stream>>>(
-      static_cast<const uint4*>(read_buffer_), buffer_bytes_ / kSweepElementBytes, kNeverMatches);
+      static_cast<const uint4*>(buffer_), buffer_bytes_ / kSweepElementBytes, kNeverMatches);
   RFL_GPU_CHECK_LAUNCH();
 }
 
 std::string L2Flusher::policy() const {
   return fmt::format(
-      "memset of a {0:.0f} MiB buffer (2 x L2) that evicts earlier dirty lines, discard.global.L2 "
-      "of that buffer (its own lines dropped without write-back), then a read-only sweep of "
-      "another {0:.0f} MiB buffer: L2 left cold, without dirty lines",
+      "memset then read-only sweep of a {:.0f} MiB buffer (2 x L2): L2 left cold, without "
+      "dirty lines",
       static_cast<double>(buffer_bytes_) / (1024.0 * 1024.0));
 }
 

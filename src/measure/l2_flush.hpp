@@ -10,19 +10,15 @@ namespace rooflinectl {
 
 /// Evicts the L2 cache without leaving dirty lines behind. `flush` first writes a buffer of
 /// 2 × L2 bytes (cudaMemsetAsync), which forces earlier dirty lines — e.g. the previous launch's
-/// outputs — back to DRAM, then invalidates that buffer's own lines in L2 without write-back
-/// (PTX discard.global.L2, sm_80 and later), then reads a second 2 × L2 buffer, never written
-/// after allocation, with a read-only sweep kernel so L2 holds only clean lines. (Without the
-/// discard, reads did not evict the memset's dirty lines: on the H200 ~30 MB of them were written
-/// back inside the next kernel's counter range, e.g. 17 MB of DRAM writes for a decode-attention
-/// launch that writes 4 KB.) Before sm_80 the discard is a no-op. The next kernel therefore starts with a
+/// outputs — back to DRAM, then reads the whole buffer with a read-only sweep kernel, which
+/// replaces those now-dirty buffer lines with clean ones. The next kernel therefore starts with a
 /// cold L2 and no pending write-backs charged to its DRAM counters (cupti-on-h200.md, "L2 state
 /// and DRAM counters"). Twice the L2 size because Hopper's L2 is two partitions that can both hold
 /// a line, and replacement is not strict LRU.
 /// Move-only RAII owner of the device buffer, allocated on the current device.
 class L2Flusher {
  public:
-  /// Allocates two buffers of 2 × `l2_bytes` (rounded up to 16 B) on the current device. Throws a bad-input
+  /// Allocates 2 × `l2_bytes` (rounded up to 16 B) on the current device. Throws a bad-input
   /// Error when `l2_bytes` <= 0, an environment Error when CUDA fails (e.g. out of memory).
   explicit L2Flusher(int64_t l2_bytes);
   ~L2Flusher();
@@ -37,14 +33,13 @@ class L2Flusher {
   /// The flush mechanism in one phrase for the report's cache policy, e.g. "memset then read-only
   /// sweep of a 120 MiB buffer (2 x L2): L2 left cold, without dirty lines".
   std::string policy() const;
-  /// Size of each flush buffer in bytes.
+  /// Size of the flush buffer in bytes.
   int64_t buffer_bytes() const { return buffer_bytes_; }
 
  private:
   void release() noexcept;
 
-  void* buffer_ = nullptr;       ///< written by the memset
-  void* read_buffer_ = nullptr;  ///< only read by the sweep
+  void* buffer_ = nullptr;
   int64_t buffer_bytes_ = 0;
   int sweep_blocks_ = 0;
 };
