@@ -19,7 +19,7 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
   sub.add_option("--by", f.by,
                  "What the time gate compares: time (median, clock-normalized for compute-bound "
                  "points) | roof (fraction of the attainable roof)");
-  sub.add_flag("--strict", f.strict, "Inconclusive points (too noisy to tell) also exit 1");
+  sub.add_flag("--strict", f.strict, "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
   sub.add_flag("--allow-different-gpu", f.allow_different_gpu,
                "Compare reports from different GPUs instead of refusing (exit 2)");
 }

@@ -113,6 +113,9 @@ int run_peaks_command(const PeaksOptions& o) {
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
   }
+  if (o.device < 0) {
+    throw bad_input(fmt::format("invalid --device {}: must be a device index >= 0", o.device));
+  }
   const DeviceRecord device = query_device(o.device);  // no GPU → exit 3, bad index → exit 2
   RFL_GPU_CHECK(cudaSetDevice(o.device));
   RFL_GPU_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it

@@ -55,6 +55,7 @@ void check_output_path(const std::string& path) {
     throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
                                 path));
   }
+  check_output_file_path(path);
   // Checked now so that a sweep of many minutes does not end in a report it cannot write.
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
     throw bad_input(fmt::format("invalid --output '{}': directory '{}' is not writable: {}", path,
@@ -97,6 +98,8 @@ int run_sweep_command(const SweepOptions& o) {
       {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv, ReportFormat::kMarkdown,
        ReportFormat::kBmf});
   check_output_path(o.output);
+  // The gate flags are checked even without --baseline: a bad value is an error, not ignored.
+  const CompareOptions gate_options = compare_options_from_flags(o.gate);
   std::optional<RoofSource> roof;
   if (o.roof) roof = parse_roof_source(*o.roof);
   if (roof == RoofSource::kCounters && o.no_counters) {
@@ -108,12 +111,12 @@ int run_sweep_command(const SweepOptions& o) {
   std::optional<Report> baseline;
   std::optional<CompareOptions> gate;
   if (!o.baseline.empty()) {
+    gate = gate_options;
     if (o.format != "table") {
       throw bad_input(fmt::format("invalid --format '{}' with --baseline: stdout carries the "
                                   "Markdown comparison; write the report with --output",
                                   o.format));
     }
-    gate = compare_options_from_flags(o.gate);
     baseline = load_report(o.baseline);
   }
   // Caught from here until the report is written: a signal stops the sweep between points and

@@ -1,5 +1,7 @@
 #include "report/atomic_file.hpp"
 
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -58,7 +60,23 @@ class TemporaryFile {
 
 }  // namespace
 
+void check_output_file_path(const std::string& path) {
+  // The rename would replace whatever the name points at: refuse anything but a regular file (or
+  // a new name), so `-o /dev/null` as root cannot replace the device node with a report.
+  struct stat st {};
+  if (path.empty() || path == "-") {
+    throw bad_input(fmt::format("invalid output path '{}': give a file name (without -o the "
+                                "result goes to stdout)", path));
+  }
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw bad_input(fmt::format("invalid output path '{}': it exists and is not a regular file "
+                                "(directory, device, FIFO or symbolic link); give a file name",
+                                path));
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& contents) {
+  check_output_file_path(path);
   constexpr int kMaxNameAttempts = 8;
   std::string name;
   int fd = -1;

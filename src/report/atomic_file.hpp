@@ -6,6 +6,11 @@
 
 namespace rooflinectl {
 
+/// Throws a bad-input Error when `path` is empty, "-", or names something that exists and is not
+/// a regular file (directory, device node, FIFO, symbolic link): the atomic rename would replace
+/// it. Called by write_file_atomically and by commands that check their output before working.
+void check_output_file_path(const std::string& path);
+
 /// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same
 /// directory (same filesystem, so the rename cannot degrade into a copy), which is fsync'ed and
 /// then renamed over `path` (rename(2) replaces the target atomically). On any failure the

@@ -488,7 +488,7 @@ size_t CompareResult::regressions() const {
 
 int CompareResult::exit_code() const {
   if (regressions() > 0) return static_cast<int>(ExitCode::kPartial);
-  if (options.strict && count(Verdict::kInconclusive) > 0) {
+  if (options.strict && (count(Verdict::kInconclusive) > 0 || count(Verdict::kRemoved) > 0)) {
     return static_cast<int>(ExitCode::kPartial);
   }
   return static_cast<int>(ExitCode::kOk);

@@ -39,7 +39,7 @@ struct CompareOptions {
   double counter_threshold = 0.01;  ///< relative change of counted FLOPs that counts
   double traffic_threshold = 0.05;  ///< relative change of DRAM or L2 bytes that counts
   CompareBy by = CompareBy::kTime;
-  bool strict = false;               ///< inconclusive points also fail (exit 1)
+  bool strict = false;  ///< inconclusive and removed points also fail (exit 1)
   bool allow_different_gpu = false;  ///< compare reports from different GPUs instead of refusing
 };
 

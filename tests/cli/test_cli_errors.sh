@@ -187,13 +187,23 @@ run_case 2 "h200-sxm" - model --gpu h300
 run_case 2 "'flashy'" - model --gpu h200-sxm --ops flashy
 run_case 2 "'xml'" - model --gpu h200-sxm --format xml
 run_case 2 "gpu" - model --seq 512
-h200="$(cd "$(dirname "$0")/../.." && pwd)/docs/examples/h200-sweep.json"
+h200="$(cd "$(dirname "$0")/../.." && pwd)/tests/unit/data/h200-sweep-first-run.json"
 run_case 2 "'bar'" - plot "$h200" --chart bar -o "$work/chart.svg"
 run_case 2 "no-such.json" - plot "$inputs/no-such.json" -o "$work/chart.svg"
 run_case 2 "'xml'" - report "$h200" --format xml
 run_case 2 "'json'" - report "$h200" --format json
 run_case 2 "no-such.json" - report "$inputs/no-such.json" --format md
 run_case 2 "'xml'" - peaks --format xml
+
+# Outputs that are not regular files are refused, never replaced by the atomic rename.
+run_case 2 "/dev/null" - report "$h200" --format md -o /dev/null
+run_case 2 "/dev/null" - model --gpu h200-sxm -o /dev/null
+run_case 2 "'-'" - model --gpu h200-sxm -o -
+ln -s "$inputs/link-target.json" "$inputs/link.json"
+run_case 2 "link.json" - plot "$h200" -o "$inputs/link.json"
+bad "'abc'" sweep --time-threshold abc
+bad "'speed'" sweep --by speed
+run_case 2 "--device -1" - peaks --device -1
 
 # `model` needs no GPU: the seeds' worked example (fp16, d = 128) comes out of the memory table,
 # and --output writes the JSON.

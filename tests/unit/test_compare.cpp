@@ -287,6 +287,14 @@ TEST(Compare, AddedAndRemovedPoints) {
   EXPECT_EQ(r.points.back().verdict, Verdict::kAdded);
   EXPECT_EQ(r.points.back().key.version, "decode_attention_v2");
   EXPECT_EQ(r.exit_code(), 0);
+  // A new report that lost points must be able to fail CI: --strict counts removed points.
+  CompareOptions strict;
+  strict.strict = true;
+  EXPECT_EQ(compare_reports(base, current, strict).exit_code(), 1);
+  Report empty = base;
+  empty.points.clear();
+  EXPECT_EQ(compare_reports(base, empty, {}).exit_code(), 0);
+  EXPECT_EQ(compare_reports(base, empty, strict).exit_code(), 1);
 }
 
 TEST(Compare, ShapeAndDtypeArePartOfTheMatch) {
@@ -502,7 +510,7 @@ TEST(CanaryJson, RoundTripsAndIsOptional) {
 }
 
 TEST(CompareOnRealReport, CommittedH200ReportAgainstItselfIsClean) {
-  const Report report = load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");
+  const Report report = load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json");
   const CompareResult r = compare_reports(report, report, {});
   EXPECT_EQ(r.points.size(), 42u);
   EXPECT_EQ(r.count(Verdict::kSame), 42u);

@@ -75,7 +75,7 @@ TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
 
 TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
   const std::string md = format_markdown_report(
-      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json"));
+      load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json"));
   EXPECT_NE(
       md.find("### `flash_attention`: memory-bound at L = 512, compute-bound at L = 1024–32768, "
               "11.7–23.9% of the tensor roof\n"),

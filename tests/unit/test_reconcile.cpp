@@ -1,4 +1,4 @@
-// Reconciliation against the real H200 sweep (docs/examples/h200-sweep.json): the findings that
+// Reconciliation against a real H200 sweep (tests/unit/data/h200-sweep-first-run.json, the session-1 first run): the findings that
 // must be flagged are, the ones that match are not, and every flag is explained. Plus synthetic
 // cases for the bands and the JSON round trip.
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@ Pipe pipe_of(const std::string& op) {
 
 const Report& h200_report() {
   static const Report report =
-      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");
+      load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json");
   return report;
 }
 
