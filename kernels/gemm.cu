@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -42,18 +43,6 @@ constexpr int64_t kCpuSampleRows = 8;
 // Elements per host-side comparison chunk, so that validation of M·N ≈ 2.7e8 outputs (M = 32768,
 // d_model = 2048) never holds more than ~0.3 GB of doubles on the host.
 constexpr int64_t kCompareChunkElements = int64_t{1} << 24;
-
-struct CublasHandleDeleter {
-  void operator()(cublasHandle_t handle) const noexcept { cublasDestroy(handle); }
-};
-/// Owning cuBLAS handle (cublasHandle_t is a pointer to the opaque cublasContext).
-using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasHandleDeleter>;
-
-CublasHandle make_cublas_handle() {
-  cublasHandle_t handle = nullptr;
-  RFL_CUBLAS_CHECK(cublasCreate(&handle));
-  return CublasHandle(handle);
-}
 
 // ---------------------------------------------------------------------------------------------
 // CPU reference

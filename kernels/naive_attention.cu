@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -36,18 +37,6 @@ namespace {
 // cuBLAS's recommended workspace on Hopper (cuBLAS API reference, cublasSetWorkspace: 32 MiB on
 // sm_90, 4 MiB before). Owned by the run so that device_bytes() can count it.
 constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
-
-struct CublasHandleDeleter {
-  void operator()(cublasHandle_t handle) const noexcept { cublasDestroy(handle); }
-};
-/// Owning cuBLAS handle (cublasHandle_t is a pointer to the opaque cublasContext).
-using CublasHandle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasHandleDeleter>;
-
-CublasHandle make_cublas_handle() {
-  cublasHandle_t handle = nullptr;
-  RFL_CUBLAS_CHECK(cublasCreate(&handle));
-  return CublasHandle(handle);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Softmax kernel
