@@ -15,8 +15,19 @@
 //      a running max and sum per row in fp32 and normalises O only once, after the last tile
 //      (FA2's change over FA1 that removes most non-matmul FLOPs). Causal blocks stop at the
 //      diagonal, and only tiles that cross the diagonal or the end of K pay for masking.
-//      Not yet here (the next version's material): Hopper wgmma/TMA and warp specialisation
-//      (FA3), 128-row query tiles, and swizzled instead of padded shared memory.
+//   v2 flash_attention_v2_mma_sync: the same instructions and pipeline, with FA2's own tile
+//      shape for these head dims: 128-row query tiles, 4 warps each owning 32 rows (two mma M
+//      tiles), Bc = 64 keys at d = 128 and 128 at d = 64. Every K or V fragment that ldmatrix
+//      brings from shared memory now feeds 4 MMAs instead of 2, which halves the shared-memory
+//      reads per tensor FLOP (v1 at 16 rows per warp needs 512 B of ldmatrix per 2 MMAs, a
+//      ceiling near half the tensor rate), and each K/V tile copied into shared memory serves
+//      twice the rows. 32 rows of Q do not fit in registers beside the 128-float O accumulator,
+//      so Q fragments are re-read from shared memory per k-step (16 more ldmatrix per 32 of K).
+//      Shared tiles are XOR-swizzled instead of padded (smaller, still conflict-free), a warp
+//      skips key tiles that its causal rows cannot see, and 96 KB of shared memory with at most
+//      255 registers lets two blocks share an SM. Selected by RFL_FLASH_VERSION=2 until the GPU
+//      tests have passed on it.
+//      Not yet here: Hopper wgmma/TMA and warp specialisation (FA3).
 //
 // The references it is validated against (CPU float64 and a GPU fp32 one that shares no code
 // with this file) are in kernels/reference_attention.cu.
@@ -26,7 +37,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 #include "kernels/common/cuda_check.hpp"
@@ -39,7 +52,8 @@
 namespace rooflinectl {
 namespace {
 
-constexpr const char* kVersion = "flash_attention_v1_mma_sync";
+constexpr const char* kVersionV1 = "flash_attention_v1_mma_sync";
+constexpr const char* kVersionV2 = "flash_attention_v2_mma_sync";
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and compile-time tiles
@@ -91,6 +105,41 @@ struct FlashTraits {
   static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");
   static_assert((kBlockN * kChunksPerRow) % kThreads == 0, "K/V tile splits evenly");
   static_assert(kSmemBytes <= 227 * 1024, "over the sm_90 opt-in shared memory per block");
+};
+
+/// Tile shape of v2 for one head dimension (FA2's forward choice for d = 64 and 128 on sm_80+):
+/// 128 query rows, 4 warps × 32 rows. Bc = 64 at d = 128 and 128 at d = 64 keeps the S
+/// accumulator at 64 fp32 per thread beside the O accumulator (128 or 64): with addresses and
+/// fragments that fits 255 registers, so two 128-thread blocks run per SM.
+template <int kHeadDim_>
+struct FlashV2Traits {
+  static constexpr int kHeadDim = kHeadDim_;
+  static constexpr int kBlockM = 128;                         ///< query rows per block (Br)
+  static constexpr int kBlockN = kHeadDim == 128 ? 64 : 128;  ///< keys per K/V tile (Bc)
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kMTiles = 2;  ///< 16-row mma M tiles per warp
+  static constexpr int kRowsPerWarp = 16 * kMTiles;
+  static constexpr int kMinBlocksPerSm = 2;
+  static constexpr int kStages = 2;                   ///< K/V double buffering
+  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks per row (no padding)
+  static constexpr int kQTileElems = kBlockM * kHeadDim;
+  static constexpr int kKvTileElems = kBlockN * kHeadDim;
+  static constexpr size_t kSmemBytes =
+      sizeof(uint16_t) * (kQTileElems + 2 * kStages * kKvTileElems);  // Q + K, V stages
+
+  static constexpr int kDSteps = kHeadDim / 16;  ///< k-steps of S = QKᵀ
+  static constexpr int kDTiles = kHeadDim / 8;   ///< n-tiles of the O accumulator
+  static constexpr int kNTiles = kBlockN / 8;    ///< n-tiles of the S accumulator
+  static constexpr int kNSteps = kBlockN / 16;   ///< k-steps of O += P·V
+
+  static_assert(kBlockM == kRowsPerWarp * kWarps, "warps split the query tile evenly");
+  static_assert(kChunksPerRow % 8 == 0, "the swizzle permutes chunks within groups of 8");
+  static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");
+  static_assert((kBlockN * kChunksPerRow) % kThreads == 0, "K/V tile splits evenly");
+  // sm_90: 228 KB of shared memory per SM, 1 KB of it reserved per resident block.
+  static_assert(kMinBlocksPerSm * (kSmemBytes + 1024) <= 228 * 1024,
+                "two blocks must fit one SM's shared memory");
 };
 
 constexpr size_t kDefaultSmemLimit = 48 * 1024;  // above this, opt in per kernel
@@ -391,6 +440,295 @@ __global__ void __launch_bounds__(Traits::kThreads) flash_attention_fwd(const Fl
 }
 
 // ---------------------------------------------------------------------------------------------
+// Kernel v2
+
+/// Element offset of (row, col) in an unpadded shared tile of kHeadDim-element rows whose 16-byte
+/// chunks are XOR-swizzled: chunk c of row r is stored at chunk c ^ (r % 8). A row is 128 or
+/// 256 bytes, a multiple of the 128-byte bank period, so without the swizzle the 8 rows one
+/// ldmatrix phase reads (same column, 8 consecutive rows from a multiple of 8) would share 4
+/// banks; with it they land in 8 distinct chunks mod 8, which covers the 32 banks once.
+template <int kHeadDim>
+__device__ __forceinline__ int swizzled(int row, int col) {
+  return row * kHeadDim + (((col / 8) ^ (row % 8)) * 8) + col % 8;
+}
+
+// The ldmatrix loops walk 16 columns (two chunks) per k-step from a lane's own starting chunk,
+// chunk0 ∈ {0, 1}. Since 2·step and chunk0 share no bits, chunk0 + 2·step = chunk0 ^ 2·step, so
+// swizzled(row, 16·step + 8·chunk0) = swizzled(row, 8·chunk0) ^ 16·step: the row part is a
+// multiple of kHeadDim (a power of two) and the chunk part and 16·step are both below it.
+// Each loop then needs one base register per operand and a XOR with a constant per step, and
+// rows 16 further down are a constant added on top (ldmatrix's immediate offset).
+
+/// As load_tile_async, into a swizzled tile (see swizzled()); rows past row_count zero-filled.
+template <class Traits, int kRows>
+__device__ __forceinline__ void load_tile_swizzled(uint16_t* s_tile, const uint16_t* g,
+                                                   int row_begin, int row_count) {
+  constexpr int kChunks = Traits::kChunksPerRow;
+  constexpr int kRowStep = Traits::kThreads / kChunks;  // rows covered by one pass of the block
+  static_assert(Traits::kThreads % kChunks == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
+                "each thread keeps one chunk column and one row phase mod 8 for every pass");
+  const int r0 = static_cast<int>(threadIdx.x) / kChunks;
+  const int chunk = static_cast<int>(threadIdx.x) % kChunks;
+  const int s_off0 = swizzled<Traits::kHeadDim>(r0, chunk * 8);
+#pragma unroll
+  for (int i = 0; i < kRows / kRowStep; ++i) {
+    const int row = row_begin + r0 + i * kRowStep;
+    const bool in_range = row < row_count;
+    const uint16_t* src =
+        g + static_cast<int64_t>(in_range ? row : 0) * Traits::kHeadDim + chunk * 8;
+    cp_async_16(s_tile + s_off0 + i * kRowStep * Traits::kHeadDim, src, in_range ? 16 : 0);
+  }
+}
+
+/// v2 forward: as flash_attention_fwd (same pipeline, masks, softmax and epilogue; see there
+/// for the reasoning of each step) with 32 query rows per warp, two mma M tiles that share every
+/// K and V fragment, Q re-read from shared memory per k-step, and swizzled tiles.
+template <class T, class Traits>
+__global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
+    flash_attention_v2_fwd(const FlashParams p) {
+  constexpr int kD = Traits::kHeadDim;
+  constexpr int kBlockM = Traits::kBlockM;
+  constexpr int kBlockN = Traits::kBlockN;
+  constexpr int kMTiles = Traits::kMTiles;
+  constexpr int kRowsPerWarp = Traits::kRowsPerWarp;
+
+  extern __shared__ __align__(128) unsigned char smem_v2[];
+  uint16_t* s_q = reinterpret_cast<uint16_t*>(smem_v2);
+  uint16_t* s_k = s_q + Traits::kQTileElems;                     // kStages K tiles
+  uint16_t* s_v = s_k + Traits::kStages * Traits::kKvTileElems;  // kStages V tiles
+
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int m0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * kBlockM;  // longest first
+  const int q_len = static_cast<int>(p.q_len);  // < 2^30 (check_flash_sizes)
+  const int kv_len = static_cast<int>(p.kv_len);
+  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const int64_t kv_bh =
+      static_cast<int64_t>(blockIdx.z) * p.kv_heads + blockIdx.y / (p.heads / p.kv_heads);
+  const uint16_t* q = static_cast<const uint16_t*>(p.q) + bh * p.q_len * kD;
+  const uint16_t* k = static_cast<const uint16_t*>(p.k) + kv_bh * p.kv_len * kD;
+  const uint16_t* v = static_cast<const uint16_t*>(p.v) + kv_bh * p.kv_len * kD;
+  uint16_t* o = static_cast<uint16_t*>(p.o) + bh * p.q_len * kD;
+  float* lse = p.lse + bh * p.q_len;
+
+  // Bottom-right aligned causal mask: row i sees key j iff j <= i + diag. The block loads the
+  // key tiles its last row sees; a warp computes only those its own last row sees.
+  const int diag = kv_len - q_len;
+  const int warp_row0 = m0 + warp * kRowsPerWarp;
+  int key_end = kv_len;
+  int warp_key_end = kv_len;
+  if (p.causal) {
+    key_end = min(kv_len, min(m0 + kBlockM, q_len) + diag);
+    warp_key_end = min(kv_len, min(warp_row0 + kRowsPerWarp, q_len) + diag);
+  }
+  const int n_tiles = key_end > 0 ? (key_end + kBlockN - 1) / kBlockN : 0;
+
+  if (n_tiles > 0) {
+    load_tile_swizzled<Traits, kBlockM>(s_q, q, m0, q_len);
+    load_tile_swizzled<Traits, kBlockN>(s_k, k, 0, kv_len);
+    cp_async_commit();
+    load_tile_swizzled<Traits, kBlockN>(s_v, v, 0, kv_len);
+    cp_async_commit();
+  }
+
+  // Swizzled offsets at k-step 0 of this lane's ldmatrix rows (see the note at swizzled()):
+  // Q rows warp·32 + lane%16 (+16 per M tile), chunk lane/16; K rows lane%8 + 8·(lane/16)
+  // (+16 per key pair), chunk (lane/8)%2; V rows lane%8 + 8·((lane/8)%2) (+16 per k-step),
+  // chunk lane/16.
+  const int q_off0 = swizzled<kD>(warp * kRowsPerWarp + lane % 16, (lane / 16) * 8);
+  const int k_off0 = swizzled<kD>((lane / 16) * 8 + lane % 8, ((lane / 8) % 2) * 8);
+  const int v_off0 = swizzled<kD>(((lane / 8) % 2) * 8 + lane % 8, (lane / 16) * 8);
+
+  float acc_o[kMTiles][Traits::kDTiles][4] = {};
+  // Thread rows: warp_row0 + 16·mt + lane/4 + 8·r (mma C layout), for mt < kMTiles, r < 2.
+  float row_max[kMTiles][2];
+  float row_sum[kMTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+    row_max[mt][0] = row_max[mt][1] = -INFINITY;
+    row_sum[mt][0] = row_sum[mt][1] = 0.f;
+  }
+  uint32_t p_frag[kMTiles][Traits::kNSteps][4];
+
+  for (int n = 0; n < n_tiles; ++n) {
+    const int stage = n % 2;
+    const uint16_t* s_k_cur = s_k + stage * Traits::kKvTileElems;
+    const uint16_t* s_v_cur = s_v + stage * Traits::kKvTileElems;
+    const int n0 = n * kBlockN;
+    const bool has_next = n + 1 < n_tiles;
+    const bool warp_active = n0 < warp_key_end;  // warp-uniform
+
+    cp_async_wait<1>();  // Q and K(n) have landed; V(n) may still be in flight
+    __syncthreads();     // ... for every thread, and everyone is done with K(n-1)
+    if (has_next) {
+      load_tile_swizzled<Traits, kBlockN>(s_k + (stage ^ 1) * Traits::kKvTileElems, k, n0 + kBlockN,
+                                          kv_len);
+    }
+    cp_async_commit();  // empty on the last tile: keeps the wait counts above uniform
+
+    if (warp_active) {
+      // S = Q·Kᵀ, fragment layouts as in v1; each K fragment serves both M tiles.
+      float acc_s[kMTiles][Traits::kNTiles][4] = {};
+#pragma unroll
+      for (int ks = 0; ks < Traits::kDSteps; ++ks) {
+        uint32_t qa[kMTiles][4];
+        const uint16_t* s_q_step = s_q + (q_off0 ^ (ks * 16));
+        const uint16_t* s_k_step = s_k_cur + (k_off0 ^ (ks * 16));
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) ldmatrix_x4(qa[mt], s_q_step + mt * 16 * kD);
+#pragma unroll
+        for (int np = 0; np < Traits::kNTiles / 2; ++np) {
+          uint32_t kb[4];
+          ldmatrix_x4(kb, s_k_step + np * 16 * kD);
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma_m16n8k16<T>(acc_s[mt][2 * np], qa[mt], kb[0], kb[1]);
+            mma_m16n8k16<T>(acc_s[mt][2 * np + 1], qa[mt], kb[2], kb[3]);
+          }
+        }
+      }
+
+      // Per-element mask only where the tile runs past K or crosses this warp's diagonal.
+      const bool needs_mask =
+          n0 + kBlockN > kv_len || (p.causal && n0 + kBlockN - 1 > warp_row0 + diag);
+      if (needs_mask) {
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int key = n0 + nt * 8 + (lane % 4) * 2 + e % 2;
+              const int row = warp_row0 + mt * 16 + lane / 4 + (e / 2) * 8;
+              if (key >= kv_len || (p.causal && key > row + diag)) {
+                acc_s[mt][nt][e] = -INFINITY;
+              }
+            }
+          }
+        }
+      }
+
+      // Online softmax, exactly v1's per row (including the no-key-yet rule: max -inf → 0).
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          float tile_max = row_max[mt][r];
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+            tile_max = fmaxf(tile_max, fmaxf(acc_s[mt][nt][2 * r], acc_s[mt][nt][2 * r + 1]));
+          }
+          tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+          tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+          const float max_scaled = tile_max == -INFINITY ? 0.f : tile_max * p.scale_log2;
+          const float correction =
+              row_max[mt][r] == -INFINITY ? 0.f : exp2f(row_max[mt][r] * p.scale_log2 - max_scaled);
+          row_max[mt][r] = tile_max;
+          float tile_sum = 0.f;
+#pragma unroll
+          for (int nt = 0; nt < Traits::kNTiles; ++nt) {
+#pragma unroll
+            for (int c = 0; c < 2; ++c) {
+              const float prob = exp2f(fmaf(acc_s[mt][nt][2 * r + c], p.scale_log2, -max_scaled));
+              acc_s[mt][nt][2 * r + c] = prob;
+              tile_sum += prob;
+            }
+          }
+          row_sum[mt][r] = row_sum[mt][r] * correction + tile_sum;
+#pragma unroll
+          for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+            acc_o[mt][dt][2 * r] *= correction;
+            acc_o[mt][dt][2 * r + 1] *= correction;
+          }
+        }
+#pragma unroll
+        for (int kk = 0; kk < Traits::kNSteps; ++kk) {
+          p_frag[mt][kk][0] = pack_pair<T>(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+          p_frag[mt][kk][1] = pack_pair<T>(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+          p_frag[mt][kk][2] = pack_pair<T>(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+          p_frag[mt][kk][3] = pack_pair<T>(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+        }
+      }
+    }
+
+    cp_async_wait<1>();  // V(n) has landed; K(n+1) may still be in flight
+    __syncthreads();     // ... for every thread, and everyone is done with V(n-1)
+    if (has_next) {
+      load_tile_swizzled<Traits, kBlockN>(s_v + (stage ^ 1) * Traits::kKvTileElems, v, n0 + kBlockN,
+                                          kv_len);
+    }
+    cp_async_commit();
+
+    if (warp_active) {
+      // O += P·V; each V fragment serves both M tiles.
+#pragma unroll
+      for (int kk = 0; kk < Traits::kNSteps; ++kk) {
+#pragma unroll
+        for (int dp = 0; dp < Traits::kDTiles / 2; ++dp) {
+          uint32_t vb[4];
+          ldmatrix_x4_trans(vb, s_v_cur + (v_off0 ^ (dp * 16)) + kk * 16 * kD);
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            mma_m16n8k16<T>(acc_o[mt][2 * dp], p_frag[mt][kk], vb[0], vb[1]);
+            mma_m16n8k16<T>(acc_o[mt][2 * dp + 1], p_frag[mt][kk], vb[2], vb[3]);
+          }
+        }
+      }
+    }
+  }
+
+  // Epilogue as v1: O /= sum, LSE = max·scale + log(sum); a row that saw no key gets O = 0
+  // and LSE = -inf.
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = row_sum[mt][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;
+#pragma unroll
+      for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+        acc_o[mt][dt][2 * r] *= inv_sum;
+        acc_o[mt][dt][2 * r + 1] *= inv_sum;
+      }
+      const int row = warp_row0 + mt * 16 + lane / 4 + r * 8;
+      if (lane % 4 == 0 && row < q_len) {
+        lse[row] = sum > 0.f ? row_max[mt][r] * p.scale + logf(sum) : -INFINITY;
+      }
+    }
+  }
+
+  // O leaves through this warp's own 32 rows of the Q tile: only this warp ever reads them, its
+  // last ldmatrix of them has completed, and no cp.async is pending (the last groups were
+  // empty), so the global stores are whole 16-byte chunks of contiguous rows.
+  const int s_row0 = warp * kRowsPerWarp;
+#pragma unroll
+  for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+    for (int dt = 0; dt < Traits::kDTiles; ++dt) {
+      const int col = dt * 8 + (lane % 4) * 2;
+      const int srow = s_row0 + mt * 16 + lane / 4;
+      *reinterpret_cast<uint32_t*>(s_q + swizzled<kD>(srow, col)) =
+          pack_pair<T>(acc_o[mt][dt][0], acc_o[mt][dt][1]);
+      *reinterpret_cast<uint32_t*>(s_q + swizzled<kD>(srow + 8, col)) =
+          pack_pair<T>(acc_o[mt][dt][2], acc_o[mt][dt][3]);
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int c = lane; c < kRowsPerWarp * Traits::kChunksPerRow; c += 32) {
+    const int r = c / Traits::kChunksPerRow;
+    const int chunk = c % Traits::kChunksPerRow;
+    const int row = warp_row0 + r;
+    if (row < q_len) {
+      *reinterpret_cast<uint4*>(o + static_cast<int64_t>(row) * kD + chunk * 8) =
+          *reinterpret_cast<const uint4*>(s_q + swizzled<kD>(s_row0 + r, chunk * 8));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Launchers
 
 /// Size checks shared by check_shape and the launcher (no pointers involved).
@@ -406,8 +744,9 @@ void check_flash_sizes(const AttentionProblem& p) {
         "(all positive, heads a multiple of kv-heads)",
         p.batch, p.heads, p.kv_heads, p.q_len, p.kv_len));
   }
-  constexpr int64_t kMaxGridYZ = 65535;   // heads → grid.y, batch → grid.z
-  constexpr int64_t kMaxLen = INT32_MAX;  // tile counts are int
+  constexpr int64_t kMaxGridYZ = 65535;  // heads → grid.y, batch → grid.z
+  // Tile counts, rows and keys are int in the kernels, with room for a tile past the end.
+  constexpr int64_t kMaxLen = int64_t{1} << 30;
   if (p.heads > kMaxGridYZ || p.batch > kMaxGridYZ || p.q_len > kMaxLen || p.kv_len > kMaxLen) {
     throw bad_input(
         fmt::format("flash_attention: batch {} / heads {} over {} or q_len {} / kv_len {} over {}",
@@ -415,18 +754,45 @@ void check_flash_sizes(const AttentionProblem& p) {
   }
 }
 
-template <class T, int kHeadDim>
-void launch_flash_typed(const FlashParams& params, int64_t batch, cudaStream_t stream) {
-  using Traits = FlashTraits<kHeadDim>;
-  const auto kernel = flash_attention_fwd<T, Traits>;
+/// The kernel version that runs: RFL_FLASH_VERSION = 1 (the default) or 2; v2 stays opt-in until
+/// the GPU tests have passed on it. Read once per process; anything else is a bad-input Error.
+int selected_version() {
+  static const int version = [] {
+    const char* text = std::getenv("RFL_FLASH_VERSION");
+    if (text == nullptr || std::string_view(text) == "1") return 1;
+    if (std::string_view(text) == "2") return 2;
+    throw bad_input(fmt::format("invalid RFL_FLASH_VERSION '{}': allowed 1 or 2", text));
+  }();
+  return version;
+}
+
+/// Launches `kernel` over (query tiles, heads, batch), raising its shared-memory limit when over
+/// the default. The carveout asks for the largest shared-memory split so that as many blocks
+/// as the registers allow also fit in shared memory (K/V arrive by cp.async.cg, past L1).
+template <class Traits>
+void launch_tiles(void (*kernel)(FlashParams), const FlashParams& params, int64_t batch,
+                  cudaStream_t stream) {
   if constexpr (Traits::kSmemBytes > kDefaultSmemLimit) {
     RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(Traits::kSmemBytes)));
   }
+  RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      cudaSharedmemCarveoutMaxShared));
   const dim3 grid(static_cast<unsigned>((params.q_len + Traits::kBlockM - 1) / Traits::kBlockM),
                   static_cast<unsigned>(params.heads), static_cast<unsigned>(batch));
   kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(params);
   RFL_CHECK_LAUNCH();
+}
+
+template <class T, int kHeadDim>
+void launch_flash_typed(const FlashParams& params, int64_t batch, cudaStream_t stream) {
+  if (selected_version() == 2) {
+    using Traits = FlashV2Traits<kHeadDim>;
+    launch_tiles<Traits>(flash_attention_v2_fwd<T, Traits>, params, batch, stream);
+  } else {
+    using Traits = FlashTraits<kHeadDim>;
+    launch_tiles<Traits>(flash_attention_fwd<T, Traits>, params, batch, stream);
+  }
 }
 
 AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const void* v) {
@@ -492,10 +858,12 @@ class FlashAttentionRun final : public OperatorRun {
   }
 
   std::vector<std::string> kernel_names() const override { return {"flash_attention_fwd"}; }
-  std::string version() const override { return kVersion; }
+  std::string version() const override { return selected_version() == 2 ? kVersionV2 : kVersionV1; }
   std::vector<DeviceTensorView> tensors() override {
-    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
-            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+    return {{"q", q_.get(), q_.count()},
+            {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()},
+            {"o", o_.get(), o_.count()}};
   }
 
  private:
@@ -550,8 +918,8 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
 //           of Lq·Lk: L(L+1)/2 when Lq = Lk = L, about half. exp, max and rescaling are not
 //           tensor-pipe work and are not counted.
 //   bytes = e·(2·B·H·Lq·d + 2·B·H_kv·Lk·d) + 4·B·H·Lq: Q and O, K and V, and the fp32 LSE, each
-//           moved once (the minimum). The kernel re-reads K and V once per 64-row query tile,
-//           ⌈Lq/64⌉ times per head; the counters show how much of that L2 absorbs.
+//           moved once (the minimum). The kernel re-reads K and V once per query tile,
+//           ⌈Lq/64⌉ (v1) or ⌈Lq/128⌉ (v2) times per head; the counters show how much L2 absorbs.
 //   device_bytes = the same five tensors, allocated once each.
 OperatorSpec flash_attention_spec() {
   OperatorSpec spec;
@@ -563,6 +931,7 @@ OperatorSpec flash_attention_spec() {
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);
     check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));
+    selected_version();  // a bad RFL_FLASH_VERSION fails before any allocation
   };
   spec.device_bytes = [](const Shape& s) {
     return dtype_size_bytes(s.dtype) * (2 * q_elements(s) + 2 * kv_elements(s)) +
