@@ -5,19 +5,29 @@
 // position, so a causal mask hides nothing and the causal flag is ignored.
 //
 // Versions:
-//   decode_attention_v1_split_kv  flash-decoding (Dao, Haziza, Massa & Sizov 2023, "Flash-Decoding
-//                                 for long-context inference"): the L keys are cut into
-//                                 num_splits ranges so that B·H_kv·splits blocks fill the chip even
-//                                 for batch 1. Each block streams its K/V range through shared
-//                                 memory in 32-key tiles (cp.async, double-buffered, 16-byte
-//                                 copies) and uses every K/V row for all the g query heads of its
-//                                 KV head (up to 32 per block; larger groups are cut into chunks of
-//                                 32 that re-read K/V, mostly from L2). fp32 FMA on CUDA cores: at
-//                                 ~g FLOP/byte decode is memory-bound, so tensor cores would not
-//                                 help. Online softmax (Milakov & Gimelshein 2018) in base 2 per
-//                                 block yields a partial (max, sum, unnormalized o) per split in an
-//                                 fp32 workspace; decode_combine merges the splits with the
-//                                 log-sum-exp rescale and writes O.
+//   decode_attention_v2_flat_split  flash-decoding (Dao, Haziza, Massa & Sizov 2023, "Flash-Decoding
+//                                 for long-context inference") with an exact split: the
+//                                 B·H_kv·L keys of the whole cache, seen as one flat range, are cut
+//                                 into as many equal parts as the chip holds resident blocks
+//                                 (SM count × occupancy, queried), so one wave streams the cache
+//                                 with no tail and no split count to tune. A part may cover the
+//                                 end of one KV head and the start of the next; it writes one
+//                                 partial per KV head it touches. K and V go straight from global
+//                                 memory into registers (16-byte loads, kLoads rows of K and of V
+//                                 per lane issued before any math, no shared-memory staging): a row
+//                                 of head_dim 16-bit values is d/8 lanes, so a warp reads 2 (d =
+//                                 128) or 4 (d = 64) consecutive keys per instruction, 512
+//                                 contiguous bytes. Every K/V row is used for up to kMaxHeads query
+//                                 heads of its group (larger groups are cut into head chunks that
+//                                 re-read K/V, mostly from L2). fp32 FMA on CUDA cores: at ~g
+//                                 FLOP/byte decode is memory-bound. Each group of d/8 lanes keeps
+//                                 its own online softmax (Milakov & Gimelshein 2018) in base 2;
+//                                 lanes, then warps (through shared memory) are merged with the
+//                                 log-sum-exp rescale into one (max, sum, unnormalized o) per part
+//                                 and KV head in an fp32 workspace; decode_combine merges the parts
+//                                 of each query head and writes O.
+//   (v1, decode_attention_v1_split_kv, split each KV head into a fixed number of ranges staged
+//   through shared memory with cp.async; its block count left a partial second wave.)
 //
 // Analytic model (for src/model), e = 2:
 //   FLOPs = 4·B·H·L·d: q·k (2·d per key) and p·v (2·d per key) per query head. The fp32 counters
@@ -25,8 +35,9 @@
 //   d/16 per 32-key tile), about 1 + 3/(4·d) ≈ 1.01× the formula; exp2 runs on the MUFU pipe and
 //   is counted nowhere.
 //   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
-//   workspace, B·H·splits·(d + 2)·4 bytes written by decode_split_kv and read by decode_combine
-//   (≤ 2% of the K/V bytes for g = 1 with the split heuristic below; it mostly stays in L2).
+//   workspace, parts·slots·g·(d + 2)·4 bytes written by decode_split_kv and read by decode_combine
+//   (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark shapes, far below
+//   the K/V bytes, and it mostly stays in L2).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -34,7 +45,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <type_traits>
 
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
@@ -46,52 +56,47 @@
 namespace rooflinectl {
 namespace {
 
-constexpr int kDecodeWarps = 4;
+constexpr int kDecodeWarps = 8;
 constexpr int kDecodeThreads = kDecodeWarps * 32;
-constexpr int kTileKeys = 32;    // one key per lane in the score step
-constexpr int kStages = 2;       // tile t+1 is in flight while tile t is used
 constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
-constexpr int kMaxHeadsPerWarp = 8;
-constexpr int kMinTilesPerSplit = 2;  // keeps the per-split prologue and combine work small
-constexpr int kMaxSplits = 256;       // bounds the workspace and the combine loop
+constexpr int kMaxHeads = 8;     // query heads per block, i.e. per pass over K/V
+// Fewest keys per part: below this the per-part work (q load, merges, workspace round trip)
+// would outweigh the streaming, so tiny caches use fewer blocks than the chip holds.
+constexpr int64_t kMinKeysPerPart = 64;
 constexpr double kLog2e = 1.4426950408889634;
 
-/// Compile-time layout of one block's shared memory for head_dim `kHeadDim`, with up to
-/// kDecodeWarps·kHeadsPerWarp query heads per block.
-template <int kHeadDim, int kHeadsPerWarp>
+/// Compile-time layout of a warp's work for head_dim `kHeadDim` and up to `kHeads` query heads.
+template <int kHeadDim, int kHeads>
 struct DecodeTraits {
   static_assert(kHeadDim == 64 || kHeadDim == 128, "head_dim 64 or 128");
-  static constexpr int kVecsPerRow = kHeadDim / kElemsPerVec;
-  // 16 bytes of padding per row: in the score step lane j reads row j, and with a row stride of
-  // 68 (d = 128) or 36 (d = 64) words, the 8 lanes of each 16-byte-access phase start 4 banks
-  // apart, so the reads are conflict-free.
-  static constexpr int kRowStride = kHeadDim + kElemsPerVec;
-  static constexpr int kDimsPerLane = kHeadDim / 32;  // P·V step: lane owns consecutive dims
-  static constexpr int kHeadsPerBlock = kDecodeWarps * kHeadsPerWarp;
-  static constexpr int kTileElems = kTileKeys * kRowStride;  // one K or V tile
-  static constexpr size_t kKvBytes = size_t{kStages} * 2 * kTileElems * sizeof(uint16_t);
-  static constexpr size_t kQBytes = size_t{kHeadsPerBlock} * kHeadDim * sizeof(float);
-  static constexpr size_t kPBytes = size_t{kHeadsPerBlock} * kTileKeys * sizeof(float);
-  static constexpr size_t kSmemBytes = kKvBytes + kQBytes + kPBytes;
-  static constexpr int kCopiesPerThread = kTileKeys * kVecsPerRow / kDecodeThreads;
-  static_assert(kTileKeys * kVecsPerRow % kDecodeThreads == 0, "whole tile copies per thread");
-  static_assert(kKvBytes % 16 == 0 && kQBytes % 16 == 0, "16-byte aligned smem regions");
+  static constexpr int kLanesPerRow = kHeadDim / kElemsPerVec;  // 16 or 8 lanes read one key row
+  static constexpr int kRowsPerLoad = 32 / kLanesPerRow;        // keys per warp load instruction
+  // Rows of K and of V each lane loads per step before any math: 4 + 4 sixteen-byte loads
+  // (128 B) per lane; 2 + 2 with 8 heads, whose q and o already take 128 registers.
+  static constexpr int kLoads = kHeads >= 8 ? 2 : 4;
+  static constexpr int kKeysPerStep = kLoads * kRowsPerLoad;  // keys per warp per step
 };
 
-/// Kernel arguments. Rows of Q, O and the workspace are indexed by b·heads + h.
+/// Kernel arguments. The cache is one flat range of total_keys = batch·kv_heads·kv_len keys:
+/// flat key f is row f of K and V seen as [total_keys, head_dim], in KV head f / kv_len (the
+/// batch·kv_heads index b·kv_heads + kv_head). Part x covers flat keys
+/// [x·keys_per_part, min(total_keys, (x + 1)·keys_per_part)). Query rows (b·heads + h) of KV
+/// head f / kv_len are (f / kv_len)·group + r, r < group.
 struct DecodeParams {
   const void* q;
   const void* k;
   const void* v;
   void* o;
-  float* partial_o;    ///< [batch·heads, num_splits, head_dim] unnormalized Σ p·v per split
-  float2* partial_ml;  ///< [batch·heads, num_splits] (max of log2-scaled scores, Σ 2^(s - max))
+  /// Unnormalized Σ p·v, [parts, slots, group, head_dim]; slot j of part x is KV head
+  /// (x·keys_per_part) / kv_len + j.
+  float* partial_o;
+  /// (max of log2-scaled scores, Σ 2^(s - max)), [parts, slots, group].
+  float2* partial_ml;
   int64_t kv_len;
-  int64_t heads;
-  int64_t kv_heads;
-  int64_t group;           ///< g = heads / kv_heads
-  int64_t keys_per_split;  ///< multiple of kTileKeys; the last split may be shorter
-  int num_splits;
+  int64_t group;  ///< g = heads / kv_heads
+  int64_t total_keys;
+  int64_t keys_per_part;
+  int64_t slots;  ///< most KV heads one part touches
   float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
 };
 
@@ -111,234 +116,245 @@ struct Pair16<__half> {
   static __device__ __forceinline__ float2 to_float2(Type v) { return __half22float2(v); }
 };
 
-// Widens kCount (even) consecutive 16-bit elements at `src` (aligned to 2·kCount bytes).
-template <class T, int kCount>
-__device__ __forceinline__ void load_as_float(const T* src, float (&f)[kCount]) {
-  static_assert(kCount == 2 || kCount == 4 || kCount == 8, "2, 4 or 8 elements");
-  using Raw =
-      std::conditional_t<kCount == 8, uint4, std::conditional_t<kCount == 4, uint2, uint32_t>>;
-  const Raw raw = *reinterpret_cast<const Raw*>(src);
+// Widens the 8 16-bit elements of one 16-byte vector.
+template <class T>
+__device__ __forceinline__ void unpack8(const uint4& raw, float (&f)[kElemsPerVec]) {
   const auto* pairs = reinterpret_cast<const typename Pair16<T>::Type*>(&raw);
 #pragma unroll
-  for (int i = 0; i < kCount / 2; ++i) {
+  for (int i = 0; i < kElemsPerVec / 2; ++i) {
     const float2 p = Pair16<T>::to_float2(pairs[i]);
     f[2 * i] = p.x;
     f[2 * i + 1] = p.y;
   }
 }
 
-// 16-byte global→shared copy that bypasses L1 (K/V are read once); when !valid the destination
-// is zero-filled (src-size 0) so masked keys hold zeros, not stale bits that could be NaN.
-__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, bool valid) {
-  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(smem_dst));
-  const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem_src),
-               "r"(src_bytes)
-               : "memory");
+// 16-byte load of data read once: through the non-coherent path, not kept in L1.
+__device__ __forceinline__ uint4 load_streaming(const void* src) {
+  uint4 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+               : "l"(src));
+  return r;
 }
 
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Waits until at most kPending of this thread's committed copy groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
-__device__ __forceinline__ float warp_max(float v) {
+/// Merges the log-sum-exp state (m2, l2, o2) into (m, l, o): both are partial softmax sums over
+/// disjoint key sets in base 2; an empty set is (-inf, 0, 0).
+template <int kCount>
+__device__ __forceinline__ void merge_state(float& m, float& l, float (&o)[kCount], float m2,
+                                            float l2, const float (&o2)[kCount]) {
+  const float m_new = fmaxf(m, m2);
+  const float m_ref = m_new == -INFINITY ? 0.0f : m_new;  // both empty: weights 0, not NaN
+  const float a = exp2f(m - m_ref);
+  const float b = exp2f(m2 - m_ref);
+  l = fmaf(l, a, l2 * b);
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2)
-    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
-}
-
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
+  for (int c = 0; c < kCount; ++c) o[c] = fmaf(o[c], a, o2[c] * b);
+  m = m_new;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
 
-// Grid (batch·kv_heads, num_splits, head chunks). Block (x, y, z) takes keys
-// [y·keys_per_split, min(L, (y+1)·keys_per_split)) of KV head x and the query heads
-// z·kHeadsPerBlock ... of its group. Warp w owns heads w, w + kDecodeWarps, ...; in the score step
-// its lane j is key j of the tile (a full dot product per lane, K row from shared memory, q
-// broadcast), in the P·V step lane c owns dims [c·d/32, (c+1)·d/32). Each lane keeps its own
-// running sum l (the tile max is warp-wide, so every lane rescales alike) and the lanes' sums
-// are added once at the end.
-template <class T, int kHeadDim, int kHeadsPerWarp>
+// Grid (parts, head chunks). Block (x, z) streams part x for query heads z·kHeads ... of each
+// group it touches, one segment (the part's keys in one KV head) at a time. In a segment, warp w
+// takes steps of kKeysPerStep consecutive keys, w·kKeysPerStep apart from its neighbours' (the
+// block reads the segment front to back); lane group r = lane / kLanesPerRow of a warp takes key
+// step + i·kRowsPerLoad + r for i < kLoads, and lane c within the group owns dims
+// [8c, 8c + 8) of every row and of q and o. A key's score is the 16- (or 8-) lane sum of the
+// group's partial dot products; each lane group keeps its own online softmax, merged across
+// groups (shuffles), then warps (shared memory) at the end of the segment.
+template <class T, int kHeadDim, int kHeads>
 __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const DecodeParams p) {
-  using Tr = DecodeTraits<kHeadDim, kHeadsPerWarp>;
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* kv_smem = reinterpret_cast<T*>(smem);  // [kStages][K, V][kTileKeys][kRowStride]
-  float* q_smem = reinterpret_cast<float*>(smem + Tr::kKvBytes);  // [kHeadsPerBlock][kHeadDim]
-  float* p_smem = q_smem + Tr::kHeadsPerBlock * kHeadDim;         // [kHeadsPerBlock][kTileKeys]
+  using Tr = DecodeTraits<kHeadDim, kHeads>;
+  __shared__ float warp_o[kDecodeWarps][kHeads][kHeadDim];
+  __shared__ float2 warp_ml[kDecodeWarps][kHeads];
 
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int64_t batch_kv = blockIdx.x;
-  const int64_t b = batch_kv / p.kv_heads;
-  const int64_t kv_head = batch_kv % p.kv_heads;
-  const int split = blockIdx.y;
-  const int64_t head_begin = static_cast<int64_t>(blockIdx.z) * Tr::kHeadsPerBlock;
-  const int heads_here = static_cast<int>(min(p.group - head_begin, int64_t{Tr::kHeadsPerBlock}));
-  const int64_t row0 = b * p.heads + kv_head * p.group + head_begin;
-  const int64_t key_begin = split * p.keys_per_split;
-  const int64_t key_end = min(p.kv_len, key_begin + p.keys_per_split);
-  const T* k = static_cast<const T*>(p.k) + batch_kv * p.kv_len * kHeadDim;
-  const T* v = static_cast<const T*>(p.v) + batch_kv * p.kv_len * kHeadDim;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int row_in_load = lane / Tr::kLanesPerRow;
+  const int col = (lane % Tr::kLanesPerRow) * kElemsPerVec;
+  const int64_t head_begin = static_cast<int64_t>(blockIdx.y) * kHeads;
+  const int heads_here = static_cast<int>(min(p.group - head_begin, int64_t{kHeads}));
+  const int64_t part_begin = static_cast<int64_t>(blockIdx.x) * p.keys_per_part;
+  const int64_t part_end = min(p.total_keys, part_begin + p.keys_per_part);
+  const int64_t first_kv = part_begin / p.kv_len;
+  const T* k = static_cast<const T*>(p.k);
+  const T* v = static_cast<const T*>(p.v);
 
-  auto load_tile = [&](int64_t tile_key0, int stage) {
-    T* ks = kv_smem + stage * 2 * Tr::kTileElems;
-    T* vs = ks + Tr::kTileElems;
+  for (int64_t seg_begin = part_begin; seg_begin < part_end;) {
+    const int64_t batch_kv = seg_begin / p.kv_len;
+    const int64_t seg_end = min(part_end, (batch_kv + 1) * p.kv_len);
+    const int64_t row0 = batch_kv * p.group + head_begin;  // first query row of this block
+
+    float q[kHeads][kElemsPerVec];
 #pragma unroll
-    for (int c = 0; c < Tr::kCopiesPerThread; ++c) {
-      const int i = threadIdx.x + c * kDecodeThreads;  // consecutive threads: consecutive 16 B
-      const int row = i / Tr::kVecsPerRow;
-      const int col = (i % Tr::kVecsPerRow) * kElemsPerVec;
-      const int64_t key = tile_key0 + row;
-      const bool valid = key < key_end;
-      const int64_t src = (valid ? key : key_begin) * kHeadDim + col;  // in bounds either way
-      cp_async_16(ks + row * Tr::kRowStride + col, k + src, valid);
-      cp_async_16(vs + row * Tr::kRowStride + col, v + src, valid);
+    for (int h = 0; h < kHeads; ++h) {
+      if (h < heads_here) {
+        unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) +
+                                                   (row0 + h) * kHeadDim + col),
+                   q[h]);
+#pragma unroll
+        for (int c = 0; c < kElemsPerVec; ++c) q[h][c] *= p.q_scale_log2;
+      } else {
+#pragma unroll
+        for (int c = 0; c < kElemsPerVec; ++c) q[h][c] = 0.0f;
+      }
     }
-    cp_async_commit();
-  };
-
-  load_tile(key_begin, 0);
-  const T* q = static_cast<const T*>(p.q) + row0 * kHeadDim;
-  for (int i = threadIdx.x; i < heads_here * kHeadDim; i += kDecodeThreads) {
-    q_smem[i] = static_cast<float>(q[i]) * p.q_scale_log2;
-  }
-
-  float o[kHeadsPerWarp][Tr::kDimsPerLane] = {};
-  float m[kHeadsPerWarp];
-  float l[kHeadsPerWarp];
+    float o[kHeads][kElemsPerVec] = {};
+    float m[kHeads];
+    float l[kHeads];
 #pragma unroll
-  for (int hh = 0; hh < kHeadsPerWarp; ++hh) {
-    m[hh] = -INFINITY;
-    l[hh] = 0.0f;
-  }
-
-  const int num_tiles = static_cast<int>((key_end - key_begin + kTileKeys - 1) / kTileKeys);
-  for (int tile = 0; tile < num_tiles; ++tile) {
-    const int64_t tile_key0 = key_begin + static_cast<int64_t>(tile) * kTileKeys;
-    if (tile + 1 < num_tiles) {
-      load_tile(tile_key0 + kTileKeys, (tile + 1) % kStages);
-    } else {
-      cp_async_commit();  // empty group: "all but the newest group done" still means this tile
+    for (int h = 0; h < kHeads; ++h) {
+      m[h] = -INFINITY;
+      l[h] = 0.0f;
     }
-    cp_async_wait<1>();
-    __syncthreads();  // this tile (and, on the first pass, q_smem) visible to every thread
-    const T* ks = kv_smem + (tile % kStages) * 2 * Tr::kTileElems;
-    const T* vs = ks + Tr::kTileElems;
 
-    float s[kHeadsPerWarp] = {};
+    for (int64_t step = seg_begin + int64_t{warp} * Tr::kKeysPerStep; step < seg_end;
+         step += int64_t{kDecodeWarps} * Tr::kKeysPerStep) {
+      uint4 k_raw[Tr::kLoads];
+      uint4 v_raw[Tr::kLoads];
+      bool valid[Tr::kLoads];
 #pragma unroll
-    for (int c = 0; c < Tr::kVecsPerRow; ++c) {
-      float kf[kElemsPerVec];
-      load_as_float<T, kElemsPerVec>(ks + lane * Tr::kRowStride + c * kElemsPerVec, kf);
-#pragma unroll
-      for (int hh = 0; hh < kHeadsPerWarp; ++hh) {
-        const int h = warp + hh * kDecodeWarps;
-        if (h < heads_here) {
-          const float* qh = q_smem + h * kHeadDim + c * kElemsPerVec;
-          const float4 q0 = *reinterpret_cast<const float4*>(qh);
-          const float4 q1 = *reinterpret_cast<const float4*>(qh + 4);
-          s[hh] = fmaf(q0.x, kf[0], s[hh]);
-          s[hh] = fmaf(q0.y, kf[1], s[hh]);
-          s[hh] = fmaf(q0.z, kf[2], s[hh]);
-          s[hh] = fmaf(q0.w, kf[3], s[hh]);
-          s[hh] = fmaf(q1.x, kf[4], s[hh]);
-          s[hh] = fmaf(q1.y, kf[5], s[hh]);
-          s[hh] = fmaf(q1.z, kf[6], s[hh]);
-          s[hh] = fmaf(q1.w, kf[7], s[hh]);
+      for (int i = 0; i < Tr::kLoads; ++i) {
+        const int64_t key = step + i * Tr::kRowsPerLoad + row_in_load;
+        valid[i] = key < seg_end;
+        k_raw[i] = make_uint4(0, 0, 0, 0);
+        v_raw[i] = make_uint4(0, 0, 0, 0);
+        if (valid[i]) {
+          k_raw[i] = load_streaming(k + key * kHeadDim + col);
+          v_raw[i] = load_streaming(v + key * kHeadDim + col);
         }
       }
-    }
 
-    const bool key_valid = tile_key0 + lane < key_end;
+      float s[kHeads][Tr::kLoads];
 #pragma unroll
-    for (int hh = 0; hh < kHeadsPerWarp; ++hh) {
-      const int h = warp + hh * kDecodeWarps;
-      if (h < heads_here) {
-        // Every tile holds at least one valid key, so m_new is finite; on the first tile
-        // m = -inf and alpha = 0 clears nothing but the zero-initialised o and l.
-        const float score = key_valid ? s[hh] : -INFINITY;
-        const float m_new = fmaxf(m[hh], warp_max(score));
-        const float alpha = exp2f(m[hh] - m_new);
-        const float prob = exp2f(score - m_new);
-        l[hh] = fmaf(l[hh], alpha, prob);
-        m[hh] = m_new;
+      for (int i = 0; i < Tr::kLoads; ++i) {
+        float kf[kElemsPerVec];
+        unpack8<T>(k_raw[i], kf);
 #pragma unroll
-        for (int d = 0; d < Tr::kDimsPerLane; ++d) o[hh][d] *= alpha;
-        p_smem[h * kTileKeys + lane] = prob;
-      }
-    }
-    __syncwarp();  // a warp reads back only the probabilities it wrote
-
-#pragma unroll 2
-    for (int j = 0; j < kTileKeys; j += 4) {
-      float vf[4][Tr::kDimsPerLane];
+        for (int h = 0; h < kHeads; ++h) {
+          float acc = 0.0f;
 #pragma unroll
-      for (int jj = 0; jj < 4; ++jj) {
-        load_as_float<T, Tr::kDimsPerLane>(vs + (j + jj) * Tr::kRowStride + lane * Tr::kDimsPerLane,
-                                           vf[jj]);
+          for (int c = 0; c < kElemsPerVec; ++c) acc = fmaf(q[h][c], kf[c], acc);
+          s[h][i] = acc;
+        }
       }
 #pragma unroll
-      for (int hh = 0; hh < kHeadsPerWarp; ++hh) {
-        const int h = warp + hh * kDecodeWarps;
+      for (int h = 0; h < kHeads; ++h) {
         if (h < heads_here) {
-          const float4 pr = *reinterpret_cast<const float4*>(p_smem + h * kTileKeys + j);
 #pragma unroll
-          for (int d = 0; d < Tr::kDimsPerLane; ++d) {
-            float acc = o[hh][d];
-            acc = fmaf(pr.x, vf[0][d], acc);
-            acc = fmaf(pr.y, vf[1][d], acc);
-            acc = fmaf(pr.z, vf[2][d], acc);
-            acc = fmaf(pr.w, vf[3][d], acc);
-            o[hh][d] = acc;
+          for (int i = 0; i < Tr::kLoads; ++i) {
+#pragma unroll
+            for (int offset = Tr::kLanesPerRow / 2; offset > 0; offset /= 2) {
+              s[h][i] += __shfl_xor_sync(0xffffffffu, s[h][i], offset);
+            }
+          }
+          float step_max = -INFINITY;
+#pragma unroll
+          for (int i = 0; i < Tr::kLoads; ++i) {
+            if (valid[i]) step_max = fmaxf(step_max, s[h][i]);
+          }
+          const float m_new = fmaxf(m[h], step_max);
+          // No valid key seen yet by this lane group: every probability is 0 and alpha is 0.
+          const float m_ref = m_new == -INFINITY ? 0.0f : m_new;
+          const float alpha = exp2f(m[h] - m_ref);
+          float sum = 0.0f;
+#pragma unroll
+          for (int i = 0; i < Tr::kLoads; ++i) {
+            s[h][i] = valid[i] ? exp2f(s[h][i] - m_ref) : 0.0f;
+            sum += s[h][i];
+          }
+          l[h] = fmaf(l[h], alpha, sum);
+          m[h] = m_new;
+#pragma unroll
+          for (int c = 0; c < kElemsPerVec; ++c) o[h][c] *= alpha;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < Tr::kLoads; ++i) {
+        float vf[kElemsPerVec];
+        unpack8<T>(v_raw[i], vf);
+#pragma unroll
+        for (int h = 0; h < kHeads; ++h) {
+          if (h < heads_here) {
+#pragma unroll
+            for (int c = 0; c < kElemsPerVec; ++c) o[h][c] = fmaf(s[h][i], vf[c], o[h][c]);
           }
         }
       }
     }
-    __syncthreads();  // next iteration copies tile + 2 into the stage just read
-  }
 
+    // Lane groups of the warp hold the same dims for different keys: merge them.
 #pragma unroll
-  for (int hh = 0; hh < kHeadsPerWarp; ++hh) {
-    const int h = warp + hh * kDecodeWarps;
-    if (h < heads_here) {
-      const float l_total = warp_sum(l[hh]);
-      const int64_t slot = (row0 + h) * p.num_splits + split;
-      float* dst = p.partial_o + slot * kHeadDim + lane * Tr::kDimsPerLane;
+    for (int h = 0; h < kHeads; ++h) {
+      if (h < heads_here) {
 #pragma unroll
-      for (int d = 0; d < Tr::kDimsPerLane; ++d) dst[d] = o[hh][d];
-      if (lane == 0) p.partial_ml[slot] = make_float2(m[hh], l_total);
+        for (int offset = Tr::kLanesPerRow; offset < 32; offset *= 2) {
+          float o2[kElemsPerVec];
+#pragma unroll
+          for (int c = 0; c < kElemsPerVec; ++c) o2[c] = __shfl_xor_sync(0xffffffffu, o[h][c], offset);
+          const float m2 = __shfl_xor_sync(0xffffffffu, m[h], offset);
+          const float l2 = __shfl_xor_sync(0xffffffffu, l[h], offset);
+          merge_state(m[h], l[h], o[h], m2, l2, o2);
+        }
+        if (row_in_load == 0) {
+#pragma unroll
+          for (int c = 0; c < kElemsPerVec; ++c) warp_o[warp][h][col + c] = o[h][c];
+          if (lane == 0) warp_ml[warp][h] = make_float2(m[h], l[h]);
+        }
+      }
     }
+    __syncthreads();
+    // Warps merged per (head, dim). Warp 0 holds the segment's first key, so the max is finite;
+    // warps that got no key are (-inf, 0, 0) and weigh 0.
+    const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
+    for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim;
+         idx += kDecodeThreads) {
+      const int h = idx / kHeadDim;
+      const int c = idx % kHeadDim;
+      float m_max = -INFINITY;
+#pragma unroll
+      for (int w = 0; w < kDecodeWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
+      float l_sum = 0.0f;
+      float acc = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kDecodeWarps; ++w) {
+        const float weight = exp2f(warp_ml[w][h].x - m_max);
+        l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
+        acc = fmaf(warp_o[w][h][c], weight, acc);
+      }
+      const int64_t entry = slot * p.group + head_begin + h;
+      p.partial_o[entry * kHeadDim + c] = acc;
+      if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
+    }
+    __syncthreads();  // warp_o and warp_ml are rewritten by the next segment
+    seg_begin = seg_end;
   }
 }
 
-// One block per query row (b·heads + h), one thread per dim: O = Σ_s 2^(m_s - M)·o_s /
-// Σ_s 2^(m_s - M)·l_s with M = max_s m_s (every split has at least one key, so l_s > 0).
+// One block per query row (b·heads + h), one thread per dim: O = Σ_x 2^(m_x - M)·o_x /
+// Σ_x 2^(m_x - M)·l_x over the parts x that touch the row's KV head, M = max_x m_x (every such
+// part holds at least one of its keys, so l_x > 0).
 template <class T, int kHeadDim>
 __global__ void __launch_bounds__(kHeadDim) decode_combine_kernel(const DecodeParams p) {
   const int64_t row = blockIdx.x;
-  const float2* ml = p.partial_ml + row * p.num_splits;
-  const float* po = p.partial_o + row * p.num_splits * kHeadDim + threadIdx.x;
+  const int64_t batch_kv = row / p.group;
+  const int64_t r = row % p.group;
+  const int64_t first = batch_kv * p.kv_len / p.keys_per_part;
+  const int64_t last = ((batch_kv + 1) * p.kv_len - 1) / p.keys_per_part;
+  auto entry = [&](int64_t part) {
+    return (part * p.slots + batch_kv - part * p.keys_per_part / p.kv_len) * p.group + r;
+  };
   float m_max = -INFINITY;
-  for (int s = 0; s < p.num_splits; ++s) m_max = fmaxf(m_max, ml[s].x);
+  for (int64_t x = first; x <= last; ++x) m_max = fmaxf(m_max, p.partial_ml[entry(x)].x);
   float l_sum = 0.0f;
   float acc = 0.0f;
-  for (int s = 0; s < p.num_splits; ++s) {
-    const float2 stat = ml[s];
+  for (int64_t x = first; x <= last; ++x) {
+    const int64_t e = entry(x);
+    const float2 stat = p.partial_ml[e];
     const float w = exp2f(stat.x - m_max);
     l_sum = fmaf(stat.y, w, l_sum);
-    acc = fmaf(po[static_cast<int64_t>(s) * kHeadDim], w, acc);
+    acc = fmaf(p.partial_o[e * kHeadDim + threadIdx.x], w, acc);
   }
   static_cast<T*>(p.o)[row * kHeadDim + threadIdx.x] = T(acc / l_sum);
 }
@@ -351,18 +367,16 @@ using DecodeKernel = void (*)(DecodeParams);
 struct DecodeKernels {
   DecodeKernel split;
   DecodeKernel combine;
-  size_t split_smem_bytes;
 };
 
-template <class T, int kHeadDim, int kHeadsPerWarp>
+template <class T, int kHeadDim, int kHeads>
 DecodeKernels kernels_for() {
-  return {&decode_split_kv_kernel<T, kHeadDim, kHeadsPerWarp>, &decode_combine_kernel<T, kHeadDim>,
-          DecodeTraits<kHeadDim, kHeadsPerWarp>::kSmemBytes};
+  return {&decode_split_kv_kernel<T, kHeadDim, kHeads>, &decode_combine_kernel<T, kHeadDim>};
 }
 
 template <class T, int kHeadDim>
-DecodeKernels kernels_for_dim(int heads_per_warp) {
-  switch (heads_per_warp) {
+DecodeKernels kernels_for_dim(int heads_per_block) {
+  switch (heads_per_block) {
     case 1:
       return kernels_for<T, kHeadDim, 1>();
     case 2:
@@ -370,81 +384,73 @@ DecodeKernels kernels_for_dim(int heads_per_warp) {
     case 4:
       return kernels_for<T, kHeadDim, 4>();
     default:
-      return kernels_for<T, kHeadDim, kMaxHeadsPerWarp>();
+      return kernels_for<T, kHeadDim, kMaxHeads>();
   }
 }
 
 template <class T>
-DecodeKernels kernels_for_type(int64_t head_dim, int heads_per_warp) {
-  return head_dim == 64 ? kernels_for_dim<T, 64>(heads_per_warp)
-                        : kernels_for_dim<T, 128>(heads_per_warp);
-}
-
-/// Split count (flash-decoding heuristic): enough splits that base_blocks·splits reaches one
-/// full wave of resident blocks (sm_count × resident_blocks_per_sm), so every SM streams K/V even
-/// at batch 1; but no split shorter than kMinTilesPerSplit tiles (the Q load, pipeline fill and
-/// the workspace round trip are per split), and at most kMaxSplits. Pure function; ≥ 1.
-int choose_num_splits(int64_t base_blocks, int64_t kv_len, int sm_count,
-                      int resident_blocks_per_sm) {
-  const int64_t wave = int64_t{sm_count} * std::max(resident_blocks_per_sm, 1);
-  const int64_t to_fill = (wave + base_blocks - 1) / base_blocks;
-  const int64_t by_length = std::max<int64_t>(1, kv_len / (kMinTilesPerSplit * kTileKeys));
-  return static_cast<int>(std::clamp<int64_t>(std::min(to_fill, by_length), 1, kMaxSplits));
+DecodeKernels kernels_for_type(int64_t head_dim, int heads_per_block) {
+  return head_dim == 64 ? kernels_for_dim<T, 64>(heads_per_block)
+                        : kernels_for_dim<T, 128>(heads_per_block);
 }
 
 /// Everything the launches of one shape need; the same plan sizes the workspace.
 struct DecodePlan {
   DecodeKernels kernels;
-  int heads_per_warp = 1;
-  int64_t head_chunks = 1;  ///< blocks per KV head along the GQA group (gridDim.z)
-  int num_splits = 1;
-  int64_t keys_per_split = 0;
+  int heads_per_block = 1;  ///< power of 2 ≥ min(g, kMaxHeads)
+  int64_t head_chunks = 1;  ///< blocks per part along the GQA group (gridDim.y)
+  int64_t parts = 1;
+  int64_t keys_per_part = 1;
+  int64_t slots = 1;
 };
 
-// Queries the current device (SM count, occupancy of the chosen kernel) and sets the kernel's
-// dynamic shared-memory limit, which the occupancy query and the launch both need.
+/// Part count: one wave of resident blocks (sm_count × resident_blocks_per_sm, shared among the
+/// head chunks), so that every block streams the same number of bytes at once; fewer when the
+/// cache is too small for kMinKeysPerPart keys per part. Pure function; ≥ 1.
+int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
+                         int resident_blocks_per_sm) {
+  const int64_t wave = int64_t{sm_count} * std::max(resident_blocks_per_sm, 1);
+  const int64_t per_chunk = std::max<int64_t>(1, wave / head_chunks);
+  const int64_t by_size = (total_keys + kMinKeysPerPart - 1) / kMinKeysPerPart;
+  return std::max<int64_t>(1, std::min(per_chunk, by_size));
+}
+
+// Queries the current device (SM count, occupancy of the chosen kernel).
 DecodePlan make_decode_plan(const Shape& s) {
   DecodePlan plan;
   const int64_t group = s.group_size();
-  const int64_t heads_per_block_needed = std::min<int64_t>(group, kDecodeWarps * kMaxHeadsPerWarp);
-  const int64_t per_warp = (heads_per_block_needed + kDecodeWarps - 1) / kDecodeWarps;
-  while (plan.heads_per_warp < per_warp) plan.heads_per_warp *= 2;
-  const int64_t heads_per_block = int64_t{kDecodeWarps} * plan.heads_per_warp;
-  plan.head_chunks = (group + heads_per_block - 1) / heads_per_block;
+  while (plan.heads_per_block < std::min<int64_t>(group, kMaxHeads)) plan.heads_per_block *= 2;
+  plan.head_chunks = (group + plan.heads_per_block - 1) / plan.heads_per_block;
   plan.kernels = s.dtype == Dtype::kBf16
-                     ? kernels_for_type<__nv_bfloat16>(s.head_dim, plan.heads_per_warp)
-                     : kernels_for_type<__half>(s.head_dim, plan.heads_per_warp);
-
-  const int64_t base_blocks = s.batch * s.kv_heads * plan.head_chunks;
-  if (s.batch * s.kv_heads > INT_MAX || plan.head_chunks > 65535 || s.batch * s.heads > INT_MAX) {
+                     ? kernels_for_type<__nv_bfloat16>(s.head_dim, plan.heads_per_block)
+                     : kernels_for_type<__half>(s.head_dim, plan.heads_per_block);
+  if (plan.head_chunks > 65535 || s.batch * s.heads > INT_MAX) {
     throw bad_input(fmt::format(
-        "decode_attention: batch {} × kv-heads {} (heads {}) exceeds the launch grid limits",
-        s.batch, s.kv_heads, s.heads));
+        "decode_attention: batch {} × heads {} (kv-heads {}) exceeds the launch grid limits",
+        s.batch, s.heads, s.kv_heads));
   }
   int device = 0;
   int sm_count = 0;
   int resident = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  RFL_CUDA_CHECK(cudaFuncSetAttribute(plan.kernels.split,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(plan.kernels.split_smem_bytes)));
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &resident, plan.kernels.split, kDecodeThreads, plan.kernels.split_smem_bytes));
-  const int splits = choose_num_splits(base_blocks, s.seq_len, sm_count, resident);
-  // Round the range up to whole tiles, then drop splits that would be left empty.
-  const int64_t per_split = (s.seq_len + splits - 1) / splits;
-  plan.keys_per_split = (per_split + kTileKeys - 1) / kTileKeys * kTileKeys;
-  plan.num_splits = static_cast<int>((s.seq_len + plan.keys_per_split - 1) / plan.keys_per_split);
+      &resident, reinterpret_cast<const void*>(plan.kernels.split), kDecodeThreads, 0));
+  const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
+  const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
+  plan.keys_per_part = (total_keys + parts - 1) / parts;
+  plan.parts = (total_keys + plan.keys_per_part - 1) / plan.keys_per_part;
+  // A range of n keys meets at most floor((n - 1) / L) + 2 KV heads of L keys.
+  plan.slots = std::min(s.batch * s.kv_heads, (plan.keys_per_part - 1) / s.seq_len + 2);
   return plan;
 }
 
-int64_t workspace_floats(const Shape& s, const DecodePlan& plan) {
-  return s.batch * s.heads * plan.num_splits * s.head_dim;
+int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {
+  return plan.parts * plan.slots * s.group_size();
 }
 
-int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {
-  return s.batch * s.heads * plan.num_splits;
+int64_t workspace_floats(const Shape& s, const DecodePlan& plan) {
+  return workspace_stats(s, plan) * s.head_dim;
 }
 
 class DecodeAttentionRun final : public OperatorRun {
@@ -494,17 +500,14 @@ class DecodeAttentionRun final : public OperatorRun {
     params.partial_o = partial_o_.get();
     params.partial_ml = partial_ml_.get();
     params.kv_len = shape_.seq_len;
-    params.heads = shape_.heads;
-    params.kv_heads = shape_.kv_heads;
     params.group = shape_.group_size();
-    params.keys_per_split = plan_.keys_per_split;
-    params.num_splits = plan_.num_splits;
+    params.total_keys = shape_.batch * shape_.kv_heads * shape_.seq_len;
+    params.keys_per_part = plan_.keys_per_part;
+    params.slots = plan_.slots;
     params.q_scale_log2 = static_cast<float>(softmax_scale() * kLog2e);
-    const dim3 split_grid(static_cast<unsigned>(shape_.batch * shape_.kv_heads),
-                          static_cast<unsigned>(plan_.num_splits),
+    const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
-    plan_.kernels.split<<<split_grid, kDecodeThreads, plan_.kernels.split_smem_bytes, stream>>>(
-        params);
+    plan_.kernels.split<<<split_grid, kDecodeThreads, 0, stream>>>(params);
     RFL_CHECK_LAUNCH();
     plan_.kernels.combine<<<static_cast<unsigned>(shape_.batch * shape_.heads),
                             static_cast<unsigned>(shape_.head_dim), 0, stream>>>(params);
@@ -515,7 +518,7 @@ class DecodeAttentionRun final : public OperatorRun {
     return {"decode_split_kv", "decode_combine"};
   }
 
-  std::string version() const override { return "decode_attention_v1_split_kv"; }
+  std::string version() const override { return "decode_attention_v2_flat_split"; }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
             {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
@@ -553,8 +556,8 @@ OperatorSpec decode_attention_spec() {
   spec.summary = "one query token per sequence over a KV cache of L positions (GQA, split-KV)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;
-  // Q and O [B, H, d], K and V [B, H_kv, L, d] in dtype; fp32 workspace [B·H, splits, d + 2].
-  // The split count depends on the current device (SM count, occupancy), hence the plan.
+  // Q and O [B, H, d], K and V [B, H_kv, L, d] in dtype; fp32 workspace [parts, slots, g, d + 2].
+  // The part count depends on the current device (SM count, occupancy), hence the plan.
   spec.device_bytes = [](const Shape& shape) {
     const DecodePlan plan = make_decode_plan(shape);
     const int64_t e = dtype_size_bytes(shape.dtype);

@@ -11,6 +11,9 @@
 //                          per row (4 rows per block, shuffle-only reductions) up to d_model 2048,
 //                          a 256- or 1024-thread block per row above (shuffles, then one
 //                          shared-memory step).
+//   layernorm_v2_two_pass_8vec  the same kernel; rows wider than a warp's 2048 get the fewest of
+//                          64, 128, 256 or 1024 threads that hold them, so d_model 4096 and 8192
+//                          run with 8 vectors per thread (v1: 256 threads, 2 and 4 vectors).
 //
 // Analytic model (for src/model), N = batch·seq_len·d_model, e = 2:
 //   FLOPs = 8·N: per element 1 (add into Σx) + 3 (x - μ, FMA into Σ(x - μ)²) + 4 (x - μ, ·rstd,
@@ -223,14 +226,19 @@ struct LayerNormConfig {
   int rows_per_block;
 };
 
-// The fewest threads per row whose registers (kMaxVecsPerThread vectors each) hold the row: a
-// warp per row up to d_model 2048 (shuffle-only reductions, 4 rows per 128-thread block), a
-// 256-thread block up to 16384, a 1024-thread block up to 65536. Fewer threads per row means
-// fewer idle lanes and cheaper reductions; every configuration still streams 16-byte vectors.
+// The fewest threads per row whose registers (kMaxVecsPerThread vectors each) hold the row, in
+// steps of powers of 2: a warp per row up to d_model 2048 (shuffle-only reductions, 4 rows per
+// 128-thread block), then 64, 128, 256 threads up to 4096, 8192, 16384, and a 1024-thread block
+// up to 65536. So every benchmark width (2048, 4096, 8192) gives each thread the full 8 vectors,
+// 128 bytes of loads in flight. v1 used 256 threads from 2056 on: at d_model 4096 each thread
+// then had only 2 loads in flight before the two block-wide reductions and the dependent γ/β
+// reads, and the kernel reached 0.69× copy against 0.89–0.90× at 2048 and 8192 (4–8 loads).
 LayerNormConfig choose_layernorm_config(int64_t d_model) {
   const int64_t vecs = d_model / kElemsPerVec;
   if (vecs <= 32 * kMaxVecsPerThread) return {32, kWarpRowsPerBlock};
-  if (vecs <= 256 * kMaxVecsPerThread) return {256, 1};
+  for (const int threads : {64, 128, 256}) {
+    if (vecs <= threads * kMaxVecsPerThread) return {threads, 1};
+  }
   return {1024, 1};
 }
 
@@ -255,6 +263,10 @@ void launch_typed(const void* x, const void* gamma, const void* beta, void* y, i
   const LayerNormConfig config = choose_layernorm_config(d_model);
   if (config.threads_per_row == 32) {
     launch_config<T, 32, kWarpRowsPerBlock>(x, gamma, beta, y, rows, d_model, stream);
+  } else if (config.threads_per_row == 64) {
+    launch_config<T, 64, 1>(x, gamma, beta, y, rows, d_model, stream);
+  } else if (config.threads_per_row == 128) {
+    launch_config<T, 128, 1>(x, gamma, beta, y, rows, d_model, stream);
   } else if (config.threads_per_row == 256) {
     launch_config<T, 256, 1>(x, gamma, beta, y, rows, d_model, stream);
   } else {
@@ -316,7 +328,7 @@ class LayerNormRun final : public OperatorRun {
 
   std::vector<std::string> kernel_names() const override { return {"layernorm"}; }
 
-  std::string version() const override { return "layernorm_v1_two_pass"; }
+  std::string version() const override { return "layernorm_v2_two_pass_8vec"; }
 
  private:
   Shape shape_;

@@ -154,10 +154,11 @@ TEST_P(LayerNormSweep, MatchesFloat64) {
 INSTANTIATE_TEST_SUITE_P(Sweep, LayerNormSweep, kElementwiseSweep, elementwise_name);
 
 TEST(LayerNorm, EveryThreadConfigurationAndWidthLimit) {
-  // d_model: smallest; last warp-per-row width; first 256-thread; last 256-thread; first
-  // 1024-thread; the maximum. heads × head_dim as the shape defines d_model.
-  const std::vector<std::pair<int64_t, int64_t>> widths = {{1, 8},     {1, 2048},  {1, 2056},
-                                                           {128, 128}, {1, 16392}, {512, 128}};
+  // d_model: smallest; last warp-per-row width; first and last 64-, 128- and 256-thread widths;
+  // first 1024-thread; the maximum. heads × head_dim as the shape defines d_model.
+  const std::vector<std::pair<int64_t, int64_t>> widths = {
+      {1, 8},    {1, 2048},  {1, 2056},   {1, 4096},  {1, 4104},
+      {1, 8192}, {1, 8200},  {128, 128},  {1, 16392}, {512, 128}};
   for (const auto& [heads, head_dim] : widths) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d_model " << heads * head_dim << " " << to_string(dtype));
@@ -185,7 +186,7 @@ TEST(LayerNorm, RejectsUnsupportedWidths) {
       throws_bad_input([&] { spec.check_shape(make_shape(4, 8193, 8193, 8, Dtype::kBf16)); }));
   EXPECT_NO_THROW(spec.check_shape(make_shape(4, 512, 512, 128, Dtype::kBf16)));
   EXPECT_EQ(spec.create(make_shape(4, 8, 8, 128, Dtype::kBf16))->version(),
-            "layernorm_v1_two_pass");
+            "layernorm_v2_two_pass_8vec");
 }
 
 /// Runs launch_layernorm on hand-written fp16 rows (γ = 1, β = 0) and returns y as double.
@@ -264,8 +265,9 @@ INSTANTIATE_TEST_SUITE_P(Sweep, DecodeSweep,
                          });
 
 TEST(DecodeAttention, GroupSizesBatchAndHeadChunks) {
-  // g = 3 (a partly used warp), 8, 16 (2 and 4 heads per warp), 64 (two chunks of 32 heads
-  // per KV head), and batch 3 (batch offsets into Q, K, V, O and the workspace).
+  // g = 3 (4 heads per block, one unused), 8 (one block of 8), 16 and 64 (2 and 8 head chunks
+  // of 8 per KV head), and batch 3 (batch offsets into Q, K, V, O and the workspace). Parts of
+  // the flat key range cross KV-head boundaries at these small caches.
   struct Case {
     int64_t batch, heads, kv_heads, head_dim, kv_len;
   };
@@ -298,7 +300,7 @@ TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
   const Validation v = run->validate();
   EXPECT_TRUE(v.passed) << describe(v);
   EXPECT_EQ(run->kernel_names(), (std::vector<std::string>{"decode_split_kv", "decode_combine"}));
-  EXPECT_EQ(run->version(), "decode_attention_v1_split_kv");
+  EXPECT_EQ(run->version(), "decode_attention_v2_flat_split");
 }
 
 TEST(DecodeAttention, RejectsUnsupportedShapes) {
