@@ -31,13 +31,34 @@ targets=(
 )
 
 # Per-tool options: racecheck checks shared-memory hazards; initcheck flags reads of device memory
-# never written (cudaMalloc'ed, not initialized).
+# never written (cudaMalloc'ed, not initialized). racecheck prints every hazard (no print limit)
+# so that each one can be attributed to the kernel it was found in (see vendor_hazards).
 tool_options() {
   case "$1" in
-    memcheck) echo "--leak-check full" ;;
-    racecheck) echo "--racecheck-report all" ;;
-    *) echo "" ;;
+    memcheck) echo "--leak-check full --print-limit 20" ;;
+    racecheck) echo "--racecheck-report hazard --print-limit 0" ;;
+    *) echo "--print-limit 20" ;;
   esac
+}
+
+# Kernels that are not ours: cuBLAS's Hopper GEMMs (nvjet_*, CUTLASS/xmma names). On the H200
+# (CUDA 13.0, 2026-11-29) racecheck reports WAR hazards inside nvjet_sm90_* kernels between their
+# TMA producer thread (256) and consumer threads: hazards in code we neither wrote nor can change,
+# and racecheck does not model the async proxy those kernels use. Excluding them with
+# --kernel-name-exclude made the sanitizer fail ("failed to handle a hardware exception"), so
+# they are checked and their hazards are counted apart instead.
+vendor_kernel='^(nvjet_|cutlass|sm[0-9]+_xmma|cublas|ampere_|sm80_)'
+
+# Prints "ours vendor": hazards whose thread reports name one of our kernels / a vendor kernel.
+vendor_hazards() {
+  awk -v vendor="$vendor_kernel" '
+    /Potential (WAR|RAW|WAW) hazard detected/ { pending = 1; next }
+    pending && /Thread \(.*\) at / {
+      name = $0; sub(/.* at /, "", name); sub(/\+0x.*/, "", name)
+      if (name ~ vendor) v++; else o++
+      pending = 0
+    }
+    END { printf "%d %d\n", o, v }' "$1"
 }
 
 status=0
@@ -50,11 +71,20 @@ for tool in "${tools[@]}"; do
     start=$(date +%s)
     # shellcheck disable=SC2046,SC2086
     timeout "${SANITIZE_TIMEOUT_S:-1800}" "$sanitizer" --tool "$tool" $(tool_options "$tool") \
-      --error-exitcode 99 --print-limit 20 $command >"$log" 2>&1
+      --error-exitcode 99 $command >"$log" 2>&1
     code=$?
     seconds=$(($(date +%s) - start))
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+$')
     hazards=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | tail -1 | grep -Eo '[0-9]+' | head -1)
+    note=""
+    if [[ $tool == racecheck && $code -eq 99 ]]; then
+      read -r ours vendor < <(vendor_hazards "$log")
+      reported=$(grep -Eo 'RACECHECK SUMMARY: .*\(([0-9]+) error' "$log" | tail -1 | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+')
+      if [[ $ours -eq 0 && $vendor -gt 0 && $vendor -eq ${reported:-0} ]]; then
+        code=0
+        note="($vendor hazards inside cuBLAS kernels, none in ours)"
+      fi
+    fi
     if [[ $code -eq 0 ]]; then
       verdict="clean"
     elif [[ $code -eq 99 ]]; then
@@ -65,8 +95,8 @@ for tool in "${tools[@]}"; do
       # 1 from a sweep point that was skipped/failed or a failing test: the log says which.
       verdict="FAILED (exit $code)"; status=1
     fi
-    line=$(printf '%-10s %-26s %-18s errors %-4s hazards %-4s %5ss  %s' "$tool" "$name" \
-      "$verdict" "${errors:--}" "${hazards:--}" "$seconds" "$log")
+    line=$(printf '%-10s %-26s %-18s errors %-5s hazards %-5s %5ss  %s %s' "$tool" "$name" \
+      "$verdict" "${errors:--}" "${hazards:--}" "$seconds" "$log" "$note")
     echo "$line"
     summary+=("$line")
   done
