@@ -8,6 +8,11 @@
 //                     ~96% for wgmma: Luo et al., arXiv:2501.12084, as quoted secondhand).
 //                     128×128×32 block tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into
 //                     padded shared memory, fragments loaded with ldmatrix (.trans for W).
+//   gemm_v2_wgmma_tma  Hopper only (kernels/gemm_wgmma.cu, sm_90a): wgmma.mma_async m64n256k16
+//                     from 128-byte-swizzled shared memory, TMA loads on mbarriers, a producer
+//                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
+//                     raster. Runs on compute capability 9.0 when RFL_GEMM_VERSION=2; v1
+//                     everywhere else (see select_gemm_version).
 //
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
 #include <cublas_v2.h>
@@ -20,7 +25,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -29,6 +37,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
+#include "kernels/gemm_wgmma.hpp"
 #include "kernels/operator.hpp"
 
 namespace rooflinectl {
@@ -383,6 +392,43 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Version selection
+
+// Names the GEMM version to run: "1" (mma.sync) or "2" (wgmma + TMA, compute capability 9.0
+// only). v2 stays opt-in until an H200 run has validated it at every test shape
+// (docs/perf-notes.md, gemm_v2_wgmma_tma); unset means kDefaultGemmVersion.
+constexpr const char* kGemmVersionVariable = "RFL_GEMM_VERSION";
+constexpr int kDefaultGemmVersion = 1;
+
+/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1" or "2".
+int requested_gemm_version() {
+  const char* text = std::getenv(kGemmVersionVariable);
+  if (text == nullptr || *text == '\0') return kDefaultGemmVersion;
+  const std::string value(text);
+  if (value == "1") return 1;
+  if (value == "2") return 2;
+  throw bad_input(fmt::format("{}={}: must be 1 (gemm_v1_mma_sync) or 2 (gemm_v2_wgmma_tma)",
+                              kGemmVersionVariable, value));
+}
+
+/// True when the current device is compute capability 9.0, the only target of the sm_90a code.
+bool current_device_is_sm90() {
+  int device = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  int major = 0;
+  int minor = 0;
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return major == 9 && minor == 0;
+}
+
+/// 2 when v2 was asked for and the device can run it, else 1 (v2 asked for on another
+/// architecture falls back to v1, and version() says so).
+int select_gemm_version() {
+  return requested_gemm_version() == 2 && current_device_is_sm90() ? 2 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
 // OperatorRun
 
 struct GemmDims {
@@ -405,7 +451,10 @@ class GemmRun final : public OperatorRun {
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (dtype_ == Dtype::kBf16) {
+    if (select_gemm_version() == 2) {
+      wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
+                                  dtype_ == Dtype::kBf16);
+    } else if (dtype_ == Dtype::kBf16) {
       prepare_gemm_kernel<__nv_bfloat16>();
     } else {
       prepare_gemm_kernel<__half>();
@@ -443,6 +492,10 @@ class GemmRun final : public OperatorRun {
   }
 
   void launch(cudaStream_t stream) override {
+    if (wgmma_) {
+      launch_gemm_wgmma(*wgmma_, stream);
+      return;
+    }
     const GemmParams p{x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k};
     if (dtype_ == Dtype::kBf16) {
       launch_gemm<__nv_bfloat16>(p, stream);
@@ -451,8 +504,10 @@ class GemmRun final : public OperatorRun {
     }
   }
 
-  std::vector<std::string> kernel_names() const override { return {"gemm_mma_sync"}; }
-  std::string version() const override { return "gemm_v1_mma_sync"; }
+  std::vector<std::string> kernel_names() const override {
+    return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
+  }
+  std::string version() const override { return wgmma_ ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync"; }
 
  private:
   // Row-major C = X·W is column-major Cᵀ = Wᵀ·Xᵀ, i.e. cuBLAS's C[n×m] = A[n×k]·B[k×m] with
@@ -518,6 +573,7 @@ class GemmRun final : public OperatorRun {
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
+  std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 runs (tensor maps of x_, w_)
 };
 
 void check_gemm_shape(const Shape& s) {
@@ -545,7 +601,9 @@ void check_gemm_shape(const Shape& s) {
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = "gemm";
-  spec.summary = "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], mma.sync tensor cores";
+  spec.summary =
+      "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], mma.sync tensor cores "
+      "(wgmma + TMA on sm_90 with RFL_GEMM_VERSION=2)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated

@@ -1,15 +1,17 @@
-// The GEMM (mma.sync) and naive attention (cuBLAS + softmax) operators against their references:
-// GEMM at token counts that are and are not tile multiples, both d_models and dtypes, an N and K
-// edge; naive attention over the sweep's corner lengths, both head dims and masks, GQA, fp16;
-// the softmax kernel alone against float64 (unaligned rows, causal rows with no visible key,
-// rows longer than one pass) and on all-equal huge logits; and the kernel count of each launch
-// against kernel_names(), since the counter pass labels its per-kernel ranges with those names.
+// The GEMM (mma.sync; wgmma + TMA with RFL_GEMM_VERSION=2 on sm_90) and naive attention
+// (cuBLAS + softmax) operators against their references: GEMM at token counts that are and are
+// not tile multiples, both d_models and dtypes, an N and K edge, small K and odd M; naive
+// attention over the sweep's corner lengths, both head dims and masks, GQA, fp16; the softmax
+// kernel alone against float64 (unaligned rows, causal rows with no visible key, rows longer than
+// one pass) and on all-equal huge logits; and the kernel count of each launch against
+// kernel_names(), since the counter pass labels its per-kernel ranges with those names.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -82,6 +84,21 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // GEMM
 
+/// The version kernels/gemm.cu must pick: v2 (wgmma + TMA) only when RFL_GEMM_VERSION=2 on
+/// compute capability 9.0, v1 otherwise; kernel_names() must name the kernel of that version.
+void expect_gemm_version(const OperatorRun& run) {
+  const char* requested = std::getenv("RFL_GEMM_VERSION");
+  int device = 0;
+  int major = 0;
+  int minor = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const bool v2 = requested != nullptr && std::string(requested) == "2" && major == 9 && minor == 0;
+  EXPECT_EQ(run.version(), v2 ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync");
+  EXPECT_EQ(run.kernel_names(), std::vector<std::string>{v2 ? "gemm_wgmma_tma" : "gemm_mma_sync"});
+}
+
 using GemmParam = std::tuple<int64_t, int64_t, Dtype>;  // M (tokens), d_model, dtype
 
 class GemmSweep : public testing::TestWithParam<GemmParam> {};
@@ -92,8 +109,7 @@ TEST_P(GemmSweep, MatchesCublasAndFloat64) {
   const OperatorSpec& spec = find_operator("gemm");
   spec.check_shape(shape);
   const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  EXPECT_EQ(run->version(), "gemm_v1_mma_sync");
-  EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"gemm_mma_sync"});
+  expect_gemm_version(*run);
   run->fill_random(42);
   const Validation v = run->validate();
   expect_valid(v);
@@ -124,6 +140,42 @@ TEST(Gemm, PartialTilesOnEveryEdge) {
     const std::unique_ptr<OperatorRun> run = spec.create(shape);
     run->fill_random(7);
     expect_valid(run->validate());
+  }
+}
+
+// Small and odd problems: K = 64 (one 64-deep slice), N = 256 (one 256-wide tile), and K = 8,
+// N = 32, where every TMA box of v2 is larger than the whole matrix; M from 1 to one row past
+// a 4096 boundary.
+TEST(Gemm, SmallKAndOddM) {
+  for (const int64_t head_dim : {64, 8}) {
+    for (const int64_t tokens : {1, 63, 129, 4097}) {
+      SCOPED_TRACE("d_model " + std::to_string(head_dim) + ", M " + std::to_string(tokens));
+      const Shape shape = gemm_shape(tokens, 1, head_dim, Dtype::kBf16);
+      const OperatorSpec& spec = find_operator("gemm");
+      spec.check_shape(shape);
+      const std::unique_ptr<OperatorRun> run = spec.create(shape);
+      expect_gemm_version(*run);
+      run->fill_random(5);
+      expect_valid(run->validate());
+    }
+  }
+}
+
+TEST(Gemm, RejectsUnknownVersionVariable) {
+  const char* saved = std::getenv("RFL_GEMM_VERSION");
+  const std::string restore = saved == nullptr ? "" : saved;
+  setenv("RFL_GEMM_VERSION", "3", 1);
+  try {
+    find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16));
+    ADD_FAILURE() << "RFL_GEMM_VERSION=3 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("RFL_GEMM_VERSION"), std::string::npos) << e.what();
+  }
+  if (saved == nullptr) {
+    unsetenv("RFL_GEMM_VERSION");
+  } else {
+    setenv("RFL_GEMM_VERSION", restore.c_str(), 1);
   }
 }
 
