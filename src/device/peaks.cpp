@@ -116,17 +116,19 @@ PeakSet measured_peak_set(const std::vector<PeakBenchmarkRecord>& benchmarks,
   set.description = description;
   for (const CeilingKind kind : kAllCeilingKinds) {
     const PeakBenchmarkRecord* best = nullptr;
+    int candidates = 0;
     for (const auto& b : benchmarks) {
       if (b.kind != kind || !b.rate || !std::isfinite(*b.rate) || !(*b.rate > 0)) continue;
+      ++candidates;
       if (best == nullptr || *b.rate > *best->rate) best = &b;
     }
     if (best == nullptr) {
       set.get(kind) = Ceiling{std::nullopt, "no " + ceiling_label(kind) + " benchmark succeeded"};
       continue;
     }
-    set.get(kind) =
-        Ceiling{best->rate, fmt::format("measured: {} (best {} benchmark, median of {} runs)",
-                                        best->label, ceiling_label(kind), best->repetitions)};
+    set.get(kind) = Ceiling{
+        best->rate, fmt::format("measured: {} (best of {} {} benchmarks, median of {} runs)",
+                                best->label, candidates, ceiling_label(kind), best->repetitions)};
   }
   return set;
 }

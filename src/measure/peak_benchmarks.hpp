@@ -19,8 +19,9 @@ class ProfilerSession;
 
 /// What run_peak_benchmarks measured.
 struct PeakRunResult {
-  /// In run order: dram_copy, dram_read, dram_write, l2_read, fp32_ffma, tensor_bf16_mma_sync,
-  /// tensor_fp16_mma_sync, tensor_bf16_wgmma, tensor_fp16_wgmma. A benchmark that cannot run
+  /// In run order: dram_copy, dram_copy_memcpy (cudaMemcpyAsync device to device), dram_read,
+  /// dram_write, l2_read, fp32_ffma, tensor_bf16_mma_sync, tensor_fp16_mma_sync,
+  /// tensor_bf16_wgmma, tensor_fp16_wgmma. A benchmark that cannot run
   /// here (wgmma off Hopper) or failed has a null rate and a null_reason.
   std::vector<PeakBenchmarkRecord> benchmarks;
   /// Per-cycle peaks and the highest clocks seen in the benchmarks' counter ranges; std::nullopt

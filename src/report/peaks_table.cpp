@@ -111,6 +111,16 @@ std::string format_peaks_table(const PeaksRecord& record) {
   for (const PeakSet* set : {&record.measured, &record.datasheet, &record.counters}) {
     out += "  " + source_note(*set) + "\n";
   }
+  // Which benchmark each measured ceiling came from (the best of its kind, e.g. the DRAM roof
+  // may be the cudaMemcpyAsync copy rather than our copy kernel).
+  if (!record.measured.null_reason) {
+    out += "measured roofs (best benchmark of each kind):\n";
+    for (const CeilingKind kind : kAllCeilingKinds) {
+      const Ceiling& c = record.measured.get(kind);
+      out += fmt::format("  {}: {}{}\n", ceiling_label(kind),
+                         c.value ? format_rate(c.value, kind) + ", " : std::string(), c.source);
+    }
+  }
   if (!notes.empty()) {
     out += "notes:\n";
     for (const auto& note : notes) out += "  " + note + "\n";

@@ -71,6 +71,16 @@ PeaksRecord sample_record() {
   copy.rate = copy.work_per_launch / *copy.median_time_s;
   copy.counted_work = 2.1475e9;
   copy.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
+  // The driver's copy of the same buffers: faster than our kernel on the H200, and not a kernel
+  // launch the range profiler records, so its counted value is null with the reason.
+  PeakBenchmarkRecord memcpy_copy = copy;
+  memcpy_copy.name = "dram_copy_memcpy";
+  memcpy_copy.label = "DRAM copy (cudaMemcpyAsync D2D)";
+  memcpy_copy.launch = "cudaMemcpyAsync(dst, src, buffer, cudaMemcpyDeviceToDevice)";
+  memcpy_copy.median_time_s = 4.8e-4 / 3.0;
+  memcpy_copy.rate = memcpy_copy.work_per_launch / *memcpy_copy.median_time_s;
+  memcpy_copy.counted_work.reset();
+  memcpy_copy.counted_metric += " (counter pass recorded 0 ranges, expected 1)";
   PeakBenchmarkRecord wgmma;
   wgmma.name = "tensor_fp16_wgmma";
   wgmma.kind = CeilingKind::kTensorFp16;
@@ -78,7 +88,7 @@ PeaksRecord sample_record() {
   wgmma.work_per_launch = 1e12;
   wgmma.repetitions = 20;
   wgmma.null_reason = "wgmma needs compute capability 9.0";
-  r.benchmarks = {copy, wgmma};
+  r.benchmarks = {copy, memcpy_copy, wgmma};
   r.measured = measured_peak_set(r.benchmarks, "test run");
   r.datasheet = unavailable_peak_set(RoofSource::kDatasheet, "'NVIDIA H200' is not in the table");
   CounterPeakInputs in;
@@ -123,13 +133,20 @@ TEST(PeaksCache, SaveThenLoadRoundTripsEveryField) {
   const auto back = load_peaks_cache(nested, original.key, why_not);
   ASSERT_TRUE(back) << why_not;
   EXPECT_EQ(peaks_record_to_json_text(*back), peaks_record_to_json_text(original));
-  ASSERT_EQ(back->benchmarks.size(), 2u);
+  ASSERT_EQ(back->benchmarks.size(), 3u);
   EXPECT_EQ(*back->benchmarks[0].median_time_s, *original.benchmarks[0].median_time_s);
   EXPECT_EQ(*back->benchmarks[0].rate, *original.benchmarks[0].rate);
-  EXPECT_FALSE(back->benchmarks[1].rate);
-  EXPECT_EQ(back->benchmarks[1].null_reason, "wgmma needs compute capability 9.0");
-  EXPECT_EQ(back->benchmarks[1].kind, CeilingKind::kTensorFp16);
+  EXPECT_EQ(back->benchmarks[1].name, "dram_copy_memcpy");
+  EXPECT_EQ(back->benchmarks[1].kind, CeilingKind::kDram);
+  EXPECT_FALSE(back->benchmarks[1].counted_work);
+  EXPECT_EQ(back->benchmarks[1].counted_metric, original.benchmarks[1].counted_metric);
+  EXPECT_FALSE(back->benchmarks[2].rate);
+  EXPECT_EQ(back->benchmarks[2].null_reason, "wgmma needs compute capability 9.0");
+  EXPECT_EQ(back->benchmarks[2].kind, CeilingKind::kTensorFp16);
   EXPECT_EQ(*back->measured.dram.value, *original.measured.dram.value);
+  EXPECT_EQ(back->measured.dram.source, original.measured.dram.source);
+  EXPECT_NE(back->measured.dram.source.find("cudaMemcpyAsync"), std::string::npos)
+      << back->measured.dram.source;
   ASSERT_TRUE(back->datasheet.null_reason);
   EXPECT_EQ(*back->datasheet.null_reason, "'NVIDIA H200' is not in the table");
   EXPECT_DOUBLE_EQ(*back->counters.dram.value, 1504.0 * 3.199e9);
@@ -233,6 +250,7 @@ TEST(PeaksTable, ShowsTheThreeSourcesSideBySideWithRatiosAndRidges) {
   PeaksRecord r = sample_record();
   r.benchmarks[0].rate = 4.2e12;
   r.benchmarks[0].counted_work = r.benchmarks[0].work_per_launch * 1.0004;
+  r.benchmarks[1].rate = 4.3e12;
   r.measured = measured_peak_set(r.benchmarks, "test run");
   r.datasheet = PeakSet{};
   r.datasheet.description = "datasheet: Test GPU";
@@ -243,7 +261,7 @@ TEST(PeaksTable, ShowsTheThreeSourcesSideBySideWithRatiosAndRidges) {
   for (size_t start = 0; start < table.size();) {
     const size_t end = table.find('\n', start);
     const std::string line = table.substr(start, end - start);
-    if (line.rfind("DRAM copy", 0) == 0) copy_row = line;
+    if (line.rfind("DRAM copy (read + write)", 0) == 0) copy_row = line;
     start = end + 1;
   }
   EXPECT_NE(copy_row.find("4.2 TB/s"), std::string::npos) << copy_row;
@@ -252,6 +270,22 @@ TEST(PeaksTable, ShowsTheThreeSourcesSideBySideWithRatiosAndRidges) {
   EXPECT_NE(copy_row.find("87.5%"), std::string::npos) << copy_row;  // 4.2 / 4.8
   EXPECT_NE(copy_row.find("87.3%"), std::string::npos) << copy_row;  // 4.2 / 4.811
   EXPECT_NE(copy_row.find("1.000"), std::string::npos) << copy_row;
+  // The driver's copy has its own row, with no counted/work ratio (no kernel range).
+  std::string memcpy_row;
+  for (size_t start = 0; start < table.size();) {
+    const size_t end = table.find('\n', start);
+    const std::string line = table.substr(start, end - start);
+    if (line.rfind("DRAM copy (cudaMemcpyAsync D2D)", 0) == 0) memcpy_row = line;
+    start = end + 1;
+  }
+  ASSERT_FALSE(memcpy_row.empty()) << table;
+  EXPECT_NE(memcpy_row.find("4.3 TB/s"), std::string::npos) << memcpy_row;
+  EXPECT_EQ(memcpy_row.back(), '-') << memcpy_row;
+  // The measured DRAM roof is the best DRAM benchmark, and the table says which one.
+  EXPECT_NE(table.find("  DRAM: 4.3 TB/s, measured: DRAM copy (cudaMemcpyAsync D2D) (best of 2 "
+                       "DRAM benchmarks"),
+            std::string::npos)
+      << table;
   // Ridge of the datasheet: 989.5 / 4.8 = 206.1 FLOP/B; the measured set has no bf16 ceiling.
   EXPECT_NE(table.find("206.1"), std::string::npos) << table;
   EXPECT_NE(table.find("tensor fp16 wgmma: wgmma needs compute capability 9.0"), std::string::npos)
