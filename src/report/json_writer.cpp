@@ -283,7 +283,14 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
 nlohmann::ordered_json report_to_json(const Report& report) {
   Json j;
   j["schema_version"] = kReportSchemaVersion;
-  j["tool"] = Json{{"version", report.tool_version}, {"git_revision", report.git_revision}};
+  Json tool{{"version", report.tool_version}};
+  if (report.git_revision.empty()) {
+    tool["git_revision"] = nullptr;
+    tool["git_revision_null_reason"] = kGitRevisionNullReason;
+  } else {
+    tool["git_revision"] = report.git_revision;
+  }
+  j["tool"] = tool;
   j["timestamp_utc"] = report.timestamp_utc;
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);

@@ -177,10 +177,16 @@ struct CanaryResult {
   std::string method;              ///< how it was measured, in one phrase
 };
 
+/// Why a report's tool.git_revision is null.
+inline constexpr const char* kGitRevisionNullReason =
+    "unknown: built outside a git checkout without -DRFL_GIT_REVISION=<hash>";
+
 /// A whole sweep report.
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
+  /// Short commit hash the tool was built from; empty when unknown (the JSON then has null and
+  /// kGitRevisionNullReason, never "").
   std::string git_revision;
   std::string timestamp_utc;  ///< ISO 8601
   DeviceRecord device;
