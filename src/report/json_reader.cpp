@@ -62,6 +62,8 @@ TimingResult timing_from_json(const JsonObjectReader& r) {
   t.max_s = r.get_double("max_s");
   t.warmup_runs = r.get_int("warmup_runs");
   t.l2_flushed = r.get_bool("l2_flushed");
+  // Optional: reports written before the policy was stated in words lack the key.
+  if (r.has("cache_policy")) t.cache_policy = r.get_string("cache_policy");
   t.sm_clock_hz = r.get_optional_double("sm_clock_hz");
   return t;
 }

@@ -91,6 +91,7 @@ Json timing_to_json(const TimingResult& t) {
   j["repetitions"] = t.samples_s.size();  // derived from samples_s; not read back
   j["warmup_runs"] = t.warmup_runs;
   j["l2_flushed"] = t.l2_flushed;
+  if (!t.cache_policy.empty()) j["cache_policy"] = t.cache_policy;  // empty: an older report
   put_optional(j, "sm_clock_hz", t.sm_clock_hz);
   return j;
 }

@@ -35,6 +35,9 @@ struct TimingResult {
   double max_s = 0;
   int warmup_runs = 0;
   bool l2_flushed = true;  ///< L2 flushed (write + read sweep ≥ 2× L2) before every sample
+  /// The L2 policy of the timed samples in words: flushed before each sample and how (the
+  /// flusher's mechanism), or left warm (--warm-l2). Empty in reports written before it existed.
+  std::string cache_policy;
   /// SM clock measured right after the samples (clock64 vs %globaltimer probe kernel), Hz.
   std::optional<double> sm_clock_hz;
 };

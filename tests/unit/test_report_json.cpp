@@ -81,6 +81,7 @@ PointResult full_point() {
   t.max_s = 1.1e-4;
   t.warmup_runs = 3;
   t.l2_flushed = false;
+  t.cache_policy = "L2 left warm between timed samples (--warm-l2)";
   t.sm_clock_hz = 1.755e9;
   p.timing = t;
 
@@ -381,6 +382,17 @@ TEST(ReportJson, WrongTypeAndMalformedJsonAreBadInput) {
   json["points"][0]["status"] = "maybe";
   EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
   EXPECT_NE(message.find("points[0].status"), std::string::npos) << message;
+}
+
+TEST(ReportJson, TimingStatesItsL2PolicyAndOlderReportsWithoutItLoad) {
+  const std::string text = report_to_json_text(full_report());
+  auto json = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(json["points"][0]["timing"]["cache_policy"],
+            "L2 left warm between timed samples (--warm-l2)");
+  EXPECT_EQ(report_from_json_text(text, "memory").points[0].timing->cache_policy,
+            "L2 left warm between timed samples (--warm-l2)");
+  json["points"][0]["timing"].erase("cache_policy");
+  EXPECT_EQ(report_from_json_text(json.dump(), "old").points[0].timing->cache_policy, "");
 }
 
 TEST(ReportJson, UnknownGitRevisionIsNullWithReasonNeverEmpty) {
