@@ -13,6 +13,7 @@
 #include "model/prediction.hpp"
 #include "report/atomic_file.hpp"
 #include "report/model_writer.hpp"
+#include "sweep_runner.hpp"
 
 namespace rooflinectl {
 
@@ -45,7 +46,9 @@ int run_model_command(const ModelOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
   apply_shape_options(o.shape, config);
-  validate_sweep_config(config);
+  // The same shape checks as sweep (head_dim support per kernel, GQA divisibility, ...), all
+  // host-only: a prediction for a shape no kernel runs would not be comparable with any sweep.
+  check_sweep_plan(config);
   std::vector<std::pair<std::string, Pipe>> ops;
   for (const auto& op : config.ops) ops.emplace_back(op, find_operator(op).pipe);
 

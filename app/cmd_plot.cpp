@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_reader.hpp"
@@ -13,7 +15,7 @@ namespace rooflinectl {
 CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
   CLI::App* sub = app.add_subcommand("plot", "Draw a sweep report as an SVG chart");
   sub->add_option("report", o.report, "JSON report written by `sweep --output`")->required();
-  sub->add_option("--output,-o", o.output, "SVG file to write")->required();
+  sub->add_option("--output,-o", o.output, "SVG file to write (name ending in .svg)")->required();
   sub->add_option("--chart", o.chart,
                   "roofline (log-log, every point under its roof) | throughput (TFLOP/s, TB/s "
                   "and tokens/s against L)");
@@ -23,6 +25,14 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
 int run_plot_command(const PlotOptions& o) {
   if (o.chart != "roofline" && o.chart != "throughput") {
     throw bad_input(fmt::format("invalid --chart '{}': allowed roofline, throughput", o.chart));
+  }
+  // The chart is SVG; a .png or .pdf name would hold SVG text that image viewers refuse.
+  const std::string extension = std::filesystem::path(o.output).extension().string();
+  if (extension != ".svg" && extension != ".SVG") {
+    throw bad_input(
+        fmt::format("invalid --output '{}': the chart is SVG, the file name must end in "
+                    ".svg",
+                    o.output));
   }
   const Report report = load_report(o.report);
   const std::string svg = o.chart == "roofline" ? roofline_svg(report) : throughput_svg(report);

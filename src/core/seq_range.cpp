@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -88,7 +89,13 @@ std::vector<int64_t> parse_seq_spec(std::string_view spec) {
     const size_t comma = spec.find(',', start);
     const std::string_view token =
         spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    out.push_back(parse_positive(token, spec));
+    const int64_t value = parse_positive(token, spec);
+    // Each length is one point per operator; a repeated one would run (and report) it twice.
+    if (std::find(out.begin(), out.end(), value) != out.end()) {
+      throw bad_input(fmt::format("invalid --seq '{}': length {} is listed more than once", spec,
+                                  value));
+    }
+    out.push_back(value);
     if (comma == std::string_view::npos) break;
     check_count(spec, static_cast<int64_t>(out.size()) + 1);
     start = comma + 1;

@@ -11,10 +11,10 @@ namespace rooflinectl {
 ///   "512..32768"      powers of two from 512 to 32768, both ends included (7 values);
 ///                     both ends must be powers of two
 ///   "1000..4000:1000" linear: 1000, 2000, 3000, 4000 (the end is included when the step hits it)
-///   "512,1000,4097"   an explicit list (kept in the given order)
+///   "512,1000,4097"   an explicit list (kept in the given order), each length at most once
 /// Integers only. Throws a bad-input Error (exit 2) naming the bad token for: empty spec or
 /// element, non-integer, zero or negative, reversed range, zero step, non-power-of-two ends of a
-/// power-of-two range, values above 2^31 - 1, more than 1024 lengths.
+/// power-of-two range, values above 2^31 - 1, more than 1024 lengths, a length listed twice.
 std::vector<int64_t> parse_seq_spec(std::string_view spec);
 
 }  // namespace rooflinectl

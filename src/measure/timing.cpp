@@ -66,6 +66,11 @@ TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
   result.max_s = *max_it;
   result.warmup_runs = options.warmup_runs;
   result.l2_flushed = options.flush_l2;
+  result.cache_policy =
+      options.flush_l2
+          ? "L2 flushed before each timed sample (warm-up launches unflushed): " + flusher.policy()
+          : "L2 left warm between timed samples (--warm-l2): an input that fits in L2 is read "
+            "from L2, not DRAM";
   result.sm_clock_hz = measure_sm_clock_hz(stream);
   return result;
 }

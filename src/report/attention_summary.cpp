@@ -57,16 +57,16 @@ std::string build_conclusion(const AttentionSummary& s) {
   const auto quoted = std::find_if(s.comparisons.begin(), s.comparisons.end(),
                                    [&](const auto& c) { return c.seq_len == *s.quoted_seq_len; });
   const std::string quoted_text = quoted_clause(*quoted);
+  if (s.crossover_seq_len && s.crossover_at_shortest) {
+    // "beyond L = 512" would say nothing about 512 itself, where flash already wins.
+    return fmt::format(
+        "FlashAttention's gain is significant at every L compared, from L = {} (flash is "
+        "\u2265 {}\u00d7 naive there, so the crossover lies at or below it); {}.",
+        *s.crossover_seq_len, kSignificantSpeedup, quoted_text);
+  }
   if (s.crossover_seq_len) {
-    const std::string qualifier =
-        s.crossover_at_shortest
-            ? fmt::format(
-                  " (flash is \u2265 {}\u00d7 naive already at L = {}, the shortest L "
-                  "compared, so the crossover lies at or below it)",
-                  kSignificantSpeedup, *s.crossover_seq_len)
-            : "";
-    return fmt::format("FlashAttention's gain is significant beyond L = {}{}; {}.",
-                       *s.crossover_seq_len, qualifier, quoted_text);
+    return fmt::format("FlashAttention's gain is significant beyond L = {}; {}.",
+                       *s.crossover_seq_len, quoted_text);
   }
   const auto best =
       std::max_element(s.comparisons.begin(), s.comparisons.end(),

@@ -47,7 +47,8 @@ struct AttentionSummary {
   /// Ls where one of the two points was not ok (skipped, failed, untimed), with why.
   std::vector<std::string> excluded;
   /// One paragraph in the seeds' form: "FlashAttention's gain is significant beyond L = …; at
-  /// L = 4096 throughput is +Y% and peak memory −Z%", or why the data do not support it.
+  /// L = 4096 throughput is +Y% and peak memory −Z%" ("significant at every L compared, from
+  /// L = …" when the crossover is the shortest compared L), or why the data do not support it.
   std::string conclusion;
 };
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <utility>
+
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "report/peaks_json.hpp"
@@ -59,6 +62,8 @@ TimingResult timing_from_json(const JsonObjectReader& r) {
   t.max_s = r.get_double("max_s");
   t.warmup_runs = r.get_int("warmup_runs");
   t.l2_flushed = r.get_bool("l2_flushed");
+  // Optional: reports written before the policy was stated in words lack the key.
+  if (r.has("cache_policy")) t.cache_policy = r.get_string("cache_policy");
   t.sm_clock_hz = r.get_optional_double("sm_clock_hz");
   return t;
 }
@@ -111,30 +116,39 @@ AnalyticResult analytic_from_json(const JsonObjectReader& r) {
   return a;
 }
 
+// Only the measured inputs (roof, FLOPs, bytes, time) and the basis are read; the derived values
+// (intensity, achieved rates, ridge, attainable, fraction of roof, above-roof flag, bound) are
+// recomputed with place_on_roofline, so an edited or corrupted fraction can never print as
+// "500%" without the above-roof flag. The stored derived keys are ignored.
 RooflinePoint roofline_from_json(const JsonObjectReader& r) {
-  RooflinePoint p;
-  p.roof.pipe = r.get_parsed("pipe", parse_pipe);
-  const JsonObjectReader roof = r.get_object("roof");
-  p.roof.peak_flop_per_s = roof.get_double("peak_flop_per_s");
-  p.roof.peak_bytes_per_s = roof.get_double("peak_bytes_per_s");
-  p.roof.source = roof.get_string("source");
+  Roof roof;
+  roof.pipe = r.get_parsed("pipe", parse_pipe);
+  const JsonObjectReader roof_object = r.get_object("roof");
+  roof.peak_flop_per_s = roof_object.get_double("peak_flop_per_s");
+  roof.peak_bytes_per_s = roof_object.get_double("peak_bytes_per_s");
+  roof.source = roof_object.get_string("source");
   // Reports written before issue 4 have no source_kind: their roofs were all counter-derived.
-  if (roof.has("source_kind")) {
-    p.roof.source_kind = roof.get_parsed("source_kind", parse_roof_source);
+  if (roof_object.has("source_kind")) {
+    roof.source_kind = roof_object.get_parsed("source_kind", parse_roof_source);
   }
-  p.flop = r.get_double("flop");
-  p.dram_bytes = r.get_double("dram_bytes");
-  p.time_s = r.get_double("time_s");
-  p.arithmetic_intensity_flop_per_byte = r.get_double("arithmetic_intensity_flop_per_byte");
-  p.achieved_flop_per_s = r.get_double("achieved_flop_per_s");
-  p.achieved_bytes_per_s = r.get_double("achieved_bytes_per_s");
-  p.ridge_flop_per_byte = r.get_double("ridge_flop_per_byte");
-  p.attainable_flop_per_s = r.get_double("attainable_flop_per_s");
-  p.fraction_of_roof = r.get_double("fraction_of_roof");
-  p.above_roof = r.get_bool("above_roof");
-  p.bound = r.get_parsed("bound", parse_bound);
-  p.basis = r.get_string("basis");
-  return p;
+  for (const auto& [key, value] :
+       {std::pair<const char*, double>{"peak_flop_per_s", roof.peak_flop_per_s},
+        {"peak_bytes_per_s", roof.peak_bytes_per_s}}) {
+    if (!std::isfinite(value) || !(value > 0)) {
+      roof_object.fail_key(key, fmt::format("roof peak must be finite and > 0, found {}", value));
+    }
+  }
+  const double flop = r.get_double("flop");
+  const double dram_bytes = r.get_double("dram_bytes");
+  const double time_s = r.get_double("time_s");
+  for (const auto& [key, value] : {std::pair<const char*, double>{"flop", flop},
+                                   {"dram_bytes", dram_bytes},
+                                   {"time_s", time_s}}) {
+    if (!std::isfinite(value) || !(value > 0)) {
+      r.fail_key(key, fmt::format("must be finite and > 0 to place the point, found {}", value));
+    }
+  }
+  return place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"));
 }
 
 Reconciliation reconciliation_from_json(const JsonObjectReader& r) {
@@ -254,7 +268,8 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   report.schema_version = static_cast<int>(version);
   const JsonObjectReader tool = r.get_object("tool");
   report.tool_version = tool.get_string("version");
-  report.git_revision = tool.get_string("git_revision");
+  // null (unknown) and, in reports written before that rule, "" both read as empty.
+  report.git_revision = tool.get_optional_string("git_revision").value_or("");
   report.timestamp_utc = r.get_string("timestamp_utc");
   report.device = device_from_json(r.get_object("device"));
   if (!r.has("config")) r.fail_key("config", "missing (required)");

@@ -91,6 +91,7 @@ Json timing_to_json(const TimingResult& t) {
   j["repetitions"] = t.samples_s.size();  // derived from samples_s; not read back
   j["warmup_runs"] = t.warmup_runs;
   j["l2_flushed"] = t.l2_flushed;
+  if (!t.cache_policy.empty()) j["cache_policy"] = t.cache_policy;  // empty: an older report
   put_optional(j, "sm_clock_hz", t.sm_clock_hz);
   return j;
 }
@@ -283,7 +284,14 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
 nlohmann::ordered_json report_to_json(const Report& report) {
   Json j;
   j["schema_version"] = kReportSchemaVersion;
-  j["tool"] = Json{{"version", report.tool_version}, {"git_revision", report.git_revision}};
+  Json tool{{"version", report.tool_version}};
+  if (report.git_revision.empty()) {
+    tool["git_revision"] = nullptr;
+    tool["git_revision_null_reason"] = kGitRevisionNullReason;
+  } else {
+    tool["git_revision"] = report.git_revision;
+  }
+  j["tool"] = tool;
   j["timestamp_utc"] = report.timestamp_utc;
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);

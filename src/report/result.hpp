@@ -35,6 +35,9 @@ struct TimingResult {
   double max_s = 0;
   int warmup_runs = 0;
   bool l2_flushed = true;  ///< L2 flushed (write + read sweep ≥ 2× L2) before every sample
+  /// The L2 policy of the timed samples in words: flushed before each sample and how (the
+  /// flusher's mechanism), or left warm (--warm-l2). Empty in reports written before it existed.
+  std::string cache_policy;
   /// SM clock measured right after the samples (clock64 vs %globaltimer probe kernel), Hz.
   std::optional<double> sm_clock_hz;
 };
@@ -177,10 +180,16 @@ struct CanaryResult {
   std::string method;              ///< how it was measured, in one phrase
 };
 
+/// Why a report's tool.git_revision is null.
+inline constexpr const char* kGitRevisionNullReason =
+    "unknown: built outside a git checkout without -DRFL_GIT_REVISION=<hash>";
+
 /// A whole sweep report.
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
+  /// Short commit hash the tool was built from; empty when unknown (the JSON then has null and
+  /// kGitRevisionNullReason, never "").
   std::string git_revision;
   std::string timestamp_utc;  ///< ISO 8601
   DeviceRecord device;

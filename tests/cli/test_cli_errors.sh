@@ -80,6 +80,8 @@ bad "'-1000'" sweep --seq 1000..4000:-1000
 bad "power" sweep --seq 500..1000
 bad "mixes" sweep --seq 512..1024,2048
 bad "at most 1024" sweep --seq 1..2147483647:1
+bad "length 512 is listed more than once" sweep --seq 512,512
+bad "length 1000 is listed more than once" sweep --seq 512,1000,4097,1000
 
 # ---- integer axes: negative, zero, huge, overflowing -----------------------------------------
 for flag in batch heads kv-heads head-dim; do
@@ -152,6 +154,7 @@ config_case batch-1e30 '{"batch": 1e30}' "'batch'"
 config_case batch-1e400 '{"batch": 1e400}' "batch-1e400.json"
 config_case seq-k '{"seq": "512..32k"}' "'512..32k'"
 config_case seq-number '{"seq": 512}' "'seq'"
+config_case seq-duplicate '{"seq": "512,512"}' "length 512 is listed more than once"
 config_case dtype '{"dtype": "fp8"}' "'fp8'"
 config_case ops-empty '{"ops": []}' "'ops'"
 config_case ops-unknown '{"ops": ["gemm", "softmax"]}' "'softmax'"
@@ -187,9 +190,18 @@ run_case 2 "h200-sxm" - model --gpu h300
 run_case 2 "'flashy'" - model --gpu h200-sxm --ops flashy
 run_case 2 "'xml'" - model --gpu h200-sxm --format xml
 run_case 2 "gpu" - model --seq 512
+for d in 72 80 96 256; do  # the same head_dim checks as sweep (the kernels' check_shape)
+  run_case 2 "head-dim $d (supported: 64, 128)" - model --gpu h200-sxm --ops flash_attention --head-dim "$d"
+  run_case 2 "head-dim $d is not supported: allowed 64, 128" - model --gpu h200-sxm --ops decode_attention --head-dim "$d"
+  run_case 2 "head-dim $d" - model --gpu h200-sxm --head-dim "$d"
+done
+run_case 2 "length 512 is listed more than once" - model --gpu h200-sxm --seq 512,512
 h200="$(cd "$(dirname "$0")/../.." && pwd)/tests/unit/data/h200-sweep-first-run.json"
 run_case 2 "'bar'" - plot "$h200" --chart bar -o "$work/chart.svg"
 run_case 2 "no-such.json" - plot "$inputs/no-such.json" -o "$work/chart.svg"
+for name in chart.png chart.pdf chart chart.svg.png; do  # the chart is SVG only
+  run_case 2 "'$work/$name': the chart is SVG" - plot "$h200" -o "$work/$name"
+done
 run_case 2 "'xml'" - report "$h200" --format xml
 run_case 2 "'json'" - report "$h200" --format json
 run_case 2 "no-such.json" - report "$inputs/no-such.json" --format md
@@ -227,10 +239,34 @@ done
 rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
 if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
   fail "report --format csv printed $rows lines (want header + 42)"; fi
-if "$bin" report "$h200" --format md 2>/dev/null | grep -q "FlashAttention's gain is significant beyond L = "; then
+if "$bin" report "$h200" --format md 2>/dev/null | grep -qE "FlashAttention's gain is significant (beyond L = |at every L compared, from L = )"; then
   passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   run_case 3 "no CUDA" - peaks
+fi
+
+# Derived values in a report are recomputed on reading: a hand-edited fraction of roof of 5 on
+# every point never prints as 500% (without the above-roof flag it would be a silent > 100%).
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$h200" "$inputs/edited.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for point in report["points"]:
+    if point.get("roofline"):
+        point["roofline"]["fraction_of_roof"] = 5.0
+        point["roofline"]["above_roof"] = False
+json.dump(report, open(sys.argv[2], "w"))
+PY
+  for format in table md; do
+    if "$bin" report "$inputs/edited.json" --format "$format" >"$inputs/stdout" 2>"$inputs/stderr" &&
+       ! grep -qE '(^|[^0-9.])500(\.0+)? ?%' "$inputs/stdout"; then
+      passes=$((passes + 1))
+    else
+      fail "report --format $format of an edited report: $(grep -m1 -E '500' "$inputs/stdout") $(head -c 300 "$inputs/stderr")"
+    fi
+  done
+else
+  skip "edited report: no python3"
 fi
 
 # ---- a valid sweep without a GPU: exit 3, one line -----------------------------------------

@@ -60,11 +60,14 @@ PointResult make_point(const std::string& op, int64_t seq_len, std::vector<doubl
         &p.counters.total.hadd_inst, &p.counters.total.hmul_inst}) {
     *zero = 0.0;
   }
-  RooflinePoint r;
-  r.time_s = t.median_s;
-  r.fraction_of_roof = 0.5;
-  r.bound = Bound::kMemory;
-  p.roofline = r;
+  // A memory-bound placement at half its roof: the DRAM roof is twice the achieved bandwidth,
+  // the compute roof far above (consistent, as the report reader recomputes it).
+  Roof roof;
+  roof.pipe = Pipe::kTensor;
+  roof.peak_bytes_per_s = dram_bytes / (0.5 * t.median_s);
+  roof.peak_flop_per_s = 1e6 * flop / t.median_s;
+  roof.source = "test";
+  p.roofline = place_on_roofline(roof, flop, dram_bytes, t.median_s, "counters");
   return p;
 }
 

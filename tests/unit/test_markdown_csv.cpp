@@ -67,7 +67,7 @@ TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
   for (const char* heading :
        {"### `naive_attention`: memory-bound at every L", "### `flash_attention`:", "### `gelu`:",
         "### `decode_attention`:", "### Flash vs naive attention",
-        "**Conclusion:** FlashAttention's gain is significant beyond L ="}) {
+        "**Conclusion:** FlashAttention's gain is significant at every L compared, from L ="}) {
     EXPECT_NE(md.find(heading), std::string::npos) << heading;
   }
   EXPECT_NE(md.find("not compared: L = 32768: naive_attention skipped"), std::string::npos);

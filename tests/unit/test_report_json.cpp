@@ -81,6 +81,7 @@ PointResult full_point() {
   t.max_s = 1.1e-4;
   t.warmup_runs = 3;
   t.l2_flushed = false;
+  t.cache_policy = "L2 left warm between timed samples (--warm-l2)";
   t.sm_clock_hz = 1.755e9;
   p.timing = t;
 
@@ -313,6 +314,30 @@ TEST(ReportJson, NonFiniteValuesBecomeNullWithReason) {
   EXPECT_FALSE(back.points[0].tokens_per_s);
 }
 
+TEST(ReportJson, DerivedPlacementIsRecomputedNotTrusted) {
+  const Report original = full_report();
+  const RooflinePoint& o = *original.points[0].roofline;
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(original));
+  auto& placed = json["points"][0]["roofline"];
+  placed["fraction_of_roof"] = 5.0;  // a hand edit: would print 500% without the flag
+  placed["above_roof"] = !o.above_roof;
+  placed["achieved_flop_per_s"] = 1.0;
+  placed["arithmetic_intensity_flop_per_byte"] = 1e9;
+  placed["bound"] = o.bound == Bound::kMemory ? "compute" : "memory";
+  const RooflinePoint back = *report_from_json_text(json.dump(), "edited.json").points[0].roofline;
+  EXPECT_EQ(back.fraction_of_roof, o.fraction_of_roof);
+  EXPECT_EQ(back.above_roof, o.above_roof);
+  EXPECT_EQ(back.achieved_flop_per_s, o.achieved_flop_per_s);
+  EXPECT_EQ(back.arithmetic_intensity_flop_per_byte, o.arithmetic_intensity_flop_per_byte);
+  EXPECT_EQ(back.bound, o.bound);
+
+  // Editing a measured value moves the point, and above the roof it is flagged.
+  placed["time_s"] = o.time_s * o.fraction_of_roof / 5.0;
+  const RooflinePoint fast = *report_from_json_text(json.dump(), "edited.json").points[0].roofline;
+  EXPECT_NEAR(fast.fraction_of_roof, 5.0, 1e-9);
+  EXPECT_TRUE(fast.above_roof);
+}
+
 ExitCode exit_code_of(const std::string& text, std::string* message) {
   try {
     report_from_json_text(text, "bad.json");
@@ -357,6 +382,57 @@ TEST(ReportJson, WrongTypeAndMalformedJsonAreBadInput) {
   json["points"][0]["status"] = "maybe";
   EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
   EXPECT_NE(message.find("points[0].status"), std::string::npos) << message;
+}
+
+TEST(ReportJson, TimingStatesItsL2PolicyAndOlderReportsWithoutItLoad) {
+  const std::string text = report_to_json_text(full_report());
+  auto json = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(json["points"][0]["timing"]["cache_policy"],
+            "L2 left warm between timed samples (--warm-l2)");
+  EXPECT_EQ(report_from_json_text(text, "memory").points[0].timing->cache_policy,
+            "L2 left warm between timed samples (--warm-l2)");
+  json["points"][0]["timing"].erase("cache_policy");
+  EXPECT_EQ(report_from_json_text(json.dump(), "old").points[0].timing->cache_policy, "");
+}
+
+TEST(ReportJson, UnknownGitRevisionIsNullWithReasonNeverEmpty) {
+  Report r = full_report();
+  r.git_revision.clear();  // built from a copy without .git and no -DRFL_GIT_REVISION
+  const std::string text = report_to_json_text(r);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_TRUE(json["tool"]["git_revision"].is_null());
+  EXPECT_EQ(json["tool"]["git_revision_null_reason"], kGitRevisionNullReason);
+  EXPECT_EQ(text.find("\"git_revision\": \"\""), std::string::npos);
+  EXPECT_EQ(report_from_json_text(text, "memory").git_revision, "");
+  EXPECT_EQ(report_to_json_text(report_from_json_text(text, "memory")), text);
+  // A known revision has no reason key.
+  const auto known = nlohmann::json::parse(report_to_json_text(full_report()));
+  EXPECT_EQ(known["tool"]["git_revision"], "0123456789ab");
+  EXPECT_FALSE(known["tool"].contains("git_revision_null_reason"));
+  // Reports written before the rule hold "": still readable.
+  auto old = nlohmann::ordered_json::parse(text);
+  old["tool"]["git_revision"] = "";
+  EXPECT_EQ(report_from_json_text(old.dump(), "old").git_revision, "");
+}
+
+TEST(ReportJson, RooflineInputsThatCannotBePlacedAreBadInputNamingTheKey) {
+  const struct {
+    const char* path;
+    double value;
+  } cases[] = {{"time_s", 0.0}, {"flop", -1.0}, {"dram_bytes", 0.0}};
+  for (const auto& c : cases) {
+    auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+    json["points"][0]["roofline"][c.path] = c.value;
+    std::string message;
+    EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput) << c.path;
+    EXPECT_NE(message.find(std::string("points[0].roofline.") + c.path), std::string::npos)
+        << message;
+  }
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["points"][0]["roofline"]["roof"]["peak_bytes_per_s"] = 0.0;
+  std::string message;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("points[0].roofline.roof.peak_bytes_per_s"), std::string::npos) << message;
 }
 
 TEST(ReportJson, SweepConfigRoundTrips) {

@@ -55,6 +55,8 @@ TEST(SeqRange, RejectsMalformedNamingTheToken) {
   expect_bad("99999999999", "'99999999999'");
   expect_bad("512 ", "'512 '");
   expect_bad("512..32k", "'32k'");
+  expect_bad("512,512", "length 512 is listed more than once");
+  expect_bad("512,1000,4097,1000", "length 1000 is listed more than once");
 }
 
 // Exact integer arithmetic and a bounded count: a spec cannot make the parser build a huge
