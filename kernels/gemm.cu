@@ -514,6 +514,11 @@ class GemmRun final : public OperatorRun {
   // A = W (ld n) and B = X (ld k), no transposes.
   Validation compare_with_cublas(Tolerance tol) {
     DeviceBuffer<float> reference(dims_.m * dims_.n);
+    // Poisoned with NaN (all-ones bits) first: an element cuBLAS failed to write fails the
+    // comparison. This also gives compute-sanitizer's initcheck a host-visible write: cuBLAS's
+    // Hopper kernels store through TMA, which initcheck does not track (it reported every
+    // element of this buffer as uninitialized on the H200, 2026-11-29).
+    RFL_CUDA_CHECK(cudaMemset(reference.get(), 0xFF, static_cast<size_t>(reference.bytes())));
     RFL_CUBLAS_CHECK(cublasSetStream(cublas_.get(), nullptr));
     // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
     RFL_CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_workspace_.get(),
