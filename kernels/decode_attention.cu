@@ -5,7 +5,17 @@
 // position, so a causal mask hides nothing and the causal flag is ignored.
 //
 // Versions:
-//   decode_attention_v2_flat_split  flash-decoding (Dao, Haziza, Massa & Sizov 2023, "Flash-Decoding
+//   decode_attention_v3_mma_gqa   g ≥ 2: v2's flat split with the dot products on tensor cores
+//                                 (mma.sync m16n8k16, fp32 accumulate): a warp step takes 16
+//                                 keys, S = Q·Kᵀ with the block's 8 (g ≤ 8) or 16 query heads as
+//                                 M, P rounded to 16 bits, Oᵀ = Vᵀ·Pᵀ with d as M; K, V and q go
+//                                 from global memory straight into fragments (16-byte loads, the
+//                                 d order inside a k-step permuted to fit, V key pairs joined by
+//                                 byte permutes), so the S accumulator is P's B fragment with no
+//                                 shuffle. ~9 warp instructions per key at any g ≤ 8 against
+//                                 v2's ~68 at g = 4. 4 warps per block. g = 1 runs v2.
+//   decode_attention_v2_flat_split  flash-decoding (Dao, Haziza, Massa & Sizov 2023,
+//   "Flash-Decoding
 //                                 for long-context inference") with an exact split: the
 //                                 B·H_kv·L keys of the whole cache, seen as one flat range, are cut
 //                                 into as many equal parts as the chip holds resident blocks
@@ -17,9 +27,8 @@
 //                                 per lane issued before any math, no shared-memory staging): a row
 //                                 of head_dim 16-bit values is d/8 lanes, so a warp reads 2 (d =
 //                                 128) or 4 (d = 64) consecutive keys per instruction, 512
-//                                 contiguous bytes. Every K/V row is used for up to kMaxHeads query
-//                                 heads of its group (larger groups are cut into head chunks that
-//                                 re-read K/V, mostly from L2). fp32 FMA on CUDA cores: at ~g
+//                                 contiguous bytes. (As v2 it ran every g with up to 8 query heads
+//                                 per pass; v3 keeps it for g = 1.) fp32 FMA on CUDA cores: at ~g
 //                                 FLOP/byte decode is memory-bound. Each group of d/8 lanes keeps
 //                                 its own online softmax (Milakov & Gimelshein 2018) in base 2;
 //                                 lanes, then warps (through shared memory) are merged with the
@@ -34,6 +43,9 @@
 //   also see the softmax (subtract, l update, per-tile rescale: ~3 FLOP per key and head, plus
 //   d/16 per 32-key tile), about 1 + 3/(4·d) ≈ 1.01× the formula; exp2 runs on the MUFU pipe and
 //   is counted nowhere.
+//   v3 (g ≥ 2) does these products on the tensor pipe, padded: per key 2·16·d (S, M = 16 rows)
+//   + 2·8·d (P·V, N = 8 heads) per 8-head block, i.e. 48·d against the formula's 4·g·d (3× at
+//   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles).
 //   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
 //   workspace, parts·slots·g·(d + 2)·4 bytes written by decode_split_kv and read by decode_combine
 //   (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark shapes, far below
@@ -45,6 +57,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
@@ -59,7 +72,6 @@ namespace {
 constexpr int kDecodeWarps = 8;
 constexpr int kDecodeThreads = kDecodeWarps * 32;
 constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
-constexpr int kMaxHeads = 8;     // query heads per block, i.e. per pass over K/V
 // Fewest keys per part: below this the per-part work (q load, merges, workspace round trip)
 // would outweigh the streaming, so tiny caches use fewer blocks than the chip holds.
 constexpr int64_t kMinKeysPerPart = 64;
@@ -96,7 +108,7 @@ struct DecodeParams {
   int64_t group;  ///< g = heads / kv_heads
   int64_t total_keys;
   int64_t keys_per_part;
-  int64_t slots;  ///< most KV heads one part touches
+  int64_t slots;       ///< most KV heads one part touches
   float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
 };
 
@@ -292,7 +304,8 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const D
         for (int offset = Tr::kLanesPerRow; offset < 32; offset *= 2) {
           float o2[kElemsPerVec];
 #pragma unroll
-          for (int c = 0; c < kElemsPerVec; ++c) o2[c] = __shfl_xor_sync(0xffffffffu, o[h][c], offset);
+          for (int c = 0; c < kElemsPerVec; ++c)
+            o2[c] = __shfl_xor_sync(0xffffffffu, o[h][c], offset);
           const float m2 = __shfl_xor_sync(0xffffffffu, m[h], offset);
           const float l2 = __shfl_xor_sync(0xffffffffu, l[h], offset);
           merge_state(m[h], l[h], o[h], m2, l2, o2);
@@ -332,6 +345,265 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const D
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// GQA path (g ≥ 2): tensor-core dot products.
+
+constexpr int kMmaWarps = 4;
+constexpr int kMmaThreads = kMmaWarps * 32;
+constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
+
+/// c += a · b for one m16n8k16 tile, fp32 accumulate (PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16 with floating point type": lane = 4·group + tid; a: rows group, group + 8,
+/// columns 2·tid.. and 8 + 2·tid..; b: rows 2·tid.., 8 + 2·tid.., column group; c: rows group,
+/// group + 8, columns 2·tid, 2·tid + 1; the lower element of each pair in the low 16 bits).
+template <class T>
+__device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2,
+                                          uint32_t a3, uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+}
+
+// Rounds (lo, hi) to a 16-bit pair, lo in the low half.
+template <class T>
+__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
+  typename Pair16<T>::Type pair;
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    pair = __floats2bfloat162_rn(lo, hi);
+  } else {
+    pair = __floats2half2_rn(lo, hi);
+  }
+  return *reinterpret_cast<uint32_t*>(&pair);
+}
+
+__device__ __forceinline__ uint32_t word(const uint4& v, int i) {
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+// Grid (parts, head chunks), kMmaWarps warps. Same flat split, segments and block merge as
+// decode_split_kv_kernel; a warp step is 16 consecutive keys key0 + n and the block's
+// kHeadTiles·8 query heads (rows ≥ heads_here are zero queries, computed and never written).
+// With lane = 4·group + tid:
+//   S = Q·Kᵀ (m16n8k16, M = heads, N = 8 keys, K = d), two key tiles. The d order inside a k16
+//     step is permuted (a dot product is order-free): lane loads K row key0 + 8t + group and the
+//     query row(s) group (and group + 8) at d = 32i + 8·tid .. + 8, one 16-byte vector per i,
+//     and that vector's words (x, y) / (z, w) are the (b0, b1) of k-steps 2i / 2i + 1. Rows
+//     group + 8 of Q are heads 8..15 (kHeadTiles 2) or zero.
+//   The S accumulator (row = head, column = key 2·tid, 2·tid + 1 of tile t) packed to 16 bits
+//     is exactly the B fragment (rows = keys, column = head) of Oᵀ = Vᵀ·Pᵀ (M = d, N = 8 heads,
+//     K = 16 keys): no shuffle between the two products.
+//   Vᵀ as A: lane needs key pairs (2·tid, 2·tid + 1) and (8 + 2·tid, 9 + 2·tid) at one d. It
+//     loads those 4 V rows at d = 64c + 8·group .. + 8 (c < d/64) and pairs the two keys'
+//     16-bit elements with one byte permute per register. The M rows of d-tile j are
+//     d = dim_of(j) (row group) and dim_of(d/16 + j) (row group + 8), see below.
+// Each lane group of 4 lanes (one head row of S) keeps that head's running max; the P·V rescale
+// needs the max of the heads in its accumulator columns (2·tid, 2·tid + 1), fetched by shuffle.
+template <class T, int kHeadDim, int kHeadTiles>
+__global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
+    decode_split_kv_mma_kernel(const DecodeParams p) {
+  constexpr int kHeads = kHeadTiles * 8;
+  constexpr int kChunksK = kHeadDim / 32;   // 16-byte K (and q) vectors per key row per lane
+  constexpr int kChunksV = kHeadDim / 64;   // 16-byte V vectors per key row per lane
+  constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ
+  __shared__ float warp_o[kMmaWarps][kHeads][kHeadDim];
+  __shared__ float2 warp_ml[kMmaWarps][kHeads];
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = lane / 4;
+  const int tid = lane % 4;
+  // Lane's 16-bit element e < 2·kDimTiles of a V row (its 16-byte vectors, in order) is d:
+  auto dim_of = [&](int e) { return (e / 8) * 64 + group * 8 + e % 8; };
+  const int64_t head_begin = static_cast<int64_t>(blockIdx.y) * kHeads;
+  const int heads_here = static_cast<int>(min(p.group - head_begin, int64_t{kHeads}));
+  const int64_t part_begin = static_cast<int64_t>(blockIdx.x) * p.keys_per_part;
+  const int64_t part_end = min(p.total_keys, part_begin + p.keys_per_part);
+  const int64_t first_kv = part_begin / p.kv_len;
+  const T* k = static_cast<const T*>(p.k);
+  const T* v = static_cast<const T*>(p.v);
+
+  for (int64_t seg_begin = part_begin; seg_begin < part_end;) {
+    const int64_t batch_kv = seg_begin / p.kv_len;
+    const int64_t seg_end = min(part_end, (batch_kv + 1) * p.kv_len);
+    const int64_t row0 = batch_kv * p.group + head_begin;  // first query row of this block
+
+    uint4 q[kHeadTiles][kChunksK];
+#pragma unroll
+    for (int ht = 0; ht < kHeadTiles; ++ht) {
+      const int h = ht * 8 + group;
+#pragma unroll
+      for (int i = 0; i < kChunksK; ++i) {
+        q[ht][i] = h < heads_here
+                       ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) +
+                                                         (row0 + h) * kHeadDim + i * 32 + tid * 8)
+                       : make_uint4(0, 0, 0, 0);
+      }
+    }
+    float o[kHeadTiles][kDimTiles][4] = {};
+    float m[kHeadTiles];
+    float l[kHeadTiles];
+#pragma unroll
+    for (int ht = 0; ht < kHeadTiles; ++ht) {
+      m[ht] = -INFINITY;
+      l[ht] = 0.0f;
+    }
+
+    for (int64_t key0 = seg_begin + int64_t{warp} * kMmaKeys; key0 < seg_end;
+         key0 += int64_t{kMmaWarps} * kMmaKeys) {
+      uint4 k_raw[2][kChunksK];
+      uint4 v_raw[4][kChunksV];
+#pragma unroll
+      for (int t = 0; t < 2; ++t) {
+        const int64_t key = key0 + t * 8 + group;
+#pragma unroll
+        for (int i = 0; i < kChunksK; ++i) {
+          k_raw[t][i] = key < seg_end ? load_streaming(k + key * kHeadDim + i * 32 + tid * 8)
+                                      : make_uint4(0, 0, 0, 0);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
+        const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
+#pragma unroll
+        for (int c = 0; c < kChunksV; ++c) {
+          v_raw[r][c] = key < seg_end ? load_streaming(v + key * kHeadDim + c * 64 + group * 8)
+                                      : make_uint4(0, 0, 0, 0);
+        }
+      }
+
+      float s[2][4] = {};
+#pragma unroll
+      for (int t = 0; t < 2; ++t) {
+#pragma unroll
+        for (int i = 0; i < kChunksK; ++i) {
+#pragma unroll
+          for (int u = 0; u < 2; ++u) {
+            const uint32_t q_hi0 = kHeadTiles == 2 ? word(q[kHeadTiles - 1][i], 2 * u) : 0u;
+            const uint32_t q_hi1 = kHeadTiles == 2 ? word(q[kHeadTiles - 1][i], 2 * u + 1) : 0u;
+            mma_16816<T>(s[t], word(q[0][i], 2 * u), q_hi0, word(q[0][i], 2 * u + 1), q_hi1,
+                         word(k_raw[t][i], 2 * u), word(k_raw[t][i], 2 * u + 1));
+          }
+        }
+      }
+
+      // Online softmax per head row: s[t][2·ht + e] is head ht·8 + group, key 8t + 2·tid + e.
+      uint32_t pt[kHeadTiles][2];
+      float alpha[kHeadTiles];
+#pragma unroll
+      for (int ht = 0; ht < kHeadTiles; ++ht) {
+        float x[2][2];
+        float step_max = -INFINITY;
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const bool valid = key0 + t * 8 + tid * 2 + e < seg_end;
+            x[t][e] = valid ? s[t][2 * ht + e] * p.q_scale_log2 : -INFINITY;
+            step_max = fmaxf(step_max, x[t][e]);
+          }
+        }
+        step_max = fmaxf(step_max, __shfl_xor_sync(0xffffffffu, step_max, 1));
+        step_max = fmaxf(step_max, __shfl_xor_sync(0xffffffffu, step_max, 2));
+        // Finite: key key0 < seg_end is in every step, and padded head rows score 0.
+        const float m_new = fmaxf(m[ht], step_max);
+        alpha[ht] = exp2f(m[ht] - m_new);
+        float sum = 0.0f;
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+          const float p0 = exp2f(x[t][0] - m_new);
+          const float p1 = exp2f(x[t][1] - m_new);
+          sum += p0 + p1;
+          pt[ht][t] = pack_pair<T>(p0, p1);
+        }
+        l[ht] = fmaf(l[ht], alpha[ht], sum);
+        m[ht] = m_new;
+      }
+
+#pragma unroll
+      for (int ht = 0; ht < kHeadTiles; ++ht) {
+        // Columns 2·tid + e of the Oᵀ accumulator are head row 2·tid + e of S: lane 4(2·tid + e).
+        const float a0 = __shfl_sync(0xffffffffu, alpha[ht], tid * 8);
+        const float a1 = __shfl_sync(0xffffffffu, alpha[ht], tid * 8 + 4);
+#pragma unroll
+        for (int j = 0; j < kDimTiles; ++j) {
+          o[ht][j][0] *= a0;
+          o[ht][j][1] *= a1;
+          o[ht][j][2] *= a0;
+          o[ht][j][3] *= a1;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kDimTiles; ++j) {
+        // Element j of the lane's first kDimTiles V elements is word j / 2, half j % 2.
+        const uint32_t sel = j % 2 == 0 ? 0x5410u : 0x7632u;
+        const int lo = j / 2;
+        const int hi = kDimTiles / 2 + j / 2;
+        const uint32_t a0 =
+            __byte_perm(word(v_raw[0][lo / 4], lo % 4), word(v_raw[1][lo / 4], lo % 4), sel);
+        const uint32_t a1 =
+            __byte_perm(word(v_raw[0][hi / 4], hi % 4), word(v_raw[1][hi / 4], hi % 4), sel);
+        const uint32_t a2 =
+            __byte_perm(word(v_raw[2][lo / 4], lo % 4), word(v_raw[3][lo / 4], lo % 4), sel);
+        const uint32_t a3 =
+            __byte_perm(word(v_raw[2][hi / 4], hi % 4), word(v_raw[3][hi / 4], hi % 4), sel);
+#pragma unroll
+        for (int ht = 0; ht < kHeadTiles; ++ht) {
+          mma_16816<T>(o[ht][j], a0, a1, a2, a3, pt[ht][0], pt[ht][1]);
+        }
+      }
+    }
+
+    // Warp state to shared memory: l summed over the 4 lanes of a head row; o[ht][j][c] is head
+    // ht·8 + 2·tid + c % 2 at d = dim_of(j) (c < 2) or dim_of(kDimTiles + j).
+#pragma unroll
+    for (int ht = 0; ht < kHeadTiles; ++ht) {
+      float l_row = l[ht];
+      l_row += __shfl_xor_sync(0xffffffffu, l_row, 1);
+      l_row += __shfl_xor_sync(0xffffffffu, l_row, 2);
+      if (tid == 0) warp_ml[warp][ht * 8 + group] = make_float2(m[ht], l_row);
+#pragma unroll
+      for (int j = 0; j < kDimTiles; ++j) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          warp_o[warp][ht * 8 + tid * 2 + c % 2][dim_of(c < 2 ? j : kDimTiles + j)] = o[ht][j][c];
+        }
+      }
+    }
+    __syncthreads();
+    const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
+    for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kMmaThreads) {
+      const int h = idx / kHeadDim;
+      const int c = idx % kHeadDim;
+      float m_max = -INFINITY;
+#pragma unroll
+      for (int w = 0; w < kMmaWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
+      float l_sum = 0.0f;
+      float acc = 0.0f;
+#pragma unroll
+      for (int w = 0; w < kMmaWarps; ++w) {
+        const float weight = exp2f(warp_ml[w][h].x - m_max);
+        l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
+        acc = fmaf(warp_o[w][h][c], weight, acc);
+      }
+      const int64_t entry = slot * p.group + head_begin + h;
+      p.partial_o[entry * kHeadDim + c] = acc;
+      if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
+    }
+    __syncthreads();
+    seg_begin = seg_end;
+  }
+}
+
 // One block per query row (b·heads + h), one thread per dim: O = Σ_x 2^(m_x - M)·o_x /
 // Σ_x 2^(m_x - M)·l_x over the parts x that touch the row's KV head, M = max_x m_x (every such
 // part holds at least one of its keys, so l_x > 0).
@@ -367,24 +639,23 @@ using DecodeKernel = void (*)(DecodeParams);
 struct DecodeKernels {
   DecodeKernel split;
   DecodeKernel combine;
+  int split_threads;
 };
 
-template <class T, int kHeadDim, int kHeads>
-DecodeKernels kernels_for() {
-  return {&decode_split_kv_kernel<T, kHeadDim, kHeads>, &decode_combine_kernel<T, kHeadDim>};
-}
-
+// g = 1: the CUDA-core kernel with one head per block (v2). g ≥ 2: the tensor-core kernel with
+// 8 (g ≤ 8) or 16 query heads per block.
 template <class T, int kHeadDim>
 DecodeKernels kernels_for_dim(int heads_per_block) {
   switch (heads_per_block) {
     case 1:
-      return kernels_for<T, kHeadDim, 1>();
-    case 2:
-      return kernels_for<T, kHeadDim, 2>();
-    case 4:
-      return kernels_for<T, kHeadDim, 4>();
+      return {&decode_split_kv_kernel<T, kHeadDim, 1>, &decode_combine_kernel<T, kHeadDim>,
+              kDecodeThreads};
+    case 8:
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1>, &decode_combine_kernel<T, kHeadDim>,
+              kMmaThreads};
     default:
-      return kernels_for<T, kHeadDim, kMaxHeads>();
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2>, &decode_combine_kernel<T, kHeadDim>,
+              kMmaThreads};
   }
 }
 
@@ -397,7 +668,7 @@ DecodeKernels kernels_for_type(int64_t head_dim, int heads_per_block) {
 /// Everything the launches of one shape need; the same plan sizes the workspace.
 struct DecodePlan {
   DecodeKernels kernels;
-  int heads_per_block = 1;  ///< power of 2 ≥ min(g, kMaxHeads)
+  int heads_per_block = 1;  ///< 1 (g = 1), 8 (2 ≤ g ≤ 8) or 16
   int64_t head_chunks = 1;  ///< blocks per part along the GQA group (gridDim.y)
   int64_t parts = 1;
   int64_t keys_per_part = 1;
@@ -419,7 +690,7 @@ int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
 DecodePlan make_decode_plan(const Shape& s) {
   DecodePlan plan;
   const int64_t group = s.group_size();
-  while (plan.heads_per_block < std::min<int64_t>(group, kMaxHeads)) plan.heads_per_block *= 2;
+  plan.heads_per_block = group == 1 ? 1 : group <= 8 ? 8 : 16;
   plan.head_chunks = (group + plan.heads_per_block - 1) / plan.heads_per_block;
   plan.kernels = s.dtype == Dtype::kBf16
                      ? kernels_for_type<__nv_bfloat16>(s.head_dim, plan.heads_per_block)
@@ -435,7 +706,7 @@ DecodePlan make_decode_plan(const Shape& s) {
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &resident, reinterpret_cast<const void*>(plan.kernels.split), kDecodeThreads, 0));
+      &resident, reinterpret_cast<const void*>(plan.kernels.split), plan.kernels.split_threads, 0));
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
   const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
   plan.keys_per_part = (total_keys + parts - 1) / parts;
@@ -507,7 +778,9 @@ class DecodeAttentionRun final : public OperatorRun {
     params.q_scale_log2 = static_cast<float>(softmax_scale() * kLog2e);
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
-    plan_.kernels.split<<<split_grid, kDecodeThreads, 0, stream>>>(params);
+    plan_.kernels
+        .split<<<split_grid, static_cast<unsigned>(plan_.kernels.split_threads), 0, stream>>>(
+            params);
     RFL_CHECK_LAUNCH();
     plan_.kernels.combine<<<static_cast<unsigned>(shape_.batch * shape_.heads),
                             static_cast<unsigned>(shape_.head_dim), 0, stream>>>(params);
@@ -518,10 +791,15 @@ class DecodeAttentionRun final : public OperatorRun {
     return {"decode_split_kv", "decode_combine"};
   }
 
-  std::string version() const override { return "decode_attention_v2_flat_split"; }
+  std::string version() const override {
+    return shape_.group_size() == 1 ? "decode_attention_v2_flat_split"
+                                    : "decode_attention_v3_mma_gqa";
+  }
   std::vector<DeviceTensorView> tensors() override {
-    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
-            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+    return {{"q", q_.get(), q_.count()},
+            {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()},
+            {"o", o_.get(), o_.count()}};
   }
 
  private:

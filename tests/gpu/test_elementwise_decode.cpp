@@ -265,8 +265,8 @@ INSTANTIATE_TEST_SUITE_P(Sweep, DecodeSweep,
                          });
 
 TEST(DecodeAttention, GroupSizesBatchAndHeadChunks) {
-  // g = 3 (4 heads per block, one unused), 8 (one block of 8), 16 and 64 (2 and 8 head chunks
-  // of 8 per KV head), and batch 3 (batch offsets into Q, K, V, O and the workspace). Parts of
+  // g = 3 (8 heads per block, five unused), 8 (one block of 8), 16 and 64 (1 and 4 head chunks
+  // of 16 per KV head), and batch 3 (batch offsets into Q, K, V, O and the workspace). Parts of
   // the flat key range cross KV-head boundaries at these small caches.
   struct Case {
     int64_t batch, heads, kv_heads, head_dim, kv_len;
@@ -300,7 +300,7 @@ TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
   const Validation v = run->validate();
   EXPECT_TRUE(v.passed) << describe(v);
   EXPECT_EQ(run->kernel_names(), (std::vector<std::string>{"decode_split_kv", "decode_combine"}));
-  EXPECT_EQ(run->version(), "decode_attention_v2_flat_split");
+  EXPECT_EQ(run->version(), "decode_attention_v3_mma_gqa");  // g = 4: the tensor-core kernel
 }
 
 TEST(DecodeAttention, RejectsUnsupportedShapes) {
