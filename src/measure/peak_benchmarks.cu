@@ -35,6 +35,7 @@ namespace rooflinectl {
 namespace {
 
 constexpr int kLoadsInFlight = 4;
+constexpr int kFullGridThreads = 256;  ///< copy and write kernels: one thread per 16-byte vector
 constexpr int kWarpSize = 32;
 constexpr double kMmaFlop = 2.0 * 16 * 8 * 16;  // one mma.sync m16n8k16: 2·M·N·K
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -53,18 +54,14 @@ __device__ float g_compute_sink;
 
 // ---- 1. DRAM ------------------------------------------------------------------------------
 
-// Bytes = 2 × count × 16 (each element read once and written once).
+// Bytes = 2 × count × 16 (each element read once and written once). One 16-byte vector per
+// thread over a full grid (no grid-stride loop), with streaming (evict-first) hints: on the H200
+// this matched cudaMemcpy (4.26 vs 4.25 TB/s at 2 GiB) while every grid-stride variant tried
+// (1–16 blocks per SM, 1–8 vectors in flight) stayed at or below 4.0 TB/s (docs/perf-notes.md,
+// "copy-kernel exploration", 2026-11-29).
 __global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, int64_t count) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + (kLoadsInFlight - 1) * stride < count; i += kLoadsInFlight * stride) {
-    uint4 v[kLoadsInFlight];
-#pragma unroll
-    for (int u = 0; u < kLoadsInFlight; ++u) v[u] = src[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kLoadsInFlight; ++u) dst[i + u * stride] = v[u];
-  }
-  for (; i < count; i += stride) dst[i] = src[i];
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) __stcs(dst + i, __ldcs(src + i));
 }
 
 __device__ __forceinline__ uint32_t xor_words(const uint4& v) { return v.x ^ v.y ^ v.z ^ v.w; }
@@ -102,16 +99,13 @@ __global__ void read_kernel(const uint4* __restrict__ data, int64_t count, int p
   if (acc == key) g_stream_sink = acc;
 }
 
-// Bytes = count × 16 (every element written once).
+// Bytes = count × 16 (every element written once). Full grid, one streaming 16-byte store per
+// thread, like copy_kernel.
 __global__ void write_kernel(uint4* __restrict__ dst, int64_t count, uint32_t value) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const uint4 v = make_uint4(value, value ^ 1u, value ^ 2u, value ^ 3u);
-  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + (kLoadsInFlight - 1) * stride < count; i += kLoadsInFlight * stride) {
-#pragma unroll
-    for (int u = 0; u < kLoadsInFlight; ++u) dst[i + u * stride] = v;
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) {
+    __stcs(dst + i, make_uint4(value, value ^ 1u, value ^ 2u, static_cast<uint32_t>(i)));
   }
-  for (; i < count; i += stride) dst[i] = v;
 }
 
 // ---- 3. fp32 FFMA ---------------------------------------------------------------------------
@@ -381,6 +375,11 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
   const int64_t l2_count = plan.l2_buffer_bytes / 16;
   const double dram_bytes = static_cast<double>(plan.dram_buffer_bytes);
   const std::string buffer_text = fmt::format("{:.3g} GiB", dram_bytes / kGiB);
+  const auto full_grid_blocks =
+      static_cast<unsigned int>((dram_count + kFullGridThreads - 1) / kFullGridThreads);
+  const std::string full_grid_launch =
+      fmt::format("{} blocks x {} threads, one 16 B vector per thread, ld/st.global.cs",
+                  full_grid_blocks, kFullGridThreads);
   const std::string stream_launch =
       fmt::format("{} blocks x {} threads, {} x 16 B accesses in flight per thread",
                   plan.stream_blocks, kPeakStreamThreads, kLoadsInFlight);
@@ -403,9 +402,9 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
   benchmarks.push_back(
       {describe("dram_copy", CeilingKind::kDram, "DRAM copy (read + write)",
                 fmt::format("2 x {} (each byte read once and written once)", buffer_text),
-                stream_launch, 2.0 * dram_bytes),
+                full_grid_launch, 2.0 * dram_bytes),
        [=](cudaStream_t s) {
-         copy_kernel<<<plan.stream_blocks, kPeakStreamThreads, 0, s>>>(src16, dst16, dram_count);
+         copy_kernel<<<full_grid_blocks, kFullGridThreads, 0, s>>>(src16, dst16, dram_count);
          RFL_GPU_CHECK_LAUNCH();
        },
        true,
@@ -437,9 +436,9 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
   benchmarks.back().record.counted_metric = kMetricDramReadBytes;
   benchmarks.push_back(
       {describe("dram_write", CeilingKind::kDram, "DRAM write-only",
-                fmt::format("{} written once", buffer_text), stream_launch, dram_bytes),
+                fmt::format("{} written once", buffer_text), full_grid_launch, dram_bytes),
        [=](cudaStream_t s) {
-         write_kernel<<<plan.stream_blocks, kPeakStreamThreads, 0, s>>>(dst16, dram_count, 7u);
+         write_kernel<<<full_grid_blocks, kFullGridThreads, 0, s>>>(dst16, dram_count, 7u);
          RFL_GPU_CHECK_LAUNCH();
        },
        true, [](const Range& r) { return metric(r, kMetricDramWriteBytes); }, ""});
