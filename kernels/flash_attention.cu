@@ -2,32 +2,26 @@
 // Better Parallelism and Work Partitioning", arXiv 2307.08691, Algorithm 1), bf16/fp16 in, fp32
 // accumulation, O in the input dtype plus the row log-sum-exp in fp32.
 //
-// Versions
-//   v1 flash_attention_v1_mma_sync: the FA2 structure on the warp-level tensor-core instructions
-//      that sm_80 through sm_90 all run. One block per (64-row query tile, head, batch); 4 warps,
-//      each owning 16 query rows (one mma M) for the whole key loop, so the softmax statistics
-//      of a row never leave its warp. Q fragments live in registers; K and V tiles of 64 keys
-//      are streamed through shared memory by cp.async, double-buffered, K and V in separate
-//      commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile
-//      n+1 is already on its way. S and P stay in registers (P is re-packed in place as the A
-//      operand of P·V), so the L² score matrix never touches HBM: that is where FA beats the
-//      naive three-launch path (I/O Θ(L·d) instead of Θ(L²) per head). The online softmax keeps
-//      a running max and sum per row in fp32 and normalises O only once, after the last tile
-//      (FA2's change over FA1 that removes most non-matmul FLOPs). Causal blocks stop at the
-//      diagonal, and only tiles that cross the diagonal or the end of K pay for masking.
-//   v2 flash_attention_v2_mma_sync: the same instructions and pipeline, with FA2's own tile
-//      shape for these head dims: 128-row query tiles, 4 warps each owning 32 rows (two mma M
-//      tiles), Bc = 64 keys at d = 128 and 128 at d = 64. Every K or V fragment that ldmatrix
-//      brings from shared memory now feeds 4 MMAs instead of 2, which halves the shared-memory
-//      reads per tensor FLOP (v1 at 16 rows per warp needs 512 B of ldmatrix per 2 MMAs, a
-//      ceiling near half the tensor rate), and each K/V tile copied into shared memory serves
-//      twice the rows. 32 rows of Q do not fit in registers beside the 128-float O accumulator,
-//      so Q fragments are re-read from shared memory per k-step (16 more ldmatrix per 32 of K).
-//      Shared tiles are XOR-swizzled instead of padded (smaller, still conflict-free), a warp
-//      skips key tiles that its causal rows cannot see, and 96 KB of shared memory with at most
-//      255 registers lets two blocks share an SM. Selected by RFL_FLASH_VERSION=2 until the GPU
-//      tests have passed on it.
-//      Not yet here: Hopper wgmma/TMA and warp specialisation (FA3).
+// Version flash_attention_v2_mma_sync: the FA2 structure on the warp-level tensor-core
+// instructions (mma.sync m16n8k16, ldmatrix, cp.async) that sm_80 through sm_90 all run, with
+// FA2's own tile shape for these head dims. One block per (128-row query tile, head, batch); 4
+// warps, each owning 32 query rows (two mma M tiles) for the whole key loop, so the softmax
+// statistics of a row never leave its warp. K and V tiles of Bc keys (64 at d = 128, 128 at
+// d = 64) are streamed through shared memory by cp.async, double-buffered, K and V in separate
+// commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile n+1 is
+// already on its way. Every K or V fragment that ldmatrix brings from shared memory feeds both
+// M tiles of a warp (4 MMAs), and each K/V tile copied into shared memory serves 128 rows.
+// S and P stay in registers (P is re-packed in place as the A operand of P·V), so the L² score
+// matrix never touches HBM: that is where FA beats the naive three-launch path (I/O Θ(L·d)
+// instead of Θ(L²) per head). The online softmax keeps a running max and sum per row in fp32
+// and normalises O only once, after the last tile (FA2's change over FA1 that removes most
+// non-matmul FLOPs). 32 rows of Q do not fit in registers beside the 128-float O accumulator,
+// so Q fragments are re-read from shared memory per k-step. Shared tiles are XOR-swizzled
+// instead of padded (conflict-free ldmatrix), causal blocks stop at the diagonal and each warp
+// skips the key tiles its own rows cannot see, and only tiles that cross the diagonal or the
+// end of K pay for masking. 96 KB of shared memory and at most 255 registers per thread let
+// two blocks share an SM. Not here: Hopper wgmma/TMA and warp specialisation (FA3), which is
+// what cuDNN runs. The earlier 64-row v1 and the measurements of both are in docs/perf-notes.md.
 //
 // The references it is validated against (CPU float64 and a GPU fp32 one that shares no code
 // with this file) are in kernels/reference_attention.cu.
@@ -37,9 +31,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
-#include <string_view>
 #include <type_traits>
 
 #include "kernels/common/cuda_check.hpp"
@@ -52,8 +44,7 @@
 namespace rooflinectl {
 namespace {
 
-constexpr const char* kVersionV1 = "flash_attention_v1_mma_sync";
-constexpr const char* kVersionV2 = "flash_attention_v2_mma_sync";
+constexpr const char* kVersion = "flash_attention_v2_mma_sync";
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and compile-time tiles
@@ -72,47 +63,12 @@ struct FlashParams {
   bool causal;
 };
 
-/// Tile shape of the kernel for one head dimension. v1 uses 64×64 tiles and 4 warps for both
-/// head dims: 16 rows per warp is one mma M, and 64 keys keep S at 32 fp32 registers per thread,
-/// which with the d=128 O accumulator (64) and Q fragments (32) stays clear of spills.
-template <int kHeadDim_>
-struct FlashTraits {
-  static constexpr int kHeadDim = kHeadDim_;
-  static constexpr int kBlockM = 64;  ///< query rows per block (Br)
-  static constexpr int kBlockN = 64;  ///< keys per K/V tile (Bc)
-  static constexpr int kWarps = 4;
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kStages = 2;  ///< K/V double buffering
-  /// Row padding in elements (16 bytes): the row stride becomes ≡ 4 banks mod 32, so the 8 row
-  /// addresses of one ldmatrix phase hit 8 disjoint 4-bank groups (conflict-free).
-  static constexpr int kPad = 8;
-  static constexpr int kSmemStride = kHeadDim + kPad;  ///< elements per shared-memory row
-  static constexpr int kChunksPerRow = kHeadDim / 8;   ///< 16-byte cp.async chunks per row
-  static constexpr int kQTileElems = kBlockM * kSmemStride;
-  static constexpr int kKvTileElems = kBlockN * kSmemStride;
-  static constexpr size_t kSmemBytes =
-      sizeof(uint16_t) * (kQTileElems + 2 * kStages * kKvTileElems);  // Q + K, V stages
-
-  static constexpr int kDSteps = kHeadDim / 16;  ///< k-steps of S = QKᵀ (and Q fragments)
-  static constexpr int kDTiles = kHeadDim / 8;   ///< n-tiles of the O accumulator
-  static constexpr int kNTiles = kBlockN / 8;    ///< n-tiles of the S accumulator
-  static constexpr int kNSteps = kBlockN / 16;   ///< k-steps of O += P·V
-
-  static_assert(kBlockM == 16 * kWarps, "each warp owns exactly one 16-row mma M tile");
-  static_assert(kHeadDim % 16 == 0 && kBlockN % 16 == 0, "ldmatrix.x4 loads 16×16 pieces");
-  static_assert((kSmemStride * sizeof(uint16_t)) % 16 == 0, "cp.async/ldmatrix rows are 16 B");
-  static_assert((kSmemStride / 8) % 2 == 1, "padded stride must be an odd number of 16 B");
-  static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");
-  static_assert((kBlockN * kChunksPerRow) % kThreads == 0, "K/V tile splits evenly");
-  static_assert(kSmemBytes <= 227 * 1024, "over the sm_90 opt-in shared memory per block");
-};
-
-/// Tile shape of v2 for one head dimension (FA2's forward choice for d = 64 and 128 on sm_80+):
+/// Tile shape for one head dimension (FA2's forward choice for d = 64 and 128 on sm_80+):
 /// 128 query rows, 4 warps × 32 rows. Bc = 64 at d = 128 and 128 at d = 64 keeps the S
 /// accumulator at 64 fp32 per thread beside the O accumulator (128 or 64): with addresses and
 /// fragments that fits 255 registers, so two 128-thread blocks run per SM.
 template <int kHeadDim_>
-struct FlashV2Traits {
+struct FlashTraits {
   static constexpr int kHeadDim = kHeadDim_;
   static constexpr int kBlockM = 128;                         ///< query rows per block (Br)
   static constexpr int kBlockN = kHeadDim == 128 ? 64 : 128;  ///< keys per K/V tile (Bc)
@@ -213,235 +169,6 @@ __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
 // ---------------------------------------------------------------------------------------------
 // Kernel
 
-/// Starts the async copy of rows [row_begin, row_begin + kRows) of a [row_count, head_dim]
-/// matrix into a padded shared tile. Rows past row_count are zero-filled: padded K rows are
-/// masked anyway, but padded V rows meet P = 0 in P·V and must not hold NaN garbage.
-template <class Traits, int kRows>
-__device__ __forceinline__ void load_tile_async(uint16_t* s_tile, const uint16_t* g,
-                                                int64_t row_begin, int64_t row_count) {
-  constexpr int kChunks = Traits::kChunksPerRow;
-  for (int c = threadIdx.x; c < kRows * kChunks; c += Traits::kThreads) {
-    const int r = c / kChunks;
-    const int chunk = c % kChunks;
-    const int64_t row = row_begin + r;
-    const bool in_range = row < row_count;
-    const uint16_t* src = g + (in_range ? row : 0) * Traits::kHeadDim + chunk * 8;
-    cp_async_16(s_tile + r * Traits::kSmemStride + chunk * 8, src, in_range ? 16 : 0);
-  }
-}
-
-template <class T, class Traits>
-__global__ void __launch_bounds__(Traits::kThreads) flash_attention_fwd(const FlashParams p) {
-  constexpr int kD = Traits::kHeadDim;
-  constexpr int kStride = Traits::kSmemStride;
-  constexpr int kBlockM = Traits::kBlockM;
-  constexpr int kBlockN = Traits::kBlockN;
-
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  uint16_t* s_q = reinterpret_cast<uint16_t*>(smem_raw);
-  uint16_t* s_k = s_q + Traits::kQTileElems;                     // kStages K tiles
-  uint16_t* s_v = s_k + Traits::kStages * Traits::kKvTileElems;  // kStages V tiles
-
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  // Highest query tile first: under a causal mask it sees the most keys, and starting the
-  // longest blocks early shortens the grid's tail.
-  const int64_t m0 = static_cast<int64_t>(gridDim.x - 1 - blockIdx.x) * kBlockM;
-  const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int64_t kv_bh = static_cast<int64_t>(blockIdx.z) * p.kv_heads +
-                        blockIdx.y / (p.heads / p.kv_heads);  // GQA: group of heads per KV head
-  const uint16_t* q = static_cast<const uint16_t*>(p.q) + bh * p.q_len * kD;
-  const uint16_t* k = static_cast<const uint16_t*>(p.k) + kv_bh * p.kv_len * kD;
-  const uint16_t* v = static_cast<const uint16_t*>(p.v) + kv_bh * p.kv_len * kD;
-  uint16_t* o = static_cast<uint16_t*>(p.o) + bh * p.q_len * kD;
-  float* lse = p.lse + bh * p.q_len;
-
-  // Bottom-right aligned causal mask: row i sees key j iff j <= i + diag.
-  const int64_t diag = p.kv_len - p.q_len;
-  int64_t key_end = p.kv_len;
-  if (p.causal) key_end = min(p.kv_len, min(m0 + kBlockM, p.q_len) + diag);  // last row's end
-  const int n_tiles = key_end > 0 ? static_cast<int>((key_end + kBlockN - 1) / kBlockN) : 0;
-
-  if (n_tiles > 0) {
-    load_tile_async<Traits, kBlockM>(s_q, q, m0, p.q_len);
-    load_tile_async<Traits, kBlockN>(s_k, k, 0, p.kv_len);
-    cp_async_commit();
-    load_tile_async<Traits, kBlockN>(s_v, v, 0, p.kv_len);
-    cp_async_commit();
-  }
-
-  uint32_t q_frag[Traits::kDSteps][4];
-  float acc_o[Traits::kDTiles][4] = {};
-  // This thread holds rows row0 and row0 + 8 of the warp's 16 (mma C layout: lane/4 and +8).
-  const int64_t row0 = m0 + warp * 16 + lane / 4;
-  float row_max[2] = {-INFINITY, -INFINITY};  // max raw score seen so far (quad-uniform)
-  float row_sum[2] = {0.f, 0.f};  // this thread's share of the row sum, quad-reduced at the end
-
-  for (int n = 0; n < n_tiles; ++n) {
-    const int stage = n % 2;
-    const uint16_t* s_k_cur = s_k + stage * Traits::kKvTileElems;
-    const uint16_t* s_v_cur = s_v + stage * Traits::kKvTileElems;
-    const int64_t n0 = static_cast<int64_t>(n) * kBlockN;
-    const bool has_next = n + 1 < n_tiles;
-
-    cp_async_wait<1>();  // Q and K(n) have landed; V(n) may still be in flight
-    __syncthreads();     // ... for every thread, and everyone is done with K(n-1)
-    if (n == 0) {
-#pragma unroll
-      for (int ks = 0; ks < Traits::kDSteps; ++ks) {
-        ldmatrix_x4(q_frag[ks],
-                    s_q + (warp * 16 + lane % 16) * kStride + ks * 16 + (lane / 16) * 8);
-      }
-    }
-    if (has_next) {
-      load_tile_async<Traits, kBlockN>(s_k + (stage ^ 1) * Traits::kKvTileElems, k, n0 + kBlockN,
-                                       p.kv_len);
-    }
-    cp_async_commit();  // empty on the last tile: keeps the wait counts above uniform
-
-    // S = Q·Kᵀ. K is stored [key][dim], i.e. column-major for B = Kᵀ: plain ldmatrix. Matrix m
-    // of the x4 covers keys +8·(m/2) and dims +8·(m%2): b0, b1 of two adjacent 8-key n-tiles.
-    float acc_s[Traits::kNTiles][4] = {};
-#pragma unroll
-    for (int ks = 0; ks < Traits::kDSteps; ++ks) {
-#pragma unroll
-      for (int np = 0; np < Traits::kNTiles / 2; ++np) {
-        uint32_t kb[4];
-        ldmatrix_x4(kb, s_k_cur + (np * 16 + (lane / 16) * 8 + lane % 8) * kStride + ks * 16 +
-                            ((lane / 8) % 2) * 8);
-        mma_m16n8k16<T>(acc_s[2 * np], q_frag[ks], kb[0], kb[1]);
-        mma_m16n8k16<T>(acc_s[2 * np + 1], q_frag[ks], kb[2], kb[3]);
-      }
-    }
-
-    // Only tiles that run past the end of K or cross the diagonal need the per-element mask.
-    const bool needs_mask = n0 + kBlockN > p.kv_len || (p.causal && n0 + kBlockN - 1 > m0 + diag);
-    if (needs_mask) {
-#pragma unroll
-      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int64_t key = n0 + nt * 8 + (lane % 4) * 2 + e % 2;
-          const int64_t row = row0 + (e / 2) * 8;
-          if (key >= p.kv_len || (p.causal && key > row + diag)) acc_s[nt][e] = -INFINITY;
-        }
-      }
-    }
-
-    // Online softmax (FA2 Algorithm 1, lines 8-10), per row r of this thread.
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float tile_max = row_max[r];
-#pragma unroll
-      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
-        tile_max = fmaxf(tile_max, fmaxf(acc_s[nt][2 * r], acc_s[nt][2 * r + 1]));
-      }
-      // The 4 lanes of a quad share a row.
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-      // A row that has seen no visible key yet has max -inf: subtract 0 instead, so its masked
-      // scores give exp2(-inf) = 0 rather than exp2(-inf + inf) = NaN; its O and sum stay 0.
-      const float max_scaled = tile_max == -INFINITY ? 0.f : tile_max * p.scale_log2;
-      const float correction =
-          row_max[r] == -INFINITY ? 0.f : exp2f(row_max[r] * p.scale_log2 - max_scaled);
-      row_max[r] = tile_max;
-      float tile_sum = 0.f;
-#pragma unroll
-      for (int nt = 0; nt < Traits::kNTiles; ++nt) {
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const float prob = exp2f(fmaf(acc_s[nt][2 * r + c], p.scale_log2, -max_scaled));
-          acc_s[nt][2 * r + c] = prob;
-          tile_sum += prob;
-        }
-      }
-      row_sum[r] = row_sum[r] * correction + tile_sum;
-#pragma unroll
-      for (int dt = 0; dt < Traits::kDTiles; ++dt) {
-        acc_o[dt][2 * r] *= correction;
-        acc_o[dt][2 * r + 1] *= correction;
-      }
-    }
-
-    // The C layout of two adjacent S n-tiles is exactly the A layout of one 16-key k-step.
-    uint32_t p_frag[Traits::kNSteps][4];
-#pragma unroll
-    for (int kk = 0; kk < Traits::kNSteps; ++kk) {
-      p_frag[kk][0] = pack_pair<T>(acc_s[2 * kk][0], acc_s[2 * kk][1]);
-      p_frag[kk][1] = pack_pair<T>(acc_s[2 * kk][2], acc_s[2 * kk][3]);
-      p_frag[kk][2] = pack_pair<T>(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
-      p_frag[kk][3] = pack_pair<T>(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
-    }
-
-    cp_async_wait<1>();  // V(n) has landed; K(n+1) may still be in flight
-    __syncthreads();     // ... for every thread, and everyone is done with V(n-1)
-    if (has_next) {
-      load_tile_async<Traits, kBlockN>(s_v + (stage ^ 1) * Traits::kKvTileElems, v, n0 + kBlockN,
-                                       p.kv_len);
-    }
-    cp_async_commit();
-
-    // O += P·V. V is stored [key][dim], row-major for B = V: ldmatrix.trans. Matrix m of the x4
-    // covers keys +8·(m%2) and dims +8·(m/2): b0, b1 of two adjacent 8-dim n-tiles.
-#pragma unroll
-    for (int kk = 0; kk < Traits::kNSteps; ++kk) {
-#pragma unroll
-      for (int dp = 0; dp < Traits::kDTiles / 2; ++dp) {
-        uint32_t vb[4];
-        ldmatrix_x4_trans(vb, s_v_cur + (kk * 16 + ((lane / 8) % 2) * 8 + lane % 8) * kStride +
-                                  dp * 16 + (lane / 16) * 8);
-        mma_m16n8k16<T>(acc_o[2 * dp], p_frag[kk], vb[0], vb[1]);
-        mma_m16n8k16<T>(acc_o[2 * dp + 1], p_frag[kk], vb[2], vb[3]);
-      }
-    }
-  }
-
-  // Epilogue (Algorithm 1, lines 12-13): O /= sum, LSE = max·scale + log(sum). A row that saw a
-  // key has sum >= 1 (its max contributes exp2(0)); a row that saw none has sum 0 and O 0.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float sum = row_sum[r];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;
-#pragma unroll
-    for (int dt = 0; dt < Traits::kDTiles; ++dt) {
-      acc_o[dt][2 * r] *= inv_sum;
-      acc_o[dt][2 * r + 1] *= inv_sum;
-    }
-    const int64_t row = row0 + r * 8;
-    if (lane % 4 == 0 && row < p.q_len) {
-      lse[row] = sum > 0.f ? row_max[r] * p.scale + logf(sum) : -INFINITY;
-    }
-  }
-
-  // O goes out through this warp's own 16 rows of the Q tile (Q now lives in registers; no
-  // other warp reads these rows, and no cp.async is pending: the last groups were empty), so the
-  // global stores are whole 16-byte chunks of contiguous rows.
-  uint16_t* s_o = s_q + warp * 16 * kStride;
-#pragma unroll
-  for (int dt = 0; dt < Traits::kDTiles; ++dt) {
-    const int col = dt * 8 + (lane % 4) * 2;
-    *reinterpret_cast<uint32_t*>(s_o + (lane / 4) * kStride + col) =
-        pack_pair<T>(acc_o[dt][0], acc_o[dt][1]);
-    *reinterpret_cast<uint32_t*>(s_o + (lane / 4 + 8) * kStride + col) =
-        pack_pair<T>(acc_o[dt][2], acc_o[dt][3]);
-  }
-  __syncwarp();
-  for (int c = lane; c < 16 * Traits::kChunksPerRow; c += 32) {
-    const int r = c / Traits::kChunksPerRow;
-    const int chunk = c % Traits::kChunksPerRow;
-    const int64_t row = m0 + warp * 16 + r;
-    if (row < p.q_len) {
-      *reinterpret_cast<uint4*>(o + row * kD + chunk * 8) =
-          *reinterpret_cast<const uint4*>(s_o + r * kStride + chunk * 8);
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kernel v2
-
 /// Element offset of (row, col) in an unpadded shared tile of kHeadDim-element rows whose 16-byte
 /// chunks are XOR-swizzled: chunk c of row r is stored at chunk c ^ (r % 8). A row is 128 or
 /// 256 bytes, a multiple of the 128-byte bank period, so without the swizzle the 8 rows one
@@ -459,7 +186,10 @@ __device__ __forceinline__ int swizzled(int row, int col) {
 // Each loop then needs one base register per operand and a XOR with a constant per step, and
 // rows 16 further down are a constant added on top (ldmatrix's immediate offset).
 
-/// As load_tile_async, into a swizzled tile (see swizzled()); rows past row_count zero-filled.
+/// Starts the async copy of rows [row_begin, row_begin + kRows) of a [row_count, head_dim]
+/// matrix into a swizzled shared tile (see swizzled()). Rows past row_count are zero-filled:
+/// padded K rows are masked anyway, but padded V rows meet P = 0 in P·V and must not hold NaN
+/// garbage.
 template <class Traits, int kRows>
 __device__ __forceinline__ void load_tile_swizzled(uint16_t* s_tile, const uint16_t* g,
                                                    int row_begin, int row_count) {
@@ -480,31 +210,31 @@ __device__ __forceinline__ void load_tile_swizzled(uint16_t* s_tile, const uint1
   }
 }
 
-/// v2 forward: as flash_attention_fwd (same pipeline, masks, softmax and epilogue; see there
-/// for the reasoning of each step) with 32 query rows per warp, two mma M tiles that share every
-/// K and V fragment, Q re-read from shared memory per k-step, and swizzled tiles.
+/// Forward kernel over grid (query tiles, heads, batch); see the file comment for the design.
 template <class T, class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
-    flash_attention_v2_fwd(const FlashParams p) {
+    flash_attention_fwd(const FlashParams p) {
   constexpr int kD = Traits::kHeadDim;
   constexpr int kBlockM = Traits::kBlockM;
   constexpr int kBlockN = Traits::kBlockN;
   constexpr int kMTiles = Traits::kMTiles;
   constexpr int kRowsPerWarp = Traits::kRowsPerWarp;
 
-  extern __shared__ __align__(128) unsigned char smem_v2[];
-  uint16_t* s_q = reinterpret_cast<uint16_t*>(smem_v2);
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  uint16_t* s_q = reinterpret_cast<uint16_t*>(smem_raw);
   uint16_t* s_k = s_q + Traits::kQTileElems;                     // kStages K tiles
   uint16_t* s_v = s_k + Traits::kStages * Traits::kKvTileElems;  // kStages V tiles
 
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int m0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * kBlockM;  // longest first
+  // Highest query tile first: under a causal mask it sees the most keys, and starting the
+  // longest blocks early shortens the grid's tail.
+  const int m0 = static_cast<int>(gridDim.x - 1 - blockIdx.x) * kBlockM;
   const int q_len = static_cast<int>(p.q_len);  // < 2^30 (check_flash_sizes)
   const int kv_len = static_cast<int>(p.kv_len);
   const int64_t bh = static_cast<int64_t>(blockIdx.z) * p.heads + blockIdx.y;
-  const int64_t kv_bh =
-      static_cast<int64_t>(blockIdx.z) * p.kv_heads + blockIdx.y / (p.heads / p.kv_heads);
+  const int64_t kv_bh = static_cast<int64_t>(blockIdx.z) * p.kv_heads +
+                        blockIdx.y / (p.heads / p.kv_heads);  // GQA: group of heads per KV head
   const uint16_t* q = static_cast<const uint16_t*>(p.q) + bh * p.q_len * kD;
   const uint16_t* k = static_cast<const uint16_t*>(p.k) + kv_bh * p.kv_len * kD;
   const uint16_t* v = static_cast<const uint16_t*>(p.v) + kv_bh * p.kv_len * kD;
@@ -567,7 +297,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     cp_async_commit();  // empty on the last tile: keeps the wait counts above uniform
 
     if (warp_active) {
-      // S = Q·Kᵀ, fragment layouts as in v1; each K fragment serves both M tiles.
+      // S = Q·Kᵀ. K is stored [key][dim], i.e. column-major for B = Kᵀ: plain ldmatrix. Matrix
+      // m of the x4 covers keys +8·(m/2) and dims +8·(m%2): b0, b1 of two adjacent 8-key
+      // n-tiles. Each K fragment serves both M tiles.
       float acc_s[kMTiles][Traits::kNTiles][4] = {};
 #pragma unroll
       for (int ks = 0; ks < Traits::kDSteps; ++ks) {
@@ -608,7 +340,11 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
         }
       }
 
-      // Online softmax, exactly v1's per row (including the no-key-yet rule: max -inf → 0).
+      // Online softmax (FA2 Algorithm 1, lines 8-10), per row r of each M tile; the 4 lanes
+      // of a quad share a row. A row that has seen no visible key yet has max -inf: subtract 0
+      // instead, so its masked scores give exp2(-inf) = 0 rather than exp2(-inf + inf) = NaN;
+      // its O and sum stay 0. Then P is packed: the C layout of two adjacent S n-tiles is
+      // exactly the A layout of one 16-key k-step.
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -660,7 +396,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     cp_async_commit();
 
     if (warp_active) {
-      // O += P·V; each V fragment serves both M tiles.
+      // O += P·V. V is stored [key][dim], row-major for B = V: ldmatrix.trans. Matrix m of the
+      // x4 covers keys +8·(m%2) and dims +8·(m/2): b0, b1 of two adjacent 8-dim n-tiles. Each
+      // V fragment serves both M tiles.
 #pragma unroll
       for (int kk = 0; kk < Traits::kNSteps; ++kk) {
 #pragma unroll
@@ -677,8 +415,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     }
   }
 
-  // Epilogue as v1: O /= sum, LSE = max·scale + log(sum); a row that saw no key gets O = 0
-  // and LSE = -inf.
+  // Epilogue (Algorithm 1, lines 12-13): O /= sum, LSE = max·scale + log(sum). A row that saw a
+  // key has sum >= 1 (its max contributes exp2(0)); a row that saw none has sum 0, O 0 and
+  // LSE -inf.
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -754,18 +493,6 @@ void check_flash_sizes(const AttentionProblem& p) {
   }
 }
 
-/// The kernel version that runs: RFL_FLASH_VERSION = 1 (the default) or 2; v2 stays opt-in until
-/// the GPU tests have passed on it. Read once per process; anything else is a bad-input Error.
-int selected_version() {
-  static const int version = [] {
-    const char* text = std::getenv("RFL_FLASH_VERSION");
-    if (text == nullptr || std::string_view(text) == "1") return 1;
-    if (std::string_view(text) == "2") return 2;
-    throw bad_input(fmt::format("invalid RFL_FLASH_VERSION '{}': allowed 1 or 2", text));
-  }();
-  return version;
-}
-
 /// Launches `kernel` over (query tiles, heads, batch), raising its shared-memory limit when over
 /// the default. The carveout asks for the largest shared-memory split so that as many blocks
 /// as the registers allow also fit in shared memory (K/V arrive by cp.async.cg, past L1).
@@ -786,13 +513,8 @@ void launch_tiles(void (*kernel)(FlashParams), const FlashParams& params, int64_
 
 template <class T, int kHeadDim>
 void launch_flash_typed(const FlashParams& params, int64_t batch, cudaStream_t stream) {
-  if (selected_version() == 2) {
-    using Traits = FlashV2Traits<kHeadDim>;
-    launch_tiles<Traits>(flash_attention_v2_fwd<T, Traits>, params, batch, stream);
-  } else {
-    using Traits = FlashTraits<kHeadDim>;
-    launch_tiles<Traits>(flash_attention_fwd<T, Traits>, params, batch, stream);
-  }
+  using Traits = FlashTraits<kHeadDim>;
+  launch_tiles<Traits>(flash_attention_fwd<T, Traits>, params, batch, stream);
 }
 
 AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const void* v) {
@@ -858,7 +580,7 @@ class FlashAttentionRun final : public OperatorRun {
   }
 
   std::vector<std::string> kernel_names() const override { return {"flash_attention_fwd"}; }
-  std::string version() const override { return selected_version() == 2 ? kVersionV2 : kVersionV1; }
+  std::string version() const override { return kVersion; }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()},
             {"k", k_.get(), k_.count()},
@@ -918,8 +640,8 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
 //           of Lq·Lk: L(L+1)/2 when Lq = Lk = L, about half. exp, max and rescaling are not
 //           tensor-pipe work and are not counted.
 //   bytes = e·(2·B·H·Lq·d + 2·B·H_kv·Lk·d) + 4·B·H·Lq: Q and O, K and V, and the fp32 LSE, each
-//           moved once (the minimum). The kernel re-reads K and V once per query tile,
-//           ⌈Lq/64⌉ (v1) or ⌈Lq/128⌉ (v2) times per head; the counters show how much L2 absorbs.
+//           moved once (the minimum). The kernel re-reads K and V once per query tile, ⌈Lq/128⌉
+//           times per head; the counters show how much L2 absorbs.
 //   device_bytes = the same five tensors, allocated once each.
 OperatorSpec flash_attention_spec() {
   OperatorSpec spec;
@@ -931,7 +653,6 @@ OperatorSpec flash_attention_spec() {
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);
     check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));
-    selected_version();  // a bad RFL_FLASH_VERSION fails before any allocation
   };
   spec.device_bytes = [](const Shape& s) {
     return dtype_size_bytes(s.dtype) * (2 * q_elements(s) + 2 * kv_elements(s)) +

@@ -12,8 +12,8 @@ namespace rooflinectl {
 /// `lse`: fp32 [batch, heads, q_len], natural-log log-sum-exp of the scaled scores of each row
 /// (-inf for a row that sees no key, whose output is 0). Throws a bad-input Error for head_dim
 /// other than 64 or 128, a scale that is not positive and finite, or sizes past the grid limits
-/// (q_len, kv_len <= 2^30; batch, heads <= 65535); CUDA errors as environment Errors. The kernel
-/// version is v1 unless RFL_FLASH_VERSION=2 (any other value than 1 or 2: bad-input Error).
+/// (q_len, kv_len <= 2^30; batch, heads <= 65535); CUDA errors as environment Errors. Runs
+/// flash_attention_v2_mma_sync (128-row query tiles; kernels/flash_attention.cu).
 void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream);
 
 }  // namespace rooflinectl

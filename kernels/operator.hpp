@@ -40,7 +40,7 @@ class OperatorRun {
   virtual void launch(cudaStream_t stream) = 0;
   /// Names of the kernels `launch` enqueues, in launch order (counter ranges are labelled by them).
   virtual std::vector<std::string> kernel_names() const = 0;
-  /// Kernel version that ran, e.g. "flash_attention_v1_mma_sync" (reported per point).
+  /// Kernel version that ran, e.g. "flash_attention_v2_mma_sync" (reported per point).
   virtual std::string version() const = 0;
   /// The run's inputs and output for tests (attention operators: q, k, v, o); empty by default.
   /// The harness never uses it.

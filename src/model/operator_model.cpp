@@ -46,7 +46,9 @@ AnalyticResult flash_attention_model(const Shape& s) {
       "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
       "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
       "(key_end_t = {})",
-      kFlashQueryTileRows, s.causal ? "min(L, (t+1)*64)" : "L, i.e. ceil(L/64)*L keys");
+      kFlashQueryTileRows,
+      s.causal ? fmt::format("min(L, (t+1)*{})", kFlashQueryTileRows)
+               : fmt::format("L, i.e. ceil(L/{})*L keys", kFlashQueryTileRows));
   return r;
 }
 
@@ -142,13 +144,15 @@ double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows
   return keys;
 }
 
-double flash_computed_pairs(int64_t seq_len, bool causal) {
-  const int64_t tiles = (seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows;
+double flash_computed_pairs(int64_t seq_len, int64_t head_dim, bool causal) {
+  const int64_t cols = flash_key_tile_cols(head_dim);
+  const int64_t warps = (seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows *
+                        (kFlashQueryTileRows / kFlashWarpRows);
   double pairs = 0;
-  for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t key_end = causal ? std::min(seq_len, (t + 1) * kFlashQueryTileRows) : seq_len;
-    const int64_t key_tiles = (key_end + kFlashKeyTileCols - 1) / kFlashKeyTileCols;
-    pairs += static_cast<double>(kFlashQueryTileRows * key_tiles * kFlashKeyTileCols);
+  for (int64_t w = 0; w < warps; ++w) {
+    const int64_t key_end = causal ? std::min(seq_len, (w + 1) * kFlashWarpRows) : seq_len;
+    const int64_t key_tiles = (key_end + cols - 1) / cols;
+    pairs += static_cast<double>(kFlashWarpRows * key_tiles * cols);
   }
   return pairs;
 }
@@ -178,6 +182,7 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
       static_cast<int64_t>(std::ceil(sram_elements / (4.0 * d))), s.head_dim);
   r.paper_io_bytes =
       q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
+  r.kernel_key_tile_cols = flash_key_tile_cols(s.head_dim);
   r.kernel_io_bytes =
       q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
   r.theta_bytes = b * h * l * l * d * d / sram_elements * e;

@@ -11,12 +11,16 @@
 
 namespace rooflinectl {
 
-/// Query tile height Br of kernels/flash_attention.cu (its traits struct): K and V are streamed
+/// Query tile height Br of kernels/flash_attention.cu (FlashTraits::kBlockM): K and V are streamed
 /// once per query tile, which bounds the as-implemented DRAM bytes when L2 absorbs no re-read.
-inline constexpr int64_t kFlashQueryTileRows = 64;
-/// Key tile width Bc of kernels/flash_attention.cu (FlashTraits::kBlockN): the tensor cores
-/// compute whole 64×64 score tiles, masked or not.
-inline constexpr int64_t kFlashKeyTileCols = 64;
+inline constexpr int64_t kFlashQueryTileRows = 128;
+/// Query rows per warp of kernels/flash_attention.cu (FlashTraits::kRowsPerWarp): under a causal
+/// mask each warp computes key tiles only up to its own last row's diagonal.
+inline constexpr int64_t kFlashWarpRows = 32;
+/// Key tile width Bc of kernels/flash_attention.cu (FlashTraits::kBlockN): 64 keys at head_dim
+/// 128, 128 keys at head_dim 64 (the only other one it runs). The tensor cores compute whole
+/// kFlashWarpRows × Bc score tiles per warp, masked or not.
+constexpr int64_t flash_key_tile_cols(int64_t head_dim) { return head_dim == 128 ? 64 : 128; }
 /// Block tile of C in kernels/gemm.cu (GemmTraits::kBlockM × kBlockN): without L2 reuse, X is
 /// read once per column of blocks and W once per row of blocks.
 inline constexpr int64_t kGemmBlockRows = 128;
@@ -59,10 +63,12 @@ double min_dram_write_bytes(const std::string& op, const Shape& shape);
 /// `query_tile_rows`. Non-causal: ceil(L/Br)·L. Throws a bad-input Error when L or Br ≤ 0.
 double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows);
 
-/// (query, key) pairs the flash kernel's tensor cores compute: whole kFlashQueryTileRows ×
-/// kFlashKeyTileCols tiles, padded rows and masked keys included, so counted tensor FLOPs =
-/// 4·B·H·d·flash_computed_pairs. Equals L² when L is a multiple of 64 and there is no mask.
-double flash_computed_pairs(int64_t seq_len, bool causal);
+/// (query, key) pairs the flash kernel's tensor cores compute at q_len = kv_len = L: each of the
+/// 4·ceil(L/128) warps (32 rows each, padded rows included) computes whole key tiles of
+/// flash_key_tile_cols(head_dim) keys up to key_end_w = L without a mask, min(L, 32·(w+1))
+/// with the causal one, masked keys included; counted tensor FLOPs = 4·B·H·d·flash_computed_pairs.
+/// Equals L² when L is a multiple of 128 and there is no mask.
+double flash_computed_pairs(int64_t seq_len, int64_t head_dim, bool causal);
 
 /// Shared memory per SM in bytes, the SRAM size M of the FlashAttention IO analysis, by compute
 /// capability, from the CUDA C++ Programming Guide (v13.0), "Technical Specifications per Compute
@@ -81,8 +87,8 @@ struct FlashIoBound {
   int64_t paper_query_tile_rows = 0;      ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
   double paper_io_bytes = 0;              ///< the count above with the paper's Br
   int64_t kernel_query_tile_rows = kFlashQueryTileRows;
-  int64_t kernel_key_tile_cols = kFlashKeyTileCols;
-  double kernel_io_bytes = 0;             ///< with the kernel's Br = 64: DRAM bytes if L2 kept nothing
+  int64_t kernel_key_tile_cols = 0;      ///< the kernel's Bc: flash_key_tile_cols(head_dim)
+  double kernel_io_bytes = 0;             ///< with the kernel's Br = 128: DRAM bytes if L2 kept nothing
   /// Θ's leading term with constant 1: B·H·L²·d²/M_elements·e (shows the L² growth; the two
   /// counts above carry the constants).
   double theta_bytes = 0;

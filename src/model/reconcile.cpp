@@ -34,7 +34,7 @@ ReconcileCheck make_check(std::string quantity, std::string reference, double me
 std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   const Shape& s = p.shape;
   if (p.op == "flash_attention") {
-    return 4.0 * s.batch * s.heads * s.head_dim * flash_computed_pairs(s.seq_len, s.causal);
+    return 4.0 * s.batch * s.heads * s.head_dim * flash_computed_pairs(s.seq_len, s.head_dim, s.causal);
   }
   if (p.op == "gemm") {
     const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
@@ -177,9 +177,10 @@ void add_flash_checks(Reconciliation& r, const PointResult& p, const DeviceRecor
         rereads > 0 ? std::clamp(1.0 - (dram - p.analytic.min_dram_bytes) / rereads, 0.0, 1.0)
                     : 1.0;
     c.explanation = fmt::format(
-        "L2 moved {:.1f}x the DRAM bytes; of the {} of K/V re-reads the {}-row query tiles imply "
-        "(implemented minus minimum), L2 absorbed {:.1f}%",
-        c.ratio, mb(rereads), kFlashQueryTileRows, 100.0 * absorbed);
+        "L2 moved {:.1f}x the DRAM bytes; of the {} of K/V re-reads the kernel's query tiles "
+        "imply (implemented minus minimum, from the point's own analytic record), L2 absorbed "
+        "{:.1f}%",
+        c.ratio, mb(rereads), 100.0 * absorbed);
     r.checks.push_back(c);
   }
 }

@@ -91,8 +91,9 @@ std::string format_model_table(const ModelReport& r) {
   out +=
       "  I = FLOP/byte; TF = attainable min(peak, I x BW) in TFLOP/s; time >= and bnd min use "
       "the min bytes (no implementation does better), time impl and bnd impl the implemented "
-      "bytes. flash impl assumes L2 keeps nothing: with 64-row query tiles it then moves as many "
-      "bytes as naive attention; measured DRAM bytes (sweep) sit near min\n\n";
+      "bytes. flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
+      "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
+      "measured DRAM bytes (sweep) sit near min\n\n";
 
   out += fmt::format("attention memory (MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -197,11 +196,7 @@ TEST_P(FlashAttentionSweep, MatchesReference) {
   const OperatorSpec& spec = find_operator("flash_attention");
   spec.check_shape(shape);
   const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  // RFL_FLASH_VERSION=2 selects v2 (opt-in until it has passed these tests on a GPU).
-  const char* selected = std::getenv("RFL_FLASH_VERSION");
-  EXPECT_EQ(run->version(), selected != nullptr && std::string(selected) == "2"
-                                ? "flash_attention_v2_mma_sync"
-                                : "flash_attention_v1_mma_sync");
+  EXPECT_EQ(run->version(), "flash_attention_v2_mma_sync");
   EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"flash_attention_fwd"});
   run->fill_random(1234);
   expect_valid(run->validate());
@@ -255,7 +250,7 @@ TEST(FlashAttention, CausalMaskIsBottomRightAligned) {
   }
 }
 
-// q_len > kv_len, causal: rows i < q_len - kv_len see no key. Here whole 64-row query tiles see
+// q_len > kv_len, causal: rows i < q_len - kv_len see no key. Here a whole 128-row query tile sees
 // none (the kernel visits no key tile) and one tile mixes empty and non-empty rows.
 TEST(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
   for (int64_t head_dim : {64, 128}) {

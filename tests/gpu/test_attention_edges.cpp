@@ -56,8 +56,8 @@ void expect_valid(const Validation& v) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lengths 1, 63, 127, 129, 192, 1000, 4097: one below, at and above 64-row tile edges, a length
-// of no power-of-two factor and one past 4096; causal and not, bf16 and fp16, each operator.
+// Lengths 1, 63, 127, 129, 192, 1000, 4097: around the 32-row warp, 64-key and 128-row query
+// tile edges of flash_attention, a length of no power-of-two factor and one past 4096; causal and not, bf16 and fp16, each operator.
 
 using LengthParam = std::tuple<std::string, int64_t, bool, Dtype>;
 

@@ -51,9 +51,10 @@ TEST(ReconcileEndToEnd, EveryPointIsReconciledAndFlagsAreExplained) {
       if (c.flagged) EXPECT_FALSE(c.explanation.empty()) << c.quantity << " vs " << c.reference;
     }
     if (p.op == "flash_attention") {
-      // Whole 64×64 tiles: at L = 1000 the tensor pipe computes 1024² pairs.
-      const double tile_flop = 4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
-                               flash_computed_pairs(p.shape.seq_len, p.shape.causal);
+      // Whole tiles of 32 rows × Bc keys per warp: at L = 1000 the tensor pipe computes 1024².
+      const double tile_flop =
+          4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
+          flash_computed_pairs(p.shape.seq_len, p.shape.head_dim, p.shape.causal);
       ASSERT_TRUE(p.counters.total.tensor_flop());
       EXPECT_NEAR(*p.counters.total.tensor_flop() / tile_flop, 1.0, 0.02);
       ASSERT_NE(find_check(*p.reconciliation, "l2_bytes"), nullptr);

@@ -73,17 +73,24 @@ TEST(MemoryModel, FlashCausalImplementedBytesStopAtTheDiagonal) {
   s.causal = true;
   const AnalyticResult r = analytic_model("flash_attention", s);
   const double q_o_lse = 2 * 16 * 4096.0 * 128 * 2 + 4 * 16 * 4096.0;
-  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, q_o_lse + 2 * 16 * 128 * 2 * (64.0 * 64 * 65 / 2));
+  // 32 query tiles of 128 rows: tile t streams keys 0 .. (t+1)·128 − 1.
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, q_o_lse + 2 * 16 * 128 * 2 * (128.0 * 32 * 33 / 2));
 }
 
 TEST(MemoryModel, FlashComputedPairsAreWholeTiles) {
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, false), 4096.0 * 4096);
-  // 1000 rows and keys pad to 16 tiles of 64 each way.
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, false), 1024.0 * 1024);
-  // Causal: diagonal tiles are computed in full: 4096 · 64 · 65 / 2 pairs vs 4096 · 4097 / 2
-  // visible.
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, true), 4096.0 * 64 * 65 / 2);
-  EXPECT_NEAR(flash_computed_pairs(4096, true) / attention_pairs(4096, true), 1.0154, 1e-4);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 128, false), 4096.0 * 4096);
+  // 1000 rows pad to 8 query tiles of 128; keys to 16 tiles of 64 (d 128) or 8 of 128 (d 64).
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 128, false), 1024.0 * 1024);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 64, false), 1024.0 * 1024);
+  // 4097 rows pad to 33 · 128 = 4224, keys to 65 · 64 = 4160 at d 128.
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4097, 128, false), 4224.0 * 4160);
+  // Causal: warp w (32 rows) computes whole key tiles up to 32·(w+1). d 128, Bc 64: warps 2j
+  // and 2j+1 both compute j+1 tiles, 4096 · 64 · 65 / 2 pairs vs 4096 · 4097 / 2 visible.
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 128, true), 4096.0 * 64 * 65 / 2);
+  EXPECT_NEAR(flash_computed_pairs(4096, 128, true) / attention_pairs(4096, true), 1.0154, 1e-4);
+  // d 64, Bc 128: warps 4j .. 4j+3 compute j+1 tiles, 4096 · 128 · 33 / 2 pairs.
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 64, true), 4096.0 * 128 * 33 / 2);
+  EXPECT_NEAR(flash_computed_pairs(4096, 64, true) / attention_pairs(4096, true), 1.0310, 1e-4);
 }
 
 TEST(MemoryModel, SharedMemoryPerSm) {
@@ -101,7 +108,10 @@ TEST(MemoryModel, FlashIoBoundOnH200) {
   const double q_o_lse = 2 * 16 * 4096.0 * 128 * 2 + 4 * 16 * 4096.0;
   const double kv_pass = 2 * 16 * 4096.0 * 128 * 2;  // K and V of every query head, once
   EXPECT_DOUBLE_EQ(io.paper_io_bytes, q_o_lse + 32 * kv_pass);
-  EXPECT_DOUBLE_EQ(io.kernel_io_bytes, q_o_lse + 64 * kv_pass);
+  // The kernel's Br is the paper's here: 128 rows, Bc = 64 keys at d = 128.
+  EXPECT_EQ(io.kernel_query_tile_rows, 128);
+  EXPECT_EQ(io.kernel_key_tile_cols, 64);
+  EXPECT_DOUBLE_EQ(io.kernel_io_bytes, q_o_lse + 32 * kv_pass);
   EXPECT_DOUBLE_EQ(io.kernel_io_bytes, analytic_model("flash_attention", s).implemented_dram_bytes);
   EXPECT_DOUBLE_EQ(io.theta_bytes, 16 * 4096.0 * 4096 * 128 * 128 / 116736.0 * 2);
   // Θ(L²): doubling L quadruples the bound's leading term.

@@ -38,7 +38,7 @@ TEST(OperatorModel, FlashImplementedBytesGrowWithQueryTiles) {
   const double qkvo = 4.0 * 16 * 4096 * 128 * 2;
   const double lse = 4.0 * 16 * 4096;
   EXPECT_DOUBLE_EQ(r.min_dram_bytes, qkvo + lse);
-  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, qkvo / 2 + lse + 64.0 * qkvo / 2);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, qkvo / 2 + lse + 32.0 * qkvo / 2);
 }
 
 TEST(OperatorModel, GemmIsTwoMNK) {

@@ -140,7 +140,7 @@ TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
   p.op = "flash_attention";
   p.shape.seq_len = 1000;
   p.analytic = analytic_model(p.op, p.shape);
-  // What the tensor pipe does: whole 64×64 tiles, 1024² pairs.
+  // What the tensor pipe does: whole tiles, 1024 rows × 1024 keys.
   p.counters.total.tensor_bf16_flop = 4.0 * 16 * 128 * 1024 * 1024;
   p.counters.total.tensor_fp16_flop = 0.0;
   DeviceRecord device;
