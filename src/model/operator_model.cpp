@@ -189,10 +189,15 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
   return r;
 }
 
-double gemm_no_reuse_read_bytes(const Shape& s) {
+GemmBlockTile gemm_block_tile(const std::string& version) {
+  if (version == "gemm_v2_wgmma_tma") return {128, 256};
+  return {128, 128};
+}
+
+double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
   const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
-  const double col_blocks = static_cast<double>((n + kGemmBlockCols - 1) / kGemmBlockCols);
-  const double row_blocks = static_cast<double>((m + kGemmBlockRows - 1) / kGemmBlockRows);
+  const double col_blocks = static_cast<double>((n + tile.cols - 1) / tile.cols);
+  const double row_blocks = static_cast<double>((m + tile.rows - 1) / tile.rows);
   const double e = dtype_size_bytes(s.dtype);
   return (col_blocks * static_cast<double>(m * k) + row_blocks * static_cast<double>(k * n)) * e;
 }

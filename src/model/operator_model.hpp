@@ -21,14 +21,20 @@ inline constexpr int64_t kFlashWarpRows = 32;
 /// 128, 128 keys at head_dim 64 (the only other one it runs). The tensor cores compute whole
 /// kFlashWarpRows × Bc score tiles per warp, masked or not.
 constexpr int64_t flash_key_tile_cols(int64_t head_dim) { return head_dim == 128 ? 64 : 128; }
-/// Block tile of C in kernels/gemm.cu (GemmTraits::kBlockM × kBlockN): without L2 reuse, X is
-/// read once per column of blocks and W once per row of blocks.
-inline constexpr int64_t kGemmBlockRows = 128;
-inline constexpr int64_t kGemmBlockCols = 128;
-/// Shortest key range one split of kernels/decode_attention.cu takes (kMinTilesPerSplit = 2 tiles
-/// of kTileKeys = 32 keys), so a decode step has at most ceil(L/64) splits, each writing a fp32
-/// partial (d values, max, sum) per query head to its workspace.
-inline constexpr int64_t kDecodeMinKeysPerSplit = 64;
+/// Block tile of C of one GEMM kernel version: without L2 reuse, X is read once per column of
+/// tiles and W once per row of tiles.
+struct GemmBlockTile {
+  int64_t rows;
+  int64_t cols;
+};
+/// The tile of `version` as reported per point: "gemm_v2_wgmma_tma" (kernels/gemm_wgmma.cu,
+/// 128 × 256) and "gemm_v1_mma_sync" (kernels/gemm.cu GemmTraits, 128 × 128); any other name
+/// (older or unknown reports) gets v1's tile.
+GemmBlockTile gemm_block_tile(const std::string& version);
+/// Fewest keys one part of kernels/decode_attention.cu takes (kMinKeysPerPart): the flat range of
+/// B·H_kv·L keys is cut into at most ceil(B·H_kv·L / 64) parts, and each part writes a fp32
+/// partial (d values, max, sum) per query head of every KV head it touches.
+inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 
 /// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
 /// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).
@@ -100,7 +106,7 @@ FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 /// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/128)
 /// column blocks reads all of X (M·K) and each of the ceil(M/128) row blocks all of W (K·N),
 /// times e. The measured reads fall between (M·K + K·N)·e and this.
-double gemm_no_reuse_read_bytes(const Shape& shape);
+double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
 /// Tokens processed per second: B·L / time for prefill operators, B / time for decode (one new
 /// token per sequence per step). Throws a bad-input Error when time_s ≤ 0.

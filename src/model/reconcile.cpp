@@ -38,10 +38,9 @@ std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   }
   if (p.op == "gemm") {
     const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
-    const double m_padded =
-        static_cast<double>((m + kGemmBlockRows - 1) / kGemmBlockRows * kGemmBlockRows);
-    const double n_padded =
-        static_cast<double>((n + kGemmBlockCols - 1) / kGemmBlockCols * kGemmBlockCols);
+    const GemmBlockTile tile = gemm_block_tile(p.version);
+    const double m_padded = static_cast<double>((m + tile.rows - 1) / tile.rows * tile.rows);
+    const double n_padded = static_cast<double>((n + tile.cols - 1) / tile.cols * tile.cols);
     return 2.0 * m_padded * n_padded * static_cast<double>(k);
   }
   return std::nullopt;
@@ -109,30 +108,38 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
   if (p.op == "gemm" && t.dram_read_bytes) {
     const double min_write = min_dram_write_bytes(p.op, p.shape);
     const double min_read = p.analytic.min_dram_bytes - min_write;
-    const double no_reuse = gemm_no_reuse_read_bytes(p.shape);
+    const GemmBlockTile tile = gemm_block_tile(p.version);
+    const double no_reuse = gemm_no_reuse_read_bytes(p.shape, tile);
     const double absorbed = 1.0 - (*t.dram_read_bytes - min_read) / (no_reuse - min_read);
+    const bool grouped = p.version == "gemm_v2_wgmma_tma";
     return fmt::format(
-        "{}. With {}x{} block tiles X is re-read by every column of blocks and W by every row "
-        "({} if L2 kept nothing); L2 absorbed {:.1f}% of those re-reads but not the rest: blocks "
-        "are launched row by row, so a wave sweeps all of W while X and W together are {} against "
-        "a {} L2. A grouped (swizzled) block order or larger tiles would cut the re-reads; the "
-        "model assumes each input is read once",
-        split, kGemmBlockRows, kGemmBlockCols, mb(no_reuse), 100.0 * absorbed, mb(min_read),
-        mb(static_cast<double>(device.l2_bytes)));
+        "{}. With {}x{} block tiles X is re-read by every column of tiles and W by every row "
+        "({} if L2 kept nothing); L2 absorbed {:.1f}% of those re-reads but not the rest: {} "
+        "while X and W together are {} against a {} L2. The model assumes each input is read once",
+        split, tile.rows, tile.cols, mb(no_reuse), 100.0 * absorbed,
+        grouped ? "tiles are visited in groups of 16 tile rows (so a group re-reads the W "
+                  "columns it sweeps), and each group's X and W slices compete for L2"
+                : "blocks are launched row by row, so a wave sweeps all of W (a grouped block "
+                  "order or larger tiles would cut the re-reads)",
+        mb(min_read), mb(static_cast<double>(device.l2_bytes)));
   }
   if (p.op == "decode_attention") {
     const Shape& s = p.shape;
-    const double max_splits =
-        static_cast<double>((s.seq_len + kDecodeMinKeysPerSplit - 1) / kDecodeMinKeysPerSplit);
-    const double workspace = static_cast<double>(s.batch * s.heads) * max_splits *
+    const int64_t kv_rows = s.batch * s.kv_heads;
+    const int64_t max_parts = (kv_rows * s.seq_len + kDecodeMinKeysPerPart - 1) /
+                              kDecodeMinKeysPerPart;
+    // Each part writes one partial per query head of each KV head it touches: at most
+    // parts + B·H_kv (part, KV head) pairs, each g·(d + 2) floats.
+    const double workspace = static_cast<double>(max_parts + kv_rows) *
+                             static_cast<double>(s.group_size()) *
                              static_cast<double>(s.head_dim + 2) * 4.0;
     return fmt::format(
         "{}. The excess is writes beyond o. The split-KV workspace (fp32 partial o, max and sum "
-        "per split and query head, written by decode_split_kv and read back by decode_combine) "
-        "is outside the model but at most {} here (B*H*ceil(L/{})*(d+2)*4), so most extra writes "
-        "are not explained by the algorithm: suspect dirty L2 lines from before the launch being "
-        "written back inside the counter range",
-        split, mb(workspace), kDecodeMinKeysPerSplit);
+        "per part and query head, written by decode_split_kv and read back by decode_combine) "
+        "is outside the model but at most {} here ((ceil(B*H_kv*L/{}) + B*H_kv)*g*(d+2)*4), so "
+        "most extra writes are not explained by the algorithm: suspect dirty L2 lines from "
+        "before the launch being written back inside the counter range",
+        split, mb(workspace), kDecodeMinKeysPerPart);
   }
   return fmt::format("{}. Traffic the as-implemented model ({}) does not contain", split,
                      p.analytic.bytes_formula);
