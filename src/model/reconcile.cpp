@@ -85,6 +85,21 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 4 : 8,
         *p.counters.total.total_flop() / elements, ratio);
   }
+  if (p.op == "decode_attention" && p.version == "decode_attention_v3_mma_gqa") {
+    const int64_t g = p.shape.group_size();
+    // kernels/decode_attention.cu's FLOP note: an 8-head block (g <= 8) executes 48*d tensor
+    // FLOPs per key (S with 16 MMA rows, P*V with 8 columns) against the formula's 4*g*d; a
+    // 16-head block 64*d against 4*16*d.
+    const double padding = g <= 8 ? 12.0 / static_cast<double>(g)
+                                  : 16.0 * static_cast<double>((g + 15) / 16) /
+                                        static_cast<double>(g);
+    return fmt::format(
+        "the GQA path runs Q*K^T and P*V on the tensor cores (mma.sync m16n8k16) with the g = {} "
+        "query heads of a KV head padded to whole MMA tiles, so the tensor pipe executes {:.2f}x "
+        "the useful products (plus the softmax on CUDA cores): counted {:.2f}x. Padding costs no "
+        "DRAM bytes, so the point's memory-bound placement is unaffected",
+        g, padding, ratio);
+  }
   return fmt::format(
       "the CUDA-core counters see {:.2f}x the arithmetic of the analytic convention ({}): compare "
       "the kernel's FLOP comment with what it executes",

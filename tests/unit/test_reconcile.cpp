@@ -160,6 +160,34 @@ TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
       std::string::npos);
 }
 
+TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
+  PointResult p;
+  p.op = "decode_attention";
+  p.version = "decode_attention_v3_mma_gqa";
+  p.shape.heads = 32;
+  p.shape.kv_heads = 8;  // g = 4: 8-head blocks, 12/g = 3x the useful products
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.total.tensor_bf16_flop = 3.0 * p.analytic.flop;
+  p.counters.total.tensor_fp16_flop = 0.0;
+  p.counters.total.ffma_inst = 0.05 * p.analytic.flop;
+  p.counters.total.fadd_inst = 0.0;
+  p.counters.total.fmul_inst = 0.0;
+  p.counters.total.hfma_inst = 0.0;
+  p.counters.total.hadd_inst = 0.0;
+  p.counters.total.hmul_inst = 0.0;
+  const ReconcileCheck* flop = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_TRUE(flop->flagged);
+  EXPECT_NEAR(flop->ratio, 3.1, 1e-9);
+  EXPECT_NE(flop->explanation.find("padded"), std::string::npos) << flop->explanation;
+  EXPECT_NE(flop->explanation.find("3.00x the useful"), std::string::npos) << flop->explanation;
+  // The v2 kernel (g = 1 path) gets the generic explanation, not the padding story.
+  p.version = "decode_attention_v2_flat_split";
+  const ReconcileCheck* v2 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->explanation.find("padded"), std::string::npos) << v2->explanation;
+}
+
 TEST(Reconcile, NoCountersGiveANullReason) {
   PointResult p;
   p.op = "gemm";
