@@ -1,13 +1,27 @@
 // GELU on the FFN activation [batch·seq_len, 4·d_model] (d_model = heads·head_dim), 16-bit in and
 // out, fp32 math. Two forms (Hendrycks & Gimpel 2016, "Gaussian Error Linear Units", §2):
-//   erf:  gelu(x) = 0.5·x·(1 + erf(x/√2))                          (exact; PyTorch's default)
+//   erf:  gelu(x) = 0.5·x·(1 + erf(x/√2)) = x·Φ(x)                   (exact; PyTorch's default)
 //   tanh: gelu(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))     (the paper's approximation)
 //
 // Versions:
-//   gelu_v1_vectorized  16-byte loads and stores (8 elements per access), kGeluUnroll independent
-//                       16-byte loads in flight per thread before any math, a grid of one full wave
-//                       of resident blocks (SM count × occupancy, queried) striding over the
-//                       tensor, scalar tail for element counts that are not a multiple of 8.
+//   gelu_v2_full_grid  a full grid of short-lived 256-thread blocks, each thread ONE 16-byte vector
+//                      (8 elements) read with ld.global.cs and written with st.global.cs, no
+//                      grid-stride loop (the pattern that matches cudaMemcpy on the H200, see
+//                      docs/perf-notes.md); the thread after the last vector does the count % 8
+//                      tail. Math with few issue slots per element (v1 spent ~30 with CUDA's
+//                      erff, about the whole issue budget at copy bandwidth):
+//                        erf:  Φ from Abramowitz & Stegun 7.1.26 (below), 15 instructions;
+//                        tanh: 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), 7 instructions;
+//                      both with the MUFU ex2.approx.ftz and rcp.approx.ftz instructions.
+//   (gelu_v1_vectorized, replaced: one wave of blocks grid-striding, 4 vectors in flight per
+//   thread, CUDA's erff/tanhf; 0.70–0.86× copy bandwidth on the H200.)
+//
+// Accuracy of the fp32 math, before rounding to the 16-bit output (checked in float64 against
+// std::erf over x in [−10, 10]): erf form, A&S 7.1.26 has |error of erf| ≤ 1.5e-7, so Φ(x) is
+// within 7.5e-8 and gelu within 2.2e-7 absolute everywhere, relative ≤ 4.7e-4 for x ≥ −4 (the
+// tail x·Φ(x) → 0 keeps only the absolute bound, like 1 + erff(x/√2) in fp32, whose absolute error
+// is ~6e-8 there); tanh form, the sigmoid identity is exact and the two approximate MUFU results
+// add a relative error of ~3e-7. Both far inside the bf16/fp16 tolerances of validate().
 //
 // Analytic model (for src/model):
 //   FLOPs per element, counting the arithmetic the formula states and not the special function:
@@ -15,16 +29,14 @@
 //     tanh form 8 FLOP: x·x, ·0.044715, ·x (the cube term), + x, ·√(2/π), 1 + tanh, 0.5·x, product.
 //   FLOPs = N × (4 or 8), N = batch·seq_len·4·d_model.
 //   Bytes = 2·N·e (x read once, y written once; e = 2).
-//   What the fp32 counters (2·FFMA + FADD + FMUL) will show differs: CUDA's accurate erff and tanhf
-//   are not single special-function instructions but FMA polynomials (erff: 7 FMA + MUFU.EX2 on
-//   one branch; tanhf: 6 FMA and MUFU.EX2 + MUFU.RCP, from CUDA 13's PTX), so about 20 FLOP per
-//   element are counted for either form, while the MUFU work is counted nowhere. A counted/analytic
-//   ratio of ~5 (erf) or ~2.5 (tanh) is a property of the math library, not a bug.
+//   What the fp32 counters (2·FFMA + FADD + FMUL) will show differs (from the PTX of v2): the erf
+//   form executes 5 FFMA + 5 FMUL + 1 FADD = 16 counted FLOP per element (4× the convention), the
+//   tanh form 1 FFMA + 3 FMUL + 1 FADD = 6 (0.75×); the MUFU work is counted nowhere.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -33,6 +45,7 @@
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/fast_math.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 
@@ -41,7 +54,6 @@ namespace {
 
 constexpr int kGeluThreads = 256;
 constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
-constexpr int kGeluUnroll = 4;   // 64 bytes of loads in flight per thread
 // Below this many elements every element is checked on the CPU; above it, a sample (see
 // sample_plan) keeps validation to a fraction of a second for 10^8-10^9 element tensors.
 constexpr int64_t kFullCheckElements = int64_t{1} << 22;
@@ -79,14 +91,38 @@ struct Pair16<__half> {
   static __device__ __forceinline__ Type from_float2(float2 f) { return __float22half2_rn(f); }
 };
 
+// Constants of the two forms, folded so that each costs the instruction counts stated above.
+constexpr double kLog2e = 1.44269504088896340736;
+// Abramowitz & Stegun, Handbook of Mathematical Functions (1964), 7.1.26 (after Hastings):
+// erf(a) = 1 − t·(a1 + t·(a2 + t·(a3 + t·(a4 + t·a5))))·e^(−a²) + ε, t = 1/(1 + p·a), a ≥ 0,
+// |ε| ≤ 1.5e-7. With a = |x|/√2: 1 − Φ(|x|) = Φ(−|x|) = 0.5·erfc(a), so 0.5 and 1/√2 fold into
+// the constants below.
+constexpr double kAsP = 0.3275911;
+constexpr double kAsA1 = 0.254829592;
+constexpr double kAsA2 = -0.284496736;
+constexpr double kAsA3 = 1.421413741;
+constexpr double kAsA4 = -1.453152027;
+constexpr double kAsA5 = 1.061405429;
+
 template <GeluForm kForm>
 __device__ __forceinline__ float gelu(float x) {
   if constexpr (kForm == GeluForm::kErf) {
-    return 0.5f * x * (1.0f + erff(x * static_cast<float>(kInvSqrt2)));
+    // tail = Φ(−|x|) = 0.5·t·poly(t)·e^(−x²/2); gelu = x·(1 − tail) for x ≥ 0, x·tail below.
+    const float t = rcp_approx(fmaf(static_cast<float>(kAsP * kInvSqrt2), fabsf(x), 1.0f));
+    float poly = static_cast<float>(0.5 * kAsA5);
+    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA4));
+    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA3));
+    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA2));
+    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA1));
+    const float gauss = ex2_approx(x * (x * static_cast<float>(-0.5 * kLog2e)));
+    const float x_tail = x * (poly * t * gauss);
+    return x >= 0.0f ? x - x_tail : x_tail;
   } else {
-    const float inner =
-        static_cast<float>(kSqrt2OverPi) * (x + static_cast<float>(kGeluCubic) * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
+    // 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), −2u·log2(e) = x·(c1 + c3·x²).
+    constexpr double kC1 = -2.0 * kLog2e * kSqrt2OverPi;
+    const float exponent =
+        x * fmaf(static_cast<float>(kC1 * kGeluCubic), x * x, static_cast<float>(kC1));
+    return x * rcp_approx(1.0f + ex2_approx(exponent));
   }
 }
 
@@ -144,10 +180,9 @@ __device__ __forceinline__ uint4 gelu_vec(uint4 in) {
   return out;
 }
 
-// y[i] = gelu(x[i]) for i < count. x and y are 16-byte aligned (cudaMalloc). Block b starts at
-// vector b·blockDim·kGeluUnroll; each pass loads kGeluUnroll vectors blockDim apart (coalesced)
-// before converting any, so several 16-byte loads per thread are outstanding. The count % 8
-// trailing elements are done by the first threads of the grid.
+// y[i] = gelu(x[i]) for i < count. x and y are 16-byte aligned (cudaMalloc). Thread g of the
+// grid (g = block·256 + lane) converts vector g, loaded and stored with streaming hints (x is read
+// once, y is not read back by this kernel); thread count / 8 does the count % 8 trailing elements.
 template <class T, GeluForm kForm>
 __global__ void __launch_bounds__(kGeluThreads)
     gelu_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t count) {
@@ -155,27 +190,14 @@ __global__ void __launch_bounds__(kGeluThreads)
   const long long slowdown_start = clock64();
 #endif
   const int64_t vec_count = count / kElemsPerVec;
-  const auto* xv = reinterpret_cast<const uint4*>(x);
-  auto* yv = reinterpret_cast<uint4*>(y);
-  const int64_t pass_stride = static_cast<int64_t>(gridDim.x) * blockDim.x * kGeluUnroll;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kGeluUnroll + threadIdx.x;
-       base < vec_count; base += pass_stride) {
-    uint4 v[kGeluUnroll];
-#pragma unroll
-    for (int u = 0; u < kGeluUnroll; ++u) {
-      const int64_t i = base + static_cast<int64_t>(u) * blockDim.x;
-      if (i < vec_count) v[u] = xv[i];
+  const int64_t g = static_cast<int64_t>(blockIdx.x) * kGeluThreads + threadIdx.x;
+  if (g < vec_count) {
+    const uint4 in = __ldcs(reinterpret_cast<const uint4*>(x) + g);
+    __stcs(reinterpret_cast<uint4*>(y) + g, gelu_vec<T, kForm>(in));
+  } else if (g == vec_count) {
+    for (int64_t i = vec_count * kElemsPerVec; i < count; ++i) {
+      y[i] = T(gelu<kForm>(static_cast<float>(x[i])));
     }
-#pragma unroll
-    for (int u = 0; u < kGeluUnroll; ++u) {
-      const int64_t i = base + static_cast<int64_t>(u) * blockDim.x;
-      if (i < vec_count) yv[i] = gelu_vec<T, kForm>(v[u]);
-    }
-  }
-  const int64_t tail_begin = vec_count * kElemsPerVec;
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t < count - tail_begin) {
-    y[tail_begin + t] = T(gelu<kForm>(static_cast<float>(x[tail_begin + t])));
   }
 #ifdef RFL_TEST_SLOWDOWN
   test_slowdown_spin(slowdown_start);
@@ -195,42 +217,28 @@ void launch_typed(const void* x, void* y, int64_t count, int blocks, cudaStream_
 
 using GeluLauncher = void (*)(const void*, void*, int64_t, int, cudaStream_t);
 
-struct GeluKernelChoice {
-  GeluLauncher launch;
-  const void* kernel;  // for the occupancy query
-};
-
 template <class T>
-GeluKernelChoice choose_for_type(GeluForm form) {
-  if (form == GeluForm::kErf) {
-    return {&launch_typed<T, GeluForm::kErf>,
-            reinterpret_cast<const void*>(&gelu_kernel<T, GeluForm::kErf>)};
-  }
-  return {&launch_typed<T, GeluForm::kTanh>,
-          reinterpret_cast<const void*>(&gelu_kernel<T, GeluForm::kTanh>)};
+GeluLauncher choose_for_type(GeluForm form) {
+  return form == GeluForm::kErf ? &launch_typed<T, GeluForm::kErf>
+                                : &launch_typed<T, GeluForm::kTanh>;
 }
 
-GeluKernelChoice choose_gelu_kernel(Dtype dtype, GeluForm form) {
+GeluLauncher choose_gelu_kernel(Dtype dtype, GeluForm form) {
   return dtype == Dtype::kBf16 ? choose_for_type<__nv_bfloat16>(form)
                                : choose_for_type<__half>(form);
 }
 
 int64_t gelu_element_count(const Shape& s) { return s.tokens() * 4 * s.d_model(); }
 
-// Grid: enough blocks for every vector pass, but no more than one wave of resident blocks
-// (SM count × blocks per SM from the occupancy calculator); the kernel strides beyond that.
-int gelu_grid_blocks(const void* kernel, int64_t count) {
-  int device = 0;
-  int sm_count = 0;
-  int blocks_per_sm = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  RFL_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, kGeluThreads, 0));
-  const int64_t per_block = int64_t{kGeluThreads} * kGeluUnroll * kElemsPerVec;
-  const int64_t needed = (count + per_block - 1) / per_block;
-  const int64_t wave = int64_t{sm_count} * std::max(blocks_per_sm, 1);
-  return static_cast<int>(std::max<int64_t>(1, std::min(needed, wave)));
+// Grid: one thread per 16-byte vector plus one for the tail, in blocks of kGeluThreads. Throws a
+// bad-input Error past the 2^31 − 1 blocks of a 1-D grid (~4.4·10^12 elements).
+int gelu_grid_blocks(int64_t count) {
+  const int64_t threads = count / kElemsPerVec + 1;
+  const int64_t blocks = (threads + kGeluThreads - 1) / kGeluThreads;
+  if (blocks > INT_MAX) {
+    throw bad_input(fmt::format("gelu: {} elements need more than {} blocks", count, INT_MAX));
+  }
+  return static_cast<int>(blocks);
 }
 
 // Gathers `rows` chunks of `width` 16-bit elements whose starts are `pitch` elements apart into
@@ -251,8 +259,8 @@ class GeluRun final : public OperatorRun {
         count_(gelu_element_count(shape)),
         x_(count_),
         y_(count_),
-        kernel_(choose_gelu_kernel(shape.dtype, shape.gelu_form)),
-        blocks_(gelu_grid_blocks(kernel_.kernel, count_)) {
+        launch_(choose_gelu_kernel(shape.dtype, shape.gelu_form)),
+        blocks_(gelu_grid_blocks(count_)) {
 #ifdef RFL_TEST_SLOWDOWN
     load_test_slowdown();
 #endif
@@ -294,21 +302,21 @@ class GeluRun final : public OperatorRun {
   }
 
   void launch(cudaStream_t stream) override {
-    kernel_.launch(x_.get(), y_.get(), count_, blocks_, stream);
+    launch_(x_.get(), y_.get(), count_, blocks_, stream);
   }
 
   std::vector<std::string> kernel_names() const override {
     return {shape_.gelu_form == GeluForm::kErf ? "gelu_erf" : "gelu_tanh"};
   }
 
-  std::string version() const override { return "gelu_v1_vectorized"; }
+  std::string version() const override { return "gelu_v2_full_grid"; }
 
  private:
   Shape shape_;
   int64_t count_;
   DeviceBuffer<uint16_t> x_;
   DeviceBuffer<uint16_t> y_;
-  GeluKernelChoice kernel_;
+  GeluLauncher launch_;
   int blocks_;
 };
 

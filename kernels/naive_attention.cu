@@ -7,7 +7,17 @@
 // exists to show on the roofline, next to flash_attention which never writes them.
 //
 // Versions:
-//   naive_attention_v1_cublas_softmax  the three launches above.
+//   naive_attention_v1_cublas_softmax  the three launches above; the softmax streamed each row
+//                                      twice (statistics, then output; the second read hit L2)
+//                                      with per-element 64-bit index and mask arithmetic, and was
+//                                      issue-bound at 1.0–2.3 TB/s on the H200 (SM throughput
+//                                      0.72–0.81 by the counters).
+//   naive_attention_v2_register_rows   same GEMMs; the softmax holds each row in registers
+//                                      (rows a multiple of 8 elements up to 65536): one HBM read of
+//                                      S with ld.global.cs, a per-thread max on packed 16-bit
+//                                      pairs, one block-wide (max, Σexp) combine, then P written
+//                                      with st.global.cs, ~10 instructions per element. Other rows
+//                                      keep v1's streaming kernel.
 //
 // File order: softmax kernel, launchers, OperatorRun, registration. The reference is the shared
 // attention reference (kernels/reference_attention.hpp).
@@ -27,6 +37,7 @@
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/fast_math.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/reference_attention.hpp"
@@ -161,9 +172,10 @@ __device__ __forceinline__ void accumulate(SoftmaxStats& stats, const float (&x)
   }
 }
 
-/// Block-wide combine of every thread's statistics; all threads receive the row's result.
+/// Block-wide combine of every thread's statistics (blocks of up to 1024 threads, whole warps);
+/// all threads receive the row's result.
 __device__ SoftmaxStats block_combine(SoftmaxStats stats) {
-  __shared__ SoftmaxStats warp_stats[kSoftmaxMaxThreads / 32];
+  __shared__ SoftmaxStats warp_stats[32];
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int warps = static_cast<int>(blockDim.x) / 32;
@@ -288,12 +300,208 @@ __global__ void __launch_bounds__(kSoftmaxMaxThreads)
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Register-row softmax (v2)
+
+constexpr int kRowPreferredThreads = 512;
+constexpr int kRowMaxThreads = 1024;
+constexpr int kRowMaxVecs = 8;  // 16-byte vectors per thread
+constexpr int64_t kRowMaxLen = int64_t{kRowMaxThreads} * kRowMaxVecs * kVecElems;  // 65536
+
+/// Launch shape of the register-row kernel: `vecs` 16-byte vectors per thread (a power of two),
+/// `threads` per block (whole warps). vecs = 0: the row does not qualify (kv_len not a multiple
+/// of 8, so rows are not 16-byte aligned, or longer than kRowMaxLen).
+struct RowLaunch {
+  int vecs;
+  int threads;
+};
+
+/// The fewest vectors per thread that cover the row with at most kRowPreferredThreads threads
+/// (up to kRowMaxVecs), then up to kRowMaxThreads threads at kRowMaxVecs: L = 4096 → 1 × 512,
+/// 16384 → 4 × 512, 32768 → 8 × 512, 65536 → 8 × 1024. Small blocks for short rows (L = 512:
+/// 64 threads) leave room for many rows per SM.
+RowLaunch register_row_launch(int64_t kv_len) {
+  if (kv_len % kVecElems != 0 || kv_len > kRowMaxLen) return {0, 0};
+  const int64_t chunks = kv_len / kVecElems;
+  int vecs = 1;
+  while (vecs < kRowMaxVecs && chunks > int64_t{kRowPreferredThreads} * vecs) vecs *= 2;
+  const int64_t threads = (chunks + vecs - 1) / vecs;
+  return {vecs, static_cast<int>((threads + 31) / 32 * 32)};
+}
+
+/// Packed pairs of 16-bit values: bit pattern of −inf and the pair max (max of bf16/fp16 values
+/// is exact in the type, so it is taken before converting).
+template <class T>
+struct Packed;
+
+template <>
+struct Packed<__nv_bfloat16> {
+  static constexpr uint32_t kNegInf = 0xFF80u;
+  static __device__ __forceinline__ uint32_t max2(uint32_t a, uint32_t b) {
+    __nv_bfloat162 va;
+    __nv_bfloat162 vb;
+    memcpy(&va, &a, sizeof(a));
+    memcpy(&vb, &b, sizeof(b));
+    const __nv_bfloat162 m = __hmax2(va, vb);
+    uint32_t bits;
+    memcpy(&bits, &m, sizeof(bits));
+    return bits;
+  }
+};
+
+template <>
+struct Packed<__half> {
+  static constexpr uint32_t kNegInf = 0xFC00u;
+  static __device__ __forceinline__ uint32_t max2(uint32_t a, uint32_t b) {
+    __half2 va;
+    __half2 vb;
+    memcpy(&va, &a, sizeof(a));
+    memcpy(&vb, &b, sizeof(b));
+    const __half2 m = __hmax2(va, vb);
+    uint32_t bits;
+    memcpy(&bits, &m, sizeof(bits));
+    return bits;
+  }
+};
+
+/// Sets lanes first..7 of an 8-lane vector of 16-bit values to −inf (first in [0, 8]).
+template <class T>
+__device__ __forceinline__ uint4 mask_lanes_from(uint4 v, int first) {
+  uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if (2 * i >= first) w[i] = (w[i] & 0xFFFF0000u) | Packed<T>::kNegInf;
+    if (2 * i + 1 >= first) w[i] = (w[i] & 0x0000FFFFu) | (Packed<T>::kNegInf << 16);
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/// Same contract as masked_softmax_kernel, for rows that register_row_launch accepts: kv_len a
+/// multiple of 8 (every row 16-byte aligned) and at most kVecs × blockDim.x × 8 elements.
+///
+/// Thread t holds vectors t, t + blockDim, ... of its row (coalesced), loaded once with a
+/// streaming hint; vectors past the visible keys are not loaded and masked lanes of the boundary
+/// vector become −inf, so no later step tests a mask. Per thread: max over packed pairs
+/// (HMNMX2), Σ 2^((x − max)·log2 e) in fp32; one block_combine; then
+/// P = 2^((x − max)·log2 e − log2 Σ), which is exactly 0 at −inf (masked) lanes. The difference
+/// x − max is formed before scaling, so huge finite logits never overflow. A row with no visible
+/// key, or whose visible logits are all −inf, is written as zeros.
+template <class T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    register_row_softmax_kernel(const T* __restrict__ s, T* __restrict__ p, int64_t q_len,
+                                int kv_len, bool causal) {
+  const int64_t row = blockIdx.x;
+  const int64_t query = row % q_len;
+  const int visible =
+      causal
+          ? static_cast<int>(std::clamp<int64_t>(query + (kv_len - q_len) + 1, 0, int64_t{kv_len}))
+          : kv_len;
+  const auto* s_row = reinterpret_cast<const uint4*>(s + row * kv_len);
+  auto* p_row = reinterpret_cast<uint4*>(p + row * kv_len);
+  const int chunks = kv_len / kVecElems;
+  const int visible_chunks = (visible + kVecElems - 1) / kVecElems;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int stride = static_cast<int>(blockDim.x);
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+
+  uint4 raw[kVecs];
+  uint32_t pair_max = Packed<T>::kNegInf | (Packed<T>::kNegInf << 16);
+#pragma unroll
+  for (int u = 0; u < kVecs; ++u) {
+    const int c = tid + u * stride;
+    raw[u] = make_uint4(pair_max, pair_max, pair_max, pair_max);
+    if (c < visible_chunks) {
+      raw[u] = __ldcs(s_row + c);
+      if ((c + 1) * kVecElems > visible)
+        raw[u] = mask_lanes_from<T>(raw[u], visible - c * kVecElems);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kVecs; ++u) {
+    pair_max = Packed<T>::max2(pair_max, Packed<T>::max2(Packed<T>::max2(raw[u].x, raw[u].y),
+                                                         Packed<T>::max2(raw[u].z, raw[u].w)));
+  }
+  const float2 max_pair = Elem<T>::unpack(pair_max);
+  SoftmaxStats stats{fmaxf(max_pair.x, max_pair.y), 0.0f};
+  if (stats.max != -INFINITY) {
+#pragma unroll
+    for (int u = 0; u < kVecs; ++u) {
+      float x[kVecElems];
+      unpack8<T>(raw[u], x);
+#pragma unroll
+      for (int i = 0; i < kVecElems; ++i) stats.sum += ex2_approx((x[i] - stats.max) * kLog2e);
+    }
+  }
+
+  const SoftmaxStats total = block_combine(stats);
+  if (total.max == -INFINITY) {  // no visible key, or all visible logits −inf: uniform per block
+#pragma unroll
+    for (int u = 0; u < kVecs; ++u) {
+      const int c = tid + u * stride;
+      if (c < chunks) __stcs(p_row + c, zero);
+    }
+    return;
+  }
+  const float log2_sum = lg2_approx(total.sum);
+#pragma unroll
+  for (int u = 0; u < kVecs; ++u) {
+    const int c = tid + u * stride;
+    if (c >= chunks) continue;
+    if (c >= visible_chunks) {
+      __stcs(p_row + c, zero);
+      continue;
+    }
+    float x[kVecElems];
+    unpack8<T>(raw[u], x);
+    uint4 out;
+    out.x = Elem<T>::pack(ex2_approx(fmaf(x[0] - total.max, kLog2e, -log2_sum)),
+                          ex2_approx(fmaf(x[1] - total.max, kLog2e, -log2_sum)));
+    out.y = Elem<T>::pack(ex2_approx(fmaf(x[2] - total.max, kLog2e, -log2_sum)),
+                          ex2_approx(fmaf(x[3] - total.max, kLog2e, -log2_sum)));
+    out.z = Elem<T>::pack(ex2_approx(fmaf(x[4] - total.max, kLog2e, -log2_sum)),
+                          ex2_approx(fmaf(x[5] - total.max, kLog2e, -log2_sum)));
+    out.w = Elem<T>::pack(ex2_approx(fmaf(x[6] - total.max, kLog2e, -log2_sum)),
+                          ex2_approx(fmaf(x[7] - total.max, kLog2e, -log2_sum)));
+    __stcs(p_row + c, out);
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Launchers
 
-/// Enqueues P = masked row softmax of S on `stream` (the kernel documented above).
+namespace {
+
+template <class T>
+void launch_register_rows(const T* s, T* p, unsigned int blocks, RowLaunch launch, int64_t q_len,
+                          int64_t kv_len, bool causal, cudaStream_t stream) {
+  const int len = static_cast<int>(kv_len);  // ≤ kRowMaxLen
+  switch (launch.vecs) {
+    case 1:
+      register_row_softmax_kernel<T, 1>
+          <<<blocks, launch.threads, 0, stream>>>(s, p, q_len, len, causal);
+      break;
+    case 2:
+      register_row_softmax_kernel<T, 2>
+          <<<blocks, launch.threads, 0, stream>>>(s, p, q_len, len, causal);
+      break;
+    case 4:
+      register_row_softmax_kernel<T, 4>
+          <<<blocks, launch.threads, 0, stream>>>(s, p, q_len, len, causal);
+      break;
+    default:
+      register_row_softmax_kernel<T, kRowMaxVecs>
+          <<<blocks, launch.threads, 0, stream>>>(s, p, q_len, len, causal);
+      break;
+  }
+}
+
+}  // namespace
+
+/// Enqueues P = masked row softmax of S on `stream`: the register-row kernel when
+/// register_row_launch accepts kv_len (a multiple of 8, at most 65536), else the streaming
+/// two-pass masked_softmax_kernel (both documented above).
 /// s, p: device buffers [rows, kv_len] of `dtype` (bf16 or fp16), distinct, 16-byte aligned;
 /// rows = batch·heads·q_len and row r is query r % q_len. Statistics in fp32; P rounded to the
 /// dtype. Throws a bad-input Error for non-positive sizes, rows not a multiple of q_len, more
@@ -311,6 +519,17 @@ void launch_masked_softmax(const void* s, void* p, int64_t rows, int64_t q_len, 
     throw bad_input("masked softmax: S and P must be 16-byte aligned");
   }
   const auto blocks = static_cast<unsigned int>(rows);
+  const RowLaunch row_launch = register_row_launch(kv_len);
+  if (row_launch.vecs > 0) {
+    if (dtype == Dtype::kBf16) {
+      launch_register_rows(static_cast<const __nv_bfloat16*>(s), static_cast<__nv_bfloat16*>(p),
+                           blocks, row_launch, q_len, kv_len, causal, stream);
+    } else {
+      launch_register_rows(static_cast<const __half*>(s), static_cast<__half*>(p), blocks,
+                           row_launch, q_len, kv_len, causal, stream);
+    }
+    return;
+  }
   const int threads = softmax_threads(kv_len);
   if (dtype == Dtype::kBf16) {
     masked_softmax_kernel<<<blocks, threads, 0, stream>>>(static_cast<const __nv_bfloat16*>(s),
@@ -422,7 +641,7 @@ class NaiveAttentionRun final : public OperatorRun {
     return names;
   }
 
-  std::string version() const override { return "naive_attention_v1_cublas_softmax"; }
+  std::string version() const override { return "naive_attention_v2_register_rows"; }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
             {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};

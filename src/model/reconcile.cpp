@@ -78,10 +78,11 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
   if (p.op == "gelu") {
     const double elements = static_cast<double>(p.shape.tokens()) * 4.0 * p.shape.d_model();
     return fmt::format(
-        "CUDA's accurate {0}f is not one special-function instruction but an FMA polynomial "
-        "(with MUFU.EX2), and the FP32 counters count those FMAs, while the analytic convention "
-        "counts only the {1} FLOP/element around {0}: counted {2:.1f} FLOP/element = {3:.2f}x. "
-        "A property of the math library, not of the kernel or the counters",
+        "{0} is not one special-function instruction but an FMA polynomial around MUFU "
+        "instructions (CUDA's {0}f in gelu_v1, the kernel's own approximation from gelu_v2 on), "
+        "and the FP32 counters count those FMAs but not the MUFU work, while the analytic "
+        "convention counts only the {1} FLOP/element around {0}: counted {2:.1f} FLOP/element = "
+        "{3:.2f}x. A property of how {0} is evaluated, not of the counters",
         to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 4 : 8,
         *p.counters.total.total_flop() / elements, ratio);
   }

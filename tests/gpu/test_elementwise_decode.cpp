@@ -134,7 +134,7 @@ TEST(Gelu, NamesAndVersion) {
   s.gelu_form = GeluForm::kTanh;
   const auto run = spec.create(s);
   EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"gelu_tanh"});
-  EXPECT_EQ(run->version(), "gelu_v1_vectorized");
+  EXPECT_EQ(run->version(), "gelu_v2_full_grid");
 }
 
 // ---------------------------------------------------------------------------------------------

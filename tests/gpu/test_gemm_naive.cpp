@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -236,7 +237,7 @@ TEST_P(NaiveAttentionSweep, MatchesReference) {
   const OperatorSpec& spec = find_operator("naive_attention");
   spec.check_shape(shape);
   const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  EXPECT_EQ(run->version(), "naive_attention_v1_cublas_softmax");
+  EXPECT_EQ(run->version(), "naive_attention_v2_register_rows");
   EXPECT_EQ(run->kernel_names(),
             (std::vector<std::string>{"cublas_qk_gemm", "cublas_qk_gemm", "softmax",
                                       "cublas_pv_gemm", "cublas_pv_gemm"}));
@@ -330,12 +331,18 @@ struct SoftmaxCase {
 };
 
 TEST(MaskedSoftmax, MatchesFloat64) {
+  // kv_len % 8 != 0 or > 65536: the streaming kernel; otherwise the register-row kernel.
   const SoftmaxCase cases[] = {
       {3 * 8, 8, 5, true},           // rows 0-2 of each head see no key (kv_len < q_len)
       {2 * 1001, 1001, 1001, true},  // rows start at every 2-byte offset mod 16
       {4, 4, 4100, false},           // 513 chunks over 512 threads: one thread takes two
-      {2, 1, 40000, false},          // several rounds of in-flight chunks per thread
+      {1, 1, 65544, false},          // aligned but too long for registers: streaming kernel
       {5, 5, 1, false},              // one element: scalar path only
+      {3 * 24, 24, 16, true},        // register rows: rows 0-7 of each head see no key
+      {2 * 64, 64, 4096, true},      // 1 vector × 512 threads, every boundary lane masked once
+      {5, 5, 16392, false},          // 2049 vectors: 8 per thread, 257 threads → 288
+      {2, 1, 40000, false},          // 5000 vectors: 8 per thread, 640 threads
+      {2, 2, 65536, true},           // the longest register row: 8 vectors × 1024 threads
   };
   for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
     for (const SoftmaxCase& c : cases) {
@@ -362,13 +369,15 @@ TEST(MaskedSoftmax, MatchesFloat64) {
 }
 
 // Equal logits near the top of the range must give exactly uniform P: a kernel that formed
-// s·log2(e) before subtracting the max would overflow to inf and produce NaN.
+// s·log2(e) before subtracting the max would overflow to inf and produce NaN. kv_len 1001 runs the
+// streaming kernel, 1024 the register-row kernel.
 TEST(MaskedSoftmax, EqualHugeLogitsGiveUniformProbabilities) {
-  for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
-    SCOPED_TRACE(to_string(dtype));
+  for (const auto& [dtype, kv_len] :
+       {std::pair{Dtype::kBf16, int64_t{1001}}, std::pair{Dtype::kFp16, int64_t{1001}},
+        std::pair{Dtype::kBf16, int64_t{1024}}, std::pair{Dtype::kFp16, int64_t{1024}}}) {
+    SCOPED_TRACE(to_string(dtype) + " kv_len " + std::to_string(kv_len));
     const double huge = dtype == Dtype::kBf16 ? 3.0e38 : 65000.0;
     const int64_t rows = 3;
-    const int64_t kv_len = 1001;
     const int64_t count = rows * kv_len;
     DeviceBuffer<uint16_t> s(count);
     DeviceBuffer<uint16_t> p(count);
