@@ -11,8 +11,11 @@
 //   gemm_v2_wgmma_tma  Hopper only (kernels/gemm_wgmma.cu, sm_90a): wgmma.mma_async m64n256k16
 //                     from 128-byte-swizzled shared memory, TMA loads on mbarriers, a producer
 //                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
-//                     raster. Runs on compute capability 9.0 when RFL_GEMM_VERSION=2; v1
-//                     everywhere else (see select_gemm_version).
+//                     raster. The default on compute capability 9.0; v1 everywhere else (see
+//                     select_gemm_version).
+//
+// Environment: RFL_GEMM_VERSION=1 forces v1 on any device (for comparisons); "2" or unset picks
+// v2 on compute capability 9.0. Any other value is rejected (bad_input).
 //
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
 #include <cublas_v2.h>
@@ -395,10 +398,10 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
 // Version selection
 
 // Names the GEMM version to run: "1" (mma.sync) or "2" (wgmma + TMA, compute capability 9.0
-// only). v2 stays opt-in until an H200 run has validated it at every test shape
-// (docs/perf-notes.md, gemm_v2_wgmma_tma); unset means kDefaultGemmVersion.
+// only); unset means kDefaultGemmVersion. v2 became the default after an H200 run validated it
+// at every test shape (docs/perf-notes.md, gemm_v2_wgmma_tma); "1" keeps v1 for comparisons.
 constexpr const char* kGemmVersionVariable = "RFL_GEMM_VERSION";
-constexpr int kDefaultGemmVersion = 1;
+constexpr int kDefaultGemmVersion = 2;
 
 /// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1" or "2".
 int requested_gemm_version() {
@@ -422,8 +425,8 @@ bool current_device_is_sm90() {
   return major == 9 && minor == 0;
 }
 
-/// 2 when v2 was asked for and the device can run it, else 1 (v2 asked for on another
-/// architecture falls back to v1, and version() says so).
+/// 2 when v2 was asked for (explicitly or by default) and the device can run it, else 1 (v2 on
+/// another architecture falls back to v1, and version() says so).
 int select_gemm_version() {
   return requested_gemm_version() == 2 && current_device_is_sm90() ? 2 : 1;
 }
@@ -607,8 +610,8 @@ OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = "gemm";
   spec.summary =
-      "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], mma.sync tensor cores "
-      "(wgmma + TMA on sm_90 with RFL_GEMM_VERSION=2)";
+      "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], wgmma + TMA tensor cores on "
+      "sm_90 (mma.sync elsewhere, or with RFL_GEMM_VERSION=1)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated

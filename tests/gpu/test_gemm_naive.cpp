@@ -1,4 +1,4 @@
-// The GEMM (mma.sync; wgmma + TMA with RFL_GEMM_VERSION=2 on sm_90) and naive attention
+// The GEMM (wgmma + TMA on sm_90 unless RFL_GEMM_VERSION=1; mma.sync elsewhere) and naive attention
 // (cuBLAS + softmax) operators against their references: GEMM at token counts that are and are
 // not tile multiples, both d_models and dtypes, an N and K edge, small K and odd M; naive
 // attention over the sweep's corner lengths, both head dims and masks, GQA, fp16; the softmax
@@ -85,8 +85,9 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // GEMM
 
-/// The version kernels/gemm.cu must pick: v2 (wgmma + TMA) only when RFL_GEMM_VERSION=2 on
-/// compute capability 9.0, v1 otherwise; kernel_names() must name the kernel of that version.
+/// The version kernels/gemm.cu must pick: v2 (wgmma + TMA) on compute capability 9.0 when
+/// RFL_GEMM_VERSION is unset, empty or "2"; v1 when it is "1" or on any other device;
+/// kernel_names() must name the kernel of that version.
 void expect_gemm_version(const OperatorRun& run) {
   const char* requested = std::getenv("RFL_GEMM_VERSION");
   int device = 0;
@@ -95,7 +96,9 @@ void expect_gemm_version(const OperatorRun& run) {
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const bool v2 = requested != nullptr && std::string(requested) == "2" && major == 9 && minor == 0;
+  const bool wants_v2 =
+      requested == nullptr || *requested == '\0' || std::string(requested) == "2";
+  const bool v2 = wants_v2 && major == 9 && minor == 0;
   EXPECT_EQ(run.version(), v2 ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync");
   EXPECT_EQ(run.kernel_names(), std::vector<std::string>{v2 ? "gemm_wgmma_tma" : "gemm_mma_sync"});
 }
