@@ -16,8 +16,10 @@
 //                                      (rows a multiple of 8 elements up to 65536): one HBM read of
 //                                      S with ld.global.cs, a per-thread max on packed 16-bit
 //                                      pairs, one block-wide (max, Σexp) combine, then P written
-//                                      with st.global.cs, ~10 instructions per element. Other rows
-//                                      keep v1's streaming kernel.
+//                                      with st.global.cs, ~10 instructions per element. Rows up
+//                                      to 8192 use row groups of one or two warps, several rows
+//                                      per block, combined with shuffles; longer rows a block
+//                                      each. Other rows keep v1's streaming kernel.
 //
 // File order: softmax kernel, launchers, OperatorRun, registration. The reference is the shared
 // attention reference (kernels/reference_attention.hpp).
@@ -308,25 +310,44 @@ constexpr int kRowMaxThreads = 1024;
 constexpr int kRowMaxVecs = 8;  // 16-byte vectors per thread
 constexpr int64_t kRowMaxLen = int64_t{kRowMaxThreads} * kRowMaxVecs * kVecElems;  // 65536
 
-/// Launch shape of the register-row kernel: `vecs` 16-byte vectors per thread (a power of two),
-/// `threads` per block (whole warps). vecs = 0: the row does not qualify (kv_len not a multiple
-/// of 8, so rows are not 16-byte aligned, or longer than kRowMaxLen).
+// Short rows (L ≤ kGroupMaxLen) go to row_group_softmax_kernel: one or two warps per row,
+// several rows per block of kGroupBlockThreads, up to kGroupMaxVecs vectors per lane (64
+// registers of row data, hence at most 128 registers at kGroupMinBlocks blocks per SM).
+constexpr int kGroupBlockThreads = 256;
+constexpr int kGroupMinBlocks = 2;
+constexpr int kGroupMaxVecs = 16;
+constexpr int kGroupMaxWarps = 2;
+constexpr int64_t kGroupMaxLen = int64_t{32} * kGroupMaxWarps * kGroupMaxVecs * kVecElems;  // 8192
+
+/// Launch shape of the register-row kernels: `vecs` 16-byte vectors per thread (a power of two);
+/// `row_warps` > 0: row_group_softmax_kernel with that many warps per row (blocks of
+/// kGroupBlockThreads); `row_warps` = 0: register_row_softmax_kernel, one block of `threads`
+/// (whole warps) per row. vecs = 0: the row does not qualify (kv_len not a multiple of 8, so rows
+/// are not 16-byte aligned, or longer than kRowMaxLen).
 struct RowLaunch {
   int vecs;
   int threads;
+  int row_warps;
 };
 
-/// The fewest vectors per thread that cover the row with at most kRowPreferredThreads threads
-/// (up to kRowMaxVecs), then up to kRowMaxThreads threads at kRowMaxVecs: L = 4096 → 1 × 512,
-/// 16384 → 4 × 512, 32768 → 8 × 512, 65536 → 8 × 1024. Small blocks for short rows (L = 512:
-/// 64 threads) leave room for many rows per SM.
+/// Rows up to kGroupMaxLen: one warp per row with the fewest vectors per lane that cover it
+/// (L = 4096 → 16 vectors, 8 rows per block; L = 512 → 2), two warps × 16 vectors up to 8192.
+/// Longer rows: the fewest vectors per thread that cover the row with at most
+/// kRowPreferredThreads threads (up to kRowMaxVecs), then up to kRowMaxThreads threads at
+/// kRowMaxVecs: 16384 → 4 × 512, 32768 → 8 × 512, 65536 → 8 × 1024.
 RowLaunch register_row_launch(int64_t kv_len) {
-  if (kv_len % kVecElems != 0 || kv_len > kRowMaxLen) return {0, 0};
+  if (kv_len % kVecElems != 0 || kv_len > kRowMaxLen) return {0, 0, 0};
   const int64_t chunks = kv_len / kVecElems;
+  if (kv_len <= kGroupMaxLen) {
+    const int warps = chunks > int64_t{32} * kGroupMaxVecs ? kGroupMaxWarps : 1;
+    int vecs = 1;
+    while (vecs < kGroupMaxVecs && chunks > int64_t{32} * warps * vecs) vecs *= 2;
+    return {vecs, kGroupBlockThreads, warps};
+  }
   int vecs = 1;
   while (vecs < kRowMaxVecs && chunks > int64_t{kRowPreferredThreads} * vecs) vecs *= 2;
   const int64_t threads = (chunks + vecs - 1) / vecs;
-  return {vecs, static_cast<int>((threads + 31) / 32 * 32)};
+  return {vecs, static_cast<int>((threads + 31) / 32 * 32), 0};
 }
 
 /// Packed pairs of 16-bit values: bit pattern of −inf and the pair max (max of bf16/fp16 values
@@ -376,32 +397,58 @@ __device__ __forceinline__ uint4 mask_lanes_from(uint4 v, int first) {
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/// Same contract as masked_softmax_kernel, for rows that register_row_launch accepts: kv_len a
-/// multiple of 8 (every row 16-byte aligned) and at most kVecs × blockDim.x × 8 elements.
+/// Warp-wide combine (butterfly over 32 lanes, every lane receives the same result: combine is
+/// commutative bit for bit), then across the kWarpsPerRow consecutive warps that own one row
+/// through a per-warp shared slot and one __syncthreads. Every thread of the block must call it.
+template <int kWarpsPerRow>
+__device__ __forceinline__ SoftmaxStats row_group_combine(SoftmaxStats stats) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const SoftmaxStats other{__shfl_xor_sync(0xffffffffu, stats.max, offset),
+                             __shfl_xor_sync(0xffffffffu, stats.sum, offset)};
+    stats = combine(stats, other);
+  }
+  if constexpr (kWarpsPerRow == 1) {
+    return stats;
+  } else {
+    __shared__ SoftmaxStats warp_stats[kGroupBlockThreads / 32];
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    if (threadIdx.x % 32 == 0) warp_stats[warp] = stats;
+    __syncthreads();
+    const int first = warp / kWarpsPerRow * kWarpsPerRow;
+    SoftmaxStats total = warp_stats[first];
+#pragma unroll
+    for (int w = 1; w < kWarpsPerRow; ++w) total = combine(total, warp_stats[first + w]);
+    return total;
+  }
+}
+
+/// One row held in registers by a group of `stride` threads (this one is `tid` of them), shared
+/// by both register-row kernels. Row `row` is query row % q_len and sees `visible` keys as in
+/// masked_softmax_kernel; `active` false (a padding row past the end) loads and stores nothing
+/// but still takes part in `group_combine`, which must return the group's combined statistics.
 ///
-/// Thread t holds vectors t, t + blockDim, ... of its row (coalesced), loaded once with a
-/// streaming hint; vectors past the visible keys are not loaded and masked lanes of the boundary
-/// vector become −inf, so no later step tests a mask. Per thread: max over packed pairs
-/// (HMNMX2), Σ 2^((x − max)·log2 e) in fp32; one block_combine; then
+/// Thread tid holds vectors tid, tid + stride, ... of its row (coalesced), all loaded before any
+/// is consumed, with a streaming hint; vectors past the visible keys are not loaded and masked
+/// lanes of the boundary vector become −inf, so no later step tests a mask. Per thread: max over
+/// packed pairs (HMNMX2), Σ 2^((x − max)·log2 e) in fp32; one group_combine; then
 /// P = 2^((x − max)·log2 e − log2 Σ), which is exactly 0 at −inf (masked) lanes. The difference
 /// x − max is formed before scaling, so huge finite logits never overflow. A row with no visible
 /// key, or whose visible logits are all −inf, is written as zeros.
-template <class T, int kVecs>
-__global__ void __launch_bounds__(kRowMaxThreads)
-    register_row_softmax_kernel(const T* __restrict__ s, T* __restrict__ p, int64_t q_len,
-                                int kv_len, bool causal) {
-  const int64_t row = blockIdx.x;
+template <class T, int kVecs, class GroupCombine>
+__device__ __forceinline__ void softmax_row_in_registers(const T* __restrict__ s, T* __restrict__ p,
+                                                         int64_t row, bool active, int64_t q_len,
+                                                         int kv_len, bool causal, int tid,
+                                                         int stride, GroupCombine group_combine) {
   const int64_t query = row % q_len;
   const int visible =
-      causal
+      !active ? 0
+      : causal
           ? static_cast<int>(std::clamp<int64_t>(query + (kv_len - q_len) + 1, 0, int64_t{kv_len}))
           : kv_len;
   const auto* s_row = reinterpret_cast<const uint4*>(s + row * kv_len);
   auto* p_row = reinterpret_cast<uint4*>(p + row * kv_len);
-  const int chunks = kv_len / kVecElems;
+  const int chunks = active ? kv_len / kVecElems : 0;
   const int visible_chunks = (visible + kVecElems - 1) / kVecElems;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int stride = static_cast<int>(blockDim.x);
   const uint4 zero = make_uint4(0, 0, 0, 0);
 
   uint4 raw[kVecs];
@@ -410,11 +457,13 @@ __global__ void __launch_bounds__(kRowMaxThreads)
   for (int u = 0; u < kVecs; ++u) {
     const int c = tid + u * stride;
     raw[u] = make_uint4(pair_max, pair_max, pair_max, pair_max);
-    if (c < visible_chunks) {
-      raw[u] = __ldcs(s_row + c);
-      if ((c + 1) * kVecElems > visible)
-        raw[u] = mask_lanes_from<T>(raw[u], visible - c * kVecElems);
-    }
+    if (c < visible_chunks) raw[u] = __ldcs(s_row + c);
+  }
+#pragma unroll
+  for (int u = 0; u < kVecs; ++u) {
+    const int c = tid + u * stride;
+    if (c < visible_chunks && (c + 1) * kVecElems > visible)
+      raw[u] = mask_lanes_from<T>(raw[u], visible - c * kVecElems);
   }
 #pragma unroll
   for (int u = 0; u < kVecs; ++u) {
@@ -433,8 +482,8 @@ __global__ void __launch_bounds__(kRowMaxThreads)
     }
   }
 
-  const SoftmaxStats total = block_combine(stats);
-  if (total.max == -INFINITY) {  // no visible key, or all visible logits −inf: uniform per block
+  const SoftmaxStats total = group_combine(stats);
+  if (total.max == -INFINITY) {  // no visible key, or all visible logits −inf: uniform per group
 #pragma unroll
     for (int u = 0; u < kVecs; ++u) {
       const int c = tid + u * stride;
@@ -466,6 +515,38 @@ __global__ void __launch_bounds__(kRowMaxThreads)
   }
 }
 
+/// Same contract as masked_softmax_kernel, for long rows that register_row_launch gives whole
+/// blocks: one block per row, kv_len a multiple of 8 (every row 16-byte aligned) and at most
+/// kVecs × blockDim.x × 8 elements; softmax_row_in_registers with a block-wide combine.
+template <class T, int kVecs>
+__global__ void __launch_bounds__(kRowMaxThreads)
+    register_row_softmax_kernel(const T* __restrict__ s, T* __restrict__ p, int64_t q_len,
+                                int kv_len, bool causal) {
+  softmax_row_in_registers<T, kVecs>(s, p, blockIdx.x, true, q_len, kv_len, causal,
+                                     static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x),
+                                     [](SoftmaxStats stats) { return block_combine(stats); });
+}
+
+/// Same contract as masked_softmax_kernel, for short rows (kv_len a multiple of 8, at most
+/// kVecs × kWarpsPerRow × 32 × 8 ≤ kGroupMaxLen elements): blocks of kGroupBlockThreads threads,
+/// kWarpsPerRow warps per row, so each block owns kGroupBlockThreads / (32·kWarpsPerRow)
+/// consecutive rows of the `rows` in S; rows past the end are inactive groups. The row's
+/// statistics combine with shuffles (and, for two warps, one shared exchange) instead of a
+/// block-wide reduction per row.
+template <class T, int kVecs, int kWarpsPerRow>
+__global__ void __launch_bounds__(kGroupBlockThreads, kGroupMinBlocks)
+    row_group_softmax_kernel(const T* __restrict__ s, T* __restrict__ p, int64_t rows,
+                             int64_t q_len, int kv_len, bool causal) {
+  constexpr int kGroupThreads = 32 * kWarpsPerRow;
+  constexpr int kRowsPerBlock = kGroupBlockThreads / kGroupThreads;
+  const int64_t row = int64_t{blockIdx.x} * kRowsPerBlock + threadIdx.x / kGroupThreads;
+  const bool active = row < rows;
+  softmax_row_in_registers<T, kVecs>(
+      s, p, active ? row : rows - 1, active, q_len, kv_len, causal,
+      static_cast<int>(threadIdx.x % kGroupThreads), kGroupThreads,
+      [](SoftmaxStats stats) { return row_group_combine<kWarpsPerRow>(stats); });
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -474,9 +555,43 @@ __global__ void __launch_bounds__(kRowMaxThreads)
 namespace {
 
 template <class T>
-void launch_register_rows(const T* s, T* p, unsigned int blocks, RowLaunch launch, int64_t q_len,
+void launch_register_rows(const T* s, T* p, int64_t rows, RowLaunch launch, int64_t q_len,
                           int64_t kv_len, bool causal, cudaStream_t stream) {
   const int len = static_cast<int>(kv_len);  // ≤ kRowMaxLen
+  if (launch.row_warps > 0) {
+    const int64_t rows_per_block = kGroupBlockThreads / (32 * launch.row_warps);
+    const auto blocks = static_cast<unsigned int>((rows + rows_per_block - 1) / rows_per_block);
+    const int threads = kGroupBlockThreads;
+    if (launch.row_warps == kGroupMaxWarps) {
+      row_group_softmax_kernel<T, kGroupMaxVecs, kGroupMaxWarps>
+          <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+      return;
+    }
+    switch (launch.vecs) {
+      case 1:
+        row_group_softmax_kernel<T, 1, 1>
+            <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+        break;
+      case 2:
+        row_group_softmax_kernel<T, 2, 1>
+            <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+        break;
+      case 4:
+        row_group_softmax_kernel<T, 4, 1>
+            <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+        break;
+      case 8:
+        row_group_softmax_kernel<T, 8, 1>
+            <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+        break;
+      default:
+        row_group_softmax_kernel<T, kGroupMaxVecs, 1>
+            <<<blocks, threads, 0, stream>>>(s, p, rows, q_len, len, causal);
+        break;
+    }
+    return;
+  }
+  const auto blocks = static_cast<unsigned int>(rows);
   switch (launch.vecs) {
     case 1:
       register_row_softmax_kernel<T, 1>
@@ -499,9 +614,10 @@ void launch_register_rows(const T* s, T* p, unsigned int blocks, RowLaunch launc
 
 }  // namespace
 
-/// Enqueues P = masked row softmax of S on `stream`: the register-row kernel when
-/// register_row_launch accepts kv_len (a multiple of 8, at most 65536), else the streaming
-/// two-pass masked_softmax_kernel (both documented above).
+/// Enqueues P = masked row softmax of S on `stream`: a register-row kernel when
+/// register_row_launch accepts kv_len (a multiple of 8, at most 65536: row groups of one or two
+/// warps up to 8192, a block per row above), else the streaming two-pass masked_softmax_kernel
+/// (all documented above).
 /// s, p: device buffers [rows, kv_len] of `dtype` (bf16 or fp16), distinct, 16-byte aligned;
 /// rows = batch·heads·q_len and row r is query r % q_len. Statistics in fp32; P rounded to the
 /// dtype. Throws a bad-input Error for non-positive sizes, rows not a multiple of q_len, more
@@ -518,18 +634,19 @@ void launch_masked_softmax(const void* s, void* p, int64_t rows, int64_t q_len, 
   if (reinterpret_cast<uintptr_t>(s) % 16 != 0 || reinterpret_cast<uintptr_t>(p) % 16 != 0) {
     throw bad_input("masked softmax: S and P must be 16-byte aligned");
   }
-  const auto blocks = static_cast<unsigned int>(rows);
   const RowLaunch row_launch = register_row_launch(kv_len);
   if (row_launch.vecs > 0) {
     if (dtype == Dtype::kBf16) {
       launch_register_rows(static_cast<const __nv_bfloat16*>(s), static_cast<__nv_bfloat16*>(p),
-                           blocks, row_launch, q_len, kv_len, causal, stream);
+                           rows, row_launch, q_len, kv_len, causal, stream);
     } else {
-      launch_register_rows(static_cast<const __half*>(s), static_cast<__half*>(p), blocks,
-                           row_launch, q_len, kv_len, causal, stream);
+      launch_register_rows(static_cast<const __half*>(s), static_cast<__half*>(p), rows, row_launch,
+                           q_len, kv_len, causal, stream);
     }
+    RFL_CHECK_LAUNCH();
     return;
   }
+  const auto blocks = static_cast<unsigned int>(rows);
   const int threads = softmax_threads(kv_len);
   if (dtype == Dtype::kBf16) {
     masked_softmax_kernel<<<blocks, threads, 0, stream>>>(static_cast<const __nv_bfloat16*>(s),
@@ -687,7 +804,7 @@ void check_naive_attention_shape(const Shape& s) {
         "K, V and O for cuBLAS's tensor-core kernels)",
         s.head_dim));
   }
-  // cuBLAS takes int sizes and batch counts; the softmax runs one block per row of S.
+  // cuBLAS takes int sizes and batch counts; the softmax runs at most one block per row of S.
   if (s.seq_len > INT_MAX || s.batch * s.kv_heads > INT_MAX ||
       s.batch * s.heads * s.seq_len > INT_MAX) {
     throw bad_input(fmt::format(

@@ -334,15 +334,23 @@ struct SoftmaxCase {
 };
 
 TEST(MaskedSoftmax, MatchesFloat64) {
-  // kv_len % 8 != 0 or > 65536: the streaming kernel; otherwise the register-row kernel.
+  // kv_len % 8 != 0 or > 65536: the streaming kernel; a multiple of 8 up to 8192: row groups of
+  // one warp (up to 4096) or two warps, 8 or 4 rows per block; longer: a block per row.
   const SoftmaxCase cases[] = {
       {3 * 8, 8, 5, true},           // rows 0-2 of each head see no key (kv_len < q_len)
       {2 * 1001, 1001, 1001, true},  // rows start at every 2-byte offset mod 16
       {4, 4, 4100, false},           // 513 chunks over 512 threads: one thread takes two
       {1, 1, 65544, false},          // aligned but too long for registers: streaming kernel
       {5, 5, 1, false},              // one element: scalar path only
-      {3 * 24, 24, 16, true},        // register rows: rows 0-7 of each head see no key
-      {2 * 64, 64, 4096, true},      // 1 vector × 512 threads, every boundary lane masked once
+      {3 * 24, 24, 16, true},        // row groups: rows 0-7 of each head see no key
+      {13, 13, 256, true},           // 1 vector per lane; last block has 5 rows, 3 idle warps
+      {3 * 5, 5, 264, false},        // 33 vectors: 2 per lane, only lane 0 holds a second
+      {3 * 12, 12, 2048, true},      // 8 vectors per lane
+      {2 * 64, 64, 4096, true},      // 16 vectors per lane, every boundary lane masked once
+      {9, 9, 4104, false},           // 513 vectors: two warps per row, last block 1 row of 4
+      {4110, 4110, 4104, true},      // two warps per row, rows 0-5 see no key
+      {2 * 100, 100, 8192, true},    // the longest row-group row: 2 warps × 16 vectors
+      {7, 7, 8200, false},           // 1025 vectors: a block per row, 4 per thread, 288 threads
       {5, 5, 16392, false},          // 2049 vectors: 8 per thread, 257 threads → 288
       {2, 1, 40000, false},          // 5000 vectors: 8 per thread, 640 threads
       {2, 2, 65536, true},           // the longest register row: 8 vectors × 1024 threads
@@ -373,11 +381,14 @@ TEST(MaskedSoftmax, MatchesFloat64) {
 
 // Equal logits near the top of the range must give exactly uniform P: a kernel that formed
 // s·log2(e) before subtracting the max would overflow to inf and produce NaN. kv_len 1001 runs the
-// streaming kernel, 1024 the register-row kernel.
+// streaming kernel, 1024 and 4096 one-warp row groups, 8192 two-warp row groups, 16384 the
+// block-per-row kernel.
 TEST(MaskedSoftmax, EqualHugeLogitsGiveUniformProbabilities) {
   for (const auto& [dtype, kv_len] :
        {std::pair{Dtype::kBf16, int64_t{1001}}, std::pair{Dtype::kFp16, int64_t{1001}},
-        std::pair{Dtype::kBf16, int64_t{1024}}, std::pair{Dtype::kFp16, int64_t{1024}}}) {
+        std::pair{Dtype::kBf16, int64_t{1024}}, std::pair{Dtype::kFp16, int64_t{1024}},
+        std::pair{Dtype::kBf16, int64_t{4096}}, std::pair{Dtype::kFp16, int64_t{8192}},
+        std::pair{Dtype::kBf16, int64_t{16384}}}) {
     SCOPED_TRACE(to_string(dtype) + " kv_len " + std::to_string(kv_len));
     const double huge = dtype == Dtype::kBf16 ? 3.0e38 : 65000.0;
     const int64_t rows = 3;
