@@ -13,13 +13,9 @@
 //                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
 //                     raster. The default on compute capability 9.0; v1 everywhere else (see
 //                     select_gemm_version).
-//   gemm_v3_wgmma_multicast  opt-in, unverified on hardware until an H200 run passes the tests
-//                     with it: v2's kernel in clusters of two blocks on vertically adjacent
-//                     tiles, each W box loaded once per cluster and TMA-multicast into both.
 //
 // Environment: RFL_GEMM_VERSION=1 forces v1 on any device (for comparisons); "2" or unset picks
-// v2 and "3" v3 on compute capability 9.0 (v1 elsewhere). Any other value is rejected
-// (bad_input).
+// v2 on compute capability 9.0. Any other value is rejected (bad_input).
 //
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
 #include <cublas_v2.h>
@@ -401,26 +397,21 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-// Names the GEMM version to run: "1" (mma.sync), "2" (wgmma + TMA) or "3" (v2 with W multicast
-// over block pairs; 2 and 3 on compute capability 9.0 only); unset means kDefaultGemmVersion.
-// v2 became the default after an H200 run validated it at every test shape
-// (docs/perf-notes.md, gemm_v2_wgmma_tma); "1" keeps v1 for comparisons, "3" is opt-in until an
-// H200 run validates it.
+// Names the GEMM version to run: "1" (mma.sync) or "2" (wgmma + TMA, compute capability 9.0
+// only); unset means kDefaultGemmVersion. v2 became the default after an H200 run validated it
+// at every test shape (docs/perf-notes.md, gemm_v2_wgmma_tma); "1" keeps v1 for comparisons.
 constexpr const char* kGemmVersionVariable = "RFL_GEMM_VERSION";
 constexpr int kDefaultGemmVersion = 2;
 
-/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1", "2" or
-/// "3".
+/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1" or "2".
 int requested_gemm_version() {
   const char* text = std::getenv(kGemmVersionVariable);
   if (text == nullptr || *text == '\0') return kDefaultGemmVersion;
   const std::string value(text);
   if (value == "1") return 1;
   if (value == "2") return 2;
-  if (value == "3") return 3;
-  throw bad_input(fmt::format(
-      "{}={}: must be 1 (gemm_v1_mma_sync), 2 (gemm_v2_wgmma_tma) or 3 (gemm_v3_wgmma_multicast)",
-      kGemmVersionVariable, value));
+  throw bad_input(fmt::format("{}={}: must be 1 (gemm_v1_mma_sync) or 2 (gemm_v2_wgmma_tma)",
+                              kGemmVersionVariable, value));
 }
 
 /// True when the current device is compute capability 9.0, the only target of the sm_90a code.
@@ -434,11 +425,10 @@ bool current_device_is_sm90() {
   return major == 9 && minor == 0;
 }
 
-/// The requested version when the device can run it, else 1: v2 (the default) and v3 are
-/// sm_90a code, so on another architecture they fall back to v1, and version() says so.
+/// 2 when v2 was asked for (explicitly or by default) and the device can run it, else 1 (v2 on
+/// another architecture falls back to v1, and version() says so).
 int select_gemm_version() {
-  const int requested = requested_gemm_version();
-  return requested > 1 && current_device_is_sm90() ? requested : 1;
+  return requested_gemm_version() == 2 && current_device_is_sm90() ? 2 : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,11 +453,10 @@ class GemmRun final : public OperatorRun {
         w_(dims_.k * dims_.n),
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
-        cublas_(make_cublas_handle()),
-        version_(select_gemm_version()) {
-    if (version_ > 1) {
+        cublas_(make_cublas_handle()) {
+    if (select_gemm_version() == 2) {
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
-                                  dtype_ == Dtype::kBf16, version_ == 3);
+                                  dtype_ == Dtype::kBf16);
     } else if (dtype_ == Dtype::kBf16) {
       prepare_gemm_kernel<__nv_bfloat16>();
     } else {
@@ -519,25 +508,9 @@ class GemmRun final : public OperatorRun {
   }
 
   std::vector<std::string> kernel_names() const override {
-    switch (version_) {
-      case 2:
-        return {"gemm_wgmma_tma"};
-      case 3:
-        return {"gemm_wgmma_tma_multicast"};
-      default:
-        return {"gemm_mma_sync"};
-    }
+    return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
-  std::string version() const override {
-    switch (version_) {
-      case 2:
-        return "gemm_v2_wgmma_tma";
-      case 3:
-        return "gemm_v3_wgmma_multicast";
-      default:
-        return "gemm_v1_mma_sync";
-    }
-  }
+  std::string version() const override { return wgmma_ ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync"; }
 
  private:
   // Row-major C = X·W is column-major Cᵀ = Wᵀ·Xᵀ, i.e. cuBLAS's C[n×m] = A[n×k]·B[k×m] with
@@ -608,8 +581,7 @@ class GemmRun final : public OperatorRun {
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
-  int version_;                           ///< 1, 2 or 3: what select_gemm_version() chose
-  std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 or v3 runs (tensor maps of x_, w_)
+  std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 runs (tensor maps of x_, w_)
 };
 
 void check_gemm_shape(const Shape& s) {

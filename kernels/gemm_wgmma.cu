@@ -22,14 +22,6 @@
 //   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
 //     the producer runs ahead into the next tile while the consumers store the current one.
 //
-// gemm_v3_wgmma_multicast (opt-in, RFL_GEMM_VERSION=3) is the same kernel launched in clusters
-// of kClusterM = 2 blocks that own vertically adjacent tiles (same columns of W): each block
-// TMA-loads half of the W boxes of a stage and multicasts them into both blocks' shared memory,
-// so the L2 → SM traffic per stage falls from 48 KiB to 32 KiB per block (PTX ISA,
-// "cp.async.bulk.tensor" .multicast::cluster; CUDA Programming Guide, "Thread Block Clusters").
-// A stage is then free only when the consumers of both blocks have released it: every math warp
-// arrives on the "empty" barrier of both blocks (mapa + mbarrier.arrive .shared::cluster).
-//
 // Shared-memory layouts (128-byte swizzle; both produced by TMA and read through descriptors):
 //   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
 //   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
@@ -95,22 +87,16 @@ struct WgmmaTraits {
                 "setmaxnreg takes multiples of 8");
 };
 
-/// Origin of work unit `unit` in the grouped raster. A unit is kClusterM vertically adjacent
-/// output tiles (one per block of a cluster; kClusterM = 1 without clusters); units_m =
-/// ceil(tile rows / kClusterM). Units are numbered kGroupM tile rows at a time, down a column of
-/// the group before moving right, so that consecutive units share W tiles. m0 is the first row of
-/// the unit's tile `rank` (which may lie past M when the tile rows do not divide evenly).
-template <int kClusterM>
-__device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, int rank, int& m0,
-                                            int& n0) {
+/// Output tile `tile` in the grouped raster: tiles are numbered kGroupM tile rows at a time,
+/// down a column of the group before moving right, so that consecutive blocks share W tiles.
+__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
   using Tr = WgmmaTraits;
-  constexpr int kGroupUnits = Tr::kGroupM / kClusterM;
-  const int per_group = kGroupUnits * tiles_n;
-  const int group = unit / per_group;
-  const int first_m = group * kGroupUnits;
-  const int rows = min(units_m - first_m, kGroupUnits);
-  const int local = unit - group * per_group;
-  m0 = ((first_m + local % rows) * kClusterM + rank) * Tr::kBlockM;
+  const int per_group = Tr::kGroupM * tiles_n;
+  const int group = tile / per_group;
+  const int first_m = group * Tr::kGroupM;
+  const int rows = min(tiles_m - first_m, Tr::kGroupM);
+  const int local = tile - group * per_group;
+  m0 = (first_m + local % rows) * Tr::kBlockM;
   n0 = (local / rows) * Tr::kBlockN;
 }
 
@@ -133,52 +119,16 @@ __device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
-/// Arrives once on the barrier at the same shared-memory offset as `bar` in block `cta_rank` of
-/// the cluster (possibly this block), with release semantics at cluster scope.
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(cta_rank)
-      : "memory");
-}
-
 /// Blocks until the phase of parity `parity` of the barrier has completed. A fresh barrier is in
 /// phase 0, so waiting on parity 1 returns at once (the "previous" phase counts as complete).
-/// kCluster: acquire at cluster scope, for barriers that other blocks of the cluster arrive on.
-template <bool kCluster = false>
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  if constexpr (kCluster) {
-    asm volatile(
-        "{\n.reg .pred done;\n"
-        "WAIT_%=:\n"
-        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
-        "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-  } else {
-    asm volatile(
-        "{\n.reg .pred done;\n"
-        "WAIT_%=:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-        "r"(parity)
-        : "memory");
-  }
-}
-
-/// Every thread of every block of the cluster waits here for all the others (release/acquire at
-/// cluster scope: barrier initialization before any remote arrive, last remote access before
-/// any block exits).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
 }
 
 /// TMA: the box at element coordinates (c0 innermost, c1) of `map` into shared memory at `dst`,
@@ -189,18 +139,6 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
-
-/// tma_load_2d into the same shared-memory offset of every block of the cluster in `cta_mask`
-/// (bit i = rank i), completing `bytes` on the barrier at the offset of `bar` in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
-                                                      uint32_t bar, int c0, int c1,
-                                                      uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(cta_mask)
       : "memory");
 }
 
@@ -265,22 +203,15 @@ __device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
 
 #endif
 
-/// Persistent GEMM: cluster c (block b when kClusterM = 1) computes work units c, c + clusters,
-/// ... in the grouped raster, block `rank` of the cluster tile `rank` of each unit.
+/// Persistent GEMM: block b computes output tiles b, b + gridDim.x, ... in the grouped raster.
 /// x_map / w_map: tensor maps of X [m, k] and W [k, n] (see GemmWgmmaLaunch); c: C [m, n].
-/// kClusterM: 1 (gemm_v2_wgmma_tma, plain launch) or 2 (gemm_v3_wgmma_multicast, launched with
-/// cluster dimensions (2, 1, 1) and an even grid).
-template <class T, int kClusterM>
+template <class T>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
                           const __grid_constant__ CUtensorMap w_map, T* __restrict__ c, int m,
                           int n, int k) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = WgmmaTraits;
-  static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
-  static_assert(Tr::kGroupM % kClusterM == 0 && Tr::kBoxesN % kClusterM == 0,
-                "units and W boxes split evenly over the cluster");
-  constexpr bool kCluster = kClusterM > 1;
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[Tr::kStages];
   __shared__ __align__(8) uint64_t empty_bar[Tr::kStages];
@@ -291,156 +222,118 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Tr::kStages; ++s) {
       mbarrier_init(smem_u32(&full_bar[s]), 1);  // the producer's arrive; TMA adds the bytes
-      // One arrive per math warp of every block whose W boxes land in this block's stages.
-      mbarrier_init(smem_u32(&empty_bar[s]), kClusterM * Tr::kConsumers * 4);
+      mbarrier_init(smem_u32(&empty_bar[s]), Tr::kConsumers * 4);  // one arrive per math warp
     }
-    // Makes the initialized barriers visible to the async proxy (TMA complete_tx) and, with the
-    // cluster barrier below, to the other block of the cluster.
+    // Makes the initialized barriers visible to the async proxy (TMA complete_tx).
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  if constexpr (kCluster) {
-    cluster_sync();
-  } else {
-    __syncthreads();
-  }
+  __syncthreads();
 
   const int tiles_m = (m + Tr::kBlockM - 1) / Tr::kBlockM;
   const int tiles_n = (n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int units_m = (tiles_m + kClusterM - 1) / kClusterM;
-  const int units = units_m * tiles_n;
+  const int tiles = tiles_m * tiles_n;
   const int k_blocks = (k + Tr::kBlockK - 1) / Tr::kBlockK;
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
-  const int rank = kCluster ? static_cast<int>(cluster_rank()) : 0;
-  const int first_unit = static_cast<int>(blockIdx.x) / kClusterM;
-  const int unit_step = static_cast<int>(gridDim.x) / kClusterM;
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Tr::kProducerRegisters));
-    if (threadIdx.x == 0) {
-      int stage = 0;
-      uint32_t phase = 0;
-      for (int unit = first_unit; unit < units; unit += unit_step) {
-        int m0 = 0;
-        int n0 = 0;
-        unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
-        // A cluster's spare tile (wholly past M) reads the last real tile's rows of X rather
-        // than a box wholly outside the tensor; its epilogue stores nothing either way.
-        const int x_row = kCluster ? min(m0, (tiles_m - 1) * Tr::kBlockM) : m0;
-        for (int kb = 0; kb < k_blocks; ++kb) {
-          mbarrier_wait<kCluster>(smem_u32(&empty_bar[stage]), phase ^ 1);
-          const uint32_t full = smem_u32(&full_bar[stage]);
-          // Out-of-bounds parts of a box are zero-filled and still count their full bytes; with
-          // multicast, the other block's W boxes complete bytes on this barrier too.
-          mbarrier_arrive_expect_tx(full, Tr::kStageBytes);
-          const int k0 = kb * Tr::kBlockK;
-          tma_load_2d(stage_a(stage), &x_map, full, k0, x_row);
-#pragma unroll
-          for (int j = 0; j < Tr::kBoxesN; ++j) {
-            const uint32_t dst = stage_b(stage) + j * Tr::kBoxBytesB;
-            if constexpr (kCluster) {
-              if (j % kClusterM == rank) {
-                tma_load_2d_multicast(dst, &w_map, full, n0 + j * Tr::kBoxN, k0,
-                                      static_cast<uint16_t>((1u << kClusterM) - 1));
-              }
-            } else {
-              tma_load_2d(dst, &w_map, full, n0 + j * Tr::kBoxN, k0);
-            }
-          }
-          if (++stage == Tr::kStages) {
-            stage = 0;
-            phase ^= 1;
-          }
-        }
-      }
-    }
-  } else {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Tr::kConsumerRegisters));
-    const int consumer = warpgroup - 1;
-    const int thread = static_cast<int>(threadIdx.x) % 128;
-    const int lane = thread % 32;
-    const int warp = thread / 32;
-    // Hands a stage back to every producer that writes into it (this block's, and with
-    // multicast the other block's); one arrive per warp.
-    const auto release = [&](int s) {
-      if (lane != 0) return;
-      if constexpr (kCluster) {
-#pragma unroll
-        for (int r = 0; r < kClusterM; ++r) {
-          mbarrier_arrive_cluster(smem_u32(&empty_bar[s]), static_cast<uint32_t>(r));
-        }
-      } else {
-        mbarrier_arrive(smem_u32(&empty_bar[s]));
-      }
-    };
+    if (threadIdx.x != 0) return;
     int stage = 0;
     uint32_t phase = 0;
-    // The first wgmma of every tile overwrites the accumulators (scale-d = 0); zeroing them once
-    // only keeps the compiler from reading undefined registers.
-    float acc[Tr::kAccumulators];
-#pragma unroll
-    for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
-
-    for (int unit = first_unit; unit < units; unit += unit_step) {
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int m0 = 0;
       int n0 = 0;
-      unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
-      int previous_stage = -1;
+      tile_origin(tile, tiles_m, tiles_n, m0, n0);
       for (int kb = 0; kb < k_blocks; ++kb) {
-        mbarrier_wait(smem_u32(&full_bar[stage]), phase);
-        // X: this consumer's 64 rows (64 × 128 B); within a swizzle row a k16 step is +32 B.
-        // Stride byte offset = 1024 (next 8-row group); the leading offset is unused for
-        // swizzled K-major layouts.
-        const uint32_t a_base = stage_a(stage) + consumer * Tr::kWgmmaM * Tr::kSwizzleBytes;
-        // W: leading byte offset = one box (next 64 columns of N), stride byte offset = 1024
-        // (next 8 rows of K); a k16 step is 16 rows = 2048 B.
-        const uint32_t b_base = stage_b(stage);
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+        mbarrier_wait(smem_u32(&empty_bar[stage]), phase ^ 1);
+        const uint32_t full = smem_u32(&full_bar[stage]);
+        // Out-of-bounds parts of a box are zero-filled and still count their full bytes.
+        mbarrier_arrive_expect_tx(full, Tr::kStageBytes);
+        const int k0 = kb * Tr::kBlockK;
+        tma_load_2d(stage_a(stage), &x_map, full, k0, m0);
 #pragma unroll
-        for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
-          const uint64_t desc_a =
-              sw128_descriptor(a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
-          const uint64_t desc_b = sw128_descriptor(b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes,
-                                                   Tr::kBoxBytesB, Tr::kAtomBytes);
-          wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+        for (int j = 0; j < Tr::kBoxesN; ++j) {
+          tma_load_2d(stage_b(stage) + j * Tr::kBoxBytesB, &w_map, full, n0 + j * Tr::kBoxN, k0);
         }
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
-        asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-        if (previous_stage >= 0) release(previous_stage);
-        previous_stage = stage;
         if (++stage == Tr::kStages) {
           stage = 0;
           phase ^= 1;
         }
       }
-      asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      release(previous_stage);
+    }
+    return;
+  }
 
-      // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
-      // d[4j .. 4j+1] are row lane/4, columns 8j + 2·(lane%4) + {0, 1} of the warp's 16 rows,
-      // d[4j+2 .. 4j+3] the same columns 8 rows further down. n is a multiple of 8, so a pair
-      // is wholly inside C or wholly outside; rows past M (a cluster's spare tile) are skipped.
-      const int row = m0 + consumer * Tr::kWgmmaM + warp * 16 + lane / 4;
-      const int col0 = n0 + 2 * (lane % 4);
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Tr::kConsumerRegisters));
+  const int consumer = warpgroup - 1;
+  const int thread = static_cast<int>(threadIdx.x) % 128;
+  const int lane = thread % 32;
+  const int warp = thread / 32;
+  int stage = 0;
+  uint32_t phase = 0;
+  // The first wgmma of every tile overwrites the accumulators (scale-d = 0); zeroing them once
+  // only keeps the compiler from reading undefined registers.
+  float acc[Tr::kAccumulators];
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int r = row + half * 8;
-        if (r >= m) continue;
-        T* c_row = c + static_cast<int64_t>(r) * n;
+  for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
+
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int m0 = 0;
+    int n0 = 0;
+    tile_origin(tile, tiles_m, tiles_n, m0, n0);
+    int previous_stage = -1;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      mbarrier_wait(smem_u32(&full_bar[stage]), phase);
+      // X: this consumer's 64 rows (64 × 128 B); within a swizzle row a k16 step is +32 B.
+      // Stride byte offset = 1024 (next 8-row group); the leading offset is unused for
+      // swizzled K-major layouts.
+      const uint32_t a_base = stage_a(stage) + consumer * Tr::kWgmmaM * Tr::kSwizzleBytes;
+      // W: leading byte offset = one box (next 64 columns of N), stride byte offset = 1024
+      // (next 8 rows of K); a k16 step is 16 rows = 2048 B.
+      const uint32_t b_base = stage_b(stage);
+      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-        for (int j = 0; j < Tr::kBlockN / 8; ++j) {
-          const int col = col0 + 8 * j;
-          if (col < n) {
-            *reinterpret_cast<uint32_t*>(c_row + col) =
-                pack_pair<T>(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-          }
+      for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
+        const uint64_t desc_a =
+            sw128_descriptor(a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
+        const uint64_t desc_b = sw128_descriptor(b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes,
+                                                 Tr::kBoxBytesB, Tr::kAtomBytes);
+        wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
+      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (previous_stage >= 0 && lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
+      previous_stage = stage;
+      if (++stage == Tr::kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    if (lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
+
+    // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
+    // d[4j .. 4j+1] are row lane/4, columns 8j + 2·(lane%4) + {0, 1} of the warp's 16 rows,
+    // d[4j+2 .. 4j+3] the same columns 8 rows further down. n is a multiple of 8, so a pair is
+    // wholly inside C or wholly outside.
+    const int row = m0 + consumer * Tr::kWgmmaM + warp * 16 + lane / 4;
+    const int col0 = n0 + 2 * (lane % 4);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int r = row + half * 8;
+      if (r >= m) continue;
+      T* c_row = c + static_cast<int64_t>(r) * n;
+#pragma unroll
+      for (int j = 0; j < Tr::kBlockN / 8; ++j) {
+        const int col = col0 + 8 * j;
+        if (col < n) {
+          *reinterpret_cast<uint32_t*>(c_row + col) =
+              pack_pair<T>(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
         }
       }
     }
   }
-  // No block may exit while the other can still multicast into its shared memory or arrive on
-  // its barriers.
-  if constexpr (kCluster) cluster_sync();
 #else
   // Never launched: the host checks compute capability 9.0, the only target this file builds.
   __trap();
@@ -486,64 +379,10 @@ CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* 
   return map;
 }
 
-/// The launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks in
-/// clusters of (kClusterM, 1, 1) (no cluster attribute at all for kClusterM = 1, i.e. v2's
-/// plain launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
-/// configuration.
-template <int kClusterM>
-cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned int>(blocks));
-  config.blockDim = dim3(WgmmaTraits::kThreads);
-  config.dynamicSmemBytes = WgmmaTraits::kSmemBytes;
-  config.stream = stream;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = kClusterM;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = kClusterM > 1 ? 1 : 0;
-  return config;
-}
-
-/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM> and returns
-/// its persistent grid size in blocks: one block per SM for kClusterM = 1; for clusters, as many
-/// whole clusters as can be resident at once (cudaOccupancyMaxActiveClusters: a cluster's blocks
-/// must share a GPC). At most `units` clusters (work units), so no cluster is idle.
-template <class T, int kClusterM>
-int prepare_kernel(int64_t units, int sm_count) {
-  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM>;
-  RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      WgmmaTraits::kSmemBytes));
-  int64_t resident = sm_count;
-  if constexpr (kClusterM > 1) {
-    cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, attribute);
-    int clusters = 0;
-    RFL_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
-    if (clusters < 1) {
-      throw environment_error(fmt::format(
-          "gemm_wgmma_tma: no cluster of {} blocks ({} bytes of shared memory each) fits on the "
-          "device",
-          kClusterM, WgmmaTraits::kSmemBytes));
-    }
-    resident = clusters;
-  }
-  return static_cast<int>(std::min<int64_t>(units, resident) * kClusterM);
-}
-
-template <class T, int kClusterM>
-void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
-  cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config<kClusterM>(l.grid_blocks, stream, attribute);
-  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM>, l.x_map,
-                                    l.w_map, static_cast<T*>(l.c), l.m, l.n, l.k));
-}
-
 }  // namespace
 
 GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
-                                   int64_t k, bool bf16, bool multicast_w) {
+                                   int64_t k, bool bf16) {
   using Tr = WgmmaTraits;
   constexpr int64_t kIntMax = 0x7FFFFFFF;
   if (m < 1 || n < 1 || k < 1 || m > kIntMax || n > kIntMax || k > kIntMax || n % 8 != 0 ||
@@ -553,13 +392,10 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
         "multiples of 8)",
         m, n, k));
   }
-  const int cluster_m = multicast_w ? 2 : 1;
-  const int64_t tiles_m = (m + Tr::kBlockM - 1) / Tr::kBlockM;
-  const int64_t tiles_n = (n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int64_t units = (tiles_m + cluster_m - 1) / cluster_m * tiles_n;
-  if (units * cluster_m > kIntMax) {
-    throw bad_input(fmt::format("gemm_wgmma_tma: {} output tiles exceed 2^31 - 1",
-                                units * cluster_m));
+  const int64_t tiles =
+      ((m + Tr::kBlockM - 1) / Tr::kBlockM) * ((n + Tr::kBlockN - 1) / Tr::kBlockN);
+  if (tiles > kIntMax) {
+    throw bad_input(fmt::format("gemm_wgmma_tma: {} output tiles exceed 2^31 - 1", tiles));
   }
   int device = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
@@ -573,6 +409,15 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
         fmt::format("gemm_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
                     Tr::kSmemBytes, device, optin_bytes));
   }
+  const auto raise_limit = [](const void* kernel) {
+    RFL_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
+  };
+  if (bf16) {
+    raise_limit(reinterpret_cast<const void*>(gemm_wgmma_tma_kernel<__nv_bfloat16>));
+  } else {
+    raise_limit(reinterpret_cast<const void*>(gemm_wgmma_tma_kernel<__half>));
+  }
 
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   GemmWgmmaLaunch launch;
@@ -582,24 +427,20 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);
-  launch.cluster_m = cluster_m;
+  launch.grid_blocks = static_cast<int>(std::min<int64_t>(tiles, sm_count));
   launch.bf16 = bf16;
-  if (bf16) {
-    launch.grid_blocks = multicast_w ? prepare_kernel<__nv_bfloat16, 2>(units, sm_count)
-                                     : prepare_kernel<__nv_bfloat16, 1>(units, sm_count);
-  } else {
-    launch.grid_blocks = multicast_w ? prepare_kernel<__half, 2>(units, sm_count)
-                                     : prepare_kernel<__half, 1>(units, sm_count);
-  }
   return launch;
 }
 
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {
+  using Tr = WgmmaTraits;
+  const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
   if (l.bf16) {
-    l.cluster_m == 2 ? launch_typed<__nv_bfloat16, 2>(l, stream)
-                     : launch_typed<__nv_bfloat16, 1>(l, stream);
+    gemm_wgmma_tma_kernel<__nv_bfloat16><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(
+        l.x_map, l.w_map, static_cast<__nv_bfloat16*>(l.c), l.m, l.n, l.k);
   } else {
-    l.cluster_m == 2 ? launch_typed<__half, 2>(l, stream) : launch_typed<__half, 1>(l, stream);
+    gemm_wgmma_tma_kernel<__half><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(
+        l.x_map, l.w_map, static_cast<__half*>(l.c), l.m, l.n, l.k);
   }
   RFL_CHECK_LAUNCH();
 }

@@ -1,11 +1,10 @@
-// The GEMM (wgmma + TMA on sm_90 unless RFL_GEMM_VERSION=1, W multicast over block pairs with
-// RFL_GEMM_VERSION=3; mma.sync elsewhere) and naive attention (cuBLAS + softmax) operators
-// against their references: GEMM at token counts that are and are not tile multiples, both
-// d_models and dtypes, an N and K edge, small K and odd M; naive attention over the sweep's
-// corner lengths, both head dims and masks, GQA, fp16; the softmax kernel alone against float64
-// (unaligned rows, causal rows with no visible key, rows longer than one pass) and on all-equal
-// huge logits; and the kernel count of each launch against kernel_names(), since the counter
-// pass labels its per-kernel ranges with those names.
+// The GEMM (wgmma + TMA on sm_90 unless RFL_GEMM_VERSION=1; mma.sync elsewhere) and naive attention
+// (cuBLAS + softmax) operators against their references: GEMM at token counts that are and are
+// not tile multiples, both d_models and dtypes, an N and K edge, small K and odd M; naive
+// attention over the sweep's corner lengths, both head dims and masks, GQA, fp16; the softmax
+// kernel alone against float64 (unaligned rows, causal rows with no visible key, rows longer than
+// one pass) and on all-equal huge logits; and the kernel count of each launch against
+// kernel_names(), since the counter pass labels its per-kernel ranges with those names.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -86,9 +85,9 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // GEMM
 
-/// The version kernels/gemm.cu must pick: on compute capability 9.0 v2 (wgmma + TMA) when
-/// RFL_GEMM_VERSION is unset, empty or "2", v3 (W multicast) when it is "3"; v1 when it is "1"
-/// or on any other device; kernel_names() must name the kernel of that version.
+/// The version kernels/gemm.cu must pick: v2 (wgmma + TMA) on compute capability 9.0 when
+/// RFL_GEMM_VERSION is unset, empty or "2"; v1 when it is "1" or on any other device;
+/// kernel_names() must name the kernel of that version.
 void expect_gemm_version(const OperatorRun& run) {
   const char* requested = std::getenv("RFL_GEMM_VERSION");
   int device = 0;
@@ -97,19 +96,11 @@ void expect_gemm_version(const OperatorRun& run) {
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const std::string value = requested == nullptr ? "" : requested;
-  const bool sm90 = major == 9 && minor == 0;
-  std::string version = "gemm_v1_mma_sync";
-  std::string kernel = "gemm_mma_sync";
-  if (sm90 && (value.empty() || value == "2")) {
-    version = "gemm_v2_wgmma_tma";
-    kernel = "gemm_wgmma_tma";
-  } else if (sm90 && value == "3") {
-    version = "gemm_v3_wgmma_multicast";
-    kernel = "gemm_wgmma_tma_multicast";
-  }
-  EXPECT_EQ(run.version(), version);
-  EXPECT_EQ(run.kernel_names(), std::vector<std::string>{kernel});
+  const bool wants_v2 =
+      requested == nullptr || *requested == '\0' || std::string(requested) == "2";
+  const bool v2 = wants_v2 && major == 9 && minor == 0;
+  EXPECT_EQ(run.version(), v2 ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync");
+  EXPECT_EQ(run.kernel_names(), std::vector<std::string>{v2 ? "gemm_wgmma_tma" : "gemm_mma_sync"});
 }
 
 using GemmParam = std::tuple<int64_t, int64_t, Dtype>;  // M (tokens), d_model, dtype
@@ -177,10 +168,10 @@ TEST(Gemm, SmallKAndOddM) {
 TEST(Gemm, RejectsUnknownVersionVariable) {
   const char* saved = std::getenv("RFL_GEMM_VERSION");
   const std::string restore = saved == nullptr ? "" : saved;
-  setenv("RFL_GEMM_VERSION", "4", 1);
+  setenv("RFL_GEMM_VERSION", "3", 1);
   try {
     find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16));
-    ADD_FAILURE() << "RFL_GEMM_VERSION=4 accepted";
+    ADD_FAILURE() << "RFL_GEMM_VERSION=3 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
     EXPECT_NE(std::string(e.what()).find("RFL_GEMM_VERSION"), std::string::npos) << e.what();
