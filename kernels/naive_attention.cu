@@ -692,7 +692,16 @@ class NaiveAttentionRun final : public OperatorRun {
         s_(shape.batch * shape.heads * shape.seq_len * shape.seq_len),
         p_(s_.count()),
         cublas_workspace_(kCublasWorkspaceBytes),
-        cublas_(make_cublas_handle()) {}
+        cublas_(make_cublas_handle()) {
+    // S, P and O poisoned once with all-ones bits (NaN in both 16-bit types): anything the
+    // kernels fail to write shows up in validation. It also gives compute-sanitizer's initcheck
+    // a write it can see: cuBLAS's Hopper kernels store S and O through TMA, which initcheck
+    // does not track, so without it our softmax's reads of S and the download of O were
+    // reported as uninitialized (the same finding as the GEMM reference, H200, 2026-11-29).
+    for (DeviceBuffer<uint16_t>* buffer : {&s_, &p_, &o_}) {
+      RFL_CUDA_CHECK(cudaMemset(buffer->get(), 0xFF, static_cast<size_t>(buffer->bytes())));
+    }
+  }
 
   // Q, K, V uniform in [-1, 1): with scale 1/sqrt(d) the logits have standard deviation 1/3
   // for any head_dim, so the softmax is neither flat nor one-hot.

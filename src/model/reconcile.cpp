@@ -101,6 +101,15 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         "DRAM bytes, so the point's memory-bound placement is unaffected",
         g, padding, ratio);
   }
+  if (p.op == "decode_attention" && p.version == "decode_attention_v2_flat_split") {
+    return fmt::format(
+        "counted {:.2f}x: besides q*k and p*v, each key's score is summed across the d/8 lanes of "
+        "its row group by shuffle-adds and every lane of the group repeats the online-softmax "
+        "update, and each part's partial is rescaled and merged by decode_combine; the extra "
+        "work per key is fixed while the merges grow with the part count, so the ratio is "
+        "largest at short caches. CUDA-core work only: decode stays memory-bound",
+        ratio);
+  }
   return fmt::format(
       "the CUDA-core counters see {:.2f}x the arithmetic of the analytic convention ({}): compare "
       "the kernel's FLOP comment with what it executes",
