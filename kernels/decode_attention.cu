@@ -62,6 +62,7 @@
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/reference_attention.hpp"
@@ -166,6 +167,37 @@ __device__ __forceinline__ void merge_state(float& m, float& l, float (&o)[kCoun
 
 // ---------------------------------------------------------------------------------------------
 // Kernels.
+
+/// Merges the block's per-warp online-softmax states of one segment — warp_o[w][h][c]
+/// (unnormalized Σ p·v), warp_ml[w][h] = (max of log2-scaled scores, Σ 2^(s − max)) — with the
+/// log-sum-exp rescale and writes one partial per query head h < heads_here to workspace slot
+/// `slot` (partial_o[entry·d + c], partial_ml[entry], entry = slot·group + head_begin + h). Warps
+/// that saw no key hold (−inf, 0, 0) and weigh 0; warp 0 always saw one, so the max is finite.
+/// All kThreads threads of the block call it between two barriers.
+template <int kThreads, int kWarps, int kHeads, int kHeadDim>
+__device__ __forceinline__ void write_block_partial(const float (&warp_o)[kWarps][kHeads][kHeadDim],
+                                                    const float2 (&warp_ml)[kWarps][kHeads],
+                                                    const DecodeParams& p, int64_t slot,
+                                                    int64_t head_begin, int heads_here) {
+  for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kThreads) {
+    const int h = idx / kHeadDim;
+    const int c = idx % kHeadDim;
+    float m_max = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
+    float l_sum = 0.0f;
+    float acc = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float weight = exp2f(warp_ml[w][h].x - m_max);
+      l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
+      acc = fmaf(warp_o[w][h][c], weight, acc);
+    }
+    const int64_t entry = slot * p.group + head_begin + h;
+    p.partial_o[entry * kHeadDim + c] = acc;
+    if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
+  }
+}
 
 // Grid (parts, head chunks). Block (x, z) streams part x for query heads z·kHeads ... of each
 // group it touches, one segment (the part's keys in one KV head) at a time. In a segment, warp w
@@ -318,28 +350,8 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const D
       }
     }
     __syncthreads();
-    // Warps merged per (head, dim). Warp 0 holds the segment's first key, so the max is finite;
-    // warps that got no key are (-inf, 0, 0) and weigh 0.
     const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
-    for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim;
-         idx += kDecodeThreads) {
-      const int h = idx / kHeadDim;
-      const int c = idx % kHeadDim;
-      float m_max = -INFINITY;
-#pragma unroll
-      for (int w = 0; w < kDecodeWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
-      float l_sum = 0.0f;
-      float acc = 0.0f;
-#pragma unroll
-      for (int w = 0; w < kDecodeWarps; ++w) {
-        const float weight = exp2f(warp_ml[w][h].x - m_max);
-        l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
-        acc = fmaf(warp_o[w][h][c], weight, acc);
-      }
-      const int64_t entry = slot * p.group + head_begin + h;
-      p.partial_o[entry * kHeadDim + c] = acc;
-      if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
-    }
+    write_block_partial<kDecodeThreads>(warp_o, warp_ml, p, slot, head_begin, heads_here);
     __syncthreads();  // warp_o and warp_ml are rewritten by the next segment
     seg_begin = seg_end;
   }
@@ -372,18 +384,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   }
-}
-
-// Rounds (lo, hi) to a 16-bit pair, lo in the low half.
-template <class T>
-__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
-  typename Pair16<T>::Type pair;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    pair = __floats2bfloat162_rn(lo, hi);
-  } else {
-    pair = __floats2half2_rn(lo, hi);
-  }
-  return *reinterpret_cast<uint32_t*>(&pair);
 }
 
 __device__ __forceinline__ uint32_t word(const uint4& v, int i) {
@@ -581,24 +581,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
     }
     __syncthreads();
     const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
-    for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kMmaThreads) {
-      const int h = idx / kHeadDim;
-      const int c = idx % kHeadDim;
-      float m_max = -INFINITY;
-#pragma unroll
-      for (int w = 0; w < kMmaWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
-      float l_sum = 0.0f;
-      float acc = 0.0f;
-#pragma unroll
-      for (int w = 0; w < kMmaWarps; ++w) {
-        const float weight = exp2f(warp_ml[w][h].x - m_max);
-        l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
-        acc = fmaf(warp_o[w][h][c], weight, acc);
-      }
-      const int64_t entry = slot * p.group + head_begin + h;
-      p.partial_o[entry * kHeadDim + c] = acc;
-      if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
-    }
+    write_block_partial<kMmaThreads>(warp_o, warp_ml, p, slot, head_begin, heads_here);
     __syncthreads();
     seg_begin = seg_end;
   }

@@ -39,6 +39,7 @@
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/gemm_wgmma.hpp"
 #include "kernels/operator.hpp"
@@ -208,19 +209,6 @@ __device__ __forceinline__ void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[
   }
 }
 
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi) {
-  uint32_t bits;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    memcpy(&bits, &v, sizeof(bits));
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    memcpy(&bits, &v, sizeof(bits));
-  }
-  return bits;
-}
-
 /// Issues the cp.async copies of K slice [k0, k0 + kBlockK) of the block's X rows and W columns
 /// into one pipeline stage. Out-of-range chunks (M, N or K edge) are zero-filled, so they add
 /// nothing to the accumulators.
@@ -352,7 +340,7 @@ __global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPe
         const int64_t col = block_n + warp_n * Tr::kWarpTileN + nt * Tr::kMmaN + 2 * t;
         if (col < p.n) {
           *reinterpret_cast<uint32_t*>(c + row * p.n + col) =
-              pack2<T>(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
+              pack_pair<T>(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
         }
       }
     }

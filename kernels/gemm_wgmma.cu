@@ -39,6 +39,7 @@
 
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/gemm_wgmma.hpp"
 
 namespace rooflinectl {
@@ -186,19 +187,6 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
   } else {
     RFL_WGMMA_M64N256K16_SS("f16", d, desc_a, desc_b, accumulate);
   }
-}
-
-template <class T>
-__device__ __forceinline__ uint32_t pack_pair(float lo, float hi) {
-  uint32_t bits;
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    memcpy(&bits, &v, sizeof(bits));
-  } else {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    memcpy(&bits, &v, sizeof(bits));
-  }
-  return bits;
 }
 
 #endif

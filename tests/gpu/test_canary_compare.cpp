@@ -3,10 +3,8 @@
 // without a regression.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -16,6 +14,7 @@
 #include "kernels/common/cuda_check.hpp"
 #include "measure/canary.hpp"
 #include "report/json_reader.hpp"
+#include "run_rooflinectl.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -40,12 +39,6 @@ TEST(Canary, CopyBandwidthIsPlausibleAndSamplesAreKept) {
     EXPECT_GT(*canary.copy_bytes_per_s, 0.5 * kDatasheetBytesPerS);
     EXPECT_LT(*canary.copy_bytes_per_s, kDatasheetBytesPerS);
   }
-}
-
-int run_rooflinectl(const std::string& args) {
-  const std::string command = std::string(RFL_BINARY) + " " + args;
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 std::string temp_path(const std::string& name) {

@@ -5,24 +5,16 @@
 // bytes within 10% (same time, so the two bandwidths agree within 10%). A warm L2 would break
 // both: the input would come from L2. The report must also say how L2 was treated.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "report/json_reader.hpp"
+#include "run_rooflinectl.hpp"
 
 namespace rooflinectl {
 namespace {
-
-/// Runs the rooflinectl binary with `args`; returns its exit code.
-int run_rooflinectl(const std::string& args) {
-  const std::string command = std::string(RFL_BINARY) + " " + args;
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 constexpr double kCounterAgreement = 0.10;
 

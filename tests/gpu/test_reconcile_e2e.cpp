@@ -3,24 +3,17 @@
 // FLOPs are its whole-tile count at a length that is not a tile multiple, and GQA decode reads the
 // (smaller) KV cache about once.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "model/operator_model.hpp"
 #include "report/json_reader.hpp"
+#include "run_rooflinectl.hpp"
 
 namespace rooflinectl {
 namespace {
-
-int run_rooflinectl(const std::string& args) {
-  const std::string command = std::string(RFL_BINARY) + " " + args;
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 Report sweep(const std::string& args, const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();

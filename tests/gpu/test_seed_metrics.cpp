@@ -1,22 +1,16 @@
 // On the GPU: the per-point seed metrics of a real sweep (peak device memory, SM and DRAM % of
 // peak) are measured and plausible, and the report's Markdown carries the full conclusion.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "report/attention_summary.hpp"
 #include "report/json_reader.hpp"
+#include "run_rooflinectl.hpp"
 
 namespace rooflinectl {
 namespace {
-
-int run_rooflinectl(const std::string& args) {
-  const int status = std::system((std::string(RFL_BINARY) + " " + args).c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(SeedMetrics, AttentionSweepMeasuresMemoryAndUtilization) {
   const std::string path =

@@ -1,23 +1,15 @@
 // End to end on the GPU: runs the real `rooflinectl sweep` binary on a short sweep and checks the
 // report it writes (read back with the project's strict reader: no NaN/Inf can pass it).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "report/json_reader.hpp"
+#include "run_rooflinectl.hpp"
 
 namespace rooflinectl {
 namespace {
-
-/// Runs the binary with `args`; returns its exit code.
-int run_rooflinectl(const std::string& args) {
-  const std::string command = std::string(RFL_BINARY) + " " + args;
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 std::string temp_report_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / name).string();
