@@ -14,8 +14,11 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
   sub.add_option("--counter-threshold", f.counter_threshold,
                  "Counted-FLOP change that counts regardless of timing noise (default 1%)");
   sub.add_option("--traffic-threshold", f.traffic_threshold,
-                 "DRAM- or L2-byte change that counts regardless of timing noise (default 5%: "
+                 "DRAM-byte change that counts regardless of timing noise (default 5%: "
                  "back-to-back H200 sweeps differed by up to 4% where L2 absorbs re-reads)");
+  sub.add_option("--l2-threshold", f.l2_threshold,
+                 "L2-byte change that counts regardless of timing noise (default 10%: "
+                 "back-to-back H200 runs of the wgmma GEMM differed by 5.5%)");
   sub.add_option("--by", f.by,
                  "What the time gate compares: time (median, clock-normalized for compute-bound "
                  "points) | roof (fraction of the attainable roof)");
@@ -29,6 +32,7 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& f) {
   options.time_threshold = parse_threshold(f.time_threshold, "--time-threshold");
   options.counter_threshold = parse_threshold(f.counter_threshold, "--counter-threshold");
   options.traffic_threshold = parse_threshold(f.traffic_threshold, "--traffic-threshold");
+  options.l2_threshold = parse_threshold(f.l2_threshold, "--l2-threshold");
   options.by = parse_compare_by(f.by);
   options.strict = f.strict;
   options.allow_different_gpu = f.allow_different_gpu;

@@ -14,12 +14,13 @@ struct CompareGateFlags {
   std::string time_threshold = "5%";
   std::string counter_threshold = "1%";
   std::string traffic_threshold = "5%";
+  std::string l2_threshold = "10%";
   std::string by = "time";
   bool strict = false;
   bool allow_different_gpu = false;
 };
 
-/// Binds --time-threshold, --counter-threshold, --traffic-threshold, --by, --strict, --allow-different-gpu to `flags`.
+/// Binds --time-threshold, --counter-threshold, --traffic-threshold, --l2-threshold, --by, --strict, --allow-different-gpu to `flags`.
 void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& flags);
 
 /// Converts the flags to CompareOptions; throws a bad-input Error naming the bad flag value.

@@ -35,13 +35,16 @@ std::vector<double> finite_only(const std::vector<double>& values) {
 struct GatedMetric {
   const char* name;
   std::optional<double> (*read)(const KernelCounters&);
-  bool traffic;  ///< bytes moved (gated by traffic_threshold), else FLOPs (counter_threshold)
+  double CompareOptions::*threshold;  ///< the option that gates it
 };
 
 constexpr GatedMetric kGatedMetrics[] = {
-    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); }, true},
-    {"flop", [](const KernelCounters& k) { return k.total_flop(); }, false},
-    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }, true},
+    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); },
+     &CompareOptions::traffic_threshold},
+    {"flop", [](const KernelCounters& k) { return k.total_flop(); },
+     &CompareOptions::counter_threshold},
+    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; },
+     &CompareOptions::l2_threshold},
 };
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
@@ -68,7 +71,7 @@ GateOutcome counter_gate(const PointResult& base, const PointResult& current,
     const std::optional<double> b = metric.read(base.counters.total);
     const std::optional<double> c = metric.read(current.counters.total);
     if (!b || !c || !std::isfinite(*b) || !std::isfinite(*c)) continue;
-    const double threshold = metric.traffic ? options.traffic_threshold : options.counter_threshold;
+    const double threshold = options.*metric.threshold;
     CounterChange change;
     change.metric = metric.name;
     change.base = *b;
@@ -499,6 +502,7 @@ CompareResult compare_reports(const Report& base, const Report& current,
   check_threshold(options.time_threshold, "--time-threshold");
   check_threshold(options.counter_threshold, "--counter-threshold");
   check_threshold(options.traffic_threshold, "--traffic-threshold");
+  check_threshold(options.l2_threshold, "--l2-threshold");
   if (base.schema_version != current.schema_version) {
     throw bad_input(fmt::format(
         "reports have different schema versions: base {}, new {}; re-run the older sweep with "

@@ -68,12 +68,12 @@ std::string header_line(const CompareResult& r) {
                        id.timestamp_utc);
   };
   return fmt::format(
-      "base {} vs new {} on {}; by {}; thresholds: time {}, FLOPs {}, DRAM/L2 bytes {}; "
+      "base {} vs new {} on {}; by {}; thresholds: time {}, FLOPs {}, DRAM bytes {}, L2 bytes {}; "
       "Mann-Whitney alpha {} "
       "(Holm-adjusted)",
       side(r.base), side(r.current), r.current.device_name, to_string(r.options.by),
       threshold_text(r.options.time_threshold), threshold_text(r.options.counter_threshold),
-      threshold_text(r.options.traffic_threshold),
+      threshold_text(r.options.traffic_threshold), threshold_text(r.options.l2_threshold),
       kMannWhitneyAlpha);
 }
 
@@ -212,6 +212,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
   options["time_threshold"] = number(r.options.time_threshold);
   options["counter_threshold"] = number(r.options.counter_threshold);
   options["traffic_threshold"] = number(r.options.traffic_threshold);
+  options["l2_threshold"] = number(r.options.l2_threshold);
   options["strict"] = r.options.strict;
   options["allow_different_gpu"] = r.options.allow_different_gpu;
   options["mann_whitney_alpha"] = kMannWhitneyAlpha;

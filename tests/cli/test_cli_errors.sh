@@ -214,6 +214,8 @@ run_case 2 "'-'" - model --gpu h200-sxm -o -
 ln -s "$inputs/link-target.json" "$inputs/link.json"
 run_case 2 "link.json" - plot "$h200" -o "$inputs/link.json"
 bad "'abc'" sweep --time-threshold abc
+bad "'-3%'" sweep --l2-threshold -3%
+run_case 2 "'x'" - compare "$h200" "$h200" --l2-threshold x
 bad "'speed'" sweep --by speed
 run_case 2 "--device -1" - peaks --device -1
 
