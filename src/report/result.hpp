@@ -182,7 +182,7 @@ struct CanaryResult {
 
 /// Why a report's tool.git_revision is null.
 inline constexpr const char* kGitRevisionNullReason =
-    "unknown: built outside a git checkout without -DRFL_GIT_REVISION=<hash>";
+    "unknown: built outside a git checkout without RFL_GIT_REVISION=<hash> in the build environment";
 
 /// A whole sweep report.
 struct Report {

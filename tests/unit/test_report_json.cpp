@@ -397,7 +397,7 @@ TEST(ReportJson, TimingStatesItsL2PolicyAndOlderReportsWithoutItLoad) {
 
 TEST(ReportJson, UnknownGitRevisionIsNullWithReasonNeverEmpty) {
   Report r = full_report();
-  r.git_revision.clear();  // built from a copy without .git and no -DRFL_GIT_REVISION
+  r.git_revision.clear();  // built from a copy without .git and no RFL_GIT_REVISION
   const std::string text = report_to_json_text(r);
   const auto json = nlohmann::json::parse(text);
   EXPECT_TRUE(json["tool"]["git_revision"].is_null());
