@@ -211,7 +211,7 @@ std::string format_markdown_report(const Report& report) {
   const Shape& s = report.config.base;
   std::string out = fmt::format("## rooflinectl: {}\n\n", d.name.empty() ? "unknown GPU" : d.name);
   out += fmt::format(
-      "{} (cc {}.{}, {} SMs) · driver {}.{}, runtime {}.{} · rooflinectl {}{} · {}  \n", d.name,
+      "{} (cc {}.{}, {} SMs) · CUDA driver API {}.{}, runtime {}.{} · rooflinectl {}{} · {}  \n", d.name,
       d.cc_major, d.cc_minor, d.sm_count, d.driver_version / 1000, d.driver_version % 1000 / 10,
       d.runtime_version / 1000, d.runtime_version % 1000 / 10, report.tool_version,
       report.git_revision.empty() ? "" : " (" + report.git_revision + ")", report.timestamp_utc);
