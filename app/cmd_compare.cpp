@@ -39,6 +39,16 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& f) {
   return options;
 }
 
+Report load_report_to_compare(const std::string& path) {
+  Report report = load_report(path);
+  if (report.points.empty()) {
+    throw bad_input(fmt::format("{} has no points: nothing to compare (a sweep writes one per "
+                                "operator and length)",
+                                path));
+  }
+  return report;
+}
+
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "compare",
@@ -57,8 +67,8 @@ int run_compare_command(const CompareCommandOptions& o) {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, md, json", o.format));
   }
   const CompareOptions options = compare_options_from_flags(o.gate);
-  const Report base = load_report(o.base_file);
-  const Report current = load_report(o.new_file);
+  const Report base = load_report_to_compare(o.base_file);
+  const Report current = load_report_to_compare(o.new_file);
   const CompareResult result = compare_reports(base, current, options);
   if (o.format == "json") {
     // The table and Markdown carry the warnings themselves; JSON readers may not show them.

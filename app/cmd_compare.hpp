@@ -26,6 +26,11 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& flags);
 /// Converts the flags to CompareOptions; throws a bad-input Error naming the bad flag value.
 CompareOptions compare_options_from_flags(const CompareGateFlags& flags);
 
+/// Loads a report for `compare` or `sweep --baseline` (load_report) and throws a bad-input Error
+/// "<path> has no points" when it holds none: compared with it every point would read as added or
+/// removed, and the gate would pass on nothing.
+Report load_report_to_compare(const std::string& path);
+
 /// Flags and arguments of `compare`.
 struct CompareCommandOptions {
   std::string base_file;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <utility>
 #include <vector>
 
@@ -35,13 +34,7 @@ int run_model_command(const ModelOptions& o) {
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
   }
-  if (!o.output.empty()) {
-    const auto parent = std::filesystem::absolute(o.output).parent_path();
-    if (!std::filesystem::is_directory(parent)) {
-      throw bad_input(fmt::format("invalid --output '{}': directory '{}' does not exist", o.output,
-                                  parent.string()));
-    }
-  }
+  if (!o.output.empty()) check_output_file_path(o.output);
   const GpuSpec& gpu = find_gpu_spec(o.gpu);
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);

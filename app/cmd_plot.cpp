@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -34,7 +35,15 @@ int run_plot_command(const PlotOptions& o) {
                     ".svg",
                     o.output));
   }
+  check_output_file_path(o.output);
   const Report report = load_report(o.report);
+  // A chart without a single measured point would be empty axes that look like a result.
+  const bool any_ok = std::any_of(report.points.begin(), report.points.end(),
+                                  [](const PointResult& p) { return p.status == PointStatus::kOk; });
+  if (!any_ok) {
+    throw bad_input(fmt::format("{} has no point with status ok ({} points): nothing to plot",
+                                o.report, report.points.size()));
+  }
   const std::string svg = o.chart == "roofline" ? roofline_svg(report) : throughput_svg(report);
   write_file_atomically(o.output, svg);
   const size_t without_roofline = points_without_roofline(report).size();

@@ -23,6 +23,7 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
 int run_report_command(const ReportOptions& o) {
   const ReportFormat format = parse_report_format(
       o.format, "--format", {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv});
+  if (!o.output.empty()) check_output_file_path(o.output);
   const std::string text = render_report(load_report(o.report), format);
   if (o.output.empty()) {
     fmt::print("{}", text);

@@ -46,16 +46,12 @@ SweepConfig build_config(const SweepOptions& o) {
 
 void check_output_path(const std::string& path) {
   if (path.empty()) return;
-  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
-  if (!std::filesystem::is_directory(parent)) {
-    throw bad_input(fmt::format("invalid --output '{}': directory '{}' does not exist", path,
-                                parent.string()));
-  }
   if (std::filesystem::is_directory(path)) {
     throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
                                 path));
   }
   check_output_file_path(path);
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
   // Checked now so that a sweep of many minutes does not end in a report it cannot write.
   if (::access(parent.c_str(), W_OK | X_OK) != 0) {
     throw bad_input(fmt::format("invalid --output '{}': directory '{}' is not writable: {}", path,
@@ -117,7 +113,7 @@ int run_sweep_command(const SweepOptions& o) {
                                   "Markdown comparison; write the report with --output",
                                   o.format));
     }
-    baseline = load_report(o.baseline);
+    baseline = load_report_to_compare(o.baseline);
   }
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.

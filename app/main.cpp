@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <string>
 
 #include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
@@ -37,9 +38,14 @@ int main(int argc, char** argv) {
     // An unknown first word reaches CLI11 as "A subcommand is required": name the word instead.
     const std::vector<std::string> extra = failed->remaining();
     if (failed->get_parent() == nullptr && failed->get_subcommands().empty() && !extra.empty()) {
-      return fmt::format("error: unknown subcommand '{}': allowed sweep, devices, list, doctor "
-                         "(see --help)\n",
-                         extra.front());
+      // Every registered subcommand, in the order of --help (the filter overload lists them all,
+      // not only the parsed ones).
+      std::string allowed;
+      for (const CLI::App* sub : failed->get_subcommands([](const CLI::App*) { return true; })) {
+        allowed += (allowed.empty() ? "" : ", ") + sub->get_name();
+      }
+      return fmt::format("error: unknown subcommand '{}': allowed {} (see --help)\n",
+                         extra.front(), allowed);
     }
     return fmt::format("error: {} (see --help)\n", e.what());
   });

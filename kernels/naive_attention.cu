@@ -807,6 +807,7 @@ class NaiveAttentionRun final : public OperatorRun {
 
 void check_naive_attention_shape(const Shape& s) {
   validate_common_shape(s);
+  validate_score_matrix_size(s);  // S and P are stored in device memory
   if (s.head_dim % 8 != 0) {
     throw bad_input(fmt::format(
         "invalid head-dim {} for naive_attention: must be a multiple of 8 (16-byte rows of Q, "

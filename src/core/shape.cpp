@@ -66,20 +66,24 @@ void validate_common_shape(const Shape& s) {
         s.kv_heads, s.heads));
   }
   // Every element count an operator derives (kernels/*.cu device_bytes and launch sizes) is one
-  // of these products or smaller; K and V are bounded by Q because kv-heads divides heads.
+  // of these products or smaller, or S/P (validate_score_matrix_size); K and V are bounded by Q
+  // because kv-heads divides heads.
   const std::string b_h_l = fmt::format("{} × {} × {}", s.batch, s.heads, s.seq_len);
   check_tensor_size("batch × heads × seq_len × head-dim (Q, O)",
                     fmt::format("{} × {}", b_h_l, s.head_dim),
                     {s.batch, s.heads, s.seq_len, s.head_dim});
-  check_tensor_size("batch × heads × seq_len² (attention scores S, P)",
-                    fmt::format("{} × {}", b_h_l, s.seq_len),
-                    {s.batch, s.heads, s.seq_len, s.seq_len});
   check_tensor_size("batch × seq_len × 4 × heads × head-dim (FFN activation)",
                     fmt::format("{} × {} × 4 × {} × {}", s.batch, s.seq_len, s.heads, s.head_dim),
                     {s.batch, s.seq_len, 4, s.heads, s.head_dim});
   check_tensor_size("4 × (heads × head-dim)² (FFN weight)",
                     fmt::format("4 × ({} × {})²", s.heads, s.head_dim),
                     {4, s.heads, s.head_dim, s.heads, s.head_dim});
+}
+
+void validate_score_matrix_size(const Shape& s) {
+  check_tensor_size("batch × heads × seq_len² (attention scores S, P)",
+                    fmt::format("{} × {} × {} × {}", s.batch, s.heads, s.seq_len, s.seq_len),
+                    {s.batch, s.heads, s.seq_len, s.seq_len});
 }
 
 }  // namespace rooflinectl

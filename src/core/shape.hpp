@@ -53,9 +53,16 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
 /// key. Recorded in each report's config.
 inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 
-/// Checks the axes shared by all operators (positive, GQA divisibility) and that no tensor the
-/// shape implies exceeds kMaxTensorElements (products computed without overflow: e.g. batch
-/// 4000000000 with seq_len 2147483648 is refused naming the product); throws bad-input Error.
+/// Checks the axes shared by all operators (positive, GQA divisibility) and that no tensor every
+/// operator's shape implies (Q/O, the FFN activation and weight) exceeds kMaxTensorElements
+/// (products computed without overflow: e.g. batch 4000000000 with seq_len 2147483648 is refused
+/// naming the product); throws bad-input Error. The L² score matrices are not checked here: only
+/// operators that materialize them call validate_score_matrix_size as well.
 void validate_common_shape(const Shape& shape);
+
+/// Checks that the attention score matrices S and P, batch × heads × seq_len² elements each, stay
+/// within kMaxTensorElements; throws a bad-input Error naming the product otherwise. For operators
+/// that store S and P in device memory (naive_attention); flash and decode attention never do.
+void validate_score_matrix_size(const Shape& shape);
 
 }  // namespace rooflinectl

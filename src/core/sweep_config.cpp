@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
 
 namespace rooflinectl {
@@ -38,7 +39,7 @@ int get_int_at_least(const JsonObjectReader& r, const std::string& key, int mini
 
 SweepConfig default_sweep_config() {
   SweepConfig c;
-  c.ops = {"naive_attention", "flash_attention", "gemm", "gelu", "layernorm", "decode_attention"};
+  c.ops = operator_names();
   c.seq_spec = kDefaultSeqSpec;
   c.seq_lens = parse_seq_spec(c.seq_spec);
   return c;

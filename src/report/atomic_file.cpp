@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "core/error.hpp"
@@ -67,6 +68,14 @@ void check_output_file_path(const std::string& path) {
   if (path.empty() || path == "-") {
     throw bad_input(fmt::format("invalid output path '{}': give a file name (without -o the "
                                 "result goes to stdout)", path));
+  }
+  // Named before any work is done, in the words sweep and model have always used: otherwise the
+  // first sign would be "creating a temporary file failed" after the report was computed.
+  std::error_code ignored;
+  const std::filesystem::path parent = std::filesystem::absolute(path, ignored).parent_path();
+  if (!std::filesystem::is_directory(parent, ignored)) {
+    throw bad_input(fmt::format("invalid output path '{}': directory '{}' does not exist", path,
+                                parent.string()));
   }
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     throw bad_input(fmt::format("invalid output path '{}': it exists and is not a regular file "

@@ -6,9 +6,10 @@
 
 namespace rooflinectl {
 
-/// Throws a bad-input Error when `path` is empty, "-", or names something that exists and is not
-/// a regular file (directory, device node, FIFO, symbolic link): the atomic rename would replace
-/// it. Called by write_file_atomically and by commands that check their output before working.
+/// Throws a bad-input Error when `path` is empty, "-", lies in a directory that does not exist,
+/// or names something that exists and is not a regular file (directory, device node, FIFO,
+/// symbolic link): the atomic rename would replace it. Called by write_file_atomically and by
+/// every command that writes a file (sweep, model, plot, report), before it does any work.
 void check_output_file_path(const std::string& path);
 
 /// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same

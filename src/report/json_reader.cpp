@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/operator_names.hpp"
 #include "report/peaks_json.hpp"
 
 namespace rooflinectl {
@@ -18,6 +19,38 @@ Pipe parse_pipe(const std::string& text) {
   throw bad_input(fmt::format("invalid pipe '{}': allowed tensor, fp32", text));
 }
 
+// A single timed launch longer than a day is not a measurement but a corrupted or edited value
+// (1e300 s); the longest point of a sweep runs for seconds.
+constexpr double kMaxSampleSeconds = 86400.0;
+
+// Stored values a sweep can never write are refused on loading, so that report, plot and compare
+// never judge them: `where` names the point ("gelu at L = 4096") in front of the reason.
+void require_positive_finite(const JsonObjectReader& r, const std::string& key, double value,
+                             const std::string& where) {
+  if (!std::isfinite(value) || !(value > 0)) {
+    r.fail_key(key, fmt::format("{}: must be a finite number > 0, found {}", where,
+                                std::isnan(value) ? "null" : fmt::format("{}", value)));
+  }
+}
+
+void require_time(const JsonObjectReader& r, const std::string& key, double value,
+                  const std::string& where) {
+  require_positive_finite(r, key, value, where);
+  if (value > kMaxSampleSeconds) {
+    r.fail_key(key, fmt::format("{}: {} s is not a plausible kernel time (at most {} s)", where,
+                                value, kMaxSampleSeconds));
+  }
+}
+
+// Counts, bytes, clocks and durations: null (not measured) is allowed, a negative value is not.
+void require_non_negative(const JsonObjectReader& r, const std::string& key,
+                          const std::optional<double>& value, const std::string& where) {
+  if (value && !(*value >= 0)) {
+    r.fail_key(key, fmt::format("{}: must be >= 0 (or null when not measured), found {}", where,
+                                *value));
+  }
+}
+
 // Fields added to schema 1 after the first reports were written (the committed H200 sweep lacks
 // them): absent reads as not measured, so those reports stay readable.
 std::optional<double> optional_double_if_present(const JsonObjectReader& r,
@@ -25,13 +58,19 @@ std::optional<double> optional_double_if_present(const JsonObjectReader& r,
   return r.has(key) ? r.get_optional_double(key) : std::nullopt;
 }
 
+int64_t get_positive_int64(const JsonObjectReader& r, const std::string& key) {
+  const int64_t v = r.get_int64(key);
+  if (v <= 0) r.fail_key(key, fmt::format("must be a positive integer, found {}", v));
+  return v;
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
-  s.batch = r.get_int64("batch");
-  s.heads = r.get_int64("heads");
-  s.kv_heads = r.get_int64("kv_heads");
-  s.head_dim = r.get_int64("head_dim");
-  s.seq_len = r.get_int64("seq_len");
+  s.batch = get_positive_int64(r, "batch");
+  s.heads = get_positive_int64(r, "heads");
+  s.kv_heads = get_positive_int64(r, "kv_heads");
+  s.head_dim = get_positive_int64(r, "head_dim");
+  s.seq_len = get_positive_int64(r, "seq_len");
   s.causal = r.get_bool("causal");
   s.dtype = r.get_parsed("dtype", parse_dtype);
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
@@ -54,12 +93,25 @@ Validation validation_from_json(const JsonObjectReader& r) {
   return v;
 }
 
-TimingResult timing_from_json(const JsonObjectReader& r) {
+// Every sample and the three statistics are finite, > 0 and at most kMaxSampleSeconds, and
+// min_s <= median_s <= max_s; at least one sample.
+TimingResult timing_from_json(const JsonObjectReader& r, const std::string& where) {
   TimingResult t;
   t.samples_s = r.get_double_array("samples_s");
+  if (t.samples_s.empty()) r.fail_key("samples_s", where + ": no samples (at least one needed)");
+  for (size_t i = 0; i < t.samples_s.size(); ++i) {
+    require_time(r, fmt::format("samples_s[{}]", i), t.samples_s[i], where);
+  }
   t.median_s = r.get_double("median_s");
   t.min_s = r.get_double("min_s");
   t.max_s = r.get_double("max_s");
+  require_time(r, "median_s", t.median_s, where);
+  require_time(r, "min_s", t.min_s, where);
+  require_time(r, "max_s", t.max_s, where);
+  if (t.median_s < t.min_s || t.median_s > t.max_s) {
+    r.fail_key("median_s", fmt::format("{}: {} s lies outside min_s {} s .. max_s {} s", where,
+                                       t.median_s, t.min_s, t.max_s));
+  }
   t.warmup_runs = r.get_int("warmup_runs");
   t.l2_flushed = r.get_bool("l2_flushed");
   // Optional: reports written before the policy was stated in words lack the key.
@@ -68,7 +120,8 @@ TimingResult timing_from_json(const JsonObjectReader& r) {
   return t;
 }
 
-KernelCounters kernel_counters_from_json(const JsonObjectReader& r) {
+// Every counter value is null or >= 0.
+KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::string& where) {
   KernelCounters k;
   k.name = r.get_string("name");
   k.dram_read_bytes = r.get_optional_double("dram_read_bytes");
@@ -87,18 +140,37 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r) {
   k.hmul_inst = r.get_optional_double("hmul_inst");
   k.sm_throughput_fraction = optional_double_if_present(r, "sm_throughput_fraction");
   k.dram_throughput_fraction = optional_double_if_present(r, "dram_throughput_fraction");
+  for (const auto& [key, value] : {std::pair<const char*, const std::optional<double>&>{
+                                       "dram_read_bytes", k.dram_read_bytes},
+                                   {"dram_write_bytes", k.dram_write_bytes},
+                                   {"l2_bytes", k.l2_bytes},
+                                   {"duration_s", k.duration_s},
+                                   {"sm_clock_hz", k.sm_clock_hz},
+                                   {"dram_clock_hz", k.dram_clock_hz},
+                                   {"tensor_bf16_flop", k.tensor_bf16_flop},
+                                   {"tensor_fp16_flop", k.tensor_fp16_flop},
+                                   {"ffma_inst", k.ffma_inst},
+                                   {"fadd_inst", k.fadd_inst},
+                                   {"fmul_inst", k.fmul_inst},
+                                   {"hfma_inst", k.hfma_inst},
+                                   {"hadd_inst", k.hadd_inst},
+                                   {"hmul_inst", k.hmul_inst},
+                                   {"sm_throughput_fraction", k.sm_throughput_fraction},
+                                   {"dram_throughput_fraction", k.dram_throughput_fraction}}) {
+    require_non_negative(r, key, value, where);
+  }
   return k;
 }
 
-CounterResult counters_from_json(const JsonObjectReader& r) {
+CounterResult counters_from_json(const JsonObjectReader& r, const std::string& where) {
   CounterResult c;
   c.null_reason = r.get_optional_string("null_reason");
   c.passes = r.get_int("passes");
   c.cache_policy = r.get_string("cache_policy");
   c.note = r.get_string("note");
   for (const auto& k : r.get_object_array("kernels"))
-    c.kernels.push_back(kernel_counters_from_json(k));
-  c.total = kernel_counters_from_json(r.get_object("total"));
+    c.kernels.push_back(kernel_counters_from_json(k, where));
+  c.total = kernel_counters_from_json(r.get_object("total"), where);
   const JsonObjectReader peaks = r.get_object("peaks");
   c.peaks.dram_bytes_per_cycle = peaks.get_optional_double("dram_bytes_per_cycle");
   c.peaks.ffma_inst_per_cycle = peaks.get_optional_double("ffma_inst_per_cycle");
@@ -106,11 +178,19 @@ CounterResult counters_from_json(const JsonObjectReader& r) {
   return c;
 }
 
-AnalyticResult analytic_from_json(const JsonObjectReader& r) {
+AnalyticResult analytic_from_json(const JsonObjectReader& r, const std::string& where) {
   AnalyticResult a;
   a.flop = r.get_double("flop");
   a.min_dram_bytes = r.get_double("min_dram_bytes");
   a.implemented_dram_bytes = r.get_double("implemented_dram_bytes");
+  for (const auto& [key, value] : {std::pair<const char*, double>{"flop", a.flop},
+                                   {"min_dram_bytes", a.min_dram_bytes},
+                                   {"implemented_dram_bytes", a.implemented_dram_bytes}}) {
+    if (!std::isfinite(value) || !(value >= 0)) {
+      r.fail_key(key, fmt::format("{}: must be a finite number >= 0, found {}", where,
+                                  std::isnan(value) ? "null" : fmt::format("{}", value)));
+    }
+  }
   a.flop_formula = r.get_string("flop_formula");
   a.bytes_formula = r.get_string("bytes_formula");
   return a;
@@ -170,27 +250,45 @@ Reconciliation reconciliation_from_json(const JsonObjectReader& r) {
   return out;
 }
 
+// Besides the types, only values a sweep can write: one of the six operators, a positive shape,
+// plausible times, non-negative counters, and status "ok" only with a kernel version, timing and
+// a validation that passed (otherwise compare would call a wrong kernel "same").
 PointResult point_from_json(const JsonObjectReader& r) {
   PointResult p;
-  p.op = r.get_string("op");
-  p.version = r.get_string("version");
+  p.op = r.get_parsed("op", parse_operator_name);
   p.shape = shape_from_json(r.get_object("shape"));
+  const std::string where = fmt::format("{} at L = {}", p.op, p.shape.seq_len);
+  p.version = r.get_string("version");
   p.status = r.get_parsed("status", parse_point_status);
+  // Points skipped or interrupted before their kernel was created have no version.
+  if (p.status == PointStatus::kOk && p.version.empty()) {
+    r.fail_key("version", where + ": empty, but status \"ok\" needs the kernel version that ran");
+  }
   p.reason = r.get_string("reason");
   p.seed = r.get_uint64("seed");
   p.device_bytes_needed = r.get_int64("device_bytes_needed");
   if (!r.is_null("validation")) p.validation = validation_from_json(r.get_object("validation"));
-  if (!r.is_null("timing")) p.timing = timing_from_json(r.get_object("timing"));
-  p.counters = counters_from_json(r.get_object("counters"));
-  p.analytic = analytic_from_json(r.get_object("analytic"));
+  if (p.status == PointStatus::kOk && !(p.validation && p.validation->passed)) {
+    r.fail_key("validation", fmt::format("{}: status is \"ok\" but {}: a point whose output was "
+                                         "not checked or was wrong cannot be ok",
+                                         where, p.validation ? "passed is false" : "it is null"));
+  }
+  if (!r.is_null("timing")) p.timing = timing_from_json(r.get_object("timing"), where);
+  if (p.status == PointStatus::kOk && !p.timing) {
+    r.fail_key("timing", where + ": status is \"ok\" but timing is null");
+  }
+  p.counters = counters_from_json(r.get_object("counters"), where);
+  p.analytic = analytic_from_json(r.get_object("analytic"), where);
   if (!r.is_null("roofline")) p.roofline = roofline_from_json(r.get_object("roofline"));
   p.roofline_null_reason = r.get_string("roofline_null_reason");
   p.tokens_per_s = r.get_optional_double("tokens_per_s");
+  require_non_negative(r, "tokens_per_s", p.tokens_per_s, where);
   // Optional: reports written before reconciliation existed lack the key.
   if (r.has("reconciliation") && !r.is_null("reconciliation")) {
     p.reconciliation = reconciliation_from_json(r.get_object("reconciliation"));
   }
   p.peak_device_memory_bytes = optional_double_if_present(r, "peak_device_memory_bytes");
+  require_non_negative(r, "peak_device_memory_bytes", p.peak_device_memory_bytes, where);
   if (!p.peak_device_memory_bytes) {
     p.peak_device_memory_null_reason =
         r.has("peak_device_memory_bytes_null_reason")
@@ -268,6 +366,7 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   report.schema_version = static_cast<int>(version);
   const JsonObjectReader tool = r.get_object("tool");
   report.tool_version = tool.get_string("version");
+  if (report.tool_version.empty()) tool.fail_key("version", "empty (the rooflinectl version)");
   // null (unknown) and, in reports written before that rule, "" both read as empty.
   report.git_revision = tool.get_optional_string("git_revision").value_or("");
   report.timestamp_utc = r.get_string("timestamp_utc");

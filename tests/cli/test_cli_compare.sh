@@ -65,6 +65,19 @@ check 2 "" "--counter-threshold" compare "$report" "$report" --counter-threshold
 check 2 "" "'xml'" compare "$report" "$report" --format xml
 check 2 "" "'speed'" compare "$report" "$report" --by speed
 check 2 "" "error:" compare "$report"
+# A report without points would make every point "removed" (or "added") and pass the gate.
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r["points"] = []; json.dump(r, open(sys.argv[2], "w"))' \
+  "$report" "$work/no-points.json"
+check 2 "" "no-points.json has no points" compare "$report" "$work/no-points.json"
+check 2 "" "no-points.json has no points" compare "$work/no-points.json" "$report"
+# An "ok" point whose validation failed is refused, never judged "same".
+python3 - "$report" "$work/failed-validation.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["points"][0]["validation"]["passed"] = False
+json.dump(report, open(sys.argv[2], "w"))
+PY
+check 2 "" "points\[0\].validation.*passed is false" compare "$report" "$work/failed-validation.json"
 
 # sweep --baseline reads and checks the baseline before anything touches a GPU: a bad one is
 # exit 2 (not 3 for "no GPU") on any machine.
@@ -72,6 +85,7 @@ check 2 "" "no-such.json" sweep --ops gelu --seq 512 --baseline "$work/no-such.j
 check 2 "" "schema_version 2" sweep --ops gelu --seq 512 --baseline "$work/v2.json"
 check 2 "" "--baseline" sweep --ops gelu --seq 512 --baseline "$report" --format json
 check 2 "" "--time-threshold" sweep --ops gelu --seq 512 --baseline "$report" --time-threshold x
+check 2 "" "no-points.json has no points" sweep --ops gelu --seq 512 --baseline "$work/no-points.json"
 
 echo "cli_compare: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]

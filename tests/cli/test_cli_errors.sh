@@ -124,6 +124,8 @@ bad "'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
 bad "'xml'" sweep --format xml
 bad "--no-such-flag" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
+# The allowed list is CLI11's own subcommand list, all nine of them.
+run_case 2 "allowed sweep, devices, list, compare, model, peaks, plot, report, doctor" - bogus
 bad "--no-counters" sweep --no-counters --require-counters
 run_case 2 "--device -1" - doctor --device=-1
 
@@ -196,6 +198,18 @@ for d in 72 80 96 256; do  # the same head_dim checks as sweep (the kernels' che
   run_case 2 "head-dim $d" - model --gpu h200-sxm --head-dim "$d"
 done
 run_case 2 "length 512 is listed more than once" - model --gpu h200-sxm --seq 512,512
+# The B·H·L² bound is for the operator that stores S and P (naive attention) only.
+run_case 2 "seq_len² (attention scores S, P)" - model --gpu h200-sxm --ops naive_attention --seq 16777216
+bad "seq_len² (attention scores S, P)" sweep --ops naive_attention --seq 16777216
+for case in "gelu 268435456" "layernorm 268435456" "gemm 16777216" "decode_attention 16777216" \
+            "flash_attention 16777216"; do
+  read -r op len <<<"$case"
+  if "$bin" model --gpu h200-sxm --ops "$op" --seq "$len" >"$inputs/stdout" 2>"$inputs/stderr"; then
+    passes=$((passes + 1))
+  else
+    fail "model --ops $op --seq $len -> exit $?: $(head -c 300 "$inputs/stderr")"
+  fi
+done
 h200="$(cd "$(dirname "$0")/../.." && pwd)/tests/unit/data/h200-sweep-first-run.json"
 run_case 2 "'bar'" - plot "$h200" --chart bar -o "$work/chart.svg"
 run_case 2 "no-such.json" - plot "$inputs/no-such.json" -o "$work/chart.svg"
@@ -206,6 +220,10 @@ run_case 2 "'xml'" - report "$h200" --format xml
 run_case 2 "'json'" - report "$h200" --format json
 run_case 2 "no-such.json" - report "$inputs/no-such.json" --format md
 run_case 2 "'xml'" - peaks --format xml
+# Every command that writes a file names a missing directory before doing any work.
+run_case 2 "directory '$work/nodir' does not exist" - plot "$h200" -o "$work/nodir/x.svg"
+run_case 2 "directory '$work/nodir' does not exist" - report "$h200" --format md -o "$work/nodir/x.md"
+run_case 2 "directory '$work/nodir' does not exist" - model --gpu h200-sxm -o "$work/nodir/m.json"
 
 # Outputs that are not regular files are refused, never replaced by the atomic rename.
 run_case 2 "/dev/null" - report "$h200" --format md -o /dev/null
@@ -269,6 +287,68 @@ PY
   done
 else
   skip "edited report: no python3"
+fi
+
+# Stored values no sweep can write are refused on loading by report, plot and compare (exit 2,
+# one line naming the point and the key), never judged: the worst is an "ok" point whose
+# validation failed, which compare would call "same".
+if command -v python3 >/dev/null 2>&1; then
+  python3 - "$h200" "$inputs" <<'PY'
+import json, sys
+cases = {  # file name: (JSON pointer inside points[3], value)
+    "median-negative": ("/timing/median_s", -1),
+    "median-zero": ("/timing/median_s", 0),
+    "median-null": ("/timing/median_s", None),
+    "median-huge": ("/timing/median_s", 1e300),
+    "median-above-max": ("/timing/median_s", 1.0),
+    "sample-negative": ("/timing/samples_s/0", -1e-5),
+    "samples-empty": ("/timing/samples_s", []),
+    "seq-zero": ("/shape/seq_len", 0),
+    "heads-negative": ("/shape/heads", -16),
+    "op-unknown": ("/op", "softmax"),
+    "version-empty": ("/version", ""),
+    "dram-negative": ("/counters/total/dram_read_bytes", -1),
+    "validation-failed": ("/validation/passed", False),
+}
+for name, (pointer, value) in cases.items():
+    report = json.load(open(sys.argv[1]))
+    node = report["points"][3]
+    keys = pointer.strip("/").split("/")
+    for key in keys[:-1]:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    last = keys[-1]
+    node[int(last) if isinstance(node, list) else last] = value
+    json.dump(report, open(f"{sys.argv[2]}/bad-{name}.json", "w"))
+PY
+  for name in median-negative median-zero median-null median-huge median-above-max sample-negative \
+              samples-empty seq-zero heads-negative op-unknown version-empty dram-negative \
+              validation-failed; do
+    file="$inputs/bad-$name.json"
+    run_case 2 "points[3]." - report "$file"
+    run_case 2 "points[3]." - plot "$file" -o "$work/chart.svg"
+    run_case 2 "points[3]." - compare "$h200" "$file"
+  done
+  run_case 2 "'softmax': allowed naive_attention" - report "$inputs/bad-op-unknown.json"
+  run_case 2 "passed is false" - compare "$h200" "$inputs/bad-validation-failed.json"
+  run_case 2 "points[3].timing.median_s" - report "$inputs/bad-median-huge.json"
+  # A report of no points, or of no ok point, gives nothing to compare or plot.
+  python3 - "$h200" "$inputs" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["points"] = []
+json.dump(report, open(f"{sys.argv[2]}/no-points.json", "w"))
+report = json.load(open(sys.argv[1]))
+for p in report["points"]:
+    p.update(status="skipped", reason="does not fit", version="", validation=None, timing=None,
+             roofline=None, roofline_null_reason="point skipped")
+json.dump(report, open(f"{sys.argv[2]}/all-skipped.json", "w"))
+PY
+  run_case 2 "no-points.json has no points" - compare "$h200" "$inputs/no-points.json"
+  run_case 2 "no-points.json has no points" - compare "$inputs/no-points.json" "$h200"
+  run_case 2 "no point with status ok" - plot "$inputs/no-points.json" -o "$work/chart.svg"
+  run_case 2 "no point with status ok" - plot "$inputs/all-skipped.json" -o "$work/chart.svg"
+else
+  skip "impossible stored values: no python3"
 fi
 
 # ---- a valid sweep without a GPU: exit 3, one line -----------------------------------------

@@ -27,9 +27,11 @@ Roof h200_roof(RoofSource kind) {
 PointResult point_with(const RooflinePoint& r) {
   PointResult p;
   p.op = "gemm";
+  p.version = "gemm_v1";
   p.shape.seq_len = 4096;
   p.timing = TimingResult{};
-  p.timing->median_s = r.time_s;
+  p.timing->samples_s = {r.time_s};
+  p.timing->median_s = p.timing->min_s = p.timing->max_s = r.time_s;
   p.validation = Validation{};
   p.validation->passed = true;
   p.roofline = r;
@@ -69,6 +71,7 @@ TEST(AboveRoofGuard, AboveAMeasuredRoofMayBeTheBenchmark) {
 
 TEST(AboveRoofGuard, JsonCarriesTheFlagTheMessageAndTheSourceKind) {
   Report report;
+  report.tool_version = "0.1.0";
   report.points = {point_with(
       place_on_roofline(h200_roof(RoofSource::kMeasured), 1e12, 1e9, 0.5e-3, "counters"))};
   const std::string text = report_to_json_text(report);

@@ -40,6 +40,8 @@ PointResult make_point(const std::string& op, int64_t seq_len, std::vector<doubl
   p.op = op;
   p.version = op + "_v1";
   p.shape.seq_len = seq_len;
+  p.validation = Validation{};
+  p.validation->passed = true;
   TimingResult t;
   t.samples_s = std::move(samples);
   std::vector<double> sorted = t.samples_s;

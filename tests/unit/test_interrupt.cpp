@@ -44,6 +44,9 @@ std::vector<PointResult> run_loop(int points, int raise_after, int signal_number
       timing.samples_s = {1e-3};
       timing.median_s = timing.min_s = timing.max_s = 1e-3;
       p.timing = timing;
+      p.version = "gelu_v1";
+      p.validation = Validation{};
+      p.validation->passed = true;
       if (i + 1 == raise_after) std::raise(signal_number);  // arrives while point i runs
     }
     out.push_back(std::move(p));
@@ -95,6 +98,7 @@ TEST(Interrupt, NoSignalMeasuresEveryPoint) {
 TEST(Interrupt, PointsAfterTheSignalAreInterruptedAndTheReportStaysValid) {
   const InterruptScope scope;
   Report report;
+  report.tool_version = "0.1.0";
   report.config = default_sweep_config();
   report.points = run_loop(5, 2, SIGINT);  // the signal arrives during the second point
   ASSERT_EQ(report.points.size(), 5u);

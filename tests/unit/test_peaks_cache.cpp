@@ -209,6 +209,7 @@ TEST(PeaksCache, DriverVersionIsReadFromTheKernelModuleLine) {
 
 TEST(PeaksBlock, ReportCarriesAllThreeSourcesAndRoundTrips) {
   Report report;
+  report.tool_version = "0.1.0";
   report.timestamp_utc = "2026-11-30T10:00:00Z";
   PeaksBlock block;
   block.requested = RoofSource::kDatasheet;
@@ -238,6 +239,7 @@ TEST(PeaksBlock, ReportCarriesAllThreeSourcesAndRoundTrips) {
 
 TEST(PeaksBlock, ReportWithoutPeaksStillLoads) {
   Report report;
+  report.tool_version = "0.1.0";
   std::string text = report_to_json_text(report);
   EXPECT_NE(text.find("\"peaks\": null"), std::string::npos);
   // A report written before the block existed has no key at all.

@@ -76,8 +76,8 @@ PointResult full_point() {
 
   TimingResult t;
   t.samples_s = {1.1e-4, 1.0e-4 / 3.0, 9.7e-5};
-  t.median_s = 1.0e-4 / 3.0;
-  t.min_s = 9.7e-5;
+  t.median_s = 9.7e-5;
+  t.min_s = 1.0e-4 / 3.0;
   t.max_s = 1.1e-4;
   t.warmup_runs = 3;
   t.l2_flushed = false;
@@ -153,6 +153,7 @@ Report full_report() {
 // A skipped point with every std::optional empty (and empty strings/vectors).
 Report empty_optionals_report() {
   Report r;
+  r.tool_version = "0.1.0";
   r.device.counters_available = false;
   r.device.counters_reason = "ERR_NVGPUCTRPERM";
   r.config.seq_spec = "512";
@@ -306,12 +307,15 @@ TEST(ReportJson, NonFiniteValuesBecomeNullWithReason) {
   EXPECT_TRUE(point.contains("tokens_per_s_null_reason"));
   EXPECT_TRUE(json["device"]["sm_clock_max_hz"].is_null());
 
-  // Read back: a non-optional field is NaN again, an optional one is empty.
-  const Report back = report_from_json_text(text, "memory");
-  EXPECT_TRUE(std::isnan(back.points[0].timing->median_s));
-  EXPECT_TRUE(std::isnan(back.points[0].timing->samples_s[1]));
+  // Read back: an optional field is empty again; a time stored as null is refused (a sweep
+  // never keeps a non-finite time in an ok point).
+  Report optional_only = full_report();
+  optional_only.points[0].counters.total.l2_bytes = inf;
+  optional_only.points[0].tokens_per_s = nan;
+  const Report back = report_from_json_text(report_to_json_text(optional_only), "memory");
   EXPECT_FALSE(back.points[0].counters.total.l2_bytes);
   EXPECT_FALSE(back.points[0].tokens_per_s);
+  EXPECT_THROW(report_from_json_text(text, "memory"), Error);
 }
 
 TEST(ReportJson, DerivedPlacementIsRecomputedNotTrusted) {
@@ -435,6 +439,78 @@ TEST(ReportJson, RooflineInputsThatCannotBePlacedAreBadInputNamingTheKey) {
   EXPECT_NE(message.find("points[0].roofline.roof.peak_bytes_per_s"), std::string::npos) << message;
 }
 
+// Values no sweep can write are refused on loading, naming the point (index, op, L) and the key,
+// so that report, plot and compare never judge them.
+TEST(ReportJson, ImpossibleStoredValuesAreBadInputNamingPointAndKey) {
+  using Json = nlohmann::ordered_json;
+  const struct {
+    const char* key;     // JSON pointer inside points[0]
+    Json value;
+    const char* expect;  // in the message besides "points[0]" and the op
+  } cases[] = {
+      {"/timing/median_s", -1.0, "timing.median_s"},
+      {"/timing/median_s", 0.0, "timing.median_s"},
+      {"/timing/median_s", nullptr, "timing.median_s"},
+      {"/timing/median_s", 1e300, "timing.median_s"},
+      {"/timing/median_s", 2e-4, "outside min_s"},      // above max_s 1.1e-4
+      {"/timing/median_s", 1e-5, "outside min_s"},      // below min_s
+      {"/timing/min_s", -1e-5, "timing.min_s"},
+      {"/timing/max_s", 1e300, "timing.max_s"},
+      {"/timing/samples_s", Json::array(), "timing.samples_s"},
+      {"/timing/samples_s/1", -1e-5, "timing.samples_s[1]"},
+      {"/timing/samples_s/1", 0.0, "timing.samples_s[1]"},
+      {"/timing/samples_s/1", nullptr, "timing.samples_s[1]"},
+      {"/timing", nullptr, "timing"},
+      {"/shape/seq_len", 0, "shape.seq_len"},
+      {"/shape/batch", -2, "shape.batch"},
+      {"/shape/heads", 0, "shape.heads"},
+      {"/shape/head_dim", -64, "shape.head_dim"},
+      {"/op", "softmax", "'softmax': allowed naive_attention"},
+      {"/op", "GEMM", "points[0].op"},
+      {"/version", "", "points[0].version"},
+      {"/counters/total/dram_read_bytes", -1.0, "counters.total.dram_read_bytes"},
+      {"/counters/kernels/1/l2_bytes", -3.0, "counters.kernels[1].l2_bytes"},
+      {"/counters/total/tensor_bf16_flop", -1.0, "counters.total.tensor_bf16_flop"},
+      {"/counters/kernels/0/duration_s", -1e-6, "counters.kernels[0].duration_s"},
+      {"/analytic/flop", -1.0, "analytic.flop"},
+      {"/tokens_per_s", -5.0, "tokens_per_s"},
+      {"/validation/passed", false, "passed is false"},
+      {"/validation", nullptr, "points[0].validation"},
+  };
+  for (const auto& c : cases) {
+    Json json = Json::parse(report_to_json_text(full_report()));
+    json["points"][0][Json::json_pointer(c.key)] = c.value;
+    std::string message;
+    EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput) << c.key;
+    EXPECT_NE(message.find(c.expect), std::string::npos) << c.key << ": " << message;
+    EXPECT_NE(message.find("points[0]"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    if (std::string(c.key).rfind("/op", 0) != 0 && std::string(c.key).rfind("/shape", 0) != 0) {
+      EXPECT_NE(message.find("flash_attention at L = "), std::string::npos) << message;
+    }
+  }
+  Json json = Json::parse(report_to_json_text(full_report()));
+  json["tool"]["version"] = "";
+  std::string message;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("tool.version"), std::string::npos) << message;
+}
+
+// A skipped point never ran a kernel: no version, timing or validation, and it still loads.
+TEST(ReportJson, SkippedPointWithoutVersionOrValidationLoads) {
+  EXPECT_NO_THROW(report_from_json_text(report_to_json_text(empty_optionals_report()), "memory"));
+}
+
+// The committed reports (tests/unit/data, docs/examples) stay loadable under the stricter reader.
+TEST(ReportJson, CommittedReportsStillLoad) {
+  for (const char* path : {RFL_SOURCE_DIR "/tests/unit/data/h200-sweep-first-run.json",
+                           RFL_SOURCE_DIR "/tests/unit/data/report_fixed.json",
+                           RFL_SOURCE_DIR "/docs/examples/h200-sweep.json",
+                           RFL_SOURCE_DIR "/tests/fuzz/corpus/report_reader/two-points.json"}) {
+    EXPECT_NO_THROW(load_report(path)) << path;
+  }
+}
+
 TEST(ReportJson, SweepConfigRoundTrips) {
   const SweepConfig original = full_report().config;
   const nlohmann::json json = nlohmann::json::parse(sweep_config_to_json(original).dump());
@@ -485,7 +561,9 @@ TEST_F(AtomicFileTest, MissingDirectoryThrowsAndLeavesNothing) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
     const std::string message = e.what();
     EXPECT_NE(message.find(target.string()), std::string::npos) << message;
-    EXPECT_NE(message.find("No such file or directory"), std::string::npos) << message;
+    EXPECT_NE(message.find("directory '" + (dir_ / "no_such_dir").string() + "' does not exist"),
+              std::string::npos)
+        << message;
   }
   EXPECT_FALSE(fs::exists(dir_ / "no_such_dir"));
   EXPECT_TRUE(directory_entries(dir_).empty());

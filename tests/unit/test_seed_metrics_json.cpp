@@ -13,12 +13,19 @@ namespace {
 
 Report one_point_report() {
   Report r;
+  r.tool_version = "0.1.0";
   r.device.name = "test GPU";
   r.config.ops = {"gelu"};
   r.config.seq_lens = {1024};
   PointResult p;
   p.op = "gelu";
+  p.version = "gelu_v1";
   p.shape.seq_len = 1024;
+  p.validation = Validation{};
+  p.validation->passed = true;  // an ok point loads only with a passed validation and timing
+  p.timing = TimingResult{};
+  p.timing->samples_s = {1e-3};
+  p.timing->median_s = p.timing->min_s = p.timing->max_s = 1e-3;
   p.peak_device_memory_bytes = 3.0 * 1024 * 1024 * 1024 / 7.0;  // not a round number
   p.counters.total.sm_throughput_fraction = 0.123456789;
   p.counters.total.dram_throughput_fraction = 1.0 / 3.0;

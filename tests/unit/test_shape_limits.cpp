@@ -1,6 +1,6 @@
 // Shape products are computed in 64-bit integers without overflow: a shape whose tensors would
 // exceed kMaxTensorElements is refused with the product and its values, before any kernel code
-// multiplies the axes.
+// multiplies the axes. The L² score-matrix bound applies only to operators that store S and P.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,9 +11,11 @@
 namespace rooflinectl {
 namespace {
 
-std::string error_of(const Shape& s) {
+// validate_common_shape, then (with_scores) validate_score_matrix_size, as naive_attention does.
+std::string error_of(const Shape& s, bool with_scores = true) {
   try {
     validate_common_shape(s);
+    if (with_scores) validate_score_matrix_size(s);
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
     return e.what();
@@ -51,6 +53,17 @@ TEST(ShapeLimits, ProductJustOverTheLimitIsRefusedJustUnderAccepted) {
   EXPECT_EQ(error_of(shape(1 << 10, 1 << 8, 1 << 16, 8)), "");
   // Twice the batch: B·H·L² = 2^51.
   EXPECT_NE(error_of(shape(1 << 11, 1 << 8, 1 << 16, 8)), "");
+}
+
+TEST(ShapeLimits, ScoreBoundIsNotPartOfTheCommonChecks) {
+  // GELU at L = 2^28 and decode at L = 2^24 (d = 128, 16 heads) hold no L² tensor; only the
+  // score-matrix check (naive attention) refuses them.
+  for (const int64_t seq_len : {int64_t{1} << 28, int64_t{1} << 24}) {
+    EXPECT_EQ(error_of(shape(1, 16, seq_len), /*with_scores=*/false), "") << seq_len;
+    EXPECT_NE(error_of(shape(1, 16, seq_len)).find("seq_len² (attention scores S, P)"),
+              std::string::npos)
+        << seq_len;
+  }
 }
 
 TEST(ShapeLimits, EachProductIsChecked) {
