@@ -3,12 +3,12 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include <ctime>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "core/error.hpp"
+#include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
@@ -24,15 +24,6 @@
 
 namespace rooflinectl {
 namespace {
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 PeakSet datasheet_for(const DeviceRecord& device) {
   const GpuSpec* spec =
@@ -78,7 +69,7 @@ PeaksRecord measure(const DeviceRecord& device, const PeaksKey& key, int& failed
   record.sm_count = device.sm_count;
   record.l2_bytes = device.l2_bytes;
   record.tool_version = kToolVersion;
-  record.timestamp_utc = utc_timestamp();
+  record.timestamp_utc = utc_timestamp_now();
   record.benchmarks = run.benchmarks;
   record.measured = measured_peak_set(
       run.benchmarks,

@@ -4,12 +4,12 @@
 #include <fmt/ostream.h>
 
 #include <chrono>
-#include <ctime>
 #include <memory>
 #include <ostream>
 #include <random>
 
 #include "core/error.hpp"
+#include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
 #include "cupti/metrics.hpp"
 #include "cupti/profiler_session.hpp"
@@ -30,15 +30,6 @@
 
 namespace rooflinectl {
 namespace {
-
-std::string utc_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 /// Owns a CUDA stream for the sweep.
 class Stream {
@@ -193,7 +184,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   Report report;
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
-  report.timestamp_utc = utc_timestamp();
+  report.timestamp_utc = utc_timestamp_now();
   report.config = config;
   report.device = query_device(config.device);
   RFL_CUDA_CHECK(cudaSetDevice(config.device));
