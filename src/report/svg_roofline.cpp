@@ -175,26 +175,25 @@ std::string roofline_svg(const Report& report) {
   // Grid, frame and ticks.
   svg += R"(<g class="grid" stroke-width="1">)"
          "\n";
-  for (const double v : log_minor_ticks(x_lo, x_hi)) {
-    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#F0F0F0"/>)"
-                       "\n",
-                       sx(v), kPlotTop, kPlotBottom);
-  }
-  for (const double v : log_minor_ticks(y_lo, y_hi)) {
-    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="#F0F0F0"/>)"
-                       "\n",
-                       sy(v), kPlotLeft, kPlotRight);
-  }
-  for (const double v : decade_ticks(x_lo, x_hi)) {
-    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#D6D6D6"/>)"
-                       "\n",
-                       sx(v), kPlotTop, kPlotBottom);
-  }
-  for (const double v : decade_ticks(y_lo, y_hi)) {
-    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="#D6D6D6"/>)"
-                       "\n",
-                       sy(v), kPlotLeft, kPlotRight);
-  }
+  // Vertical grid lines at x ticks, horizontal ones at y ticks: minor decades first, then decades.
+  const auto vertical_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)"
+                         "\n",
+                         sx(v), kPlotTop, kPlotBottom, colour);
+    }
+  };
+  const auto horizontal_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)"
+                         "\n",
+                         sy(v), kPlotLeft, kPlotRight, colour);
+    }
+  };
+  vertical_lines(log_minor_ticks(x_lo, x_hi), "#F0F0F0");
+  horizontal_lines(log_minor_ticks(y_lo, y_hi), "#F0F0F0");
+  vertical_lines(decade_ticks(x_lo, x_hi), "#D6D6D6");
+  horizontal_lines(decade_ticks(y_lo, y_hi), "#D6D6D6");
   svg += "</g>\n";
   svg += fmt::format(
       R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
