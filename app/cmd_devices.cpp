@@ -29,7 +29,18 @@ CLI::App* setup_devices(CLI::App& app, DevicesOptions& o) {
 
 int run_devices_command(const DevicesOptions& o) {
   const int count = device_count();
-  if (count == 0) throw environment_error("no CUDA GPU found");
+  if (count == 0) {
+    const std::string reason = no_device_reason();
+    // Scripts reading --json get a JSON answer on stdout as well as the exit code (3).
+    if (o.json) {
+      const nlohmann::ordered_json none = {{"devices", nlohmann::ordered_json::array()},
+                                           {"error", "no CUDA GPU found"},
+                                           {"reason", reason},
+                                           {"hint", "check nvidia-smi and CUDA_VISIBLE_DEVICES"}};
+      fmt::print("{}\n", none.dump(2));
+    }
+    throw environment_error(fmt::format("no CUDA GPU found ({})", reason));
+  }
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (int i = 0; i < count; ++i) {
     DeviceRecord d = query_device(i);

@@ -134,7 +134,7 @@ CLI::App* setup_doctor(CLI::App& app, DoctorOptions& o) {
       "Diagnose the environment: driver, CUDA and CUPTI versions, devices, clocks, "
       "MIG, and whether counters can be read (with the fix when not)");
   sub->add_option("--device", o.device, "Only this CUDA device index (default: all)")
-      ->check(strict_integer<int>());
+      ->check(device_index());
   return sub;
 }
 

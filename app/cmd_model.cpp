@@ -10,6 +10,7 @@
 #include "device/gpu_spec.hpp"
 #include "kernels/operator.hpp"
 #include "model/prediction.hpp"
+#include "output_extension.hpp"
 #include "report/atomic_file.hpp"
 #include "report/model_writer.hpp"
 #include "sweep_runner.hpp"
@@ -26,7 +27,8 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   sub->add_option("--config", o.config_file, "JSON sweep config for ops, seq and shape");
   add_shape_options(*sub, o.shape);
   sub->add_option("--format", o.format, "stdout format: table | json");
-  sub->add_option("--output,-o", o.output, "Write the JSON here (atomically)");
+  sub->add_option("--output,-o", o.output,
+                  "Write the JSON here (atomically; name ending in .json)");
   return sub;
 }
 
@@ -34,7 +36,11 @@ int run_model_command(const ModelOptions& o) {
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
   }
-  if (!o.output.empty()) check_output_file_path(o.output);
+  if (!o.output.empty()) {
+    // The file is JSON whatever --format says (--format is for stdout), as `sweep --output`.
+    check_output_extension(o.output, ".json", "the model is JSON (--format sets stdout only)");
+    check_output_file_path(o.output);
+  }
   const GpuSpec& gpu = find_gpu_spec(o.gpu);
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);

@@ -16,14 +16,15 @@ struct ModelOptions {
   std::string config_file;       ///< sweep config for ops, seq and shape (default: built-in)
   ShapeOptions shape;            ///< --ops, --seq and the shape flags, as `sweep`
   std::string format = "table";  ///< stdout format: table | json
-  std::string output;            ///< JSON written here (atomically); empty: none
+  std::string output;            ///< JSON written here (atomically; ends in .json); empty: none
 };
 
 /// Binds the flags of `model` to `options`.
 CLI::App* setup_model(CLI::App& app, ModelOptions& options);
 
 /// Runs `model`; returns 0. Throws a bad-input Error (exit 2) for an unknown --gpu (listing the
-/// known ids), a bad shape, operator or format, or an --output in a missing directory.
+/// known ids), a bad shape, operator or format, or an --output in a missing directory or not
+/// ending in .json (the file is JSON whatever --format says, as `sweep --output`).
 int run_model_command(const ModelOptions& options);
 
 }  // namespace rooflinectl

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "core/error.hpp"
+#include "output_extension.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_reader.hpp"
 #include "report/svg_roofline.hpp"
@@ -27,14 +27,7 @@ int run_plot_command(const PlotOptions& o) {
   if (o.chart != "roofline" && o.chart != "throughput") {
     throw bad_input(fmt::format("invalid --chart '{}': allowed roofline, throughput", o.chart));
   }
-  // The chart is SVG; a .png or .pdf name would hold SVG text that image viewers refuse.
-  const std::string extension = std::filesystem::path(o.output).extension().string();
-  if (extension != ".svg" && extension != ".SVG") {
-    throw bad_input(
-        fmt::format("invalid --output '{}': the chart is SVG, the file name must end in "
-                    ".svg",
-                    o.output));
-  }
+  check_output_extension(o.output, ".svg", "the chart is SVG");
   check_output_file_path(o.output);
   const Report report = load_report(o.report);
   // A chart without a single measured point would be empty axes that look like a result.

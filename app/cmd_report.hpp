@@ -1,4 +1,4 @@
-// `rooflinectl report`: print a saved sweep report as a table, Markdown or CSV.
+// `rooflinectl report`: print a saved sweep report as a table, Markdown, CSV or JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,7 +8,7 @@ namespace rooflinectl {
 
 struct ReportOptions {
   std::string report;            ///< JSON report written by `sweep --output`
-  std::string format = "table";  ///< table | md | csv
+  std::string format = "table";  ///< table | md | csv | json
   std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
 };
 

@@ -12,14 +12,15 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/sweep_config.hpp"
+#include "output_extension.hpp"
 #include "report/atomic_file.hpp"
 #include "report/compare_writer.hpp"
 #include "report/interruption.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
 #include "report/table_writer.hpp"
-#include "roofline/roof_source.hpp"
 #include "report_format.hpp"
+#include "roofline/roof_source.hpp"
 #include "strict_integer.hpp"
 #include "sweep_runner.hpp"
 
@@ -50,6 +51,8 @@ void check_output_path(const std::string& path) {
     throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
                                 path));
   }
+  // The report file is JSON whatever --format says (--format is for stdout), as plot's is SVG.
+  check_output_extension(path, ".json", "the report is JSON (--format sets stdout only)");
   check_output_file_path(path);
   const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
   // Checked now so that a sweep of many minutes does not end in a report it cannot write.
@@ -66,18 +69,19 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       "sweep", "Run operators over sequence lengths; place each on the roofline");
   sub->add_option("--config", o.config_file, "JSON sweep config (default: configs/default.json)");
   add_shape_options(*sub, o.shape);
-  sub->add_option("--output,-o", o.output, "Write the JSON report here (atomically)");
+  sub->add_option("--output,-o", o.output,
+                  "Write the JSON report here (atomically; name ending in .json)");
   sub->add_option("--format", o.format,
                   "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
-      ->check(strict_integer<int>());
+      ->check(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
   CLI::Option* no_counters =
       sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--require-counters", o.require_counters,
                 "Exit 3 before the sweep starts when counters cannot be read (see `doctor`)")
       ->excludes(no_counters);
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
-  sub->add_option("--device", o.device, "CUDA device index")->check(strict_integer<int>());
+  sub->add_option("--device", o.device, "CUDA device index")->check(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
                   "table goes to stderr), exit 1 on a regression (see `compare`)");

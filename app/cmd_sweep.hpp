@@ -17,7 +17,7 @@ namespace rooflinectl {
 struct SweepOptions {
   std::string config_file;
   ShapeOptions shape;           ///< --ops, --seq and the shape flags, shared with `model`
-  std::string output;           ///< JSON report path; empty: none
+  std::string output;           ///< JSON report path (must end in .json); empty: none
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
   bool no_counters = false;

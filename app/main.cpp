@@ -1,9 +1,11 @@
 // rooflinectl entry point: the only place that catches exceptions and maps them to exit codes.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <CLI/CLI.hpp>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
@@ -24,6 +26,40 @@ constexpr const char* kExitCodes =
     "sweep --baseline); 2 bad input (usage, config, file); 3 environment (no GPU, counters "
     "refused when required); 4 internal error; 130 interrupted by SIGINT/SIGTERM (report "
     "written with the points done, the rest marked interrupted).";
+
+/// CLI11 says "The following arguments were not expected: b a" (reversed, unquoted) for stray
+/// words and unknown options alike. This names the subcommand and each word in the order given:
+/// unknown options first if there are any, else the stray words with the positional arguments
+/// the subcommand takes. CLI11 2.1 puts the name of the refusing app in the error's name.
+std::string describe_extra_arguments(const CLI::App& root, const CLI::Error& e) {
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* candidate : root.get_subcommands([](const CLI::App*) { return true; })) {
+    if (candidate->get_name() == e.get_name()) sub = candidate;
+  }
+  if (sub == nullptr) return e.what();
+  std::vector<std::string> options;
+  std::vector<std::string> extra;
+  for (const std::string& word : sub->remaining()) {
+    (word.size() > 1 && word[0] == '-' ? options : extra).push_back("'" + word + "'");
+  }
+  if (!options.empty()) {
+    return fmt::format("unknown option{} {} for '{}'", options.size() == 1 ? "" : "s",
+                       fmt::join(options, ", "), sub->get_name());
+  }
+  if (extra.empty()) return e.what();
+  const std::string words = fmt::format("{}", fmt::join(extra, ", "));
+  std::vector<std::string> positionals;
+  for (const CLI::Option* option : sub->get_options()) {
+    if (option->get_positional()) positionals.push_back(option->get_name());
+  }
+  const std::string takes =
+      positionals.empty()
+          ? "no positional arguments (options start with --)"
+          : fmt::format("{} positional argument{} ({})", positionals.size(),
+                        positionals.size() == 1 ? "" : "s", fmt::join(positionals, ", "));
+  return fmt::format("unexpected argument{} {} to '{}': it takes {}", extra.size() == 1 ? "" : "s",
+                     words, sub->get_name(), takes);
+}
 
 }  // namespace
 
@@ -46,6 +82,9 @@ int main(int argc, char** argv) {
       }
       return fmt::format("error: unknown subcommand '{}': allowed {} (see --help)\n",
                          extra.front(), allowed);
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      return fmt::format("error: {} (see --help)\n", describe_extra_arguments(*failed, e));
     }
     return fmt::format("error: {} (see --help)\n", e.what());
   });

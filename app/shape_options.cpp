@@ -33,12 +33,15 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   sub.add_option("--seq", o.seq,
                  "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
                  "512,1000,4097 (list)");
-  sub.add_option("--batch", o.batch, "Batch size B")->check(strict_integer<int64_t>());
-  sub.add_option("--heads", o.heads, "Query heads H")->check(strict_integer<int64_t>());
+  // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
+  static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
+  const std::string axis = "integers 1..2^50";
+  sub.add_option("--batch", o.batch, "Batch size B")->check(strict_integer<int64_t>(axis));
+  sub.add_option("--heads", o.heads, "Query heads H")->check(strict_integer<int64_t>(axis));
   sub.add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)")
-      ->check(strict_integer<int64_t>());
+      ->check(strict_integer<int64_t>(axis));
   sub.add_option("--head-dim", o.head_dim, "Head dimension d")
-      ->check(strict_integer<int64_t>());
+      ->check(strict_integer<int64_t>(axis));
   sub.add_option("--dtype", o.dtype, "Element type: bf16 | fp16");
   sub.add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
   sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_duplicate_keys.hpp"
 
 namespace rooflinectl {
 
@@ -41,10 +42,11 @@ inline std::string read_text_file(const std::string& path, const std::string& wh
   return text.str();
 }
 
-/// Parses `text` as JSON; a syntax error is a bad-input Error naming `origin` and the position.
+/// Parses `text` as JSON; a syntax error, or a member name repeated within one object
+/// (DuplicateKeyCheck), is a bad-input Error naming `origin` and the position or key.
 inline nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, DuplicateKeyCheck(origin));
   } catch (const nlohmann::json::parse_error& e) {
     throw bad_input(fmt::format("{}: malformed JSON: {}", origin, e.what()));
   } catch (const nlohmann::json::out_of_range& e) {

@@ -11,9 +11,6 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kDefaultSeqSpec = "512..32768";
-// Timed samples (and warm-ups) per point: a million already takes hours per point at 1 ms and
-// keeps every raw sample in the report; more is a typo, not a measurement plan.
-constexpr int kMaxRepetitions = 1'000'000;
 
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {

@@ -10,6 +10,10 @@
 
 namespace rooflinectl {
 
+/// Most timed samples (and warm-ups) per point: a million already takes hours per point at 1 ms
+/// and keeps every raw sample in the report; more is a typo, not a measurement plan.
+inline constexpr int kMaxRepetitions = 1'000'000;
+
 struct SweepConfig {
   std::vector<std::string> ops;   ///< operator names, in run order
   std::vector<int64_t> seq_lens;  ///< L values

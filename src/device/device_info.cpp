@@ -30,6 +30,16 @@ int device_count() {
   return count;
 }
 
+std::string no_device_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();  // as device_count: an answer, not a sticky error
+    return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));
+  }
+  return count == 0 ? "cudaGetDeviceCount reports 0 devices" : "";
+}
+
 DeviceRecord query_device(int index) {
   const int count = device_count();
   if (count == 0) {

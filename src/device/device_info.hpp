@@ -10,6 +10,11 @@ namespace rooflinectl {
 /// throws, so that `rooflinectl devices` and the GPU tests can report "no GPU" themselves).
 int device_count();
 
+/// Why device_count() is 0: cudaGetDeviceCount's error as "<name>: <description>" (e.g.
+/// "cudaErrorNoDevice: no CUDA-capable device is detected"), or "cudaGetDeviceCount reports 0
+/// devices" when it succeeded with none. Empty when there is a device. Never throws.
+std::string no_device_reason();
+
 /// Static facts of device `index` (name, compute capability, SM count, L2 and memory bytes, peak SM
 /// and memory clocks in Hz, bus width in bits, driver and runtime versions). Leaves
 /// `counters_available` false and `counters_reason` empty: the CUPTI probe fills them.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -559,17 +560,25 @@ CompareResult compare_reports(const Report& base, const Report& current,
 }
 
 double parse_threshold(const std::string& text, const std::string& flag) {
+  constexpr const char* kAllowed =
+      "a percentage like 5% or a fraction like 0.05, above 0 and below 1";
   const bool is_percent = !text.empty() && text.back() == '%';
   const std::string number = is_percent ? text.substr(0, text.size() - 1) : text;
-  char* end = nullptr;
-  const double value = number.empty() ? NAN : std::strtod(number.c_str(), &end);
-  const bool parsed =
-      !number.empty() && end == number.c_str() + number.size() && std::isfinite(value);
+  // from_chars, unlike strtod, takes no hex ("0x0.1"), no leading '+' and no whitespace.
+  double value = NAN;
+  const char* last = number.data() + number.size();
+  const auto [ptr, ec] = std::from_chars(number.data(), last, value);
+  if (number.empty() || ec != std::errc() || ptr != last || !std::isfinite(value)) {
+    throw bad_input(fmt::format("{}: '{}' is not a number (allowed: {})", flag, text, kAllowed));
+  }
   const double fraction = is_percent ? value / 100.0 : value;
-  if (!parsed || !(fraction > 0 && fraction < 1)) {
+  if (!(fraction > 0 && fraction < 1)) {
+    // A bare "5" most likely meant 5%, but 5 as a fraction is 500%: refused, not guessed.
+    const std::string hint = !is_percent && value >= 1 && value < 100
+                                 ? fmt::format("; for {} percent write {}%", text, text)
+                                 : "";
     throw bad_input(
-        fmt::format("invalid {} '{}': give a percentage like 5% or a fraction like 0.05, in (0, 1)",
-                    flag, text));
+        fmt::format("{}: '{}' is out of range (allowed: {}{})", flag, text, kAllowed, hint));
   }
   return fraction;
 }

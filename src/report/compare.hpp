@@ -168,8 +168,9 @@ CompareResult compare_reports(const Report& base, const Report& current,
 /// A duration for people: "8.78 µs", "1.448 ms", "2.100 s"; "-" for a non-finite value.
 std::string format_duration_s(double seconds);
 
-/// Parses a threshold flag value: "5%" → 0.05, or a fraction "0.05". Must lie in (0, 1);
-/// otherwise a bad-input Error naming `flag` and the value (a bare "5" is refused as ambiguous).
+/// Parses a threshold flag value: "5%" → 0.05, or a fraction "0.05" (decimal only: no hex, inf or
+/// nan). Must lie in (0, 1); otherwise a bad-input Error "<flag>: '<text>' is not a number" or
+/// "... is out of range", with what is allowed (a bare "5" is refused as ambiguous, with a hint).
 double parse_threshold(const std::string& text, const std::string& flag);
 
 }  // namespace rooflinectl

@@ -110,6 +110,23 @@ for flag in repetitions device; do
 done
 bad "repetitions 0" sweep --repetitions 0
 bad "repetitions 2000000" sweep --repetitions 2000000
+# Tokens that are not whole numbers, or past the flag's type: the message names the flag, the
+# token and what the flag allows (not CLI11's int64 range).
+for flag in batch heads kv-heads head-dim; do
+  bad "--$flag: '1.5' is not a whole number (allowed: integers 1..2^50)" sweep --"$flag" 1.5
+  run_case 2 "--$flag: '1e3' is not a whole number (allowed: integers 1..2^50)" - \
+    model --gpu h200-sxm --"$flag" 1e3
+done
+bad "--batch: '99999999999999999999' is out of range (allowed: integers 1..2^50)" \
+  sweep --batch 99999999999999999999
+bad "--repetitions: '2.5' is not a whole number (allowed: integers 1..1000000)" \
+  sweep --repetitions 2.5
+bad "--repetitions: '4000000000' is out of range (allowed: integers 1..1000000)" \
+  sweep --repetitions 4000000000
+bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA device index" \
+  sweep --device gpu0
+run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - peaks --device 1.5
+run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
 
 # ---- names ------------------------------------------------------------------------------------
 bad "'fp32'" sweep --dtype fp32
@@ -122,12 +139,16 @@ bad "empty item" sweep --ops gemm,,gelu
 bad "empty item" sweep --ops ""
 bad "'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
 bad "'xml'" sweep --format xml
-bad "--no-such-flag" sweep --no-such-flag
+bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
 # The allowed list is CLI11's own subcommand list, all nine of them.
 run_case 2 "allowed sweep, devices, list, compare, model, peaks, plot, report, doctor" - bogus
 bad "--no-counters" sweep --no-counters --require-counters
 run_case 2 "--device -1" - doctor --device=-1
+# Stray positional arguments are named, in the order given, with what the subcommand takes.
+bad "unexpected argument 'extra' to 'sweep': it takes no positional arguments" sweep extra
+bad "unexpected arguments 'one', 'two' to 'sweep'" sweep --seq 512 one two
+run_case 2 "unexpected argument 'x' to 'list': it takes no positional arguments" - list x
 
 # ---- config files: missing, a directory, unreadable, corrupt, wrong values --------------------
 mkdir "$inputs/a-directory"
@@ -163,6 +184,9 @@ config_case ops-unknown '{"ops": ["gemm", "softmax"]}' "'softmax'"
 config_case reps-huge '{"repetitions": 99999999999}' "'repetitions'"
 config_case causal-int '{"causal": 1}' "'causal'"
 config_case device-negative '{"device": -1}' "'device'"
+# nlohmann would keep the last of two equal keys, silently.
+config_case duplicate-key '{"batch": 2, "heads": 8, "batch": 4}' \
+  "key 'batch' appears more than once in the document (allowed: each key once)"
 printf '{"counters": false}' >"$inputs/no-counters.json"
 bad "--require-counters" sweep --config "$inputs/no-counters.json" --require-counters
 printf '{"batch": 2}' >"$inputs/unreadable.json"
@@ -184,6 +208,13 @@ else
   run_case 2 "not writable" "$inputs/read-only/r.json" sweep --seq 512 --ops gelu
   [[ -z "$(ls -A "$inputs/read-only")" ]] || fail "a file appeared in the read-only directory"
 fi
+
+# The report file is JSON whatever --format says; a name promising another format is refused by
+# the check plot uses for its SVG.
+for name in report.png report.csv report.md report; do
+  run_case 2 "'$work/$name': the report is JSON (--format sets stdout only), the file name must end in .json" \
+    "$work/$name" sweep --seq 512 --ops gelu --format csv
+done
 
 # ---- roofs, model, plot, report, peaks (no GPU needed) ----------------------------------------
 bad "'bogus'" sweep --roof bogus
@@ -217,7 +248,13 @@ for name in chart.png chart.pdf chart chart.svg.png; do  # the chart is SVG only
   run_case 2 "'$work/$name': the chart is SVG" - plot "$h200" -o "$work/$name"
 done
 run_case 2 "'xml'" - report "$h200" --format xml
-run_case 2 "'json'" - report "$h200" --format json
+run_case 2 "'bmf'" - report "$h200" --format bmf
+run_case 2 "unexpected argument 'c.json' to 'compare': it takes 2 positional arguments (base, new)" \
+  - compare "$h200" "$h200" c.json
+for name in model.md model.csv model.txt; do  # model's file is JSON as sweep's; --format is stdout
+  run_case 2 "'$work/$name': the model is JSON (--format sets stdout only)" - \
+    model --gpu h200-sxm --format table -o "$work/$name"
+done
 run_case 2 "no-such.json" - report "$inputs/no-such.json" --format md
 run_case 2 "'xml'" - peaks --format xml
 # Every command that writes a file names a missing directory before doing any work.
@@ -234,6 +271,10 @@ run_case 2 "link.json" - plot "$h200" -o "$inputs/link.json"
 bad "'abc'" sweep --time-threshold abc
 bad "'-3%'" sweep --l2-threshold -3%
 run_case 2 "'x'" - compare "$h200" "$h200" --l2-threshold x
+run_case 2 "--time-threshold: '1.5x' is not a number (allowed: a percentage like 5%" - \
+  compare "$h200" "$h200" --time-threshold 1.5x
+run_case 2 "--counter-threshold: '5' is out of range (allowed: a percentage like 5% or a fraction like 0.05, above 0 and below 1; for 5 percent write 5%)" - \
+  compare "$h200" "$h200" --counter-threshold 5
 bad "'speed'" sweep --by speed
 run_case 2 "--device -1" - peaks --device -1
 
@@ -259,10 +300,26 @@ done
 rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
 if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
   fail "report --format csv printed $rows lines (want header + 42)"; fi
+# report --format json: the report re-validated and re-derived, readable again by report itself.
+if "$bin" report "$h200" --format json >"$inputs/normalized.json" 2>"$inputs/stderr" &&
+   cmp -s <("$bin" report "$inputs/normalized.json" --format csv) <("$bin" report "$h200" --format csv) &&
+   grep -q '"schema_version"' "$inputs/normalized.json"; then
+  passes=$((passes + 1)); else fail "report --format json: $(head -c 300 "$inputs/stderr")"; fi
 if "$bin" report "$h200" --format md 2>/dev/null | grep -qE "FlashAttention's gain is significant (beyond L = |at every L compared, from L = )"; then
   passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   run_case 3 "no CUDA" - peaks
+  run_case 3 "no CUDA GPU found (" - devices
+  # devices --json: the same exit code and error line, and a JSON answer on stdout for scripts.
+  "$bin" devices --json >"$inputs/stdout" 2>"$inputs/stderr"
+  code=$?
+  if [[ $code -eq 3 ]] && [[ $(wc -l <"$inputs/stderr") -eq 1 ]] &&
+     grep -q '^error: no CUDA GPU found' "$inputs/stderr" &&
+     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["devices"] == [] and d["error"] == "no CUDA GPU found" and d["reason"]))' "$inputs/stdout" 2>/dev/null; then
+    passes=$((passes + 1))
+  else
+    fail "devices --json without a GPU -> exit $code: $(head -c 300 "$inputs/stdout") $(head -c 300 "$inputs/stderr")"
+  fi
 fi
 
 # Derived values in a report are recomputed on reading: a hand-edited fraction of roof of 5 on
@@ -310,6 +367,10 @@ cases = {  # file name: (JSON pointer inside points[3], value)
     "dram-negative": ("/counters/total/dram_read_bytes", -1),
     "validation-failed": ("/validation/passed", False),
 }
+# A key twice in one object (json.dump cannot write that): the reader would keep the last.
+text = open(sys.argv[1]).read()
+first = text.index('"median_s":')
+open(f"{sys.argv[2]}/bad-duplicate-key.json", "w").write(text[:first] + '"median_s": 1e-3, ' + text[first:])
 for name, (pointer, value) in cases.items():
     report = json.load(open(sys.argv[1]))
     node = report["points"][3]
@@ -331,6 +392,10 @@ PY
   run_case 2 "'softmax': allowed naive_attention" - report "$inputs/bad-op-unknown.json"
   run_case 2 "passed is false" - compare "$h200" "$inputs/bad-validation-failed.json"
   run_case 2 "points[3].timing.median_s" - report "$inputs/bad-median-huge.json"
+  run_case 2 "key 'median_s' appears more than once in object 'points[0].timing'" - \
+    report "$inputs/bad-duplicate-key.json"
+  run_case 2 "key 'median_s' appears more than once in object 'points[0].timing'" - \
+    compare "$h200" "$inputs/bad-duplicate-key.json"
   # A report of no points, or of no ok point, gives nothing to compare or plot.
   python3 - "$h200" "$inputs" <<'PY'
 import json, sys

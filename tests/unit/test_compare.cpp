@@ -446,6 +446,30 @@ TEST(Compare, ParseThreshold) {
   EXPECT_THROW(parse_compare_by("speed"), Error);
 }
 
+// The message says whether the token is not a number or out of range, with what is allowed.
+TEST(Compare, ParseThresholdNamesTheProblem) {
+  const auto message = [](const std::string& text) -> std::string {
+    try {
+      parse_threshold(text, "--l2-threshold");
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "accepted '" << text << "'";
+    return "";
+  };
+  const std::string allowed =
+      "(allowed: a percentage like 5% or a fraction like 0.05, above 0 and below 1)";
+  EXPECT_EQ(message("1.5x"), "--l2-threshold: '1.5x' is not a number " + allowed);
+  EXPECT_EQ(message("inf%"), "--l2-threshold: 'inf%' is not a number " + allowed);
+  // strtod would read these as 0.0625 and 0.05; they are not decimal numbers.
+  EXPECT_EQ(message("0x0.1"), "--l2-threshold: '0x0.1' is not a number " + allowed);
+  EXPECT_EQ(message(" 0.05"), "--l2-threshold: ' 0.05' is not a number " + allowed);
+  EXPECT_EQ(message("150%"), "--l2-threshold: '150%' is out of range " + allowed);
+  EXPECT_EQ(message("5"),
+            "--l2-threshold: '5' is out of range (allowed: a percentage like 5% or "
+            "a fraction like 0.05, above 0 and below 1; for 5 percent write 5%)");
+}
+
 TEST(CompareWriters, TableMarkdownAndJsonCarryTheVerdicts) {
   const Report base = sweep_report(0.005, 7);
   Report current = sweep_report(0.005, 2007);

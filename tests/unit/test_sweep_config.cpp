@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/json_input.hpp"
 #include "core/sweep_config.hpp"
 #include "report/json_writer.hpp"
 
@@ -178,6 +179,27 @@ TEST(SweepConfig, ValidateChecksTheWholeConfig) {
 
 // nlohmann refuses a number past double's range while parsing with out_of_range (406), not
 // parse_error: it must still be bad input naming the file (found by fuzz_report_reader).
+// nlohmann keeps the last of two equal keys; a config that says "batch" twice is refused instead,
+// naming the key, wherever the object sits.
+TEST(SweepConfig, DuplicateKeyIsBadInputNamingTheKey) {
+  EXPECT_EQ(parse_error(R"({"batch": 2, "heads": 8, "batch": 4})"),
+            "my.json: key 'batch' appears more than once in the document (allowed: each key once)");
+  EXPECT_TRUE(contains(parse_error(R"({"ops": ["gemm"], "seq": "512", "ops": ["gelu"]})"),
+                       "key 'ops' appears more than once"));
+  // Equal keys in different objects are fine; a repeat inside a nested object names its path.
+  EXPECT_EQ(parse_json_text(R"({"a": {"x": 1}, "b": [{"x": 1}, {"x": 2}]})", "f.json")["b"][1]["x"],
+            2);
+  try {
+    parse_json_text(R"({"a": 1, "b": [{"x": 1}, [3, {"y": 1, "y": 2}]]})", "f.json");
+    ADD_FAILURE() << "duplicate accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_STREQ(e.what(),
+                 "f.json: key 'y' appears more than once in object 'b[1][1]' (allowed: each key "
+                 "once)");
+  }
+}
+
 TEST(SweepConfig, NumberPastDoubleRangeIsBadInput) {
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "my.json"));
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "overflow"));
