@@ -20,7 +20,12 @@
 //     through its "empty" mbarrier once those wgmma have completed;
 //   - setmaxnreg moves registers from the producer (40) to the consumers (232);
 //   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
-//     the producer runs ahead into the next tile while the consumers store the current one.
+//     the producer runs ahead into the next tile while the consumers store the current one;
+//   - epilogue (kTmaStoreC): each math warp converts its 16 × 256 accumulator slab to T, writes
+//     it 64 columns at a time with stmatrix into two 2 KiB shared buffers and sends each chunk
+//     with one TMA store, so the global writes drain while the next tile's wgmma run (the other
+//     epilogue, 4-byte stores straight from the accumulators, is v2's; which one stays is being
+//     measured).
 //
 // v3 (kClusterM = 2) launches the same kernel in clusters of 2 blocks that own vertically
 // adjacent tiles, i.e. the same 256 columns of W: each block TMA-loads its own X box and 2 of the
@@ -47,6 +52,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -85,6 +91,13 @@ struct WgmmaTraits {
   // is only guaranteed 16-byte alignment, so 1 KiB of slack is requested and the base rounded up.
   static constexpr int kAtomBytes = 8 * kSwizzleBytes;
   static constexpr int kSmemBytes = kStages * kStageBytes + kAtomBytes;
+  // Epilogue through shared memory (kTmaStoreC): each math warp stages 16 rows × 64 columns of C
+  // at a time in one of its two 2 KiB buffers (128-byte swizzle, the layout the TMA store reads).
+  static constexpr int kEpilogueRows = 16;  // one warp's rows of the m64 accumulator slab
+  static constexpr int kEpilogueChunkBytes = kEpilogueRows * kSwizzleBytes;
+  static constexpr int kEpilogueChunks = kBlockN / kBoxN;  // 64-column chunks per tile row
+  static constexpr int kEpilogueBytes = kConsumers * 4 * 2 * kEpilogueChunkBytes;  // 32 KiB
+  static constexpr int kSmemBytesTmaStore = kSmemBytes + kEpilogueBytes;
 
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
@@ -94,7 +107,8 @@ struct WgmmaTraits {
   static_assert(kBlockN % kBoxN == 0 && kBlockN <= 256, "wgmma N is at most 256");
   static_assert(kStageBytesA % kAtomBytes == 0 && kBoxBytesB % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
-  static_assert(kSmemBytes <= 227 * 1024, "sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytesTmaStore + 64 <= 227 * 1024,
+                "sm_90 opt-in shared memory per block (64 B of static mbarriers)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= 65536,
                 "register file of one SM");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
@@ -210,6 +224,26 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
       : "memory");
 }
 
+/// stmatrix .x4: four 8×8 16-bit matrices from the warp's registers into shared memory; lanes
+/// 8i..8i+7 give the row addresses of matrix i, register i holds a thread's two elements of
+/// matrix i in the mma/wgmma accumulator layout (row lane/4, columns 2·(lane%4) + {0, 1}).
+__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t r0, uint32_t r1,
+                                            uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+/// TMA store of the box at `src` to element coordinates (c0 innermost, c1) of `map`, as one bulk
+/// async-group; elements outside the tensor are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+      "cp.async.bulk.commit_group;" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(c0), "r"(c1), "r"(src)
+      : "memory");
+}
+
 /// wgmma shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
 /// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 layout
 /// (1 = 128-byte swizzle). Base offset (bits 49-51) is 0: every atom starts 1024-aligned.
@@ -262,11 +296,14 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 /// ... in the grouped raster, block `rank` of the cluster tile `rank` of each unit.
 /// x_map / w_map: tensor maps of X [m, k] and W [k, n] (see GemmWgmmaLaunch); c: C [m, n].
 /// kClusterM: 1 (gemm_v2_wgmma_tma, plain launch) or 2 (gemm_v3_wgmma_multicast, launched with
-/// cluster dimensions (2, 1, 1) and an even grid).
-template <class T, int kClusterM>
+/// cluster dimensions (2, 1, 1) and an even grid). kTmaStoreC: the epilogue stages C in shared
+/// memory and writes it with TMA stores through c_map (false: 4-byte stores to c from the
+/// accumulators; c_map unused).
+template <class T, int kClusterM, bool kTmaStoreC>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
-                          const __grid_constant__ CUtensorMap w_map, T* __restrict__ c, int m,
+                          const __grid_constant__ CUtensorMap w_map,
+                          const __grid_constant__ CUtensorMap c_map, T* __restrict__ c, int m,
                           int n, int k) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = WgmmaTraits;
@@ -395,6 +432,13 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   float acc[Tr::kAccumulators];
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
+  // kTmaStoreC: this warp's two epilogue buffers (after the stages, 1 KiB aligned) and the count
+  // of TMA stores it issued (all from lane 0, so lane 0's bulk async-groups track them).
+  const auto epilogue_buffer = [&](int b) {
+    return smem_base + Tr::kStages * Tr::kStageBytes +
+           ((consumer * 4 + warp) * 2 + b) * Tr::kEpilogueChunkBytes;
+  };
+  uint32_t stores = 0;
 
   for (int unit = first_unit; unit < units; unit += unit_step) {
     int m0 = 0;
@@ -432,6 +476,42 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     release(previous_stage);
 
+    if constexpr (kTmaStoreC) {
+      // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
+      // columns j, two 8×8 matrices in stmatrix's register layout (rows 0-7: d[4j], d[4j+1];
+      // rows 8-15: d[4j+2], d[4j+3]); one stmatrix.x4 stores 16 rows × 16 columns. A chunk of 64
+      // columns (16 rows × 128 B, 128-byte swizzle: 16-byte unit u of row r at u ^ (r % 8)) goes
+      // out as one TMA store, which clips rows past M and columns past N. Two buffers per warp:
+      // a buffer is rewritten only after the store issued from it two stores ago has read it.
+      const int row0 = m0 + consumer * Tr::kWgmmaM + warp * Tr::kEpilogueRows;
+      const int matrix = lane / 8;
+      const int matrix_row = lane % 8;
+      const uint32_t row_offset = (8 * (matrix % 2) + matrix_row) * Tr::kSwizzleBytes;
+#pragma unroll
+      for (int chunk = 0; chunk < Tr::kEpilogueChunks; ++chunk) {
+        const int col0 = n0 + chunk * Tr::kBoxN;
+        if (row0 >= m || col0 >= n) continue;  // warp-uniform: nothing of this chunk is in C
+        const uint32_t buffer = epilogue_buffer(stores & 1);
+        if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+        __syncwarp();
+#pragma unroll
+        for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
+          const int j = chunk * 8 + 2 * t;
+          const uint32_t unit = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
+          stmatrix_x4(buffer + row_offset + unit * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
+                      pack_pair<T>(acc[4 * j + 2], acc[4 * j + 3]),
+                      pack_pair<T>(acc[4 * j + 4], acc[4 * j + 5]),
+                      pack_pair<T>(acc[4 * j + 6], acc[4 * j + 7]));
+        }
+        // The generic-proxy writes above must be visible to the TMA (async proxy) read.
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncwarp();
+        if (lane == 0) tma_store_2d(&c_map, buffer, col0, row0);
+        ++stores;
+      }
+      continue;
+    }
+
     // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
     // d[4j .. 4j+1] are row lane/4, columns 8j + 2·(lane%4) + {0, 1} of the warp's 16 rows,
     // d[4j+2 .. 4j+3] the same columns 8 rows further down. n is a multiple of 8, so a pair is
@@ -452,6 +532,10 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
         }
       }
     }
+  }
+  if constexpr (kTmaStoreC) {
+    // Shared memory must outlive the last TMA stores' reads of it.
+    if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
   }
 #else
   // Never launched: the host checks compute capability 9.0, the only target this file builds.
@@ -498,15 +582,21 @@ CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* 
   return map;
 }
 
-/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of kThreads in
-/// clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain launch), the
-/// kernel's dynamic shared memory, on `stream`. `attribute` must outlive the configuration.
-template <int kClusterM>
+/// Dynamic shared memory of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>.
+constexpr int smem_bytes(bool tma_store_c) {
+  return tma_store_c ? WgmmaTraits::kSmemBytesTmaStore : WgmmaTraits::kSmemBytes;
+}
+
+/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>: `blocks` blocks of
+/// kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain
+/// launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
+/// configuration.
+template <int kClusterM, bool kTmaStoreC>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(blocks));
   config.blockDim = dim3(WgmmaTraits::kThreads);
-  config.dynamicSmemBytes = WgmmaTraits::kSmemBytes;
+  config.dynamicSmemBytes = smem_bytes(kTmaStoreC);
   config.stream = stream;
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = kClusterM;
@@ -517,20 +607,21 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   return config;
 }
 
-/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM> and returns
-/// how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM count
-/// for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must share
-/// a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
-template <class T, int kClusterM>
+/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC> and
+/// returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM
+/// count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
+/// share a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
+template <class T, int kClusterM, bool kTmaStoreC>
 int resident_clusters(int sm_count) {
-  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM>;
+  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>;
   RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      WgmmaTraits::kSmemBytes));
+                                      smem_bytes(kTmaStoreC)));
   if constexpr (kClusterM == 1) {
     return sm_count;
   } else {
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, attribute);
+    const cudaLaunchConfig_t config =
+        launch_config<kClusterM, kTmaStoreC>(kClusterM, nullptr, attribute);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky; the caller falls back to v2
@@ -540,28 +631,47 @@ int resident_clusters(int sm_count) {
   }
 }
 
-template <class T, int kClusterM>
+template <class T, int kClusterM, bool kTmaStoreC>
 void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config<kClusterM>(l.grid_blocks, stream, attribute);
-  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM>, l.x_map,
-                                    l.w_map, static_cast<T*>(l.c), l.m, l.n, l.k));
+  const cudaLaunchConfig_t config =
+      launch_config<kClusterM, kTmaStoreC>(l.grid_blocks, stream, attribute);
+  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>,
+                                    l.x_map, l.w_map, l.c_map, static_cast<T*>(l.c), l.m, l.n,
+                                    l.k));
 }
 
-/// Grid of gemm_wgmma_tma_kernel<T, ...>: sets launch.cluster_m (2 when `multicast_w` and a
-/// 2-block cluster can be resident, else 1) and launch.grid_blocks (whole clusters, at most one
-/// per work unit, so no cluster is idle).
 template <class T>
+void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
+  if (l.cluster_m == 2) {
+    l.tma_store_c ? launch_typed<T, 2, true>(l, stream) : launch_typed<T, 2, false>(l, stream);
+  } else {
+    l.tma_store_c ? launch_typed<T, 1, true>(l, stream) : launch_typed<T, 1, false>(l, stream);
+  }
+}
+
+/// Grid of gemm_wgmma_tma_kernel<T, ..., kTmaStoreC>: sets launch.cluster_m (2 when
+/// `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks (whole
+/// clusters, at most one per work unit, so no cluster is idle).
+template <class T, bool kTmaStoreC>
 void size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
   using Tr = WgmmaTraits;
   const int64_t tiles_m = (launch.m + Tr::kBlockM - 1) / Tr::kBlockM;
   const int64_t tiles_n = (launch.n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int pairs = multicast_w ? resident_clusters<T, 2>(sm_count) : 0;
-  resident_clusters<T, 1>(sm_count);  // v2's shared-memory limit, also when it is the fallback
+  const int pairs = multicast_w ? resident_clusters<T, 2, kTmaStoreC>(sm_count) : 0;
+  // v2's shared-memory limit, also when it is the fallback.
+  resident_clusters<T, 1, kTmaStoreC>(sm_count);
   launch.cluster_m = pairs > 0 ? 2 : 1;
   const int64_t units = (tiles_m + launch.cluster_m - 1) / launch.cluster_m * tiles_n;
   const int64_t resident = pairs > 0 ? pairs : sm_count;
   launch.grid_blocks = static_cast<int>(std::min(units, resident) * launch.cluster_m);
+}
+
+/// Benchmark-only switch while the two epilogues are compared on hardware (remove with the loser):
+/// RFL_GEMM_EPILOGUE=direct stores C from the accumulators, anything else stages it for TMA.
+bool tma_store_c_requested() {
+  const char* text = std::getenv("RFL_GEMM_EPILOGUE");
+  return text == nullptr || std::strcmp(text, "direct") != 0;
 }
 
 }  // namespace
@@ -590,35 +700,39 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
   int optin_bytes = 0;
   RFL_CUDA_CHECK(
       cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (optin_bytes < Tr::kSmemBytes) {
+  const bool tma_store_c = tma_store_c_requested();
+  if (optin_bytes < smem_bytes(tma_store_c)) {
     throw environment_error(
         fmt::format("gemm_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
-                    Tr::kSmemBytes, device, optin_bytes));
+                    smem_bytes(tma_store_c), device, optin_bytes));
   }
 
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   GemmWgmmaLaunch launch;
   launch.x_map = encode_matrix(encode, x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
   launch.w_map = encode_matrix(encode, w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
+  launch.c_map = encode_matrix(encode, c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
+  launch.tma_store_c = tma_store_c;
   launch.c = c;
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);
   launch.bf16 = bf16;
   if (bf16) {
-    size_grid<__nv_bfloat16>(launch, multicast_w, sm_count);
+    tma_store_c ? size_grid<__nv_bfloat16, true>(launch, multicast_w, sm_count)
+                : size_grid<__nv_bfloat16, false>(launch, multicast_w, sm_count);
   } else {
-    size_grid<__half>(launch, multicast_w, sm_count);
+    tma_store_c ? size_grid<__half, true>(launch, multicast_w, sm_count)
+                : size_grid<__half, false>(launch, multicast_w, sm_count);
   }
   return launch;
 }
 
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   if (l.bf16) {
-    l.cluster_m == 2 ? launch_typed<__nv_bfloat16, 2>(l, stream)
-                     : launch_typed<__nv_bfloat16, 1>(l, stream);
+    launch_for_type<__nv_bfloat16>(l, stream);
   } else {
-    l.cluster_m == 2 ? launch_typed<__half, 2>(l, stream) : launch_typed<__half, 1>(l, stream);
+    launch_for_type<__half>(l, stream);
   }
   RFL_CHECK_LAUNCH();
 }

@@ -15,12 +15,14 @@ namespace rooflinectl {
 struct GemmWgmmaLaunch {
   CUtensorMap x_map;  ///< X [m, k] row-major, boxes of 64 (k) × 128 (m), 128-byte swizzle
   CUtensorMap w_map;  ///< W [k, n] row-major, boxes of 64 (n) × 64 (k), 128-byte swizzle
+  CUtensorMap c_map;  ///< C [m, n] row-major, boxes of 64 (n) × 16 (m), 128-byte swizzle (stores)
   void* c = nullptr;  ///< C [m, n] row-major, same dtype as X and W
   int m = 0;
   int n = 0;
   int k = 0;
   int grid_blocks = 0;  ///< persistent grid: at most one block per SM, whole clusters
   int cluster_m = 1;    ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
+  bool tma_store_c = true;  ///< epilogue through shared memory and TMA stores (else direct)
   bool bf16 = true;     ///< bf16 when true, fp16 otherwise
 };
 
