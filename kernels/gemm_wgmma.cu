@@ -497,8 +497,8 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
 #pragma unroll
         for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
           const int j = chunk * 8 + 2 * t;
-          const uint32_t unit = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
-          stmatrix_x4(buffer + row_offset + unit * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
+          const uint32_t slot = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
+          stmatrix_x4(buffer + row_offset + slot * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
                       pack_pair<T>(acc[4 * j + 2], acc[4 * j + 3]),
                       pack_pair<T>(acc[4 * j + 4], acc[4 * j + 5]),
                       pack_pair<T>(acc[4 * j + 6], acc[4 * j + 7]));
