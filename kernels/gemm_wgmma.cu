@@ -154,12 +154,15 @@ __device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
 }
 
 /// Arrives once on the barrier at the shared-memory offset of `bar` in block `cta_rank` of the
-/// cluster (this block included), with release semantics at cluster scope.
+/// cluster (this block included). Default semantics (release, CTA scope): what it orders is the
+/// completion of this warp's wgmma reads of a stage (waited for with wgmma.wait_group) before
+/// the producers' next TMA writes into it, which the barrier phase itself orders; a
+/// cluster-scope release would add a memory fence per stage that nothing needs.
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
   asm volatile(
       "{\n.reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
       "r"(cta_rank)
       : "memory");
 }
@@ -184,18 +187,6 @@ __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
       "{\n.reg .pred done;\n"
       "WAIT_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-/// mbarrier_wait with acquire semantics at cluster scope, for a barrier that the other block of
-/// the cluster also arrives on (its math warps' reads happen before this thread's next writes).
-__device__ __forceinline__ void mbarrier_wait_cluster(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
@@ -349,13 +340,6 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Tr::kProducerRegisters));
     if (threadIdx.x != 0) return;
-    const auto wait_empty = [&](int s, uint32_t parity) {
-      if constexpr (kCluster) {
-        mbarrier_wait_cluster(smem_u32(&empty_bar[s]), parity);
-      } else {
-        mbarrier_wait(smem_u32(&empty_bar[s]), parity);
-      }
-    };
     int stage = 0;
     uint32_t phase = 0;
     for (int unit = first_unit; unit < units; unit += unit_step) {
@@ -367,7 +351,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       // the same number of k blocks, so every multicast has a consumer on each side.
       const int x_row = min(m0, (tiles_m - 1) * Tr::kBlockM);
       for (int kb = 0; kb < k_blocks; ++kb) {
-        wait_empty(stage, phase ^ 1);
+        mbarrier_wait(smem_u32(&empty_bar[stage]), phase ^ 1);
         const uint32_t full = smem_u32(&full_bar[stage]);
         // Out-of-bounds parts of a box are zero-filled and still count their full bytes; with
         // multicast, half of the W bytes arrive from the other block's loads.
@@ -397,7 +381,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       // filled, i.e. the peer's last remote arrive has landed here and the peer has consumed
       // everything multicast into it, before this block may exit.
       for (int s = 0; s < Tr::kStages; ++s) {
-        wait_empty(stage, phase ^ 1);
+        mbarrier_wait(smem_u32(&empty_bar[stage]), phase ^ 1);
         if (++stage == Tr::kStages) {
           stage = 0;
           phase ^= 1;
