@@ -11,7 +11,8 @@
 //   gemm_v2_wgmma_tma  Hopper only (kernels/gemm_wgmma.cu, sm_90a): wgmma.mma_async m64n256k16
 //                     from 128-byte-swizzled shared memory, TMA loads on mbarriers, a producer
 //                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
-//                     raster. v1 everywhere else (see select_gemm_version).
+//                     raster, C staged in shared memory (stmatrix) and written by TMA stores.
+//                     v1 everywhere else (see select_gemm_version).
 //   gemm_v3_wgmma_multicast  v2's kernel in clusters of 2 blocks on vertically adjacent tiles,
 //                     each W box loaded once per cluster and multicast into both blocks (a third
 //                     less L2 → SM traffic). The default on compute capability 9.0; v2 when no

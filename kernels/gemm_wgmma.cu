@@ -12,7 +12,8 @@
 //
 // Structure (PTX ISA 8.x: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
 // "cp.async.bulk.tensor", "mbarrier"; CUDA driver API: cuTensorMapEncodeTiled):
-//   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory;
+//   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory,
+//     then 32 KiB of epilogue buffers (225 KiB dynamic in all, one block per SM);
 //   - warpgroup 0 is the producer: one thread issues the TMA loads of each stage (1 box of X,
 //     4 boxes of W) against the stage's "full" mbarrier (expect_tx = stage bytes);
 //   - warpgroups 1 and 2 are consumers: each owns 64 rows of the block tile (128 fp32
@@ -21,29 +22,31 @@
 //   - setmaxnreg moves registers from the producer (40) to the consumers (232);
 //   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
 //     the producer runs ahead into the next tile while the consumers store the current one;
-//   - epilogue (kTmaStoreC): each math warp converts its 16 × 256 accumulator slab to T, writes
-//     it 64 columns at a time with stmatrix into two 2 KiB shared buffers and sends each chunk
-//     with one TMA store, so the global writes drain while the next tile's wgmma run (the other
-//     epilogue, 4-byte stores straight from the accumulators, is v2's; which one stays is being
-//     measured).
+//   - epilogue: each math warp converts its 16 × 256 accumulator slab to T, writes it 64 columns
+//     at a time with stmatrix into two 2 KiB shared buffers and sends each chunk with one TMA
+//     store, so the global writes drain while the next tile's wgmma run (on the H200 this took
+//     the tensor pipe from 70% to 86% active at M = 4096; docs/perf-notes.md).
 //
 // v3 (kClusterM = 2) launches the same kernel in clusters of 2 blocks that own vertically
 // adjacent tiles, i.e. the same 256 columns of W: each block TMA-loads its own X box and 2 of the
 // 4 W boxes of a stage, the latter multicast into both blocks (PTX ISA, "cp.async.bulk.tensor"
 // .multicast::cluster; CUDA Programming Guide, "Thread Block Clusters"), so L2 → SM traffic per
-// block and stage falls from 48 to 32 KiB (v2 pulled ~7.5 TB/s from L2 at M = 4096, the L2 read
-// ceiling). A stage is free only when the math warps of both blocks have released it: each warp
-// arrives on the "empty" barrier of both blocks (mapa + remote mbarrier.arrive), and each
-// producer waits on its own. No cluster-wide barrier runs per stage or per tile: one after
-// barrier init (remote arrives need initialized peers), and at the end each producer drains its
-// empty barriers, so no block exits while the peer can still arrive on or multicast into it.
-// v2 (kClusterM = 1) is the fallback when no 2-block cluster can be resident, and stays
-// selectable (RFL_GEMM_VERSION=2) for comparisons.
+// block and stage falls from 48 to 32 KiB (on the H200 at M = 4096: L2 bytes −11%, time
+// unchanged with the old direct-store epilogue; with this one 0.3–2.4% faster than v2). A stage is
+// free only when the math warps of both blocks have released it: each warp arrives on the
+// "empty" barrier of both blocks (mapa + remote mbarrier.arrive), and each producer waits on its
+// own. No cluster-wide barrier runs per stage or per tile: one after barrier init (remote
+// arrives need initialized peers), and at the end each producer drains its empty barriers, so no
+// block exits while the peer can still arrive on or multicast into it.
+// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
+// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons.
 //
-// Shared-memory layouts (128-byte swizzle; both produced by TMA and read through descriptors):
+// Shared-memory layouts (128-byte swizzle; X and W written by TMA and read through wgmma
+// descriptors, C written by stmatrix and read by the TMA store):
 //   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
 //   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
-//            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types).
+//            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
+//   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
@@ -52,7 +55,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -90,14 +92,13 @@ struct WgmmaTraits {
   // Swizzle atoms are 8 rows × 128 B = 1024 B and must start 1024-aligned; dynamic shared memory
   // is only guaranteed 16-byte alignment, so 1 KiB of slack is requested and the base rounded up.
   static constexpr int kAtomBytes = 8 * kSwizzleBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + kAtomBytes;
-  // Epilogue through shared memory (kTmaStoreC): each math warp stages 16 rows × 64 columns of C
-  // at a time in one of its two 2 KiB buffers (128-byte swizzle, the layout the TMA store reads).
+  // Epilogue: each math warp stages 16 rows × 64 columns of C at a time in one of its two 2 KiB
+  // buffers after the stages (128-byte swizzle, the layout the TMA store reads).
   static constexpr int kEpilogueRows = 16;  // one warp's rows of the m64 accumulator slab
   static constexpr int kEpilogueChunkBytes = kEpilogueRows * kSwizzleBytes;
   static constexpr int kEpilogueChunks = kBlockN / kBoxN;  // 64-column chunks per tile row
   static constexpr int kEpilogueBytes = kConsumers * 4 * 2 * kEpilogueChunkBytes;  // 32 KiB
-  static constexpr int kSmemBytesTmaStore = kSmemBytes + kEpilogueBytes;
+  static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + kAtomBytes;
 
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
@@ -107,7 +108,7 @@ struct WgmmaTraits {
   static_assert(kBlockN % kBoxN == 0 && kBlockN <= 256, "wgmma N is at most 256");
   static_assert(kStageBytesA % kAtomBytes == 0 && kBoxBytesB % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
-  static_assert(kSmemBytesTmaStore + 64 <= 227 * 1024,
+  static_assert(kSmemBytes + 64 <= 227 * 1024,
                 "sm_90 opt-in shared memory per block (64 B of static mbarriers)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= 65536,
                 "register file of one SM");
@@ -285,17 +286,15 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 
 /// Persistent GEMM: cluster c (block c when kClusterM = 1) computes work units c, c + clusters,
 /// ... in the grouped raster, block `rank` of the cluster tile `rank` of each unit.
-/// x_map / w_map: tensor maps of X [m, k] and W [k, n] (see GemmWgmmaLaunch); c: C [m, n].
-/// kClusterM: 1 (gemm_v2_wgmma_tma, plain launch) or 2 (gemm_v3_wgmma_multicast, launched with
-/// cluster dimensions (2, 1, 1) and an even grid). kTmaStoreC: the epilogue stages C in shared
-/// memory and writes it with TMA stores through c_map (false: 4-byte stores to c from the
-/// accumulators; c_map unused).
-template <class T, int kClusterM, bool kTmaStoreC>
+/// x_map / w_map / c_map: tensor maps of X [m, k], W [k, n] and C [m, n] (see
+/// GemmWgmmaLaunch); C is written only through TMA stores. kClusterM: 1 (gemm_v2_wgmma_tma,
+/// plain launch) or 2 (gemm_v3_wgmma_multicast, launched with cluster dimensions (2, 1, 1) and
+/// an even grid).
+template <class T, int kClusterM>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
                           const __grid_constant__ CUtensorMap w_map,
-                          const __grid_constant__ CUtensorMap c_map, T* __restrict__ c, int m,
-                          int n, int k) {
+                          const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = WgmmaTraits;
   static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
@@ -416,8 +415,8 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   float acc[Tr::kAccumulators];
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
-  // kTmaStoreC: this warp's two epilogue buffers (after the stages, 1 KiB aligned) and the count
-  // of TMA stores it issued (all from lane 0, so lane 0's bulk async-groups track them).
+  // This warp's two epilogue buffers (after the stages, 1 KiB aligned) and the count of TMA
+  // stores it issued (all from lane 0, so lane 0's bulk async-groups track them).
   const auto epilogue_buffer = [&](int b) {
     return smem_base + Tr::kStages * Tr::kStageBytes +
            ((consumer * 4 + warp) * 2 + b) * Tr::kEpilogueChunkBytes;
@@ -460,67 +459,41 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     release(previous_stage);
 
-    if constexpr (kTmaStoreC) {
-      // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
-      // columns j, two 8×8 matrices in stmatrix's register layout (rows 0-7: d[4j], d[4j+1];
-      // rows 8-15: d[4j+2], d[4j+3]); one stmatrix.x4 stores 16 rows × 16 columns. A chunk of 64
-      // columns (16 rows × 128 B, 128-byte swizzle: 16-byte unit u of row r at u ^ (r % 8)) goes
-      // out as one TMA store, which clips rows past M and columns past N. Two buffers per warp:
-      // a buffer is rewritten only after the store issued from it two stores ago has read it.
-      const int row0 = m0 + consumer * Tr::kWgmmaM + warp * Tr::kEpilogueRows;
-      const int matrix = lane / 8;
-      const int matrix_row = lane % 8;
-      const uint32_t row_offset = (8 * (matrix % 2) + matrix_row) * Tr::kSwizzleBytes;
+    // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
+    // columns j, two 8×8 matrices in stmatrix's register layout (rows 0-7: d[4j], d[4j+1];
+    // rows 8-15: d[4j+2], d[4j+3]); one stmatrix.x4 stores 16 rows × 16 columns. A chunk of 64
+    // columns (16 rows × 128 B, 128-byte swizzle: 16-byte unit u of row r at u ^ (r % 8)) goes
+    // out as one TMA store, which clips rows past M and columns past N. Two buffers per warp:
+    // a buffer is rewritten only after the store issued from it two stores ago has read it.
+    const int row0 = m0 + consumer * Tr::kWgmmaM + warp * Tr::kEpilogueRows;
+    const int matrix = lane / 8;
+    const int matrix_row = lane % 8;
+    const uint32_t row_offset = (8 * (matrix % 2) + matrix_row) * Tr::kSwizzleBytes;
 #pragma unroll
-      for (int chunk = 0; chunk < Tr::kEpilogueChunks; ++chunk) {
-        const int col0 = n0 + chunk * Tr::kBoxN;
-        if (row0 >= m || col0 >= n) continue;  // warp-uniform: nothing of this chunk is in C
-        const uint32_t buffer = epilogue_buffer(stores & 1);
-        if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
-        __syncwarp();
+    for (int chunk = 0; chunk < Tr::kEpilogueChunks; ++chunk) {
+      const int col0 = n0 + chunk * Tr::kBoxN;
+      if (row0 >= m || col0 >= n) continue;  // warp-uniform: nothing of this chunk is in C
+      const uint32_t buffer = epilogue_buffer(stores & 1);
+      if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      __syncwarp();
 #pragma unroll
-        for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
-          const int j = chunk * 8 + 2 * t;
-          const uint32_t slot = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
-          stmatrix_x4(buffer + row_offset + slot * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
-                      pack_pair<T>(acc[4 * j + 2], acc[4 * j + 3]),
-                      pack_pair<T>(acc[4 * j + 4], acc[4 * j + 5]),
-                      pack_pair<T>(acc[4 * j + 6], acc[4 * j + 7]));
-        }
-        // The generic-proxy writes above must be visible to the TMA (async proxy) read.
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        __syncwarp();
-        if (lane == 0) tma_store_2d(&c_map, buffer, col0, row0);
-        ++stores;
+      for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
+        const int j = chunk * 8 + 2 * t;
+        const uint32_t slot = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
+        stmatrix_x4(buffer + row_offset + slot * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
+                    pack_pair<T>(acc[4 * j + 2], acc[4 * j + 3]),
+                    pack_pair<T>(acc[4 * j + 4], acc[4 * j + 5]),
+                    pack_pair<T>(acc[4 * j + 6], acc[4 * j + 7]));
       }
-      continue;
-    }
-
-    // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
-    // d[4j .. 4j+1] are row lane/4, columns 8j + 2·(lane%4) + {0, 1} of the warp's 16 rows,
-    // d[4j+2 .. 4j+3] the same columns 8 rows further down. n is a multiple of 8, so a pair is
-    // wholly inside C or wholly outside; rows past M (a spare tile) are skipped.
-    const int row = m0 + consumer * Tr::kWgmmaM + warp * 16 + lane / 4;
-    const int col0 = n0 + 2 * (lane % 4);
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = row + half * 8;
-      if (r >= m) continue;
-      T* c_row = c + static_cast<int64_t>(r) * n;
-#pragma unroll
-      for (int j = 0; j < Tr::kBlockN / 8; ++j) {
-        const int col = col0 + 8 * j;
-        if (col < n) {
-          *reinterpret_cast<uint32_t*>(c_row + col) =
-              pack_pair<T>(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-        }
-      }
+      // The generic-proxy writes above must be visible to the TMA (async proxy) read.
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncwarp();
+      if (lane == 0) tma_store_2d(&c_map, buffer, col0, row0);
+      ++stores;
     }
   }
-  if constexpr (kTmaStoreC) {
-    // Shared memory must outlive the last TMA stores' reads of it.
-    if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-  }
+  // Shared memory must outlive the last TMA stores' reads of it.
+  if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #else
   // Never launched: the host checks compute capability 9.0, the only target this file builds.
   __trap();
@@ -566,21 +539,16 @@ CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* 
   return map;
 }
 
-/// Dynamic shared memory of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>.
-constexpr int smem_bytes(bool tma_store_c) {
-  return tma_store_c ? WgmmaTraits::kSmemBytesTmaStore : WgmmaTraits::kSmemBytes;
-}
-
-/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>: `blocks` blocks of
+/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of
 /// kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain
 /// launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
 /// configuration.
-template <int kClusterM, bool kTmaStoreC>
+template <int kClusterM>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(blocks));
   config.blockDim = dim3(WgmmaTraits::kThreads);
-  config.dynamicSmemBytes = smem_bytes(kTmaStoreC);
+  config.dynamicSmemBytes = WgmmaTraits::kSmemBytes;
   config.stream = stream;
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = kClusterM;
@@ -591,21 +559,20 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   return config;
 }
 
-/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC> and
+/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM> and
 /// returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM
 /// count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
 /// share a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
-template <class T, int kClusterM, bool kTmaStoreC>
+template <class T, int kClusterM>
 int resident_clusters(int sm_count) {
-  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>;
+  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM>;
   RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      smem_bytes(kTmaStoreC)));
+                                      WgmmaTraits::kSmemBytes));
   if constexpr (kClusterM == 1) {
     return sm_count;
   } else {
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config =
-        launch_config<kClusterM, kTmaStoreC>(kClusterM, nullptr, attribute);
+    const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, attribute);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky; the caller falls back to v2
@@ -615,47 +582,38 @@ int resident_clusters(int sm_count) {
   }
 }
 
-template <class T, int kClusterM, bool kTmaStoreC>
+template <class T, int kClusterM>
 void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config =
-      launch_config<kClusterM, kTmaStoreC>(l.grid_blocks, stream, attribute);
-  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM, kTmaStoreC>,
-                                    l.x_map, l.w_map, l.c_map, static_cast<T*>(l.c), l.m, l.n,
-                                    l.k));
+  const cudaLaunchConfig_t config = launch_config<kClusterM>(l.grid_blocks, stream, attribute);
+  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM>, l.x_map, l.w_map,
+                                    l.c_map, l.m, l.n, l.k));
 }
 
 template <class T>
 void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   if (l.cluster_m == 2) {
-    l.tma_store_c ? launch_typed<T, 2, true>(l, stream) : launch_typed<T, 2, false>(l, stream);
+    launch_typed<T, 2>(l, stream);
   } else {
-    l.tma_store_c ? launch_typed<T, 1, true>(l, stream) : launch_typed<T, 1, false>(l, stream);
+    launch_typed<T, 1>(l, stream);
   }
 }
 
-/// Grid of gemm_wgmma_tma_kernel<T, ..., kTmaStoreC>: sets launch.cluster_m (2 when
+/// Grid of gemm_wgmma_tma_kernel<T, ...>: sets launch.cluster_m (2 when
 /// `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks (whole
 /// clusters, at most one per work unit, so no cluster is idle).
-template <class T, bool kTmaStoreC>
+template <class T>
 void size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
   using Tr = WgmmaTraits;
   const int64_t tiles_m = (launch.m + Tr::kBlockM - 1) / Tr::kBlockM;
   const int64_t tiles_n = (launch.n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int pairs = multicast_w ? resident_clusters<T, 2, kTmaStoreC>(sm_count) : 0;
+  const int pairs = multicast_w ? resident_clusters<T, 2>(sm_count) : 0;
   // v2's shared-memory limit, also when it is the fallback.
-  resident_clusters<T, 1, kTmaStoreC>(sm_count);
+  resident_clusters<T, 1>(sm_count);
   launch.cluster_m = pairs > 0 ? 2 : 1;
   const int64_t units = (tiles_m + launch.cluster_m - 1) / launch.cluster_m * tiles_n;
   const int64_t resident = pairs > 0 ? pairs : sm_count;
   launch.grid_blocks = static_cast<int>(std::min(units, resident) * launch.cluster_m);
-}
-
-/// Benchmark-only switch while the two epilogues are compared on hardware (remove with the loser):
-/// RFL_GEMM_EPILOGUE=direct stores C from the accumulators, anything else stages it for TMA.
-bool tma_store_c_requested() {
-  const char* text = std::getenv("RFL_GEMM_EPILOGUE");
-  return text == nullptr || std::strcmp(text, "direct") != 0;
 }
 
 }  // namespace
@@ -684,11 +642,10 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
   int optin_bytes = 0;
   RFL_CUDA_CHECK(
       cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const bool tma_store_c = tma_store_c_requested();
-  if (optin_bytes < smem_bytes(tma_store_c)) {
+  if (optin_bytes < Tr::kSmemBytes) {
     throw environment_error(
         fmt::format("gemm_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
-                    smem_bytes(tma_store_c), device, optin_bytes));
+                    Tr::kSmemBytes, device, optin_bytes));
   }
 
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
@@ -696,18 +653,14 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
   launch.x_map = encode_matrix(encode, x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
   launch.w_map = encode_matrix(encode, w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
   launch.c_map = encode_matrix(encode, c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
-  launch.tma_store_c = tma_store_c;
-  launch.c = c;
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);
   launch.bf16 = bf16;
   if (bf16) {
-    tma_store_c ? size_grid<__nv_bfloat16, true>(launch, multicast_w, sm_count)
-                : size_grid<__nv_bfloat16, false>(launch, multicast_w, sm_count);
+    size_grid<__nv_bfloat16>(launch, multicast_w, sm_count);
   } else {
-    tma_store_c ? size_grid<__half, true>(launch, multicast_w, sm_count)
-                : size_grid<__half, false>(launch, multicast_w, sm_count);
+    size_grid<__half>(launch, multicast_w, sm_count);
   }
   return launch;
 }

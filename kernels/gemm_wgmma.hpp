@@ -1,6 +1,6 @@
 // Host entry to gemm_v3_wgmma_multicast and gemm_v2_wgmma_tma (kernels/gemm_wgmma.cu), the
-// Hopper path of the FFN up-projection GEMM C[M, N] = X[M, K] · W[K, N]. That file is compiled for sm_90a only, in its
-// own CMake target; kernels/gemm.cu calls it only on compute capability 9.0.
+// Hopper path of the FFN up-projection GEMM C[M, N] = X[M, K] · W[K, N]. That file is compiled for
+// sm_90a only, in its own CMake target; kernels/gemm.cu calls it only on compute capability 9.0.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a plain struct; no libcuda symbol is linked)
@@ -10,19 +10,17 @@
 
 namespace rooflinectl {
 
-/// Everything one launch of gemm_wgmma_tma needs: the TMA descriptors of X and W (encoded on
-/// the host once per buffer set), the output pointer, the sizes and the persistent grid size.
+/// Everything one launch of gemm_wgmma_tma needs: the TMA descriptors of X, W and C (C has X's
+/// dtype; encoded on the host once per buffer set), the sizes and the persistent grid size.
 struct GemmWgmmaLaunch {
   CUtensorMap x_map;  ///< X [m, k] row-major, boxes of 64 (k) × 128 (m), 128-byte swizzle
   CUtensorMap w_map;  ///< W [k, n] row-major, boxes of 64 (n) × 64 (k), 128-byte swizzle
   CUtensorMap c_map;  ///< C [m, n] row-major, boxes of 64 (n) × 16 (m), 128-byte swizzle (stores)
-  void* c = nullptr;  ///< C [m, n] row-major, same dtype as X and W
   int m = 0;
   int n = 0;
   int k = 0;
   int grid_blocks = 0;  ///< persistent grid: at most one block per SM, whole clusters
   int cluster_m = 1;    ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
-  bool tma_store_c = true;  ///< epilogue through shared memory and TMA stores (else direct)
   bool bf16 = true;     ///< bf16 when true, fp16 otherwise
 };
 
