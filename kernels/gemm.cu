@@ -11,11 +11,15 @@
 //   gemm_v2_wgmma_tma  Hopper only (kernels/gemm_wgmma.cu, sm_90a): wgmma.mma_async m64n256k16
 //                     from 128-byte-swizzled shared memory, TMA loads on mbarriers, a producer
 //                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
-//                     raster. The default on compute capability 9.0; v1 everywhere else (see
-//                     select_gemm_version).
+//                     raster, C staged in shared memory (stmatrix) and written by TMA stores.
+//                     v1 everywhere else (see select_gemm_version).
+//   gemm_v3_wgmma_multicast  v2's kernel in clusters of 2 blocks on vertically adjacent tiles,
+//                     each W box loaded once per cluster and multicast into both blocks (a third
+//                     less L2 → SM traffic). The default on compute capability 9.0; v2 when no
+//                     2-block cluster can be resident.
 //
-// Environment: RFL_GEMM_VERSION=1 forces v1 on any device (for comparisons); "2" or unset picks
-// v2 on compute capability 9.0. Any other value is rejected (bad_input).
+// Environment: RFL_GEMM_VERSION=1 forces v1 on any device, "2" v2 on compute capability 9.0 (for
+// comparisons); "3" or unset picks v3 there. Any other value is rejected (bad_input).
 //
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
 #include <cublas_v2.h>
@@ -385,21 +389,24 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-// Names the GEMM version to run: "1" (mma.sync) or "2" (wgmma + TMA, compute capability 9.0
-// only); unset means kDefaultGemmVersion. v2 became the default after an H200 run validated it
-// at every test shape (docs/perf-notes.md, gemm_v2_wgmma_tma); "1" keeps v1 for comparisons.
+// Names the GEMM version to run: "1" (mma.sync), "2" (wgmma + TMA) or "3" (v2 in 2-block
+// clusters with W multicast; 2 and 3 need compute capability 9.0); unset means
+// kDefaultGemmVersion. "1" and "2" keep the older versions for comparisons.
 constexpr const char* kGemmVersionVariable = "RFL_GEMM_VERSION";
-constexpr int kDefaultGemmVersion = 2;
+constexpr int kDefaultGemmVersion = 3;
 
-/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1" or "2".
+/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1", "2" or
+/// "3".
 int requested_gemm_version() {
   const char* text = std::getenv(kGemmVersionVariable);
   if (text == nullptr || *text == '\0') return kDefaultGemmVersion;
   const std::string value(text);
   if (value == "1") return 1;
   if (value == "2") return 2;
-  throw bad_input(fmt::format("{}={}: must be 1 (gemm_v1_mma_sync) or 2 (gemm_v2_wgmma_tma)",
-                              kGemmVersionVariable, value));
+  if (value == "3") return 3;
+  throw bad_input(fmt::format(
+      "{}={}: must be 1 (gemm_v1_mma_sync), 2 (gemm_v2_wgmma_tma) or 3 (gemm_v3_wgmma_multicast)",
+      kGemmVersionVariable, value));
 }
 
 /// True when the current device is compute capability 9.0, the only target of the sm_90a code.
@@ -413,10 +420,12 @@ bool current_device_is_sm90() {
   return major == 9 && minor == 0;
 }
 
-/// 2 when v2 was asked for (explicitly or by default) and the device can run it, else 1 (v2 on
-/// another architecture falls back to v1, and version() says so).
+/// The requested version when the device can run it, else 1 (v2 and v3 on another
+/// architecture fall back to v1, and version() says so). v3 may still become v2 in
+/// prepare_gemm_wgmma when no 2-block cluster fits.
 int select_gemm_version() {
-  return requested_gemm_version() == 2 && current_device_is_sm90() ? 2 : 1;
+  const int requested = requested_gemm_version();
+  return requested >= 2 && current_device_is_sm90() ? requested : 1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,9 +451,9 @@ class GemmRun final : public OperatorRun {
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (select_gemm_version() == 2) {
+    if (const int version = select_gemm_version(); version >= 2) {
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
-                                  dtype_ == Dtype::kBf16);
+                                  dtype_ == Dtype::kBf16, version == 3);
     } else if (dtype_ == Dtype::kBf16) {
       prepare_gemm_kernel<__nv_bfloat16>();
     } else {
@@ -498,7 +507,10 @@ class GemmRun final : public OperatorRun {
   std::vector<std::string> kernel_names() const override {
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
-  std::string version() const override { return wgmma_ ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync"; }
+  std::string version() const override {
+    if (!wgmma_) return "gemm_v1_mma_sync";
+    return wgmma_->cluster_m == 2 ? "gemm_v3_wgmma_multicast" : "gemm_v2_wgmma_tma";
+  }
 
  private:
   // Row-major C = X·W is column-major Cᵀ = Wᵀ·Xᵀ, i.e. cuBLAS's C[n×m] = A[n×k]·B[k×m] with
@@ -569,7 +581,7 @@ class GemmRun final : public OperatorRun {
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
-  std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 runs (tensor maps of x_, w_)
+  std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 or v3 runs (tensor maps of x_, w_)
 };
 
 void check_gemm_shape(const Shape& s) {

@@ -1,7 +1,7 @@
-// gemm_v2_wgmma_tma: the Hopper (sm_90a) path of the FFN up-projection GEMM
-// C[M, N] = X[M, K] · W[K, N], every matrix row-major, bf16 or fp16 in and out, fp32 accumulate.
-// The contract is gemm_v1_mma_sync's (kernels/gemm.cu); that file selects this one on compute
-// capability 9.0 and keeps v1 elsewhere.
+// gemm_v3_wgmma_multicast and gemm_v2_wgmma_tma: the Hopper (sm_90a) path of the FFN
+// up-projection GEMM C[M, N] = X[M, K] · W[K, N], every matrix row-major, bf16 or fp16 in and
+// out, fp32 accumulate. The contract is gemm_v1_mma_sync's (kernels/gemm.cu); that file selects
+// this one on compute capability 9.0 and keeps v1 elsewhere.
 //
 // Why it is faster than v1: wgmma.mma_async reads both operands straight from shared memory
 // (no ldmatrix, no register fragments of A or B), so a 64×256×16 step costs one instruction per
@@ -12,7 +12,8 @@
 //
 // Structure (PTX ISA 8.x: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
 // "cp.async.bulk.tensor", "mbarrier"; CUDA driver API: cuTensorMapEncodeTiled):
-//   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory;
+//   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory,
+//     then 32 KiB of epilogue buffers (225 KiB dynamic in all, one block per SM);
 //   - warpgroup 0 is the producer: one thread issues the TMA loads of each stage (1 box of X,
 //     4 boxes of W) against the stage's "full" mbarrier (expect_tx = stage bytes);
 //   - warpgroups 1 and 2 are consumers: each owns 64 rows of the block tile (128 fp32
@@ -20,12 +21,32 @@
 //     through its "empty" mbarrier once those wgmma have completed;
 //   - setmaxnreg moves registers from the producer (40) to the consumers (232);
 //   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
-//     the producer runs ahead into the next tile while the consumers store the current one.
+//     the producer runs ahead into the next tile while the consumers store the current one;
+//   - epilogue: each math warp converts its 16 × 256 accumulator slab to T, writes it 64 columns
+//     at a time with stmatrix into two 2 KiB shared buffers and sends each chunk with one TMA
+//     store, so the global writes drain while the next tile's wgmma run (on the H200 this took
+//     the tensor pipe from 70% to 86% active at M = 4096; docs/perf-notes.md).
 //
-// Shared-memory layouts (128-byte swizzle; both produced by TMA and read through descriptors):
+// v3 (kClusterM = 2) launches the same kernel in clusters of 2 blocks that own vertically
+// adjacent tiles, i.e. the same 256 columns of W: each block TMA-loads its own X box and 2 of the
+// 4 W boxes of a stage, the latter multicast into both blocks (PTX ISA, "cp.async.bulk.tensor"
+// .multicast::cluster; CUDA Programming Guide, "Thread Block Clusters"), so L2 → SM traffic per
+// block and stage falls from 48 to 32 KiB (on the H200 at M = 4096: L2 bytes −11%, time
+// unchanged with the old direct-store epilogue; with this one 0.3–2.4% faster than v2). A stage is
+// free only when the math warps of both blocks have released it: each warp arrives on the
+// "empty" barrier of both blocks (mapa + remote mbarrier.arrive), and each producer waits on its
+// own. No cluster-wide barrier runs per stage or per tile: one after barrier init (remote
+// arrives need initialized peers), and at the end each producer drains its empty barriers, so no
+// block exits while the peer can still arrive on or multicast into it.
+// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
+// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons.
+//
+// Shared-memory layouts (128-byte swizzle; X and W written by TMA and read through wgmma
+// descriptors, C written by stmatrix and read by the TMA store):
 //   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
 //   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
-//            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types).
+//            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
+//   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
@@ -71,7 +92,13 @@ struct WgmmaTraits {
   // Swizzle atoms are 8 rows × 128 B = 1024 B and must start 1024-aligned; dynamic shared memory
   // is only guaranteed 16-byte alignment, so 1 KiB of slack is requested and the base rounded up.
   static constexpr int kAtomBytes = 8 * kSwizzleBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + kAtomBytes;
+  // Epilogue: each math warp stages 16 rows × 64 columns of C at a time in one of its two 2 KiB
+  // buffers after the stages (128-byte swizzle, the layout the TMA store reads).
+  static constexpr int kEpilogueRows = 16;  // one warp's rows of the m64 accumulator slab
+  static constexpr int kEpilogueChunkBytes = kEpilogueRows * kSwizzleBytes;
+  static constexpr int kEpilogueChunks = kBlockN / kBoxN;  // 64-column chunks per tile row
+  static constexpr int kEpilogueBytes = kConsumers * 4 * 2 * kEpilogueChunkBytes;  // 32 KiB
+  static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + kAtomBytes;
 
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
@@ -81,23 +108,30 @@ struct WgmmaTraits {
   static_assert(kBlockN % kBoxN == 0 && kBlockN <= 256, "wgmma N is at most 256");
   static_assert(kStageBytesA % kAtomBytes == 0 && kBoxBytesB % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
-  static_assert(kSmemBytes <= 227 * 1024, "sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytes + 64 <= 227 * 1024,
+                "sm_90 opt-in shared memory per block (64 B of static mbarriers)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= 65536,
                 "register file of one SM");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
                 "setmaxnreg takes multiples of 8");
 };
 
-/// Output tile `tile` in the grouped raster: tiles are numbered kGroupM tile rows at a time,
-/// down a column of the group before moving right, so that consecutive blocks share W tiles.
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int& m0, int& n0) {
+/// Origin (m0, n0) of block `rank`'s tile in work unit `unit` of the grouped raster. A unit is
+/// kClusterM vertically adjacent output tiles, one per block of a cluster (one tile when
+/// kClusterM = 1); units_m = ceil(tile rows / kClusterM). Units are numbered kGroupM tile rows
+/// at a time, down a column of the group before moving right, so that consecutive units share W
+/// tiles. m0 may lie past M (the second tile of a unit when the tile rows are odd).
+template <int kClusterM>
+__device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, int rank, int& m0,
+                                            int& n0) {
   using Tr = WgmmaTraits;
-  const int per_group = Tr::kGroupM * tiles_n;
-  const int group = tile / per_group;
-  const int first_m = group * Tr::kGroupM;
-  const int rows = min(tiles_m - first_m, Tr::kGroupM);
-  const int local = tile - group * per_group;
-  m0 = (first_m + local % rows) * Tr::kBlockM;
+  constexpr int kGroupUnits = Tr::kGroupM / kClusterM;
+  const int per_group = kGroupUnits * tiles_n;
+  const int group = unit / per_group;
+  const int first_unit_row = group * kGroupUnits;
+  const int rows = min(units_m - first_unit_row, kGroupUnits);
+  const int local = unit - group * per_group;
+  m0 = ((first_unit_row + local % rows) * kClusterM + rank) * Tr::kBlockM;
   n0 = (local / rows) * Tr::kBlockN;
 }
 
@@ -120,6 +154,33 @@ __device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 
+/// Arrives once on the barrier at the shared-memory offset of `bar` in block `cta_rank` of the
+/// cluster (this block included). Default semantics (release, CTA scope): what it orders is the
+/// completion of this warp's wgmma reads of a stage (waited for with wgmma.wait_group) before
+/// the producers' next TMA writes into it, which the barrier phase itself orders; a
+/// cluster-scope release would add a memory fence per stage that nothing needs.
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(cta_rank)
+      : "memory");
+}
+
+/// Every thread of every block of the cluster waits here for all the others, release/acquire
+/// at cluster scope (barrier initialization before any remote arrive or multicast).
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" :::
+                   "memory");
+}
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
 /// Blocks until the phase of parity `parity` of the barrier has completed. A fresh barrier is in
 /// phase 0, so waiting on parity 1 returns at once (the "previous" phase counts as complete).
 __device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
@@ -140,6 +201,38 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+
+/// tma_load_2d into the same shared-memory offset of every block of the cluster in `cta_mask`
+/// (bit i = rank i), completing the box's bytes on the barrier at the offset of `bar` in each.
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
+                                                      uint32_t bar, int c0, int c1,
+                                                      uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(cta_mask)
+      : "memory");
+}
+
+/// stmatrix .x4: four 8×8 16-bit matrices from the warp's registers into shared memory; lanes
+/// 8i..8i+7 give the row addresses of matrix i, register i holds a thread's two elements of
+/// matrix i in the mma/wgmma accumulator layout (row lane/4, columns 2·(lane%4) + {0, 1}).
+__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t r0, uint32_t r1,
+                                            uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+/// TMA store of the box at `src` to element coordinates (c0 innermost, c1) of `map`, as one bulk
+/// async-group; elements outside the tensor are not written.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
+      "cp.async.bulk.commit_group;" ::"l"(reinterpret_cast<uint64_t>(map)),
+      "r"(c0), "r"(c1), "r"(src)
       : "memory");
 }
 
@@ -191,18 +284,28 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 
 #endif
 
-/// Persistent GEMM: block b computes output tiles b, b + gridDim.x, ... in the grouped raster.
-/// x_map / w_map: tensor maps of X [m, k] and W [k, n] (see GemmWgmmaLaunch); c: C [m, n].
-template <class T>
+/// Persistent GEMM: cluster c (block c when kClusterM = 1) computes work units c, c + clusters,
+/// ... in the grouped raster, block `rank` of the cluster tile `rank` of each unit.
+/// x_map / w_map / c_map: tensor maps of X [m, k], W [k, n] and C [m, n] (see
+/// GemmWgmmaLaunch); C is written only through TMA stores. kClusterM: 1 (gemm_v2_wgmma_tma,
+/// plain launch) or 2 (gemm_v3_wgmma_multicast, launched with cluster dimensions (2, 1, 1) and
+/// an even grid).
+template <class T, int kClusterM>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
-                          const __grid_constant__ CUtensorMap w_map, T* __restrict__ c, int m,
-                          int n, int k) {
+                          const __grid_constant__ CUtensorMap w_map,
+                          const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = WgmmaTraits;
+  static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
+  static_assert(Tr::kGroupM % kClusterM == 0 && Tr::kBoxesN % kClusterM == 0,
+                "units and W boxes split evenly over the cluster");
+  constexpr bool kCluster = kClusterM > 1;
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[Tr::kStages];
   __shared__ __align__(8) uint64_t empty_bar[Tr::kStages];
+  // The dynamic shared window starts at the same offset in every block of the cluster, so the
+  // rounded-up base (and every stage) has the same offset in both: multicast relies on it.
   const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAtomBytes - 1) & ~(Tr::kAtomBytes - 1);
   const auto stage_a = [&](int s) { return smem_base + s * Tr::kStageBytes; };
   const auto stage_b = [&](int s) { return smem_base + s * Tr::kStageBytes + Tr::kStageBytesA; };
@@ -210,39 +313,74 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Tr::kStages; ++s) {
       mbarrier_init(smem_u32(&full_bar[s]), 1);  // the producer's arrive; TMA adds the bytes
-      mbarrier_init(smem_u32(&empty_bar[s]), Tr::kConsumers * 4);  // one arrive per math warp
+      // One arrive per math warp of every block whose W boxes land in this block's stages.
+      mbarrier_init(smem_u32(&empty_bar[s]), kClusterM * Tr::kConsumers * 4);
     }
-    // Makes the initialized barriers visible to the async proxy (TMA complete_tx).
+    // Makes the initialized barriers visible to the async proxy (TMA complete_tx) and, through
+    // the cluster barrier below, to the other block of the cluster.
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
-  __syncthreads();
+  if constexpr (kCluster) {
+    cluster_sync();
+  } else {
+    __syncthreads();
+  }
 
   const int tiles_m = (m + Tr::kBlockM - 1) / Tr::kBlockM;
   const int tiles_n = (n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int tiles = tiles_m * tiles_n;
+  const int units_m = (tiles_m + kClusterM - 1) / kClusterM;
+  const int units = units_m * tiles_n;
   const int k_blocks = (k + Tr::kBlockK - 1) / Tr::kBlockK;
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
+  const int rank = kCluster ? static_cast<int>(cluster_rank()) : 0;
+  const int first_unit = static_cast<int>(blockIdx.x) / kClusterM;
+  const int unit_step = static_cast<int>(gridDim.x) / kClusterM;
 
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Tr::kProducerRegisters));
     if (threadIdx.x != 0) return;
     int stage = 0;
     uint32_t phase = 0;
-    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int unit = first_unit; unit < units; unit += unit_step) {
       int m0 = 0;
       int n0 = 0;
-      tile_origin(tile, tiles_m, tiles_n, m0, n0);
+      unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
+      // A unit's spare tile (wholly past M) loads the last real tile's rows of X rather than a
+      // box wholly outside the tensor; its epilogue stores nothing. Both blocks of a cluster run
+      // the same number of k blocks, so every multicast has a consumer on each side.
+      const int x_row = min(m0, (tiles_m - 1) * Tr::kBlockM);
       for (int kb = 0; kb < k_blocks; ++kb) {
         mbarrier_wait(smem_u32(&empty_bar[stage]), phase ^ 1);
         const uint32_t full = smem_u32(&full_bar[stage]);
-        // Out-of-bounds parts of a box are zero-filled and still count their full bytes.
+        // Out-of-bounds parts of a box are zero-filled and still count their full bytes; with
+        // multicast, half of the W bytes arrive from the other block's loads.
         mbarrier_arrive_expect_tx(full, Tr::kStageBytes);
         const int k0 = kb * Tr::kBlockK;
-        tma_load_2d(stage_a(stage), &x_map, full, k0, m0);
+        tma_load_2d(stage_a(stage), &x_map, full, k0, x_row);
 #pragma unroll
         for (int j = 0; j < Tr::kBoxesN; ++j) {
-          tma_load_2d(stage_b(stage) + j * Tr::kBoxBytesB, &w_map, full, n0 + j * Tr::kBoxN, k0);
+          const uint32_t dst = stage_b(stage) + j * Tr::kBoxBytesB;
+          if constexpr (kCluster) {
+            if (j % kClusterM == rank) {
+              tma_load_2d_multicast(dst, &w_map, full, n0 + j * Tr::kBoxN, k0,
+                                    static_cast<uint16_t>((1u << kClusterM) - 1));
+            }
+          } else {
+            tma_load_2d(dst, &w_map, full, n0 + j * Tr::kBoxN, k0);
+          }
         }
+        if (++stage == Tr::kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+    if constexpr (kCluster) {
+      // Drain: wait until both blocks' math warps have released every stage this producer
+      // filled, i.e. the peer's last remote arrive has landed here and the peer has consumed
+      // everything multicast into it, before this block may exit.
+      for (int s = 0; s < Tr::kStages; ++s) {
+        mbarrier_wait(smem_u32(&empty_bar[stage]), phase ^ 1);
         if (++stage == Tr::kStages) {
           stage = 0;
           phase ^= 1;
@@ -257,6 +395,19 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   const int thread = static_cast<int>(threadIdx.x) % 128;
   const int lane = thread % 32;
   const int warp = thread / 32;
+  // Hands stage s back to every producer that writes into it (this block's, and with multicast
+  // the other block's too); one arrive per warp.
+  const auto release = [&](int s) {
+    if (lane != 0) return;
+    if constexpr (kCluster) {
+#pragma unroll
+      for (int r = 0; r < kClusterM; ++r) {
+        mbarrier_arrive_cluster(smem_u32(&empty_bar[s]), static_cast<uint32_t>(r));
+      }
+    } else {
+      mbarrier_arrive(smem_u32(&empty_bar[s]));
+    }
+  };
   int stage = 0;
   uint32_t phase = 0;
   // The first wgmma of every tile overwrites the accumulators (scale-d = 0); zeroing them once
@@ -264,11 +415,18 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   float acc[Tr::kAccumulators];
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
+  // This warp's two epilogue buffers (after the stages, 1 KiB aligned) and the count of TMA
+  // stores it issued (all from lane 0, so lane 0's bulk async-groups track them).
+  const auto epilogue_buffer = [&](int b) {
+    return smem_base + Tr::kStages * Tr::kStageBytes +
+           ((consumer * 4 + warp) * 2 + b) * Tr::kEpilogueChunkBytes;
+  };
+  uint32_t stores = 0;
 
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  for (int unit = first_unit; unit < units; unit += unit_step) {
     int m0 = 0;
     int n0 = 0;
-    tile_origin(tile, tiles_m, tiles_n, m0, n0);
+    unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
     int previous_stage = -1;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbarrier_wait(smem_u32(&full_bar[stage]), phase);
@@ -291,7 +449,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
       asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-      if (previous_stage >= 0 && lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
+      if (previous_stage >= 0) release(previous_stage);
       previous_stage = stage;
       if (++stage == Tr::kStages) {
         stage = 0;
@@ -299,29 +457,43 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       }
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-    if (lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
+    release(previous_stage);
 
-    // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
-    // d[4j .. 4j+1] are row lane/4, columns 8j + 2·(lane%4) + {0, 1} of the warp's 16 rows,
-    // d[4j+2 .. 4j+3] the same columns 8 rows further down. n is a multiple of 8, so a pair is
-    // wholly inside C or wholly outside.
-    const int row = m0 + consumer * Tr::kWgmmaM + warp * 16 + lane / 4;
-    const int col0 = n0 + 2 * (lane % 4);
+    // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
+    // columns j, two 8×8 matrices in stmatrix's register layout (rows 0-7: d[4j], d[4j+1];
+    // rows 8-15: d[4j+2], d[4j+3]); one stmatrix.x4 stores 16 rows × 16 columns. A chunk of 64
+    // columns (16 rows × 128 B, 128-byte swizzle: 16-byte unit u of row r at u ^ (r % 8)) goes
+    // out as one TMA store, which clips rows past M and columns past N. Two buffers per warp:
+    // a buffer is rewritten only after the store issued from it two stores ago has read it.
+    const int row0 = m0 + consumer * Tr::kWgmmaM + warp * Tr::kEpilogueRows;
+    const int matrix = lane / 8;
+    const int matrix_row = lane % 8;
+    const uint32_t row_offset = (8 * (matrix % 2) + matrix_row) * Tr::kSwizzleBytes;
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int r = row + half * 8;
-      if (r >= m) continue;
-      T* c_row = c + static_cast<int64_t>(r) * n;
+    for (int chunk = 0; chunk < Tr::kEpilogueChunks; ++chunk) {
+      const int col0 = n0 + chunk * Tr::kBoxN;
+      if (row0 >= m || col0 >= n) continue;  // warp-uniform: nothing of this chunk is in C
+      const uint32_t buffer = epilogue_buffer(stores & 1);
+      if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      __syncwarp();
 #pragma unroll
-      for (int j = 0; j < Tr::kBlockN / 8; ++j) {
-        const int col = col0 + 8 * j;
-        if (col < n) {
-          *reinterpret_cast<uint32_t*>(c_row + col) =
-              pack_pair<T>(acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]);
-        }
+      for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
+        const int j = chunk * 8 + 2 * t;
+        const uint32_t slot = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
+        stmatrix_x4(buffer + row_offset + slot * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
+                    pack_pair<T>(acc[4 * j + 2], acc[4 * j + 3]),
+                    pack_pair<T>(acc[4 * j + 4], acc[4 * j + 5]),
+                    pack_pair<T>(acc[4 * j + 6], acc[4 * j + 7]));
       }
+      // The generic-proxy writes above must be visible to the TMA (async proxy) read.
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncwarp();
+      if (lane == 0) tma_store_2d(&c_map, buffer, col0, row0);
+      ++stores;
     }
   }
+  // Shared memory must outlive the last TMA stores' reads of it.
+  if (lane == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #else
   // Never launched: the host checks compute capability 9.0, the only target this file builds.
   __trap();
@@ -367,10 +539,87 @@ CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* 
   return map;
 }
 
+/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of
+/// kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain
+/// launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
+/// configuration.
+template <int kClusterM>
+cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(blocks));
+  config.blockDim = dim3(WgmmaTraits::kThreads);
+  config.dynamicSmemBytes = WgmmaTraits::kSmemBytes;
+  config.stream = stream;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = kClusterM;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = kClusterM > 1 ? 1 : 0;
+  return config;
+}
+
+/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM> and
+/// returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM
+/// count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
+/// share a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
+template <class T, int kClusterM>
+int resident_clusters(int sm_count) {
+  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM>;
+  RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      WgmmaTraits::kSmemBytes));
+  if constexpr (kClusterM == 1) {
+    return sm_count;
+  } else {
+    cudaLaunchAttribute attribute{};
+    const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, attribute);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky; the caller falls back to v2
+      return 0;
+    }
+    return clusters;
+  }
+}
+
+template <class T, int kClusterM>
+void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
+  cudaLaunchAttribute attribute{};
+  const cudaLaunchConfig_t config = launch_config<kClusterM>(l.grid_blocks, stream, attribute);
+  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM>, l.x_map, l.w_map,
+                                    l.c_map, l.m, l.n, l.k));
+}
+
+template <class T>
+void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
+  if (l.cluster_m == 2) {
+    launch_typed<T, 2>(l, stream);
+  } else {
+    launch_typed<T, 1>(l, stream);
+  }
+}
+
+/// Grid of gemm_wgmma_tma_kernel<T, ...>: sets launch.cluster_m (2 when
+/// `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks (whole
+/// clusters, at most one per work unit, so no cluster is idle).
+template <class T>
+void size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
+  using Tr = WgmmaTraits;
+  const int64_t tiles_m = (launch.m + Tr::kBlockM - 1) / Tr::kBlockM;
+  const int64_t tiles_n = (launch.n + Tr::kBlockN - 1) / Tr::kBlockN;
+  const int pairs = multicast_w ? resident_clusters<T, 2>(sm_count) : 0;
+  // v2's shared-memory limit, also when it is the fallback.
+  resident_clusters<T, 1>(sm_count);
+  launch.cluster_m = pairs > 0 ? 2 : 1;
+  const int64_t units = (tiles_m + launch.cluster_m - 1) / launch.cluster_m * tiles_n;
+  const int64_t resident = pairs > 0 ? pairs : sm_count;
+  launch.grid_blocks = static_cast<int>(std::min(units, resident) * launch.cluster_m);
+}
+
 }  // namespace
 
 GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
-                                   int64_t k, bool bf16) {
+                                   int64_t k, bool bf16, bool multicast_w) {
   using Tr = WgmmaTraits;
   constexpr int64_t kIntMax = 0x7FFFFFFF;
   if (m < 1 || n < 1 || k < 1 || m > kIntMax || n > kIntMax || k > kIntMax || n % 8 != 0 ||
@@ -380,8 +629,9 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
         "multiples of 8)",
         m, n, k));
   }
+  // Tile count of v2, and an upper bound on v3's (a spare tile per unit at most).
   const int64_t tiles =
-      ((m + Tr::kBlockM - 1) / Tr::kBlockM) * ((n + Tr::kBlockN - 1) / Tr::kBlockN);
+      ((m + Tr::kBlockM - 1) / Tr::kBlockM + 1) * ((n + Tr::kBlockN - 1) / Tr::kBlockN);
   if (tiles > kIntMax) {
     throw bad_input(fmt::format("gemm_wgmma_tma: {} output tiles exceed 2^31 - 1", tiles));
   }
@@ -397,38 +647,29 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
         fmt::format("gemm_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
                     Tr::kSmemBytes, device, optin_bytes));
   }
-  const auto raise_limit = [](const void* kernel) {
-    RFL_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tr::kSmemBytes));
-  };
-  if (bf16) {
-    raise_limit(reinterpret_cast<const void*>(gemm_wgmma_tma_kernel<__nv_bfloat16>));
-  } else {
-    raise_limit(reinterpret_cast<const void*>(gemm_wgmma_tma_kernel<__half>));
-  }
 
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   GemmWgmmaLaunch launch;
   launch.x_map = encode_matrix(encode, x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
   launch.w_map = encode_matrix(encode, w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
-  launch.c = c;
+  launch.c_map = encode_matrix(encode, c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);
-  launch.grid_blocks = static_cast<int>(std::min<int64_t>(tiles, sm_count));
   launch.bf16 = bf16;
+  if (bf16) {
+    size_grid<__nv_bfloat16>(launch, multicast_w, sm_count);
+  } else {
+    size_grid<__half>(launch, multicast_w, sm_count);
+  }
   return launch;
 }
 
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {
-  using Tr = WgmmaTraits;
-  const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
   if (l.bf16) {
-    gemm_wgmma_tma_kernel<__nv_bfloat16><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(
-        l.x_map, l.w_map, static_cast<__nv_bfloat16*>(l.c), l.m, l.n, l.k);
+    launch_for_type<__nv_bfloat16>(l, stream);
   } else {
-    gemm_wgmma_tma_kernel<__half><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(
-        l.x_map, l.w_map, static_cast<__half*>(l.c), l.m, l.n, l.k);
+    launch_for_type<__half>(l, stream);
   }
   RFL_CHECK_LAUNCH();
 }

@@ -190,7 +190,7 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
 }
 
 GemmBlockTile gemm_block_tile(const std::string& version) {
-  if (version == "gemm_v2_wgmma_tma") return {128, 256};
+  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") return {128, 256};
   return {128, 128};
 }
 

@@ -27,9 +27,10 @@ struct GemmBlockTile {
   int64_t rows;
   int64_t cols;
 };
-/// The tile of `version` as reported per point: "gemm_v2_wgmma_tma" (kernels/gemm_wgmma.cu,
-/// 128 × 256) and "gemm_v1_mma_sync" (kernels/gemm.cu GemmTraits, 128 × 128); any other name
-/// (older or unknown reports) gets v1's tile.
+/// The tile of `version` as reported per point: "gemm_v3_wgmma_multicast" and
+/// "gemm_v2_wgmma_tma" (kernels/gemm_wgmma.cu, 128 × 256) and "gemm_v1_mma_sync"
+/// (kernels/gemm.cu GemmTraits, 128 × 128); any other name (older or unknown reports) gets v1's
+/// tile.
 GemmBlockTile gemm_block_tile(const std::string& version);
 /// Fewest keys one part of kernels/decode_attention.cu takes (kMinKeysPerPart): the flat range of
 /// B·H_kv·L keys is cut into at most ceil(B·H_kv·L / 64) parts, and each part writes a fp32

@@ -85,9 +85,10 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // GEMM
 
-/// The version kernels/gemm.cu must pick: v2 (wgmma + TMA) on compute capability 9.0 when
-/// RFL_GEMM_VERSION is unset, empty or "2"; v1 when it is "1" or on any other device;
-/// kernel_names() must name the kernel of that version.
+/// The version kernels/gemm.cu must pick: on compute capability 9.0, v3 (2-block clusters with
+/// W multicast) when RFL_GEMM_VERSION is unset, empty or "3" and v2 (wgmma + TMA) when it is
+/// "2"; v1 when it is "1" or on any other device. kernel_names() must name the kernel of that
+/// version (v2 and v3 share one kernel). Assumes a 2-block cluster fits (true on H100/H200).
 void expect_gemm_version(const OperatorRun& run) {
   const char* requested = std::getenv("RFL_GEMM_VERSION");
   int device = 0;
@@ -96,11 +97,15 @@ void expect_gemm_version(const OperatorRun& run) {
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const bool wants_v2 =
-      requested == nullptr || *requested == '\0' || std::string(requested) == "2";
-  const bool v2 = wants_v2 && major == 9 && minor == 0;
-  EXPECT_EQ(run.version(), v2 ? "gemm_v2_wgmma_tma" : "gemm_v1_mma_sync");
-  EXPECT_EQ(run.kernel_names(), std::vector<std::string>{v2 ? "gemm_wgmma_tma" : "gemm_mma_sync"});
+  const std::string wanted = requested == nullptr || *requested == '\0' ? "3" : requested;
+  const bool sm90 = major == 9 && minor == 0;
+  const std::string expected = !sm90 || wanted == "1" ? "gemm_v1_mma_sync"
+                               : wanted == "2"        ? "gemm_v2_wgmma_tma"
+                                                      : "gemm_v3_wgmma_multicast";
+  EXPECT_EQ(run.version(), expected);
+  EXPECT_EQ(run.kernel_names(),
+            std::vector<std::string>{expected == "gemm_v1_mma_sync" ? "gemm_mma_sync"
+                                                                    : "gemm_wgmma_tma"});
 }
 
 using GemmParam = std::tuple<int64_t, int64_t, Dtype>;  // M (tokens), d_model, dtype
@@ -168,10 +173,10 @@ TEST(Gemm, SmallKAndOddM) {
 TEST(Gemm, RejectsUnknownVersionVariable) {
   const char* saved = std::getenv("RFL_GEMM_VERSION");
   const std::string restore = saved == nullptr ? "" : saved;
-  setenv("RFL_GEMM_VERSION", "3", 1);
+  setenv("RFL_GEMM_VERSION", "4", 1);
   try {
     find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16));
-    ADD_FAILURE() << "RFL_GEMM_VERSION=3 accepted";
+    ADD_FAILURE() << "RFL_GEMM_VERSION=4 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
     EXPECT_NE(std::string(e.what()).find("RFL_GEMM_VERSION"), std::string::npos) << e.what();
