@@ -27,7 +27,6 @@
 //   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
 //            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types).
 #include <cuda.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -39,7 +38,9 @@
 
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/hopper_ptx.hpp"
 #include "kernels/common/pack_pair.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/gemm_wgmma.hpp"
 
 namespace rooflinectl {
@@ -103,56 +104,6 @@ __device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, 
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-__device__ __forceinline__ uint32_t smem_u32(const void* pointer) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-/// Blocks until the phase of parity `parity` of the barrier has completed. A fresh barrier is in
-/// phase 0, so waiting on parity 1 returns at once (the "previous" phase counts as complete).
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-/// TMA: the box at element coordinates (c0 innermost, c1) of `map` into shared memory at `dst`,
-/// completing `bytes` of the transaction count on `bar`. Outside the tensor TMA writes zeros.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
-                                            int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
-
-/// wgmma shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
-/// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 layout
-/// (1 = 128-byte swizzle). Base offset (bits 49-51) is 0: every atom starts 1024-aligned.
-__device__ __forceinline__ uint64_t sw128_descriptor(uint32_t address, uint32_t leading_bytes,
-                                                     uint32_t stride_bytes) {
-  return static_cast<uint64_t>((address & 0x3FFFF) >> 4) |
-         (static_cast<uint64_t>(leading_bytes >> 4) << 16) |
-         (static_cast<uint64_t>(stride_bytes >> 4) << 32) | (uint64_t{1} << 62);
-}
-
 #define RFL_ACC8(d, i)                                                                        \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -213,7 +164,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       mbarrier_init(smem_u32(&empty_bar[s]), Tr::kConsumers * 4);  // one arrive per math warp
     }
     // Makes the initialized barriers visible to the async proxy (TMA complete_tx).
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier_init_fence();
   }
   __syncthreads();
 
@@ -224,7 +175,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
 
   if (warpgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Tr::kProducerRegisters));
+    setmaxnreg_dec<Tr::kProducerRegisters>();
     if (threadIdx.x != 0) return;
     int stage = 0;
     uint32_t phase = 0;
@@ -252,7 +203,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Tr::kConsumerRegisters));
+  setmaxnreg_inc<Tr::kConsumerRegisters>();
   const int consumer = warpgroup - 1;
   const int thread = static_cast<int>(threadIdx.x) % 128;
   const int lane = thread % 32;
@@ -279,7 +230,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       // W: leading byte offset = one box (next 64 columns of N), stride byte offset = 1024
       // (next 8 rows of K); a k16 step is 16 rows = 2048 B.
       const uint32_t b_base = stage_b(stage);
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
         const uint64_t desc_a =
@@ -288,9 +239,9 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
                                                  Tr::kBoxBytesB, Tr::kAtomBytes);
         wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
       }
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      wgmma_commit();
       // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      wgmma_wait<1>();
       if (previous_stage >= 0 && lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
       previous_stage = stage;
       if (++stage == Tr::kStages) {
@@ -298,7 +249,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
         phase ^= 1;
       }
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    wgmma_wait<0>();
     if (lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
 
     // Epilogue, straight from the accumulators (PTX ISA, wgmma "Matrix D" fragment layout):
@@ -331,40 +282,14 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
 // ---------------------------------------------------------------------------------------------
 // Host side
 
-/// cuTensorMapEncodeTiled from the driver that the runtime already loaded (CUDA 12.0 ABI).
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  RFL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                  cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
-    throw environment_error(
-        "gemm_wgmma_tma: the CUDA driver does not provide cuTensorMapEncodeTiled (needs a CUDA "
-        "12.0 or newer driver)");
-  }
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-}
-
 /// Tensor map of a row-major [rows, cols] 16-bit matrix read in boxes of box_cols × box_rows
 /// with the 128-byte swizzle; loads outside the matrix are zero-filled.
-CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* base, int64_t rows,
-                          int64_t cols, int box_cols, int box_rows, bool bf16, const char* what) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * WgmmaTraits::kElemBytes};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status =
-      encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-             const_cast<void*>(base), dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS) {
-    throw environment_error(fmt::format(
-        "gemm_wgmma_tma: cuTensorMapEncodeTiled refused {} [{} × {}] (box {} × {}): CUresult {}",
-        what, rows, cols, box_rows, box_cols, static_cast<int>(status)));
-  }
-  return map;
+CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_cols, int box_rows,
+                          bool bf16, const char* what) {
+  const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
+  const uint64_t strides[1] = {static_cast<uint64_t>(cols) * WgmmaTraits::kElemBytes};
+  const uint32_t box[2] = {static_cast<uint32_t>(box_cols), static_cast<uint32_t>(box_rows)};
+  return encode_tensor_map_sw128(base, 2, dims, strides, box, bf16, "gemm_wgmma_tma", what);
 }
 
 }  // namespace
@@ -407,10 +332,9 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
     raise_limit(reinterpret_cast<const void*>(gemm_wgmma_tma_kernel<__half>));
   }
 
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   GemmWgmmaLaunch launch;
-  launch.x_map = encode_matrix(encode, x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
-  launch.w_map = encode_matrix(encode, w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
+  launch.x_map = encode_matrix(x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
+  launch.w_map = encode_matrix(w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
   launch.c = c;
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
