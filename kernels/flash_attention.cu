@@ -23,6 +23,13 @@
 // two blocks share an SM. Not here: Hopper wgmma/TMA and warp specialisation (FA3), which is
 // what cuDNN runs. The earlier 64-row v1 and the measurements of both are in docs/perf-notes.md.
 //
+// Version flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu, sm_90a): the
+// FlashAttention-3 structure (wgmma, TMA, warp specialisation, ping-pong consumers, persistent
+// grid) for head_dim 128. It is the default on compute capability 9.0 wherever it applies
+// (flash_wgmma_supports); v2 runs everywhere else (other architectures, head_dim 64).
+// Environment: RFL_FLASH_VERSION=2 forces v2 on any device (for comparisons); "3" or unset picks
+// v3 where it applies. Any other value is rejected (bad_input).
+//
 // The references it is validated against (CPU float64 and a GPU fp32 one that shares no code
 // with this file) are in kernels/reference_attention.cu.
 #include <cuda_bf16.h>
@@ -31,21 +38,27 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
+#include "core/kernel_version.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/flash_attention.hpp"
+#include "kernels/flash_attention_wgmma.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/reference_attention.hpp"
 
 namespace rooflinectl {
 namespace {
 
-constexpr const char* kVersion = "flash_attention_v2_mma_sync";
+constexpr const char* kVersionV2 = "flash_attention_v2_mma_sync";
+constexpr const char* kVersionV3 = "flash_attention_v3_wgmma_tma";
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and compile-time tiles
@@ -524,6 +537,26 @@ AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const
 }
 
 // ---------------------------------------------------------------------------------------------
+// Version selection
+
+// Names the version to run: "2" (mma.sync) or "3" (wgmma + TMA, compute capability 9.0 and the
+// problems flash_wgmma_supports accepts); unset means kDefaultFlashVersion.
+constexpr const char* kFlashVersionVariable = "RFL_FLASH_VERSION";
+constexpr int kDefaultFlashVersion = 3;
+
+/// The version RFL_FLASH_VERSION asks for; throws bad_input for anything but unset, "2" or "3".
+int requested_flash_version() {
+  return parse_kernel_version(kFlashVersionVariable, std::getenv(kFlashVersionVariable),
+                              {{2, kVersionV2}, {3, kVersionV3}}, kDefaultFlashVersion);
+}
+
+/// True when v3 runs `p` on the current device: asked for (explicitly or by default), compute
+/// capability 9.0 and a problem v3 covers; otherwise v2 runs.
+bool use_wgmma(const AttentionProblem& p) {
+  return requested_flash_version() == 3 && flash_wgmma_supports(p) && current_device_is_sm90();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Operator registration
 
 int64_t q_elements(const Shape& s) { return s.batch * s.heads * s.seq_len * s.head_dim; }
@@ -543,7 +576,9 @@ class FlashAttentionRun final : public OperatorRun {
         k_(kv_elements(shape)),
         v_(kv_elements(shape)),
         o_(q_elements(shape)),
-        lse_(lse_elements(shape)) {}
+        lse_(lse_elements(shape)) {
+    if (use_wgmma(problem())) wgmma_ = prepare_flash_wgmma(problem(), o_.get(), lse_.get());
+  }
 
   void fill_random(uint64_t seed) override {
     fill_uniform(q_.get(), q_.count(), shape_.dtype, tensor_seed(seed, 0), -1.f, 1.f);
@@ -565,11 +600,17 @@ class FlashAttentionRun final : public OperatorRun {
   }
 
   void launch(cudaStream_t stream) override {
+    if (wgmma_) {
+      launch_flash_wgmma(*wgmma_, stream);
+      return;
+    }
     launch_flash_attention(problem(), o_.get(), lse_.get(), stream);
   }
 
-  std::vector<std::string> kernel_names() const override { return {"flash_attention_fwd"}; }
-  std::string version() const override { return kVersion; }
+  std::vector<std::string> kernel_names() const override {
+    return {wgmma_ ? "flash_attention_wgmma_fwd" : "flash_attention_fwd"};
+  }
+  std::string version() const override { return wgmma_ ? kVersionV3 : kVersionV2; }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()},
             {"k", k_.get(), k_.count()},
@@ -583,9 +624,14 @@ class FlashAttentionRun final : public OperatorRun {
   Shape shape_;
   DeviceBuffer<uint16_t> q_, k_, v_, o_;
   DeviceBuffer<float> lse_;
+  std::optional<FlashWgmmaLaunch> wgmma_;  ///< set when v3 runs (see use_wgmma)
 };
 
 }  // namespace
+
+std::string flash_attention_version(const AttentionProblem& p) {
+  return use_wgmma(p) ? kVersionV3 : kVersionV2;
+}
 
 void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream) {
   check_flash_sizes(p);
@@ -597,6 +643,10 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0) {
       throw bad_input("flash_attention: Q, K, V and O must be 16-byte aligned device pointers");
     }
+  }
+  if (use_wgmma(p)) {
+    launch_flash_wgmma(prepare_flash_wgmma(p, out, lse), stream);
+    return;
   }
   FlashParams params{};
   params.q = p.q;
@@ -636,8 +686,9 @@ OperatorSpec flash_attention_spec() {
   OperatorSpec spec;
   spec.name = "flash_attention";
   spec.summary =
-      "FlashAttention-2 forward: tiled QK^T, online softmax and PV on tensor cores (mma.sync), "
-      "only O and the log-sum-exp written";
+      "FlashAttention forward: tiled QK^T, online softmax and PV on tensor cores, only O and "
+      "the log-sum-exp written; FA3-style wgmma + TMA at head-dim 128 on sm_90 (FA2-style "
+      "mma.sync elsewhere, or with RFL_FLASH_VERSION=2)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);

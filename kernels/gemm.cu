@@ -40,10 +40,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kernel_version.hpp"
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/gemm_wgmma.hpp"
 #include "kernels/operator.hpp"
@@ -398,26 +400,11 @@ constexpr int kDefaultGemmVersion = 3;
 /// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1", "2" or
 /// "3".
 int requested_gemm_version() {
-  const char* text = std::getenv(kGemmVersionVariable);
-  if (text == nullptr || *text == '\0') return kDefaultGemmVersion;
-  const std::string value(text);
-  if (value == "1") return 1;
-  if (value == "2") return 2;
-  if (value == "3") return 3;
-  throw bad_input(fmt::format(
-      "{}={}: must be 1 (gemm_v1_mma_sync), 2 (gemm_v2_wgmma_tma) or 3 (gemm_v3_wgmma_multicast)",
-      kGemmVersionVariable, value));
-}
-
-/// True when the current device is compute capability 9.0, the only target of the sm_90a code.
-bool current_device_is_sm90() {
-  int device = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&device));
-  int major = 0;
-  int minor = 0;
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major == 9 && minor == 0;
+  return parse_kernel_version(kGemmVersionVariable, std::getenv(kGemmVersionVariable),
+                              {{1, "gemm_v1_mma_sync"},
+                               {2, "gemm_v2_wgmma_tma"},
+                               {3, "gemm_v3_wgmma_multicast"}},
+                              kDefaultGemmVersion);
 }
 
 /// The requested version when the device can run it, else 1 (v2 and v3 on another

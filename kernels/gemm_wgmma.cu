@@ -48,7 +48,6 @@
 //            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
 //   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
 #include <cuda.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -60,7 +59,9 @@
 
 #include "core/error.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/hopper_ptx.hpp"
 #include "kernels/common/pack_pair.hpp"
+#include "kernels/common/sm90_host.hpp"
 #include "kernels/gemm_wgmma.hpp"
 
 namespace rooflinectl {
@@ -137,115 +138,6 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
-__device__ __forceinline__ uint32_t smem_u32(const void* pointer) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
-}
-
-/// Arrives once on the barrier at the shared-memory offset of `bar` in block `cta_rank` of the
-/// cluster (this block included). Default semantics (release, CTA scope): what it orders is the
-/// completion of this warp's wgmma reads of a stage (waited for with wgmma.wait_group) before
-/// the producers' next TMA writes into it, which the barrier phase itself orders; a
-/// cluster-scope release would add a memory fence per stage that nothing needs.
-__device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta_rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-      "r"(cta_rank)
-      : "memory");
-}
-
-/// Every thread of every block of the cluster waits here for all the others, release/acquire
-/// at cluster scope (barrier initialization before any remote arrive or multicast).
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" :::
-                   "memory");
-}
-
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  return rank;
-}
-
-/// Blocks until the phase of parity `parity` of the barrier has completed. A fresh barrier is in
-/// phase 0, so waiting on parity 1 returns at once (the "previous" phase counts as complete).
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n.reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n}\n" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-/// TMA: the box at element coordinates (c0 innermost, c1) of `map` into shared memory at `dst`,
-/// completing `bytes` of the transaction count on `bar`. Outside the tensor TMA writes zeros.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, uint32_t bar,
-                                            int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
-      : "memory");
-}
-
-/// tma_load_2d into the same shared-memory offset of every block of the cluster in `cta_mask`
-/// (bit i = rank i), completing the box's bytes on the barrier at the offset of `bar` in each.
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap* map,
-                                                      uint32_t bar, int c0, int c1,
-                                                      uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(cta_mask)
-      : "memory");
-}
-
-/// stmatrix .x4: four 8×8 16-bit matrices from the warp's registers into shared memory; lanes
-/// 8i..8i+7 give the row addresses of matrix i, register i holds a thread's two elements of
-/// matrix i in the mma/wgmma accumulator layout (row lane/4, columns 2·(lane%4) + {0, 1}).
-__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t r0, uint32_t r1,
-                                            uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-
-/// TMA store of the box at `src` to element coordinates (c0 innermost, c1) of `map`, as one bulk
-/// async-group; elements outside the tensor are not written.
-__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n"
-      "cp.async.bulk.commit_group;" ::"l"(reinterpret_cast<uint64_t>(map)),
-      "r"(c0), "r"(c1), "r"(src)
-      : "memory");
-}
-
-/// wgmma shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
-/// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 layout
-/// (1 = 128-byte swizzle). Base offset (bits 49-51) is 0: every atom starts 1024-aligned.
-__device__ __forceinline__ uint64_t sw128_descriptor(uint32_t address, uint32_t leading_bytes,
-                                                     uint32_t stride_bytes) {
-  return static_cast<uint64_t>((address & 0x3FFFF) >> 4) |
-         (static_cast<uint64_t>(leading_bytes >> 4) << 16) |
-         (static_cast<uint64_t>(stride_bytes >> 4) << 32) | (uint64_t{1} << 62);
-}
-
 #define RFL_ACC8(d, i)                                                                        \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -318,7 +210,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     }
     // Makes the initialized barriers visible to the async proxy (TMA complete_tx) and, through
     // the cluster barrier below, to the other block of the cluster.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbarrier_init_fence();
   }
   if constexpr (kCluster) {
     cluster_sync();
@@ -337,7 +229,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
   const int unit_step = static_cast<int>(gridDim.x) / kClusterM;
 
   if (warpgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Tr::kProducerRegisters));
+    setmaxnreg_dec<Tr::kProducerRegisters>();
     if (threadIdx.x != 0) return;
     int stage = 0;
     uint32_t phase = 0;
@@ -390,7 +282,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Tr::kConsumerRegisters));
+  setmaxnreg_inc<Tr::kConsumerRegisters>();
   const int consumer = warpgroup - 1;
   const int thread = static_cast<int>(threadIdx.x) % 128;
   const int lane = thread % 32;
@@ -437,7 +329,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       // W: leading byte offset = one box (next 64 columns of N), stride byte offset = 1024
       // (next 8 rows of K); a k16 step is 16 rows = 2048 B.
       const uint32_t b_base = stage_b(stage);
-      asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+      wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
         const uint64_t desc_a =
@@ -446,9 +338,9 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
                                                  Tr::kBoxBytesB, Tr::kAtomBytes);
         wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
       }
-      asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      wgmma_commit();
       // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
-      asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      wgmma_wait<1>();
       if (previous_stage >= 0) release(previous_stage);
       previous_stage = stage;
       if (++stage == Tr::kStages) {
@@ -456,7 +348,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
         phase ^= 1;
       }
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    wgmma_wait<0>();
     release(previous_stage);
 
     // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
@@ -503,40 +395,14 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
 // ---------------------------------------------------------------------------------------------
 // Host side
 
-/// cuTensorMapEncodeTiled from the driver that the runtime already loaded (CUDA 12.0 ABI).
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  RFL_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                  cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || function == nullptr) {
-    throw environment_error(
-        "gemm_wgmma_tma: the CUDA driver does not provide cuTensorMapEncodeTiled (needs a CUDA "
-        "12.0 or newer driver)");
-  }
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-}
-
 /// Tensor map of a row-major [rows, cols] 16-bit matrix read in boxes of box_cols × box_rows
 /// with the 128-byte swizzle; loads outside the matrix are zero-filled.
-CUtensorMap encode_matrix(PFN_cuTensorMapEncodeTiled_v12000 encode, const void* base, int64_t rows,
-                          int64_t cols, int box_cols, int box_rows, bool bf16, const char* what) {
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(cols) * WgmmaTraits::kElemBytes};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult status =
-      encode(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
-             const_cast<void*>(base), dims, strides, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (status != CUDA_SUCCESS) {
-    throw environment_error(fmt::format(
-        "gemm_wgmma_tma: cuTensorMapEncodeTiled refused {} [{} × {}] (box {} × {}): CUresult {}",
-        what, rows, cols, box_rows, box_cols, static_cast<int>(status)));
-  }
-  return map;
+CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_cols, int box_rows,
+                          bool bf16, const char* what) {
+  const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
+  const uint64_t strides[1] = {static_cast<uint64_t>(cols) * WgmmaTraits::kElemBytes};
+  const uint32_t box[2] = {static_cast<uint32_t>(box_cols), static_cast<uint32_t>(box_rows)};
+  return encode_tensor_map_sw128(base, 2, dims, strides, box, bf16, "gemm_wgmma_tma", what);
 }
 
 /// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of
@@ -648,11 +514,10 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
                     Tr::kSmemBytes, device, optin_bytes));
   }
 
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   GemmWgmmaLaunch launch;
-  launch.x_map = encode_matrix(encode, x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
-  launch.w_map = encode_matrix(encode, w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
-  launch.c_map = encode_matrix(encode, c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
+  launch.x_map = encode_matrix(x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
+  launch.w_map = encode_matrix(w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
+  launch.c_map = encode_matrix(c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);

@@ -1,7 +1,9 @@
-// Attention references and the FlashAttention-2 forward kernel: the GPU fp32 reference against
+// Attention references and the FlashAttention forward kernels: the GPU fp32 reference against
 // the CPU float64 one, the kernel against the planned reference over the sweep's corner cases
 // (lengths that are not tile multiples, both head dims, masks, dtypes), the bottom-right causal
-// alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run determinism.
+// alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run determinism. Every
+// flash test runs under the default version choice (v3 on sm_90 at head_dim 128) and with
+// RFL_FLASH_VERSION=2 (flash_versions.hpp), and checks which version ran.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -18,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "core/validation.hpp"
+#include "flash_versions.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -62,8 +66,10 @@ DeviceAttention make_attention(int64_t batch, int64_t heads, int64_t kv_heads, i
   return a;
 }
 
-/// Poisons O (0xFFFF is NaN in bf16 and fp16), runs the flash kernel once and waits for it.
+/// Poisons O (0xFFFF is NaN in bf16 and fp16), runs the flash kernel once and waits for it;
+/// checks that the version RFL_FLASH_VERSION and the device call for is the one that runs.
 void run_flash(DeviceAttention& a) {
+  EXPECT_EQ(flash_attention_version(a.p), expected_flash_version(a.p.head_dim));
   RFL_CUDA_CHECK(cudaMemset(a.o.get(), 0xFF, static_cast<size_t>(a.o.bytes())));
   launch_flash_attention(a.p, a.o.get(), a.lse.get(), nullptr);
   RFL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -179,12 +185,14 @@ TEST(ReferenceAttention, GpuFp32MatchesCpuFloat64) {
 // ---------------------------------------------------------------------------------------------
 // FlashAttention-2 forward against the planned reference
 
-using SweepParam = std::tuple<int64_t, int64_t, bool, Dtype>;  // L, head_dim, causal, dtype
+// L, head_dim, causal, dtype, RFL_FLASH_VERSION setting
+using SweepParam = std::tuple<int64_t, int64_t, bool, Dtype, std::optional<std::string>>;
 
 class FlashAttentionSweep : public testing::TestWithParam<SweepParam> {};
 
 TEST_P(FlashAttentionSweep, MatchesReference) {
-  const auto [seq_len, head_dim, causal, dtype] = GetParam();
+  const auto [seq_len, head_dim, causal, dtype, setting] = GetParam();
+  const ScopedEnv env(kFlashVersionVariable, setting);
   Shape shape;
   shape.batch = 1;
   shape.heads = 2;
@@ -196,8 +204,9 @@ TEST_P(FlashAttentionSweep, MatchesReference) {
   const OperatorSpec& spec = find_operator("flash_attention");
   spec.check_shape(shape);
   const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  EXPECT_EQ(run->version(), "flash_attention_v2_mma_sync");
-  EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"flash_attention_fwd"});
+  const std::string version = expected_flash_version(head_dim);
+  EXPECT_EQ(run->version(), version);
+  EXPECT_EQ(run->kernel_names(), std::vector<std::string>{flash_kernel_name(version)});
   run->fill_random(1234);
   expect_valid(run->validate());
 }
@@ -205,18 +214,31 @@ TEST_P(FlashAttentionSweep, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Shapes, FlashAttentionSweep,
                          testing::Combine(testing::Values<int64_t>(1, 127, 512, 1000, 4096),
                                           testing::Values<int64_t>(64, 128), testing::Bool(),
-                                          testing::Values(Dtype::kBf16, Dtype::kFp16)),
+                                          testing::Values(Dtype::kBf16, Dtype::kFp16),
+                                          testing::ValuesIn(kFlashVersionSettings)),
                          [](const testing::TestParamInfo<SweepParam>& info) {
                            return "L" + std::to_string(std::get<0>(info.param)) + "_d" +
                                   std::to_string(std::get<1>(info.param)) +
                                   (std::get<2>(info.param) ? "_causal_" : "_full_") +
-                                  to_string(std::get<3>(info.param));
+                                  to_string(std::get<3>(info.param)) + "_" +
+                                  flash_setting_name(std::get<4>(info.param));
+                         });
+
+/// The flash tests below, once per RFL_FLASH_VERSION setting (set for the test's lifetime).
+class FlashAttention : public testing::TestWithParam<std::optional<std::string>> {
+ protected:
+  const ScopedEnv env_{kFlashVersionVariable, GetParam()};
+};
+
+INSTANTIATE_TEST_SUITE_P(Versions, FlashAttention, testing::ValuesIn(kFlashVersionSettings),
+                         [](const testing::TestParamInfo<std::optional<std::string>>& info) {
+                           return flash_setting_name(info.param);
                          });
 
 // FA2's documented example: q_len 2, kv_len 5, causal → mask rows 1 1 1 1 0 and 1 1 1 1 1.
 // The expected output is computed here from those hard-coded visible sets, independently of the
 // reference's mask formula.
-TEST(FlashAttention, CausalMaskIsBottomRightAligned) {
+TEST_P(FlashAttention, CausalMaskIsBottomRightAligned) {
   for (int64_t head_dim : {64, 128}) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " " << to_string(dtype));
@@ -252,7 +274,7 @@ TEST(FlashAttention, CausalMaskIsBottomRightAligned) {
 
 // q_len > kv_len, causal: rows i < q_len - kv_len see no key. Here a whole 128-row query tile sees
 // none (the kernel visits no key tile) and one tile mixes empty and non-empty rows.
-TEST(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
+TEST_P(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
   for (int64_t head_dim : {64, 128}) {
     SCOPED_TRACE(testing::Message() << "d " << head_dim);
     const int64_t q_len = 200;
@@ -279,7 +301,7 @@ TEST(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
   }
 }
 
-TEST(FlashAttention, QueryShorterThanKeys) {
+TEST_P(FlashAttention, QueryShorterThanKeys) {
   for (bool causal : {false, true}) {
     for (int64_t head_dim : {64, 128}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " causal " << causal);
@@ -290,7 +312,7 @@ TEST(FlashAttention, QueryShorterThanKeys) {
   }
 }
 
-TEST(FlashAttention, GroupedQueryAttention) {
+TEST_P(FlashAttention, GroupedQueryAttention) {
   for (bool causal : {false, true}) {
     Shape shape;
     shape.heads = 8;
@@ -301,40 +323,44 @@ TEST(FlashAttention, GroupedQueryAttention) {
     const OperatorSpec& spec = find_operator("flash_attention");
     spec.check_shape(shape);
     const std::unique_ptr<OperatorRun> run = spec.create(shape);
+    EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
     run->fill_random(42);
     SCOPED_TRACE(testing::Message() << "causal " << causal);
     expect_valid(run->validate());
   }
 }
 
-TEST(FlashAttention, LogSumExpMatchesFloat64) {
-  DeviceAttention a = make_attention(1, 2, 1, 64, 150, 300, true, Dtype::kBf16, 3);
-  run_flash(a);
-  const std::vector<double> q = download_as_double(a.q.get(), a.q.count(), a.p.dtype);
-  const std::vector<double> k = download_as_double(a.k.get(), a.k.count(), a.p.dtype);
-  const std::vector<float> lse = download_raw(a.lse);
-  const int64_t d = a.p.head_dim;
-  for (int64_t h = 0; h < a.p.heads; ++h) {
-    for (int64_t i = 0; i < a.p.q_len; ++i) {
-      const int64_t row = h * a.p.q_len + i;
-      const int64_t visible = i + (a.p.kv_len - a.p.q_len) + 1;
-      std::vector<double> scores;
-      double max_score = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < visible; ++j) {
-        double dot = 0.0;
-        for (int64_t c = 0; c < d; ++c) dot += q[row * d + c] * k[j * d + c];  // one KV head
-        scores.push_back(dot * a.p.scale);
-        max_score = std::max(max_score, scores.back());
+TEST_P(FlashAttention, LogSumExpMatchesFloat64) {
+  for (int64_t head_dim : {64, 128}) {
+    SCOPED_TRACE(testing::Message() << "d " << head_dim);
+    DeviceAttention a = make_attention(1, 2, 1, head_dim, 150, 300, true, Dtype::kBf16, 3);
+    run_flash(a);
+    const std::vector<double> q = download_as_double(a.q.get(), a.q.count(), a.p.dtype);
+    const std::vector<double> k = download_as_double(a.k.get(), a.k.count(), a.p.dtype);
+    const std::vector<float> lse = download_raw(a.lse);
+    const int64_t d = a.p.head_dim;
+    for (int64_t h = 0; h < a.p.heads; ++h) {
+      for (int64_t i = 0; i < a.p.q_len; ++i) {
+        const int64_t row = h * a.p.q_len + i;
+        const int64_t visible = i + (a.p.kv_len - a.p.q_len) + 1;
+        std::vector<double> scores;
+        double max_score = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < visible; ++j) {
+          double dot = 0.0;
+          for (int64_t c = 0; c < d; ++c) dot += q[row * d + c] * k[j * d + c];  // one KV head
+          scores.push_back(dot * a.p.scale);
+          max_score = std::max(max_score, scores.back());
+        }
+        double sum = 0.0;
+        for (double s : scores) sum += std::exp(s - max_score);
+        const double expected = max_score + std::log(sum);
+        ASSERT_NEAR(lse[row], expected, 1e-4 + 1e-5 * std::fabs(expected)) << "row " << row;
       }
-      double sum = 0.0;
-      for (double s : scores) sum += std::exp(s - max_score);
-      const double expected = max_score + std::log(sum);
-      ASSERT_NEAR(lse[row], expected, 1e-4 + 1e-5 * std::fabs(expected)) << "row " << row;
     }
   }
 }
 
-TEST(FlashAttention, BitwiseRepeatable) {
+TEST_P(FlashAttention, BitwiseRepeatable) {
   for (bool causal : {false, true}) {
     SCOPED_TRACE(testing::Message() << "causal " << causal);
     DeviceAttention a = make_attention(1, 2, 2, 128, 1000, 1000, causal, Dtype::kBf16, 17);
@@ -350,7 +376,23 @@ TEST(FlashAttention, BitwiseRepeatable) {
   }
 }
 
-TEST(FlashAttention, RejectsUnsupportedHeadDim) {
+TEST(FlashAttentionVersion, BadSettingIsBadInput) {
+  const ScopedEnv env(kFlashVersionVariable, std::string("4"));
+  Shape shape;
+  shape.head_dim = 128;
+  const OperatorSpec& spec = find_operator("flash_attention");
+  try {
+    spec.create(shape);
+    ADD_FAILURE() << "RFL_FLASH_VERSION=4 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("RFL_FLASH_VERSION=4"), std::string::npos) << e.what();
+  }
+  DeviceAttention a = make_attention(1, 1, 1, 128, 8, 8, false, Dtype::kBf16, 1);
+  EXPECT_THROW(launch_flash_attention(a.p, a.o.get(), a.lse.get(), nullptr), Error);
+}
+
+TEST(FlashAttentionVersion, RejectsUnsupportedHeadDim) {
   Shape shape;
   shape.head_dim = 96;
   const OperatorSpec& spec = find_operator("flash_attention");

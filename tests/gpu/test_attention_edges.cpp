@@ -1,6 +1,7 @@
 // Attention edge cases across all three attention operators (naive, flash, decode), through the
 // registry as the sweep runs them: lengths around tile edges, all-equal huge logits, GQA group
-// sizes that are not powers of two, a one-key cache, and group sizes that do not divide.
+// sizes that are not powers of two, a one-key cache, and group sizes that do not divide. The
+// flash cases run under both RFL_FLASH_VERSION settings (flash_versions.hpp).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -8,12 +9,14 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
 #include "core/validation.hpp"
+#include "flash_versions.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
@@ -36,10 +39,27 @@ Shape attention_shape(int64_t seq_len, int64_t heads, int64_t kv_heads, bool cau
   return s;
 }
 
+/// Creates `op` at `shape`; for flash_attention also checks that the expected version runs.
 std::unique_ptr<OperatorRun> create_checked(const std::string& op, const Shape& shape) {
   const OperatorSpec& spec = find_operator(op);
   spec.check_shape(shape);
-  return spec.create(shape);
+  std::unique_ptr<OperatorRun> run = spec.create(shape);
+  if (op == "flash_attention") EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
+  return run;
+}
+
+/// Runs `body` once, or for flash_attention once per RFL_FLASH_VERSION setting.
+template <class Body>
+void for_each_version(const std::string& op, Body body) {
+  if (op != "flash_attention") {
+    body();
+    return;
+  }
+  for (const std::optional<std::string>& setting : kFlashVersionSettings) {
+    SCOPED_TRACE(flash_setting_name(setting));
+    const ScopedEnv env(kFlashVersionVariable, setting);
+    body();
+  }
 }
 
 DeviceTensorView tensor(OperatorRun& run, const std::string& name) {
@@ -57,7 +77,8 @@ void expect_valid(const Validation& v) {
 
 // ---------------------------------------------------------------------------------------------
 // Lengths 1, 63, 127, 129, 192, 1000, 4097: around the 32-row warp, 64-key and 128-row query
-// tile edges of flash_attention, a length of no power-of-two factor and one past 4096; causal and not, bf16 and fp16, each operator.
+// tile edges of flash_attention, a length of no power-of-two factor and one past 4096; causal and
+// not, bf16 and fp16, each operator.
 
 using LengthParam = std::tuple<std::string, int64_t, bool, Dtype>;
 
@@ -65,10 +86,12 @@ class AttentionLengths : public testing::TestWithParam<LengthParam> {};
 
 TEST_P(AttentionLengths, MatchesReference) {
   const auto [op, seq_len, causal, dtype] = GetParam();
-  const std::unique_ptr<OperatorRun> run =
-      create_checked(op, attention_shape(seq_len, 4, 2, causal, dtype));
-  run->fill_random(97);
-  expect_valid(run->validate());
+  for_each_version(op, [&, op = op, seq_len = seq_len, causal = causal, dtype = dtype] {
+    const std::unique_ptr<OperatorRun> run =
+        create_checked(op, attention_shape(seq_len, 4, 2, causal, dtype));
+    run->fill_random(97);
+    expect_valid(run->validate());
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -92,41 +115,43 @@ class EqualHugeLogits : public testing::TestWithParam<HugeParam> {};
 
 TEST_P(EqualHugeLogits, OutputIsTheMeanOfVisibleValues) {
   const auto [op, causal, dtype] = GetParam();
-  const int64_t seq_len = 200;  // not a multiple of any tile
-  const Shape shape = attention_shape(seq_len, 2, 2, causal, dtype);
-  const std::unique_ptr<OperatorRun> run = create_checked(op, shape);
-  run->fill_random(5);  // V random in [-1, 1)
-  for (const char* name : {"q", "k"}) {
-    const DeviceTensorView t = tensor(*run, name);
-    fill_uniform(t.data, t.count, dtype, 0, 8.0f, 8.0f);
-  }
-  run->launch(nullptr);
-  RFL_CUDA_CHECK(cudaDeviceSynchronize());
-  const DeviceTensorView o_view = tensor(*run, "o");
-  const DeviceTensorView v_view = tensor(*run, "v");
-  const std::vector<double> o = download_as_double(o_view.data, o_view.count, dtype);
-  const std::vector<double> v = download_as_double(v_view.data, v_view.count, dtype);
-  const std::vector<double> k = download_as_double(tensor(*run, "k").data, 1, dtype);
-  ASSERT_EQ(k[0], 8.0) << "fill did not write 8";
+  for_each_version(op, [&, op = op, causal = causal, dtype = dtype] {
+    const int64_t seq_len = 200;  // not a multiple of any tile
+    const Shape shape = attention_shape(seq_len, 2, 2, causal, dtype);
+    const std::unique_ptr<OperatorRun> run = create_checked(op, shape);
+    run->fill_random(5);  // V random in [-1, 1)
+    for (const char* name : {"q", "k"}) {
+      const DeviceTensorView t = tensor(*run, name);
+      fill_uniform(t.data, t.count, dtype, 0, 8.0f, 8.0f);
+    }
+    run->launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    const DeviceTensorView o_view = tensor(*run, "o");
+    const DeviceTensorView v_view = tensor(*run, "v");
+    const std::vector<double> o = download_as_double(o_view.data, o_view.count, dtype);
+    const std::vector<double> v = download_as_double(v_view.data, v_view.count, dtype);
+    const std::vector<double> k = download_as_double(tensor(*run, "k").data, 1, dtype);
+    ASSERT_EQ(k[0], 8.0) << "fill did not write 8";
 
-  const int64_t d = shape.head_dim;
-  const bool decode = op == "decode_attention";
-  const int64_t q_len = decode ? 1 : seq_len;
-  std::vector<double> expected(o.size());
-  for (int64_t h = 0; h < shape.heads; ++h) {
-    for (int64_t i = 0; i < q_len; ++i) {
-      // Bottom-right causal with L_q = L_kv: query i sees keys 0..i; decode's one query sees all.
-      const int64_t visible = (causal && !decode) ? i + 1 : seq_len;
-      for (int64_t c = 0; c < d; ++c) {
-        double sum = 0;
-        for (int64_t j = 0; j < visible; ++j) sum += v[(h * seq_len + j) * d + c];
-        expected[(h * q_len + i) * d + c] = sum / static_cast<double>(visible);
+    const int64_t d = shape.head_dim;
+    const bool decode = op == "decode_attention";
+    const int64_t q_len = decode ? 1 : seq_len;
+    std::vector<double> expected(o.size());
+    for (int64_t h = 0; h < shape.heads; ++h) {
+      for (int64_t i = 0; i < q_len; ++i) {
+        // Bottom-right causal with L_q = L_kv: query i sees keys 0..i; decode's one query sees all.
+        const int64_t visible = (causal && !decode) ? i + 1 : seq_len;
+        for (int64_t c = 0; c < d; ++c) {
+          double sum = 0;
+          for (int64_t j = 0; j < visible; ++j) sum += v[(h * seq_len + j) * d + c];
+          expected[(h * q_len + i) * d + c] = sum / static_cast<double>(visible);
+        }
       }
     }
-  }
-  for (double x : o) ASSERT_TRUE(std::isfinite(x)) << "non-finite output";
-  expect_valid(compare_arrays(o.data(), expected.data(), static_cast<int64_t>(o.size()),
-                              default_tolerance(dtype), "mean of visible V rows"));
+    for (double x : o) ASSERT_TRUE(std::isfinite(x)) << "non-finite output";
+    expect_valid(compare_arrays(o.data(), expected.data(), static_cast<int64_t>(o.size()),
+                                default_tolerance(dtype), "mean of visible V rows"));
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, EqualHugeLogits,
@@ -150,10 +175,12 @@ TEST(AttentionGqa, GroupSizesFiveSixSevenSixteen) {
       for (bool causal : {false, true}) {
         SCOPED_TRACE(testing::Message()
                      << op << " " << c.heads << "/" << c.kv_heads << " causal " << causal);
-        const std::unique_ptr<OperatorRun> run =
-            create_checked(op, attention_shape(300, c.heads, c.kv_heads, causal, Dtype::kBf16));
-        run->fill_random(31);
-        expect_valid(run->validate());
+        for_each_version(op, [&] {
+          const std::unique_ptr<OperatorRun> run =
+              create_checked(op, attention_shape(300, c.heads, c.kv_heads, causal, Dtype::kBf16));
+          run->fill_random(31);
+          expect_valid(run->validate());
+        });
       }
     }
   }

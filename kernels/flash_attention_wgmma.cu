@@ -1,0 +1,625 @@
+// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 128,
+// bf16/fp16 in, fp32 accumulation, O in the input dtype plus the row log-sum-exp in fp32. The
+// contract (layouts, bottom-right causal mask, GQA, rows without visible keys) is
+// flash_attention_v2_mma_sync's (kernels/flash_attention.cu), which selects this file on compute
+// capability 9.0 and keeps v2 elsewhere.
+//
+// The structure is FlashAttention-3's (Shah et al. 2024, "FlashAttention-3: Fast and Accurate
+// Attention with Asynchrony and Low-precision", arXiv 2407.08608, §3.1-3.2, Algorithm 1-2):
+//   - warp specialisation: warpgroup 0 is the producer (one thread issues TMA loads of Q once per
+//     query tile and of K and V per key tile, each completing on its own mbarrier); warpgroups 1
+//     and 2 are consumers, 64 query rows each (Br = 128 per block), and setmaxnreg moves
+//     registers from the producer (24) to them (240);
+//   - S = Q·Kᵀ is wgmma m64n128k16 with both operands in shared memory (Q and K both K-major);
+//     O += P·V is wgmma m64n128k16 with A = P from registers (the fp32 S accumulator fragment,
+//     rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from shared
+//     memory, which is MN-major for this product: transpose-B = 1 (legal for 16-bit types);
+//   - K and V tiles of Bc = 128 keys flow through a 2-stage ring; a consumer warp hands a stage
+//     back with one mbarrier arrive as soon as the wgmma that read it have completed;
+//   - intra-warpgroup pipelining (Algorithm 2): the S GEMM of key tile j is issued together with
+//     the P·V GEMM of tile j−1, and the softmax of tile j runs while P·V(j−1) is in flight;
+//   - ping-pong between the two consumer warpgroups: two named barriers make them take turns
+//     issuing their GEMMs, so one warpgroup's softmax overlaps the other's GEMMs;
+//   - a persistent grid (one block per SM) walks the (query tile, head, batch) work items;
+//     consecutive items share a head, the last query tile of a head first (under a causal mask
+//     it is the longest), so the blocks in flight read K/V of a few heads that stay in L2.
+// Online softmax per row in fp32 with exp2 and scale·log2(e) folded into one FFMA; O is
+// normalised once at the end (FA2, arXiv 2307.08691, Algorithm 1).
+//
+// Shared-memory layouts (128-byte swizzle; written by TMA, read through wgmma descriptors). A
+// 128-element row of 16-bit values is 256 B, two swizzle rows, so every tile is two boxes of
+// 64 columns (d 0-63, d 64-127), each [rows][64] = 128 B per row:
+//   Q: 2 boxes of [128 rows][64 d], 16 KiB each; consumer c reads rows 64c..64c+63;
+//   K, V stage: 2 boxes of [128 keys][64 d] each.
+// S descriptors (K-major A and B): a k16 step is +32 B inside a swizzle row, box kk/4; stride
+// byte offset 1024 (next 8 rows). V descriptor (MN-major B): a k16 step is 16 keys = 2048 B;
+// leading byte offset = one box (next 64 columns of N = d), stride byte offset 1024 (next 8 keys).
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/fast_math.hpp"
+#include "kernels/common/hopper_ptx.hpp"
+#include "kernels/common/pack_pair.hpp"
+#include "kernels/common/sm90_host.hpp"
+#include "kernels/flash_attention_wgmma.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// Compile-time tiling of flash_attention_wgmma_fwd; derives the shared-memory plan.
+struct FlashWgmmaTraits {
+  static constexpr int kHeadDim = 128;
+  static constexpr int kBlockM = 128;  ///< query rows per work item (Br)
+  static constexpr int kBlockN = 128;  ///< keys per K/V tile (Bc)
+  static constexpr int kConsumers = 2;
+  static constexpr int kWgmmaM = 64;  ///< rows per consumer warpgroup
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kStages = 2;
+  static constexpr int kAccumulators = kWgmmaM * kBlockN / 128;  ///< S or O fp32 per thread
+  static constexpr int kKSteps = kHeadDim / 16;                  ///< k16 steps of S = Q·Kᵀ
+  static constexpr int kPSteps = kBlockN / 16;                   ///< k16 steps of O += P·V
+
+  static constexpr int kElemBytes = 2;
+  static constexpr int kSwizzleBytes = 128;
+  static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< 64 d per TMA box
+  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< 2 boxes per tile
+  static constexpr int kStepsPerBox = kBoxCols / 16;           ///< 4 k16 steps per box
+  static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 16 KiB
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 32 KiB
+  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16 KiB
+  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 32 KiB per K or V tile
+  static constexpr int kAtomBytes = 8 * kSwizzleBytes;         ///< swizzle atom, 1024-aligned
+  static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKvBytes + kAtomBytes;
+
+  // Block-pool registers: 168 per thread at launch (65536 / 384, rounded down to 8) = 64512;
+  // 24 · 128 + 240 · 256 = 64512, so the consumers' setmaxnreg.inc is always satisfiable.
+  static constexpr int kProducerRegisters = 24;
+  static constexpr int kConsumerRegisters = 240;
+  static constexpr int kLaunchRegisters = 168;
+  // Named barriers 1 and 2 (0 is __syncthreads): "consumer c may issue its GEMMs".
+  static constexpr int kSchedulerBarrier = 1;
+  static constexpr int kSchedulerThreads = 128 * kConsumers;
+
+  static_assert(kBlockM == kConsumers * kWgmmaM, "each consumer owns one m64 slab");
+  static_assert(kHeadDim % kBoxCols == 0 && kBlockN <= 256, "wgmma N is at most 256");
+  static_assert(kQBoxBytes % kAtomBytes == 0 && kKvBoxBytes % kAtomBytes == 0,
+                "every box starts on a swizzle atom");
+  static_assert(kSmemBytes <= 227 * 1024, "sm_90 opt-in shared memory per block");
+  static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <=
+                    kLaunchRegisters * kThreads,
+                "setmaxnreg redistributes the block's registers, it cannot add any");
+  static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
+                "setmaxnreg takes multiples of 8");
+};
+
+/// Kernel arguments besides the tensor maps (see FlashWgmmaLaunch).
+struct FlashWgmmaParams {
+  void* o;
+  float* lse;
+  int heads, group, q_len, kv_len, q_tiles, tiles;
+  float scale, scale_log2;
+  bool causal;
+};
+
+/// One work item: query rows m0..m0+127 of head `bh` (batch·heads + head), reading K/V head
+/// `kv_bh`, over key tiles 0..n_tiles−1 (0 when causal hides every key from these rows).
+struct WorkItem {
+  int m0;
+  int bh;
+  int kv_bh;
+  int n_tiles;
+};
+
+/// Work item `tile`: items are numbered head by head, the last query tile of a head first. The
+/// causal key range is v2's: row i sees key j iff j <= i + (kv_len − q_len) (bottom-right).
+__device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int tile) {
+  using Tr = FlashWgmmaTraits;
+  WorkItem w;
+  w.bh = tile / p.q_tiles;
+  w.m0 = (p.q_tiles - 1 - (tile - w.bh * p.q_tiles)) * Tr::kBlockM;
+  const int batch = w.bh / p.heads;
+  const int head = w.bh - batch * p.heads;
+  w.kv_bh = batch * (p.heads / p.group) + head / p.group;
+  int key_end = p.kv_len;
+  if (p.causal) key_end = min(p.kv_len, min(w.m0 + Tr::kBlockM, p.q_len) + p.kv_len - p.q_len);
+  w.n_tiles = key_end > 0 ? (key_end + Tr::kBlockN - 1) / Tr::kBlockN : 0;
+  return w;
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+#define RFL_F8(d, i)                                                                          \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define RFL_ACC64(d)                                                                      \
+  RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32), RFL_F8(d, 40), \
+      RFL_F8(d, 48), RFL_F8(d, 56)
+#define RFL_D64                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+  " %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+  " %56, %57, %58, %59, %60, %61, %62, %63}"
+
+// m64n128k16, A and B from shared memory, both K-major (imm-trans-a = imm-trans-b = 0); %64 / %65
+// are the descriptors, %66 selects D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N128K16_SS(TYPE, d, desc_a, desc_b, accumulate)           \
+  asm volatile(                                                                \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                             \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " RFL_D64 \
+      ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                        \
+      : RFL_ACC64(d)                                                           \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
+// m64n128k16, A from registers (%64-%67, the m16n8k16-style A fragment of each warp's 16 rows),
+// B from shared memory MN-major (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+#define RFL_WGMMA_M64N128K16_RS(TYPE, d, a, desc_b)                            \
+  asm volatile(                                                                \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                             \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " RFL_D64 \
+      ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                          \
+      : RFL_ACC64(d)                                                           \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+
+template <class T>
+__device__ __forceinline__ void wgmma_qk(float (&d)[FlashWgmmaTraits::kAccumulators],
+                                         uint64_t desc_a, uint64_t desc_b, int accumulate) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    RFL_WGMMA_M64N128K16_SS("bf16", d, desc_a, desc_b, accumulate);
+  } else {
+    RFL_WGMMA_M64N128K16_SS("f16", d, desc_a, desc_b, accumulate);
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void wgmma_pv(float (&d)[FlashWgmmaTraits::kAccumulators],
+                                         const uint32_t* a, uint64_t desc_b) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    RFL_WGMMA_M64N128K16_RS("bf16", d, a, desc_b);
+  } else {
+    RFL_WGMMA_M64N128K16_RS("f16", d, a, desc_b);
+  }
+}
+
+template <int kN>
+__device__ __forceinline__ void fence_all(float (&x)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) register_fence(x[i]);
+}
+
+template <int kN>
+__device__ __forceinline__ void fence_all(uint32_t (&x)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) register_fence(x[i]);
+}
+
+/// Issues S = Q·Kᵀ for this consumer's 64 rows and one K tile (8 wgmma, one commit group).
+template <class T>
+__device__ __forceinline__ void issue_qk(float (&s)[FlashWgmmaTraits::kAccumulators],
+                                         uint32_t q_rows, uint32_t k_tile) {
+  using Tr = FlashWgmmaTraits;
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < Tr::kKSteps; ++kk) {
+    const uint32_t step = (kk / Tr::kStepsPerBox) * Tr::kQBoxBytes + (kk % Tr::kStepsPerBox) * 32;
+    const uint32_t k_step =
+        (kk / Tr::kStepsPerBox) * Tr::kKvBoxBytes + (kk % Tr::kStepsPerBox) * 32;
+    wgmma_qk<T>(s, sw128_descriptor(q_rows + step, 16, Tr::kAtomBytes),
+                sw128_descriptor(k_tile + k_step, 16, Tr::kAtomBytes), kk > 0 ? 1 : 0);
+  }
+  wgmma_commit();
+}
+
+/// Issues O += P·V for one V tile (8 wgmma, one commit group); p holds 4 registers per k16 step.
+template <class T>
+__device__ __forceinline__ void issue_pv(float (&o)[FlashWgmmaTraits::kAccumulators],
+                                         const uint32_t (&p)[4 * FlashWgmmaTraits::kPSteps],
+                                         uint32_t v_tile) {
+  using Tr = FlashWgmmaTraits;
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < Tr::kPSteps; ++kk) {
+    wgmma_pv<T>(
+        o, p + 4 * kk,
+        sw128_descriptor(v_tile + kk * 16 * Tr::kSwizzleBytes, Tr::kKvBoxBytes, Tr::kAtomBytes));
+  }
+  wgmma_commit();
+}
+
+/// Per-thread softmax state of the thread's two rows (wgmma D layout: rows lane/4 and lane/4 + 8
+/// of the warp's 16; s[4j + 2r + c] is row r, key 8j + 2·(lane%4) + c of the tile).
+struct RowState {
+  float max[2];  ///< running maximum of the raw scores, −inf before any visible key
+  float sum[2];  ///< running sum of this thread's probabilities (quad-reduced at the end)
+};
+
+/// −inf for scores of keys past kv_len or, under the causal mask, right of row + diag.
+__device__ __forceinline__ void mask_scores(float (&s)[FlashWgmmaTraits::kAccumulators], int key0,
+                                            int row0, int kv_len, bool causal, int diag) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+  for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int key = key0 + 8 * j + 2 * (lane % 4) + e % 2;
+      const int row = row0 + 8 * (e / 2);
+      if (key >= kv_len || (causal && key > row + diag)) s[4 * j + e] = -INFINITY;
+    }
+  }
+}
+
+/// Online softmax of one S tile (FA2 Algorithm 1, lines 8-10): updates the row maxima and sums,
+/// turns s into probabilities exp2(s·scale_log2 − max·scale_log2) and returns in `correction`
+/// the factor the O accumulator must be scaled by. A row whose maximum is still −inf subtracts
+/// 0 instead, so its masked scores give exp2(−inf) = 0, not NaN.
+__device__ __forceinline__ void online_softmax(float (&s)[FlashWgmmaTraits::kAccumulators],
+                                               RowState& st, float scale_log2,
+                                               float (&correction)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float tile_max = st.max[r];
+#pragma unroll
+    for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+      tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
+    }
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+    const float max_scaled = tile_max == -INFINITY ? 0.f : tile_max * scale_log2;
+    correction[r] = ex2_approx(st.max[r] * scale_log2 - max_scaled);  // 0 while max was −inf
+    st.max[r] = tile_max;
+    float tile_sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const float prob = ex2_approx(fmaf(s[4 * j + 2 * r + c], scale_log2, -max_scaled));
+        s[4 * j + 2 * r + c] = prob;
+        tile_sum += prob;
+      }
+    }
+    st.sum[r] = st.sum[r] * correction[r] + tile_sum;
+  }
+}
+
+/// P for O += P·V: the D fragment of S columns 16kk..16kk+15 is the A fragment of k16 step kk
+/// (a0: row r, cols +0/1; a1: row r+8; a2: row r, cols +8/9; a3: row r+8, cols +8/9).
+template <class T>
+__device__ __forceinline__ void pack_probabilities(
+    const float (&s)[FlashWgmmaTraits::kAccumulators],
+    uint32_t (&p)[4 * FlashWgmmaTraits::kPSteps]) {
+#pragma unroll
+  for (int i = 0; i < 4 * FlashWgmmaTraits::kPSteps; ++i) {
+    p[i] = pack_pair<T>(s[2 * i], s[2 * i + 1]);
+  }
+}
+
+__device__ __forceinline__ void scale_rows(float (&o)[FlashWgmmaTraits::kAccumulators],
+                                           const float (&factor)[2]) {
+#pragma unroll
+  for (int j = 0; j < FlashWgmmaTraits::kHeadDim / 8; ++j) {
+    o[4 * j] *= factor[0];
+    o[4 * j + 1] *= factor[0];
+    o[4 * j + 2] *= factor[1];
+    o[4 * j + 3] *= factor[1];
+  }
+}
+
+#endif
+
+/// Persistent forward kernel: block b runs work items b, b + gridDim.x, ... (see work_item).
+template <class T>
+__global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
+    flash_attention_wgmma_fwd(const __grid_constant__ CUtensorMap q_map,
+                              const __grid_constant__ CUtensorMap k_map,
+                              const __grid_constant__ CUtensorMap v_map, const FlashWgmmaParams p) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Tr = FlashWgmmaTraits;
+  extern __shared__ uint8_t smem_raw[];
+  __shared__ __align__(8) uint64_t q_full, q_empty;
+  __shared__ __align__(8) uint64_t k_full[Tr::kStages], k_empty[Tr::kStages];
+  __shared__ __align__(8) uint64_t v_full[Tr::kStages], v_empty[Tr::kStages];
+  const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAtomBytes - 1) & ~(Tr::kAtomBytes - 1);
+  const uint32_t q_tile = smem_base;
+  const auto k_tile = [&](int s) { return smem_base + Tr::kQBytes + s * Tr::kKvBytes; };
+  const auto v_tile = [&](int s) {
+    return smem_base + Tr::kQBytes + (Tr::kStages + s) * Tr::kKvBytes;
+  };
+  constexpr int kConsumerWarps = Tr::kConsumers * 4;  // one arrive per consumer warp
+
+  if (threadIdx.x == 0) {
+    mbarrier_init(smem_u32(&q_full), 1);  // the producer's arrive; TMA adds the bytes
+    mbarrier_init(smem_u32(&q_empty), kConsumerWarps);
+    for (int s = 0; s < Tr::kStages; ++s) {
+      mbarrier_init(smem_u32(&k_full[s]), 1);
+      mbarrier_init(smem_u32(&v_full[s]), 1);
+      mbarrier_init(smem_u32(&k_empty[s]), kConsumerWarps);
+      mbarrier_init(smem_u32(&v_empty[s]), kConsumerWarps);
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+
+  const int warpgroup = static_cast<int>(threadIdx.x) / 128;
+
+  // Both sides walk the same work items and number the key tiles they stream the same way
+  // (kv_iter, across items): tile kv_iter lives in stage kv_iter % 2 with phase (kv_iter / 2) % 2.
+  if (warpgroup == 0) {
+    setmaxnreg_dec<Tr::kProducerRegisters>();
+    if (threadIdx.x != 0) return;
+    int kv_iter = 0;
+    uint32_t q_phase = 0;
+    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+      const WorkItem w = work_item(p, tile);
+      if (w.n_tiles == 0) continue;
+      mbarrier_wait(smem_u32(&q_empty), q_phase ^ 1);  // the consumers' last S GEMM of the
+      q_phase ^= 1;                                    // previous item has read Q
+      mbarrier_arrive_expect_tx(smem_u32(&q_full), Tr::kQBytes);
+#pragma unroll
+      for (int b = 0; b < Tr::kBoxes; ++b) {
+        tma_load_3d(q_tile + b * Tr::kQBoxBytes, &q_map, smem_u32(&q_full), b * Tr::kBoxCols, w.m0,
+                    w.bh);
+      }
+      for (int j = 0; j < w.n_tiles; ++j, ++kv_iter) {
+        const int stage = kv_iter % Tr::kStages;
+        const uint32_t empty_parity = ((kv_iter / Tr::kStages) & 1) ^ 1;
+        mbarrier_wait(smem_u32(&k_empty[stage]), empty_parity);
+        mbarrier_arrive_expect_tx(smem_u32(&k_full[stage]), Tr::kKvBytes);
+#pragma unroll
+        for (int b = 0; b < Tr::kBoxes; ++b) {
+          tma_load_3d(k_tile(stage) + b * Tr::kKvBoxBytes, &k_map, smem_u32(&k_full[stage]),
+                      b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+        }
+        mbarrier_wait(smem_u32(&v_empty[stage]), empty_parity);
+        mbarrier_arrive_expect_tx(smem_u32(&v_full[stage]), Tr::kKvBytes);
+#pragma unroll
+        for (int b = 0; b < Tr::kBoxes; ++b) {
+          tma_load_3d(v_tile(stage) + b * Tr::kKvBoxBytes, &v_map, smem_u32(&v_full[stage]),
+                      b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+        }
+      }
+    }
+    return;
+  }
+
+  setmaxnreg_inc<Tr::kConsumerRegisters>();
+  const int consumer = warpgroup - 1;
+  const int thread = static_cast<int>(threadIdx.x) % 128;
+  const int lane = thread % 32;
+  const int warp = thread / 32;
+  const bool warp_leader = lane == 0;
+  const int diag = p.kv_len - p.q_len;
+  const uint32_t q_rows = q_tile + consumer * Tr::kWgmmaM * Tr::kSwizzleBytes;
+  // Ping-pong: consumer c issues its GEMMs after the other one has issued its own (barrier
+  // kSchedulerBarrier + c), then lets the other go. Consumer 1 lets consumer 0 start.
+  const auto wait_turn = [&] {
+    named_barrier_sync(Tr::kSchedulerBarrier + consumer, Tr::kSchedulerThreads);
+  };
+  const auto pass_turn = [&] {
+    named_barrier_arrive(Tr::kSchedulerBarrier + (consumer ^ 1), Tr::kSchedulerThreads);
+  };
+  if (consumer == 1) pass_turn();
+
+  float s[Tr::kAccumulators];
+  float o[Tr::kAccumulators];
+  uint32_t pr[4 * Tr::kPSteps];
+#pragma unroll
+  for (int i = 0; i < Tr::kAccumulators; ++i) s[i] = 0.f;
+
+  int kv_iter = 0;
+  uint32_t q_phase = 0;
+  for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+    const WorkItem w = work_item(p, tile);
+    const int wg_row0 = w.m0 + consumer * Tr::kWgmmaM;  // first row of this warpgroup
+    const int row0 = wg_row0 + warp * 16 + lane / 4;    // this thread's rows: row0, row0 + 8
+    RowState st;
+    st.max[0] = st.max[1] = -INFINITY;
+    st.sum[0] = st.sum[1] = 0.f;
+#pragma unroll
+    for (int i = 0; i < Tr::kAccumulators; ++i) o[i] = 0.f;
+
+    if (w.n_tiles > 0) {
+      const auto stage_of = [](int it) { return it % Tr::kStages; };
+      const auto parity_of = [](int it) { return static_cast<uint32_t>((it / Tr::kStages) & 1); };
+      const auto release = [&](uint64_t* bars, int it) {
+        if (warp_leader) mbarrier_arrive(smem_u32(&bars[stage_of(it)]));
+      };
+      const auto needs_mask = [&](int j) {
+        const int key0 = j * Tr::kBlockN;
+        return key0 + Tr::kBlockN > p.kv_len ||
+               (p.causal && key0 + Tr::kBlockN - 1 > wg_row0 + diag);
+      };
+      float correction[2];
+
+      mbarrier_wait(smem_u32(&q_full), q_phase);
+      q_phase ^= 1;
+      mbarrier_wait(smem_u32(&k_full[stage_of(kv_iter)]), parity_of(kv_iter));
+      wait_turn();
+      issue_qk<T>(s, q_rows, k_tile(stage_of(kv_iter)));
+      pass_turn();
+      wgmma_wait<0>();
+      fence_all(s);
+      release(k_empty, kv_iter);
+      if (w.n_tiles == 1 && warp_leader) mbarrier_arrive(smem_u32(&q_empty));
+      if (needs_mask(0)) mask_scores(s, 0, row0, p.kv_len, p.causal, diag);
+      online_softmax(s, st, p.scale_log2, correction);
+      pack_probabilities<T>(s, pr);
+
+      for (int j = 1; j < w.n_tiles; ++j) {
+        const int k_it = kv_iter + j;  // K tile j
+        const int v_it = k_it - 1;     // V tile j − 1
+        mbarrier_wait(smem_u32(&k_full[stage_of(k_it)]), parity_of(k_it));
+        mbarrier_wait(smem_u32(&v_full[stage_of(v_it)]), parity_of(v_it));
+        wait_turn();
+        fence_all(o);
+        fence_all(pr);
+        issue_qk<T>(s, q_rows, k_tile(stage_of(k_it)));
+        issue_pv<T>(o, pr, v_tile(stage_of(v_it)));
+        pass_turn();
+        wgmma_wait<1>();  // S(j) is complete; P·V(j − 1) may still run
+        fence_all(s);
+        release(k_empty, k_it);
+        if (j == w.n_tiles - 1 && warp_leader) mbarrier_arrive(smem_u32(&q_empty));
+        if (needs_mask(j)) mask_scores(s, j * Tr::kBlockN, row0, p.kv_len, p.causal, diag);
+        online_softmax(s, st, p.scale_log2, correction);
+        wgmma_wait<0>();  // P·V(j − 1) is complete: O and P may change
+        fence_all(o);
+        fence_all(pr);
+        release(v_empty, v_it);
+        scale_rows(o, correction);
+        pack_probabilities<T>(s, pr);
+      }
+
+      const int v_last = kv_iter + w.n_tiles - 1;
+      mbarrier_wait(smem_u32(&v_full[stage_of(v_last)]), parity_of(v_last));
+      wait_turn();
+      fence_all(o);
+      fence_all(pr);
+      issue_pv<T>(o, pr, v_tile(stage_of(v_last)));
+      pass_turn();
+      wgmma_wait<0>();
+      fence_all(o);
+      release(v_empty, v_last);
+      kv_iter += w.n_tiles;
+    }
+
+    // Epilogue (FA2 Algorithm 1, lines 12-13): O /= sum, LSE = max·scale + ln(sum). A row that
+    // saw a key has sum >= 1 (its maximum contributes exp2(0)); a row that saw none (or an item
+    // with no key tile) has sum 0, O 0 and LSE −inf. Rows at or past q_len are not written.
+    T* o_head = static_cast<T*>(p.o) + static_cast<int64_t>(w.bh) * p.q_len * Tr::kHeadDim;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = st.sum[r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;
+      const int row = row0 + 8 * r;
+      if (row >= p.q_len) continue;
+      if (lane % 4 == 0) {
+        p.lse[static_cast<int64_t>(w.bh) * p.q_len + row] =
+            sum > 0.f ? st.max[r] * p.scale + logf(sum) : -INFINITY;
+      }
+      T* o_row = o_head + static_cast<int64_t>(row) * Tr::kHeadDim + 2 * (lane % 4);
+#pragma unroll
+      for (int j = 0; j < Tr::kHeadDim / 8; ++j) {
+        *reinterpret_cast<uint32_t*>(o_row + 8 * j) =
+            pack_pair<T>(o[4 * j + 2 * r] * inv_sum, o[4 * j + 2 * r + 1] * inv_sum);
+      }
+    }
+  }
+#else
+  // Never launched: the host checks compute capability 9.0, the only target this file builds.
+  __trap();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+
+/// Tensor map of a [heads_total, len, 128] 16-bit tensor read in boxes of 64 (d) × 128 rows of
+/// one head; rows past `len` of a head are zero-filled, never the next head's.
+CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int box_rows,
+                         bool bf16, const char* what) {
+  using Tr = FlashWgmmaTraits;
+  const uint64_t dims[3] = {static_cast<uint64_t>(Tr::kHeadDim), static_cast<uint64_t>(len),
+                            static_cast<uint64_t>(heads_total)};
+  const uint64_t row_bytes = static_cast<uint64_t>(Tr::kHeadDim) * Tr::kElemBytes;
+  const uint64_t strides[2] = {row_bytes, row_bytes * static_cast<uint64_t>(len)};
+  const uint32_t box[3] = {static_cast<uint32_t>(Tr::kBoxCols), static_cast<uint32_t>(box_rows), 1};
+  return encode_tensor_map_sw128(base, 3, dims, strides, box, bf16, "flash_attention_wgmma_tma",
+                                 what);
+}
+
+template <class T>
+void raise_smem_limit() {
+  RFL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(flash_attention_wgmma_fwd<T>),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      FlashWgmmaTraits::kSmemBytes));
+}
+
+}  // namespace
+
+bool flash_wgmma_supports(const AttentionProblem& p) {
+  using Tr = FlashWgmmaTraits;
+  constexpr int64_t kIntMax = 0x7FFFFFFF;
+  if (p.head_dim != Tr::kHeadDim) return false;
+  if (p.dtype != Dtype::kBf16 && p.dtype != Dtype::kFp16) return false;
+  const int64_t q_tiles = (p.q_len + Tr::kBlockM - 1) / Tr::kBlockM;
+  return p.batch * p.heads <= kIntMax && p.batch * p.kv_heads <= kIntMax &&
+         q_tiles * p.batch * p.heads <= kIntMax;
+}
+
+FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse) {
+  using Tr = FlashWgmmaTraits;
+  int device = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  int sm_count = 0;
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  int optin_bytes = 0;
+  RFL_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (optin_bytes < Tr::kSmemBytes) {
+    throw environment_error(fmt::format(
+        "flash_attention_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
+        Tr::kSmemBytes, device, optin_bytes));
+  }
+  const bool bf16 = p.dtype == Dtype::kBf16;
+  if (bf16) {
+    raise_smem_limit<__nv_bfloat16>();
+  } else {
+    raise_smem_limit<__half>();
+  }
+
+  FlashWgmmaLaunch l;
+  l.q_map = encode_heads(p.q, p.batch * p.heads, p.q_len, Tr::kBlockM, bf16, "Q");
+  l.k_map = encode_heads(p.k, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "K");
+  l.v_map = encode_heads(p.v, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "V");
+  l.o = out;
+  l.lse = lse;
+  l.heads = static_cast<int>(p.heads);
+  l.group = static_cast<int>(p.heads / p.kv_heads);
+  l.q_len = static_cast<int>(p.q_len);
+  l.kv_len = static_cast<int>(p.kv_len);
+  l.q_tiles = static_cast<int>((p.q_len + Tr::kBlockM - 1) / Tr::kBlockM);
+  l.tiles = static_cast<int>(int64_t{l.q_tiles} * p.batch * p.heads);
+  l.scale = p.scale;
+  l.scale_log2 = static_cast<float>(p.scale * 1.4426950408889634);  // log2(e)
+  l.causal = p.causal;
+  l.bf16 = bf16;
+  l.grid_blocks = std::min(l.tiles, sm_count);
+  return l;
+}
+
+void launch_flash_wgmma(const FlashWgmmaLaunch& l, cudaStream_t stream) {
+  using Tr = FlashWgmmaTraits;
+  FlashWgmmaParams params{};
+  params.o = l.o;
+  params.lse = l.lse;
+  params.heads = l.heads;
+  params.group = l.group;
+  params.q_len = l.q_len;
+  params.kv_len = l.kv_len;
+  params.q_tiles = l.q_tiles;
+  params.tiles = l.tiles;
+  params.scale = l.scale;
+  params.scale_log2 = l.scale_log2;
+  params.causal = l.causal;
+  const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
+  if (l.bf16) {
+    flash_attention_wgmma_fwd<__nv_bfloat16>
+        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+  } else {
+    flash_attention_wgmma_fwd<__half>
+        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+  }
+  RFL_CHECK_LAUNCH();
+}
+
+}  // namespace rooflinectl
