@@ -577,7 +577,12 @@ class FlashAttentionRun final : public OperatorRun {
         v_(kv_elements(shape)),
         o_(q_elements(shape)),
         lse_(lse_elements(shape)) {
-    if (use_wgmma(problem())) wgmma_ = prepare_flash_wgmma(problem(), o_.get(), lse_.get());
+    if (use_wgmma(problem())) {
+      queue_ = DeviceBuffer<unsigned int>(2);
+      RFL_CUDA_CHECK(cudaMemset(queue_.get(), 0, static_cast<size_t>(queue_.bytes())));
+      RFL_CUDA_CHECK(cudaDeviceSynchronize());  // zero before a launch on any stream
+      wgmma_ = prepare_flash_wgmma(problem(), o_.get(), lse_.get(), queue_.get());
+    }
   }
 
   void fill_random(uint64_t seed) override {
@@ -624,6 +629,7 @@ class FlashAttentionRun final : public OperatorRun {
   Shape shape_;
   DeviceBuffer<uint16_t> q_, k_, v_, o_;
   DeviceBuffer<float> lse_;
+  DeviceBuffer<unsigned int> queue_;       ///< v3's work queue, reset by every launch
   std::optional<FlashWgmmaLaunch> wgmma_;  ///< set when v3 runs (see use_wgmma)
 };
 
@@ -645,7 +651,15 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
     }
   }
   if (use_wgmma(p)) {
-    launch_flash_wgmma(prepare_flash_wgmma(p, out, lse), stream);
+    // A work queue of its own, stream-ordered, so direct calls on different streams never share
+    // one.
+    FlashWgmmaLaunch launch = prepare_flash_wgmma(p, out, lse, nullptr);
+    void* queue = nullptr;
+    RFL_CUDA_CHECK(cudaMallocAsync(&queue, 2 * sizeof(unsigned int), stream));
+    RFL_CUDA_CHECK(cudaMemsetAsync(queue, 0, 2 * sizeof(unsigned int), stream));
+    launch.queue = static_cast<unsigned int*>(queue);
+    launch_flash_wgmma(launch, stream);
+    RFL_CUDA_CHECK(cudaFreeAsync(queue, stream));
     return;
   }
   FlashParams params{};

@@ -18,7 +18,8 @@ namespace rooflinectl {
 /// (q_len, kv_len <= 2^30; batch, heads <= 65535), RFL_FLASH_VERSION other than unset, "2" or
 /// "3"; CUDA errors as environment Errors. Runs the version flash_attention_version(p) names:
 /// flash_attention_v3_wgmma_tma on compute capability 9.0 at head_dim 128 (the tensor maps are
-/// encoded on every call), flash_attention_v2_mma_sync otherwise (kernels/flash_attention.cu).
+/// encoded and a 2-counter work queue is allocated stream-ordered on every call),
+/// flash_attention_v2_mma_sync otherwise (kernels/flash_attention.cu).
 void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream);
 
 /// The version launch_flash_attention runs for `p` on the current device now, as

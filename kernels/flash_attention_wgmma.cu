@@ -6,10 +6,10 @@
 //
 // The structure is FlashAttention-3's (Shah et al. 2024, "FlashAttention-3: Fast and Accurate
 // Attention with Asynchrony and Low-precision", arXiv 2407.08608, §3.1-3.2, Algorithm 1-2):
-//   - warp specialisation: warpgroup 0 is the producer (one thread issues TMA loads of Q once per
-//     query tile and of K and V per key tile, each completing on its own mbarrier); warpgroups 1
-//     and 2 are consumers, 64 query rows each (Br = 128 per block), and setmaxnreg moves
-//     registers from the producer (24) to them (240);
+//   - warp specialisation: warpgroup 0 is the producer (in one warp, lane 0 issues TMA loads of
+//     Q once per query tile and of K and V per key tile, each completing on its own mbarrier);
+//     warpgroups 1 and 2 are consumers, 64 query rows each (Br = 128 per block), and
+//     setmaxnreg moves registers from the producer (24) to them (240);
 //   - S = Q·Kᵀ is wgmma m64n128k16 with both operands in shared memory (Q and K both K-major);
 //     O += P·V is wgmma m64n128k16 with A = P from registers (the fp32 S accumulator fragment,
 //     rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from shared
@@ -20,9 +20,15 @@
 //     the P·V GEMM of tile j−1, and the softmax of tile j runs while P·V(j−1) is in flight;
 //   - ping-pong between the two consumer warpgroups: two named barriers make them take turns
 //     issuing their GEMMs, so one warpgroup's softmax overlaps the other's GEMMs;
-//   - a persistent grid (one block per SM) walks the (query tile, head, batch) work items;
-//     consecutive items share a head, the last query tile of a head first (under a causal mask
-//     it is the longest), so the blocks in flight read K/V of a few heads that stay in L2.
+//   - a persistent grid (one block per SM) pulls (query tile, head, batch) work items from a
+//     global queue (an atomic counter, as the dynamic persistent tile scheduler of the FA3 code,
+//     Dao-AILab/flash-attention hopper/tile_scheduler.hpp), so a block that drew short causal
+//     items draws more (a static round-robin aliased with the grid: at L 16384 block b always
+//     drew the same query-tile positions, up to ~3x another block's work). Items are ordered in
+//     sections of heads whose K and V fit in a slice of L2 (see FlashWgmmaLaunch::section_heads),
+//     the last query tile of every head of a section first: longest causal items first (greedy
+//     longest-processing-time), short ones at the end of the launch fill the gaps, and the blocks
+//     in flight read the K/V of one or two sections only.
 // Online softmax per row in fp32 with exp2 and scale·log2(e) folded into one FFMA; O is
 // normalised once at the end (FA2, arXiv 2307.08691, Algorithm 1).
 //
@@ -105,7 +111,9 @@ struct FlashWgmmaTraits {
 struct FlashWgmmaParams {
   void* o;
   float* lse;
+  unsigned int* queue;  ///< [0] items claimed past the first wave, [1] blocks finished
   int heads, group, q_len, kv_len, q_tiles, tiles;
+  int section_heads, wide_sections;
   float scale, scale_log2;
   bool causal;
 };
@@ -119,13 +127,29 @@ struct WorkItem {
   int n_tiles;
 };
 
-/// Work item `tile`: items are numbered head by head, the last query tile of a head first. The
-/// causal key range is v2's: row i sees key j iff j <= i + (kv_len − q_len) (bottom-right).
+/// Work item `tile`: batch·heads is cut into sections of consecutive heads (the first
+/// wide_sections have section_heads + 1 heads, the rest section_heads); items are numbered
+/// section by section, and inside a section query tile by query tile, the last query tile first,
+/// head by head. The causal key range is v2's: row i sees key j iff j <= i + (kv_len − q_len)
+/// (bottom-right).
 __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int tile) {
   using Tr = FlashWgmmaTraits;
+  const int wide_items = p.wide_sections * (p.section_heads + 1) * p.q_tiles;
+  int heads_here = p.section_heads + 1;
+  int first_bh = 0;
+  int offset = tile;  // item number inside its section
+  if (tile >= wide_items) {
+    heads_here = p.section_heads;
+    first_bh = p.wide_sections * (p.section_heads + 1);
+    offset = tile - wide_items;
+  }
+  const int section = offset / (heads_here * p.q_tiles);
+  first_bh += section * heads_here;
+  offset -= section * heads_here * p.q_tiles;
+  const int step = offset / heads_here;  // 0: the last query tile
   WorkItem w;
-  w.bh = tile / p.q_tiles;
-  w.m0 = (p.q_tiles - 1 - (tile - w.bh * p.q_tiles)) * Tr::kBlockM;
+  w.bh = first_bh + offset - step * heads_here;
+  w.m0 = (p.q_tiles - 1 - step) * Tr::kBlockM;
   const int batch = w.bh / p.heads;
   const int head = w.bh - batch * p.heads;
   w.kv_bh = batch * (p.heads / p.group) + head / p.group;
@@ -314,7 +338,12 @@ __device__ __forceinline__ void scale_rows(float (&o)[FlashWgmmaTraits::kAccumul
 
 #endif
 
-/// Persistent forward kernel: block b runs work items b, b + gridDim.x, ... (see work_item).
+/// Persistent forward kernel: block b runs work item b, then items it claims from p.queue (see
+/// work_item for the order). The producer claims the next item once it has issued every load of
+/// the current one (about two key tiles before the consumers finish it: late enough that the
+/// queue stays greedy, early enough to hide the atomic's latency) and hands it to the consumers
+/// through one shared-memory slot (item_full / item_empty); the value p.tiles ends the loop. The
+/// last block to finish sets both counters back to 0 for the next launch.
 template <class T>
 __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
     flash_attention_wgmma_fwd(const __grid_constant__ CUtensorMap q_map,
@@ -326,6 +355,8 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   __shared__ __align__(8) uint64_t q_full, q_empty;
   __shared__ __align__(8) uint64_t k_full[Tr::kStages], k_empty[Tr::kStages];
   __shared__ __align__(8) uint64_t v_full[Tr::kStages], v_empty[Tr::kStages];
+  __shared__ __align__(8) uint64_t item_full, item_empty;
+  __shared__ int item_slot;
   const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAtomBytes - 1) & ~(Tr::kAtomBytes - 1);
   const uint32_t q_tile = smem_base;
   const auto k_tile = [&](int s) { return smem_base + Tr::kQBytes + s * Tr::kKvBytes; };
@@ -337,6 +368,8 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   if (threadIdx.x == 0) {
     mbarrier_init(smem_u32(&q_full), 1);  // the producer's arrive; TMA adds the bytes
     mbarrier_init(smem_u32(&q_empty), kConsumerWarps);
+    mbarrier_init(smem_u32(&item_full), 1);
+    mbarrier_init(smem_u32(&item_empty), kConsumerWarps);
     for (int s = 0; s < Tr::kStages; ++s) {
       mbarrier_init(smem_u32(&k_full[s]), 1);
       mbarrier_init(smem_u32(&v_full[s]), 1);
@@ -349,41 +382,73 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
 
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
 
-  // Both sides walk the same work items and number the key tiles they stream the same way
-  // (kv_iter, across items): tile kv_iter lives in stage kv_iter % 2 with phase (kv_iter / 2) % 2.
+  // Both sides walk the same work items (the producer publishes each in item_slot) and number
+  // the key tiles they stream the same way (kv_iter, across items): tile kv_iter lives in stage
+  // kv_iter % 2 with phase (kv_iter / 2) % 2.
   if (warpgroup == 0) {
     setmaxnreg_dec<Tr::kProducerRegisters>();
-    if (threadIdx.x != 0) return;
+    // Warp 0 runs the producer loop; its lane 0 issues every arrive, TMA load and claim, the
+    // other lanes only wait with it (a claimed item reaches them by shuffle).
+    if (threadIdx.x >= 32) return;
+    const bool leader = threadIdx.x == 0;
     int kv_iter = 0;
     uint32_t q_phase = 0;
-    for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+    uint32_t item_phase = 0;
+    for (int tile = static_cast<int>(blockIdx.x);;) {
+      mbarrier_wait(smem_u32(&item_empty), item_phase ^ 1);  // the consumers have read the slot
+      item_phase ^= 1;
+      if (leader) {
+        item_slot = tile;
+        mbarrier_arrive(smem_u32(&item_full));
+      }
+      if (tile >= p.tiles) break;
       const WorkItem w = work_item(p, tile);
-      if (w.n_tiles == 0) continue;
-      mbarrier_wait(smem_u32(&q_empty), q_phase ^ 1);  // the consumers' last S GEMM of the
-      q_phase ^= 1;                                    // previous item has read Q
-      mbarrier_arrive_expect_tx(smem_u32(&q_full), Tr::kQBytes);
+      if (w.n_tiles > 0) {
+        mbarrier_wait(smem_u32(&q_empty), q_phase ^ 1);  // the consumers' last S GEMM of the
+        q_phase ^= 1;                                    // previous item has read Q
+        if (leader) {
+          mbarrier_arrive_expect_tx(smem_u32(&q_full), Tr::kQBytes);
 #pragma unroll
-      for (int b = 0; b < Tr::kBoxes; ++b) {
-        tma_load_3d(q_tile + b * Tr::kQBoxBytes, &q_map, smem_u32(&q_full), b * Tr::kBoxCols, w.m0,
-                    w.bh);
+          for (int b = 0; b < Tr::kBoxes; ++b) {
+            tma_load_3d(q_tile + b * Tr::kQBoxBytes, &q_map, smem_u32(&q_full), b * Tr::kBoxCols,
+                        w.m0, w.bh);
+          }
+        }
       }
       for (int j = 0; j < w.n_tiles; ++j, ++kv_iter) {
         const int stage = kv_iter % Tr::kStages;
         const uint32_t empty_parity = ((kv_iter / Tr::kStages) & 1) ^ 1;
         mbarrier_wait(smem_u32(&k_empty[stage]), empty_parity);
-        mbarrier_arrive_expect_tx(smem_u32(&k_full[stage]), Tr::kKvBytes);
+        if (leader) {
+          mbarrier_arrive_expect_tx(smem_u32(&k_full[stage]), Tr::kKvBytes);
 #pragma unroll
-        for (int b = 0; b < Tr::kBoxes; ++b) {
-          tma_load_3d(k_tile(stage) + b * Tr::kKvBoxBytes, &k_map, smem_u32(&k_full[stage]),
-                      b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+          for (int b = 0; b < Tr::kBoxes; ++b) {
+            tma_load_3d(k_tile(stage) + b * Tr::kKvBoxBytes, &k_map, smem_u32(&k_full[stage]),
+                        b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+          }
         }
         mbarrier_wait(smem_u32(&v_empty[stage]), empty_parity);
-        mbarrier_arrive_expect_tx(smem_u32(&v_full[stage]), Tr::kKvBytes);
+        if (leader) {
+          mbarrier_arrive_expect_tx(smem_u32(&v_full[stage]), Tr::kKvBytes);
 #pragma unroll
-        for (int b = 0; b < Tr::kBoxes; ++b) {
-          tma_load_3d(v_tile(stage) + b * Tr::kKvBoxBytes, &v_map, smem_u32(&v_full[stage]),
-                      b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+          for (int b = 0; b < Tr::kBoxes; ++b) {
+            tma_load_3d(v_tile(stage) + b * Tr::kKvBoxBytes, &v_map, smem_u32(&v_full[stage]),
+                        b * Tr::kBoxCols, j * Tr::kBlockN, w.kv_bh);
+          }
         }
+      }
+      unsigned int claimed = 0;
+      if (leader) claimed = atomicAdd(p.queue, 1u) + gridDim.x;
+      claimed = __shfl_sync(0xffffffffu, claimed, 0);
+      tile = static_cast<int>(min(claimed, static_cast<unsigned int>(p.tiles)));
+    }
+    // Every claim of this block is ordered before its "finished" count; the last block to count
+    // comes after all claims of the launch and resets the queue.
+    if (leader) {
+      __threadfence();
+      if (atomicAdd(p.queue + 1, 1u) == gridDim.x - 1) {
+        atomicExch(p.queue, 0u);
+        atomicExch(p.queue + 1, 0u);
       }
     }
     return;
@@ -415,7 +480,12 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
 
   int kv_iter = 0;
   uint32_t q_phase = 0;
-  for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+  for (uint32_t item_phase = 0;; item_phase ^= 1) {
+    mbarrier_wait(smem_u32(&item_full), item_phase);
+    const int tile = item_slot;
+    __syncwarp();
+    if (warp_leader) mbarrier_arrive(smem_u32(&item_empty));
+    if (tile >= p.tiles) break;
     const WorkItem w = work_item(p, tile);
     const int wg_row0 = w.m0 + consumer * Tr::kWgmmaM;  // first row of this warpgroup
     const int row0 = wg_row0 + warp * 16 + lane / 4;    // this thread's rows: row0, row0 + 8
@@ -537,6 +607,11 @@ CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int
                                  what);
 }
 
+/// K+V bytes of the heads one section of work items reads: 16 MiB, a bit over a quarter of the
+/// H200's 60 MiB L2 (H100: 50 MiB), so the two sections in flight at a boundary stay resident
+/// next to the streamed Q and O.
+constexpr int64_t kSectionBytes = int64_t{16} << 20;
+
 template <class T>
 void raise_smem_limit() {
   RFL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(flash_attention_wgmma_fwd<T>),
@@ -556,7 +631,8 @@ bool flash_wgmma_supports(const AttentionProblem& p) {
          q_tiles * p.batch * p.heads <= kIntMax;
 }
 
-FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse) {
+FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse,
+                                     unsigned int* queue) {
   using Tr = FlashWgmmaTraits;
   int device = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
@@ -583,6 +659,7 @@ FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float
   l.v_map = encode_heads(p.v, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "V");
   l.o = out;
   l.lse = lse;
+  l.queue = queue;
   l.heads = static_cast<int>(p.heads);
   l.group = static_cast<int>(p.heads / p.kv_heads);
   l.q_len = static_cast<int>(p.q_len);
@@ -594,6 +671,16 @@ FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float
   l.causal = p.causal;
   l.bf16 = bf16;
   l.grid_blocks = std::min(l.tiles, sm_count);
+  // Sections of whole KV heads whose K and V take at most kSectionBytes (at least one KV head),
+  // then cut batch·heads into that many sections of equal size (a short last section would
+  // leave its long causal items for the end of the launch).
+  const int64_t kv_head_bytes = 2 * p.kv_len * Tr::kHeadDim * Tr::kElemBytes;
+  const int64_t per_section =
+      std::max<int64_t>(1, kSectionBytes / std::max<int64_t>(1, kv_head_bytes)) * l.group;
+  const int64_t heads_total = p.batch * p.heads;
+  const int64_t sections = (heads_total + per_section - 1) / per_section;
+  l.section_heads = static_cast<int>(heads_total / sections);
+  l.wide_sections = static_cast<int>(heads_total % sections);
   return l;
 }
 
@@ -602,12 +689,15 @@ void launch_flash_wgmma(const FlashWgmmaLaunch& l, cudaStream_t stream) {
   FlashWgmmaParams params{};
   params.o = l.o;
   params.lse = l.lse;
+  params.queue = l.queue;
   params.heads = l.heads;
   params.group = l.group;
   params.q_len = l.q_len;
   params.kv_len = l.kv_len;
   params.q_tiles = l.q_tiles;
   params.tiles = l.tiles;
+  params.section_heads = l.section_heads;
+  params.wide_sections = l.wide_sections;
   params.scale = l.scale;
   params.scale_log2 = l.scale_log2;
   params.causal = l.causal;

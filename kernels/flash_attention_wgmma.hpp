@@ -19,12 +19,18 @@ struct FlashWgmmaLaunch {
   CUtensorMap v_map;     ///< V, as K
   void* o = nullptr;     ///< O [batch, heads, q_len, 128], dtype of Q
   float* lse = nullptr;  ///< fp32 [batch, heads, q_len]
+  /// The work queue: 2 counters, 0 before the first launch; every launch leaves them at 0.
+  unsigned int* queue = nullptr;
   int heads = 0;
   int group = 0;  ///< heads / kv_heads: query heads per KV head (GQA)
   int q_len = 0;
   int kv_len = 0;
-  int q_tiles = 0;         ///< ⌈q_len / 128⌉
-  int tiles = 0;           ///< q_tiles · batch · heads: work items of the persistent grid
+  int q_tiles = 0;  ///< ⌈q_len / 128⌉
+  int tiles = 0;    ///< q_tiles · batch · heads: work items of the persistent grid
+  /// Work items come in sections of consecutive heads (K/V L2 reuse): the first wide_sections
+  /// sections have section_heads + 1 heads, the others section_heads.
+  int section_heads = 0;
+  int wide_sections = 0;
   float scale = 0.f;       ///< softmax scale (natural base), for the log-sum-exp
   float scale_log2 = 0.f;  ///< scale·log2(e)
   bool causal = false;
@@ -40,9 +46,13 @@ bool flash_wgmma_supports(const AttentionProblem& p);
 /// Prepares one forward pass for the current device (which must be compute capability 9.0; the
 /// caller checks): encodes the three tensor maps (kernels/common/sm90_host.hpp), raises the
 /// kernel's dynamic shared-memory limit and sizes the grid. `out`, `lse`: as
-/// launch_flash_attention. Pointers must be 16-byte aligned. Throws environment_error when the
-/// driver refuses a tensor map, the device has too little shared memory or a CUDA call fails.
-FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse);
+/// launch_flash_attention. Pointers must be 16-byte aligned. `queue`: 2 unsigned ints of device
+/// memory, zero before the first launch (each launch resets them when it ends); launches that
+/// share it must run one after the other (one stream), never concurrently. Throws
+/// environment_error when the driver refuses a tensor map, the device has too little shared
+/// memory or a CUDA call fails.
+FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse,
+                                     unsigned int* queue);
 
 /// Enqueues the kernel "flash_attention_wgmma_fwd" on `stream` (one launch) and checks the launch.
 void launch_flash_wgmma(const FlashWgmmaLaunch& launch, cudaStream_t stream);

@@ -330,6 +330,57 @@ TEST_P(FlashAttention, GroupedQueryAttention) {
   }
 }
 
+// More work items than an H200 has SMs (132), so v3's blocks pull several items each from its
+// work queue: rows without visible keys (items with no key tile) next to GQA, fp16 with
+// q_len < kv_len and a partial last key tile, and a kv_len whose K/V sections split 8 heads
+// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads).
+TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
+  struct Case {
+    int64_t batch, heads, kv_heads, q_len, kv_len;
+    bool causal;
+    Dtype dtype;
+  };
+  for (const Case& c : {Case{1, 16, 4, 3000, 1000, true, Dtype::kBf16},
+                        Case{3, 8, 8, 1000, 4097, true, Dtype::kFp16},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16}}) {
+    SCOPED_TRACE(testing::Message()
+                 << "B " << c.batch << " H " << c.heads << " Hkv " << c.kv_heads << " q " << c.q_len
+                 << " kv " << c.kv_len << " causal " << c.causal);
+    DeviceAttention a =
+        make_attention(c.batch, c.heads, c.kv_heads, 128, c.q_len, c.kv_len, c.causal, c.dtype, 23);
+    run_flash(a);
+    expect_valid(validate_attention_output(a.p, a.o.get(), default_tolerance(c.dtype)));
+  }
+}
+
+// v3's work queue lives in the run and every launch must leave it at 0 for the next one: launch
+// one run many times on one stream, then validate() (O poisoned, one more launch) must pass; a
+// queue left past 0 would make that launch skip work items and leave NaN rows.
+TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
+  for (bool causal : {true, false}) {
+    SCOPED_TRACE(testing::Message() << "causal " << causal);
+    Shape shape;
+    shape.batch = 2;
+    shape.heads = 8;
+    shape.kv_heads = 8;
+    shape.head_dim = 128;
+    shape.seq_len = 2000;  // 16 query tiles · 16 heads = 256 work items
+    shape.causal = causal;
+    const OperatorSpec& spec = find_operator("flash_attention");
+    spec.check_shape(shape);
+    const std::unique_ptr<OperatorRun> run = spec.create(shape);
+    EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
+    run->fill_random(77);
+    cudaStream_t stream = nullptr;
+    RFL_CUDA_CHECK(cudaStreamCreate(&stream));
+    for (int i = 0; i < 50; ++i) run->launch(stream);
+    RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    RFL_CUDA_CHECK(cudaStreamDestroy(stream));
+    expect_valid(run->validate());
+  }
+}
+
 TEST_P(FlashAttention, LogSumExpMatchesFloat64) {
   for (int64_t head_dim : {64, 128}) {
     SCOPED_TRACE(testing::Message() << "d " << head_dim);
