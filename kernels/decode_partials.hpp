@@ -1,0 +1,221 @@
+// Decode attention's split-KV bookkeeping (kernels/decode_attention.cu): the kernel parameters,
+// a block's part of the flat key range, the log-sum-exp merge, and the end of a segment: the
+// block's partial to the fp32 workspace, then, in the last block to finish a KV head, the merge
+// of all its parts into O (the step a separate combine kernel did up to v3). Device code:
+// include from .cu files only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/common/pack_pair.hpp"
+
+namespace rooflinectl::decode {
+
+/// Kernel arguments. The cache is one flat range of total_keys = batch·kv_heads·kv_len keys:
+/// flat key f is row f of K and V seen as [total_keys, head_dim], in KV head f / kv_len (the
+/// batch·kv_heads index b·kv_heads + kv_head). Part x covers flat keys
+/// [x·keys_per_part, min(total_keys, (x + 1)·keys_per_part)). Query rows (b·heads + h) of KV
+/// head f / kv_len are (f / kv_len)·group + r, r < group.
+struct DecodeParams {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  /// Unnormalized Σ p·v, [parts, slots, group, head_dim]; slot j of part x is KV head
+  /// (x·keys_per_part) / kv_len + j.
+  float* partial_o;
+  /// (max of log2-scaled scores, Σ 2^(s - max)), [parts, slots, group].
+  float2* partial_ml;
+  /// Arrival counters, [batch·kv_heads, head chunks]: the blocks of a (KV head, head chunk) that
+  /// have written their partial. Zero before a launch; the last block to arrive resets its own.
+  unsigned int* arrivals;
+  int64_t kv_len;
+  int64_t group;  ///< g = heads / kv_heads
+  int64_t total_keys;
+  int64_t keys_per_part;
+  int64_t slots;       ///< most KV heads one part touches
+  float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
+};
+
+/// Merges the log-sum-exp state (m2, l2, o2) into (m, l, o): both are partial softmax sums over
+/// disjoint key sets in base 2; an empty set is (-inf, 0, 0).
+template <int kCount>
+__device__ __forceinline__ void merge_state(float& m, float& l, float (&o)[kCount], float m2,
+                                            float l2, const float (&o2)[kCount]) {
+  const float m_new = fmaxf(m, m2);
+  const float m_ref = m_new == -INFINITY ? 0.0f : m_new;  // both empty: weights 0, not NaN
+  const float a = exp2f(m - m_ref);
+  const float b = exp2f(m2 - m_ref);
+  l = fmaf(l, a, l2 * b);
+#pragma unroll
+  for (int c = 0; c < kCount; ++c) o[c] = fmaf(o[c], a, o2[c] * b);
+  m = m_new;
+}
+
+/// Merges the block's per-warp online-softmax states of one segment — warp_o[w][h][c]
+/// (unnormalized Σ p·v), warp_ml[w][h] = (max of log2-scaled scores, Σ 2^(s − max)) — with the
+/// log-sum-exp rescale and writes one partial per query head h < heads_here to workspace slot
+/// `slot` (partial_o[entry·d + c], partial_ml[entry], entry = slot·group + head_begin + h). Warps
+/// that saw no key hold (−inf, 0, 0) and weigh 0; warp 0 always saw one, so the max is finite.
+/// All kThreads threads of the block call it between two barriers.
+template <int kThreads, int kWarps, int kHeads, int kHeadDim>
+__device__ __forceinline__ void write_block_partial(const float (&warp_o)[kWarps][kHeads][kHeadDim],
+                                                    const float2 (&warp_ml)[kWarps][kHeads],
+                                                    const DecodeParams& p, int64_t slot,
+                                                    int64_t head_begin, int heads_here) {
+  for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kThreads) {
+    const int h = idx / kHeadDim;
+    const int c = idx % kHeadDim;
+    float m_max = -INFINITY;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
+    float l_sum = 0.0f;
+    float acc = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float weight = exp2f(warp_ml[w][h].x - m_max);
+      l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
+      acc = fmaf(warp_o[w][h][c], weight, acc);
+    }
+    const int64_t entry = slot * p.group + head_begin + h;
+    p.partial_o[entry * kHeadDim + c] = acc;
+    if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
+  }
+}
+
+/// A block's share of the flat split: part blockIdx.x's keys [begin, end), first_kv = the KV
+/// head (b·kv_heads + kv_head) of its first key, and the query heads [head_begin, head_begin +
+/// heads_here) of each group for head chunk blockIdx.y (kHeads per chunk).
+struct BlockPart {
+  int64_t begin;
+  int64_t end;
+  int64_t first_kv;
+  int64_t head_begin;
+  int heads_here;
+};
+
+template <int kHeads>
+__device__ __forceinline__ BlockPart block_part(const DecodeParams& p) {
+  BlockPart part;
+  part.begin = static_cast<int64_t>(blockIdx.x) * p.keys_per_part;
+  part.end = min(p.total_keys, part.begin + p.keys_per_part);
+  part.first_kv = part.begin / p.kv_len;
+  part.head_begin = static_cast<int64_t>(blockIdx.y) * kHeads;
+  part.heads_here = static_cast<int>(min(p.group - part.head_begin, int64_t{kHeads}));
+  return part;
+}
+
+/// Called by every thread of a block after it wrote its partial for KV head batch_kv (and the
+/// block's head chunk): counts the block in, and if it is the last of the parts that touch that
+/// KV head, merges all their partials and writes O for the chunk's heads. O = Σ_x 2^(m_x − M)·o_x
+/// / Σ_x 2^(m_x − M)·l_x over those parts x, M = max_x m_x (each holds one of the KV head's keys
+/// at least, so m_x is finite and l_x > 0). Ordering, the pattern of cooperative groups' grid
+/// barrier (CUDA C++ Programming Guide, "Memory Fence Functions"): a block barrier after the
+/// partial writes, then thread 0 fences (release, cumulative over the block's writes the barrier
+/// ordered before it) and counts the block in; in the last block thread 0 fences again (acquire)
+/// before the barrier after which all threads read the partials, through L2 (ld.cg). The last
+/// block resets the counter, so the next launch finds it at zero.
+/// Work split: an output item is one float4 of one head's row; each item gets `lanes` adjacent
+/// threads (a power of two, as many as the block has to spare), lane j takes parts first + j,
+/// first + j + lanes, ..., kBatch at a time with independent loads, keeps an online state, and
+/// the lanes are merged by shuffles.
+template <class T, int kThreads, int kHeadDim, int kBatch>
+__device__ void merge_if_last(const DecodeParams& p, const BlockPart& part, int64_t batch_kv) {
+  __shared__ bool is_last;
+  const int64_t first = batch_kv * p.kv_len / p.keys_per_part;
+  const int64_t last = ((batch_kv + 1) * p.kv_len - 1) / p.keys_per_part;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned int* counter = p.arrivals + batch_kv * gridDim.y + blockIdx.y;
+    __threadfence();
+    const unsigned int arrived = atomicAdd(counter, 1u) + 1u;
+    is_last = arrived == static_cast<unsigned int>(last - first + 1);
+    if (is_last) atomicExch(counter, 0u);
+    __threadfence();
+  }
+  __syncthreads();
+  if (!is_last) return;
+
+  constexpr int kVecs = kHeadDim / 4;  // float4 vectors per head row
+  const int items = part.heads_here * kVecs;
+  int lanes = 1;
+  while (lanes < 32 && items * lanes * 2 <= kThreads) lanes *= 2;
+  // Part x's slot for this KV head: batch_kv − (x's first KV head), which is 0 for every part
+  // after `first` (they start inside this KV head).
+  const int64_t first_slot = batch_kv - first * p.keys_per_part / p.kv_len;
+  for (int base = 0; base < items * lanes; base += kThreads) {  // uniform trip count
+    const int idx = base + static_cast<int>(threadIdx.x);
+    const int item = idx / lanes;
+    const int64_t head = part.head_begin + item / kVecs;
+    const int vec = item % kVecs;
+    float m = -INFINITY;
+    float l = 0.0f;
+    float acc[4] = {};
+    const int64_t stride = int64_t{lanes} * kBatch;
+    for (int64_t x0 = first + idx % lanes; item < items && x0 <= last; x0 += stride) {
+      float2 ml[kBatch];
+      float4 o[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int64_t x = x0 + int64_t{j} * lanes;
+        const int64_t entry = (x * p.slots + (x == first ? first_slot : 0)) * p.group + head;
+        ml[j] = x <= last ? __ldcg(p.partial_ml + entry) : make_float2(-INFINITY, 0.0f);
+        o[j] = x <= last ? __ldcg(reinterpret_cast<const float4*>(p.partial_o + entry * kHeadDim) +
+                                  vec)
+                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+      float m_new = m;
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) m_new = fmaxf(m_new, ml[j].x);  // finite: x0 ≤ last
+      const float alpha = exp2f(m - m_new);  // 0 on the first batch (m = −inf)
+      l *= alpha;
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[c] *= alpha;
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const float w = exp2f(ml[j].x - m_new);  // padding entries: 2^−inf = 0
+        l = fmaf(ml[j].y, w, l);
+        acc[0] = fmaf(o[j].x, w, acc[0]);
+        acc[1] = fmaf(o[j].y, w, acc[1]);
+        acc[2] = fmaf(o[j].z, w, acc[2]);
+        acc[3] = fmaf(o[j].w, w, acc[3]);
+      }
+      m = m_new;
+    }
+    for (int offset = 1; offset < lanes; offset *= 2) {  // lanes of an item share a warp
+      float acc2[4];
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc2[c] = __shfl_xor_sync(0xffffffffu, acc[c], offset);
+      const float m2 = __shfl_xor_sync(0xffffffffu, m, offset);
+      const float l2 = __shfl_xor_sync(0xffffffffu, l, offset);
+      merge_state(m, l, acc, m2, l2, acc2);
+    }
+    if (item < items && idx % lanes == 0) {
+      const float inv_l = 1.0f / l;
+      const uint2 packed = make_uint2(pack_pair<T>(acc[0] * inv_l, acc[1] * inv_l),
+                                      pack_pair<T>(acc[2] * inv_l, acc[3] * inv_l));
+      *reinterpret_cast<uint2*>(static_cast<T*>(p.o) + (batch_kv * p.group + head) * kHeadDim +
+                                vec * 4) = packed;
+    }
+  }
+}
+
+/// Ends the block's segment in KV head batch_kv: the warp states in warp_o / warp_ml (written
+/// by each warp before the call) become the part's partial, then the last part merges. All
+/// threads call it; shared memory is free for the next segment when it returns.
+template <class T, int kThreads, int kMergeBatch, int kWarps, int kHeads, int kHeadDim>
+__device__ __forceinline__ void finish_segment(const float (&warp_o)[kWarps][kHeads][kHeadDim],
+                                               const float2 (&warp_ml)[kWarps][kHeads],
+                                               const DecodeParams& p, const BlockPart& part,
+                                               int64_t batch_kv) {
+  __syncthreads();
+  const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - part.first_kv);
+  write_block_partial<kThreads>(warp_o, warp_ml, p, slot, part.head_begin, part.heads_here);
+  merge_if_last<T, kThreads, kHeadDim, kMergeBatch>(p, part, batch_kv);
+  __syncthreads();
+}
+
+}  // namespace rooflinectl::decode
