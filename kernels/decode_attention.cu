@@ -310,9 +310,9 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
 constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
-// Partials per merge batch: the ~8–10 parts of a KV head at the benchmark's g = 4 in about one
-// round of loads, within the kernel's 128 registers (a batch of 16 spilled at d = 64).
-constexpr int kMmaMergeBatch = 8;
+// Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over
+// 64 KV heads) in one round of loads, within the kernel's 128 registers (16 spilled at d = 64).
+constexpr int kMmaMergeBatch = 12;
 
 /// c += a · b for one m16n8k16 tile, fp32 accumulate (PTX ISA, "Matrix Fragments for
 /// mma.m16n8k16 with floating point type": lane = 4·group + tid; a: rows group, group + 8,
