@@ -7,13 +7,18 @@
 // Versions:
 //   decode_attention_v5_mma_gqa_fused_merge  g ≥ 2: v3's kernel with v4's in-kernel merge.
 //   decode_attention_v4_flat_fused_merge     g = 1: v2's kernel with the merge folded in: no
-//                                 second (combine) launch. Each block counts itself in on an
-//                                 arrival counter per (KV head, head chunk) after writing its
-//                                 partial; the last of the parts that touch the KV head merges
-//                                 all their partials (independent L2 loads, a batch per thread,
-//                                 several threads per output vector where the block has threads
-//                                 to spare) and writes O, then resets the counter for the next
-//                                 launch. v2/v3 ran a separate decode_combine kernel (one block
+//                                 second (combine) launch. At the end of its part each block
+//                                 takes a ticket on an arrival word per (KV head, head chunk)
+//                                 while it reduces its warps' states; the last of the parts that
+//                                 touch the KV head keeps its own partial in shared memory,
+//                                 waits (rarely) for the others' written count, merges their
+//                                 partials (independent L2 loads, a batch per thread, several
+//                                 threads per output vector where the block has threads to
+//                                 spare) and writes O, then resets the word for the next launch;
+//                                 the others write their partial and count it with a release
+//                                 add (decode_partials.hpp, arrive_ticket). The first protocol
+//                                 (partial, fence, count, fence: RFL_DECODE_MERGE=fence) put two
+//                                 fences and a workspace round trip on the critical path. v2/v3 ran a separate decode_combine kernel (one block
 //                                 per query row, two serial passes over the parts): 12 µs per
 //                                 call on an H200 against ~3.4 µs for cuDNN's reduction.
 //   decode_attention_v3_mma_gqa   g ≥ 2: v2's flat split with the dot products on tensor cores
@@ -67,6 +72,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -311,8 +318,9 @@ constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
 constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
 // Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over
-// 64 KV heads) in one round of loads, within the kernel's 128 registers (16 spilled at d = 64).
-constexpr int kMmaMergeBatch = 12;
+// 64 KV heads) in one round of loads, within the kernel's 128 registers (12 spilled 16 bytes at
+// d = 128 once the ticket protocol was added).
+constexpr int kMmaMergeBatch = 10;
 
 /// c += a · b for one m16n8k16 tile, fp32 accumulate (PTX ISA, "Matrix Fragments for
 /// mma.m16n8k16 with floating point type": lane = 4·group + tid; a: rows group, group + 8,
@@ -569,7 +577,37 @@ struct DecodePlan {
   int64_t parts = 1;
   int64_t keys_per_part = 1;
   int64_t slots = 1;
+  bool ticket_merge = true;  ///< RFL_DECODE_MERGE (see decode_merge_protocol)
 };
+
+// Experiment switches, read per plan (benchmark comparisons of one build; not part of the CLI):
+//   RFL_DECODE_MERGE=ticket (default) | fence   the end-of-part protocol (DecodeParams).
+//   RFL_DECODE_BLOCKS_PER_SM=n                   sizes the part count for n blocks per SM
+//                                                instead of the occupancy (n below it: fewer,
+//                                                longer parts; above: more than one wave).
+constexpr const char* kMergeVariable = "RFL_DECODE_MERGE";
+constexpr const char* kBlocksPerSmVariable = "RFL_DECODE_BLOCKS_PER_SM";
+
+/// True for the ticket protocol; throws bad_input for anything but unset, "ticket" or "fence".
+bool decode_merge_protocol() {
+  const char* text = std::getenv(kMergeVariable);
+  if (text == nullptr || *text == '\0') return true;
+  const std::string value(text);
+  if (value == "ticket") return true;
+  if (value == "fence") return false;
+  throw bad_input(fmt::format("{}={}: must be ticket or fence", kMergeVariable, value));
+}
+
+/// RFL_DECODE_BLOCKS_PER_SM (≥ 1), or `resident` when unset.
+int blocks_per_sm_for_parts(int resident) {
+  const char* text = std::getenv(kBlocksPerSmVariable);
+  if (text == nullptr || *text == '\0') return resident;
+  const int blocks = std::atoi(text);
+  if (blocks < 1) {
+    throw bad_input(fmt::format("{}={}: must be a positive integer", kBlocksPerSmVariable, text));
+  }
+  return blocks;
+}
 
 /// Part count: one wave of resident blocks (sm_count × resident_blocks_per_sm, shared among the
 /// head chunks), so that every block streams the same number of bytes at once; fewer when the
@@ -604,11 +642,18 @@ DecodePlan make_decode_plan(const Shape& s) {
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &resident, reinterpret_cast<const void*>(plan.kernels.split), plan.kernels.split_threads, 0));
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
-  const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
+  const int64_t parts =
+      choose_num_parts(total_keys, plan.head_chunks, sm_count, blocks_per_sm_for_parts(resident));
   plan.keys_per_part = (total_keys + parts - 1) / parts;
   plan.parts = (total_keys + plan.keys_per_part - 1) / plan.keys_per_part;
   // A range of n keys meets at most floor((n - 1) / L) + 2 KV heads of L keys.
   plan.slots = std::min(s.batch * s.kv_heads, (plan.keys_per_part - 1) / s.seq_len + 2);
+  plan.ticket_merge = decode_merge_protocol();
+  // The ticket protocol counts a KV head's parts in 16-bit fields (kTicketMask).
+  if (plan.parts > static_cast<int64_t>(decode::kTicketMask)) {
+    throw bad_input(fmt::format("decode_attention: {} parts, over the {} the merge counts",
+                                plan.parts, decode::kTicketMask));
+  }
   return plan;
 }
 
@@ -683,6 +728,7 @@ class DecodeAttentionRun final : public OperatorRun {
     params.keys_per_part = plan_.keys_per_part;
     params.slots = plan_.slots;
     params.q_scale_log2 = static_cast<float>(softmax_scale() * kLog2e);
+    params.ticket_merge = plan_.ticket_merge;
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
     plan_.kernels
@@ -691,9 +737,7 @@ class DecodeAttentionRun final : public OperatorRun {
     RFL_CHECK_LAUNCH();
   }
 
-  std::vector<std::string> kernel_names() const override {
-    return {"decode_split_kv"};
-  }
+  std::vector<std::string> kernel_names() const override { return {"decode_split_kv"}; }
 
   std::string version() const override {
     return shape_.group_size() == 1 ? "decode_attention_v4_flat_fused_merge"
