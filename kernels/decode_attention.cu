@@ -170,7 +170,8 @@ __device__ __forceinline__ uint4 load_streaming(const void* src) {
 template <class T, int kHeadDim, int kHeads>
 __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(const DecodeParams p) {
   using Tr = DecodeTraits<kHeadDim, kHeads>;
-  __shared__ float warp_o[kDecodeWarps][kHeads][kHeadDim];
+  // 16-byte aligned: finish_segment reads and writes it as float4.
+  __shared__ __align__(16) float warp_o[kDecodeWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kDecodeWarps][kHeads];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -373,7 +374,8 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
   constexpr int kChunksK = kHeadDim / 32;   // 16-byte K (and q) vectors per key row per lane
   constexpr int kChunksV = kHeadDim / 64;   // 16-byte V vectors per key row per lane
   constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ
-  __shared__ float warp_o[kMmaWarps][kHeads][kHeadDim];
+  // 16-byte aligned: finish_segment reads and writes it as float4.
+  __shared__ __align__(16) float warp_o[kMmaWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kMmaWarps][kHeads];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;

@@ -338,8 +338,9 @@ __device__ __forceinline__ bool arrive_ticket(float (&warp_o)[kWarps][kHeads][kH
 }
 
 /// Ends the block's segment in KV head batch_kv: the warp states in warp_o / warp_ml (written
-/// by each warp before the call) become the part's partial, then the last part merges. All
-/// threads call it; shared memory is free for the next segment when it returns.
+/// by each warp before the call) become the part's partial, then the last part merges. warp_o
+/// must be 16-byte aligned (__align__(16)): its rows are copied and read as float4. All threads
+/// call it; shared memory is free for the next segment when it returns.
 template <class T, int kThreads, int kMergeBatch, int kWarps, int kHeads, int kHeadDim>
 __device__ __forceinline__ void finish_segment(float (&warp_o)[kWarps][kHeads][kHeadDim],
                                                const float2 (&warp_ml)[kWarps][kHeads],
