@@ -17,10 +17,11 @@
 //                                 spare) and writes O, then resets the word for the next launch;
 //                                 the others write their partial and count it with a release
 //                                 add (decode_partials.hpp, arrive_ticket). The first protocol
-//                                 (partial, fence, count, fence: RFL_DECODE_MERGE=fence) put two
-//                                 fences and a workspace round trip on the critical path. v2/v3 ran a separate decode_combine kernel (one block
-//                                 per query row, two serial passes over the parts): 12 µs per
-//                                 call on an H200 against ~3.4 µs for cuDNN's reduction.
+//                                 (partial, fence, count, fence) put two fences and a workspace
+//                                 round trip on the critical path. v2/v3 ran a separate
+//                                 decode_combine kernel (one block per query row, two serial
+//                                 passes over the parts): 12 µs per call on an H200 against
+//                                 ~3.4 µs for cuDNN's reduction.
 //   decode_attention_v3_mma_gqa   g ≥ 2: v2's flat split with the dot products on tensor cores
 //                                 (mma.sync m16n8k16, fp32 accumulate): a warp step takes 16
 //                                 keys, S = Q·Kᵀ with the block's 8 (g ≤ 8) or 16 query heads as
@@ -72,8 +73,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -96,7 +95,7 @@ using decode::merge_state;
 
 constexpr int kDecodeWarps = 8;
 constexpr int kDecodeThreads = kDecodeWarps * 32;
-// Partials each thread of the final merge loads at once (merge_if_last): small enough that the
+// Partials each thread of the final merge loads at once (merge_parts): small enough that the
 // merge fits the CUDA-core kernel's 64 registers (4 blocks of 256 threads per SM); at g = 1 the
 // merge spreads a head's parts over up to 8 threads per output vector instead.
 constexpr int kFlatMergeBatch = 4;
@@ -579,37 +578,7 @@ struct DecodePlan {
   int64_t parts = 1;
   int64_t keys_per_part = 1;
   int64_t slots = 1;
-  bool ticket_merge = true;  ///< RFL_DECODE_MERGE (see decode_merge_protocol)
 };
-
-// Experiment switches, read per plan (benchmark comparisons of one build; not part of the CLI):
-//   RFL_DECODE_MERGE=ticket (default) | fence   the end-of-part protocol (DecodeParams).
-//   RFL_DECODE_BLOCKS_PER_SM=n                   sizes the part count for n blocks per SM
-//                                                instead of the occupancy (n below it: fewer,
-//                                                longer parts; above: more than one wave).
-constexpr const char* kMergeVariable = "RFL_DECODE_MERGE";
-constexpr const char* kBlocksPerSmVariable = "RFL_DECODE_BLOCKS_PER_SM";
-
-/// True for the ticket protocol; throws bad_input for anything but unset, "ticket" or "fence".
-bool decode_merge_protocol() {
-  const char* text = std::getenv(kMergeVariable);
-  if (text == nullptr || *text == '\0') return true;
-  const std::string value(text);
-  if (value == "ticket") return true;
-  if (value == "fence") return false;
-  throw bad_input(fmt::format("{}={}: must be ticket or fence", kMergeVariable, value));
-}
-
-/// RFL_DECODE_BLOCKS_PER_SM (≥ 1), or `resident` when unset.
-int blocks_per_sm_for_parts(int resident) {
-  const char* text = std::getenv(kBlocksPerSmVariable);
-  if (text == nullptr || *text == '\0') return resident;
-  const int blocks = std::atoi(text);
-  if (blocks < 1) {
-    throw bad_input(fmt::format("{}={}: must be a positive integer", kBlocksPerSmVariable, text));
-  }
-  return blocks;
-}
 
 /// Part count: one wave of resident blocks (sm_count × resident_blocks_per_sm, shared among the
 /// head chunks), so that every block streams the same number of bytes at once; fewer when the
@@ -644,13 +613,11 @@ DecodePlan make_decode_plan(const Shape& s) {
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &resident, reinterpret_cast<const void*>(plan.kernels.split), plan.kernels.split_threads, 0));
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
-  const int64_t parts =
-      choose_num_parts(total_keys, plan.head_chunks, sm_count, blocks_per_sm_for_parts(resident));
+  const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
   plan.keys_per_part = (total_keys + parts - 1) / parts;
   plan.parts = (total_keys + plan.keys_per_part - 1) / plan.keys_per_part;
   // A range of n keys meets at most floor((n - 1) / L) + 2 KV heads of L keys.
   plan.slots = std::min(s.batch * s.kv_heads, (plan.keys_per_part - 1) / s.seq_len + 2);
-  plan.ticket_merge = decode_merge_protocol();
   // The ticket protocol counts a KV head's parts in 16-bit fields (kTicketMask).
   if (plan.parts > static_cast<int64_t>(decode::kTicketMask)) {
     throw bad_input(fmt::format("decode_attention: {} parts, over the {} the merge counts",
@@ -683,7 +650,7 @@ class DecodeAttentionRun final : public OperatorRun {
         partial_o_(workspace_floats(shape, plan_)),
         partial_ml_(workspace_stats(shape, plan_)),
         arrivals_(workspace_counters(shape, plan_)) {
-    // Zeroed once: each launch leaves every counter at zero again (merge_if_last). Synchronized
+    // Zeroed once: each launch leaves every counter at zero again (arrive_ticket). Synchronized
     // because launches may come on a non-blocking stream, unordered with this memset.
     RFL_CUDA_CHECK(cudaMemset(arrivals_.get(), 0, static_cast<size_t>(arrivals_.bytes())));
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -730,7 +697,6 @@ class DecodeAttentionRun final : public OperatorRun {
     params.keys_per_part = plan_.keys_per_part;
     params.slots = plan_.slots;
     params.q_scale_log2 = static_cast<float>(softmax_scale() * kLog2e);
-    params.ticket_merge = plan_.ticket_merge;
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
     plan_.kernels

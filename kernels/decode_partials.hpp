@@ -38,9 +38,6 @@ struct DecodeParams {
   int64_t keys_per_part;
   int64_t slots;       ///< most KV heads one part touches
   float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
-  /// Merge protocol (finish_segment): true = ticket first (merge_ticket), false = the partial
-  /// first, then fence, count, fence (merge_if_last). Experiment switch, RFL_DECODE_MERGE.
-  bool ticket_merge;
 };
 
 /// Arrival word of a (KV head, head chunk) in the ticket protocol: the low 16 bits count the
@@ -86,37 +83,6 @@ __device__ __forceinline__ void merge_state(float& m, float& l, float (&o)[kCoun
   m = m_new;
 }
 
-/// Merges the block's per-warp online-softmax states of one segment — warp_o[w][h][c]
-/// (unnormalized Σ p·v), warp_ml[w][h] = (max of log2-scaled scores, Σ 2^(s − max)) — with the
-/// log-sum-exp rescale and writes one partial per query head h < heads_here to workspace slot
-/// `slot` (partial_o[entry·d + c], partial_ml[entry], entry = slot·group + head_begin + h). Warps
-/// that saw no key hold (−inf, 0, 0) and weigh 0; warp 0 always saw one, so the max is finite.
-/// All kThreads threads of the block call it between two barriers.
-template <int kThreads, int kWarps, int kHeads, int kHeadDim>
-__device__ __forceinline__ void write_block_partial(const float (&warp_o)[kWarps][kHeads][kHeadDim],
-                                                    const float2 (&warp_ml)[kWarps][kHeads],
-                                                    const DecodeParams& p, int64_t slot,
-                                                    int64_t head_begin, int heads_here) {
-  for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kThreads) {
-    const int h = idx / kHeadDim;
-    const int c = idx % kHeadDim;
-    float m_max = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
-    float l_sum = 0.0f;
-    float acc = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float weight = exp2f(warp_ml[w][h].x - m_max);
-      l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
-      acc = fmaf(warp_o[w][h][c], weight, acc);
-    }
-    const int64_t entry = slot * p.group + head_begin + h;
-    p.partial_o[entry * kHeadDim + c] = acc;
-    if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
-  }
-}
-
 /// A block's share of the flat split: part blockIdx.x's keys [begin, end), first_kv = the KV
 /// head (b·kv_heads + kv_head) of its first key, and the query heads [head_begin, head_begin +
 /// heads_here) of each group for head chunk blockIdx.y (kHeads per chunk).
@@ -151,9 +117,9 @@ __device__ __forceinline__ int64_t partial_entry(const DecodeParams& p, int64_t 
 /// Merges the partials of parts first..last for KV head batch_kv (and the block's head chunk)
 /// and writes O for the chunk's heads: O = Σ_x 2^(m_x − M)·o_x / Σ_x 2^(m_x − M)·l_x, M = max_x
 /// m_x (each part holds one of the KV head's keys at least, so m_x is finite and l_x > 0).
-/// Partials come from the workspace through L2 (ld.cg), except part blockIdx.x's own when
-/// own_o is not null: then it is read from shared memory, own_o[h·kHeadDim + c] and own_ml[h]
-/// for the block's head h. The caller has ordered the partial writes before this call.
+/// Partials come from the workspace through L2 (ld.cg), except part blockIdx.x's own, read from
+/// shared memory: own_o[h·kHeadDim + c] (16-byte aligned) and own_ml[h] for the block's head h.
+/// The caller has ordered the other parts' partial writes before this call.
 /// Work split: an output item is one float4 of one head's row; each item gets `lanes` adjacent
 /// threads (a power of two, as many as the block has to spare), lane j takes parts first + j,
 /// first + j + lanes, ..., kBatch at a time with independent loads, keeps an online state, and
@@ -165,7 +131,7 @@ __device__ void merge_parts(const DecodeParams& p, const BlockPart& part, int64_
   const int items = part.heads_here * kVecs;
   int lanes = 1;
   while (lanes < 32 && items * lanes * 2 <= kThreads) lanes *= 2;
-  const int64_t skip = own_o != nullptr ? static_cast<int64_t>(blockIdx.x) : int64_t{-1};
+  const int64_t own = blockIdx.x;
   const int64_t first_entry = partial_entry(p, batch_kv, first, first);
   for (int base = 0; base < items * lanes; base += kThreads) {  // uniform trip count
     const int idx = base + static_cast<int>(threadIdx.x);
@@ -176,7 +142,7 @@ __device__ void merge_parts(const DecodeParams& p, const BlockPart& part, int64_
     float m = -INFINITY;
     float l = 0.0f;
     float acc[4] = {};
-    if (own_o != nullptr && item < items && idx % lanes == 0) {
+    if (item < items && idx % lanes == 0) {
       const float4 o = *reinterpret_cast<const float4*>(own_o + local_head * kHeadDim + vec * 4);
       m = own_ml[local_head].x;
       l = own_ml[local_head].y;
@@ -192,7 +158,7 @@ __device__ void merge_parts(const DecodeParams& p, const BlockPart& part, int64_
 #pragma unroll
       for (int j = 0; j < kBatch; ++j) {
         const int64_t x = x0 + int64_t{j} * lanes;
-        const bool load = x <= last && x != skip;
+        const bool load = x <= last && x != own;
         const int64_t entry = (x == first ? first_entry : x * p.slots * p.group) + head;
         ml[j] = load ? __ldcg(p.partial_ml + entry) : make_float2(-INFINITY, 0.0f);
         o[j] = load ? __ldcg(reinterpret_cast<const float4*>(p.partial_o + entry * kHeadDim) + vec)
@@ -246,32 +212,8 @@ __device__ __forceinline__ int64_t last_part(const DecodeParams& p, int64_t batc
   return ((batch_kv + 1) * p.kv_len - 1) / p.keys_per_part;
 }
 
-/// Partial first protocol. Called by every thread of a block after it wrote its partial for KV
-/// head batch_kv (and the block's head chunk): counts the block in and returns true (in every
-/// thread) if it is the last of the parts that touch that KV head, which then merges all their
-/// partials (merge_parts). Ordering, the pattern of cooperative groups' grid barrier (CUDA C++
-/// Programming Guide, "Memory Fence Functions"): a block barrier after the partial writes, then
-/// thread 0 fences (release, cumulative over the block's writes the barrier ordered before it)
-/// and counts the block in; in the last block thread 0 fences again (acquire) before the barrier
-/// after which all threads read the partials. The last block resets the counter, so the next
-/// launch finds it at zero.
-__device__ __forceinline__ bool arrive_after_partial(const DecodeParams& p, int64_t batch_kv,
-                                                     unsigned int parts) {
-  __shared__ bool is_last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned int* counter = p.arrivals + batch_kv * gridDim.y + blockIdx.y;
-    __threadfence();
-    const unsigned int arrived = atomicAdd(counter, 1u) + 1u;
-    is_last = arrived == parts;
-    if (is_last) atomicExch(counter, 0u);
-    __threadfence();
-  }
-  __syncthreads();
-  return is_last;
-}
-
-/// Ticket first protocol: the merging block skips its own workspace round trip and one fence.
+/// End-of-part protocol, ticket first: the merging block skips its own workspace round trip
+/// and the fences of a partial-then-count protocol.
 /// Thread 0 takes a ticket (acquire add of 1 to the arrival word) while the block reduces its
 /// warp states into warp_o[0] / own_ml (shared memory); the block with the last ticket merges,
 /// the others write their partial, then (after a block barrier) add kWrittenOne with release.
@@ -293,8 +235,9 @@ __device__ __forceinline__ bool arrive_ticket(float (&warp_o)[kWarps][kHeads][kH
   __syncthreads();
   unsigned int old = 0;
   if (threadIdx.x == 0) old = atomic_add_acquire(counter, 1u);
-  // Block reduction of the warp states, as write_block_partial, in place into warp_o[0]: the
-  // thread of (h, c) is the only one to read or write warp_o[·][h][c].
+  // Block reduction of the warp states with the log-sum-exp rescale (warps that saw no key hold
+  // (−inf, 0, 0) and weigh 0; warp 0 always saw one), in place into warp_o[0]: the thread of
+  // (h, c) is the only one to read or write warp_o[·][h][c].
   for (int idx = static_cast<int>(threadIdx.x); idx < part.heads_here * kHeadDim; idx += kThreads) {
     const int h = idx / kHeadDim;
     const int c = idx % kHeadDim;
@@ -349,20 +292,10 @@ __device__ __forceinline__ void finish_segment(float (&warp_o)[kWarps][kHeads][k
   __shared__ float2 own_ml[kHeads];
   const int64_t first = first_part(p, batch_kv);
   const int64_t last = last_part(p, batch_kv);
-  bool merge = false;
-  if (p.ticket_merge) {
-    merge = arrive_ticket<kThreads>(warp_o, warp_ml, own_ml, p, part, batch_kv, first,
-                                    static_cast<unsigned int>(last - first));
-  } else {
-    __syncthreads();
-    const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - part.first_kv);
-    write_block_partial<kThreads>(warp_o, warp_ml, p, slot, part.head_begin, part.heads_here);
-    merge = arrive_after_partial(p, batch_kv, static_cast<unsigned int>(last - first + 1));
-  }
-  if (merge) {
+  if (arrive_ticket<kThreads>(warp_o, warp_ml, own_ml, p, part, batch_kv, first,
+                              static_cast<unsigned int>(last - first))) {
     merge_parts<T, kThreads, kHeadDim, kMergeBatch>(p, part, batch_kv, first, last,
-                                                    p.ticket_merge ? &warp_o[0][0][0] : nullptr,
-                                                    p.ticket_merge ? own_ml : nullptr);
+                                                    &warp_o[0][0][0], own_ml);
   }
   __syncthreads();
 }
