@@ -5,6 +5,23 @@
 // position, so a causal mask hides nothing and the causal flag is ignored.
 //
 // Versions:
+//   decode_attention_v5_mma_gqa_fused_merge  g ≥ 2: v3's kernel with v4's in-kernel merge.
+//   decode_attention_v4_flat_fused_merge     g = 1: v2's kernel with the merge folded in: no
+//                                 second (combine) launch. At the end of its part each block
+//                                 takes a ticket on an arrival word per (KV head, head chunk)
+//                                 while it reduces its warps' states; the last of the parts that
+//                                 touch the KV head keeps its own partial in shared memory,
+//                                 waits (rarely) for the others' written count, merges their
+//                                 partials (independent L2 loads, a batch per thread, several
+//                                 threads per output vector where the block has threads to
+//                                 spare) and writes O, then resets the word for the next launch;
+//                                 the others write their partial and count it with a release
+//                                 add (decode_partials.hpp, arrive_ticket). The first protocol
+//                                 (partial, fence, count, fence) put two fences and a workspace
+//                                 round trip on the critical path. v2/v3 ran a separate
+//                                 decode_combine kernel (one block per query row, two serial
+//                                 passes over the parts): 12 µs per call on an H200 against
+//                                 ~3.4 µs for cuDNN's reduction.
 //   decode_attention_v3_mma_gqa   g ≥ 2: v2's flat split with the dot products on tensor cores
 //                                 (mma.sync m16n8k16, fp32 accumulate): a warp step takes 16
 //                                 keys, S = Q·Kᵀ with the block's 8 (g ≤ 8) or 16 query heads as
@@ -15,8 +32,8 @@
 //                                 shuffle. ~9 warp instructions per key at any g ≤ 8 against
 //                                 v2's ~68 at g = 4. 4 warps per block. g = 1 runs v2.
 //   decode_attention_v2_flat_split  flash-decoding (Dao, Haziza, Massa & Sizov 2023,
-//   "Flash-Decoding
-//                                 for long-context inference") with an exact split: the
+//                                 "Flash-Decoding for long-context inference") with an exact
+//                                 split: the
 //                                 B·H_kv·L keys of the whole cache, seen as one flat range, are cut
 //                                 into as many equal parts as the chip holds resident blocks
 //                                 (SM count × occupancy, queried), so one wave streams the cache
@@ -33,8 +50,8 @@
 //                                 its own online softmax (Milakov & Gimelshein 2018) in base 2;
 //                                 lanes, then warps (through shared memory) are merged with the
 //                                 log-sum-exp rescale into one (max, sum, unnormalized o) per part
-//                                 and KV head in an fp32 workspace; decode_combine merges the parts
-//                                 of each query head and writes O.
+//                                 and KV head in an fp32 workspace; a combine kernel merged the
+//                                 parts of each query head and wrote O (v4: in-kernel merge).
 //   (v1, decode_attention_v1_split_kv, split each KV head into a fixed number of ranges staged
 //   through shared memory with cp.async; its block count left a partial second wave.)
 //
@@ -47,15 +64,14 @@
 //   + 2·8·d (P·V, N = 8 heads) per 8-head block, i.e. 48·d against the formula's 4·g·d (3× at
 //   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles).
 //   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
-//   workspace, parts·slots·g·(d + 2)·4 bytes written by decode_split_kv and read by decode_combine
-//   (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark shapes, far below
-//   the K/V bytes, and it mostly stays in L2).
+//   workspace, parts·slots·g·(d + 2)·4 bytes written by the split kernel and read back by the
+//   merging blocks (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark
+//   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <type_traits>
 
@@ -64,14 +80,25 @@
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
+#include "kernels/decode_partials.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/reference_attention.hpp"
 
 namespace rooflinectl {
 namespace {
 
+using decode::block_part;
+using decode::BlockPart;
+using decode::DecodeParams;
+using decode::finish_segment;
+using decode::merge_state;
+
 constexpr int kDecodeWarps = 8;
 constexpr int kDecodeThreads = kDecodeWarps * 32;
+// Partials each thread of the final merge loads at once (merge_parts): small enough that the
+// merge fits the CUDA-core kernel's 64 registers (4 blocks of 256 threads per SM); at g = 1 the
+// merge spreads a head's parts over up to 8 threads per output vector instead.
+constexpr int kFlatMergeBatch = 4;
 constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
 // Fewest keys per part: below this the per-part work (q load, merges, workspace round trip)
 // would outweigh the streaming, so tiny caches use fewer blocks than the chip holds.
@@ -88,29 +115,6 @@ struct DecodeTraits {
   // (128 B) per lane; 2 + 2 with 8 heads, whose q and o already take 128 registers.
   static constexpr int kLoads = kHeads >= 8 ? 2 : 4;
   static constexpr int kKeysPerStep = kLoads * kRowsPerLoad;  // keys per warp per step
-};
-
-/// Kernel arguments. The cache is one flat range of total_keys = batch·kv_heads·kv_len keys:
-/// flat key f is row f of K and V seen as [total_keys, head_dim], in KV head f / kv_len (the
-/// batch·kv_heads index b·kv_heads + kv_head). Part x covers flat keys
-/// [x·keys_per_part, min(total_keys, (x + 1)·keys_per_part)). Query rows (b·heads + h) of KV
-/// head f / kv_len are (f / kv_len)·group + r, r < group.
-struct DecodeParams {
-  const void* q;
-  const void* k;
-  const void* v;
-  void* o;
-  /// Unnormalized Σ p·v, [parts, slots, group, head_dim]; slot j of part x is KV head
-  /// (x·keys_per_part) / kv_len + j.
-  float* partial_o;
-  /// (max of log2-scaled scores, Σ 2^(s - max)), [parts, slots, group].
-  float2* partial_ml;
-  int64_t kv_len;
-  int64_t group;  ///< g = heads / kv_heads
-  int64_t total_keys;
-  int64_t keys_per_part;
-  int64_t slots;       ///< most KV heads one part touches
-  float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -150,54 +154,8 @@ __device__ __forceinline__ uint4 load_streaming(const void* src) {
   return r;
 }
 
-/// Merges the log-sum-exp state (m2, l2, o2) into (m, l, o): both are partial softmax sums over
-/// disjoint key sets in base 2; an empty set is (-inf, 0, 0).
-template <int kCount>
-__device__ __forceinline__ void merge_state(float& m, float& l, float (&o)[kCount], float m2,
-                                            float l2, const float (&o2)[kCount]) {
-  const float m_new = fmaxf(m, m2);
-  const float m_ref = m_new == -INFINITY ? 0.0f : m_new;  // both empty: weights 0, not NaN
-  const float a = exp2f(m - m_ref);
-  const float b = exp2f(m2 - m_ref);
-  l = fmaf(l, a, l2 * b);
-#pragma unroll
-  for (int c = 0; c < kCount; ++c) o[c] = fmaf(o[c], a, o2[c] * b);
-  m = m_new;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Kernels.
-
-/// Merges the block's per-warp online-softmax states of one segment — warp_o[w][h][c]
-/// (unnormalized Σ p·v), warp_ml[w][h] = (max of log2-scaled scores, Σ 2^(s − max)) — with the
-/// log-sum-exp rescale and writes one partial per query head h < heads_here to workspace slot
-/// `slot` (partial_o[entry·d + c], partial_ml[entry], entry = slot·group + head_begin + h). Warps
-/// that saw no key hold (−inf, 0, 0) and weigh 0; warp 0 always saw one, so the max is finite.
-/// All kThreads threads of the block call it between two barriers.
-template <int kThreads, int kWarps, int kHeads, int kHeadDim>
-__device__ __forceinline__ void write_block_partial(const float (&warp_o)[kWarps][kHeads][kHeadDim],
-                                                    const float2 (&warp_ml)[kWarps][kHeads],
-                                                    const DecodeParams& p, int64_t slot,
-                                                    int64_t head_begin, int heads_here) {
-  for (int idx = static_cast<int>(threadIdx.x); idx < heads_here * kHeadDim; idx += kThreads) {
-    const int h = idx / kHeadDim;
-    const int c = idx % kHeadDim;
-    float m_max = -INFINITY;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) m_max = fmaxf(m_max, warp_ml[w][h].x);
-    float l_sum = 0.0f;
-    float acc = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float weight = exp2f(warp_ml[w][h].x - m_max);
-      l_sum = fmaf(warp_ml[w][h].y, weight, l_sum);
-      acc = fmaf(warp_o[w][h][c], weight, acc);
-    }
-    const int64_t entry = slot * p.group + head_begin + h;
-    p.partial_o[entry * kHeadDim + c] = acc;
-    if (c == 0) p.partial_ml[entry] = make_float2(m_max, l_sum);
-  }
-}
 
 // Grid (parts, head chunks). Block (x, z) streams part x for query heads z·kHeads ... of each
 // group it touches, one segment (the part's keys in one KV head) at a time. In a segment, warp w
@@ -206,29 +164,28 @@ __device__ __forceinline__ void write_block_partial(const float (&warp_o)[kWarps
 // step + i·kRowsPerLoad + r for i < kLoads, and lane c within the group owns dims
 // [8c, 8c + 8) of every row and of q and o. A key's score is the 16- (or 8-) lane sum of the
 // group's partial dot products; each lane group keeps its own online softmax, merged across
-// groups (shuffles), then warps (shared memory) at the end of the segment.
+// groups (shuffles), then warps (shared memory) at the end of the segment. Launch bound: 4 blocks
+// per SM (64 registers), v2's occupancy, which the folded-in merge must not lower.
 template <class T, int kHeadDim, int kHeads>
-__global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const DecodeParams p) {
+__global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(const DecodeParams p) {
   using Tr = DecodeTraits<kHeadDim, kHeads>;
-  __shared__ float warp_o[kDecodeWarps][kHeads][kHeadDim];
+  // 16-byte aligned: finish_segment reads and writes it as float4.
+  __shared__ __align__(16) float warp_o[kDecodeWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kDecodeWarps][kHeads];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int row_in_load = lane / Tr::kLanesPerRow;
   const int col = (lane % Tr::kLanesPerRow) * kElemsPerVec;
-  const int64_t head_begin = static_cast<int64_t>(blockIdx.y) * kHeads;
-  const int heads_here = static_cast<int>(min(p.group - head_begin, int64_t{kHeads}));
-  const int64_t part_begin = static_cast<int64_t>(blockIdx.x) * p.keys_per_part;
-  const int64_t part_end = min(p.total_keys, part_begin + p.keys_per_part);
-  const int64_t first_kv = part_begin / p.kv_len;
+  const BlockPart part = block_part<kHeads>(p);
+  const int heads_here = part.heads_here;
   const T* k = static_cast<const T*>(p.k);
   const T* v = static_cast<const T*>(p.v);
 
-  for (int64_t seg_begin = part_begin; seg_begin < part_end;) {
+  for (int64_t seg_begin = part.begin; seg_begin < part.end;) {
     const int64_t batch_kv = seg_begin / p.kv_len;
-    const int64_t seg_end = min(part_end, (batch_kv + 1) * p.kv_len);
-    const int64_t row0 = batch_kv * p.group + head_begin;  // first query row of this block
+    const int64_t seg_end = min(part.end, (batch_kv + 1) * p.kv_len);
+    const int64_t row0 = batch_kv * p.group + part.head_begin;  // first query row of the block
 
     float q[kHeads][kElemsPerVec];
 #pragma unroll
@@ -349,10 +306,7 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const D
         }
       }
     }
-    __syncthreads();
-    const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
-    write_block_partial<kDecodeThreads>(warp_o, warp_ml, p, slot, head_begin, heads_here);
-    __syncthreads();  // warp_o and warp_ml are rewritten by the next segment
+    finish_segment<T, kDecodeThreads, kFlatMergeBatch>(warp_o, warp_ml, p, part, batch_kv);
     seg_begin = seg_end;
   }
 }
@@ -363,6 +317,10 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_split_kv_kernel(const D
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
 constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
+// Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over
+// 64 KV heads) in one round of loads, within the kernel's 128 registers (12 spilled 16 bytes at
+// d = 128 once the ticket protocol was added).
+constexpr int kMmaMergeBatch = 10;
 
 /// c += a · b for one m16n8k16 tile, fp32 accumulate (PTX ISA, "Matrix Fragments for
 /// mma.m16n8k16 with floating point type": lane = 4·group + tid; a: rows group, group + 8,
@@ -415,7 +373,8 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
   constexpr int kChunksK = kHeadDim / 32;   // 16-byte K (and q) vectors per key row per lane
   constexpr int kChunksV = kHeadDim / 64;   // 16-byte V vectors per key row per lane
   constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ
-  __shared__ float warp_o[kMmaWarps][kHeads][kHeadDim];
+  // 16-byte aligned: finish_segment reads and writes it as float4.
+  __shared__ __align__(16) float warp_o[kMmaWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kMmaWarps][kHeads];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -424,18 +383,15 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
   const int tid = lane % 4;
   // Lane's 16-bit element e < 2·kDimTiles of a V row (its 16-byte vectors, in order) is d:
   auto dim_of = [&](int e) { return (e / 8) * 64 + group * 8 + e % 8; };
-  const int64_t head_begin = static_cast<int64_t>(blockIdx.y) * kHeads;
-  const int heads_here = static_cast<int>(min(p.group - head_begin, int64_t{kHeads}));
-  const int64_t part_begin = static_cast<int64_t>(blockIdx.x) * p.keys_per_part;
-  const int64_t part_end = min(p.total_keys, part_begin + p.keys_per_part);
-  const int64_t first_kv = part_begin / p.kv_len;
+  const BlockPart part = block_part<kHeads>(p);
+  const int heads_here = part.heads_here;
   const T* k = static_cast<const T*>(p.k);
   const T* v = static_cast<const T*>(p.v);
 
-  for (int64_t seg_begin = part_begin; seg_begin < part_end;) {
+  for (int64_t seg_begin = part.begin; seg_begin < part.end;) {
     const int64_t batch_kv = seg_begin / p.kv_len;
-    const int64_t seg_end = min(part_end, (batch_kv + 1) * p.kv_len);
-    const int64_t row0 = batch_kv * p.group + head_begin;  // first query row of this block
+    const int64_t seg_end = min(part.end, (batch_kv + 1) * p.kv_len);
+    const int64_t row0 = batch_kv * p.group + part.head_begin;  // first query row of the block
 
     uint4 q[kHeadTiles][kChunksK];
 #pragma unroll
@@ -579,39 +535,9 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
         }
       }
     }
-    __syncthreads();
-    const int64_t slot = static_cast<int64_t>(blockIdx.x) * p.slots + (batch_kv - first_kv);
-    write_block_partial<kMmaThreads>(warp_o, warp_ml, p, slot, head_begin, heads_here);
-    __syncthreads();
+    finish_segment<T, kMmaThreads, kMmaMergeBatch>(warp_o, warp_ml, p, part, batch_kv);
     seg_begin = seg_end;
   }
-}
-
-// One block per query row (b·heads + h), one thread per dim: O = Σ_x 2^(m_x - M)·o_x /
-// Σ_x 2^(m_x - M)·l_x over the parts x that touch the row's KV head, M = max_x m_x (every such
-// part holds at least one of its keys, so l_x > 0).
-template <class T, int kHeadDim>
-__global__ void __launch_bounds__(kHeadDim) decode_combine_kernel(const DecodeParams p) {
-  const int64_t row = blockIdx.x;
-  const int64_t batch_kv = row / p.group;
-  const int64_t r = row % p.group;
-  const int64_t first = batch_kv * p.kv_len / p.keys_per_part;
-  const int64_t last = ((batch_kv + 1) * p.kv_len - 1) / p.keys_per_part;
-  auto entry = [&](int64_t part) {
-    return (part * p.slots + batch_kv - part * p.keys_per_part / p.kv_len) * p.group + r;
-  };
-  float m_max = -INFINITY;
-  for (int64_t x = first; x <= last; ++x) m_max = fmaxf(m_max, p.partial_ml[entry(x)].x);
-  float l_sum = 0.0f;
-  float acc = 0.0f;
-  for (int64_t x = first; x <= last; ++x) {
-    const int64_t e = entry(x);
-    const float2 stat = p.partial_ml[e];
-    const float w = exp2f(stat.x - m_max);
-    l_sum = fmaf(stat.y, w, l_sum);
-    acc = fmaf(p.partial_o[e * kHeadDim + threadIdx.x], w, acc);
-  }
-  static_cast<T*>(p.o)[row * kHeadDim + threadIdx.x] = T(acc / l_sum);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -621,24 +547,20 @@ using DecodeKernel = void (*)(DecodeParams);
 
 struct DecodeKernels {
   DecodeKernel split;
-  DecodeKernel combine;
   int split_threads;
 };
 
-// g = 1: the CUDA-core kernel with one head per block (v2). g ≥ 2: the tensor-core kernel with
-// 8 (g ≤ 8) or 16 query heads per block.
+// g = 1: the CUDA-core kernel with one head per block (v4). g ≥ 2: the tensor-core kernel with
+// 8 (g ≤ 8) or 16 query heads per block (v5).
 template <class T, int kHeadDim>
 DecodeKernels kernels_for_dim(int heads_per_block) {
   switch (heads_per_block) {
     case 1:
-      return {&decode_split_kv_kernel<T, kHeadDim, 1>, &decode_combine_kernel<T, kHeadDim>,
-              kDecodeThreads};
+      return {&decode_split_kv_kernel<T, kHeadDim, 1>, kDecodeThreads};
     case 8:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1>, &decode_combine_kernel<T, kHeadDim>,
-              kMmaThreads};
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1>, kMmaThreads};
     default:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2>, &decode_combine_kernel<T, kHeadDim>,
-              kMmaThreads};
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2>, kMmaThreads};
   }
 }
 
@@ -678,10 +600,10 @@ DecodePlan make_decode_plan(const Shape& s) {
   plan.kernels = s.dtype == Dtype::kBf16
                      ? kernels_for_type<__nv_bfloat16>(s.head_dim, plan.heads_per_block)
                      : kernels_for_type<__half>(s.head_dim, plan.heads_per_block);
-  if (plan.head_chunks > 65535 || s.batch * s.heads > INT_MAX) {
+  if (plan.head_chunks > 65535) {
     throw bad_input(fmt::format(
-        "decode_attention: batch {} × heads {} (kv-heads {}) exceeds the launch grid limits",
-        s.batch, s.heads, s.kv_heads));
+        "decode_attention: heads {} / kv-heads {} needs {} head chunks, over the grid limit 65535",
+        s.heads, s.kv_heads, plan.head_chunks));
   }
   int device = 0;
   int sm_count = 0;
@@ -696,6 +618,11 @@ DecodePlan make_decode_plan(const Shape& s) {
   plan.parts = (total_keys + plan.keys_per_part - 1) / plan.keys_per_part;
   // A range of n keys meets at most floor((n - 1) / L) + 2 KV heads of L keys.
   plan.slots = std::min(s.batch * s.kv_heads, (plan.keys_per_part - 1) / s.seq_len + 2);
+  // The ticket protocol counts a KV head's parts in 16-bit fields (kTicketMask).
+  if (plan.parts > static_cast<int64_t>(decode::kTicketMask)) {
+    throw bad_input(fmt::format("decode_attention: {} parts, over the {} the merge counts",
+                                plan.parts, decode::kTicketMask));
+  }
   return plan;
 }
 
@@ -705,6 +632,10 @@ int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {
 
 int64_t workspace_floats(const Shape& s, const DecodePlan& plan) {
   return workspace_stats(s, plan) * s.head_dim;
+}
+
+int64_t workspace_counters(const Shape& s, const DecodePlan& plan) {
+  return s.batch * s.kv_heads * plan.head_chunks;
 }
 
 class DecodeAttentionRun final : public OperatorRun {
@@ -717,7 +648,13 @@ class DecodeAttentionRun final : public OperatorRun {
         v_(k_.count()),
         o_(q_.count()),
         partial_o_(workspace_floats(shape, plan_)),
-        partial_ml_(workspace_stats(shape, plan_)) {}
+        partial_ml_(workspace_stats(shape, plan_)),
+        arrivals_(workspace_counters(shape, plan_)) {
+    // Zeroed once: each launch leaves every counter at zero again (arrive_ticket). Synchronized
+    // because launches may come on a non-blocking stream, unordered with this memset.
+    RFL_CUDA_CHECK(cudaMemset(arrivals_.get(), 0, static_cast<size_t>(arrivals_.bytes())));
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
   void fill_random(uint64_t seed) override {
     // q twice as wide as k so the softmax is not nearly flat (score std ≈ 0.67 at any head_dim).
@@ -753,6 +690,7 @@ class DecodeAttentionRun final : public OperatorRun {
     params.o = o_.get();
     params.partial_o = partial_o_.get();
     params.partial_ml = partial_ml_.get();
+    params.arrivals = arrivals_.get();
     params.kv_len = shape_.seq_len;
     params.group = shape_.group_size();
     params.total_keys = shape_.batch * shape_.kv_heads * shape_.seq_len;
@@ -765,18 +703,13 @@ class DecodeAttentionRun final : public OperatorRun {
         .split<<<split_grid, static_cast<unsigned>(plan_.kernels.split_threads), 0, stream>>>(
             params);
     RFL_CHECK_LAUNCH();
-    plan_.kernels.combine<<<static_cast<unsigned>(shape_.batch * shape_.heads),
-                            static_cast<unsigned>(shape_.head_dim), 0, stream>>>(params);
-    RFL_CHECK_LAUNCH();
   }
 
-  std::vector<std::string> kernel_names() const override {
-    return {"decode_split_kv", "decode_combine"};
-  }
+  std::vector<std::string> kernel_names() const override { return {"decode_split_kv"}; }
 
   std::string version() const override {
-    return shape_.group_size() == 1 ? "decode_attention_v2_flat_split"
-                                    : "decode_attention_v3_mma_gqa";
+    return shape_.group_size() == 1 ? "decode_attention_v4_flat_fused_merge"
+                                    : "decode_attention_v5_mma_gqa_fused_merge";
   }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()},
@@ -796,6 +729,7 @@ class DecodeAttentionRun final : public OperatorRun {
   DeviceBuffer<uint16_t> o_;
   DeviceBuffer<float> partial_o_;
   DeviceBuffer<float2> partial_ml_;
+  DeviceBuffer<unsigned int> arrivals_;
 };
 
 void check_decode_shape(const Shape& shape) {
@@ -817,7 +751,8 @@ OperatorSpec decode_attention_spec() {
   spec.summary = "one query token per sequence over a KV cache of L positions (GQA, split-KV)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;
-  // Q and O [B, H, d], K and V [B, H_kv, L, d] in dtype; fp32 workspace [parts, slots, g, d + 2].
+  // Q and O [B, H, d], K and V [B, H_kv, L, d] in dtype; fp32 workspace [parts, slots, g, d + 2]
+  // and the arrival counters [B·H_kv, head chunks].
   // The part count depends on the current device (SM count, occupancy), hence the plan.
   spec.device_bytes = [](const Shape& shape) {
     const DecodePlan plan = make_decode_plan(shape);
@@ -825,7 +760,8 @@ OperatorSpec decode_attention_spec() {
     return 2 * shape.batch * shape.heads * shape.head_dim * e +
            2 * shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim * e +
            workspace_floats(shape, plan) * int64_t{sizeof(float)} +
-           workspace_stats(shape, plan) * int64_t{sizeof(float2)};
+           workspace_stats(shape, plan) * int64_t{sizeof(float2)} +
+           workspace_counters(shape, plan) * int64_t{sizeof(unsigned int)};
   };
   spec.create = [](const Shape& shape) -> std::unique_ptr<OperatorRun> {
     return std::make_unique<DecodeAttentionRun>(shape);

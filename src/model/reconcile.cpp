@@ -86,7 +86,8 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 4 : 8,
         *p.counters.total.total_flop() / elements, ratio);
   }
-  if (p.op == "decode_attention" && p.version == "decode_attention_v3_mma_gqa") {
+  if (p.op == "decode_attention" && (p.version == "decode_attention_v3_mma_gqa" ||
+                                      p.version == "decode_attention_v5_mma_gqa_fused_merge")) {
     const int64_t g = p.shape.group_size();
     // kernels/decode_attention.cu's FLOP note: an 8-head block (g <= 8) executes 48*d tensor
     // FLOPs per key (S with 16 MMA rows, P*V with 8 columns) against the formula's 4*g*d; a
@@ -101,11 +102,13 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         "DRAM bytes, so the point's memory-bound placement is unaffected",
         g, padding, ratio);
   }
-  if (p.op == "decode_attention" && p.version == "decode_attention_v2_flat_split") {
+  if (p.op == "decode_attention" && (p.version == "decode_attention_v2_flat_split" ||
+                                      p.version == "decode_attention_v4_flat_fused_merge")) {
     return fmt::format(
         "counted {:.2f}x: besides q*k and p*v, each key's score is summed across the d/8 lanes of "
         "its row group by shuffle-adds and every lane of the group repeats the online-softmax "
-        "update, and each part's partial is rescaled and merged by decode_combine; the extra "
+        "update, and each part's partial is rescaled and merged (by decode_combine in v2, by the "
+        "last block of each KV head from v4 on); the extra "
         "work per key is fixed while the merges grow with the part count, so the ratio is "
         "largest at short caches. CUDA-core work only: decode stays memory-bound",
         ratio);
@@ -161,7 +164,7 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
                              static_cast<double>(s.head_dim + 2) * 4.0;
     return fmt::format(
         "{}. The excess is writes beyond o. The split-KV workspace (fp32 partial o, max and sum "
-        "per part and query head, written by decode_split_kv and read back by decode_combine) "
+        "per part and query head, written by decode_split_kv and read back by the merge) "
         "is outside the model but at most {} here ((ceil(B*H_kv*L/{}) + B*H_kv)*g*(d+2)*4), so "
         "most extra writes are not explained by the algorithm: suspect dirty L2 lines from "
         "before the launch being written back inside the counter range",

@@ -287,20 +287,55 @@ TEST(DecodeAttention, GroupSizesBatchAndHeadChunks) {
   }
 }
 
+TEST(DecodeAttention, MergeEdgesOfTheSplit) {
+  // The last block of each KV head merges its parts' partials (v4/v5). Edges: each KV head is
+  // exactly one part (B 8, H_kv 32, L 64: 256 parts of 64 keys), one part for the whole cache
+  // that spans two KV heads (40 keys, under the 64-key minimum: the second KV head is the part's
+  // slot 1), and one KV head cut into a full wave of parts (more than one merge batch per
+  // thread), for g = 1 (v4, several threads per output vector) and g = 4 (v5).
+  struct Case {
+    int64_t batch, heads, kv_heads, head_dim, kv_len;
+  };
+  for (const Case& c : {Case{8, 32, 32, 128, 64}, Case{8, 32, 8, 128, 64}, Case{1, 8, 2, 64, 20},
+                        Case{1, 2, 2, 128, 20}, Case{1, 1, 1, 128, 65536},
+                        Case{1, 4, 1, 128, 65536}, Case{1, 16, 1, 64, 40000}}) {
+    SCOPED_TRACE(testing::Message() << "B " << c.batch << " H " << c.heads << "/" << c.kv_heads
+                                    << " d " << c.head_dim << " L " << c.kv_len);
+    Shape s = make_shape(c.kv_len, c.heads, c.kv_heads, c.head_dim, Dtype::kBf16);
+    s.batch = c.batch;
+    const Validation v = run_validate("decode_attention", s);
+    EXPECT_TRUE(v.passed) << describe(v);
+    EXPECT_EQ(v.checked_elements, c.batch * c.heads * c.head_dim);
+  }
+}
+
 TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
-  // The timed pass launches many times on its own stream; the workspace is rewritten each time.
-  const Shape s = make_shape(4096, 32, 8, 128, Dtype::kBf16);
-  const std::unique_ptr<OperatorRun> run = find_operator("decode_attention").create(s);
-  run->fill_random(kSeed);
-  cudaStream_t stream = nullptr;
-  RFL_CUDA_CHECK(cudaStreamCreate(&stream));
-  for (int i = 0; i < 5; ++i) run->launch(stream);
-  RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
-  RFL_CUDA_CHECK(cudaStreamDestroy(stream));
-  const Validation v = run->validate();
-  EXPECT_TRUE(v.passed) << describe(v);
-  EXPECT_EQ(run->kernel_names(), (std::vector<std::string>{"decode_split_kv", "decode_combine"}));
-  EXPECT_EQ(run->version(), "decode_attention_v3_mma_gqa");  // g = 4: the tensor-core kernel
+  // The timed pass launches many times on its own stream; the workspace is rewritten and the
+  // arrival counters must be back at zero after every launch (the merging block resets them).
+  // O is poisoned (0xFF bytes: NaN in bf16 and fp16) before the checked launch, so an output
+  // that a miscounted merge skipped, or wrote before all parts arrived, fails.
+  for (const int64_t kv_heads : {int64_t{8}, int64_t{32}}) {
+    SCOPED_TRACE(testing::Message() << "H_kv " << kv_heads);
+    const Shape s = make_shape(4096, 32, kv_heads, 128, Dtype::kBf16);
+    const std::unique_ptr<OperatorRun> run = find_operator("decode_attention").create(s);
+    run->fill_random(kSeed);
+    cudaStream_t stream = nullptr;
+    RFL_CUDA_CHECK(cudaStreamCreate(&stream));
+    for (int i = 0; i < 50; ++i) run->launch(stream);
+    RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    RFL_CUDA_CHECK(cudaStreamDestroy(stream));
+    for (const DeviceTensorView& t : run->tensors()) {
+      if (t.name == "o") {
+        RFL_CUDA_CHECK(cudaMemset(t.data, 0xFF, static_cast<size_t>(t.count) * 2));
+      }
+    }
+    const Validation v = run->validate();
+    EXPECT_TRUE(v.passed) << describe(v);
+    EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"decode_split_kv"});
+    // g = 4: the tensor-core kernel; g = 1: the CUDA-core kernel.
+    EXPECT_EQ(run->version(), kv_heads == 8 ? "decode_attention_v5_mma_gqa_fused_merge"
+                                            : "decode_attention_v4_flat_fused_merge");
+  }
 }
 
 TEST(DecodeAttention, RejectsUnsupportedShapes) {

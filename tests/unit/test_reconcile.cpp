@@ -181,6 +181,11 @@ TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
   EXPECT_NEAR(flop->ratio, 3.1, 1e-9);
   EXPECT_NE(flop->explanation.find("padded"), std::string::npos) << flop->explanation;
   EXPECT_NE(flop->explanation.find("3.00x the useful"), std::string::npos) << flop->explanation;
+  // v5 (same tensor-core loop, merge folded in) gets the same explanation.
+  p.version = "decode_attention_v5_mma_gqa_fused_merge";
+  const ReconcileCheck* v5 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+  ASSERT_NE(v5, nullptr);
+  EXPECT_NE(v5->explanation.find("3.00x the useful"), std::string::npos) << v5->explanation;
   // The v2 kernel (g = 1 path) gets the generic explanation, not the padding story.
   p.version = "decode_attention_v2_flat_split";
   const ReconcileCheck* v2 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
