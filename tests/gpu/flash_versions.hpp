@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/cuda_check.hpp"
+#include "device_capability.hpp"
 
 namespace rooflinectl {
 
@@ -60,13 +60,7 @@ inline std::string flash_setting_name(const std::optional<std::string>& setting)
 inline std::string expected_flash_version(int64_t head_dim) {
   const char* requested = std::getenv(kFlashVersionVariable);
   const bool forced_v2 = requested != nullptr && std::string(requested) == "2";
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  const bool v3 = !forced_v2 && major == 9 && minor == 0 && head_dim == 128;
+  const bool v3 = !forced_v2 && test_device_is_sm90() && head_dim == 128;
   return v3 ? "flash_attention_v3_wgmma_tma" : "flash_attention_v2_mma_sync";
 }
 

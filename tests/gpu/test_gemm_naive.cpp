@@ -24,6 +24,7 @@
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
+#include "device_capability.hpp"
 
 namespace rooflinectl {
 
@@ -91,14 +92,8 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 /// version (v2 and v3 share one kernel). Assumes a 2-block cluster fits (true on H100/H200).
 void expect_gemm_version(const OperatorRun& run) {
   const char* requested = std::getenv("RFL_GEMM_VERSION");
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   const std::string wanted = requested == nullptr || *requested == '\0' ? "3" : requested;
-  const bool sm90 = major == 9 && minor == 0;
+  const bool sm90 = test_device_is_sm90();
   const std::string expected = !sm90 || wanted == "1" ? "gemm_v1_mma_sync"
                                : wanted == "2"        ? "gemm_v2_wgmma_tma"
                                                       : "gemm_v3_wgmma_multicast";
