@@ -15,6 +15,9 @@ constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max();
 // Lengths one spec may give: 1..2147483647:1 would otherwise build a 16 GiB vector before the
 // sweep could refuse it. Each length is a point per operator; 1024 is far past any real sweep.
 constexpr int64_t kMaxSeqCount = 1024;
+// The three forms, for messages about a malformed spec.
+constexpr const char* kSeqForms =
+    "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
 
 void check_count(std::string_view spec, int64_t count) {
   if (count > kMaxSeqCount) {
@@ -28,10 +31,12 @@ int64_t parse_positive(std::string_view token, std::string_view whole) {
   const char* first = token.data();
   const char* last = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
-  if (token.empty() || ec != std::errc() || ptr != last) {
-    throw bad_input(fmt::format("invalid --seq '{}': '{}' is not an integer", whole, token));
+  const bool whole_token = !token.empty() && ptr == last;
+  if (!whole_token || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+    throw bad_input(fmt::format("invalid --seq '{}': '{}' is not a positive integer ({})", whole,
+                                token, kSeqForms));
   }
-  if (value <= 0 || value > kMaxSeqLen) {
+  if (ec == std::errc::result_out_of_range || value <= 0 || value > kMaxSeqLen) {
     throw bad_input(fmt::format("invalid --seq '{}': '{}' is out of range (1 to {})", whole,
                                 token, kMaxSeqLen));
   }
@@ -75,7 +80,7 @@ std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
 }  // namespace
 
 std::vector<int64_t> parse_seq_spec(std::string_view spec) {
-  if (spec.empty()) throw bad_input("invalid --seq '': empty (examples: 512..32768, 1000..4000:1000, 512,1000)");
+  if (spec.empty()) throw bad_input(fmt::format("invalid --seq '': empty ({})", kSeqForms));
   const size_t dots = spec.find("..");
   if (dots != std::string_view::npos) {
     if (spec.find(',') != std::string_view::npos) {

@@ -55,6 +55,9 @@ TEST(SeqRange, RejectsMalformedNamingTheToken) {
   expect_bad("99999999999", "'99999999999'");
   expect_bad("512 ", "'512 '");
   expect_bad("512..32k", "'32k'");
+  expect_bad("512...1024", "'.1024' is not a positive integer (forms: 512..32768 powers of two");
+  expect_bad("512,", "'' is not a positive integer (forms:");
+  expect_bad("99999999999999999999", "'99999999999999999999' is out of range (1 to 2147483647)");
   expect_bad("512,512", "length 512 is listed more than once");
   expect_bad("512,1000,4097,1000", "length 1000 is listed more than once");
 }
