@@ -39,7 +39,7 @@ int run_devices_command(const DevicesOptions& o) {
                                            {"hint", "check nvidia-smi and CUDA_VISIBLE_DEVICES"}};
       fmt::print("{}\n", none.dump(2));
     }
-    throw environment_error(fmt::format("no CUDA GPU found ({})", reason));
+    throw environment_error(no_device_message());
   }
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (int i = 0; i < count; ++i) {

@@ -179,7 +179,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
                  const std::optional<RoofSource>& roof) {
   check_sweep_plan(config);
   if (device_count() == 0) {
-    throw environment_error("no CUDA GPU found: rooflinectl sweep needs one");
+    throw environment_error(no_device_message());
   }
   Report report;
   report.tool_version = kToolVersion;

@@ -40,12 +40,15 @@ std::string no_device_reason() {
   return count == 0 ? "cudaGetDeviceCount reports 0 devices" : "";
 }
 
+std::string no_device_message() {
+  return fmt::format("no CUDA GPU found ({}): check nvidia-smi and CUDA_VISIBLE_DEVICES",
+                     no_device_reason());
+}
+
 DeviceRecord query_device(int index) {
   const int count = device_count();
   if (count == 0) {
-    throw environment_error(
-        "no CUDA device found (no NVIDIA driver, or no GPU visible to this "
-        "process: check nvidia-smi and CUDA_VISIBLE_DEVICES)");
+    throw environment_error(no_device_message());
   }
   if (index < 0 || index >= count) {
     throw bad_input(fmt::format("invalid --device {}: allowed 0..{}", index, count - 1));

@@ -15,6 +15,10 @@ int device_count();
 /// devices" when it succeeded with none. Empty when there is a device. Never throws.
 std::string no_device_reason();
 
+/// The one message every command gives when no GPU is found: "no CUDA GPU found (<reason>):
+/// check nvidia-smi and CUDA_VISIBLE_DEVICES", the reason from no_device_reason(). Never throws.
+std::string no_device_message();
+
 /// Static facts of device `index` (name, compute capability, SM count, L2 and memory bytes, peak SM
 /// and memory clocks in Hz, bus width in bits, driver and runtime versions). Leaves
 /// `counters_available` false and `counters_reason` empty: the CUPTI probe fills them.

@@ -308,7 +308,7 @@ if "$bin" report "$h200" --format json >"$inputs/normalized.json" 2>"$inputs/std
 if "$bin" report "$h200" --format md 2>/dev/null | grep -qE "FlashAttention's gain is significant (beyond L = |at every L compared, from L = )"; then
   passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
-  run_case 3 "no CUDA" - peaks
+  run_case 3 "no CUDA GPU found (" - peaks
   run_case 3 "no CUDA GPU found (" - devices
   # devices --json: the same exit code and error line, and a JSON answer on stdout for scripts.
   "$bin" devices --json >"$inputs/stdout" 2>"$inputs/stderr"
@@ -418,7 +418,7 @@ fi
 
 # ---- a valid sweep without a GPU: exit 3, one line -----------------------------------------
 if ! command -v nvidia-smi >/dev/null 2>&1; then
-  run_case 3 "no CUDA GPU" "$work/report.json" sweep --seq 512 --ops gelu
+  run_case 3 "no CUDA GPU found (" "$work/report.json" sweep --seq 512 --ops gelu
   run_case 3 "no CUDA GPU" "$work/report.json" sweep --seq 512 --ops gelu --require-counters
 fi
 
