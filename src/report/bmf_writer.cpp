@@ -34,7 +34,7 @@ nlohmann::ordered_json report_to_bmf(const Report& report) {
     put_measure(benchmark, "flop", total.total_flop());
     put_measure(benchmark, "l2-bytes", total.l2_bytes);
     if (p.roofline) put_measure(benchmark, "fraction-of-roof", p.roofline->fraction_of_roof);
-    if (!benchmark.empty()) out[point_key(p).label()] = benchmark;
+    if (!benchmark.empty()) out[point_key(p).shape_label()] = benchmark;
   }
   return out;
 }

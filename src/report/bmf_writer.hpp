@@ -13,8 +13,11 @@
 
 namespace rooflinectl {
 
-/// One BMF benchmark per point with status ok, named by PointKey::label() (operator, kernel
-/// version, shape, dtype). Measures, each present only when measured:
+/// One BMF benchmark per point with status ok, named by PointKey::shape_label() (operator,
+/// shape, dtype; e.g. "gelu L=4096 B=1 H=16/16 d=128 bf16 erf"). The kernel version is left out
+/// of the name so that a benchmark's history continues across kernel versions, as `compare`
+/// matches points; BMF has no per-benchmark metadata to carry it (the run's git hash, passed to
+/// `bencher run --hash`, identifies the code). Measures, each present only when measured:
 ///   "latency"           median time in nanoseconds (Bencher's built-in Latency measure is in
 ///                       ns), lower_value / upper_value = fastest / slowest sample;
 ///   "dram-bytes", "flop", "l2-bytes"   counter sums over the operator's kernels (bytes, FLOPs);

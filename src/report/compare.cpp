@@ -22,6 +22,13 @@ struct GateOutcome {
 
 std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
 
+// Every shape axis, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf".
+std::string axes_text(const Shape& shape) {
+  return fmt::format("L={} B={} H={}/{} d={} {}{} {}", shape.seq_len, shape.batch, shape.heads,
+                     shape.kv_heads, shape.head_dim, to_string(shape.dtype),
+                     shape.causal ? " causal" : "", to_string(shape.gelu_form));
+}
+
 std::vector<double> finite_only(const std::vector<double>& values) {
   std::vector<double> out;
   for (const double v : values) {
@@ -245,6 +252,9 @@ struct PendingPoint {
   bool settled = false;  // a status verdict (failed, not measured) needs no gate
   GateOutcome counters;
   TimeCheck time;
+  // Set when the kernel version changed: "version changed: a -> b; counters not gated", with the
+  // counter changes beyond their thresholds, for information; prefixed to the reason.
+  std::string version_note;
 };
 
 PendingPoint gate_point(const PointResult& base, const PointResult& current,
@@ -252,6 +262,11 @@ PendingPoint gate_point(const PointResult& base, const PointResult& current,
   PendingPoint pending;
   PointComparison& out = pending.out;
   out.key = point_key(base);
+  if (current.version != base.version) {
+    out.new_version = current.version;
+    pending.version_note =
+        fmt::format("version changed: {} -> {}; counters not gated", base.version, current.version);
+  }
   const bool base_ok = base.status == PointStatus::kOk;
   const bool current_ok = current.status == PointStatus::kOk;
   if (!base_ok || !current_ok) {
@@ -274,13 +289,25 @@ PendingPoint gate_point(const PointResult& base, const PointResult& current,
     return pending;
   }
   pending.counters = counter_gate(base, current, options, out);
+  if (out.version_changed()) {
+    // Counters of two different kernels legitimately differ: every change beyond its threshold
+    // is shown, in either direction, and none decides the verdict.
+    std::string beyond;
+    for (const CounterChange& c : out.counters) {
+      if (c.beyond_threshold) beyond += (beyond.empty() ? "" : ", ") + describe_change(c);
+    }
+    if (out.counter_note.empty()) out.counter_note = pending.version_note;
+    if (!beyond.empty()) pending.version_note += " (" + beyond + ")";
+    pending.counters = {};
+  }
   pending.time = time_gate(base, current, options, out);
   return pending;
 }
 
-PointComparison decide_point(PendingPoint pending) {
+// Sets the verdict and reason of a gated point from its two gates (a settled one keeps its own).
+void decide_gates(PendingPoint& pending) {
   PointComparison& out = pending.out;
-  if (pending.settled) return out;
+  if (pending.settled) return;
   GateOutcome time = pending.time.settled;
   if (pending.time.needs_test) {
     const TimeEvidence& ev = *out.time;
@@ -313,6 +340,12 @@ PointComparison decide_point(PendingPoint pending) {
     out.verdict = time.verdict;
     out.reason = time.reason;
   }
+}
+
+PointComparison decide_point(PendingPoint pending) {
+  PointComparison& out = pending.out;
+  decide_gates(pending);
+  if (!pending.version_note.empty()) out.reason = pending.version_note + "; " + out.reason;
   return out;
 }
 
@@ -347,11 +380,11 @@ void check_unique(const Report& report, const char* side) {
   for (size_t i = 0; i < report.points.size(); ++i) {
     const PointKey key = point_key(report.points[i]);
     for (size_t j = i + 1; j < report.points.size(); ++j) {
-      if (point_key(report.points[j]) == key) {
+      if (point_key(report.points[j]).same_point(key)) {
         throw bad_input(
             fmt::format("the {} report holds point '{}' twice (points[{}] and "
                         "points[{}]): cannot tell which to compare",
-                        side, key.label(), i, j));
+                        side, key.shape_label(), i, j));
       }
     }
   }
@@ -464,26 +497,30 @@ bool is_regression(Verdict verdict) {
   return verdict == Verdict::kSlower || verdict == Verdict::kFailed;
 }
 
-bool PointKey::operator==(const PointKey& o) const {
+bool PointKey::same_point(const PointKey& o) const {
   const Shape& a = shape;
   const Shape& b = o.shape;
-  return op == o.op && version == o.version && a.batch == b.batch && a.heads == b.heads &&
-         a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.seq_len == b.seq_len &&
-         a.causal == b.causal && a.dtype == b.dtype && a.gelu_form == b.gelu_form;
+  return op == o.op && a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads &&
+         a.head_dim == b.head_dim && a.seq_len == b.seq_len && a.causal == b.causal &&
+         a.dtype == b.dtype && a.gelu_form == b.gelu_form;
 }
 
 std::string PointKey::label() const {
-  return fmt::format("{} {} L={} B={} H={}/{} d={} {}{} {}", op, version, shape.seq_len,
-                     shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
-                     to_string(shape.dtype), shape.causal ? " causal" : "",
-                     to_string(shape.gelu_form));
+  return fmt::format("{} {} {}", op, version, axes_text(shape));
 }
+
+std::string PointKey::shape_label() const { return fmt::format("{} {}", op, axes_text(shape)); }
 
 PointKey point_key(const PointResult& point) { return {point.op, point.version, point.shape}; }
 
 size_t CompareResult::count(Verdict verdict) const {
   return static_cast<size_t>(std::count_if(points.begin(), points.end(),
                                            [&](const auto& p) { return p.verdict == verdict; }));
+}
+
+size_t CompareResult::version_changes() const {
+  return static_cast<size_t>(std::count_if(points.begin(), points.end(),
+                                           [](const auto& p) { return p.version_changed(); }));
 }
 
 size_t CompareResult::regressions() const {
@@ -533,7 +570,7 @@ CompareResult compare_reports(const Report& base, const Report& current,
   for (const PointResult& b : base.points) {
     const PointKey key = point_key(b);
     size_t j = 0;
-    while (j < current.points.size() && !(point_key(current.points[j]) == key)) ++j;
+    while (j < current.points.size() && !point_key(current.points[j]).same_point(key)) ++j;
     if (j == current.points.size()) {
       PendingPoint removed;
       removed.settled = true;

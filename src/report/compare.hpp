@@ -15,6 +15,8 @@
 //    Holm-adjusted over all points of the comparison, below kMannWhitneyAlpha); a change beyond
 //    the threshold that the test cannot separate from noise is "inconclusive", never a
 //    regression. Improvements never fail.
+// Points are matched by operator and shape. Across a kernel version change the counter gate is
+// off (a faster kernel may well move more bytes): its changes are shown, the time gate decides.
 #pragma once
 
 #include <cstddef>
@@ -70,15 +72,23 @@ enum class Verdict {
 std::string to_string(Verdict verdict);
 bool is_regression(Verdict verdict);
 
-/// Identity of a point across reports: operator, kernel version, shape (every axis, dtype
-/// included).
+/// A point and how it is matched across reports: by operator and shape (every axis, dtype,
+/// causal and GELU form included), not by kernel version, so that a new kernel version of an
+/// operator is compared with the old one (nvbench and google/benchmark's compare.py likewise match
+/// by benchmark name and axes). `version` is the base report's (the new report's for an added
+/// point); a matched point whose version changed carries the new one in
+/// PointComparison::new_version.
 struct PointKey {
   std::string op;
   std::string version;
   Shape shape;
-  bool operator==(const PointKey& other) const;
+  /// Same operator and the same value on every shape axis; the version is ignored.
+  bool same_point(const PointKey& other) const;
   /// One line, e.g. "gelu gelu_v1_vectorized L=4096 B=1 H=16/16 d=128 bf16 erf".
   std::string label() const;
+  /// label() without the version, e.g. "gelu L=4096 B=1 H=16/16 d=128 bf16 erf": a name that
+  /// stays the same across kernel versions (the Bencher benchmark name, bmf_writer.hpp).
+  std::string shape_label() const;
 };
 PointKey point_key(const PointResult& point);
 
@@ -123,6 +133,10 @@ struct PointComparison {
   std::optional<TimeEvidence> time;
   std::vector<CounterChange> counters;  ///< the gated counters present in both reports
   std::string counter_note;             ///< why the counter gate did not apply; empty if it did
+  /// The new report's kernel version when it differs from key.version (then only the time gate
+  /// decides: counters of different kernels legitimately differ); empty otherwise.
+  std::string new_version;
+  bool version_changed() const { return !new_version.empty(); }
 };
 
 /// The two canaries side by side.
@@ -152,16 +166,20 @@ struct CompareResult {
   std::vector<PointComparison> points;
 
   size_t count(Verdict verdict) const;
-  size_t regressions() const;  ///< kSlower + kFailed
+  size_t regressions() const;      ///< kSlower + kFailed
+  size_t version_changes() const;  ///< matched points whose kernel version changed
   /// 1 (ExitCode::kPartial, "a regression") when any point regressed, or with options.strict when
   /// any point is inconclusive; otherwise 0. Improvements, added and removed points never fail.
   int exit_code() const;
 };
 
-/// Compares `current` against `base`. Points are matched by PointKey. Throws a bad-input Error
-/// (exit 2) when: the schema versions differ; the GPUs differ (name, compute capability or SM
-/// count) and options.allow_different_gpu is false; a report holds the same point twice; a
-/// threshold is not in (0, 1).
+/// Compares `current` against `base`. Points are matched by operator and shape
+/// (PointKey::same_point). A matched point of the same kernel version goes through both gates; one
+/// whose version changed is judged by the time gate only, its counter changes reported but not
+/// gated, and its reason starts "version changed: <base> -> <new>; counters not gated". Throws a
+/// bad-input Error (exit 2) when: the schema versions differ; the GPUs differ (name, compute
+/// capability or SM count) and options.allow_different_gpu is false; a report holds the same
+/// operator and shape twice; a threshold is not in (0, 1).
 CompareResult compare_reports(const Report& base, const Report& current,
                               const CompareOptions& options);
 

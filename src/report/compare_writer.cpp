@@ -57,7 +57,7 @@ Cells cells(const PointComparison& p) {
       const std::string change = k.relative_change ? percent(*k.relative_change) : "from 0";
       beyond += (beyond.empty() ? "" : ", ") + k.metric + " " + change;
     }
-    c.counters = beyond.empty() ? "=" : beyond;
+    c.counters = beyond.empty() ? "=" : p.version_changed() ? "not gated: " + beyond : beyond;
   }
   return c;
 }
@@ -82,6 +82,9 @@ std::string summary_counts(const CompareResult& r) {
   for (const Verdict v : kVerdictOrder) {
     text += fmt::format("{}{} {}", text.empty() ? "" : ", ", r.count(v), to_string(v));
   }
+  if (const size_t changed = r.version_changes(); changed > 0) {
+    text += fmt::format("; {} matched across a kernel version change (time gate only)", changed);
+  }
   return text;
 }
 
@@ -90,8 +93,22 @@ std::string outcome(const CompareResult& r) {
   if (regressions > 0) {
     return fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s");
   }
-  if (r.exit_code() != 0) return "no regression, but inconclusive points fail under --strict";
+  if (r.exit_code() != 0) {
+    return "no regression, but inconclusive or removed points fail under --strict";
+  }
   return "no regression";
+}
+
+// "gemm_v1" or, across a version change, "gemm_v1 -> gemm_v2".
+std::string version_text(const PointComparison& p) {
+  return p.version_changed() ? p.key.version + " -> " + p.new_version : p.key.version;
+}
+
+// Whether a point's reason goes below the table: added and removed points have no reason beyond
+// their verdict, and their table row already says it.
+bool has_reason_line(const PointComparison& p) {
+  return p.verdict != Verdict::kSame && p.verdict != Verdict::kAdded &&
+         p.verdict != Verdict::kRemoved;
 }
 
 size_t display_width(const std::string& text) {
@@ -116,7 +133,7 @@ std::string format_compare_table(const CompareResult& r) {
   for (const auto& p : r.points) {
     const Cells c = cells(p);
     rows.push_back({to_string(p.verdict), p.key.op, std::to_string(p.key.shape.seq_len),
-                    p.key.version, c.base, c.current, c.change, c.p_value, c.counters});
+                    version_text(p), c.base, c.current, c.change, c.p_value, c.counters});
   }
   std::array<size_t, 9> widths{};
   for (const auto& row : rows) {
@@ -139,7 +156,7 @@ std::string format_compare_table(const CompareResult& r) {
   }
   bool any_reason = false;
   for (const auto& p : r.points) {
-    if (p.verdict == Verdict::kSame) continue;
+    if (!has_reason_line(p)) continue;
     if (!any_reason) out += "\n";
     any_reason = true;
     out += fmt::format("{}: {}: {}\n", to_string(p.verdict), p.key.label(), p.reason);
@@ -172,7 +189,7 @@ std::string format_compare_markdown(const CompareResult& r) {
     const std::string verdict =
         is_regression(p.verdict) ? "**" + to_string(p.verdict) + "**" : to_string(p.verdict);
     return fmt::format("| {} | `{}` | {} | `{}` | {} | {} | {} | {} | {} |\n", verdict, p.key.op,
-                       p.key.shape.seq_len, p.key.version, c.base, c.current, c.change, c.p_value,
+                       p.key.shape.seq_len, version_text(p), c.base, c.current, c.change, c.p_value,
                        c.counters);
   };
 
@@ -183,6 +200,7 @@ std::string format_compare_markdown(const CompareResult& r) {
     for (const auto& p : r.points) {
       if (p.verdict != v) continue;
       notable += table_row(p);
+      if (!has_reason_line(p)) continue;
       reasons += fmt::format("- **{}** `{}`: {}\n", to_string(p.verdict), p.key.label(), p.reason);
     }
   }
@@ -229,6 +247,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
   Json summary;
   for (const Verdict v : kVerdictOrder) summary[to_string(v)] = r.count(v);
   summary["regressions"] = r.regressions();
+  summary["version_changed"] = r.version_changes();
   j["summary"] = summary;
   j["exit_code"] = r.exit_code();
 
@@ -237,6 +256,12 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
     Json point;
     point["op"] = p.key.op;
     point["version"] = p.key.version;
+    // The new report's version: null for a removed point; differs from "version" only across a
+    // version change (then the counter gate was off).
+    point["new_version"] = p.verdict == Verdict::kRemoved ? Json(nullptr)
+                           : p.version_changed()          ? Json(p.new_version)
+                                                          : Json(p.key.version);
+    point["version_changed"] = p.version_changed();
     const Shape& s = p.key.shape;
     point["shape"] = Json{{"batch", s.batch},
                           {"heads", s.heads},

@@ -51,6 +51,23 @@ check 1 "slower: gelu gelu_v1_vectorized L=512 .*l2_bytes +15.0%" "" \
   compare "$report" "$work/l2_up.json"
 check 0 "1 faster" "" compare "$work/l2_up.json" "$report"  # improvements never fail
 
+# The same 15% L2 increase on a new kernel version: matched by operator and shape, counters shown
+# but not gated (a different kernel may move more bytes), so no regression; the summary counts it.
+python3 - "$work/l2_up.json" "$work/l2_up_v9.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for p in report["points"]:
+    if p["op"] == "gelu":
+        p["version"] = "gelu_v9_test"
+json.dump(report, open(sys.argv[2], "w"), indent=2)
+PY
+check 0 "7 matched across a kernel version change" "" compare "$report" "$work/l2_up_v9.json"
+check 0 "gelu_v1_vectorized -> gelu_v9_test" "" compare "$report" "$work/l2_up_v9.json"
+check 0 "version changed: gelu_v1_vectorized -> gelu_v9_test; counters not gated" "" \
+  compare "$report" "$work/l2_up_v9.json" --format json
+check 0 '"version_changed": 7' "" compare "$report" "$work/l2_up_v9.json" --format json
+check 0 "0 removed, 0 added" "" compare "$report" "$work/l2_up_v9.json" --strict
+
 # Bad input: exit 2 with one error line naming the problem.
 sed 's/"name": "NVIDIA H200"/"name": "NVIDIA H100 80GB HBM3"/' "$report" >"$work/h100.json"
 check 2 "" "different GPUs.*--allow-different-gpu" compare "$report" "$work/h100.json"

@@ -301,14 +301,15 @@ TEST(Compare, DifferentGpuIsBadInputUnlessAllowed) {
 TEST(Compare, AddedAndRemovedPoints) {
   Report base = sweep_report(0.01, 3);
   Report current = base;
-  current.points.erase(current.points.begin());           // naive_attention L=512 removed
-  current.points.back().version = "decode_attention_v2";  // another kernel version: a new point
+  current.points.erase(current.points.begin());  // naive_attention L=512 removed
+  current.points.back().shape.seq_len = 65536;   // decode L=32768 removed, L=65536 added
   const CompareResult r = compare_reports(base, current, {});
-  EXPECT_EQ(r.count(Verdict::kRemoved), 2u);  // naive L=512, and decode v1 L=32768
+  EXPECT_EQ(r.count(Verdict::kRemoved), 2u);
   EXPECT_EQ(r.count(Verdict::kAdded), 1u);
   EXPECT_EQ(r.count(Verdict::kSame), 40u);
+  EXPECT_EQ(r.version_changes(), 0u);
   EXPECT_EQ(r.points.back().verdict, Verdict::kAdded);
-  EXPECT_EQ(r.points.back().key.version, "decode_attention_v2");
+  EXPECT_EQ(r.points.back().key.shape.seq_len, 65536);
   EXPECT_EQ(r.exit_code(), 0);
   // A new report that lost points must be able to fail CI: --strict counts removed points.
   CompareOptions strict;
@@ -318,6 +319,83 @@ TEST(Compare, AddedAndRemovedPoints) {
   empty.points.clear();
   EXPECT_EQ(compare_reports(base, empty, {}).exit_code(), 0);
   EXPECT_EQ(compare_reports(base, empty, strict).exit_code(), 1);
+}
+
+// A new kernel version of an operator is matched with the old one at the same shape: judged by
+// the time gate only, the counter changes shown but not gated.
+TEST(Compare, VersionChangeIsMatchedAndJudgedByTimeOnly) {
+  const Report base = sweep_report(0.005, 31);
+  Report current = sweep_report(0.005, 2031);
+  for (auto& p : current.points) {
+    if (p.op != "flash_attention") continue;
+    p.version = "flash_attention_v3";
+    for (double& s : p.timing->samples_s) s /= 2.5;  // 2.5x faster
+    *p.counters.total.l2_bytes *= 1.5;               // ... while moving more bytes
+    p.counters.total.dram_read_bytes = *p.counters.total.dram_read_bytes * 1.3;
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points.size(), 42u);
+  EXPECT_EQ(r.count(Verdict::kRemoved), 0u);
+  EXPECT_EQ(r.count(Verdict::kAdded), 0u);
+  EXPECT_EQ(r.count(Verdict::kFaster), 7u);
+  EXPECT_EQ(r.count(Verdict::kSame), 35u);
+  EXPECT_EQ(r.version_changes(), 7u);
+  EXPECT_EQ(r.exit_code(), 0);
+  const PointComparison& flash = find(r, "flash_attention", 4096);
+  EXPECT_TRUE(flash.version_changed());
+  EXPECT_EQ(flash.key.version, "flash_attention_v1");
+  EXPECT_EQ(flash.new_version, "flash_attention_v3");
+  EXPECT_EQ(flash.reason.rfind("version changed: flash_attention_v1 -> flash_attention_v3; "
+                               "counters not gated",
+                               0),
+            0u)
+      << flash.reason;
+  EXPECT_NE(flash.reason.find("l2_bytes +50.0%"), std::string::npos) << flash.reason;
+  EXPECT_NE(flash.reason.find("median"), std::string::npos) << flash.reason;
+  ASSERT_EQ(flash.counters.size(), 3u);  // shown, beyond their thresholds, yet not a regression
+  EXPECT_TRUE(flash.counters[2].beyond_threshold);
+  EXPECT_NE(flash.counter_note.find("counters not gated"), std::string::npos);
+  EXPECT_FALSE(find(r, "gemm", 4096).version_changed());
+
+  const std::string table = format_compare_table(r);
+  EXPECT_NE(table.find("flash_attention_v1 -> flash_attention_v3"), std::string::npos) << table;
+  EXPECT_NE(table.find("7 matched across a kernel version change (time gate only)"),
+            std::string::npos)
+      << table;
+  const nlohmann::ordered_json j = compare_to_json(r);
+  EXPECT_EQ(j["summary"]["version_changed"], 7);
+  for (const auto& p : j["points"]) {
+    const bool flash_point = p["op"] == "flash_attention";
+    EXPECT_EQ(p["version_changed"].get<bool>(), flash_point);
+    EXPECT_EQ(p["new_version"], flash_point ? "flash_attention_v3" : p["version"]);
+  }
+}
+
+// Across a version change a counter increase with unchanged times is "same", and a slower time
+// is still a regression.
+TEST(Compare, VersionChangeCountersNeverGateButTimeStillDoes) {
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.005, 10, 1)),
+                                   make_point("gelu", 512, noisy_samples(1e-3, 0.005, 10, 2))});
+  Report current = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.005, 10, 3)),
+                                make_point("gelu", 512, noisy_samples(1.3e-3, 0.005, 10, 4))});
+  for (auto& p : current.points) {
+    p.version = p.op + "_v2";
+    *p.counters.total.tensor_bf16_flop *= 2;
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
+  EXPECT_NE(r.points[0].reason.find("flop +100.0%"), std::string::npos) << r.points[0].reason;
+  EXPECT_EQ(r.points[1].verdict, Verdict::kSlower) << r.points[1].reason;
+  EXPECT_EQ(r.version_changes(), 2u);
+  EXPECT_EQ(r.exit_code(), 1);
+  // The same counter change without a version change is a regression, as before.
+  Report same_version = current;
+  for (auto& p : same_version.points) p.version = p.op + "_v1";
+  const CompareResult gated = compare_reports(base, same_version, {});
+  EXPECT_EQ(gated.points[0].verdict, Verdict::kSlower);
+  EXPECT_EQ(gated.version_changes(), 0u);
+  EXPECT_FALSE(gated.points[0].version_changed());
+  EXPECT_EQ(gated.points[0].reason.find("version changed"), std::string::npos);
 }
 
 TEST(Compare, ShapeAndDtypeArePartOfTheMatch) {
@@ -333,6 +411,11 @@ TEST(Compare, DuplicatePointIsBadInput) {
   const Report base =
       make_report({make_point("gelu", 512, {1e-3}), make_point("gelu", 512, {1e-3})});
   EXPECT_THROW(compare_reports(base, base, {}), Error);
+  // Two versions of one operator at one shape are the same point: which would be compared?
+  Report two_versions = base;
+  two_versions.points[1].version = "gelu_v2";
+  EXPECT_THROW(compare_reports(two_versions, make_report({make_point("gelu", 512, {1e-3})}), {}),
+               Error);
 }
 
 TEST(Compare, FailedNewPointIsARegression) {
@@ -509,6 +592,20 @@ TEST(CompareWriters, TableMarkdownAndJsonCarryTheVerdicts) {
   EXPECT_TRUE(found);
 }
 
+TEST(CompareWriters, AddedAndRemovedPointsAreListedOnce) {
+  const Report base = make_report({make_point("gelu", 512, {1e-3, 1e-3, 1e-3})});
+  const Report current = make_report({make_point("gelu", 1024, {1e-3, 1e-3, 1e-3})});
+  const CompareResult r = compare_reports(base, current, {});
+  const std::string table = format_compare_table(r);
+  EXPECT_NE(table.find("removed  gelu"), std::string::npos) << table;
+  EXPECT_NE(table.find("added    gelu"), std::string::npos) << table;
+  EXPECT_EQ(table.find("removed: "), std::string::npos) << table;
+  EXPECT_EQ(table.find("added: "), std::string::npos) << table;
+  const std::string md = format_compare_markdown(r);
+  EXPECT_EQ(md.find("- **removed**"), std::string::npos) << md;
+  EXPECT_NE(md.find("| removed | `gelu` | 512 |"), std::string::npos) << md;
+}
+
 TEST(CompareWriters, CleanMarkdownSaysNoRegression) {
   const Report base = sweep_report(0.01, 9);
   const std::string md = format_compare_markdown(compare_reports(base, base, {}));
@@ -523,7 +620,8 @@ TEST(BmfWriter, OneBenchmarkPerOkPointWithLatencyInNanoseconds) {
   const nlohmann::ordered_json bmf = report_to_bmf(report);
   ASSERT_EQ(bmf.size(), 1u);
   const auto& bench = bmf.begin().value();
-  EXPECT_NE(bmf.begin().key().find("gelu"), std::string::npos);
+  // Named without the kernel version, so a dashboard's history survives a kernel change.
+  EXPECT_EQ(bmf.begin().key(), "gelu L=512 B=1 H=16/16 d=128 bf16 erf");
   EXPECT_DOUBLE_EQ(bench["latency"]["value"].get<double>(), 2e4);
   EXPECT_DOUBLE_EQ(bench["latency"]["lower_value"].get<double>(), 1e4);
   EXPECT_DOUBLE_EQ(bench["latency"]["upper_value"].get<double>(), 3e4);
