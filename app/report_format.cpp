@@ -14,9 +14,8 @@
 #include "report/table_writer.hpp"
 
 namespace rooflinectl {
-namespace {
 
-const char* name_of(ReportFormat format) {
+const char* format_name(ReportFormat format) {
   switch (format) {
     case ReportFormat::kTable:
       return "table";
@@ -32,14 +31,27 @@ const char* name_of(ReportFormat format) {
   return "";
 }
 
-}  // namespace
+const char* extension_of(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kTable:
+      return ".txt";
+    case ReportFormat::kCsv:
+      return ".csv";
+    case ReportFormat::kMarkdown:
+      return ".md";
+    case ReportFormat::kJson:
+    case ReportFormat::kBmf:
+      return ".json";
+  }
+  return "";
+}
 
 ReportFormat parse_report_format(const std::string& text, const std::string& flag,
                                  const std::vector<ReportFormat>& allowed) {
   std::string list;
   for (const ReportFormat f : allowed) {
-    if (text == name_of(f)) return f;
-    list += (list.empty() ? "" : ", ") + std::string(name_of(f));
+    if (text == format_name(f)) return f;
+    list += (list.empty() ? "" : ", ") + std::string(format_name(f));
   }
   throw bad_input(fmt::format("invalid {} '{}': allowed {}", flag, text, list));
 }

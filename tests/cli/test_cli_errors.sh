@@ -268,6 +268,33 @@ run_case 2 "/dev/null" - model --gpu h200-sxm -o /dev/null
 run_case 2 "'-'" - model --gpu h200-sxm -o -
 ln -s "$inputs/link-target.json" "$inputs/link.json"
 run_case 2 "link.json" - plot "$h200" -o "$inputs/link.json"
+# report writes the kind its --format names, and never over its own input (a read-only input
+# too: the atomic rename would replace it).
+for case in "table txt" "md md" "csv csv" "json json"; do
+  read -r format ext <<<"$case"
+  run_case 2 "'$work/out.x': --format $format writes .$ext, the file name must end in .$ext" - \
+    report "$h200" --format "$format" -o "$work/out.x"
+done
+run_case 2 "'$work/out.json': --format md writes .md" - report "$h200" --format md -o "$work/out.json"
+cp "$h200" "$inputs/own.json"
+chmod 444 "$inputs/own.json"
+for same in "$inputs/own.json" "$inputs/./own.json" "$inputs/../$(basename "$inputs")/own.json"; do
+  run_case 2 "is the input report '$inputs/own.json', which would be overwritten" - \
+    report "$inputs/own.json" --format json -o "$same"
+done
+cmp -s "$h200" "$inputs/own.json" || fail "report -o over its own input changed the input"
+ln "$inputs/own.json" "$inputs/hardlink.json"
+run_case 2 "is the input report" - report "$inputs/own.json" --format json -o "$inputs/hardlink.json"
+# An empty output name is refused by every command that writes a file (not taken as "no file"),
+# and a name that is the extension alone (a hidden file with no stem) is named as such.
+run_case 2 "invalid --output '': an empty file name" - report "$h200" -o ""
+run_case 2 "invalid --output '': an empty file name" - model --gpu h200-sxm -o ""
+run_case 2 "invalid --output '': an empty file name" - plot "$h200" -o ""
+run_case 2 "invalid --output '': an empty file name" - sweep --seq 512 --ops gelu -o ""
+run_case 2 "invalid --output '$work/.json': needs a file name before .json" - \
+  model --gpu h200-sxm -o "$work/.json"
+run_case 2 "invalid --output '$work/.svg': needs a file name before .svg" - plot "$h200" -o "$work/.svg"
+run_case 2 "invalid --output '.md': needs a file name before .md" - report "$h200" --format md -o .md
 bad "'abc'" sweep --time-threshold abc
 bad "'-3%'" sweep --l2-threshold -3%
 run_case 2 "'x'" - compare "$h200" "$h200" --l2-threshold x
