@@ -58,7 +58,7 @@ int run_model_command(const ModelOptions& o) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "model written to {}\n", o.output);
   }
-  fmt::print("{}", o.format == "json" ? json : format_model_table(report));
+  write_stdout(o.format == "json" ? json : format_model_table(report));
   return static_cast<int>(ExitCode::kOk);
 }
 

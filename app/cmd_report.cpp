@@ -36,14 +36,16 @@ int run_report_command(const ReportOptions& o) {
     check_output_is_not_input(o.output, o.report);
     check_output_file_path(o.output);
   }
-  const std::string text = render_report(load_report(o.report), format);
+  const Report report = load_report(o.report);
+  check_unique_points(report, o.report);
+  const std::string text = render_report(report, format);
   if (!o.output_given) {
-    fmt::print("{}", text);
+    write_stdout(text);
   } else {
     write_file_atomically(o.output, text);
     fmt::print(stderr, "written to {}\n", o.output);
   }
-  return 0;
+  return above_roof_exit_code(report);
 }
 
 }  // namespace rooflinectl

@@ -31,6 +31,24 @@ const char* format_name(ReportFormat format) {
   return "";
 }
 
+int above_roof_exit_code(const Report& report) {
+  size_t above = 0;
+  const PointResult* first = nullptr;
+  for (const PointResult& p : report.points) {
+    if (p.roofline && p.roofline->above_roof) {
+      ++above;
+      if (first == nullptr) first = &p;
+    }
+  }
+  if (above == 0) return static_cast<int>(ExitCode::kOk);
+  fmt::print(stderr,
+             "{} point{} above {} roof (first: {} {} at L = {}): achieved exceeds attainable, a "
+             "unit, formula or counter error; exit {}\n",
+             above, above == 1 ? "" : "s", above == 1 ? "its" : "their", first->op, first->version,
+             first->shape.seq_len, static_cast<int>(ExitCode::kPartial));
+  return static_cast<int>(ExitCode::kPartial);
+}
+
 const char* extension_of(ReportFormat format) {
   switch (format) {
     case ReportFormat::kTable:

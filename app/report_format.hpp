@@ -22,6 +22,11 @@ const char* format_name(ReportFormat format);
 /// ".json".
 const char* extension_of(ReportFormat format);
 
+/// The exit code of `report` and `plot` for `report`: kOk, or kPartial (1, as a sweep with failed
+/// points) when a point lies above its roof, which is an error in a unit, a formula or a counter
+/// (README "roofs"); then one line on stderr names the points' count and the first one.
+int above_roof_exit_code(const Report& report);
+
 /// `report` rendered as `format`: table = console table then the flash-vs-naive summary (when
 /// the report has attention points) and the reconciliation flags; json = the report file's
 /// text; csv and md = the CSV and Markdown writers; bmf = Bencher Metric Format (docs/ci.md). Ends with a newline.
