@@ -19,6 +19,10 @@ struct ChartRoofs {
   /// The distinct roof sources, shortened to the text before their first ':' (e.g. "counters
   /// peak_sustained"), joined with "; ". Empty when no point is placed.
   std::string source;
+  /// The distinct roof source kinds (roof.source_kind) in words, joined with "; ": "measured
+  /// benchmarks (best measured ceilings)", "datasheet (configs/gpus)", "counters peak_sustained ×
+  /// clock measured per kernel". Empty when no point is placed.
+  std::string kinds;
 };
 
 /// Medians of the placed points' roofs (see ChartRoofs). Pure.
