@@ -84,7 +84,6 @@ std::string truncated(const std::string& text) {
 
 ChartRoofs chart_roofs(const Report& report) {
   std::vector<double> tensor, fp32, dram;
-  std::vector<std::string> sources;
   std::vector<RoofSource> kinds;
   for (const auto& p : report.points) {
     if (!placed(p)) continue;
@@ -97,17 +96,13 @@ ChartRoofs chart_roofs(const Report& report) {
     if (std::isfinite(roof.peak_bytes_per_s) && roof.peak_bytes_per_s > 0) {
       dram.push_back(roof.peak_bytes_per_s);
     }
-    const std::string prefix = roof.source.substr(0, roof.source.find(':'));
-    if (std::find(sources.begin(), sources.end(), prefix) == sources.end())
-      sources.push_back(prefix);
   }
   ChartRoofs roofs;
   if (!tensor.empty()) roofs.tensor_flop_per_s = median(tensor);
   if (!fp32.empty()) roofs.fp32_flop_per_s = median(fp32);
   if (!dram.empty()) roofs.dram_bytes_per_s = median(dram);
-  for (const auto& s : sources) roofs.source += (roofs.source.empty() ? "" : "; ") + s;
   for (const RoofSource kind : kinds) {
-    const char* words = kind == RoofSource::kMeasured ? "measured benchmarks (best ceilings)"
+    const char* words = kind == RoofSource::kMeasured ? "measured benchmarks"
                         : kind == RoofSource::kDatasheet
                             ? "datasheet (configs/gpus)"
                             : "counters peak_sustained × clock measured per kernel";
@@ -176,7 +171,7 @@ std::string roofline_svg(const Report& report) {
   svg += text_svg(
       kPlotLeft, 72,
       fmt::format(
-          "Roofs: {} (median over points). FLOPs and DRAM bytes: {}",
+          "Roofs: {}, median over points. FLOPs and DRAM bytes: {}",
           roofs.kinds.empty() ? "none" : roofs.kinds,
           analytic ? fmt::format("counters ({} from the analytic model)", analytic)
                    : std::string("hardware counters")),
