@@ -28,7 +28,8 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   add_shape_options(*sub, o.shape);
   sub->add_option("--format", o.format, "stdout format: table | json");
   sub->add_option("--output,-o", o.output,
-                  "Write the JSON here (atomically; name ending in .json)");
+                  "Write the JSON here (atomically; name ending in .json)")
+      ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }
 
@@ -36,7 +37,7 @@ int run_model_command(const ModelOptions& o) {
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
   }
-  if (!o.output.empty()) {
+  if (o.output_given) {
     // The file is JSON whatever --format says (--format is for stdout), as `sweep --output`.
     check_output_extension(o.output, ".json", "the model is JSON (--format sets stdout only)");
     check_output_file_path(o.output);
@@ -53,11 +54,11 @@ int run_model_command(const ModelOptions& o) {
 
   const ModelReport report = build_model_report(config, ops, gpu);
   const std::string json = model_report_to_json_text(report);
-  if (!o.output.empty()) {
+  if (o.output_given) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "model written to {}\n", o.output);
   }
-  fmt::print("{}", o.format == "json" ? json : format_model_table(report));
+  write_stdout(o.format == "json" ? json : format_model_table(report));
   return static_cast<int>(ExitCode::kOk);
 }
 

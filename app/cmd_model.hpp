@@ -17,6 +17,7 @@ struct ModelOptions {
   ShapeOptions shape;            ///< --ops, --seq and the shape flags, as `sweep`
   std::string format = "table";  ///< stdout format: table | json
   std::string output;            ///< JSON written here (atomically; ends in .json); empty: none
+  bool output_given = false;     ///< --output was on the command line (an empty name is refused)
 };
 
 /// Binds the flags of `model` to `options`.

@@ -10,6 +10,7 @@
 #include "report/json_reader.hpp"
 #include "report/svg_roofline.hpp"
 #include "report/svg_throughput.hpp"
+#include "report_format.hpp"
 
 namespace rooflinectl {
 
@@ -30,6 +31,7 @@ int run_plot_command(const PlotOptions& o) {
   check_output_extension(o.output, ".svg", "the chart is SVG");
   check_output_file_path(o.output);
   const Report report = load_report(o.report);
+  check_unique_points(report, o.report);
   // A chart without a single measured point would be empty axes that look like a result.
   const bool any_ok = std::any_of(report.points.begin(), report.points.end(),
                                   [](const PointResult& p) { return p.status == PointStatus::kOk; });
@@ -45,7 +47,7 @@ int run_plot_command(const PlotOptions& o) {
              without_roofline
                  ? fmt::format(" ({} without roofline data, noted on the chart)", without_roofline)
                  : "");
-  return 0;
+  return above_roof_exit_code(report);
 }
 
 }  // namespace rooflinectl

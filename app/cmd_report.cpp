@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "output_extension.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_reader.hpp"
 #include "report_format.hpp"
@@ -17,7 +18,10 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
                   "verdicts, the flash-vs-naive conclusion) | csv (one row per point, units in "
                   "the header) | json (the report re-validated, derived values recomputed, in "
                   "the format `sweep --output` writes)");
-  sub->add_option("--output,-o", o.output, "Write to this file instead of stdout");
+  sub->add_option("--output,-o", o.output,
+                  "Write to this file instead of stdout (atomically; name ending in the --format's "
+                  "extension: .txt, .md, .csv, .json; never the input report)")
+      ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }
 
@@ -25,15 +29,23 @@ int run_report_command(const ReportOptions& o) {
   const ReportFormat format = parse_report_format(
       o.format, "--format",
       {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson});
-  if (!o.output.empty()) check_output_file_path(o.output);
-  const std::string text = render_report(load_report(o.report), format);
-  if (o.output.empty()) {
-    fmt::print("{}", text);
+  if (o.output_given) {
+    check_output_extension(o.output, extension_of(format),
+                           fmt::format("--format {} writes {}", format_name(format),
+                                       extension_of(format)));
+    check_output_is_not_input(o.output, o.report);
+    check_output_file_path(o.output);
+  }
+  const Report report = load_report(o.report);
+  check_unique_points(report, o.report);
+  const std::string text = render_report(report, format);
+  if (!o.output_given) {
+    write_stdout(text);
   } else {
     write_file_atomically(o.output, text);
     fmt::print(stderr, "written to {}\n", o.output);
   }
-  return 0;
+  return above_roof_exit_code(report);
 }
 
 }  // namespace rooflinectl

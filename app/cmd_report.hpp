@@ -10,6 +10,7 @@ struct ReportOptions {
   std::string report;            ///< JSON report written by `sweep --output`
   std::string format = "table";  ///< table | md | csv | json
   std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
+  bool output_given = false;     ///< --output was on the command line (an empty name is refused)
 };
 
 /// Binds the arguments of `report` to `options`.

@@ -46,7 +46,6 @@ SweepConfig build_config(const SweepOptions& o) {
 }
 
 void check_output_path(const std::string& path) {
-  if (path.empty()) return;
   if (std::filesystem::is_directory(path)) {
     throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
                                 path));
@@ -70,7 +69,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--config", o.config_file, "JSON sweep config (default: configs/default.json)");
   add_shape_options(*sub, o.shape);
   sub->add_option("--output,-o", o.output,
-                  "Write the JSON report here (atomically; name ending in .json)");
+                  "Write the JSON report here (atomically; name ending in .json)")
+      ->each([&o](const std::string&) { o.output_given = true; });
   sub->add_option("--format", o.format,
                   "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
@@ -97,7 +97,7 @@ int run_sweep_command(const SweepOptions& o) {
       o.format, "--format",
       {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv, ReportFormat::kMarkdown,
        ReportFormat::kBmf});
-  check_output_path(o.output);
+  if (o.output_given) check_output_path(o.output);
   // The gate flags are checked even without --baseline: a bad value is an error, not ignored.
   const CompareOptions gate_options = compare_options_from_flags(o.gate);
   std::optional<RoofSource> roof;
@@ -124,7 +124,7 @@ int run_sweep_command(const SweepOptions& o) {
   const InterruptScope interrupt_scope;
   const Report report = run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
-  if (!o.output.empty()) {
+  if (o.output_given) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "report written to {}\n", o.output);
   }

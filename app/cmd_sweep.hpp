@@ -18,6 +18,7 @@ struct SweepOptions {
   std::string config_file;
   ShapeOptions shape;           ///< --ops, --seq and the shape flags, shared with `model`
   std::string output;           ///< JSON report path (must end in .json); empty: none
+  bool output_given = false;    ///< --output was on the command line (an empty name is refused)
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
   bool no_counters = false;

@@ -14,9 +14,8 @@
 #include "report/table_writer.hpp"
 
 namespace rooflinectl {
-namespace {
 
-const char* name_of(ReportFormat format) {
+const char* format_name(ReportFormat format) {
   switch (format) {
     case ReportFormat::kTable:
       return "table";
@@ -32,14 +31,45 @@ const char* name_of(ReportFormat format) {
   return "";
 }
 
-}  // namespace
+int above_roof_exit_code(const Report& report) {
+  size_t above = 0;
+  const PointResult* first = nullptr;
+  for (const PointResult& p : report.points) {
+    if (p.roofline && p.roofline->above_roof) {
+      ++above;
+      if (first == nullptr) first = &p;
+    }
+  }
+  if (above == 0) return static_cast<int>(ExitCode::kOk);
+  fmt::print(stderr,
+             "{} point{} above {} roof (first: {} {} at L = {}): achieved exceeds attainable, a "
+             "unit, formula or counter error; exit {}\n",
+             above, above == 1 ? "" : "s", above == 1 ? "its" : "their", first->op, first->version,
+             first->shape.seq_len, static_cast<int>(ExitCode::kPartial));
+  return static_cast<int>(ExitCode::kPartial);
+}
+
+const char* extension_of(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kTable:
+      return ".txt";
+    case ReportFormat::kCsv:
+      return ".csv";
+    case ReportFormat::kMarkdown:
+      return ".md";
+    case ReportFormat::kJson:
+    case ReportFormat::kBmf:
+      return ".json";
+  }
+  return "";
+}
 
 ReportFormat parse_report_format(const std::string& text, const std::string& flag,
                                  const std::vector<ReportFormat>& allowed) {
   std::string list;
   for (const ReportFormat f : allowed) {
-    if (text == name_of(f)) return f;
-    list += (list.empty() ? "" : ", ") + std::string(name_of(f));
+    if (text == format_name(f)) return f;
+    list += (list.empty() ? "" : ", ") + std::string(format_name(f));
   }
   throw bad_input(fmt::format("invalid {} '{}': allowed {}", flag, text, list));
 }

@@ -118,4 +118,15 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   temporary.commit();
 }
 
+void write_stdout(const std::string& contents) {
+  errno = 0;
+  const size_t written = std::fwrite(contents.data(), 1, contents.size(), stdout);
+  if (written != contents.size() || std::fflush(stdout) != 0) {
+    const int error = errno;
+    std::clearerr(stdout);
+    throw environment_error(fmt::format("cannot write to standard output: {}",
+                                        error ? std::strerror(error) : "write failed"));
+  }
+}
+
 }  // namespace rooflinectl

@@ -12,6 +12,11 @@ namespace rooflinectl {
 /// every command that writes a file (sweep, model, plot, report), before it does any work.
 void check_output_file_path(const std::string& path);
 
+/// Writes `contents` to standard output and flushes it. A failed write or flush (a full disk, a
+/// closed pipe, `> /dev/full`) throws an environment Error (exit 3) "cannot write to standard
+/// output: <OS reason>": the output is incomplete through no fault of the input.
+void write_stdout(const std::string& contents);
+
 /// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same
 /// directory (same filesystem, so the rename cannot degrade into a copy), which is fsync'ed and
 /// then renamed over `path` (rename(2) replaces the target atomically). On any failure the

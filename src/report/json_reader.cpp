@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
+#include "report/compare.hpp"
 #include "report/peaks_json.hpp"
 
 namespace rooflinectl {
@@ -279,7 +281,21 @@ PointResult point_from_json(const JsonObjectReader& r) {
   }
   p.counters = counters_from_json(r.get_object("counters"), where);
   p.analytic = analytic_from_json(r.get_object("analytic"), where);
-  if (!r.is_null("roofline")) p.roofline = roofline_from_json(r.get_object("roofline"));
+  if (!r.is_null("roofline")) {
+    const JsonObjectReader roofline = r.get_object("roofline");
+    p.roofline = roofline_from_json(roofline);
+    // The writer places a point at its timing median (schema: "Median of the timed pass"); a
+    // different time would print a roofline that contradicts the timing columns.
+    if (p.timing) {
+      const double roof_time = p.roofline->time_s;
+      const double median = p.timing->median_s;
+      if (std::fabs(roof_time - median) > 1e-9 * std::max(std::fabs(roof_time), std::fabs(median))) {
+        roofline.fail_key("time_s", fmt::format("{}: {} s differs from timing.median_s {} s (the "
+                                                "roofline is placed at the timing median)",
+                                                where, roof_time, median));
+      }
+    }
+  }
   p.roofline_null_reason = r.get_string("roofline_null_reason");
   p.tokens_per_s = r.get_optional_double("tokens_per_s");
   require_non_negative(r, "tokens_per_s", p.tokens_per_s, where);
@@ -386,6 +402,18 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
 
 Report load_report(const std::string& path) {
   return report_from_json_text(read_text_file(path, "report"), path);
+}
+
+void check_unique_points(const Report& report, const std::string& origin) {
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const PointKey key = point_key(report.points[i]);
+    for (size_t j = i + 1; j < report.points.size(); ++j) {
+      if (point_key(report.points[j]) == key) {
+        throw bad_input(fmt::format("{}: point '{}' appears twice (points[{}] and points[{}])",
+                                    origin, key.label(), i, j));
+      }
+    }
+  }
 }
 
 }  // namespace rooflinectl

@@ -20,12 +20,18 @@ namespace rooflinectl {
 /// position); a "schema_version" other than kReportSchemaVersion (naming the found and the
 /// supported version); a missing required key or a value of the wrong type (naming origin and the
 /// key path, e.g. "points[2].timing.median_s"); a roofline whose roof peaks, FLOPs, bytes or
-/// time are not finite and > 0 (naming the key).
+/// time are not finite and > 0 (naming the key); a roofline time_s that differs from the point's
+/// timing.median_s by more than rounding (relative 1e-9; naming the point and both values).
 Report report_from_json_text(const std::string& text, const std::string& origin);
 
 /// Reads and parses the report file at `path`; an unreadable file is a bad-input Error with the
 /// OS reason.
 Report load_report(const std::string& path);
+
+/// Throws a bad-input Error "<origin>: point '<op version shape>' appears twice (points[i] and
+/// points[j])" when two points have the same (op, version, shape) key (compare's PointKey): a
+/// table or chart would show both with nothing to tell them apart. Used by `report` and `plot`.
+void check_unique_points(const Report& report, const std::string& origin);
 
 /// Inverse of sweep_config_to_json: every key is required, "seq_lens" is taken as written (not
 /// re-expanded from "seq"). `where` is the object's key path for messages (e.g. "config").

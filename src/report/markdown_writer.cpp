@@ -134,7 +134,18 @@ std::string operator_section(const std::string& op, const Report& report) {
   for (const auto& p : report.points) {
     if (p.op == op) points.push_back(&p);
   }
-  std::string out = fmt::format("### `{}`: {}\n\n", op, verdict(points));
+  // The kernel versions that ran (CSV and JSON name them per point), in order of first use.
+  std::vector<std::string> versions;
+  for (const auto* p : points) {
+    if (!p->version.empty() &&
+        std::find(versions.begin(), versions.end(), p->version) == versions.end()) {
+      versions.push_back(p->version);
+    }
+  }
+  std::string ran;
+  for (const auto& v : versions) ran += fmt::format("{}`{}`", ran.empty() ? "" : ", ", v);
+  std::string out = fmt::format("### `{}`{}: {}\n\n", op, ran.empty() ? "" : " (" + ran + ")",
+                                verdict(points));
   out += fmt::format(
       "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | bound | % of roof | SM % of peak | "
       "DRAM % of peak | peak memory | validation | status |\n",

@@ -84,25 +84,30 @@ std::string truncated(const std::string& text) {
 
 ChartRoofs chart_roofs(const Report& report) {
   std::vector<double> tensor, fp32, dram;
-  std::vector<std::string> sources;
+  std::vector<RoofSource> kinds;
   for (const auto& p : report.points) {
     if (!placed(p)) continue;
     const Roof& roof = p.roofline->roof;
+    if (std::find(kinds.begin(), kinds.end(), roof.source_kind) == kinds.end())
+      kinds.push_back(roof.source_kind);
     if (std::isfinite(roof.peak_flop_per_s) && roof.peak_flop_per_s > 0) {
       (roof.pipe == Pipe::kTensor ? tensor : fp32).push_back(roof.peak_flop_per_s);
     }
     if (std::isfinite(roof.peak_bytes_per_s) && roof.peak_bytes_per_s > 0) {
       dram.push_back(roof.peak_bytes_per_s);
     }
-    const std::string prefix = roof.source.substr(0, roof.source.find(':'));
-    if (std::find(sources.begin(), sources.end(), prefix) == sources.end())
-      sources.push_back(prefix);
   }
   ChartRoofs roofs;
   if (!tensor.empty()) roofs.tensor_flop_per_s = median(tensor);
   if (!fp32.empty()) roofs.fp32_flop_per_s = median(fp32);
   if (!dram.empty()) roofs.dram_bytes_per_s = median(dram);
-  for (const auto& s : sources) roofs.source += (roofs.source.empty() ? "" : "; ") + s;
+  for (const RoofSource kind : kinds) {
+    const char* words = kind == RoofSource::kMeasured ? "measured benchmarks"
+                        : kind == RoofSource::kDatasheet
+                            ? "datasheet (configs/gpus)"
+                            : "counters peak_sustained × clock measured per kernel";
+    roofs.kinds += (roofs.kinds.empty() ? "" : "; ") + std::string(words);
+  }
   return roofs;
 }
 
@@ -166,8 +171,8 @@ std::string roofline_svg(const Report& report) {
   svg += text_svg(
       kPlotLeft, 72,
       fmt::format(
-          "Roofs: {} × clock measured per kernel (median over points). FLOPs and DRAM bytes: {}",
-          roofs.source.empty() ? "none" : roofs.source,
+          "Roofs: {}, median over points. FLOPs and DRAM bytes: {}",
+          roofs.kinds.empty() ? "none" : roofs.kinds,
           analytic ? fmt::format("counters ({} from the analytic model)", analytic)
                    : std::string("hardware counters")),
       kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
@@ -395,9 +400,34 @@ std::string roofline_svg(const Report& report) {
                                     xml_escape(ops[i]), l)) +
              "\n";
       labels.reserve_marker(pp.x, pp.y, kMarkerRadius);
+      // Above its roof is an error (a unit, formula or counter is wrong), never a silent point:
+      // a red ring around the marker and a label saying so.
+      if (pp.point->roofline->above_roof) {
+        svg += fmt::format(
+            R"(<circle class="above-roof" cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="none" stroke="#D00000" stroke-width="2"/>)"
+            "\n",
+            pp.x, pp.y, kMarkerRadius + 4);
+        labels.reserve_marker(pp.x, pp.y, kMarkerRadius + 4);
+      }
     }
   }
   svg += "</g>\n<g class=\"point-labels\">\n";
+  for (const auto& [op, pts] : series) {
+    for (const auto& pp : pts) {
+      if (!pp.point->roofline->above_roof) continue;
+      const std::string text = "above roof";
+      const double w = text_width_px(text, kLabelPx), h = kLabelPx * 1.2;
+      // Always written: where no free place is left, just right of the ring, over whatever is
+      // there (an error must not be hidden to keep the chart tidy).
+      const Box box = labels.place(pp.x, pp.y, w, h)
+                          .value_or(Box{pp.x + kMarkerRadius + 6, pp.y - h / 2,
+                                        pp.x + kMarkerRadius + 6 + w, pp.y + h / 2});
+      svg += text_svg(box.x0, baseline(box, kLabelPx), text, kLabelPx, "start",
+                      fmt::format(R"(class="above-roof-label" fill="#D00000" font-weight="bold" {})",
+                                  halo())) +
+             "\n";
+    }
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
     if (it == series.end()) continue;

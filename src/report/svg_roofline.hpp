@@ -16,9 +16,10 @@ struct ChartRoofs {
   std::optional<double> tensor_flop_per_s;
   std::optional<double> fp32_flop_per_s;
   std::optional<double> dram_bytes_per_s;
-  /// The distinct roof sources, shortened to the text before their first ':' (e.g. "counters
-  /// peak_sustained"), joined with "; ". Empty when no point is placed.
-  std::string source;
+  /// The distinct roof source kinds (roof.source_kind) in words, joined with "; ": "measured
+  /// benchmarks", "datasheet (configs/gpus)", "counters peak_sustained ×
+  /// clock measured per kernel". Empty when no point is placed.
+  std::string kinds;
 };
 
 /// Medians of the placed points' roofs (see ChartRoofs). Pure.

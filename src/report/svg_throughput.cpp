@@ -53,6 +53,9 @@ struct Panel {
   std::optional<double> roof;  // dashed horizontal line, in panel units
   std::string roof_label;
   bool speedups = false;  // write flash/naive above each L (tokens panel)
+  // true: the y range reaches the roof; false: the roof is drawn only when the data's range
+  // reaches it, else the subtitle says "<roof_label> (off scale)".
+  bool roof_sets_range = true;
 };
 
 bool placed(const PointResult& p) {
@@ -92,8 +95,9 @@ std::vector<Panel> build_panels(const Report& report) {
                "",
                true};
   if (roofs.tensor_flop_per_s) {
-    flops.subtitle =
-        fmt::format("tensor roof {} (off scale)", format_si(*roofs.tensor_flop_per_s, "FLOP/s"));
+    flops.roof = *roofs.tensor_flop_per_s / 1e12;
+    flops.roof_label = "tensor roof " + format_si(*roofs.tensor_flop_per_s, "FLOP/s");
+    flops.roof_sets_range = false;
   }
   if (roofs.dram_bytes_per_s) {
     bytes.roof = *roofs.dram_bytes_per_s / 1e12;
@@ -141,7 +145,7 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
   for (const auto& s : panel.series) {
     for (const auto& p : s.points) values.push_back(p.value);
   }
-  if (panel.roof) values.push_back(*panel.roof);
+  if (panel.roof && panel.roof_sets_range) values.push_back(*panel.roof);
   if (values.empty()) {
     svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}"/>)"
                        "\n",
@@ -162,6 +166,12 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
   } else {
     ticks = nice_linear_ticks(hi * kHeadRoom, 5);
     y_hi = ticks.back();
+  }
+  const bool roof_drawn = panel.roof && *panel.roof <= y_hi;
+  if (panel.roof && !roof_drawn) {
+    svg += text_svg(left, kPlotTop - 12, panel.roof_label + " (off scale)", 11, "start",
+                    R"(fill="#555555" class="roof-off-scale")") +
+           "\n";
   }
   const Scale sy = panel.log_y ? Scale::log10(y_lo, y_hi, kPlotBottom, kPlotTop)
                                : Scale::linear(0, y_hi, kPlotBottom, kPlotTop);
@@ -211,7 +221,7 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
       left, kPlotTop, kPanelWidth, kPlotBottom - kPlotTop, kInk);
 
   LabelPlacer labels(Box{left + 2, kPlotTop + 2, right - 2, kPlotBottom - 2});
-  if (panel.roof) {
+  if (roof_drawn) {
     const double y = sy(*panel.roof);
     svg += fmt::format(
         R"(<line class="roof" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="1.5" stroke-dasharray="7 4"/>)"

@@ -1,12 +1,16 @@
 #include "report/table_writer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "report/svg_roofline.hpp"
+#include "report/value_format.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -22,7 +26,8 @@ struct Column {
   Align align;
 };
 
-constexpr std::array<Column, 10> kColumns = {{{"operator", Align::kLeft},
+constexpr std::array<Column, 11> kColumns = {{{"operator", Align::kLeft},
+                                              {"version", Align::kLeft},
                                               {"L", Align::kRight},
                                               {"time", Align::kRight},
                                               {"TFLOP/s", Align::kRight},
@@ -99,28 +104,29 @@ Row format_row(const PointResult& p, bool& any_analytic, bool& any_above_roof) {
   Row row;
   row.fill(kMissing);
   row[0] = p.op;
-  row[1] = std::to_string(p.shape.seq_len);
-  if (p.timing) row[2] = format_time(p.timing->median_s);
+  if (!p.version.empty()) row[1] = p.version;
+  row[2] = std::to_string(p.shape.seq_len);
+  if (p.timing) row[3] = format_time(p.timing->median_s);
   if (p.roofline) {
     const RooflinePoint& r = *p.roofline;
-    row[3] = format_number(r.achieved_flop_per_s / 1e12);
-    row[4] = format_number(r.achieved_bytes_per_s / 1e12);
-    row[5] = format_number(r.arithmetic_intensity_flop_per_byte);
+    row[4] = format_number(r.achieved_flop_per_s / 1e12);
+    row[5] = format_number(r.achieved_bytes_per_s / 1e12);
+    row[6] = format_number(r.arithmetic_intensity_flop_per_byte);
     if (r.basis == "analytic") {
-      row[5] += "*";
+      row[6] += "*";
       any_analytic = true;
     }
-    row[6] = to_string(r.bound);
+    row[7] = to_string(r.bound);
     if (std::isfinite(r.fraction_of_roof)) {
-      row[7] = fmt::format("{:.1f}%", r.fraction_of_roof * 100.0);
+      row[8] = fmt::format("{:.1f}%", r.fraction_of_roof * 100.0);
       if (r.above_roof) {
-        row[7] += "!";
+        row[8] += "!";
         any_above_roof = true;
       }
     }
   }
-  if (p.validation) row[8] = p.validation->passed ? "pass" : "FAIL";
-  row[9] = format_status(p);
+  if (p.validation) row[9] = p.validation->passed ? "pass" : "FAIL";
+  row[10] = format_status(p);
   return row;
 }
 
@@ -166,13 +172,22 @@ std::string format_console_table(const Report& report) {
   }
   if (report.peaks) {
     const PeaksBlock& peaks = *report.peaks;
-    out += fmt::format("roof: {}", to_string(peaks.used));
-    if (peaks.used == RoofSource::kMeasured && !peaks.measured_cache.empty()) {
-      out += " (" + peaks.measured_cache + ")";
-    } else if (peaks.used == RoofSource::kDatasheet && !peaks.datasheet.null_reason) {
+    // The values the points were placed against (the cache path stays in the JSON only: it names
+    // a file on the machine that ran the sweep).
+    const ChartRoofs roofs = chart_roofs(report);
+    std::vector<std::string> values;
+    if (roofs.dram_bytes_per_s) values.push_back("HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"));
+    if (roofs.tensor_flop_per_s) {
+      values.push_back(fmt::format("{} tensor {}", to_string(report.config.base.dtype),
+                                   format_si(*roofs.tensor_flop_per_s, "FLOP/s")));
+    }
+    if (roofs.fp32_flop_per_s) values.push_back("fp32 " + format_si(*roofs.fp32_flop_per_s, "FLOP/s"));
+    out += fmt::format("roofs: {}", to_string(peaks.used));
+    if (!values.empty()) out += fmt::format(" — {}", fmt::join(values, ", "));
+    if (peaks.used == RoofSource::kDatasheet && !peaks.datasheet.null_reason) {
       out += " (" + peaks.datasheet.description + ")";
     } else if (peaks.used == RoofSource::kCounters) {
-      out += " (peak_sustained x each point's measured clocks)";
+      out += " (median over points of peak_sustained × each point's measured clock)";
     }
     out += "\n";
     if (!peaks.note.empty()) out += "note: " + peaks.note + "\n";

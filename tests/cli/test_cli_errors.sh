@@ -242,6 +242,20 @@ for case in "gelu 268435456" "layernorm 268435456" "gemm 16777216" "decode_atten
   fi
 done
 h200="$(cd "$(dirname "$0")/../.." && pwd)/tests/unit/data/h200-sweep-first-run.json"
+# An output that cannot be written (a full disk) is the environment's fault: exit 3, not internal.
+if [[ -w /dev/full ]]; then
+  for args in "report $h200" "model --gpu h200-sxm"; do
+    # shellcheck disable=SC2086
+    "$bin" $args >/dev/full 2>"$inputs/stderr"
+    code=$?
+    if [[ $code -eq 3 ]] && grep -q "^error: cannot write to standard output" "$inputs/stderr"; then
+      passes=$((passes + 1))
+    else fail "$args >/dev/full -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
+  done
+else
+  skip "no /dev/full"
+fi
+
 run_case 2 "'bar'" - plot "$h200" --chart bar -o "$work/chart.svg"
 run_case 2 "no-such.json" - plot "$inputs/no-such.json" -o "$work/chart.svg"
 for name in chart.png chart.pdf chart chart.svg.png; do  # the chart is SVG only
@@ -268,6 +282,33 @@ run_case 2 "/dev/null" - model --gpu h200-sxm -o /dev/null
 run_case 2 "'-'" - model --gpu h200-sxm -o -
 ln -s "$inputs/link-target.json" "$inputs/link.json"
 run_case 2 "link.json" - plot "$h200" -o "$inputs/link.json"
+# report writes the kind its --format names, and never over its own input (a read-only input
+# too: the atomic rename would replace it).
+for case in "table txt" "md md" "csv csv" "json json"; do
+  read -r format ext <<<"$case"
+  run_case 2 "'$work/out.x': --format $format writes .$ext, the file name must end in .$ext" - \
+    report "$h200" --format "$format" -o "$work/out.x"
+done
+run_case 2 "'$work/out.json': --format md writes .md" - report "$h200" --format md -o "$work/out.json"
+cp "$h200" "$inputs/own.json"
+chmod 444 "$inputs/own.json"
+for same in "$inputs/own.json" "$inputs/./own.json" "$inputs/../$(basename "$inputs")/own.json"; do
+  run_case 2 "is the input report '$inputs/own.json', which would be overwritten" - \
+    report "$inputs/own.json" --format json -o "$same"
+done
+cmp -s "$h200" "$inputs/own.json" || fail "report -o over its own input changed the input"
+ln "$inputs/own.json" "$inputs/hardlink.json"
+run_case 2 "is the input report" - report "$inputs/own.json" --format json -o "$inputs/hardlink.json"
+# An empty output name is refused by every command that writes a file (not taken as "no file"),
+# and a name that is the extension alone (a hidden file with no stem) is named as such.
+run_case 2 "invalid --output '': an empty file name" - report "$h200" -o ""
+run_case 2 "invalid --output '': an empty file name" - model --gpu h200-sxm -o ""
+run_case 2 "invalid --output '': an empty file name" - plot "$h200" -o ""
+run_case 2 "invalid --output '': an empty file name" - sweep --seq 512 --ops gelu -o ""
+run_case 2 "invalid --output '$work/.json': needs a file name before .json" - \
+  model --gpu h200-sxm -o "$work/.json"
+run_case 2 "invalid --output '$work/.svg': needs a file name before .svg" - plot "$h200" -o "$work/.svg"
+run_case 2 "invalid --output '.md': needs a file name before .md" - report "$h200" --format md -o .md
 bad "'abc'" sweep --time-threshold abc
 bad "'-3%'" sweep --l2-threshold -3%
 run_case 2 "'x'" - compare "$h200" "$h200" --l2-threshold x
@@ -396,6 +437,41 @@ PY
     report "$inputs/bad-duplicate-key.json"
   run_case 2 "key 'median_s' appears more than once in object 'points[0].timing'" - \
     compare "$h200" "$inputs/bad-duplicate-key.json"
+  # The roofline is placed at the timing median: an edited time that contradicts it is refused,
+  # and so is a point listed twice (report and plot, as compare).
+  python3 - "$h200" "$inputs" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["points"][3]["roofline"]["time_s"] *= 2
+json.dump(report, open(f"{sys.argv[2]}/time-mismatch.json", "w"))
+report = json.load(open(sys.argv[1]))
+report["points"].append(report["points"][3])
+json.dump(report, open(f"{sys.argv[2]}/twice.json", "w"))
+PY
+  run_case 2 "points[3].roofline.time_s" - report "$inputs/time-mismatch.json"
+  run_case 2 "differs from timing.median_s" - plot "$inputs/time-mismatch.json" -o "$work/chart.svg"
+  run_case 2 "appears twice (points[3] and points[42])" - report "$inputs/twice.json"
+  run_case 2 "appears twice (points[3] and points[42])" - plot "$inputs/twice.json" -o "$work/chart.svg"
+  # A point above its roof is an error (README "roofs"): report and plot still write their output,
+  # the chart marks the point, and both exit 1 as a run with failed points.
+  python3 - "$h200" "$inputs" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+roof = report["points"][3]["roofline"]["roof"]
+roof["peak_flop_per_s"] = roof["peak_bytes_per_s"] = 1.0
+json.dump(report, open(f"{sys.argv[2]}/above-roof.json", "w"))
+PY
+  "$bin" report "$inputs/above-roof.json" >"$inputs/stdout" 2>"$inputs/stderr"
+  code=$?
+  if [[ $code -eq 1 ]] && grep -q "ERROR: above roof!" "$inputs/stdout" &&
+     grep -q "1 point above its roof" "$inputs/stderr"; then
+    passes=$((passes + 1))
+  else fail "report of an above-roof point -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
+  "$bin" plot "$inputs/above-roof.json" -o "$inputs/above.svg" >/dev/null 2>"$inputs/stderr"
+  code=$?
+  if [[ $code -eq 1 ]] && grep -q 'class="above-roof"' "$inputs/above.svg"; then
+    passes=$((passes + 1))
+  else fail "plot of an above-roof point -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   # A report of no points, or of no ok point, gives nothing to compare or plot.
   python3 - "$h200" "$inputs" <<'PY'
 import json, sys

@@ -65,8 +65,8 @@ TEST(CsvWriter, MatchesGoldenFile) {
 TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
   const std::string md = format_markdown_report(load_report(kDataDir + "report_fixed.json"));
   for (const char* heading :
-       {"### `naive_attention`: memory-bound at every L", "### `flash_attention`:", "### `gelu`:",
-        "### `decode_attention`:", "### Flash vs naive attention",
+       {"### `naive_attention` (`", "### `flash_attention` (`", "### `gelu` (`",
+        "### `decode_attention` (`", "### Flash vs naive attention",
         "**Conclusion:** FlashAttention's gain is significant at every L compared, from L ="}) {
     EXPECT_NE(md.find(heading), std::string::npos) << heading;
   }
@@ -77,7 +77,8 @@ TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
   const std::string md = format_markdown_report(
       load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json"));
   EXPECT_NE(
-      md.find("### `flash_attention`: memory-bound at L = 512, compute-bound at L = 1024–32768, "
+      md.find("### `flash_attention` (`flash_attention_v1_mma_sync`): memory-bound at L = 512, "
+              "compute-bound at L = 1024–32768, "
               "11.7–23.9% of the tensor roof\n"),
       std::string::npos);
 }

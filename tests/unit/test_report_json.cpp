@@ -75,9 +75,9 @@ PointResult full_point() {
   p.validation = v;
 
   TimingResult t;
-  t.samples_s = {1.1e-4, 1.0e-4 / 3.0, 9.7e-5};
-  t.median_s = 9.7e-5;
-  t.min_s = 1.0e-4 / 3.0;
+  t.samples_s = {1.1e-4, 1.0e-4 / 3.0, 2.5e-5};
+  t.median_s = 1.0e-4 / 3.0;  // the roofline below is placed at this median, as a sweep does
+  t.min_s = 2.5e-5;
   t.max_s = 1.1e-4;
   t.warmup_runs = 3;
   t.l2_flushed = false;
@@ -336,7 +336,11 @@ TEST(ReportJson, DerivedPlacementIsRecomputedNotTrusted) {
   EXPECT_EQ(back.bound, o.bound);
 
   // Editing a measured value moves the point, and above the roof it is flagged.
-  placed["time_s"] = o.time_s * o.fraction_of_roof / 5.0;
+  // (The time is the timing median's, so both are edited, as the roofline is placed there.)
+  const double faster = o.time_s * o.fraction_of_roof / 5.0;
+  placed["time_s"] = faster;
+  json["points"][0]["timing"]["median_s"] = faster;
+  json["points"][0]["timing"]["min_s"] = faster;
   const RooflinePoint fast = *report_from_json_text(json.dump(), "edited.json").points[0].roofline;
   EXPECT_NEAR(fast.fraction_of_roof, 5.0, 1e-9);
   EXPECT_TRUE(fast.above_roof);
@@ -453,6 +457,7 @@ TEST(ReportJson, ImpossibleStoredValuesAreBadInputNamingPointAndKey) {
       {"/timing/median_s", nullptr, "timing.median_s"},
       {"/timing/median_s", 1e300, "timing.median_s"},
       {"/timing/median_s", 2e-4, "outside min_s"},      // above max_s 1.1e-4
+      {"/roofline/time_s", 9e-5, "differs from timing.median_s"},
       {"/timing/median_s", 1e-5, "outside min_s"},      // below min_s
       {"/timing/min_s", -1e-5, "timing.min_s"},
       {"/timing/max_s", 1e300, "timing.max_s"},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -105,6 +106,29 @@ TEST(SvgRoofline, H200SweepHasAxesRoofsRidgesAndOneMarkerPerPoint) {
   EXPECT_TRUE(with_class(svg.doc, "omitted-note").empty());
 }
 
+TEST(SvgRoofline, SubtitleNamesTheRoofSourceUsed) {
+  const Report report =
+      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");  // measured
+  Parsed svg(roofline_svg(report));
+  const auto source = with_class(svg.doc, "roof-source");
+  ASSERT_EQ(source.size(), 1u);
+  const std::string text = text_of(*source[0]);
+  EXPECT_NE(text.find("Roofs: measured benchmarks"), std::string::npos) << text;
+  EXPECT_EQ(text.find("clock measured per kernel"), std::string::npos) << text;
+}
+
+TEST(SvgRoofline, PointAboveItsRoofIsMarked) {
+  Report report = load_report(kH200Report);
+  report.points[3].roofline->above_roof = true;
+  Parsed svg(roofline_svg(report));
+  EXPECT_EQ(with_class(svg.doc, "above-roof").size(), 1u);
+  const auto label = with_class(svg.doc, "above-roof-label");
+  ASSERT_EQ(label.size(), 1u);
+  EXPECT_EQ(text_of(*label[0]), "above roof");
+  Parsed unflagged(roofline_svg(load_report(kH200Report)));
+  EXPECT_TRUE(with_class(unflagged.doc, "above-roof").empty());
+}
+
 TEST(SvgRoofline, H200SweepLabelsEveryOperatorsEndsWithoutOverlap) {
   Parsed svg(roofline_svg(load_report(kH200Report)));
   std::vector<const tinyxml2::XMLElement*> labels = with_class(svg.doc, "point-label");
@@ -159,6 +183,26 @@ TEST(SvgThroughput, H200SweepPanelsAndSpeedups) {
   EXPECT_EQ(text_of(*speedups[0]), "1.74×");          // 35.76 µs / 20.61 µs at L = 512
   EXPECT_EQ(with_class(svg.doc, "roof").size(), 1u);  // the HBM roof of the TB/s panel
   EXPECT_EQ(with_class(svg.doc, "axis-title").size(), 6u);
+  // The tensor roof lies above the TFLOP/s axis here: named as off scale, not drawn.
+  const auto off_scale = with_class(svg.doc, "roof-off-scale");
+  ASSERT_EQ(off_scale.size(), 1u);
+  EXPECT_EQ(text_of(*off_scale[0]).rfind("tensor roof ", 0), 0u) << text_of(*off_scale[0]);
+}
+
+TEST(SvgThroughput, TensorRoofInsideTheAxisIsDrawn) {
+  Report report = load_report(kH200Report);
+  double highest = 0;  // the fastest tensor point: a roof there is inside the TFLOP/s axis
+  for (const auto& p : report.points) {
+    if (p.roofline && p.roofline->roof.pipe == Pipe::kTensor)
+      highest = std::max(highest, p.roofline->achieved_flop_per_s);
+  }
+  for (auto& p : report.points) {
+    if (p.roofline && p.roofline->roof.pipe == Pipe::kTensor)
+      p.roofline->roof.peak_flop_per_s = highest;
+  }
+  Parsed svg(throughput_svg(report));
+  EXPECT_EQ(with_class(svg.doc, "roof").size(), 2u);  // tensor (TFLOP/s) and HBM (TB/s)
+  EXPECT_TRUE(with_class(svg.doc, "roof-off-scale").empty());
 }
 
 TEST(SvgThroughput, EmptyReportStillParses) {

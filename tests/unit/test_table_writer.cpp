@@ -66,12 +66,37 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(TableWriter, HeaderHasEveryColumnInOrder) {
   const std::string header = lines_of(format_console_table(Report{})).at(0);
   size_t at = 0;
-  for (const char* title : {"operator", "L", "time", "TFLOP/s", "TB/s", "FLOP/B", "bound",
+  for (const char* title : {"operator", "version", "L", "time", "TFLOP/s", "TB/s", "FLOP/B", "bound",
                             "% of roof", "validation", "status"}) {
     const size_t found = header.find(title, at);
     ASSERT_NE(found, std::string::npos) << title << " in '" << header << "'";
     at = found + 1;
   }
+}
+
+TEST(TableWriter, RowNamesTheKernelVersion) {
+  Report r;
+  PointResult p = ok_point("gemm", 4096, 4e-3, 2e12, 1e10, "counters");
+  p.version = "gemm_v2_wgmma_tma";
+  r.points = {p, skipped_point("gelu", 512, "short")};
+  const std::vector<std::string> lines = lines_of(format_console_table(r));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0].find("version"), lines[2].find("gemm_v2_wgmma_tma")) << lines[2];
+  EXPECT_EQ(lines[0].find("version"), lines[3].find("-")) << lines[3];  // skipped: no kernel ran
+}
+
+TEST(TableWriter, FooterNamesTheRoofValuesNotTheCacheFile) {
+  Report r;
+  r.config.base.dtype = Dtype::kBf16;
+  r.points = {ok_point("gemm", 4096, 4e-3, 2e12, 1e10, "counters")};
+  PeaksBlock peaks;
+  peaks.used = RoofSource::kMeasured;
+  peaks.measured_cache = "/root/.cache/rooflinectl/peaks-GPU-x.json";
+  r.peaks = peaks;
+  const std::string table = format_console_table(r);
+  EXPECT_TRUE(contains(table, "roofs: measured — HBM 4.80 TB/s, bf16 tensor 989 TFLOP/s\n"))
+      << table;
+  EXPECT_FALSE(contains(table, "/root/.cache")) << table;
 }
 
 TEST(TableWriter, OkRowShowsMeasuredValuesWithUnits) {
