@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "measure/statistics.hpp"
+#include "report/json_reader.hpp"
 #include "report/statistics.hpp"
 
 namespace rooflinectl {
@@ -376,20 +377,6 @@ std::string describe_gpu(const DeviceRecord& d) {
   return fmt::format("'{}' (cc {}.{}, {} SMs)", d.name, d.cc_major, d.cc_minor, d.sm_count);
 }
 
-void check_unique(const Report& report, const char* side) {
-  for (size_t i = 0; i < report.points.size(); ++i) {
-    const PointKey key = point_key(report.points[i]);
-    for (size_t j = i + 1; j < report.points.size(); ++j) {
-      if (point_key(report.points[j]).same_point(key)) {
-        throw bad_input(
-            fmt::format("the {} report holds point '{}' twice (points[{}] and "
-                        "points[{}]): cannot tell which to compare",
-                        side, key.shape_label(), i, j));
-      }
-    }
-  }
-}
-
 void check_threshold(double value, const char* flag) {
   if (!(value > 0 && value < 1)) {
     throw bad_input(fmt::format("invalid {} {}: must be a fraction in (0, 1)", flag, value));
@@ -553,8 +540,8 @@ CompareResult compare_reports(const Report& base, const Report& current,
         "compare anyway",
         describe_gpu(base.device), describe_gpu(current.device)));
   }
-  check_unique(base, "base");
-  check_unique(current, "new");
+  check_unique_points(base, "the base report");
+  check_unique_points(current, "the new report");
 
   CompareResult result;
   result.options = options;

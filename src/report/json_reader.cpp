@@ -408,9 +408,9 @@ void check_unique_points(const Report& report, const std::string& origin) {
   for (size_t i = 0; i < report.points.size(); ++i) {
     const PointKey key = point_key(report.points[i]);
     for (size_t j = i + 1; j < report.points.size(); ++j) {
-      if (point_key(report.points[j]) == key) {
+      if (point_key(report.points[j]).same_point(key)) {
         throw bad_input(fmt::format("{}: point '{}' appears twice (points[{}] and points[{}])",
-                                    origin, key.label(), i, j));
+                                    origin, key.shape_label(), i, j));
       }
     }
   }

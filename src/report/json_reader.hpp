@@ -28,9 +28,11 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
 /// OS reason.
 Report load_report(const std::string& path);
 
-/// Throws a bad-input Error "<origin>: point '<op version shape>' appears twice (points[i] and
-/// points[j])" when two points have the same (op, version, shape) key (compare's PointKey): a
-/// table or chart would show both with nothing to tell them apart. Used by `report` and `plot`.
+/// Throws a bad-input Error "<origin>: point '<op shape>' appears twice (points[i] and
+/// points[j])" when two points have the same operator and shape (PointKey::same_point; the
+/// version does not tell points apart): a table or chart would show both with nothing to tell
+/// them apart, and compare could not tell which to judge. Used by `report`, `plot` and
+/// `compare`.
 void check_unique_points(const Report& report, const std::string& origin);
 
 /// Inverse of sweep_config_to_json: every key is required, "seq_lens" is taken as written (not
