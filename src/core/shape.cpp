@@ -52,14 +52,18 @@ void check_tensor_size(const char* formula, const std::string& values,
 }  // namespace
 
 void validate_common_shape(const Shape& s) {
-  auto positive = [](const char* name, int64_t v) {
-    if (v <= 0) throw bad_input(fmt::format("invalid {} {}: must be a positive integer", name, v));
+  // `flag` is where the value comes from on the command line (the config file uses the name).
+  auto positive = [](const char* name, const char* flag, int64_t v) {
+    if (v <= 0) {
+      throw bad_input(
+          fmt::format("invalid {} {} ({}): must be a positive integer (1 and up)", name, v, flag));
+    }
   };
-  positive("batch", s.batch);
-  positive("heads", s.heads);
-  positive("kv-heads", s.kv_heads);
-  positive("head-dim", s.head_dim);
-  positive("seq_len", s.seq_len);
+  positive("batch", "--batch", s.batch);
+  positive("heads", "--heads", s.heads);
+  positive("kv-heads", "--kv-heads", s.kv_heads);
+  positive("head-dim", "--head-dim", s.head_dim);
+  positive("seq_len", "--seq", s.seq_len);
   if (s.heads % s.kv_heads != 0) {
     throw bad_input(fmt::format(
         "invalid kv-heads {}: heads ({}) must be a multiple of kv-heads (GQA group size H/H_kv)",

@@ -92,6 +92,8 @@ for flag in batch heads kv-heads head-dim; do
 done
 # B·H·L² in 64 bits: 4e9 × 16 × 32768² would overflow int64 several times over.
 bad "4000000000" sweep --batch 4000000000
+bad "invalid batch 0 (--batch): must be a positive integer" sweep --batch 0
+bad "invalid head-dim -1 (--head-dim): must be a positive integer" model --gpu h200-sxm --head-dim -1
 bad "4000000000" sweep --heads 4000000000 --ops gelu
 bad "9223372036854775807" sweep --batch 9223372036854775807 --seq 2147483647
 bad "2147483647" sweep --seq 2147483647 --ops naive_attention
