@@ -4,15 +4,17 @@
 #include <fmt/ostream.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <random>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
+#include "cupti/counter_engine.hpp"
 #include "cupti/metrics.hpp"
-#include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/operator.hpp"
@@ -23,8 +25,9 @@
 #include "model/operator_model.hpp"
 #include "model/reconcile.hpp"
 #include "report/interruption.hpp"
-#include "roofline/roof_from_counters.hpp"
 #include "roofline/above_roof_guard.hpp"
+#include "roofline/placement_inputs.hpp"
+#include "roofline/roof_from_counters.hpp"
 #include "roofline/roof_selection.hpp"
 #include "sweep_roofs.hpp"
 
@@ -48,7 +51,7 @@ class Stream {
 struct SweepContext {
   const SweepConfig& config;
   const DeviceRecord& device;
-  std::unique_ptr<ProfilerSession> profiler;  // null when counters are off or unavailable
+  std::unique_ptr<CounterEngine> profiler;  // null when counters are off or unavailable
   std::string counters_null_reason;
   L2Flusher& flusher;
   cudaStream_t stream;
@@ -68,13 +71,14 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
     point.roofline_null_reason = reason;
     return;
   }
-  const auto flop = point.counters.total.total_flop();
-  const auto bytes = point.counters.total.dram_bytes();
-  if (!flop || !bytes || *flop <= 0 || *bytes <= 0) {
-    point.roofline_null_reason = "counted FLOPs or DRAM bytes missing or zero";
+  const PlacementInputs inputs = placement_inputs(point);
+  if (!inputs.flop || !inputs.dram_bytes) {
+    point.roofline_null_reason = inputs.null_reason;
     return;
   }
-  point.roofline = place_on_roofline(*roof, *flop, *bytes, point.timing->median_s, "counters");
+  point.roofline = place_on_roofline(*roof, *inputs.flop, *inputs.dram_bytes,
+                                     point.timing->median_s, inputs.basis);
+  point.roofline->bytes_basis = inputs.bytes_basis;
 }
 
 size_t free_device_memory_bytes() {
@@ -99,7 +103,28 @@ void record_peak_memory(PointResult& point, size_t free_before_bytes) {
   point.peak_device_memory_null_reason.clear();
 }
 
-void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
+/// Counter-pass hooks for `run` on the sweep's stream: the flusher's flush before each session,
+/// its second-half read sweep as the write-back range.
+CounterPassHooks counter_hooks(OperatorRun& run, SweepContext& ctx) {
+  CounterPassHooks hooks;
+  hooks.flush_l2 = [&ctx] { ctx.flusher.flush(ctx.stream); };
+  hooks.launch = [&run, &ctx] { run.launch(ctx.stream); };
+  hooks.writeback_sweep = [&ctx] { ctx.flusher.read_sweep(ctx.stream); };
+  hooks.cache_policy = "L2 flushed before each session's launch: " + ctx.flusher.policy();
+  hooks.sweep_method = ctx.flusher.read_sweep_policy();
+  return hooks;
+}
+
+void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
+  place_point(point, spec, ctx.device, *ctx.peaks);
+  point.reconciliation = reconcile(point, spec.pipe, ctx.device);
+}
+
+/// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
+/// on; without counters the point is placed at once (on the analytic model).
+std::optional<std::vector<std::map<std::string, double>>> measure_point(PointResult& point,
+                                                                        const OperatorSpec& spec,
+                                                                        SweepContext& ctx) {
   point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
   const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
   point.device_bytes_needed = memory.needed_bytes;
@@ -108,7 +133,7 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
     point.reason = "does not fit in device memory: " + describe_memory_shortfall(memory);
     point.counters.null_reason = "point skipped";
     point.roofline_null_reason = "point skipped";
-    return;
+    return std::nullopt;
   }
   const size_t free_before_bytes = free_device_memory_bytes();
   std::unique_ptr<OperatorRun> run = spec.create(point.shape);
@@ -120,28 +145,45 @@ void measure_point(PointResult& point, const OperatorSpec& spec, SweepContext& c
     point.reason = "validation failed: " + point.validation->detail;
     point.counters.null_reason = "not measured: validation failed";
     point.roofline_null_reason = "not measured: validation failed";
-    return;
+    return std::nullopt;
   }
 
   const TimingOptions timing_options{ctx.config.repetitions, ctx.config.warmup_runs,
                                      !ctx.config.warm_l2};
-  point.timing = time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options,
-                               ctx.flusher, ctx.stream);
+  point.timing = time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
+                               ctx.stream);
   point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
   record_peak_memory(point, free_before_bytes);
 
   if (ctx.profiler) {
-    const auto ranges = ctx.profiler->profile(
-        [&] { ctx.flusher.flush(ctx.stream); RFL_CUDA_CHECK(cudaStreamSynchronize(ctx.stream)); },
-        [&] { run->launch(ctx.stream); });
-    point.counters = counters_from_ranges(ranges, run->kernel_names(), ctx.profiler->passes(),
-                                          "L2 flushed before the profiled launch: " +
-                                              ctx.flusher.policy());
-  } else {
-    point.counters.null_reason = ctx.counters_null_reason;
+    // The replay pass and the placement follow once every point has had its byte pass.
+    point.counters.null_reason = "not measured: the sweep stopped before the replay pass";
+    point.roofline_null_reason = "not placed: the sweep stopped before the replay pass";
+    return ctx.profiler->bytes_pass(counter_hooks(*run, ctx));
   }
-  place_point(point, spec, ctx.device, *ctx.peaks);
-  point.reconciliation = reconcile(point, spec.pipe, ctx.device);
+  point.counters.null_reason = ctx.counters_null_reason;
+  finish_point(point, spec, ctx);
+  return std::nullopt;
+}
+
+/// The second counter pass of a point whose byte pass ran: the operator is built again with the
+/// same seed (same data, same kernels), profiled by the replay session, and the point placed.
+void replay_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
+                  CounterPassRanges& ranges) {
+  std::unique_ptr<OperatorRun> run = spec.create(point.shape);
+  run->fill_random(point.seed);
+  const CounterPassHooks hooks = counter_hooks(*run, ctx);
+  ranges.replay = ctx.profiler->replay_pass(hooks);
+  point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+  point.roofline_null_reason.clear();
+  finish_point(point, spec, ctx);
+}
+
+void report_above_roof(const PointResult& point, const std::string& label, std::ostream& progress) {
+  if (!point.roofline) return;
+  if (const auto error = above_roof_error(*point.roofline)) {
+    fmt::print(progress, "{}: error: {}\n", label, *error);
+  }
 }
 
 /// The copy canary, or a record of why it could not be taken: a sweep is still worth having
@@ -198,7 +240,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     ctx.counters_null_reason = "counters disabled (--no-counters)";
   } else {
     try {
-      ctx.profiler = std::make_unique<ProfilerSession>(config.device, counter_metric_names());
+      ctx.profiler = std::make_unique<CounterEngine>(config.device);
     } catch (const Error& e) {
       if (config.require_counters) {
         throw environment_error(
@@ -215,6 +257,9 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
 
   const uint64_t base_seed = std::random_device{}();
   const size_t total = config.ops.size() * config.seq_lens.size();
+  // Byte passes in run order, each with its point's index: their replay passes follow the loop,
+  // so that CUPTI switches between the two metric sets once per sweep, not twice per point.
+  std::vector<std::pair<size_t, CounterPassRanges>> pending;
   size_t index = 0;
   for (const auto& op : config.ops) {
     const OperatorSpec& spec = find_operator(op);
@@ -229,29 +274,58 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
         report.points.push_back(std::move(point));
         continue;
       }
-      fmt::print(progress, "[{}/{}] {} L={} ...\n", index, total, op, seq_len);
+      const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
+      fmt::print(progress, "{} ...\n", label);
       try {
-        measure_point(point, spec, ctx);
+        if (auto bytes = measure_point(point, spec, ctx)) {
+          CounterPassRanges ranges;
+          ranges.bytes = std::move(*bytes);
+          pending.emplace_back(report.points.size(), std::move(ranges));
+        }
       } catch (const Error& e) {
         point.status = PointStatus::kFailed;
         point.reason = e.what();
         point.timing.reset();
         point.roofline.reset();
-        if (!point.counters.null_reason) point.counters.null_reason = "point failed";
+        point.counters = CounterResult{};
+        point.counters.null_reason = "point failed";
         point.roofline_null_reason = "point failed";
         cudaGetLastError();  // clear a non-sticky error so the next point can run
       }
       if (point.status != PointStatus::kOk) {
-        fmt::print(progress, "[{}/{}] {} L={}: {}: {}\n", index, total, op, seq_len,
-                   to_string(point.status), point.reason);
+        fmt::print(progress, "{}: {}: {}\n", label, to_string(point.status), point.reason);
       }
-      if (point.roofline) {
-        if (const auto error = above_roof_error(*point.roofline)) {
-          fmt::print(progress, "[{}/{}] {} L={}: error: {}\n", index, total, op, seq_len, *error);
-        }
-      }
+      report_above_roof(point, label, progress);
       report.points.push_back(std::move(point));
     }
+  }
+  size_t replayed = 0;
+  for (auto& [point_index, ranges] : pending) {
+    PointResult& point = report.points[point_index];
+    const std::string label = fmt::format("[replay {}/{}] {} L={}", ++replayed, pending.size(),
+                                          point.op, point.shape.seq_len);
+    const OperatorSpec& spec = find_operator(point.op);
+    if (const int signal_number = pending_interrupt()) {
+      // Timed and validated already: kept, and placed without counters.
+      point.counters = CounterResult{};
+      point.counters.null_reason =
+          fmt::format("not measured: the sweep was interrupted by {} before the replay pass",
+                      signal_name(signal_number));
+      finish_point(point, spec, ctx);
+      continue;
+    }
+    fmt::print(progress, "{} ...\n", label);
+    try {
+      replay_point(point, spec, ctx, ranges);
+    } catch (const Error& e) {
+      // Timing and validation stand; the point is placed without counters.
+      point.counters = CounterResult{};
+      point.counters.null_reason = std::string("replay pass failed: ") + e.what();
+      finish_point(point, spec, ctx);
+      fmt::print(progress, "{}: counters not measured: {}\n", label, e.what());
+      cudaGetLastError();
+    }
+    report_above_roof(point, label, progress);
   }
   finish_sweep_roofs(peaks, report.points, report.device);
   report.peaks = peaks;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -25,6 +26,7 @@ const FieldMetric kCountMetrics[] = {
     {kMetricDramReadBytes, &KernelCounters::dram_read_bytes, 1.0},
     {kMetricDramWriteBytes, &KernelCounters::dram_write_bytes, 1.0},
     {kMetricL2Bytes, &KernelCounters::l2_bytes, 1.0},
+    {kMetricL2WriteSectors, &KernelCounters::l2_write_bytes, kBytesPerSector},
     {kMetricDurationNs, &KernelCounters::duration_s, kSecondsPerNs},
     {kMetricTensorBf16Ops, &KernelCounters::tensor_bf16_flop, 1.0},
     {kMetricTensorFp16Ops, &KernelCounters::tensor_fp16_flop, 1.0},
@@ -128,6 +130,30 @@ const std::vector<std::string>& counter_metric_names() {
   return names;
 }
 
+const std::vector<std::string>& byte_metric_candidates() {
+  static const std::vector<std::string> names = {
+      kMetricDramReadBytes,  kMetricDramWriteBytes,    kMetricDurationNs,
+      kMetricL2WriteSectors, kMetricL2Bytes,           kMetricSmClockHz,
+      kMetricDramClockHz,    kMetricDramThroughputPct, kMetricDramBytesPeakPerCycle};
+  return names;
+}
+
+const std::vector<std::string>& required_byte_metrics() {
+  static const std::vector<std::string> names = {kMetricDramReadBytes, kMetricDramWriteBytes};
+  return names;
+}
+
+std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set) {
+  const auto contains = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  std::vector<std::string> out;
+  for (const auto& name : counter_metric_names()) {
+    if (!contains(byte_set, name) && !contains(required_byte_metrics(), name)) out.push_back(name);
+  }
+  return out;
+}
+
 CounterResult counters_from_ranges(const std::vector<std::map<std::string, double>>& ranges,
                                    const std::vector<std::string>& kernel_names, int passes,
                                    const std::string& cache_policy) {
@@ -160,6 +186,42 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
     result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
   }
   for (const auto& m : kPeakMetrics) result.peaks.*m.field = lookup(ranges.front(), m.metric);
+  return result;
+}
+
+CounterResult counters_from_passes(const CounterPassRanges& ranges,
+                                   const std::vector<std::string>& kernel_names,
+                                   std::vector<CounterSession> sessions,
+                                   const std::string& cache_policy,
+                                   const std::string& sweep_method) {
+  using Range = std::map<std::string, double>;
+  const size_t kernels = ranges.replay.size();
+  const bool paired = ranges.bytes.size() == kernels + 1;
+  std::vector<Range> merged;
+  for (size_t i = 0; i < std::min(kernels, ranges.bytes.size()); ++i) {
+    Range range = ranges.replay[i];
+    range.insert(ranges.bytes[i].begin(), ranges.bytes[i].end());
+    merged.push_back(std::move(range));
+  }
+  int passes = 0;
+  for (const auto& session : sessions) passes = std::max(passes, session.passes);
+  CounterResult result = counters_from_ranges(merged, kernel_names, passes, cache_policy);
+  result.sessions = std::move(sessions);
+  result.writeback_method = sweep_method;
+  if (!paired) {
+    const std::string mismatch = fmt::format(
+        "the one-pass byte session recorded {} ranges and the replay session {} (expected the "
+        "kernels plus one write-back sweep): ranges merged by launch order, write-back not "
+        "measured",
+        ranges.bytes.size(), kernels);
+    result.note += (result.note.empty() ? "" : "; ") + mismatch;
+    result.writeback_null_reason = mismatch;
+    return result;
+  }
+  result.dram_writeback_bytes = lookup(ranges.bytes.back(), kMetricDramWriteBytes);
+  if (!result.dram_writeback_bytes) {
+    result.writeback_null_reason = "the write-back sweep's DRAM write counter was not readable";
+  }
   return result;
 }
 

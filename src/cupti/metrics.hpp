@@ -15,6 +15,9 @@ namespace rooflinectl {
 inline constexpr const char* kMetricDramReadBytes = "dram__bytes_read.sum";
 inline constexpr const char* kMetricDramWriteBytes = "dram__bytes_write.sum";
 inline constexpr const char* kMetricL2Bytes = "lts__t_bytes.sum";
+// L2 sectors the SMs wrote (32 B each): the store volume, whatever L2 later writes back.
+inline constexpr const char* kMetricL2WriteSectors = "lts__t_sectors_srcunit_tex_op_write.sum";
+inline constexpr double kBytesPerSector = 32.0;
 // Kernel duration in ns (one replay pass: informative only; time comes from the timed pass).
 inline constexpr const char* kMetricDurationNs = "gpu__time_duration.sum";
 // Clocks the kernel actually ran at, cycles per second.
@@ -47,8 +50,28 @@ inline constexpr const char* kMetricFfmaPeakPerCycle =
 inline constexpr const char* kMetricTensorBf16PeakPerCycle =
     "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained";
 
-/// Every metric above, in a fixed order: what ProfilerSession is configured with for a point.
+/// Every metric above, in a fixed order: what a point's counter pass collects.
 const std::vector<std::string>& counter_metric_names();
+
+/// The metrics whose values depend on the L2 state, in priority order: the byte session takes
+/// the longest prefix-first subset that fits one pass (DRAM read and write bytes must; the others
+/// join while the set stays one pass), the rest goes to the replay session. DRAM bytes are never
+/// taken from a multi-pass session (docs/counter-method.md).
+const std::vector<std::string>& byte_metric_candidates();
+
+/// Of byte_metric_candidates(), the ones without which the byte session is pointless.
+const std::vector<std::string>& required_byte_metrics();
+
+/// counter_metric_names() minus `byte_set` and minus the DRAM byte metrics: the replay
+/// session's list, in counter_metric_names() order.
+std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set);
+
+/// Ranges of one counter pass: the one-pass byte session (the operator's kernels, then the
+/// read-only write-back sweep as the last range) and the replay session (the kernels alone).
+struct CounterPassRanges {
+  std::vector<std::map<std::string, double>> bytes;
+  std::vector<std::map<std::string, double>> replay;
+};
 
 /// Converts ProfilerSession::profile output (one metric→value map per kernel range, in launch
 /// order) into the report's CounterResult:
@@ -66,5 +89,20 @@ const std::vector<std::string>& counter_metric_names();
 CounterResult counters_from_ranges(const std::vector<std::map<std::string, double>>& ranges,
                                    const std::vector<std::string>& kernel_names, int passes,
                                    const std::string& cache_policy);
+
+/// Merges a counter pass into one CounterResult:
+/// - the byte session's last range is the write-back sweep: its DRAM write bytes become
+///   `dram_writeback_bytes` (`writeback_method` = `sweep_method`); a byte session without
+///   exactly one range more than the replay session sets writeback_null_reason and `note`, and
+///   merges the common prefix;
+/// - range i of the kernels is the union of byte range i and replay range i (the two metric
+///   lists are disjoint), then converted as counters_from_ranges does;
+/// - `sessions` describe the two metric sets; `passes` is the largest pass count.
+/// Pure function.
+CounterResult counters_from_passes(const CounterPassRanges& ranges,
+                                   const std::vector<std::string>& kernel_names,
+                                   std::vector<CounterSession> sessions,
+                                   const std::string& cache_policy,
+                                   const std::string& sweep_method);
 
 }  // namespace rooflinectl

@@ -179,8 +179,12 @@ std::vector<const char*> c_strings(const std::vector<std::string>& strings) {
 }  // namespace
 
 ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
-    : device_(device), metrics_(std::move(metrics)) {
-  if (metrics_.empty()) throw bad_input("a profiler session needs at least one metric");
+    : ProfilerSession(device) {
+  // The delegated constructor has finished, so the destructor releases everything if this throws.
+  add_metric_set(std::move(metrics));
+}
+
+ProfilerSession::ProfilerSession(int device) : device_(device) {
   try {
     RFL_GPU_CHECK(cudaSetDevice(device_));
     RFL_GPU_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
@@ -201,29 +205,46 @@ ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
     auto availability = RFL_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     availability.ctx = context;
     RFL_CUPTI_CALL(cuptiProfilerGetCounterAvailability, &availability);
-    std::vector<uint8_t> availability_image(availability.counterAvailabilityImageSize);
-    availability.pCounterAvailabilityImage = availability_image.data();
+    availability_image_.resize(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = availability_image_.data();
     RFL_CUPTI_CALL(cuptiProfilerGetCounterAvailability, &availability);
 
     auto enable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     enable.ctx = context;
     RFL_CUPTI_CALL(cuptiRangeProfilerEnable, &enable);
     range_profiler_ = enable.pRangeProfilerObject;
+  } catch (...) {
+    release();
+    throw;
+  }
+}
 
+ProfilerSession::MetricSet ProfilerSession::configure(std::vector<std::string> metrics) const {
+  if (metrics.empty()) throw bad_input("a profiler metric set needs at least one metric");
+  MetricSet set;
+  set.metrics = std::move(metrics);
+  const auto deinitialize_host = [&set] {
+    if (set.host == nullptr) return;
+    auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    deinitialize.pHostObject = set.host;
+    (void)cuptiProfilerHostDeinitialize(&deinitialize);
+    set.host = nullptr;
+  };
+  try {
     // The availability image lets the host side drop counters this context cannot read (MIG).
     auto host = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     host.pChipName = chip_name_.c_str();
-    host.pCounterAvailabilityImage = availability_image.data();
+    host.pCounterAvailabilityImage = availability_image_.data();
     RFL_CUPTI_CALL(cuptiProfilerHostInitialize, &host);
-    host_ = host.pHostObject;
+    set.host = host.pHostObject;
 
     // One bad name makes cuptiProfilerHostConfigAddMetrics reject the whole list with a bare
     // CUPTI_ERROR_INVALID_PARAMETER, so name the culprits first.
     std::vector<std::string> unknown;
-    for (const auto& metric : metrics_) {
+    for (const auto& metric : set.metrics) {
       auto properties = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params);
-      properties.pHostObject = host_;
+      properties.pHostObject = set.host;
       properties.pMetricName = metric.c_str();
       const CUptiResult result = cuptiProfilerHostGetMetricProperties(&properties);
       if (result == CUPTI_ERROR_INVALID_METRIC_NAME) {
@@ -237,29 +258,42 @@ ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
                                           chip_name_, device_, joined(unknown, ", ")));
     }
 
-    std::vector<const char*> names = c_strings(metrics_);
+    std::vector<const char*> names = c_strings(set.metrics);
     auto add = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
-    add.pHostObject = host_;
+    add.pHostObject = set.host;
     add.ppMetricNames = names.data();
     add.numMetrics = names.size();
     RFL_CUPTI_CALL(cuptiProfilerHostConfigAddMetrics, &add);
 
     auto config_size = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
-    config_size.pHostObject = host_;
+    config_size.pHostObject = set.host;
     RFL_CUPTI_CALL(cuptiProfilerHostGetConfigImageSize, &config_size);
-    config_image_.resize(config_size.configImageSize);
+    set.config_image.resize(config_size.configImageSize);
     auto config = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
-    config.pHostObject = host_;
-    config.configImageSize = config_image_.size();
-    config.pConfigImage = config_image_.data();
+    config.pHostObject = set.host;
+    config.configImageSize = set.config_image.size();
+    config.pConfigImage = set.config_image.data();
     RFL_CUPTI_CALL(cuptiProfilerHostGetConfigImage, &config);
 
     auto passes = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
-    passes.configImageSize = config_image_.size();
-    passes.pConfigImage = config_image_.data();
+    passes.configImageSize = set.config_image.size();
+    passes.pConfigImage = set.config_image.data();
     RFL_CUPTI_CALL(cuptiProfilerHostGetNumOfPasses, &passes);
-    passes_ = static_cast<int>(passes.numOfPasses);
+    set.passes = static_cast<int>(passes.numOfPasses);
+  } catch (...) {
+    deinitialize_host();
+    throw;
+  }
+  return set;
+}
 
+size_t ProfilerSession::add_metric_set(std::vector<std::string> metrics) {
+  if (range_profiler_ == nullptr) {
+    throw environment_error("ProfilerSession::add_metric_set called on a moved-from session");
+  }
+  MetricSet set = configure(std::move(metrics));
+  try {
+    std::vector<const char*> names = c_strings(set.metrics);
     auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
     data_size.pRangeProfilerObject = range_profiler_;
     data_size.pMetricNames = names.data();
@@ -267,38 +301,67 @@ ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
     data_size.maxNumOfRanges = kMaxRanges;
     data_size.maxNumRangeTreeNodes = kMaxRanges;
     RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
-    counter_data_image_.resize(data_size.counterDataSize);
+    set.counter_data_image.resize(data_size.counterDataSize);
   } catch (...) {
-    release();
+    auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+    deinitialize.pHostObject = set.host;
+    (void)cuptiProfilerHostDeinitialize(&deinitialize);
     throw;
   }
+  sets_.push_back(std::move(set));
+  return sets_.size() - 1;
+}
+
+int ProfilerSession::count_passes(const std::vector<std::string>& metrics) const {
+  MetricSet set = configure(metrics);
+  auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
+  deinitialize.pHostObject = set.host;
+  (void)cuptiProfilerHostDeinitialize(&deinitialize);
+  return set.passes;
+}
+
+const ProfilerSession::MetricSet& ProfilerSession::metric_set(size_t set) const {
+  if (set >= sets_.size()) {
+    throw bad_input(fmt::format("profiler metric set {} does not exist (the session has {})", set,
+                                sets_.size()));
+  }
+  return sets_[set];
+}
+
+int ProfilerSession::passes(size_t set) const { return metric_set(set).passes; }
+
+const std::vector<std::string>& ProfilerSession::metrics(size_t set) const {
+  return metric_set(set).metrics;
+}
+
+std::string ProfilerSession::replay_description(size_t set) const {
+  const int passes = metric_set(set).passes;
+  if (passes == 1) return "kernel replay, one pass (not replayed: no memory save/restore)";
+  return fmt::format("kernel replay, {} passes (CUPTI saves and restores memory between passes)",
+                     passes);
 }
 
 ProfilerSession::~ProfilerSession() { release(); }
 
 ProfilerSession::ProfilerSession(ProfilerSession&& other) noexcept
     : device_(other.device_),
-      metrics_(std::move(other.metrics_)),
       chip_name_(std::move(other.chip_name_)),
+      availability_image_(std::move(other.availability_image_)),
       cupti_initialized_(std::exchange(other.cupti_initialized_, false)),
-      host_(std::exchange(other.host_, nullptr)),
       range_profiler_(std::exchange(other.range_profiler_, nullptr)),
-      config_image_(std::move(other.config_image_)),
-      counter_data_image_(std::move(other.counter_data_image_)),
-      passes_(std::exchange(other.passes_, 0)) {}
+      sets_(std::exchange(other.sets_, {})),
+      profiled_set_(std::exchange(other.profiled_set_, kNoSet)) {}
 
 ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
   if (this != &other) {
     release();
     device_ = other.device_;
-    metrics_ = std::move(other.metrics_);
     chip_name_ = std::move(other.chip_name_);
+    availability_image_ = std::move(other.availability_image_);
     cupti_initialized_ = std::exchange(other.cupti_initialized_, false);
-    host_ = std::exchange(other.host_, nullptr);
     range_profiler_ = std::exchange(other.range_profiler_, nullptr);
-    config_image_ = std::move(other.config_image_);
-    counter_data_image_ = std::move(other.counter_data_image_);
-    passes_ = std::exchange(other.passes_, 0);
+    sets_ = std::exchange(other.sets_, {});
+    profiled_set_ = std::exchange(other.profiled_set_, kNoSet);
   }
   return *this;
 }
@@ -312,12 +375,14 @@ void ProfilerSession::release() noexcept {
     (void)cuptiRangeProfilerDisable(&disable);
     range_profiler_ = nullptr;
   }
-  if (host_ != nullptr) {
+  for (auto& set : sets_) {
+    if (set.host == nullptr) continue;
     auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
-    deinitialize.pHostObject = host_;
+    deinitialize.pHostObject = set.host;
     (void)cuptiProfilerHostDeinitialize(&deinitialize);
-    host_ = nullptr;
+    set.host = nullptr;
   }
+  sets_.clear();
   if (cupti_initialized_) {
     auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
     (void)cuptiProfilerDeInitialize(&deinitialize);
@@ -325,11 +390,24 @@ void ProfilerSession::release() noexcept {
   }
 }
 
+void ProfilerSession::rebind_range_profiler() {
+  auto disable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
+  disable.pRangeProfilerObject = range_profiler_;
+  range_profiler_ = nullptr;
+  RFL_CUPTI_CALL(cuptiRangeProfilerDisable, &disable);
+  auto enable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+  enable.ctx = current_context();
+  RFL_CUPTI_CALL(cuptiRangeProfilerEnable, &enable);
+  range_profiler_ = enable.pRangeProfilerObject;
+}
+
 std::vector<std::map<std::string, double>> ProfilerSession::profile(
-    const std::function<void()>& prepare, const std::function<void()>& launch) {
+    const std::function<void()>& prepare, const std::function<void()>& launch, size_t set_index) {
   if (range_profiler_ == nullptr) {
     throw environment_error("ProfilerSession::profile called on a moved-from session");
   }
+  (void)metric_set(set_index);  // range check
+  MetricSet& set = sets_[set_index];
   // Kernels on another device would simply not be profiled: zero ranges, no error.
   int current_device = 0;
   RFL_GPU_CHECK(cudaGetDevice(&current_device));
@@ -337,24 +415,43 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
     throw environment_error(fmt::format("profiler session is on device {} but device {} is current",
                                         device_, current_device));
   }
-  prepare();
-  RFL_GPU_CHECK(cudaDeviceSynchronize());
+  // One range profiler object collects one metric set: on the H200 (CUDA 13.0), profiling a second
+  // config image on an object that has collected another returned NaN for every counter, so the
+  // object is re-created when the set changes (docs/counter-method.md). It also keeps the metric
+  // list of its last counter-data sizing for initializing an image: size again for this set.
+  if (profiled_set_ != kNoSet && profiled_set_ != set_index) rebind_range_profiler();
+  profiled_set_ = set_index;
+  std::vector<const char*> names = c_strings(set.metrics);
+  auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  data_size.pRangeProfilerObject = range_profiler_;
+  data_size.pMetricNames = names.data();
+  data_size.numMetrics = names.size();
+  data_size.maxNumOfRanges = kMaxRanges;
+  data_size.maxNumRangeTreeNodes = kMaxRanges;
+  RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
+  if (data_size.counterDataSize != set.counter_data_image.size()) {
+    throw environment_error(fmt::format(
+        "cuptiRangeProfilerGetCounterDataSize: {} bytes for a metric set sized {} bytes before",
+        data_size.counterDataSize, set.counter_data_image.size()));
+  }
 
   // Re-initializing the image resets it, so every call starts from zero ranges.
   auto reset = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
   reset.pRangeProfilerObject = range_profiler_;
-  reset.counterDataSize = counter_data_image_.size();
-  reset.pCounterData = counter_data_image_.data();
+  reset.counterDataSize = set.counter_data_image.size();
+  reset.pCounterData = set.counter_data_image.data();
   RFL_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize, &reset);
 
-  // Auto range + kernel replay: CUPTI replays each kernel passes() times inside its launch,
-  // saving and restoring the memory it writes; nesting levels must be 1 for auto ranges.
+  // Auto range (nesting levels must be 1) with kernel replay: CUPTI replays each kernel passes
+  // times inside its launch, saving and restoring the memory it writes between passes. A
+  // one-pass set is not replayed: the kernel runs once and sees the cache state the caller left
+  // (docs/counter-method.md).
   auto set_config = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   set_config.pRangeProfilerObject = range_profiler_;
-  set_config.configSize = config_image_.size();
-  set_config.pConfig = config_image_.data();
-  set_config.counterDataImageSize = counter_data_image_.size();
-  set_config.pCounterDataImage = counter_data_image_.data();
+  set_config.configSize = set.config_image.size();
+  set_config.pConfig = set.config_image.data();
+  set_config.counterDataImageSize = set.counter_data_image.size();
+  set_config.pCounterDataImage = set.counter_data_image.data();
   set_config.range = CUPTI_AutoRange;
   set_config.replayMode = CUPTI_KernelReplay;
   set_config.maxRangesPerPass = kMaxRanges;
@@ -363,6 +460,11 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   set_config.passIndex = 0;
   set_config.targetNestingLevel = 1;
   RFL_CUPTI_CALL(cuptiRangeProfilerSetConfig, &set_config);
+
+  // Last before the launch: CUPTI's own set-up above writes device memory (a re-created object
+  // left ~27 MB dirty in L2 on the H200), which `prepare` (an L2 flush) must come after.
+  prepare();
+  RFL_GPU_CHECK(cudaDeviceSynchronize());
 
   auto start = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = range_profiler_;
@@ -379,9 +481,8 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   }
   RFL_CUPTI_CALL(cuptiRangeProfilerStop, &stop);
   if (!stop.isAllPassSubmitted) {
-    throw environment_error(
-        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted (unexpected with "
-        "CUPTI_KernelReplay)");
+    throw environment_error(fmt::format(
+        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted ({} pass(es))", set.passes));
   }
 
   auto decode = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
@@ -394,26 +495,25 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   }
 
   auto info = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
-  info.pCounterDataImage = counter_data_image_.data();
-  info.counterDataImageSize = counter_data_image_.size();
+  info.pCounterDataImage = set.counter_data_image.data();
+  info.counterDataImageSize = set.counter_data_image.size();
   RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo, &info);
 
-  std::vector<const char*> names = c_strings(metrics_);
   std::vector<double> values(names.size());
   std::vector<std::map<std::string, double>> ranges;
   ranges.reserve(info.numTotalRanges);
   for (size_t range = 0; range < info.numTotalRanges; ++range) {
     auto evaluate = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-    evaluate.pHostObject = host_;
-    evaluate.pCounterDataImage = counter_data_image_.data();
-    evaluate.counterDataImageSize = counter_data_image_.size();
+    evaluate.pHostObject = set.host;
+    evaluate.pCounterDataImage = set.counter_data_image.data();
+    evaluate.counterDataImageSize = set.counter_data_image.size();
     evaluate.rangeIndex = range;
     evaluate.ppMetricNames = names.data();
     evaluate.numMetrics = names.size();
     evaluate.pMetricValues = values.data();
     RFL_CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues, &evaluate);
     std::map<std::string, double> by_name;
-    for (size_t m = 0; m < metrics_.size(); ++m) by_name.emplace(metrics_[m], values[m]);
+    for (size_t m = 0; m < set.metrics.size(); ++m) by_name.emplace(set.metrics[m], values[m]);
     ranges.push_back(std::move(by_name));
   }
   return ranges;

@@ -1,7 +1,14 @@
 // The one place rooflinectl talks to CUPTI: a move-only RAII session around the CUDA 13 range
-// profiler (auto ranges = one range per kernel launch, kernel replay), following the sequence
-// verified on the H200 (cupti-on-h200.md). Counters run in their own pass, never inside the timed
-// one: replay makes a launch many times slower.
+// profiler (auto ranges = one range per kernel launch), following the sequence verified on the
+// H200 (docs/counter-method.md). Counters run in their own pass, never inside the timed one:
+// replay makes a launch many times slower.
+//
+// A session holds one or more metric sets (one CUPTI config image each) on one context, all
+// collected with kernel replay. A set that fits one pass is not replayed: the kernel runs once
+// and the counters see exactly the cache state the caller prepared. A set that needs more passes
+// is replayed with CUPTI's memory save/restore between passes, and with CUDA 13.0 nothing resets
+// L2 in between, so its DRAM byte counts include write-backs that are not the kernel's
+// (docs/counter-method.md): never take DRAM bytes from a multi-pass set.
 #pragma once
 
 #include <cstdint>
@@ -26,11 +33,10 @@ namespace rooflinectl {
 class ProfilerSession {
  public:
   /// Initializes CUPTI for `device` (makes it current and creates its primary context if needed),
-  /// checks that the device supports the range profiler, validates every name in `metrics`
-  /// against the chip's metric list before configuring (an unknown name → environment Error
-  /// naming it and the chip), builds the configuration and enables the range profiler on the
-  /// context. At most one session may exist per context at a time. An empty `metrics` is a
-  /// bad-input Error.
+  /// checks that the device supports the range profiler and enables the range profiler on the
+  /// context, with no metric set yet. At most one session may exist per context at a time.
+  explicit ProfilerSession(int device);
+  /// As ProfilerSession(device), then adds `metrics` as metric set 0 (see add_metric_set).
   ProfilerSession(int device, std::vector<std::string> metrics);
   /// Disables the range profiler and releases the host objects; never throws.
   ~ProfilerSession();
@@ -39,36 +45,69 @@ class ProfilerSession {
   ProfilerSession(const ProfilerSession&) = delete;
   ProfilerSession& operator=(const ProfilerSession&) = delete;
 
-  /// Runs `prepare` unprofiled (e.g. an L2 flush) and synchronizes the device, then profiles every
-  /// kernel `launch` enqueues — one range per kernel launch, each replayed passes() times — and
-  /// synchronizes again. `launch` must enqueue on this session's device (checked: it is the
-  /// current device). Returns one metric→value map per range, in launch order; values are
-  /// CUPTI's GPU values (counts, bytes, ns for gpu__time_duration, per-second rates, per-cycle
-  /// peaks) and may be NaN for units CUPTI cannot read (e.g. a shared MIG instance).
-  /// Throws an environment Error when a CUPTI or CUDA call fails or more than kMaxRanges kernels
-  /// were launched (ranges dropped); exceptions from `prepare`/`launch` propagate, and the session
-  /// stays usable afterwards.
-  std::vector<std::map<std::string, double>> profile(const std::function<void()>& prepare,
-                                                     const std::function<void()>& launch);
+  /// Validates every name in `metrics` against the chip's metric list (an unknown name →
+  /// environment Error naming it and the chip), builds the set's config and counter-data images
+  /// once, and returns the set's index for profile(). An empty `metrics` is a bad-input Error.
+  size_t add_metric_set(std::vector<std::string> metrics);
 
-  /// Replay passes the metric list needs (cuptiProfilerHostGetNumOfPasses).
-  int passes() const { return passes_; }
+  /// Replay passes `metrics` would need on this chip (cuptiProfilerHostGetNumOfPasses), without
+  /// adding a set. Errors as add_metric_set.
+  int count_passes(const std::vector<std::string>& metrics) const;
+
+  /// Sets up the range profiler for `set` (re-creating its object when the previous call used
+  /// another set: switching sets is costly, so group the calls of one set), then runs `prepare`
+  /// unprofiled (e.g. an L2 flush) and synchronizes the device, then profiles every
+  /// kernel `launch` enqueues with metric set `set` — one range per kernel launch, each replayed
+  /// passes(set) times inside its launch (once: not replayed) — and synchronizes again. `launch`
+  /// must enqueue on this session's device (checked: it is the current device). Returns one
+  /// metric→value map per range, in launch order; values are CUPTI's GPU values (counts, bytes, ns
+  /// for gpu__time_duration, per-second rates, per-cycle peaks) and may be NaN for units CUPTI
+  /// cannot read (e.g. a shared MIG instance). Throws an environment Error when a CUPTI or CUDA
+  /// call fails or more than kMaxRanges kernels were launched (ranges dropped); exceptions from
+  /// `prepare`/`launch` propagate, and the session stays usable afterwards. An out-of-range `set`
+  /// is a bad-input Error.
+  std::vector<std::map<std::string, double>> profile(const std::function<void()>& prepare,
+                                                     const std::function<void()>& launch,
+                                                     size_t set = 0);
+
+  /// Replay passes metric set `set` needs (cuptiProfilerHostGetNumOfPasses).
+  int passes(size_t set = 0) const;
+  /// The metric names of set `set`, as given.
+  const std::vector<std::string>& metrics(size_t set = 0) const;
+  /// How set `set` is collected, in one phrase: "kernel replay, one pass (not replayed: no memory
+  /// save/restore)" or "kernel replay, N passes (CUPTI saves and restores memory between
+  /// passes)".
+  std::string replay_description(size_t set = 0) const;
 
   /// Ranges (kernel launches) one profile() call can record.
   static constexpr int kMaxRanges = 64;
 
  private:
+  /// One config image and its counter-data image, with the host object that evaluates them.
+  struct MetricSet {
+    std::vector<std::string> metrics;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<uint8_t> config_image;
+    std::vector<uint8_t> counter_data_image;
+    int passes = 0;
+  };
+
+  /// A host object for this chip with `metrics` added (names checked first) and its config image.
+  MetricSet configure(std::vector<std::string> metrics) const;
+  const MetricSet& metric_set(size_t set) const;
+  /// Disables the range profiler object and enables a fresh one on the same context.
+  void rebind_range_profiler();
   void release() noexcept;
 
+  static constexpr size_t kNoSet = static_cast<size_t>(-1);
+
   int device_ = 0;
-  std::vector<std::string> metrics_;
-  std::string chip_name_;  ///< kept alive: the host object was initialized with its c_str()
+  std::string chip_name_;  ///< kept alive: host objects are initialized with its c_str()
+  std::vector<uint8_t> availability_image_;
   bool cupti_initialized_ = false;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
-  std::vector<uint8_t> config_image_;
-  std::vector<uint8_t> counter_data_image_;
-  int passes_ = 0;
+  std::vector<MetricSet> sets_;
+  size_t profiled_set_ = kNoSet;  ///< the set the range profiler object last collected
 };
 
 }  // namespace rooflinectl

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "device/gpu_check.hpp"
+#include "measure/l2_flush.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -30,7 +31,8 @@ MemoryCheck check_device_memory(int64_t needed_bytes) {
   MemoryCheck check;
   check.needed_bytes = needed_bytes;
   check.free_bytes = static_cast<int64_t>(free_bytes);
-  check.reserve_bytes = kFixedReserveBytes + 2 * static_cast<int64_t>(l2_bytes);
+  check.reserve_bytes =
+      kFixedReserveBytes + kL2FlusherBufferPerL2Byte * static_cast<int64_t>(l2_bytes);
   check.fits = check.needed_bytes + check.reserve_bytes <= check.free_bytes;
   return check;
 }

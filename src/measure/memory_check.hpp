@@ -22,7 +22,8 @@ struct MemoryCheck {
 inline constexpr int64_t kFixedReserveBytes = int64_t{256} << 20;
 
 /// Compares `needed_bytes` + reserve with the free memory of the current device. The reserve is
-/// kFixedReserveBytes plus the L2 flusher's buffer (2 × L2 of the current device), so the check
+/// kFixedReserveBytes plus the L2 flusher's buffer (kL2FlusherBufferPerL2Byte × L2 of the current
+/// device), so the check
 /// is right whether or not the flusher is already allocated (slightly conservative when it is).
 /// Throws a bad-input Error when `needed_bytes` < 0, an environment Error when CUDA fails.
 MemoryCheck check_device_memory(int64_t needed_bytes);

@@ -41,7 +41,7 @@ struct PeakBenchmarkPlan {
 /// The plan for a device with `sm_count` SMs, `max_threads_per_sm` resident threads per SM,
 /// `l2_bytes` of L2 and `free_bytes` of free device memory:
 /// - DRAM buffers: max(1 GiB, 16 × L2) each, so that L2 holds < 1/16 of the traffic, capped at
-///   free/4 (two buffers plus the L2 flusher's 2 × L2 and headroom);
+///   free/4 (two buffers plus the L2 flusher's 8 × L2 and headroom);
 /// - L2 buffer: L2/4 (a quarter leaves room for the two L2 partitions' duplicated lines on
 ///   Hopper), 256 passes per launch;
 /// - compute: a grid of sm_count × (max_threads_per_sm / block size) blocks, iteration counts

@@ -11,6 +11,7 @@
 #include "core/operator_names.hpp"
 #include "report/compare.hpp"
 #include "report/peaks_json.hpp"
+#include "roofline/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -48,8 +49,8 @@ void require_time(const JsonObjectReader& r, const std::string& key, double valu
 void require_non_negative(const JsonObjectReader& r, const std::string& key,
                           const std::optional<double>& value, const std::string& where) {
   if (value && !(*value >= 0)) {
-    r.fail_key(key, fmt::format("{}: must be >= 0 (or null when not measured), found {}", where,
-                                *value));
+    r.fail_key(
+        key, fmt::format("{}: must be >= 0 (or null when not measured), found {}", where, *value));
   }
 }
 
@@ -129,6 +130,7 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::s
   k.dram_read_bytes = r.get_optional_double("dram_read_bytes");
   k.dram_write_bytes = r.get_optional_double("dram_write_bytes");
   k.l2_bytes = r.get_optional_double("l2_bytes");
+  k.l2_write_bytes = optional_double_if_present(r, "l2_write_bytes");
   k.duration_s = r.get_optional_double("duration_s");
   k.sm_clock_hz = r.get_optional_double("sm_clock_hz");
   k.dram_clock_hz = r.get_optional_double("dram_clock_hz");
@@ -142,23 +144,24 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::s
   k.hmul_inst = r.get_optional_double("hmul_inst");
   k.sm_throughput_fraction = optional_double_if_present(r, "sm_throughput_fraction");
   k.dram_throughput_fraction = optional_double_if_present(r, "dram_throughput_fraction");
-  for (const auto& [key, value] : {std::pair<const char*, const std::optional<double>&>{
-                                       "dram_read_bytes", k.dram_read_bytes},
-                                   {"dram_write_bytes", k.dram_write_bytes},
-                                   {"l2_bytes", k.l2_bytes},
-                                   {"duration_s", k.duration_s},
-                                   {"sm_clock_hz", k.sm_clock_hz},
-                                   {"dram_clock_hz", k.dram_clock_hz},
-                                   {"tensor_bf16_flop", k.tensor_bf16_flop},
-                                   {"tensor_fp16_flop", k.tensor_fp16_flop},
-                                   {"ffma_inst", k.ffma_inst},
-                                   {"fadd_inst", k.fadd_inst},
-                                   {"fmul_inst", k.fmul_inst},
-                                   {"hfma_inst", k.hfma_inst},
-                                   {"hadd_inst", k.hadd_inst},
-                                   {"hmul_inst", k.hmul_inst},
-                                   {"sm_throughput_fraction", k.sm_throughput_fraction},
-                                   {"dram_throughput_fraction", k.dram_throughput_fraction}}) {
+  for (const auto& [key, value] :
+       {std::pair<const char*, const std::optional<double>&>{"dram_read_bytes", k.dram_read_bytes},
+        {"dram_write_bytes", k.dram_write_bytes},
+        {"l2_bytes", k.l2_bytes},
+        {"l2_write_bytes", k.l2_write_bytes},
+        {"duration_s", k.duration_s},
+        {"sm_clock_hz", k.sm_clock_hz},
+        {"dram_clock_hz", k.dram_clock_hz},
+        {"tensor_bf16_flop", k.tensor_bf16_flop},
+        {"tensor_fp16_flop", k.tensor_fp16_flop},
+        {"ffma_inst", k.ffma_inst},
+        {"fadd_inst", k.fadd_inst},
+        {"fmul_inst", k.fmul_inst},
+        {"hfma_inst", k.hfma_inst},
+        {"hadd_inst", k.hadd_inst},
+        {"hmul_inst", k.hmul_inst},
+        {"sm_throughput_fraction", k.sm_throughput_fraction},
+        {"dram_throughput_fraction", k.dram_throughput_fraction}}) {
     require_non_negative(r, key, value, where);
   }
   return k;
@@ -170,6 +173,21 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
   c.passes = r.get_int("passes");
   c.cache_policy = r.get_string("cache_policy");
   c.note = r.get_string("note");
+  // Schema 2 (issue 13); absent in schema-1 reports.
+  if (r.has("sessions")) {
+    for (const auto& s : r.get_object_array("sessions")) {
+      c.sessions.push_back(CounterSession{s.get_string("role"), s.get_string("replay"),
+                                          s.get_int("passes"), s.get_string_array("metrics")});
+    }
+  }
+  c.dram_writeback_bytes = optional_double_if_present(r, "dram_writeback_bytes");
+  require_non_negative(r, "dram_writeback_bytes", c.dram_writeback_bytes, where);
+  if (r.has("dram_writeback_bytes_null_reason")) {
+    c.writeback_null_reason = r.get_string("dram_writeback_bytes_null_reason");
+  } else if (!c.dram_writeback_bytes) {
+    c.writeback_null_reason = "not measured (report written before the write-back figure existed)";
+  }
+  if (r.has("writeback_method")) c.writeback_method = r.get_string("writeback_method");
   for (const auto& k : r.get_object_array("kernels"))
     c.kernels.push_back(kernel_counters_from_json(k, where));
   c.total = kernel_counters_from_json(r.get_object("total"), where);
@@ -230,7 +248,20 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
       r.fail_key(key, fmt::format("must be finite and > 0 to place the point, found {}", value));
     }
   }
-  return place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"));
+  RooflinePoint point = place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"));
+  // Schema-1 reports have no bytes_basis: their counted bytes were in-window only (and so is a
+  // placement written without one).
+  if (r.has("bytes_basis")) {
+    point.bytes_basis = r.get_string("bytes_basis");
+    if (point.bytes_basis != kBytesIsolated && point.bytes_basis != kBytesInWindow &&
+        point.bytes_basis != kBytesAnalytic) {
+      r.fail_key("bytes_basis", fmt::format("'{}' is not one of {}, {}, {}", point.bytes_basis,
+                                            kBytesIsolated, kBytesInWindow, kBytesAnalytic));
+    }
+  } else {
+    point.bytes_basis = point.basis == "analytic" ? kBytesAnalytic : kBytesInWindow;
+  }
+  return point;
 }
 
 Reconciliation reconciliation_from_json(const JsonObjectReader& r) {
@@ -289,7 +320,8 @@ PointResult point_from_json(const JsonObjectReader& r) {
     if (p.timing) {
       const double roof_time = p.roofline->time_s;
       const double median = p.timing->median_s;
-      if (std::fabs(roof_time - median) > 1e-9 * std::max(std::fabs(roof_time), std::fabs(median))) {
+      if (std::fabs(roof_time - median) >
+          1e-9 * std::max(std::fabs(roof_time), std::fabs(median))) {
         roofline.fail_key("time_s", fmt::format("{}: {} s differs from timing.median_s {} s (the "
                                                 "roofline is placed at the timing median)",
                                                 where, roof_time, median));
@@ -373,10 +405,10 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.
   const int64_t version = r.get_int64("schema_version");
-  if (version != kReportSchemaVersion) {
+  if (version < kOldestReadableSchemaVersion || version > kReportSchemaVersion) {
     throw bad_input(fmt::format(
-        "{}: report schema_version {} is not supported (this rooflinectl reads version {})", origin,
-        version, kReportSchemaVersion));
+        "{}: report schema_version {} is not supported (this rooflinectl reads versions {} to {})",
+        origin, version, kOldestReadableSchemaVersion, kReportSchemaVersion));
   }
   Report report;
   report.schema_version = static_cast<int>(version);

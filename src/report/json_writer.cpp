@@ -102,6 +102,7 @@ Json kernel_counters_to_json(const KernelCounters& k) {
   put_optional(j, "dram_read_bytes", k.dram_read_bytes);
   put_optional(j, "dram_write_bytes", k.dram_write_bytes);
   put_optional(j, "l2_bytes", k.l2_bytes);
+  put_optional(j, "l2_write_bytes", k.l2_write_bytes);
   put_optional(j, "duration_s", k.duration_s);
   put_optional(j, "sm_clock_hz", k.sm_clock_hz);
   put_optional(j, "dram_clock_hz", k.dram_clock_hz);
@@ -130,6 +131,18 @@ Json counters_to_json(const CounterResult& c) {
   j["passes"] = c.passes;
   j["cache_policy"] = c.cache_policy;
   j["note"] = c.note;
+  Json sessions = Json::array();
+  for (const auto& s : c.sessions) {
+    sessions.push_back(
+        Json{{"role", s.role}, {"replay", s.replay}, {"passes", s.passes}, {"metrics", s.metrics}});
+  }
+  j["sessions"] = sessions;
+  put_optional(j, "dram_writeback_bytes", c.dram_writeback_bytes);
+  if (!c.dram_writeback_bytes) j["dram_writeback_bytes_null_reason"] = c.writeback_null_reason;
+  j["writeback_method"] = c.writeback_method;
+  // Derived (CounterResult methods); not read back.
+  put_optional(j, "dram_write_bytes_isolated", c.dram_write_bytes_isolated());
+  put_optional(j, "dram_bytes_isolated", c.dram_bytes_isolated());
   Json kernels = Json::array();
   for (const auto& k : c.kernels) kernels.push_back(kernel_counters_to_json(k));
   j["kernels"] = kernels;
@@ -176,6 +189,8 @@ Json roofline_to_json(const RooflinePoint& r) {
   j["above_roof_error"] = above_roof ? Json(*above_roof) : Json(nullptr);
   j["bound"] = to_string(r.bound);
   j["basis"] = r.basis;
+  // Empty: the caller did not say (a reader then assumes the schema-1 meaning).
+  if (!r.bytes_basis.empty()) j["bytes_basis"] = r.bytes_basis;
   return j;
 }
 
@@ -216,7 +231,8 @@ Json point_to_json(const PointResult& p) {
   j["roofline"] = p.roofline ? roofline_to_json(*p.roofline) : Json(nullptr);
   j["roofline_null_reason"] = p.roofline_null_reason;
   put_optional(j, "tokens_per_s", p.tokens_per_s);
-  j["reconciliation"] = p.reconciliation ? reconciliation_to_json(*p.reconciliation) : Json(nullptr);
+  j["reconciliation"] =
+      p.reconciliation ? reconciliation_to_json(*p.reconciliation) : Json(nullptr);
   put_optional(j, "peak_device_memory_bytes", p.peak_device_memory_bytes);
   if (!p.peak_device_memory_bytes) {
     j["peak_device_memory_bytes_null_reason"] = p.peak_device_memory_null_reason;

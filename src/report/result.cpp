@@ -72,6 +72,14 @@ std::optional<double> KernelCounters::total_flop() const {
   return sum_if_all({tensor_flop(), fp32_flop(), fp16_flop()});
 }
 
+std::optional<double> CounterResult::dram_write_bytes_isolated() const {
+  return sum_if_all({total.dram_write_bytes, dram_writeback_bytes});
+}
+
+std::optional<double> CounterResult::dram_bytes_isolated() const {
+  return sum_if_all({total.dram_read_bytes, total.dram_write_bytes, dram_writeback_bytes});
+}
+
 std::vector<std::string> operators_in_order(const Report& report) {
   std::vector<std::string> ops;
   for (const auto& p : report.points) {

@@ -19,7 +19,11 @@
 namespace rooflinectl {
 
 /// Version of the JSON report layout; bump on any incompatible change (pinned by a unit test).
-inline constexpr int kReportSchemaVersion = 1;
+/// Version 2 (issue 13): DRAM bytes from a one-pass session, the deferred write-back, the L2
+/// write bytes, the counter sessions and the roofline's byte basis; version-1 reports still read.
+inline constexpr int kReportSchemaVersion = 2;
+/// The oldest schema version the readers accept.
+inline constexpr int kOldestReadableSchemaVersion = 1;
 
 /// kInterrupted: the sweep was stopped by SIGINT/SIGTERM before this point ran.
 enum class PointStatus { kOk, kSkipped, kFailed, kInterrupted };
@@ -34,7 +38,7 @@ struct TimingResult {
   double min_s = 0;
   double max_s = 0;
   int warmup_runs = 0;
-  bool l2_flushed = true;  ///< L2 flushed (write + read sweep ≥ 2× L2) before every sample
+  bool l2_flushed = true;  ///< L2 flushed (read-only sweep of 4 × L2) before every sample
   /// The L2 policy of the timed samples in words: flushed before each sample and how (the
   /// flusher's mechanism), or left warm (--warm-l2). Empty in reports written before it existed.
   std::string cache_policy;
@@ -42,16 +46,22 @@ struct TimingResult {
   std::optional<double> sm_clock_hz;
 };
 
-/// Counter values of one kernel launch (one CUPTI range), or of the sum over an operator's launches.
-/// FLOP fields are already FLOPs; *_inst fields are thread-level SASS instruction counts.
+/// Counter values of one kernel launch (one CUPTI range), or of the sum over an operator's
+/// launches. FLOP fields are already FLOPs; *_inst fields are thread-level SASS instruction counts.
 struct KernelCounters {
   std::string name;  ///< kernel name from the operator (range label), "total" for the sum
+  /// DRAM bytes read and written inside the kernel's own window (dram__bytes_read/write.sum) from
+  /// the one-pass session after the write-back-safe flush: what Nsight Compute reports with
+  /// --cache-control all. Writes still dirty in L2 when the kernel ends are not in it.
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
-  std::optional<double> l2_bytes;      ///< lts__t_bytes.sum
-  std::optional<double> duration_s;    ///< gpu__time_duration.sum (under replay: informative only)
-  std::optional<double> sm_clock_hz;   ///< sm__cycles_elapsed.avg.per_second
-  std::optional<double> dram_clock_hz; ///< dram__cycles_elapsed.avg.per_second
+  std::optional<double> l2_bytes;  ///< lts__t_bytes.sum
+  /// Bytes the SMs stored into L2 (lts__t_sectors_srcunit_tex_op_write.sum × 32 B per sector):
+  /// the logical store volume, independent of when L2 writes it back.
+  std::optional<double> l2_write_bytes;
+  std::optional<double> duration_s;     ///< gpu__time_duration.sum (under replay: informative only)
+  std::optional<double> sm_clock_hz;    ///< sm__cycles_elapsed.avg.per_second
+  std::optional<double> dram_clock_hz;  ///< dram__cycles_elapsed.avg.per_second
   std::optional<double> tensor_bf16_flop;  ///< sm__ops_path_tensor_src_bf16_dst_fp32.sum
   std::optional<double> tensor_fp16_flop;  ///< sm__ops_path_tensor_src_fp16.sum (every dst type)
   std::optional<double> ffma_inst;
@@ -67,30 +77,55 @@ struct KernelCounters {
   /// its peak (1.0 = 100%); total: duration-weighted mean.
   std::optional<double> dram_throughput_fraction;
 
-  std::optional<double> dram_bytes() const;   ///< read + write
-  std::optional<double> fp32_flop() const;    ///< 2·FFMA + FADD + FMUL
-  std::optional<double> fp16_flop() const;    ///< 2·HFMA + HADD + HMUL (instruction counts, as executed)
+  std::optional<double> dram_bytes() const;  ///< read + write
+  std::optional<double> fp32_flop() const;   ///< 2·FFMA + FADD + FMUL
+  std::optional<double> fp16_flop()
+      const;  ///< 2·HFMA + HADD + HMUL (instruction counts, as executed)
   std::optional<double> tensor_flop() const;  ///< bf16 + fp16 tensor-pipe ops
   std::optional<double> total_flop() const;   ///< tensor + fp32 + fp16
 };
 
 /// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values.
 struct CounterPeaks {
-  std::optional<double> dram_bytes_per_cycle;     ///< dram__bytes.sum.peak_sustained
-  std::optional<double> ffma_inst_per_cycle;      ///< sm__sass_thread_inst_executed_op_ffma_pred_on
-  std::optional<double> tensor_bf16_per_cycle;    ///< sm__ops_path_tensor_src_bf16_dst_fp32 (raw)
+  std::optional<double> dram_bytes_per_cycle;   ///< dram__bytes.sum.peak_sustained
+  std::optional<double> ffma_inst_per_cycle;    ///< sm__sass_thread_inst_executed_op_ffma_pred_on
+  std::optional<double> tensor_bf16_per_cycle;  ///< sm__ops_path_tensor_src_bf16_dst_fp32 (raw)
+};
+
+/// One CUPTI metric set of a counter pass and how it was collected.
+struct CounterSession {
+  std::string role;    ///< "bytes" (one pass, cache-state-dependent metrics) or "replay" (the rest)
+  std::string replay;  ///< ProfilerSession::replay_description
+  int passes = 0;
+  std::vector<std::string> metrics;
 };
 
 /// Counter pass of one point.
 struct CounterResult {
   std::optional<std::string> null_reason;  ///< set when counters were not collected
-  int passes = 0;                          ///< replay passes CUPTI needed
+  int passes = 0;                          ///< most replay passes of any session
   std::string cache_policy;                ///< how L2 was left before the profiled launch
+  /// The sessions the values came from (empty in reports of schema version 1, which used one
+  /// kernel-replay session for everything, DRAM bytes included).
+  std::vector<CounterSession> sessions;
+  /// DRAM bytes written back after the launch: the DRAM writes of a read-only sweep (4 × L2)
+  /// profiled as its own range right after the operator's kernels, in the one-pass session. L2
+  /// held no dirty line before the launch, so these are exactly the lines the operator left
+  /// dirty. nullopt with writeback_null_reason when not measured.
+  std::optional<double> dram_writeback_bytes;
+  std::string writeback_null_reason;  ///< empty when dram_writeback_bytes is set
+  std::string writeback_method;       ///< how it was measured, in one phrase
+
+  /// DRAM traffic of the isolated launch: in-window reads + in-window writes + the deferred
+  /// write-back; nullopt when any part is missing.
+  std::optional<double> dram_bytes_isolated() const;
+  /// In-window writes + deferred write-back; nullopt when either is missing.
+  std::optional<double> dram_write_bytes_isolated() const;
   /// What a reader must know about the ranges, e.g. that their count differed from the operator's
   /// kernel list so they are labelled kernel_<i>; empty when there is nothing to say.
   std::string note;
-  std::vector<KernelCounters> kernels;     ///< one per launch, in order
-  KernelCounters total;                    ///< sum over kernels (clocks: duration-weighted mean)
+  std::vector<KernelCounters> kernels;  ///< one per launch, in order
+  KernelCounters total;                 ///< sum over kernels (clocks: duration-weighted mean)
   CounterPeaks peaks;
 };
 
@@ -112,8 +147,8 @@ struct ReconcileCheck {
   double ratio = 0;                ///< measured / reference_value
   std::optional<double> band_low;  ///< documented band on the ratio; nullopt: no bound that side
   std::optional<double> band_high;
-  bool flagged = false;            ///< ratio outside the band
-  std::string explanation;         ///< why the ratio is what it is; always set when flagged
+  bool flagged = false;     ///< ratio outside the band
+  std::string explanation;  ///< why the ratio is what it is; always set when flagged
 };
 
 /// Analytic vs measured FLOPs and bytes of one point, with the out-of-band ones flagged.
@@ -128,8 +163,8 @@ struct PointResult {
   std::string version;  ///< kernel version that ran
   Shape shape;
   PointStatus status = PointStatus::kOk;
-  std::string reason;   ///< why skipped/failed; empty when ok
-  uint64_t seed = 0;    ///< random-data seed
+  std::string reason;  ///< why skipped/failed; empty when ok
+  uint64_t seed = 0;   ///< random-data seed
   int64_t device_bytes_needed = 0;
   std::optional<Validation> validation;
   std::optional<TimingResult> timing;
@@ -174,15 +209,16 @@ struct CanaryResult {
   /// Device-to-device copy bandwidth, counting the read and the write: 2·copy_bytes / median time.
   /// nullopt when the measurement failed (null_reason says why).
   std::optional<double> copy_bytes_per_s;
-  std::string null_reason;         ///< empty when copy_bytes_per_s is set
-  int64_t copy_bytes = 0;          ///< bytes per copy
-  std::vector<double> samples_s;   ///< one per copy, in run order
-  std::string method;              ///< how it was measured, in one phrase
+  std::string null_reason;        ///< empty when copy_bytes_per_s is set
+  int64_t copy_bytes = 0;         ///< bytes per copy
+  std::vector<double> samples_s;  ///< one per copy, in run order
+  std::string method;             ///< how it was measured, in one phrase
 };
 
 /// Why a report's tool.git_revision is null.
 inline constexpr const char* kGitRevisionNullReason =
-    "unknown: built outside a git checkout without RFL_GIT_REVISION=<hash> in the build environment";
+    "unknown: built outside a git checkout without RFL_GIT_REVISION=<hash> in the build "
+    "environment";
 
 /// A whole sweep report.
 struct Report {

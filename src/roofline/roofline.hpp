@@ -47,6 +47,9 @@ struct RooflinePoint {
   bool above_roof = false;
   Bound bound = Bound::kMemory;  ///< memory when I < I*, else compute
   std::string basis;             ///< "counters" (measured FLOPs and bytes) or "analytic"
+  /// Which DRAM bytes `dram_bytes` is (roofline/placement_inputs.hpp): "dram_isolated",
+  /// "dram_in_window" or "analytic_implemented"; empty when the caller did not say.
+  std::string bytes_basis;
 };
 
 /// Places one measurement under `roof`. Preconditions (bad-input Error otherwise): flop > 0,

@@ -72,8 +72,8 @@ check 0 "0 removed, 0 added" "" compare "$report" "$work/l2_up_v9.json" --strict
 sed 's/"name": "NVIDIA H200"/"name": "NVIDIA H100 80GB HBM3"/' "$report" >"$work/h100.json"
 check 2 "" "different GPUs.*--allow-different-gpu" compare "$report" "$work/h100.json"
 check 0 "different GPUs" "" compare "$report" "$work/h100.json" --allow-different-gpu
-sed 's/"schema_version": 1,/"schema_version": 2,/' "$report" >"$work/v2.json"
-check 2 "" "schema_version 2" compare "$report" "$work/v2.json"
+sed 's/"schema_version": 1,/"schema_version": 3,/' "$report" >"$work/v3.json"
+check 2 "" "schema_version 3" compare "$report" "$work/v3.json"
 check 2 "" "no-such.json" compare "$report" "$work/no-such.json"
 echo '{"schema_version": 1,' >"$work/broken.json"
 check 2 "" "malformed JSON" compare "$work/broken.json" "$report"
@@ -99,7 +99,7 @@ check 2 "" "points\[0\].validation.*passed is false" compare "$report" "$work/fa
 # sweep --baseline reads and checks the baseline before anything touches a GPU: a bad one is
 # exit 2 (not 3 for "no GPU") on any machine.
 check 2 "" "no-such.json" sweep --ops gelu --seq 512 --baseline "$work/no-such.json"
-check 2 "" "schema_version 2" sweep --ops gelu --seq 512 --baseline "$work/v2.json"
+check 2 "" "schema_version 3" sweep --ops gelu --seq 512 --baseline "$work/v3.json"
 check 2 "" "--baseline" sweep --ops gelu --seq 512 --baseline "$report" --format json
 check 2 "" "--time-threshold" sweep --ops gelu --seq 512 --baseline "$report" --time-threshold x
 check 2 "" "no-points.json has no points" sweep --ops gelu --seq 512 --baseline "$work/no-points.json"

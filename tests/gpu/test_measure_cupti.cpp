@@ -21,9 +21,9 @@
 #include "cupti/metrics.hpp"
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
-#include "kernels/operator.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/operator.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/l2_flush.hpp"
 #include "measure/timing.hpp"
@@ -247,8 +247,8 @@ TEST(MeasureL2Flush, FlushesAndMoves) {
   const DeviceRecord device = use_device();
   EXPECT_THROW(L2Flusher(0), Error);
   L2Flusher flusher(device.l2_bytes);
-  EXPECT_GE(flusher.buffer_bytes(), 2 * device.l2_bytes);
-  EXPECT_LT(flusher.buffer_bytes(), 2 * device.l2_bytes + 16);
+  EXPECT_GE(flusher.sweep_bytes(), 4 * device.l2_bytes);
+  EXPECT_LT(flusher.sweep_bytes(), 4 * device.l2_bytes + 16);
   EXPECT_NE(flusher.policy().find("MiB"), std::string::npos) << flusher.policy();
   flusher.flush(nullptr);
   RFL_CUDA_CHECK(cudaDeviceSynchronize());

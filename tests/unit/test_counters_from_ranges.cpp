@@ -30,15 +30,19 @@ Range full_range(double scale, double duration_ns, double sm_clock_hz) {
 
 TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
   const auto& names = counter_metric_names();
-  for (const char* metric :
-       {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricL2Bytes, kMetricDurationNs,
-        kMetricSmClockHz, kMetricDramClockHz, kMetricTensorBf16Ops, kMetricTensorFp16Ops,
-        kMetricFfmaInst, kMetricFaddInst, kMetricFmulInst, kMetricHfmaInst, kMetricHaddInst,
-        kMetricHmulInst, kMetricDramBytesPeakPerCycle, kMetricFfmaPeakPerCycle,
-        kMetricTensorBf16PeakPerCycle, kMetricSmThroughputPct, kMetricDramThroughputPct}) {
+  for (const char* metric : {kMetricDramReadBytes,    kMetricDramWriteBytes,
+                             kMetricL2Bytes,          kMetricL2WriteSectors,
+                             kMetricDurationNs,       kMetricSmClockHz,
+                             kMetricDramClockHz,      kMetricTensorBf16Ops,
+                             kMetricTensorFp16Ops,    kMetricFfmaInst,
+                             kMetricFaddInst,         kMetricFmulInst,
+                             kMetricHfmaInst,         kMetricHaddInst,
+                             kMetricHmulInst,         kMetricDramBytesPeakPerCycle,
+                             kMetricFfmaPeakPerCycle, kMetricTensorBf16PeakPerCycle,
+                             kMetricSmThroughputPct,  kMetricDramThroughputPct}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 19u);
+  EXPECT_EQ(names.size(), 20u);
 }
 
 TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {

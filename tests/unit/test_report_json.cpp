@@ -1,5 +1,6 @@
 // JSON report: writer/reader round trip, the pinned schema version, non-finite handling, error
 // exit codes, and the atomic file write.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ KernelCounters full_counters(const std::string& name, double base) {
   k.hfma_inst = base + 12;
   k.hadd_inst = base + 13;
   k.hmul_inst = base + 14;
+  k.l2_write_bytes = base + 15;
   return k;
 }
 
@@ -94,6 +96,10 @@ PointResult full_point() {
   p.counters.peaks.dram_bytes_per_cycle = 1536.5;
   p.counters.peaks.ffma_inst_per_cycle = 16896;
   p.counters.peaks.tensor_bf16_per_cycle = 1.0 / 7.0;
+  p.counters.sessions = {{"bytes", "user replay, one pass", 1, {"dram__bytes_read.sum"}},
+                         {"replay", "kernel replay, 9 passes", 9, {"a", "b"}}};
+  p.counters.dram_writeback_bytes = 1.0e6 / 3.0;
+  p.counters.writeback_method = "read-only sweep after the launch";
 
   p.analytic.flop = 4.0 * 2 * 32 * 4097.0 * 4097.0 * 64;
   p.analytic.min_dram_bytes = 4.0 * 2 * 32 * 4097 * 64 * 2;
@@ -107,6 +113,7 @@ PointResult full_point() {
   roof.peak_bytes_per_s = 4.8e12;
   roof.source = "datasheet";
   p.roofline = place_on_roofline(roof, 3.3e12 / 7.0, 2.1e9, 1.0e-4 / 3.0, "counters");
+  p.roofline->bytes_basis = "dram_isolated";
   p.roofline_null_reason = "";
   p.tokens_per_s = 2 * 4097 / (1.0e-4 / 3.0);
   return p;
@@ -202,7 +209,7 @@ TEST(ReportJson, ConfigRecordsCausalMaskAlignment) {
 }
 
 TEST(ReportJson, SchemaVersionIsPinnedAndFirstKey) {
-  EXPECT_EQ(kReportSchemaVersion, 1);  // bump only with an incompatible layout change
+  EXPECT_EQ(kReportSchemaVersion, 2);  // bump only with an incompatible layout change
   const auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
   ASSERT_FALSE(json.empty());
   EXPECT_EQ(json.begin().key(), "schema_version");
@@ -358,13 +365,16 @@ ExitCode exit_code_of(const std::string& text, std::string* message) {
 }
 
 TEST(ReportJson, WrongSchemaVersionIsBadInput) {
-  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
-  json["schema_version"] = 2;
-  std::string message;
-  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
-  EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
-  EXPECT_NE(message.find("schema_version 2"), std::string::npos) << message;
-  EXPECT_NE(message.find("version 1"), std::string::npos) << message;
+  for (const int version : {0, kReportSchemaVersion + 1}) {
+    auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+    json["schema_version"] = version;
+    std::string message;
+    EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+    EXPECT_NE(message.find("bad.json"), std::string::npos) << message;
+    EXPECT_NE(message.find(fmt::format("schema_version {}", version)), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("versions 1 to 2"), std::string::npos) << message;
+  }
 }
 
 TEST(ReportJson, MissingKeyIsBadInputNamingOriginAndKey) {
@@ -448,7 +458,7 @@ TEST(ReportJson, RooflineInputsThatCannotBePlacedAreBadInputNamingTheKey) {
 TEST(ReportJson, ImpossibleStoredValuesAreBadInputNamingPointAndKey) {
   using Json = nlohmann::ordered_json;
   const struct {
-    const char* key;     // JSON pointer inside points[0]
+    const char* key;  // JSON pointer inside points[0]
     Json value;
     const char* expect;  // in the message besides "points[0]" and the op
   } cases[] = {
@@ -456,9 +466,9 @@ TEST(ReportJson, ImpossibleStoredValuesAreBadInputNamingPointAndKey) {
       {"/timing/median_s", 0.0, "timing.median_s"},
       {"/timing/median_s", nullptr, "timing.median_s"},
       {"/timing/median_s", 1e300, "timing.median_s"},
-      {"/timing/median_s", 2e-4, "outside min_s"},      // above max_s 1.1e-4
+      {"/timing/median_s", 2e-4, "outside min_s"},  // above max_s 1.1e-4
       {"/roofline/time_s", 9e-5, "differs from timing.median_s"},
-      {"/timing/median_s", 1e-5, "outside min_s"},      // below min_s
+      {"/timing/median_s", 1e-5, "outside min_s"},  // below min_s
       {"/timing/min_s", -1e-5, "timing.min_s"},
       {"/timing/max_s", 1e300, "timing.max_s"},
       {"/timing/samples_s", Json::array(), "timing.samples_s"},

@@ -1,0 +1,74 @@
+#include "cupti/counter_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// The required byte metrics plus every other candidate that keeps the set at one pass, in
+/// candidate order. Adding a metric never lowers the pass count, so one scan is enough.
+std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
+  std::vector<std::string> set = required_byte_metrics();
+  const int required_passes = session.count_passes(set);
+  if (required_passes != 1) {
+    throw environment_error(fmt::format(
+        "the DRAM byte counters ({}, {}) need {} passes on this GPU, not one: DRAM bytes cannot "
+        "be read without replay, which would count CUPTI's own memory restore",
+        set[0], set[1], required_passes));
+  }
+  for (const auto& candidate : byte_metric_candidates()) {
+    if (std::find(set.begin(), set.end(), candidate) != set.end()) continue;
+    set.push_back(candidate);
+    if (session.count_passes(set) != 1) set.pop_back();
+  }
+  return set;
+}
+
+CounterSession describe(const ProfilerSession& session, size_t set, const char* role) {
+  return CounterSession{role, session.replay_description(set), session.passes(set),
+                        session.metrics(set)};
+}
+
+}  // namespace
+
+CounterEngine::CounterEngine(int device) : session_(device) {
+  byte_set_ = session_.add_metric_set(one_pass_byte_set(session_));
+  replay_set_ = session_.add_metric_set(replay_metric_names(session_.metrics(byte_set_)));
+  sessions_ = {describe(session_, byte_set_, "bytes"), describe(session_, replay_set_, "replay")};
+}
+
+std::vector<std::map<std::string, double>> CounterEngine::bytes_pass(
+    const CounterPassHooks& hooks) {
+  return session_.profile(
+      hooks.flush_l2,
+      [&] {
+        hooks.launch();
+        hooks.writeback_sweep();
+      },
+      byte_set_);
+}
+
+std::vector<std::map<std::string, double>> CounterEngine::replay_pass(
+    const CounterPassHooks& hooks) {
+  return session_.profile(hooks.flush_l2, hooks.launch, replay_set_);
+}
+
+CounterResult CounterEngine::combine(const CounterPassRanges& ranges, const CounterPassHooks& hooks,
+                                     const std::vector<std::string>& kernel_names) const {
+  return counters_from_passes(ranges, kernel_names, sessions_, hooks.cache_policy,
+                              hooks.sweep_method);
+}
+
+CounterResult CounterEngine::measure(const CounterPassHooks& hooks,
+                                     const std::vector<std::string>& kernel_names) {
+  CounterPassRanges ranges;
+  ranges.bytes = bytes_pass(hooks);
+  ranges.replay = replay_pass(hooks);
+  return combine(ranges, hooks, kernel_names);
+}
+
+}  // namespace rooflinectl

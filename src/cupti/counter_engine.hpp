@@ -1,0 +1,67 @@
+// The counter pass of one point: DRAM and L2 bytes from a one-pass session right after a
+// write-back-safe L2 flush, with a read-only sweep after the kernels that catches the write-back
+// of what they left dirty in L2, and FLOPs and the other multi-pass metrics from a kernel-replay
+// session whose DRAM bytes are never used (docs/counter-method.md has the measurements behind
+// this split). Both metric sets are configured once, when the engine is built.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cupti/metrics.hpp"
+#include "cupti/profiler_session.hpp"
+#include "report/result.hpp"
+
+namespace rooflinectl {
+
+/// What the engine runs for one point. Every function enqueues on the profiled device and may
+/// throw; the engine synchronizes after each.
+struct CounterPassHooks {
+  /// Leaves L2 cold and without dirty lines (runs unprofiled before each session's launch).
+  std::function<void()> flush_l2;
+  /// Enqueues the operator's kernels once.
+  std::function<void()> launch;
+  /// Enqueues a read-only sweep of lines not resident, over 4 × L2; profiled as one range after
+  /// `launch` in the byte session, its DRAM writes are the operator's deferred write-back.
+  std::function<void()> writeback_sweep;
+  std::string cache_policy;  ///< flush_l2 in one phrase, for CounterResult::cache_policy
+  std::string sweep_method;  ///< writeback_sweep in one phrase, for writeback_method
+};
+
+/// A ProfilerSession with the byte set and the replay set of counter_metric_names().
+class CounterEngine {
+ public:
+  /// Opens the session on `device` and configures the byte set: the required byte metrics, then
+  /// each other candidate of byte_metric_candidates() that keeps the set at one pass. Throws the
+  /// session's environment Errors, and an environment Error when the required byte metrics
+  /// alone need more than one pass on this chip.
+  explicit CounterEngine(int device);
+
+  /// The byte session of one point: flush, then the kernels and the write-back sweep. Errors as
+  /// ProfilerSession::profile.
+  std::vector<std::map<std::string, double>> bytes_pass(const CounterPassHooks& hooks);
+  /// The replay session of one point: flush, then the kernels. Errors as bytes_pass.
+  std::vector<std::map<std::string, double>> replay_pass(const CounterPassHooks& hooks);
+  /// Merges one point's two passes (counters_from_passes with this engine's sessions).
+  CounterResult combine(const CounterPassRanges& ranges, const CounterPassHooks& hooks,
+                        const std::vector<std::string>& kernel_names) const;
+
+  /// bytes_pass, replay_pass and combine for one point. Switching between the two sessions
+  /// re-creates CUPTI's range profiler object (ProfilerSession::profile), which costs a few
+  /// hundred milliseconds: a sweep runs every point's byte pass first, then every replay pass.
+  CounterResult measure(const CounterPassHooks& hooks,
+                        const std::vector<std::string>& kernel_names);
+
+  /// The two metric sets, as recorded in every point's CounterResult::sessions.
+  const std::vector<CounterSession>& sessions() const { return sessions_; }
+
+ private:
+  ProfilerSession session_;
+  size_t byte_set_ = 0;
+  size_t replay_set_ = 0;
+  std::vector<CounterSession> sessions_;
+};
+
+}  // namespace rooflinectl

@@ -1,0 +1,205 @@
+// The records of issue 13's counter pass: merging the one-pass byte session with the replay
+// session, the write-back, the isolated-launch bytes, the roofline's inputs (counted or, without
+// counters, analytic), the write check, and schema-1 reports still reading.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "cupti/metrics.hpp"
+#include "model/reconcile.hpp"
+#include "report/json_reader.hpp"
+#include "roofline/placement_inputs.hpp"
+
+namespace rooflinectl {
+namespace {
+
+using Range = std::map<std::string, double>;
+
+Range byte_range(double read, double write, double l2_write_sectors) {
+  return {{kMetricDramReadBytes, read},
+          {kMetricDramWriteBytes, write},
+          {kMetricL2WriteSectors, l2_write_sectors},
+          {kMetricDurationNs, 1000.0}};
+}
+
+Range replay_range(double tensor) {
+  Range r;
+  for (const auto& name : replay_metric_names({kMetricDurationNs, kMetricL2WriteSectors})) {
+    r[name] = 0.0;
+  }
+  r[kMetricTensorBf16Ops] = tensor;
+  return r;
+}
+
+std::vector<CounterSession> two_sessions() {
+  return {{"bytes", "user replay, one pass", 1, {}}, {"replay", "kernel replay, 9 passes", 9, {}}};
+}
+
+TEST(ReplayMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
+  const auto replay = replay_metric_names({kMetricDurationNs});
+  for (const char* dram : {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricDurationNs}) {
+    EXPECT_EQ(std::count(replay.begin(), replay.end(), dram), 0) << dram;
+  }
+  EXPECT_EQ(std::count(replay.begin(), replay.end(), kMetricTensorBf16Ops), 1);
+  // Every metric lands in exactly one of the two sets.
+  EXPECT_EQ(replay.size() + 3, counter_metric_names().size());
+}
+
+TEST(CountersFromPasses, LastByteRangeIsTheWriteBack) {
+  CounterPassRanges ranges;
+  ranges.bytes = {byte_range(4e6, 0.1e6, 62500), byte_range(2e6, 0.2e6, 31250),
+                  byte_range(125e6, 5.7e6, 0)};
+  ranges.replay = {replay_range(1e9), replay_range(2e9)};
+  const CounterResult c =
+      counters_from_passes(ranges, {"a", "b"}, two_sessions(), "flushed", "sweep after");
+  ASSERT_EQ(c.kernels.size(), 2u);
+  EXPECT_EQ(c.passes, 9);
+  EXPECT_EQ(c.sessions.size(), 2u);
+  EXPECT_EQ(c.writeback_method, "sweep after");
+  ASSERT_TRUE(c.dram_writeback_bytes);
+  EXPECT_DOUBLE_EQ(*c.dram_writeback_bytes, 5.7e6);  // the sweep's writes, not its reads
+  EXPECT_DOUBLE_EQ(*c.total.dram_read_bytes, 6e6);   // the sweep's reads are not the kernels'
+  EXPECT_DOUBLE_EQ(*c.total.dram_write_bytes, 0.3e6);
+  EXPECT_DOUBLE_EQ(*c.total.l2_write_bytes, 93750 * 32.0);
+  EXPECT_DOUBLE_EQ(*c.total.tensor_bf16_flop, 3e9);
+  EXPECT_DOUBLE_EQ(*c.dram_write_bytes_isolated(), 6.0e6);
+  EXPECT_DOUBLE_EQ(*c.dram_bytes_isolated(), 12.0e6);
+  EXPECT_TRUE(c.note.empty());
+}
+
+TEST(CountersFromPasses, RangeCountMismatchLeavesWriteBackUnknown) {
+  CounterPassRanges ranges;
+  ranges.bytes = {byte_range(4e6, 0.1e6, 1), byte_range(1, 2, 3)};
+  ranges.replay = {replay_range(1e9), replay_range(1e9)};
+  const CounterResult c =
+      counters_from_passes(ranges, {"a", "b"}, two_sessions(), "flushed", "sweep after");
+  EXPECT_FALSE(c.dram_writeback_bytes);
+  EXPECT_NE(c.writeback_null_reason.find("2 ranges"), std::string::npos) << c.writeback_null_reason;
+  EXPECT_NE(c.note.find("write-back not measured"), std::string::npos) << c.note;
+  EXPECT_FALSE(c.dram_bytes_isolated());
+}
+
+PointResult counted_point() {
+  PointResult p;
+  p.op = "gelu";
+  p.analytic.flop = 1e9;
+  p.analytic.min_dram_bytes = 2e7;
+  p.analytic.implemented_dram_bytes = 2e7;
+  p.counters.total.dram_read_bytes = 1e7;
+  p.counters.total.dram_write_bytes = 1e6;
+  p.counters.total.l2_write_bytes = 1e7;
+  p.counters.dram_writeback_bytes = 9e6;
+  p.counters.total.tensor_bf16_flop = 0;
+  p.counters.total.tensor_fp16_flop = 0;
+  p.counters.total.ffma_inst = 4e8;
+  p.counters.total.fadd_inst = 1e8;
+  p.counters.total.fmul_inst = 1e8;
+  p.counters.total.hfma_inst = 0;
+  p.counters.total.hadd_inst = 0;
+  p.counters.total.hmul_inst = 0;
+  return p;
+}
+
+TEST(PlacementInputs, CountedBytesIncludeTheWriteBack) {
+  const PlacementInputs in = placement_inputs(counted_point());
+  EXPECT_EQ(in.basis, "counters");
+  EXPECT_EQ(in.bytes_basis, kBytesIsolated);
+  EXPECT_DOUBLE_EQ(*in.dram_bytes, 2e7);
+  EXPECT_DOUBLE_EQ(*in.flop, 2 * 4e8 + 1e8 + 1e8);
+}
+
+TEST(PlacementInputs, WithoutTheWriteBackTheInWindowBytesAreUsedAndSaid) {
+  PointResult p = counted_point();
+  p.counters.dram_writeback_bytes.reset();
+  const PlacementInputs in = placement_inputs(p);
+  EXPECT_EQ(in.bytes_basis, kBytesInWindow);
+  EXPECT_DOUBLE_EQ(*in.dram_bytes, 1.1e7);
+}
+
+TEST(PlacementInputs, NoCountersFallsBackToTheAnalyticModel) {
+  PointResult p = counted_point();
+  p.counters = CounterResult{};
+  p.counters.null_reason = "counters disabled (--no-counters)";
+  p.analytic.implemented_dram_bytes = 3e7;
+  const PlacementInputs in = placement_inputs(p);
+  EXPECT_EQ(in.basis, "analytic");
+  EXPECT_EQ(in.bytes_basis, kBytesAnalytic);
+  EXPECT_DOUBLE_EQ(*in.flop, 1e9);
+  EXPECT_DOUBLE_EQ(*in.dram_bytes, 3e7);  // as implemented, not the minimum
+}
+
+TEST(PlacementInputs, CountersWithoutBytesAreNullNotAnalytic) {
+  PointResult p = counted_point();
+  p.counters.total.dram_read_bytes.reset();
+  const PlacementInputs in = placement_inputs(p);
+  EXPECT_FALSE(in.dram_bytes);
+  EXPECT_FALSE(in.flop);
+  EXPECT_EQ(in.basis, "counters");
+  EXPECT_FALSE(in.null_reason.empty());
+}
+
+TEST(PlacementInputs, NoCountersAndNoModelIsNullWithBothReasons) {
+  PointResult p;
+  p.counters.null_reason = "point skipped";
+  const PlacementInputs in = placement_inputs(p);
+  EXPECT_FALSE(in.dram_bytes);
+  EXPECT_NE(in.null_reason.find("point skipped"), std::string::npos) << in.null_reason;
+}
+
+const ReconcileCheck* find_check(const Reconciliation& r, const std::string& quantity) {
+  for (const auto& c : r.checks) {
+    if (c.quantity == quantity) return &c;
+  }
+  return nullptr;
+}
+
+TEST(WriteCheck, IsolatedWritesMatchingTheStoresPass) {
+  const Reconciliation r = reconcile(counted_point(), Pipe::kFp32, DeviceRecord{});
+  const ReconcileCheck* c = find_check(r, "dram_write_bytes_isolated");
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->ratio, 1.0);
+  EXPECT_FALSE(c->flagged);
+  // The DRAM-bytes check uses the isolated total: 2e7 against the 2e7 minimum.
+  const ReconcileCheck* dram = find_check(r, "dram_bytes");
+  ASSERT_NE(dram, nullptr);
+  EXPECT_DOUBLE_EQ(dram->measured, 2e7);
+}
+
+TEST(WriteCheck, MoreThanTwoPercentApartIsFlaggedAndExplained) {
+  PointResult p = counted_point();
+  p.counters.dram_writeback_bytes = 9.3e6;  // 10.3 MB written for 10 MB stored: 1.03x
+  const ReconcileCheck* c =
+      find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "dram_write_bytes_isolated");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->flagged);
+  EXPECT_NE(c->explanation.find("did not store"), std::string::npos) << c->explanation;
+  p.counters.dram_writeback_bytes = 8.7e6;  // 0.97x
+  const ReconcileCheck* low =
+      find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "dram_write_bytes_isolated");
+  ASSERT_NE(low, nullptr);
+  EXPECT_TRUE(low->flagged);
+  EXPECT_NE(low->explanation.find("more than once"), std::string::npos) << low->explanation;
+}
+
+TEST(SchemaOne, CommittedFirstRunReportStillReads) {
+  std::ifstream in(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const Report report = report_from_json_text(text.str(), "h200-sweep-first-run.json");
+  ASSERT_FALSE(report.points.empty());
+  EXPECT_EQ(report.schema_version, 1);
+  for (const auto& p : report.points) {
+    EXPECT_TRUE(p.counters.sessions.empty());
+    EXPECT_FALSE(p.counters.dram_writeback_bytes);
+    if (p.roofline) {
+      EXPECT_EQ(p.roofline->bytes_basis,
+                p.roofline->basis == "analytic" ? kBytesAnalytic : kBytesInWindow);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl
