@@ -241,6 +241,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   } else {
     try {
       ctx.profiler = std::make_unique<CounterEngine>(config.device);
+      ctx.profiler->warm_up([&] { flusher.read_sweep(stream.get()); });
     } catch (const Error& e) {
       if (config.require_counters) {
         throw environment_error(

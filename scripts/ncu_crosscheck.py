@@ -97,7 +97,7 @@ def row_for(point, ncu_kernels):
     c = point["counters"]
     t = c["total"]
     launch = timed_launch(ncu_kernels, len(c["kernels"]))
-    r = {"op": point["operator"], "seq_len": point["shape"]["seq_len"],
+    r = {"op": point["op"], "seq_len": point["shape"]["seq_len"],
          "read": t["dram_read_bytes"], "write": t["dram_write_bytes"],
          "writeback": c.get("dram_writeback_bytes"), "l2_write": t.get("l2_write_bytes"),
          "tensor": t["tensor_bf16_flop"], "min": point["analytic"]["min_dram_bytes"],
@@ -148,7 +148,7 @@ def table(rows):
 
 
 def ncu_file(work, point):
-    return os.path.join(work, f"ncu-{point['operator']}-{point['shape']['seq_len']}.csv")
+    return os.path.join(work, f"ncu-{point['op']}-{point['shape']['seq_len']}.csv")
 
 
 def ok_points(report):
@@ -170,7 +170,7 @@ def run(args):
     for point in ok_points(report):
         cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", "--csv", "--page",
                "raw", "--metrics", ",".join(METRICS), "--log-file", ncu_file(args.work, point),
-               args.binary, "sweep", "--config", config, "--ops", point["operator"], "--seq",
+               args.binary, "sweep", "--config", config, "--ops", point["op"], "--seq",
                str(point["shape"]["seq_len"]), "--no-counters", "--format", "json"]
         print("+", " ".join(cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)

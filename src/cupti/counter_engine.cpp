@@ -57,6 +57,10 @@ std::vector<std::map<std::string, double>> CounterEngine::replay_pass(
   return session_.profile(hooks.flush_l2, hooks.launch, replay_set_);
 }
 
+void CounterEngine::warm_up(const std::function<void()>& kernels) {
+  (void)session_.profile([] {}, kernels, byte_set_);
+}
+
 CounterResult CounterEngine::combine(const CounterPassRanges& ranges, const CounterPassHooks& hooks,
                                      const std::vector<std::string>& kernel_names) const {
   return counters_from_passes(ranges, kernel_names, sessions_, hooks.cache_policy,

@@ -18,9 +18,8 @@ std::string temp_report_path(const std::string& name) {
 TEST(SweepEndToEnd, AllOperatorsOkWithCountersAndExpectedBounds) {
   const std::string path = temp_report_path("rooflinectl-e2e.json");
   std::filesystem::remove(path);
-  ASSERT_EQ(run_rooflinectl("sweep --seq 512,1000 --repetitions 3 --output " + path +
-                            " > /dev/null"),
-            0);
+  ASSERT_EQ(
+      run_rooflinectl("sweep --seq 512,1000 --repetitions 3 --output " + path + " > /dev/null"), 0);
   const Report report = load_report(path);
   ASSERT_EQ(report.points.size(), 12u);
   for (const PointResult& p : report.points) {
@@ -35,6 +34,8 @@ TEST(SweepEndToEnd, AllOperatorsOkWithCountersAndExpectedBounds) {
     EXPECT_GT(*p.counters.total.dram_bytes(), 0.0);
     ASSERT_TRUE(p.roofline) << p.roofline_null_reason;
     EXPECT_FALSE(p.roofline->above_roof);
+    EXPECT_EQ(p.roofline->bytes_basis, "dram_isolated");
+    ASSERT_TRUE(p.counters.dram_writeback_bytes) << p.counters.writeback_null_reason;
     if (p.op == "gemm") EXPECT_EQ(p.roofline->bound, Bound::kCompute);
     if (p.op == "gelu" || p.op == "layernorm" || p.op == "decode_attention") {
       EXPECT_EQ(p.roofline->bound, Bound::kMemory);
@@ -43,7 +44,8 @@ TEST(SweepEndToEnd, AllOperatorsOkWithCountersAndExpectedBounds) {
   std::filesystem::remove(path);
 }
 
-TEST(SweepEndToEnd, NoCountersGivesNullCountersWithReason) {
+// Issue 13: without counters every point is still placed, on the analytic model, and says so.
+TEST(SweepEndToEnd, NoCountersPlacesOnTheAnalyticModel) {
   const std::string path = temp_report_path("rooflinectl-e2e-nocounters.json");
   ASSERT_EQ(run_rooflinectl("sweep --ops gelu --seq 512 --repetitions 2 --no-counters --output " +
                             path + " > /dev/null"),
@@ -54,8 +56,11 @@ TEST(SweepEndToEnd, NoCountersGivesNullCountersWithReason) {
   ASSERT_TRUE(p.counters.null_reason);
   EXPECT_NE(p.counters.null_reason->find("--no-counters"), std::string::npos);
   EXPECT_FALSE(p.counters.total.dram_read_bytes);
-  EXPECT_FALSE(p.roofline);
-  EXPECT_FALSE(p.roofline_null_reason.empty());
+  ASSERT_TRUE(p.roofline) << p.roofline_null_reason;
+  EXPECT_EQ(p.roofline->basis, "analytic");
+  EXPECT_EQ(p.roofline->bytes_basis, "analytic_implemented");
+  EXPECT_DOUBLE_EQ(p.roofline->dram_bytes, p.analytic.implemented_dram_bytes);
+  EXPECT_EQ(p.roofline->bound, Bound::kMemory);
   std::filesystem::remove(path);
 }
 
@@ -64,7 +69,8 @@ TEST(SweepEndToEnd, NoCountersGivesNullCountersWithReason) {
 TEST(SweepEndToEnd, PointLargerThanDeviceMemoryIsSkipped) {
   const std::string path = temp_report_path("rooflinectl-e2e-skip.json");
   ASSERT_EQ(run_rooflinectl("sweep --ops naive_attention,gelu --batch 2 --heads 32 --seq 32768 "
-                            "--repetitions 2 --no-counters --output " + path + " > /dev/null"),
+                            "--repetitions 2 --no-counters --output " +
+                            path + " > /dev/null"),
             1);
   const Report report = load_report(path);
   ASSERT_EQ(report.points.size(), 2u);
