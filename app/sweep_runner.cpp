@@ -26,6 +26,7 @@
 #include "roofline/roof_from_counters.hpp"
 #include "roofline/above_roof_guard.hpp"
 #include "roofline/roof_selection.hpp"
+#include "sweep_progress.hpp"
 #include "sweep_roofs.hpp"
 
 namespace rooflinectl {
@@ -216,6 +217,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   const uint64_t base_seed = std::random_device{}();
   const size_t total = config.ops.size() * config.seq_lens.size();
   size_t index = 0;
+  SweepProgress shown(progress, total);
   for (const auto& op : config.ops) {
     const OperatorSpec& spec = find_operator(op);
     for (const int64_t seq_len : config.seq_lens) {
@@ -229,7 +231,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
         report.points.push_back(std::move(point));
         continue;
       }
-      fmt::print(progress, "[{}/{}] {} L={} ...\n", index, total, op, seq_len);
+      shown.start(index, fmt::format("{} L={}", op, seq_len));
       try {
         measure_point(point, spec, ctx);
       } catch (const Error& e) {
@@ -241,18 +243,20 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
         point.roofline_null_reason = "point failed";
         cudaGetLastError();  // clear a non-sticky error so the next point can run
       }
+      shown.done();
       if (point.status != PointStatus::kOk) {
-        fmt::print(progress, "[{}/{}] {} L={}: {}: {}\n", index, total, op, seq_len,
-                   to_string(point.status), point.reason);
+        shown.note(fmt::format("[{}/{}] {} L={}: {}: {}", index, total, op, seq_len,
+                               to_string(point.status), point.reason));
       }
       if (point.roofline) {
         if (const auto error = above_roof_error(*point.roofline)) {
-          fmt::print(progress, "[{}/{}] {} L={}: error: {}\n", index, total, op, seq_len, *error);
+          shown.note(fmt::format("[{}/{}] {} L={}: error: {}", index, total, op, seq_len, *error));
         }
       }
       report.points.push_back(std::move(point));
     }
   }
+  shown.finish();
   finish_sweep_roofs(peaks, report.points, report.device);
   report.peaks = peaks;
   return report;
