@@ -1,4 +1,6 @@
 // rooflinectl entry point: the only place that catches exceptions and maps them to exit codes.
+#include <cuda_runtime_api.h>  // CUDART_VERSION
+#include <cupti_version.h>     // CUPTI_API_VERSION
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -18,6 +20,7 @@
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
+#include "core/version_text.hpp"
 
 namespace {
 
@@ -67,8 +70,8 @@ int main(int argc, char** argv) {
   using namespace rooflinectl;
   CLI::App app{"rooflinectl: roofline profiler for transformer-inference operators on NVIDIA GPUs"};
   app.footer(kExitCodes);
-  app.set_version_flag("--version", fmt::format("rooflinectl {} ({})", kToolVersion,
-                                                kGitRevision[0] ? kGitRevision : "unknown"));
+  app.set_version_flag(
+      "--version", version_text({kToolVersion, kGitRevision, CUDART_VERSION, CUPTI_API_VERSION}));
   app.require_subcommand(1);
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     // An unknown first word reaches CLI11 as "A subcommand is required": name the word instead.
@@ -80,8 +83,8 @@ int main(int argc, char** argv) {
       for (const CLI::App* sub : failed->get_subcommands([](const CLI::App*) { return true; })) {
         allowed += (allowed.empty() ? "" : ", ") + sub->get_name();
       }
-      return fmt::format("error: unknown subcommand '{}': allowed {} (see --help)\n",
-                         extra.front(), allowed);
+      return fmt::format("error: unknown subcommand '{}': allowed {} (see --help)\n", extra.front(),
+                         allowed);
     }
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       return fmt::format("error: {} (see --help)\n", describe_extra_arguments(*failed, e));

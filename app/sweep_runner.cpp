@@ -29,6 +29,7 @@
 #include "roofline/placement_inputs.hpp"
 #include "roofline/roof_from_counters.hpp"
 #include "roofline/roof_selection.hpp"
+#include "sweep_progress.hpp"
 #include "sweep_roofs.hpp"
 
 namespace rooflinectl {
@@ -179,10 +180,11 @@ void replay_point(PointResult& point, const OperatorSpec& spec, SweepContext& ct
   finish_point(point, spec, ctx);
 }
 
-void report_above_roof(const PointResult& point, const std::string& label, std::ostream& progress) {
+/// A point above its roof is an error (README), said on its own progress line.
+void report_above_roof(const PointResult& point, const std::string& label, SweepProgress& shown) {
   if (!point.roofline) return;
   if (const auto error = above_roof_error(*point.roofline)) {
-    fmt::print(progress, "{}: error: {}\n", label, *error);
+    shown.note(fmt::format("{}: error: {}", label, *error));
   }
 }
 
@@ -262,6 +264,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   // so that CUPTI switches between the two metric sets once per sweep, not twice per point.
   std::vector<std::pair<size_t, CounterPassRanges>> pending;
   size_t index = 0;
+  SweepProgress shown(progress, total);
   for (const auto& op : config.ops) {
     const OperatorSpec& spec = find_operator(op);
     for (const int64_t seq_len : config.seq_lens) {
@@ -276,7 +279,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
         continue;
       }
       const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
-      fmt::print(progress, "{} ...\n", label);
+      shown.start(index, fmt::format("{} L={}", op, seq_len));
       try {
         if (auto bytes = measure_point(point, spec, ctx)) {
           CounterPassRanges ranges;
@@ -293,14 +296,17 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
         point.roofline_null_reason = "point failed";
         cudaGetLastError();  // clear a non-sticky error so the next point can run
       }
+      shown.done();
       if (point.status != PointStatus::kOk) {
-        fmt::print(progress, "{}: {}: {}\n", label, to_string(point.status), point.reason);
+        shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
       }
-      report_above_roof(point, label, progress);
+      report_above_roof(point, label, shown);
       report.points.push_back(std::move(point));
     }
   }
+  shown.finish();
   size_t replayed = 0;
+  SweepProgress replay_shown(progress, pending.size());
   for (auto& [point_index, ranges] : pending) {
     PointResult& point = report.points[point_index];
     const std::string label = fmt::format("[replay {}/{}] {} L={}", ++replayed, pending.size(),
@@ -315,7 +321,8 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
       finish_point(point, spec, ctx);
       continue;
     }
-    fmt::print(progress, "{} ...\n", label);
+    replay_shown.start(
+        replayed, fmt::format("counters (replay pass) {} L={}", point.op, point.shape.seq_len));
     try {
       replay_point(point, spec, ctx, ranges);
     } catch (const Error& e) {
@@ -323,11 +330,13 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
       point.counters = CounterResult{};
       point.counters.null_reason = std::string("replay pass failed: ") + e.what();
       finish_point(point, spec, ctx);
-      fmt::print(progress, "{}: counters not measured: {}\n", label, e.what());
+      replay_shown.note(fmt::format("{}: counters not measured: {}", label, e.what()));
       cudaGetLastError();
     }
-    report_above_roof(point, label, progress);
+    replay_shown.done();
+    report_above_roof(point, label, replay_shown);
   }
+  replay_shown.finish();
   finish_sweep_roofs(peaks, report.points, report.device);
   report.peaks = peaks;
   return report;

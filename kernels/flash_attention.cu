@@ -553,7 +553,8 @@ int requested_flash_version() {
 /// True when v3 runs `p` on the current device: asked for (explicitly or by default), compute
 /// capability 9.0 and a problem v3 covers; otherwise v2 runs.
 bool use_wgmma(const AttentionProblem& p) {
-  return requested_flash_version() == 3 && flash_wgmma_supports(p) && current_device_is_sm90();
+  return flash_attention_version_for(requested_flash_version(), flash_wgmma_supports(p),
+                                     current_compute_capability()) == 3;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -400,19 +400,17 @@ constexpr int kDefaultGemmVersion = 3;
 /// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1", "2" or
 /// "3".
 int requested_gemm_version() {
-  return parse_kernel_version(kGemmVersionVariable, std::getenv(kGemmVersionVariable),
-                              {{1, "gemm_v1_mma_sync"},
-                               {2, "gemm_v2_wgmma_tma"},
-                               {3, "gemm_v3_wgmma_multicast"}},
-                              kDefaultGemmVersion);
+  return parse_kernel_version(
+      kGemmVersionVariable, std::getenv(kGemmVersionVariable),
+      {{1, "gemm_v1_mma_sync"}, {2, "gemm_v2_wgmma_tma"}, {3, "gemm_v3_wgmma_multicast"}},
+      kDefaultGemmVersion);
 }
 
 /// The requested version when the device can run it, else 1 (v2 and v3 on another
 /// architecture fall back to v1, and version() says so). v3 may still become v2 in
 /// prepare_gemm_wgmma when no 2-block cluster fits.
 int select_gemm_version() {
-  const int requested = requested_gemm_version();
-  return requested >= 2 && current_device_is_sm90() ? requested : 1;
+  return gemm_version_for(requested_gemm_version(), current_compute_capability());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,14 +27,14 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder(const char* who) {
 
 }  // namespace
 
-bool current_device_is_sm90() {
+ComputeCapability current_compute_capability() {
   int device = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   int major = 0;
   int minor = 0;
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major == 9 && minor == 0;
+  return {major, minor};
 }
 
 CUtensorMap encode_tensor_map_sw128(const void* base, int rank, const uint64_t* dims,

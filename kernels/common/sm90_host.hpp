@@ -1,16 +1,18 @@
 // Host helpers of the sm_90a kernel paths (gemm_v2_wgmma_tma, flash_attention_v3_wgmma_tma):
-// the compute-capability check that selects them and the TMA tensor-map encoding they need.
+// the current device's compute capability, from which core/kernel_dispatch.hpp selects them, and
+// the TMA tensor-map encoding they need.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a plain struct; no libcuda symbol is linked)
 
 #include <cstdint>
 
+#include "core/kernel_dispatch.hpp"
+
 namespace rooflinectl {
 
-/// True when the current device is compute capability 9.0, the only target of sm_90a code.
-/// Throws environment_error when the CUDA calls fail.
-bool current_device_is_sm90();
+/// The current device's compute capability. Throws environment_error when the CUDA calls fail.
+ComputeCapability current_compute_capability();
 
 /// Tensor map of a row-major tensor of 16-bit elements (bf16 when `bf16`, fp16 otherwise) with
 /// `rank` (2 or 3) dimensions, innermost first: dims[0] elements per row, strides_bytes[i] the

@@ -108,12 +108,12 @@ TEST(SvgRoofline, H200SweepHasAxesRoofsRidgesAndOneMarkerPerPoint) {
 
 TEST(SvgRoofline, SubtitleNamesTheRoofSourceUsed) {
   const Report report =
-      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");  // measured
+      load_report(std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json");  // datasheet
   Parsed svg(roofline_svg(report));
   const auto source = with_class(svg.doc, "roof-source");
   ASSERT_EQ(source.size(), 1u);
   const std::string text = text_of(*source[0]);
-  EXPECT_NE(text.find("Roofs: measured benchmarks"), std::string::npos) << text;
+  EXPECT_NE(text.find("Roofs: datasheet"), std::string::npos) << text;
   EXPECT_EQ(text.find("clock measured per kernel"), std::string::npos) << text;
 }
 

@@ -1,0 +1,56 @@
+// Which kernel version runs at which compute capability (src/core/kernel_dispatch.hpp): the
+// Hopper versions on 9.0 only, the portable ones on Ampere, Ada, Blackwell and later.
+#include <gtest/gtest.h>
+
+#include "core/kernel_dispatch.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr ComputeCapability kA100{8, 0};
+constexpr ComputeCapability kRtx3090{8, 6};
+constexpr ComputeCapability kL40s{8, 9};
+constexpr ComputeCapability kH200{9, 0};
+constexpr ComputeCapability kB200{10, 0};
+constexpr ComputeCapability kRtx5090{12, 0};
+
+TEST(KernelDispatch, Sm90aCodeRunsOnComputeCapability90Only) {
+  EXPECT_TRUE(runs_sm90a_code(kH200));
+  for (const ComputeCapability cc :
+       {kA100, kRtx3090, kL40s, kB200, kRtx5090, ComputeCapability{9, 1}}) {
+    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
+    EXPECT_FALSE(runs_sm90a_code(cc));
+  }
+}
+
+TEST(KernelDispatch, GemmRunsTheRequestedVersionOnHopper) {
+  EXPECT_EQ(gemm_version_for(3, kH200), 3);
+  EXPECT_EQ(gemm_version_for(2, kH200), 2);
+  EXPECT_EQ(gemm_version_for(1, kH200), 1);
+}
+
+TEST(KernelDispatch, GemmFallsBackToMmaSyncOffHopper) {
+  for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
+    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
+    EXPECT_EQ(gemm_version_for(3, cc), 1);
+    EXPECT_EQ(gemm_version_for(2, cc), 1);
+    EXPECT_EQ(gemm_version_for(1, cc), 1);
+  }
+}
+
+TEST(KernelDispatch, FlashRunsV3OnHopperForTheProblemsItCovers) {
+  EXPECT_EQ(flash_attention_version_for(3, true, kH200), 3);
+  EXPECT_EQ(flash_attention_version_for(3, false, kH200), 2);  // e.g. head_dim 64
+  EXPECT_EQ(flash_attention_version_for(2, true, kH200), 2);
+}
+
+TEST(KernelDispatch, FlashRunsV2OffHopper) {
+  for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
+    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
+    EXPECT_EQ(flash_attention_version_for(3, true, cc), 2);
+    EXPECT_EQ(flash_attention_version_for(2, true, cc), 2);
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl
