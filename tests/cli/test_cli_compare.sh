@@ -68,6 +68,21 @@ check 0 "version changed: gelu_v1_vectorized -> gelu_v9_test; counters not gated
 check 0 '"version_changed": 7' "" compare "$report" "$work/l2_up_v9.json" --format json
 check 0 "0 removed, 0 added" "" compare "$report" "$work/l2_up_v9.json" --strict
 
+# CI outputs: JUnit XML (the regression a <failure>), -o FILE written atomically with the
+# format's extension, a full stdout is an environment error (exit 3), not a pass.
+check 1 '<failure message="slower: ' "" compare "$report" "$work/l2_up.json" --format junit
+check 0 'failures="0" skipped="0"' "" compare "$report" "$report" --format junit
+check 1 "" "written to $work/cmp.md" compare "$report" "$work/l2_up.json" --format md -o "$work/cmp.md"
+if ! grep -q "1 regression" "$work/cmp.md"; then
+  echo "FAIL: compare -o did not write the comparison"; failures=$((failures + 1))
+fi
+check 2 "" "--format junit writes .xml" compare "$report" "$report" --format junit -o "$work/x.json"
+"$bin" compare "$report" "$report" >/dev/full 2>"$work/stderr"
+code=$?
+if [[ $code -ne 3 ]]; then
+  echo "FAIL: compare > /dev/full -> exit $code (want 3)"; failures=$((failures + 1))
+fi
+
 # Bad input: exit 2 with one error line naming the problem.
 sed 's/"name": "NVIDIA H200"/"name": "NVIDIA H100 80GB HBM3"/' "$report" >"$work/h100.json"
 check 2 "" "different GPUs.*--allow-different-gpu" compare "$report" "$work/h100.json"
