@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "output_extension.hpp"
+#include "report/atomic_file.hpp"
 #include "report/compare_writer.hpp"
 #include "report/json_reader.hpp"
+#include "report/junit_writer.hpp"
 
 namespace rooflinectl {
 
@@ -22,7 +25,9 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
   sub.add_option("--by", f.by,
                  "What the time gate compares: time (median, clock-normalized for compute-bound "
                  "points) | roof (fraction of the attainable roof)");
-  sub.add_flag("--strict", f.strict, "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
+  sub.add_flag(
+      "--strict", f.strict,
+      "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
   sub.add_flag("--allow-different-gpu", f.allow_different_gpu,
                "Compare reports from different GPUs instead of refusing (exit 2)");
 }
@@ -42,9 +47,10 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& f) {
 Report load_report_to_compare(const std::string& path) {
   Report report = load_report(path);
   if (report.points.empty()) {
-    throw bad_input(fmt::format("{} has no points: nothing to compare (a sweep writes one per "
-                                "operator and length)",
-                                path));
+    throw bad_input(
+        fmt::format("{} has no points: nothing to compare (a sweep writes one per "
+                    "operator and length)",
+                    path));
   }
   return report;
 }
@@ -58,28 +64,71 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   sub->add_option("base", o.base_file, "Baseline report (JSON from `sweep --output`)")->required();
   sub->add_option("new", o.new_file, "New report to judge against the baseline")->required();
   add_compare_gate_flags(*sub, o.gate);
-  sub->add_option("--format", o.format, "stdout format: table | md | json");
+  sub->add_option("--format", o.format,
+                  "Output format: table | md | json | junit (JUnit XML for CI test reporters)")
+      ->capture_default_str();
+  sub->add_option("--output,-o", o.output,
+                  "Write the comparison here instead of stdout (atomically; name ending in the "
+                  "--format's extension: .txt, .md, .json, .xml)")
+      ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }
 
+namespace {
+
+struct CompareFormat {
+  const char* name;
+  const char* extension;  ///< of an --output file
+  std::string (*render)(const CompareResult&);
+  bool has_warnings;  ///< the text carries the warnings itself
+};
+
+std::string render_json(const CompareResult& result) {
+  // Invalid UTF-8 in a copied reason becomes U+FFFD instead of throwing (as report_to_json_text).
+  return compare_to_json(result).dump(2, ' ', false,
+                                      nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
+}
+
+constexpr CompareFormat kFormats[] = {
+    {"table", ".txt", format_compare_table, true},
+    {"md", ".md", format_compare_markdown, true},
+    {"json", ".json", render_json, false},
+    {"junit", ".xml", format_compare_junit, true},
+};
+
+const CompareFormat& parse_compare_format(const std::string& name) {
+  for (const CompareFormat& f : kFormats) {
+    if (name == f.name) return f;
+  }
+  throw bad_input(fmt::format("invalid --format '{}': allowed table, md, json, junit", name));
+}
+
+}  // namespace
+
 int run_compare_command(const CompareCommandOptions& o) {
-  if (o.format != "table" && o.format != "md" && o.format != "json") {
-    throw bad_input(fmt::format("invalid --format '{}': allowed table, md, json", o.format));
+  const CompareFormat& format = parse_compare_format(o.format);
+  if (o.output_given) {
+    check_output_extension(o.output, format.extension,
+                           fmt::format("--format {} writes {}", format.name, format.extension));
+    check_output_is_not_input(o.output, o.base_file);
+    check_output_is_not_input(o.output, o.new_file);
+    check_output_file_path(o.output);
   }
   const CompareOptions options = compare_options_from_flags(o.gate);
   const Report base = load_report_to_compare(o.base_file);
   const Report current = load_report_to_compare(o.new_file);
   const CompareResult result = compare_reports(base, current, options);
-  if (o.format == "json") {
-    // The table and Markdown carry the warnings themselves; JSON readers may not show them.
+  // JSON readers may not show the warnings the other formats carry.
+  if (!format.has_warnings) {
     for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
-    // Invalid UTF-8 in a copied reason becomes U+FFFD instead of throwing (as report_to_json_text).
-    fmt::print("{}\n", compare_to_json(result).dump(
-                           2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-  } else if (o.format == "md") {
-    fmt::print("{}", format_compare_markdown(result));
+  }
+  const std::string text = format.render(result);
+  if (o.output_given) {
+    write_file_atomically(o.output, text);
+    fmt::print(stderr, "written to {}\n", o.output);
   } else {
-    fmt::print("{}", format_compare_table(result));
+    write_stdout(text);
   }
   return result.exit_code();
 }

@@ -20,7 +20,8 @@ struct CompareGateFlags {
   bool allow_different_gpu = false;
 };
 
-/// Binds --time-threshold, --counter-threshold, --traffic-threshold, --l2-threshold, --by, --strict, --allow-different-gpu to `flags`.
+/// Binds --time-threshold, --counter-threshold, --traffic-threshold, --l2-threshold, --by,
+/// --strict, --allow-different-gpu to `flags`.
 void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& flags);
 
 /// Converts the flags to CompareOptions; throws a bad-input Error naming the bad flag value.
@@ -36,13 +37,16 @@ struct CompareCommandOptions {
   std::string base_file;
   std::string new_file;
   CompareGateFlags gate;
-  std::string format = "table";  ///< table | md | json
+  std::string format = "table";  ///< table | md | json | junit
+  std::string output;            ///< --output/-o: file to write instead of stdout
+  bool output_given = false;
 };
 
 /// Binds the arguments and flags of `compare` to `options`.
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& options);
 
-/// Runs `compare`: loads both reports, compares, prints in the chosen format on stdout. Returns
+/// Runs `compare`: loads both reports, compares, prints in the chosen format on stdout or writes
+/// it atomically to --output (whose extension must match the format). Returns
 /// 0 (no regression) or 1 (a regression; with --strict also an inconclusive point). Throws a
 /// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, different schema
 /// versions, or different GPUs without --allow-different-gpu.

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "output_extension.hpp"
 #include "report/atomic_file.hpp"
+#include "report/consistency.hpp"
 #include "report/json_reader.hpp"
 #include "report/svg_roofline.hpp"
 #include "report/svg_throughput.hpp"
@@ -32,6 +33,7 @@ int run_plot_command(const PlotOptions& o) {
   check_output_file_path(o.output);
   const Report report = load_report(o.report);
   check_unique_points(report, o.report);
+  check_report_consistency(report, o.report);
   // A chart without a single measured point would be empty axes that look like a result.
   const bool any_ok = std::any_of(report.points.begin(), report.points.end(),
                                   [](const PointResult& p) { return p.status == PointStatus::kOk; });

@@ -4,6 +4,7 @@
 
 #include "output_extension.hpp"
 #include "report/atomic_file.hpp"
+#include "report/consistency.hpp"
 #include "report/json_reader.hpp"
 #include "report_format.hpp"
 
@@ -38,6 +39,7 @@ int run_report_command(const ReportOptions& o) {
   }
   const Report report = load_report(o.report);
   check_unique_points(report, o.report);
+  check_report_consistency(report, o.report);
   const std::string text = render_report(report, format);
   if (!o.output_given) {
     write_stdout(text);

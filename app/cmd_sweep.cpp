@@ -14,6 +14,7 @@
 #include "core/sweep_config.hpp"
 #include "output_extension.hpp"
 #include "report/atomic_file.hpp"
+#include "report/compare_power.hpp"
 #include "report/compare_writer.hpp"
 #include "report/interruption.hpp"
 #include "report/json_reader.hpp"
@@ -45,10 +46,23 @@ SweepConfig build_config(const SweepOptions& o) {
   return config;
 }
 
+// The points the sweep will run, as compare matches them (the version is not known yet).
+std::vector<PointKey> planned_points(const SweepConfig& config) {
+  std::vector<PointKey> keys;
+  for (const std::string& op : config.ops) {
+    for (const int64_t seq_len : config.seq_lens) {
+      PointKey key{op, "", config.base};
+      key.shape.seq_len = seq_len;
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
 void check_output_path(const std::string& path) {
   if (std::filesystem::is_directory(path)) {
-    throw bad_input(fmt::format("invalid --output '{}': is a directory, a file path is needed",
-                                path));
+    throw bad_input(
+        fmt::format("invalid --output '{}': is a directory, a file path is needed", path));
   }
   // The report file is JSON whatever --format says (--format is for stdout), as plot's is SVG.
   check_output_extension(path, ".json", "the report is JSON (--format sets stdout only)");
@@ -71,8 +85,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--output,-o", o.output,
                   "Write the JSON report here (atomically; name ending in .json)")
       ->each([&o](const std::string&) { o.output_given = true; });
-  sub->add_option("--format", o.format,
-                  "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
+  sub->add_option(
+      "--format", o.format,
+      "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
   sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
       ->check(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
   CLI::Option* no_counters =
@@ -93,10 +108,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
 }
 
 int run_sweep_command(const SweepOptions& o) {
-  const ReportFormat format = parse_report_format(
-      o.format, "--format",
-      {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv, ReportFormat::kMarkdown,
-       ReportFormat::kBmf});
+  const ReportFormat format =
+      parse_report_format(o.format, "--format",
+                          {ReportFormat::kTable, ReportFormat::kJson, ReportFormat::kCsv,
+                           ReportFormat::kMarkdown, ReportFormat::kBmf});
   if (o.output_given) check_output_path(o.output);
   // The gate flags are checked even without --baseline: a bad value is an error, not ignored.
   const CompareOptions gate_options = compare_options_from_flags(o.gate);
@@ -113,11 +128,14 @@ int run_sweep_command(const SweepOptions& o) {
   if (!o.baseline.empty()) {
     gate = gate_options;
     if (o.format != "table") {
-      throw bad_input(fmt::format("invalid --format '{}' with --baseline: stdout carries the "
-                                  "Markdown comparison; write the report with --output",
-                                  o.format));
+      throw bad_input(
+          fmt::format("invalid --format '{}' with --baseline: stdout carries the "
+                      "Markdown comparison; write the report with --output",
+                      o.format));
     }
     baseline = load_report_to_compare(o.baseline);
+    check_time_gate_power(planned_time_gate_family(*baseline, planned_points(config),
+                                                   static_cast<size_t>(config.repetitions)));
   }
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.

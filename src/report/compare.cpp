@@ -9,8 +9,12 @@
 
 #include "core/error.hpp"
 #include "measure/statistics.hpp"
+#include "report/compare_power.hpp"
+#include "report/consistency.hpp"
 #include "report/json_reader.hpp"
+#include "report/point_set_difference.hpp"
 #include "report/statistics.hpp"
+#include "roofline/above_roof_guard.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -52,8 +56,7 @@ constexpr GatedMetric kGatedMetrics[] = {
      &CompareOptions::traffic_threshold},
     {"flop", [](const KernelCounters& k) { return k.total_flop(); },
      &CompareOptions::counter_threshold},
-    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; },
-     &CompareOptions::l2_threshold},
+    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }, &CompareOptions::l2_threshold},
 };
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
@@ -176,7 +179,6 @@ struct TimeCheck {
   bool needs_test = false;  // the change passed threshold and floor: the adjusted p decides
   bool worse = false;       // direction of that change
   std::string what;         // "median 1.000 ms -> 1.100 ms (+10.0%)"
-  std::string hint;         // why a test of these sizes cannot be significant, if it cannot
 };
 
 TimeCheck time_gate(const PointResult& base, const PointResult& current,
@@ -234,13 +236,6 @@ TimeCheck time_gate(const PointResult& base, const PointResult& current,
                                  format_duration_s(kTimeResolutionFloorS))};
     return check;
   }
-  const double floor_p = mann_whitney_min_p_value(a.size(), b.size());
-  if (floor_p >= kMannWhitneyAlpha) {
-    check.hint = fmt::format(
-        "; with {} and {} samples p cannot go below {:.2g}: use more "
-        "--repetitions",
-        a.size(), b.size(), floor_p);
-  }
   check.needs_test = true;
   return check;
 }
@@ -258,6 +253,19 @@ struct PendingPoint {
   std::string version_note;
 };
 
+// Why a point of the new report fails the gate whatever the base says: it failed (validation or
+// a CUDA error), or it sits above its roof (a unit, formula or counter error that would otherwise
+// be graded "faster" and become the next baseline). std::nullopt when neither.
+std::optional<std::string> new_point_failure(const PointResult& current) {
+  if (current.status == PointStatus::kFailed) return "failed in the new run: " + current.reason;
+  if (current.roofline) {
+    if (const auto error = above_roof_error(*current.roofline)) {
+      return "in the new run: " + *error;
+    }
+  }
+  return std::nullopt;
+}
+
 PendingPoint gate_point(const PointResult& base, const PointResult& current,
                         const CompareOptions& options) {
   PendingPoint pending;
@@ -268,14 +276,17 @@ PendingPoint gate_point(const PointResult& base, const PointResult& current,
     pending.version_note =
         fmt::format("version changed: {} -> {}; counters not gated", base.version, current.version);
   }
+  if (const auto why = new_point_failure(current)) {
+    pending.settled = true;
+    out.verdict = Verdict::kFailed;
+    out.reason = *why;
+    return pending;
+  }
   const bool base_ok = base.status == PointStatus::kOk;
   const bool current_ok = current.status == PointStatus::kOk;
   if (!base_ok || !current_ok) {
     pending.settled = true;
-    if (base_ok && current.status == PointStatus::kFailed) {
-      out.verdict = Verdict::kFailed;
-      out.reason = "failed in the new run: " + current.reason;
-    } else if (base_ok) {
+    if (base_ok) {
       out.verdict = Verdict::kInconclusive;
       out.reason = fmt::format("{} in the new run: {}", to_string(current.status), current.reason);
     } else if (current_ok) {
@@ -319,9 +330,8 @@ void decide_gates(PendingPoint& pending) {
       time = {pending.time.worse ? Verdict::kSlower : Verdict::kFaster,
               fmt::format("{}, {}", pending.time.what, p_text)};
     } else {
-      time = {Verdict::kInconclusive,
-              fmt::format("{}, but {} >= {} (not separable from noise{})", pending.time.what,
-                          p_text, kMannWhitneyAlpha, pending.time.hint)};
+      time = {Verdict::kInconclusive, fmt::format("{}, but {} >= {} (not separable from noise)",
+                                                  pending.time.what, p_text, kMannWhitneyAlpha)};
     }
   }
   const GateOutcome& counters = pending.counters;
@@ -348,6 +358,16 @@ PointComparison decide_point(PendingPoint pending) {
   decide_gates(pending);
   if (!pending.version_note.empty()) out.reason = pending.version_note + "; " + out.reason;
   return out;
+}
+
+// The points whose Mann-Whitney p-values form the Holm family, with their sample counts.
+std::vector<FamilyMember> time_gate_family(const std::vector<PendingPoint>& pending) {
+  std::vector<FamilyMember> family;
+  for (const auto& p : pending) {
+    if (!p.out.time || !p.out.time->p_value) continue;
+    family.push_back({p.out.key.label(), p.out.time->base_samples, p.out.time->current_samples});
+  }
+  return family;
 }
 
 // The Mann-Whitney p-values of every point that was tested form one family (Holm).
@@ -436,6 +456,34 @@ void add_setting_warnings(const Report& base, const Report& current,
                                      r == &base ? "base" : "new", r->device.counters_reason));
     }
   }
+}
+
+// A comparison in which no point matched would pass on nothing (every point added or removed):
+// a change of the sweep's settings must not turn the gate off.
+void check_something_matches(const Report& base, const Report& current) {
+  if (base.points.empty() || current.points.empty()) return;
+  for (const PointResult& b : base.points) {
+    const PointKey key = point_key(b);
+    for (const PointResult& c : current.points) {
+      if (point_key(c).same_point(key)) return;
+    }
+  }
+  throw bad_input(fmt::format(
+      "no point of the new report matches one of the base report (operator and every shape "
+      "axis): {}; compare reports of the same sweep settings, or make a new baseline",
+      describe_point_set_difference(base, current)));
+}
+
+// Points that disappeared are not judged; without --strict they still must not go unnoticed.
+void add_removed_warning(CompareResult& result) {
+  const size_t removed = result.count(Verdict::kRemoved);
+  if (removed == 0 || result.options.strict) return;
+  const auto first = std::find_if(result.points.begin(), result.points.end(),
+                                  [](const auto& p) { return p.verdict == Verdict::kRemoved; });
+  result.warnings.push_back(fmt::format(
+      "{} point{} of the base report {} missing from the new one (first: {}) and not judged; "
+      "--strict fails on them",
+      removed, removed == 1 ? "" : "s", removed == 1 ? "is" : "are", first->key.label()));
 }
 
 ReportIdentity identity(const Report& r) {
@@ -542,6 +590,8 @@ CompareResult compare_reports(const Report& base, const Report& current,
   }
   check_unique_points(base, "the base report");
   check_unique_points(current, "the new report");
+  check_report_consistency(base, "the base report");
+  check_report_consistency(current, "the new report");
 
   CompareResult result;
   result.options = options;
@@ -552,6 +602,7 @@ CompareResult compare_reports(const Report& base, const Report& current,
 
   // Matched points are gated first and decided together, after the Holm adjustment; removed
   // points keep their place in base order.
+  check_something_matches(base, current);
   std::vector<bool> matched(current.points.size(), false);
   std::vector<PendingPoint> pending;
   for (const PointResult& b : base.points) {
@@ -570,16 +621,20 @@ CompareResult compare_reports(const Report& base, const Report& current,
     matched[j] = true;
     pending.push_back(gate_point(b, current.points[j], options));
   }
+  // Before any verdict: a family the test cannot flag would pass every regression by time.
+  check_time_gate_power(time_gate_family(pending));
   adjust_p_values(pending);
   for (auto& p : pending) result.points.push_back(decide_point(std::move(p)));
   for (size_t j = 0; j < current.points.size(); ++j) {
     if (matched[j]) continue;
     PointComparison added;
     added.key = point_key(current.points[j]);
-    added.verdict = Verdict::kAdded;
-    added.reason = "only in the new report";
+    const auto failure = new_point_failure(current.points[j]);
+    added.verdict = failure ? Verdict::kFailed : Verdict::kAdded;
+    added.reason = failure ? "only in the new report, " + *failure : "only in the new report";
     result.points.push_back(std::move(added));
   }
+  add_removed_warning(result);
   return result;
 }
 

@@ -67,7 +67,9 @@ enum class Verdict {
   kInconclusive,  ///< a change beyond the threshold that noise cannot be ruled out for, or no data
   kAdded,         ///< only in the new report
   kRemoved,       ///< only in the base report
-  kFailed,        ///< measured in the base, failed in the new report (validation or CUDA error)
+  /// failed in the new report (validation or CUDA error), or above its roof there (a unit,
+  /// formula or counter error), whatever the base holds; an added point too
+  kFailed,
 };
 std::string to_string(Verdict verdict);
 bool is_regression(Verdict verdict);
@@ -176,10 +178,14 @@ struct CompareResult {
 /// Compares `current` against `base`. Points are matched by operator and shape
 /// (PointKey::same_point). A matched point of the same kernel version goes through both gates; one
 /// whose version changed is judged by the time gate only, its counter changes reported but not
-/// gated, and its reason starts "version changed: <base> -> <new>; counters not gated". Throws a
-/// bad-input Error (exit 2) when: the schema versions differ; the GPUs differ (name, compute
-/// capability or SM count) and options.allow_different_gpu is false; a report holds the same
-/// operator and shape twice; a threshold is not in (0, 1).
+/// gated, and its reason starts "version changed: <base> -> <new>; counters not gated". Removed
+/// points add a warning (without options.strict). Throws a bad-input Error (exit 2) when: the
+/// schema versions differ; the GPUs differ (name, compute capability or SM count) and
+/// options.allow_different_gpu is false; a report holds the same operator and shape twice; a
+/// report fails check_report_consistency; no point matched (the message lists the axes whose
+/// values differ); the time gate cannot reach kMannWhitneyAlpha with the sample counts and the
+/// number of tested points (check_time_gate_power, before any verdict); a threshold is not in
+/// (0, 1).
 CompareResult compare_reports(const Report& base, const Report& current,
                               const CompareOptions& options);
 

@@ -44,7 +44,7 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
 
 /// Smallest two-sided p-value the exact test can give for sizes n_x and n_y: 2 / C(n_x+n_y, n_x)
 /// (capped at 1). With 3 samples each it is 0.1, so no result can be significant at
-/// kMannWhitneyAlpha; `compare` says so instead of calling such a point noisy.
+/// kMannWhitneyAlpha; `compare` refuses such a comparison before any verdict (compare_power.hpp).
 double mann_whitney_min_p_value(size_t n_x, size_t n_y);
 
 /// Holm-Bonferroni adjusted p-values (Holm 1979, "A simple sequentially rejective multiple test

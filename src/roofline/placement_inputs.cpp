@@ -2,31 +2,66 @@
 
 namespace rooflinectl {
 
+std::optional<PlacementFigures> expected_placement_inputs(const PointResult& point,
+                                                          const std::string& basis,
+                                                          const std::string& bytes_basis,
+                                                          std::string& why_not) {
+  PlacementFigures figures;
+  if (basis == "counters") {
+    std::optional<double> bytes;
+    if (bytes_basis == kBytesIsolated) {
+      bytes = point.counters.dram_bytes_isolated();
+      figures.source = "counters (all FLOPs; DRAM read + in-window write + write-back)";
+    } else if (bytes_basis == kBytesInWindow || bytes_basis.empty()) {
+      bytes = point.counters.total.dram_bytes();
+      figures.source = "counters.total (all FLOPs; DRAM read + in-window write)";
+    } else {
+      why_not = "bytes_basis '" + bytes_basis + "' does not go with basis counters";
+      return std::nullopt;
+    }
+    const std::optional<double> flop = point.counters.total.total_flop();
+    if (!flop || !bytes || !(*flop > 0) || !(*bytes > 0)) {
+      why_not = "counted FLOPs or DRAM bytes missing or zero";
+      return std::nullopt;
+    }
+    figures.flop = *flop;
+    figures.dram_bytes = *bytes;
+    return figures;
+  }
+  if (basis == "analytic") {
+    if (!bytes_basis.empty() && bytes_basis != kBytesAnalytic) {
+      why_not = "bytes_basis '" + bytes_basis + "' does not go with basis analytic";
+      return std::nullopt;
+    }
+    if (!(point.analytic.flop > 0) || !(point.analytic.implemented_dram_bytes > 0)) {
+      why_not = "analytic FLOPs or implemented DRAM bytes missing or zero";
+      return std::nullopt;
+    }
+    figures.flop = point.analytic.flop;
+    figures.dram_bytes = point.analytic.implemented_dram_bytes;
+    figures.source = "analytic (flop; implemented_dram_bytes)";
+    return figures;
+  }
+  why_not = "unknown roofline basis '" + basis + "' (allowed: counters, analytic)";
+  return std::nullopt;
+}
+
 PlacementInputs placement_inputs(const PointResult& point) {
   PlacementInputs in;
-  if (!point.counters.null_reason) {
-    in.basis = "counters";
-    const auto flop = point.counters.total.total_flop();
-    const auto isolated = point.counters.dram_bytes_isolated();
-    const auto bytes = isolated ? isolated : point.counters.total.dram_bytes();
-    in.bytes_basis = isolated ? kBytesIsolated : kBytesInWindow;
-    if (!flop || !bytes || *flop <= 0 || *bytes <= 0) {
-      in.null_reason = "counted FLOPs or DRAM bytes missing or zero";
-      return in;
-    }
-    in.flop = flop;
-    in.dram_bytes = bytes;
+  const bool counted = !point.counters.null_reason;
+  in.basis = counted ? "counters" : "analytic";
+  in.bytes_basis = !counted                               ? kBytesAnalytic
+                   : point.counters.dram_bytes_isolated() ? kBytesIsolated
+                                                          : kBytesInWindow;
+  std::string why_not;
+  const auto figures = expected_placement_inputs(point, in.basis, in.bytes_basis, why_not);
+  if (!figures) {
+    in.null_reason =
+        counted ? why_not : "no counters (" + *point.counters.null_reason + ") and " + why_not;
     return in;
   }
-  in.basis = "analytic";
-  in.bytes_basis = kBytesAnalytic;
-  if (!(point.analytic.flop > 0) || !(point.analytic.implemented_dram_bytes > 0)) {
-    in.null_reason = "no counters (" + *point.counters.null_reason +
-                     ") and no analytic FLOPs and DRAM bytes for this point";
-    return in;
-  }
-  in.flop = point.analytic.flop;
-  in.dram_bytes = point.analytic.implemented_dram_bytes;
+  in.flop = figures->flop;
+  in.dram_bytes = figures->dram_bytes;
   return in;
 }
 

@@ -1,5 +1,5 @@
-// Which FLOPs and DRAM bytes a point is placed on the roofline with, and why: the one rule that
-// the sweep uses to place a point and that every reader uses to check a stored placement.
+// Which FLOPs and DRAM bytes a point is placed on the roofline with, and why: the one definition
+// that the sweep uses to place a point and that every reader uses to check a stored placement.
 // Pure host code, no CUDA.
 #pragma once
 
@@ -29,7 +29,24 @@ struct PlacementInputs {
   std::string null_reason;  ///< empty when set
 };
 
-/// The rule, in order:
+/// The FLOPs and DRAM bytes of a placement, and where they come from (for messages).
+struct PlacementFigures {
+  double flop = 0;
+  double dram_bytes = 0;
+  std::string source;  ///< e.g. "counters (all FLOPs; DRAM read + in-window write + write-back)"
+};
+
+/// What a stored placement with `basis` ("counters", "analytic") and `bytes_basis` (one of the
+/// k*Bytes values; empty reads as the schema-1 meaning: in-window for counters) must have used,
+/// from the point's raw data. std::nullopt with `why_not` when that data is missing or not
+/// positive, or a basis is unknown. The consistency check of every reader
+/// (report/consistency.hpp) holds stored placements against it.
+std::optional<PlacementFigures> expected_placement_inputs(const PointResult& point,
+                                                          const std::string& basis,
+                                                          const std::string& bytes_basis,
+                                                          std::string& why_not);
+
+/// The sweep's rule, in order:
 /// 1. counters collected (`point.counters.null_reason` unset): counted FLOPs (all pipes) and
 ///    `dram_bytes_isolated()`, or the in-window bytes when the write-back is unknown; both must be
 ///    > 0, else null with the reason (no silent switch to the model for a point that has

@@ -68,6 +68,21 @@ check 0 "version changed: gelu_v1_vectorized -> gelu_v9_test; counters not gated
 check 0 '"version_changed": 7' "" compare "$report" "$work/l2_up_v9.json" --format json
 check 0 "0 removed, 0 added" "" compare "$report" "$work/l2_up_v9.json" --strict
 
+# CI outputs: JUnit XML (the regression a <failure>), -o FILE written atomically with the
+# format's extension, a full stdout is an environment error (exit 3), not a pass.
+check 1 '<failure message="slower: ' "" compare "$report" "$work/l2_up.json" --format junit
+check 0 'failures="0" skipped="0"' "" compare "$report" "$report" --format junit
+check 1 "" "written to $work/cmp.md" compare "$report" "$work/l2_up.json" --format md -o "$work/cmp.md"
+if ! grep -q "1 regression" "$work/cmp.md"; then
+  echo "FAIL: compare -o did not write the comparison"; failures=$((failures + 1))
+fi
+check 2 "" "--format junit writes .xml" compare "$report" "$report" --format junit -o "$work/x.json"
+"$bin" compare "$report" "$report" >/dev/full 2>"$work/stderr"
+code=$?
+if [[ $code -ne 3 ]]; then
+  echo "FAIL: compare > /dev/full -> exit $code (want 3)"; failures=$((failures + 1))
+fi
+
 # Bad input: exit 2 with one error line naming the problem.
 sed 's/"name": "NVIDIA H200"/"name": "NVIDIA H100 80GB HBM3"/' "$report" >"$work/h100.json"
 check 2 "" "different GPUs.*--allow-different-gpu" compare "$report" "$work/h100.json"
@@ -95,6 +110,78 @@ report["points"][0]["validation"]["passed"] = False
 json.dump(report, open(sys.argv[2], "w"))
 PY
 check 2 "" "points\[0\].validation.*passed is false" compare "$report" "$work/failed-validation.json"
+
+# Power before verdicts: 5 samples per point over 42 points can never reach p < 0.01 after the
+# Holm adjustment, so a 1.5x slower GEMM would pass as "inconclusive"; compare refuses (exit 2)
+# naming the repetitions needed. At 10 samples (the default) the same slowdown is flagged.
+python3 - "$report" "$work" <<'PY'
+import json, statistics, sys
+for count in (5, 10):
+    for scale, name in ((1.0, "base"), (1.5, "gemm_slow")):
+        report = json.load(open(sys.argv[1]))
+        for p in report["points"]:
+            t = p["timing"]
+            t["samples_s"] = [s * (scale if p["op"] == "gemm" else 1.0) for s in t["samples_s"][:count]]
+            t["median_s"] = sorted(t["samples_s"])[len(t["samples_s"]) // 2]
+            t["min_s"], t["max_s"] = min(t["samples_s"]), max(t["samples_s"])
+            if p["roofline"]:
+                p["roofline"]["time_s"] = t["median_s"]
+        report["config"]["repetitions"] = count
+        json.dump(report, open(f"{sys.argv[2]}/{name}{count}.json", "w"))
+PY
+check 2 "" "cannot flag a regression.*42 points.*--repetitions 10 or more" \
+  compare "$work/base5.json" "$work/gemm_slow5.json"
+check 1 "7 slower" "" compare "$work/base10.json" "$work/gemm_slow10.json"
+# sweep --baseline checks the same before the GPU is touched: the planned 7 GELU points with 3
+# repetitions against a 10-sample base cannot reach it (7 x 2/C(13,3) = 0.049).
+check 2 "" "cannot flag a regression.*--repetitions" \
+  sweep --ops gelu --repetitions 3 --baseline "$report"
+
+# Nothing matched (the same sweep at batch 2): exit 2 naming the axis that differs, never
+# "42 removed, 42 added" and exit 0. One removed point: a warning, exit 0 (1 with --strict).
+python3 - "$report" "$work" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for p in report["points"]:
+    p["shape"]["batch"] = 2
+report["config"]["batch"] = 2
+json.dump(report, open(f"{sys.argv[2]}/batch2.json", "w"))
+report = json.load(open(sys.argv[1]))
+report["points"].pop()
+json.dump(report, open(f"{sys.argv[2]}/one_removed.json", "w"))
+PY
+check 2 "" "no point of the new report matches.*batch: base 1, new 2" \
+  compare "$report" "$work/batch2.json"
+check 0 "1 point of the base report is missing" "" compare "$report" "$work/one_removed.json"
+check 1 "" "" compare "$report" "$work/one_removed.json" --strict
+
+# A new GEMM point above its roof (samples 5x faster: 1.64 PFLOP/s against a 925 TFLOP/s roof) is a
+# measurement error that fails the gate with its reason, never "faster".
+python3 - "$report" "$work/above_roof.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+for p in report["points"]:
+    if p["op"] == "gemm" and p["shape"]["seq_len"] == 32768:
+        t = p["timing"]
+        for k in ("median_s", "min_s", "max_s"):
+            t[k] /= 5
+        t["samples_s"] = [s / 5 for s in t["samples_s"]]
+        p["roofline"]["time_s"] = t["median_s"]
+json.dump(report, open(sys.argv[2], "w"))
+PY
+check 1 "failed: gemm .*L=32768.*above the .* roof" "" compare "$report" "$work/above_roof.json"
+
+# Stored placement against raw data: an edited roofline.dram_bytes is refused by every reader.
+python3 - "$report" "$work/edited_bytes.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["points"][3]["roofline"]["dram_bytes"] *= 0.5
+json.dump(report, open(sys.argv[2], "w"))
+PY
+check 2 "" "points\[3\].*roofline.dram_bytes .* differs from dram_bytes" \
+  compare "$report" "$work/edited_bytes.json"
+check 2 "" "roofline.dram_bytes .* differs" report "$work/edited_bytes.json"
+check 2 "" "roofline.dram_bytes .* differs" plot "$work/edited_bytes.json" -o "$work/c.svg"
 
 # sweep --baseline reads and checks the baseline before anything touches a GPU: a bad one is
 # exit 2 (not 3 for "no GPU") on any machine.

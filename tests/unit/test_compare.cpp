@@ -73,6 +73,13 @@ PointResult make_point(const std::string& op, int64_t seq_len, std::vector<doubl
   return p;
 }
 
+// Places `p` again from its (edited) counters, as the sweep would have: every reader holds the
+// stored placement against the counters (check_report_consistency).
+void replace_from_counters(PointResult& p) {
+  p.roofline = place_on_roofline(p.roofline->roof, *p.counters.total.total_flop(),
+                                 *p.counters.total.dram_bytes(), p.timing->median_s, "counters");
+}
+
 Report make_report(std::vector<PointResult> points, double canary_bytes_per_s = 3.95e12) {
   Report r;
   r.tool_version = "0.1.0";
@@ -183,6 +190,7 @@ TEST(Compare, CounterGateFlagsMoreDramBytesDespiteNoisyTimes) {
       if (p.op == "layernorm" && p.shape.seq_len == 2048) {
         *p.counters.total.dram_read_bytes *= factor;
         *p.counters.total.dram_write_bytes *= factor;
+        replace_from_counters(p);
       }
     }
     return current;
@@ -217,6 +225,7 @@ TEST(Compare, CounterDecreaseIsAnImprovementAndDoesNotFail) {
   const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.3, 10, 1))});
   Report current = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.3, 10, 2))});
   *current.points[0].counters.total.tensor_bf16_flop *= 0.9;
+  replace_from_counters(current.points[0]);
   const CompareResult r = compare_reports(base, current, {});
   EXPECT_EQ(r.points[0].verdict, Verdict::kFaster);
   EXPECT_EQ(r.exit_code(), 0);
@@ -332,6 +341,7 @@ TEST(Compare, VersionChangeIsMatchedAndJudgedByTimeOnly) {
     for (double& s : p.timing->samples_s) s /= 2.5;  // 2.5x faster
     *p.counters.total.l2_bytes *= 1.5;               // ... while moving more bytes
     p.counters.total.dram_read_bytes = *p.counters.total.dram_read_bytes * 1.3;
+    replace_from_counters(p);
   }
   const CompareResult r = compare_reports(base, current, {});
   EXPECT_EQ(r.points.size(), 42u);
@@ -381,6 +391,7 @@ TEST(Compare, VersionChangeCountersNeverGateButTimeStillDoes) {
   for (auto& p : current.points) {
     p.version = p.op + "_v2";
     *p.counters.total.tensor_bf16_flop *= 2;
+    replace_from_counters(p);
   }
   const CompareResult r = compare_reports(base, current, {});
   EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
@@ -399,12 +410,84 @@ TEST(Compare, VersionChangeCountersNeverGateButTimeStillDoes) {
 }
 
 TEST(Compare, ShapeAndDtypeArePartOfTheMatch) {
-  const Report base = make_report({make_point("gelu", 512, {1e-3, 1e-3, 1e-3})});
+  const Report base = make_report({make_point("gelu", 512, noisy_samples(1e-3, 0.01, 10, 1)),
+                                   make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 2))});
   Report current = base;
   current.points[0].shape.dtype = Dtype::kFp16;
   const CompareResult r = compare_reports(base, current, {});
   EXPECT_EQ(r.count(Verdict::kRemoved), 1u);
   EXPECT_EQ(r.count(Verdict::kAdded), 1u);
+  EXPECT_EQ(r.count(Verdict::kSame), 1u);
+}
+
+// A pull request that changes the sweep's settings must not turn the gate off: nothing matched
+// is bad input, and the error says which axes differ.
+TEST(Compare, NothingMatchedIsBadInputNamingTheDifference) {
+  const Report base = sweep_report(0.01, 3);
+  Report current = base;
+  for (auto& p : current.points) p.shape.batch = 2;
+  try {
+    compare_reports(base, current, {});
+    ADD_FAILURE() << "a comparison with nothing matched passed";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("batch: base 1, new 2"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("dtype"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Compare, RemovedPointsWarnWithoutStrict) {
+  const Report base = sweep_report(0.01, 3);
+  Report current = base;
+  current.points.pop_back();  // decode_attention L=32768
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.exit_code(), 0);
+  const auto warning = std::find_if(r.warnings.begin(), r.warnings.end(), [](const auto& w) {
+    return w.find("1 point of the base report is missing") != std::string::npos;
+  });
+  ASSERT_NE(warning, r.warnings.end());
+  EXPECT_NE(warning->find("decode_attention"), std::string::npos) << *warning;
+  EXPECT_EQ(compare_reports(base, base, {}).warnings.size(), 0u);
+}
+
+// A new point above its roof is an error in the measurement, not an improvement: it would
+// otherwise pass as "faster" and become the next baseline.
+TEST(Compare, AboveRoofNewPointFailsTheGateWithItsReason) {
+  const Report base = sweep_report(0.005, 41);
+  Report current = sweep_report(0.005, 2041);
+  for (auto& p : current.points) {
+    if (p.op != "gemm" || p.shape.seq_len != 1024) continue;
+    for (double& t : p.timing->samples_s) t /= 2.5;  // the DRAM roof was 2x the achieved rate
+    p.timing->median_s /= 2.5;
+    replace_from_counters(p);
+    ASSERT_TRUE(p.roofline->above_roof);
+  }
+  const CompareResult r = compare_reports(base, current, {});
+  const PointComparison& gemm = find(r, "gemm", 1024);
+  EXPECT_EQ(gemm.verdict, Verdict::kFailed);
+  EXPECT_NE(gemm.reason.find("above the counters roof"), std::string::npos) << gemm.reason;
+  EXPECT_EQ(r.regressions(), 1u);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, FailedAddedPointFails) {
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 1))});
+  Report current = base;
+  PointResult failed = make_point("gelu", 512, noisy_samples(1e-3, 0.01, 10, 2));
+  failed.status = PointStatus::kFailed;
+  failed.reason = "validation failed: 3 of 4096 elements";
+  current.points.push_back(failed);
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points.back().verdict, Verdict::kFailed);
+  EXPECT_NE(r.points.back().reason.find("validation failed"), std::string::npos);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, InconsistentPlacementIsBadInput) {
+  const Report base = sweep_report(0.01, 3);
+  Report current = base;
+  current.points[5].roofline->dram_bytes *= 0.5;  // edited: counters still say 1e9
+  EXPECT_THROW(compare_reports(base, current, {}), Error);
 }
 
 TEST(Compare, DuplicatePointIsBadInput) {
@@ -429,13 +512,52 @@ TEST(Compare, FailedNewPointIsARegression) {
   EXPECT_EQ(r.exit_code(), 1);
 }
 
-TEST(Compare, StrictMakesInconclusiveFail) {
-  // 3 vs 3 samples can never reach p < 0.01 (minimum p is 0.1): a 20% change is inconclusive.
+TEST(Compare, TooFewSamplesAreRefusedBeforeAnyVerdict) {
+  // 3 vs 3 samples can never reach p < 0.01 (minimum p is 0.1): no verdict, bad input.
   const Report base = make_report({make_point("gemm", 512, {1.00e-3, 1.01e-3, 1.02e-3})});
   const Report current = make_report({make_point("gemm", 512, {1.20e-3, 1.21e-3, 1.22e-3})});
+  try {
+    compare_reports(base, current, {});
+    ADD_FAILURE() << "3 + 3 samples were compared";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("--repetitions 6 or more"), std::string::npos) << e.what();
+  }
+}
+
+// The case: 5 samples per point over the 42-point sweep, every GEMM point 1.5x slower.
+// Holm over 42 points lifts the best p = 2/252 to 0.33: the comparison is refused, not passed.
+TEST(Compare, TooFewSamplesOverASweepAreRefusedAndTenFlagTheRegression) {
+  auto with_samples = [](int count, double gemm_scale, uint64_t seed) {
+    Report r = sweep_report(0.01, seed);
+    for (auto& p : r.points) {
+      p.timing->samples_s.resize(static_cast<size_t>(count));
+      if (p.op == "gemm") {
+        for (double& s : p.timing->samples_s) s *= gemm_scale;
+      }
+      std::vector<double> sorted = p.timing->samples_s;
+      std::sort(sorted.begin(), sorted.end());
+      p.timing->median_s = sorted[sorted.size() / 2];
+      p.roofline = place_on_roofline(p.roofline->roof, p.roofline->flop, p.roofline->dram_bytes,
+                                     p.timing->median_s, "counters");
+    }
+    return r;
+  };
+  EXPECT_THROW(compare_reports(with_samples(5, 1.0, 1), with_samples(5, 1.5, 2), {}), Error);
+  // 8 + 8 is enough for the exact test (42 x 2/12870 = 0.0065) but not for the approximation
+  // that tied samples get (42 x 9.4e-4): refused too.
+  EXPECT_THROW(compare_reports(with_samples(8, 1.0, 1), with_samples(8, 1.5, 2), {}), Error);
+  const CompareResult ten = compare_reports(with_samples(10, 1.0, 1), with_samples(10, 1.5, 2), {});
+  EXPECT_EQ(ten.count(Verdict::kSlower), 7u);
+  EXPECT_EQ(ten.exit_code(), 1);
+}
+
+TEST(Compare, StrictMakesInconclusiveFail) {
+  // 40% spread with 10 samples: a 20% shift of the median is not separable from that noise.
+  const Report base = make_report({make_point("gemm", 512, noisy_samples(1e-3, 0.4, 10, 5))});
+  const Report current = make_report({make_point("gemm", 512, noisy_samples(1.2e-3, 0.4, 10, 6))});
   const CompareResult lenient = compare_reports(base, current, {});
-  EXPECT_EQ(lenient.points[0].verdict, Verdict::kInconclusive);
-  EXPECT_NE(lenient.points[0].reason.find("--repetitions"), std::string::npos);
+  ASSERT_EQ(lenient.points[0].verdict, Verdict::kInconclusive) << lenient.points[0].reason;
   EXPECT_EQ(lenient.exit_code(), 0);
   CompareOptions strict;
   strict.strict = true;
@@ -593,8 +715,9 @@ TEST(CompareWriters, TableMarkdownAndJsonCarryTheVerdicts) {
 }
 
 TEST(CompareWriters, AddedAndRemovedPointsAreListedOnce) {
-  const Report base = make_report({make_point("gelu", 512, {1e-3, 1e-3, 1e-3})});
-  const Report current = make_report({make_point("gelu", 1024, {1e-3, 1e-3, 1e-3})});
+  const PointResult matched = make_point("gemm", 512, noisy_samples(1e-3, 0.01, 10, 3));
+  const Report base = make_report({make_point("gelu", 512, {1e-3, 1e-3, 1e-3}), matched});
+  const Report current = make_report({make_point("gelu", 1024, {1e-3, 1e-3, 1e-3}), matched});
   const CompareResult r = compare_reports(base, current, {});
   const std::string table = format_compare_table(r);
   EXPECT_NE(table.find("removed  gelu"), std::string::npos) << table;
@@ -655,7 +778,8 @@ TEST(CanaryJson, RoundTripsAndIsOptional) {
 }
 
 TEST(CompareOnRealReport, CommittedH200ReportAgainstItselfIsClean) {
-  const Report report = load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json");
+  const Report report =
+      load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json");
   const CompareResult r = compare_reports(report, report, {});
   EXPECT_EQ(r.points.size(), 42u);
   EXPECT_EQ(r.count(Verdict::kSame), 42u);

@@ -111,6 +111,18 @@ TEST(PlacementInputs, CountedBytesIncludeTheWriteBack) {
   EXPECT_DOUBLE_EQ(*in.flop, 2 * 4e8 + 1e8 + 1e8);
 }
 
+TEST(PlacementInputs, ExpectedFiguresFollowTheStoredBytesBasis) {
+  std::string why;
+  const PointResult p = counted_point();
+  EXPECT_DOUBLE_EQ(expected_placement_inputs(p, "counters", kBytesIsolated, why)->dram_bytes, 2e7);
+  EXPECT_DOUBLE_EQ(expected_placement_inputs(p, "counters", kBytesInWindow, why)->dram_bytes,
+                   1.1e7);
+  EXPECT_DOUBLE_EQ(expected_placement_inputs(p, "counters", "", why)->dram_bytes, 1.1e7);
+  EXPECT_FALSE(expected_placement_inputs(p, "counters", kBytesAnalytic, why));
+  EXPECT_NE(why.find("does not go with"), std::string::npos) << why;
+  EXPECT_FALSE(expected_placement_inputs(p, "analytic", kBytesIsolated, why));
+}
+
 TEST(PlacementInputs, WithoutTheWriteBackTheInWindowBytesAreUsedAndSaid) {
   PointResult p = counted_point();
   p.counters.dram_writeback_bytes.reset();

@@ -1,0 +1,47 @@
+#include "report/consistency.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "roofline/placement_inputs.hpp"
+
+namespace rooflinectl {
+namespace {
+
+bool same_value(double stored, double expected) {
+  return std::fabs(stored - expected) <=
+         kConsistencyTolerance * std::max(std::fabs(stored), std::fabs(expected));
+}
+
+}  // namespace
+
+void check_report_consistency(const Report& report, const std::string& origin) {
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const PointResult& p = report.points[i];
+    if (!p.roofline) continue;
+    const std::string where =
+        fmt::format("{}: points[{}] ({} at L = {})", origin, i, p.op, p.shape.seq_len);
+    std::string why_not;
+    const auto expected =
+        expected_placement_inputs(p, p.roofline->basis, p.roofline->bytes_basis, why_not);
+    if (!expected) {
+      throw bad_input(fmt::format("{}: has a roofline placement on basis '{}' but {}", where,
+                                  p.roofline->basis, why_not));
+    }
+    for (const auto& [key, stored, wanted] :
+         {std::tuple<const char*, double, double>{"flop", p.roofline->flop, expected->flop},
+          {"dram_bytes", p.roofline->dram_bytes, expected->dram_bytes}}) {
+      if (same_value(stored, wanted)) continue;
+      throw bad_input(fmt::format(
+          "{}: roofline.{} {} differs from {} {} from {}: the placement and its raw data "
+          "disagree (edited report?), so readers would show contradicting values",
+          where, key, stored, key, wanted, expected->source));
+    }
+  }
+}
+
+}  // namespace rooflinectl
