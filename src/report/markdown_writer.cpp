@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/attention_summary.hpp"
+#include "report/bytes_basis_text.hpp"
 #include "report/value_format.hpp"
 
 namespace rooflinectl {
@@ -144,8 +145,8 @@ std::string operator_section(const std::string& op, const Report& report) {
   }
   std::string ran;
   for (const auto& v : versions) ran += fmt::format("{}`{}`", ran.empty() ? "" : ", ", v);
-  std::string out = fmt::format("### `{}`{}: {}\n\n", op, ran.empty() ? "" : " (" + ran + ")",
-                                verdict(points));
+  std::string out =
+      fmt::format("### `{}`{}: {}\n\n", op, ran.empty() ? "" : " (" + ran + ")", verdict(points));
   out += fmt::format(
       "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | bound | % of roof | SM % of peak | "
       "DRAM % of peak | peak memory | validation | status |\n",
@@ -205,8 +206,16 @@ std::string notes(const Report& report) {
         "- " + escape_cell(l) + " (the full source of each point's roof is in the JSON report).\n";
   }
   out +=
-      "- Time: median of the timed pass (CUDA events). FLOPs and DRAM bytes: hardware counters "
-      "(CUPTI range profiler, separate replay pass).\n"
+      std::string("- Time: median of the timed pass (CUDA events). ") +
+      (report.schema_version >= 2
+           ? "FLOPs: hardware counters (CUPTI range profiler, kernel-replay session). DRAM and L2 "
+             "bytes: a one-pass session after an L2 flush (docs/counter-method.md).\n"
+           : "FLOPs and DRAM bytes: hardware counters (CUPTI range profiler, one kernel-replay "
+             "session, report schema 1).\n");
+  if (const std::string basis = bytes_basis_summary(report); !basis.empty()) {
+    out += "- " + escape_cell(basis) + ".\n";
+  }
+  out +=
       "- SM % and DRAM % of peak: `sm__throughput` and `dram__throughput` "
       "`.avg.pct_of_peak_sustained_elapsed`, duration-weighted over the operator's kernels.\n"
       "- Peak memory: `cudaMemGetInfo` free bytes before the point allocated minus after its "
@@ -222,10 +231,11 @@ std::string format_markdown_report(const Report& report) {
   const Shape& s = report.config.base;
   std::string out = fmt::format("## rooflinectl: {}\n\n", d.name.empty() ? "unknown GPU" : d.name);
   out += fmt::format(
-      "{} (cc {}.{}, {} SMs) · CUDA driver API {}.{}, runtime {}.{} · rooflinectl {}{} · {}  \n", d.name,
-      d.cc_major, d.cc_minor, d.sm_count, d.driver_version / 1000, d.driver_version % 1000 / 10,
-      d.runtime_version / 1000, d.runtime_version % 1000 / 10, report.tool_version,
-      report.git_revision.empty() ? "" : " (" + report.git_revision + ")", report.timestamp_utc);
+      "{} (cc {}.{}, {} SMs) · CUDA driver API {}.{}, runtime {}.{} · rooflinectl {}{} · {}  \n",
+      d.name, d.cc_major, d.cc_minor, d.sm_count, d.driver_version / 1000,
+      d.driver_version % 1000 / 10, d.runtime_version / 1000, d.runtime_version % 1000 / 10,
+      report.tool_version, report.git_revision.empty() ? "" : " (" + report.git_revision + ")",
+      report.timestamp_utc);
   out += fmt::format(
       "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} timed repetitions after {} warm-ups, L2 "
       "{}.\n\n",

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "report/bytes_basis_text.hpp"
 #include "report/svg_common.hpp"
 #include "report/value_format.hpp"
 
@@ -168,14 +169,14 @@ std::string roofline_svg(const Report& report) {
                   kSubtitlePx, "start", R"(fill="#555555")");
   const size_t analytic = std::count_if(
       points.begin(), points.end(), [](const auto* p) { return p->roofline->basis == "analytic"; });
-  svg += text_svg(
-      kPlotLeft, 72,
-      fmt::format(
-          "Roofs: {}, median over points. FLOPs and DRAM bytes: {}",
-          roofs.kinds.empty() ? "none" : roofs.kinds,
-          analytic ? fmt::format("counters ({} from the analytic model)", analytic)
-                   : std::string("hardware counters")),
-      kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
+  svg +=
+      text_svg(kPlotLeft, 72,
+               fmt::format("Roofs: {}, median over points. FLOPs and DRAM bytes: {}",
+                           roofs.kinds.empty() ? "none" : roofs.kinds,
+                           analytic ? fmt::format("counters ({} from the analytic model)", analytic)
+                                    : std::string("hardware counters")) +
+                   bytes_basis_short(report),
+               kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
 
   // Grid, frame and ticks.
   svg += R"(<g class="grid" stroke-width="1">)"
@@ -422,10 +423,11 @@ std::string roofline_svg(const Report& report) {
       const Box box = labels.place(pp.x, pp.y, w, h)
                           .value_or(Box{pp.x + kMarkerRadius + 6, pp.y - h / 2,
                                         pp.x + kMarkerRadius + 6 + w, pp.y + h / 2});
-      svg += text_svg(box.x0, baseline(box, kLabelPx), text, kLabelPx, "start",
-                      fmt::format(R"(class="above-roof-label" fill="#D00000" font-weight="bold" {})",
-                                  halo())) +
-             "\n";
+      svg +=
+          text_svg(box.x0, baseline(box, kLabelPx), text, kLabelPx, "start",
+                   fmt::format(R"(class="above-roof-label" fill="#D00000" font-weight="bold" {})",
+                               halo())) +
+          "\n";
     }
   }
   for (size_t i = 0; i < ops.size(); ++i) {

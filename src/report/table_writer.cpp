@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/bytes_basis_text.hpp"
 #include "report/svg_roofline.hpp"
 #include "report/value_format.hpp"
 
@@ -165,6 +166,7 @@ std::string format_console_table(const Report& report) {
   if (any_analytic) {
     out += "* placed from the analytic FLOPs and bytes (no counters for this point)\n";
   }
+  if (const std::string basis = bytes_basis_summary(report); !basis.empty()) out += basis + "\n";
   if (any_above_roof) {
     out +=
         "! above the roof: achieved exceeds attainable, which means a unit, formula or counter "
@@ -176,12 +178,14 @@ std::string format_console_table(const Report& report) {
     // a file on the machine that ran the sweep).
     const ChartRoofs roofs = chart_roofs(report);
     std::vector<std::string> values;
-    if (roofs.dram_bytes_per_s) values.push_back("HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"));
+    if (roofs.dram_bytes_per_s)
+      values.push_back("HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"));
     if (roofs.tensor_flop_per_s) {
       values.push_back(fmt::format("{} tensor {}", to_string(report.config.base.dtype),
                                    format_si(*roofs.tensor_flop_per_s, "FLOP/s")));
     }
-    if (roofs.fp32_flop_per_s) values.push_back("fp32 " + format_si(*roofs.fp32_flop_per_s, "FLOP/s"));
+    if (roofs.fp32_flop_per_s)
+      values.push_back("fp32 " + format_si(*roofs.fp32_flop_per_s, "FLOP/s"));
     out += fmt::format("roofs: {}", to_string(peaks.used));
     if (!values.empty()) out += fmt::format(" — {}", fmt::join(values, ", "));
     if (peaks.used == RoofSource::kDatasheet && !peaks.datasheet.null_reason) {
