@@ -293,15 +293,7 @@ size_t ProfilerSession::add_metric_set(std::vector<std::string> metrics) {
   }
   MetricSet set = configure(std::move(metrics));
   try {
-    std::vector<const char*> names = c_strings(set.metrics);
-    auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-    data_size.pRangeProfilerObject = range_profiler_;
-    data_size.pMetricNames = names.data();
-    data_size.numMetrics = names.size();
-    data_size.maxNumOfRanges = kMaxRanges;
-    data_size.maxNumRangeTreeNodes = kMaxRanges;
-    RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
-    set.counter_data_image.resize(data_size.counterDataSize);
+    set.counter_data_image.resize(counter_data_size(set.metrics));
   } catch (...) {
     auto deinitialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
     deinitialize.pHostObject = set.host;
@@ -310,6 +302,18 @@ size_t ProfilerSession::add_metric_set(std::vector<std::string> metrics) {
   }
   sets_.push_back(std::move(set));
   return sets_.size() - 1;
+}
+
+size_t ProfilerSession::counter_data_size(const std::vector<std::string>& metrics) const {
+  std::vector<const char*> names = c_strings(metrics);
+  auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+  data_size.pRangeProfilerObject = range_profiler_;
+  data_size.pMetricNames = names.data();
+  data_size.numMetrics = names.size();
+  data_size.maxNumOfRanges = kMaxRanges;
+  data_size.maxNumRangeTreeNodes = kMaxRanges;
+  RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
+  return data_size.counterDataSize;
 }
 
 int ProfilerSession::count_passes(const std::vector<std::string>& metrics) const {
@@ -421,19 +425,13 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   // list of its last counter-data sizing for initializing an image: size again for this set.
   if (profiled_set_ != kNoSet && profiled_set_ != set_index) rebind_range_profiler();
   profiled_set_ = set_index;
-  std::vector<const char*> names = c_strings(set.metrics);
-  auto data_size = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
-  data_size.pRangeProfilerObject = range_profiler_;
-  data_size.pMetricNames = names.data();
-  data_size.numMetrics = names.size();
-  data_size.maxNumOfRanges = kMaxRanges;
-  data_size.maxNumRangeTreeNodes = kMaxRanges;
-  RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize, &data_size);
-  if (data_size.counterDataSize != set.counter_data_image.size()) {
+  const size_t data_size = counter_data_size(set.metrics);
+  if (data_size != set.counter_data_image.size()) {
     throw environment_error(fmt::format(
         "cuptiRangeProfilerGetCounterDataSize: {} bytes for a metric set sized {} bytes before",
-        data_size.counterDataSize, set.counter_data_image.size()));
+        data_size, set.counter_data_image.size()));
   }
+  std::vector<const char*> names = c_strings(set.metrics);
 
   // Re-initializing the image resets it, so every call starts from zero ranges.
   auto reset = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);

@@ -95,6 +95,9 @@ class ProfilerSession {
   /// A host object for this chip with `metrics` added (names checked first) and its config image.
   MetricSet configure(std::vector<std::string> metrics) const;
   const MetricSet& metric_set(size_t set) const;
+  /// cuptiRangeProfilerGetCounterDataSize for `metrics` on the current range profiler object
+  /// (which also makes the object initialize the next counter-data image for them).
+  size_t counter_data_size(const std::vector<std::string>& metrics) const;
   /// Disables the range profiler object and enables a fresh one on the same context.
   void rebind_range_profiler();
   void release() noexcept;

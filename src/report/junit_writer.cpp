@@ -2,35 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "report/xml_escape.hpp"
+
 namespace rooflinectl {
 namespace {
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 enum class CaseOutcome { kPass, kFailure, kSkipped };
 

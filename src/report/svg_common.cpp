@@ -46,32 +46,6 @@ std::vector<std::pair<double, double>> regular(double x, double y, double r, int
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 double text_width_px(const std::string& text, double font_px) {
   size_t code_points = 0;
   for (const char c : text) code_points += (static_cast<unsigned char>(c) & 0xC0) != 0x80;

@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace rooflinectl {
+#include "report/xml_escape.hpp"
 
-/// Escapes &, <, >, " and ' for SVG text content and attribute values.
-std::string xml_escape(const std::string& text);
+namespace rooflinectl {
 
 /// Font stack of every chart text; widths are estimated for it (text_width_px).
 inline constexpr const char* kSvgFontFamily = "DejaVu Sans, Verdana, Arial, sans-serif";
