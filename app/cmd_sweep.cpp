@@ -16,6 +16,7 @@
 #include "report/atomic_file.hpp"
 #include "report/compare_power.hpp"
 #include "report/compare_writer.hpp"
+#include "report/consistency.hpp"
 #include "report/interruption.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
@@ -134,6 +135,15 @@ int run_sweep_command(const SweepOptions& o) {
                       o.format));
     }
     baseline = load_report_to_compare(o.baseline);
+    // What compare_reports would refuse after the sweep, refused before the GPU does any work.
+    if (baseline->schema_version != kReportSchemaVersion) {
+      throw bad_input(fmt::format(
+          "--baseline {}: report schema_version {} cannot be compared with this sweep's {} (the "
+          "DRAM-byte method changed: docs/counter-method.md); sweep the baseline again with this "
+          "rooflinectl",
+          o.baseline, baseline->schema_version, kReportSchemaVersion));
+    }
+    check_report_consistency(*baseline, o.baseline);
     check_time_gate_power(planned_time_gate_family(*baseline, planned_points(config),
                                                    static_cast<size_t>(config.repetitions)));
   }

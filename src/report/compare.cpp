@@ -47,16 +47,23 @@ std::vector<double> finite_only(const std::vector<double>& values) {
 
 struct GatedMetric {
   const char* name;
-  std::optional<double> (*read)(const KernelCounters&);
+  std::optional<double> (*read)(const CounterResult&);
   double CompareOptions::*threshold;  ///< the option that gates it
 };
 
+/// The DRAM bytes the roofline is placed with (roofline/placement_inputs.hpp): read + in-window
+/// write + deferred write-back, or the in-window bytes when the write-back was not measured.
+std::optional<double> gated_dram_bytes(const CounterResult& c) {
+  const auto isolated = c.dram_bytes_isolated();
+  return isolated ? isolated : c.total.dram_bytes();
+}
+
 constexpr GatedMetric kGatedMetrics[] = {
-    {"dram_bytes", [](const KernelCounters& k) { return k.dram_bytes(); },
-     &CompareOptions::traffic_threshold},
-    {"flop", [](const KernelCounters& k) { return k.total_flop(); },
+    {"dram_bytes", gated_dram_bytes, &CompareOptions::traffic_threshold},
+    {"flop", [](const CounterResult& c) { return c.total.total_flop(); },
      &CompareOptions::counter_threshold},
-    {"l2_bytes", [](const KernelCounters& k) { return k.l2_bytes; }, &CompareOptions::l2_threshold},
+    {"l2_bytes", [](const CounterResult& c) { return c.total.l2_bytes; },
+     &CompareOptions::l2_threshold},
 };
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
@@ -80,8 +87,8 @@ GateOutcome counter_gate(const PointResult& base, const PointResult& current,
   std::vector<std::string> worse;
   std::vector<std::string> better;
   for (const GatedMetric& metric : kGatedMetrics) {
-    const std::optional<double> b = metric.read(base.counters.total);
-    const std::optional<double> c = metric.read(current.counters.total);
+    const std::optional<double> b = metric.read(base.counters);
+    const std::optional<double> c = metric.read(current.counters);
     if (!b || !c || !std::isfinite(*b) || !std::isfinite(*c)) continue;
     const double threshold = options.*metric.threshold;
     CounterChange change;

@@ -217,7 +217,9 @@ std::string notes(const Report& report) {
   }
   out +=
       "- SM % and DRAM % of peak: `sm__throughput` and `dram__throughput` "
-      "`.avg.pct_of_peak_sustained_elapsed`, duration-weighted over the operator's kernels.\n"
+      "`.avg.pct_of_peak_sustained_elapsed`, duration-weighted over the operator's kernels: "
+      "in-window traffic over the counter pass's own kernel time, so DRAM % leaves out the "
+      "write-back that the TB/s column includes.\n"
       "- Peak memory: `cudaMemGetInfo` free bytes before the point allocated minus after its "
       "timed pass (device-wide).\n"
       "- tokens/s: B·L / time for prefill operators, B / time per decode step.\n";

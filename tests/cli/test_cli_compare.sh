@@ -135,7 +135,7 @@ check 1 "7 slower" "" compare "$work/base10.json" "$work/gemm_slow10.json"
 # sweep --baseline checks the same before the GPU is touched: the planned 7 GELU points with 3
 # repetitions against a 10-sample base cannot reach it (7 x 2/C(13,3) = 0.049).
 check 2 "" "cannot flag a regression.*--repetitions" \
-  sweep --ops gelu --repetitions 3 --baseline "$report"
+  sweep --ops gelu --repetitions 3 --baseline "$(dirname "$0")/../../docs/examples/h200-sweep.json"
 
 # Nothing matched (the same sweep at batch 2): exit 2 naming the axis that differs, never
 # "42 removed, 42 added" and exit 0. One removed point: a warning, exit 0 (1 with --strict).
@@ -190,6 +190,31 @@ check 2 "" "schema_version 3" sweep --ops gelu --seq 512 --baseline "$work/v3.js
 check 2 "" "--baseline" sweep --ops gelu --seq 512 --baseline "$report" --format json
 check 2 "" "--time-threshold" sweep --ops gelu --seq 512 --baseline "$report" --time-threshold x
 check 2 "" "no-points.json has no points" sweep --ops gelu --seq 512 --baseline "$work/no-points.json"
+# A baseline of another schema, or one whose placements disagree with its raw data, is refused
+# before the sweep (exit 2), not after it.
+check 2 "" "schema_version 1 cannot be compared" sweep --ops gelu --seq 512 \
+  --baseline "$(dirname "$0")/../unit/data/h200-sweep-first-run.json"
+python3 - "$(dirname "$0")/../../docs/examples/h200-sweep.json" "$work/edited-bytes.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["points"][0]["roofline"]["dram_bytes"] *= 1.5
+json.dump(r, open(sys.argv[2], "w"))
+PY
+check 2 "" "edited-bytes.json.*roofline.dram_bytes.*differs" sweep --ops gelu --seq 512 \
+  --baseline "$work/edited-bytes.json"
+# The DRAM-byte gate uses the roofline's bytes, write-back included: 50% more write-back on one
+# point (+10% of its DRAM bytes, kept consistent) is a traffic regression, its in-window bytes unchanged.
+python3 - "$(dirname "$0")/../../docs/examples/h200-sweep.json" "$work/more-writeback.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = next(p for p in r["points"] if p["op"] == "gelu" and p["shape"]["seq_len"] == 4096)
+extra = 0.5 * p["counters"]["dram_writeback_bytes"]
+p["counters"]["dram_writeback_bytes"] += extra
+p["roofline"]["dram_bytes"] += extra
+json.dump(r, open(sys.argv[2], "w"))
+PY
+check 1 "dram_bytes +" "" compare "$(dirname "$0")/../../docs/examples/h200-sweep.json" \
+  "$work/more-writeback.json"
 
 echo "cli_compare: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
