@@ -19,7 +19,8 @@ const BasisPhrase kPhrases[] = {
      "read + in-window write + deferred write-back (the isolated launch's traffic; Nsight "
      "Compute shows read + in-window write)"},
     {kBytesInWindow,
-     "read + in-window write only (Nsight Compute's figure; write-back not measured)"},
+     "read + write in the kernels' windows only (write-back not measured; schema-1 reports took "
+     "them from a multi-pass replay, which inflates the writes)"},
     {kBytesAnalytic, "the analytic model's as-implemented bytes (no counters)"},
 };
 
