@@ -14,6 +14,7 @@
 #include "device/device_info.hpp"
 #include "device/environment_facts.hpp"
 #include "measure/clock_probe.hpp"
+#include "report/atomic_file.hpp"
 #include "strict_integer.hpp"
 
 namespace rooflinectl {
@@ -296,7 +297,7 @@ int run_doctor_command(const DoctorOptions& o) {
     if (o.device && i != *o.device) continue;
     diagnosis.devices.push_back(diagnose_device(i, diagnosis.host));
   }
-  fmt::print("{}", o.json ? diagnosis_json(diagnosis) : diagnosis_text(diagnosis));
+  write_stdout(o.json ? diagnosis_json(diagnosis) : diagnosis_text(diagnosis));
   return diagnosis.exit_code();
 }
 

@@ -10,6 +10,7 @@
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
 #include "kernels/operator.hpp"
+#include "report/atomic_file.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -101,7 +102,7 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
 }
 
 int run_list_command(const ListOptions& o) {
-  fmt::print("{}", o.json ? list_json() : list_text());
+  write_stdout(o.json ? list_json() : list_text());
   return 0;
 }
 
