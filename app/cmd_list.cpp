@@ -3,34 +3,106 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
 #include "kernels/operator.hpp"
+#include "report/atomic_file.hpp"
 
 namespace rooflinectl {
+namespace {
 
-CLI::App* setup_list(CLI::App& app) {
-  return app.add_subcommand("list", "List operators, sweep axes with defaults, and counters");
+/// One sweep axis as `list` shows it. The text and the JSON are both rendered from this table, so
+/// the two outputs cannot disagree on an axis or its default.
+struct AxisDefault {
+  std::string flag;                      ///< "--seq"
+  std::string config_key;                ///< the same axis's key in a --config file
+  nlohmann::ordered_json default_value;  ///< typed, as a --config file spells it
+  std::string default_text;              ///< as the text output spells it ("on" / "off")
+  std::vector<std::string> allowed;      ///< the closed set of values, when there is one
+  std::string note;                      ///< one phrase of meaning, when the name is not enough
+};
+
+std::vector<AxisDefault> axis_defaults() {
+  const SweepConfig d = default_sweep_config();
+  const auto integer = [](const std::string& flag, const std::string& key, int64_t value,
+                          const std::string& note) {
+    return AxisDefault{flag, key, value, std::to_string(value), {}, note};
+  };
+  return {
+      {"--seq", "seq", d.seq_spec, d.seq_spec, {}, ""},
+      integer("--batch", "batch", d.base.batch, ""),
+      integer("--heads", "heads", d.base.heads, ""),
+      integer("--kv-heads", "kv_heads", d.base.kv_heads, "GQA when below --heads"),
+      integer("--head-dim", "head_dim", d.base.head_dim, ""),
+      {"--dtype", "dtype", to_string(d.base.dtype), to_string(d.base.dtype), {"bf16", "fp16"}, ""},
+      {"--gelu-form",
+       "gelu_form",
+       to_string(d.base.gelu_form),
+       to_string(d.base.gelu_form),
+       {"erf", "tanh"},
+       ""},
+      {"--causal", "causal", d.base.causal, d.base.causal ? "on" : "off", {}, ""},
+      integer("--repetitions", "repetitions", d.repetitions, ""),
+  };
 }
 
-int run_list_command() {
-  fmt::print("operators:\n");
+std::string list_text() {
+  std::string out = "operators:\n";
   for (const auto& spec : operator_specs()) {
-    fmt::print("  {:<18} {:<7} {}\n", spec.name, to_string(spec.pipe), spec.summary);
+    out += fmt::format("  {:<18} {:<7} {}\n", spec.name, to_string(spec.pipe), spec.summary);
   }
-  const SweepConfig d = default_sweep_config();
-  fmt::print("axes (defaults):\n");
-  fmt::print("  --seq        {}\n", d.seq_spec);
-  fmt::print("  --batch      {}\n", d.base.batch);
-  fmt::print("  --heads      {}\n", d.base.heads);
-  fmt::print("  --kv-heads   {} (GQA when below --heads)\n", d.base.kv_heads);
-  fmt::print("  --head-dim   {}\n", d.base.head_dim);
-  fmt::print("  --dtype      {} (bf16 | fp16)\n", to_string(d.base.dtype));
-  fmt::print("  --gelu-form  {} (erf | tanh)\n", to_string(d.base.gelu_form));
-  fmt::print("  --causal     {}\n", d.base.causal ? "on" : "off");
-  fmt::print("  --repetitions {}\n", d.repetitions);
-  fmt::print("counters (CUPTI range profiler, one range per kernel):\n");
-  for (const auto& name : counter_metric_names()) fmt::print("  {}\n", name);
+  out += "axes (defaults):\n";
+  for (const AxisDefault& axis : axis_defaults()) {
+    std::vector<std::string> remarks;
+    if (!axis.allowed.empty()) remarks.push_back(fmt::format("{}", fmt::join(axis.allowed, " | ")));
+    if (!axis.note.empty()) remarks.push_back(axis.note);
+    const std::string suffix =
+        remarks.empty() ? "" : fmt::format(" ({})", fmt::join(remarks, "; "));
+    out += fmt::format("  {:<12} {}{}\n", axis.flag, axis.default_text, suffix);
+  }
+  out += "counters (CUPTI range profiler, one range per kernel):\n";
+  for (const auto& name : counter_metric_names()) out += fmt::format("  {}\n", name);
+  return out;
+}
+
+std::string list_json() {
+  nlohmann::ordered_json operators = nlohmann::ordered_json::array();
+  for (const auto& spec : operator_specs()) {
+    operators.push_back(
+        {{"name", spec.name}, {"pipe", to_string(spec.pipe)}, {"summary", spec.summary}});
+  }
+  nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+  for (const AxisDefault& axis : axis_defaults()) {
+    nlohmann::ordered_json entry = {
+        {"flag", axis.flag}, {"config_key", axis.config_key}, {"default", axis.default_value}};
+    if (!axis.allowed.empty()) entry["allowed"] = axis.allowed;
+    if (!axis.note.empty()) entry["note"] = axis.note;
+    axes.push_back(std::move(entry));
+  }
+  const nlohmann::ordered_json list = {
+      {"operators", operators},
+      {"axes", axes},
+      {"counters",
+       {{"collector", "CUPTI range profiler, one range per kernel"},
+        {"metrics", counter_metric_names()}}}};
+  return list.dump(2) + "\n";
+}
+
+}  // namespace
+
+CLI::App* setup_list(CLI::App& app, ListOptions& o) {
+  CLI::App* sub =
+      app.add_subcommand("list", "List operators, sweep axes with defaults, and counters");
+  sub->add_flag("--json", o.json, "Print the same content as JSON (default: text)");
+  return sub;
+}
+
+int run_list_command(const ListOptions& o) {
+  write_stdout(o.json ? list_json() : list_text());
   return 0;
 }
 

@@ -5,11 +5,17 @@
 
 namespace rooflinectl {
 
-/// Binds `list` (no flags).
-CLI::App* setup_list(CLI::App& app);
+struct ListOptions {
+  bool json = false;  ///< print JSON instead of text
+};
 
-/// Prints operators (name, pipe, summary), the sweep axes with defaults, and the metric names.
-/// Needs no GPU. Returns 0.
-int run_list_command();
+/// Binds the flags of `list` to `options`.
+CLI::App* setup_list(CLI::App& app, ListOptions& options);
+
+/// Prints operators (name, pipe, summary), the sweep axes with defaults, and the metric names;
+/// with --json the same content as one object {"operators": [...], "axes": [...], "counters":
+/// {...}}. Needs no GPU. Returns 0; a standard output that cannot be written (a full disk, a
+/// closed pipe) is an environment Error (exit 3).
+int run_list_command(const ListOptions& options);
 
 }  // namespace rooflinectl

@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
   CompareCommandOptions compare_options;
   CLI::App* sweep = setup_sweep(app, sweep_options);
   CLI::App* devices = setup_devices(app, devices_options);
-  CLI::App* list = setup_list(app);
+  ListOptions list_options;
+  CLI::App* list = setup_list(app, list_options);
   CLI::App* compare = setup_compare(app, compare_options);
   ModelOptions model_options;
   CLI::App* model = setup_model(app, model_options);
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
   try {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
-    if (list->parsed()) return run_list_command();
+    if (list->parsed()) return run_list_command(list_options);
     if (compare->parsed()) return run_compare_command(compare_options);
     if (model->parsed()) return run_model_command(model_options);
     if (peaks->parsed()) return run_peaks_command(peaks_options);

@@ -10,7 +10,9 @@ namespace rooflinectl {
 
 /// The header of format_csv_report, in column order. Units are in the names, as in the JSON keys:
 /// _s seconds, _bytes bytes, _flop FLOPs, _per_s per second, _flop_per_byte FLOP per DRAM byte,
-/// _fraction 1.0 = 100%; names without a unit are text, integers or booleans.
+/// _fraction 1.0 = 100%; names without a unit are text, integers or booleans. `device` (the
+/// report's GPU name) repeats on every row; `roof_source`, `above_roof` and `bytes_basis` are the
+/// point's roofline.roof.source_kind, roofline.above_roof and roofline.bytes_basis.
 const std::vector<std::string>& csv_columns();
 
 /// RFC 4180 CSV: the header line, then one row per point in report order. Numbers are written in

@@ -246,7 +246,8 @@ done
 h200="$(cd "$(dirname "$0")/../.." && pwd)/tests/unit/data/h200-sweep-first-run.json"
 # An output that cannot be written (a full disk) is the environment's fault: exit 3, not internal.
 if [[ -w /dev/full ]]; then
-  for args in "report $h200" "model --gpu h200-sxm"; do
+  # doctor exits 3 without a GPU anyway: the stderr line tells the write failure apart.
+  for args in "report $h200" "model --gpu h200-sxm" "list" "list --json" "doctor" "doctor --json"; do
     # shellcheck disable=SC2086
     "$bin" $args >/dev/full 2>"$inputs/stderr"
     code=$?

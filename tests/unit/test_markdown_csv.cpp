@@ -5,9 +5,11 @@
 // --gtest_filter='*Golden*', then review the diff of tests/unit/data/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "report/csv_writer.hpp"
 #include "report/json_reader.hpp"
 #include "report/markdown_writer.hpp"
+#include "roofline/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -114,7 +117,10 @@ TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
   const std::string row = csv.substr(csv.find('\n') + 1);
   const auto cells = split(row.substr(0, row.size() - 1), ',');
   ASSERT_EQ(cells.size(), csv_columns().size());
-  EXPECT_EQ(cells[10], "bad \"value\", then more");  // the reason column
+  const auto& names = csv_columns();
+  const size_t reason = std::find(names.begin(), names.end(), "reason") - names.begin();
+  ASSERT_LT(reason, names.size());
+  EXPECT_EQ(cells[reason], "bad \"value\", then more");
 }
 
 TEST(CsvWriter, MissingValuesAreEmptyNeverZeroOrNan) {
@@ -135,6 +141,53 @@ TEST(CsvWriter, MissingValuesAreEmptyNeverZeroOrNan) {
       EXPECT_EQ(cells.at(i), "") << names[i];
     }
   }
+}
+
+// The row of a one-point report as {column name: cell}.
+std::map<std::string, std::string> only_row(const Report& report) {
+  std::istringstream in(format_csv_report(report));
+  std::string header;
+  std::string row;
+  std::getline(in, header);
+  std::getline(in, row);
+  const auto names = split(header, ',');
+  const auto cells = split(row, ',');
+  EXPECT_EQ(cells.size(), names.size()) << row;
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < names.size() && i < cells.size(); ++i) out[names[i]] = cells[i];
+  return out;
+}
+
+TEST(CsvWriter, NamesTheDeviceShapeRoofSourceAndByteBasis) {
+  Report report;
+  report.device.name = "NVIDIA H200, test";  // a comma: the cell must be quoted
+  PointResult p;
+  p.op = "gelu";
+  p.shape.heads = 8;
+  p.shape.head_dim = 64;
+  p.shape.gelu_form = GeluForm::kTanh;
+  RooflinePoint placed;
+  placed.roof.source_kind = RoofSource::kMeasured;
+  placed.above_roof = true;
+  placed.bytes_basis = kBytesIsolated;
+  p.roofline = placed;
+  report.points.push_back(p);
+  EXPECT_NE(format_csv_report(report).find(",\"NVIDIA H200, test\","), std::string::npos);
+  auto row = only_row(report);
+  EXPECT_EQ(row["device"], "NVIDIA H200, test");
+  EXPECT_EQ(row["d_model"], "512");
+  EXPECT_EQ(row["gelu_form"], "tanh");
+  EXPECT_EQ(row["roof_source"], "measured");
+  EXPECT_EQ(row["above_roof"], "true");
+  EXPECT_EQ(row["bytes_basis"], "dram_isolated");
+
+  // Without a placement the roof's columns are empty, not a default value.
+  report.points[0].roofline.reset();
+  row = only_row(report);
+  EXPECT_EQ(row["roof_source"], "");
+  EXPECT_EQ(row["above_roof"], "");
+  EXPECT_EQ(row["bytes_basis"], "");
+  EXPECT_EQ(row["gelu_form"], "tanh");
 }
 
 }  // namespace

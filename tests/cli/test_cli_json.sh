@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `list --json` and `doctor --json` on the built binary: each prints one JSON document with the
+# same content as its text output, and keeps the text output's exit code. Runs with or without a
+# GPU: without one, doctor's JSON must still describe the failure and exit 3.
+# Usage: test_cli_json.sh BINARY
+set -u
+bin="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# json_check NAME FILE PYTHON: parses FILE as JSON (json.load(sys.stdin)) into `doc`, then runs
+# the PYTHON statements, which raise (assert) on a mismatch; sys.argv[1] is $work.
+json_check() {
+  local name="$1" file="$2" code="$3"
+  if python3 -c "import json, sys
+doc = json.load(sys.stdin)
+$code" "$work" <"$file" 2>"$work/py.err"; then
+    passes=$((passes + 1))
+  else
+    fail "$name: $(tail -c 400 "$work/py.err")"
+  fi
+}
+
+# ---- list --json: the same operators, axes and counters as `list` ---------------------------
+"$bin" list >"$work/list.txt" 2>"$work/stderr" || fail "list -> exit $?: $(head -c 300 "$work/stderr")"
+"$bin" list --json >"$work/list.json" 2>"$work/stderr"
+code=$?
+if [[ $code -ne 0 ]]; then
+  fail "list --json -> exit $code: $(head -c 300 "$work/stderr")"
+else
+  json_check "list --json keys" "$work/list.json" '
+assert list(doc) == ["operators", "axes", "counters"], list(doc)
+for op in doc["operators"]:
+    assert set(op) == {"name", "pipe", "summary"}, op
+    assert op["pipe"] in ("tensor", "fp32"), op
+for axis in doc["axes"]:
+    assert {"flag", "config_key", "default"} <= set(axis), axis
+axes = {a["flag"]: a for a in doc["axes"]}
+assert axes["--batch"]["default"] == 1 and axes["--repetitions"]["default"] == 10, axes
+assert axes["--causal"]["default"] is False, axes["--causal"]
+assert axes["--dtype"]["allowed"] == ["bf16", "fp16"], axes["--dtype"]
+assert doc["counters"]["metrics"], doc["counters"]'
+  # Parity with the text: every operator, axis flag and metric, in the same order.
+  json_check "list --json matches list" "$work/list.json" '
+text = open(sys.argv[1] + "/list.txt").read().split("\n")
+ops = text[text.index("operators:") + 1:text.index("axes (defaults):")]
+axes = text[text.index("axes (defaults):") + 1:[i for i, l in enumerate(text) if l.startswith("counters")][0]]
+metrics = [l.strip() for l in text[[i for i, l in enumerate(text) if l.startswith("counters")][0] + 1:] if l]
+assert [l.split()[0] for l in ops] == [o["name"] for o in doc["operators"]], ops
+assert [l.split()[1] for l in ops] == [o["pipe"] for o in doc["operators"]], ops
+assert [l.split()[0] for l in axes] == [a["flag"] for a in doc["axes"]], axes
+assert metrics == doc["counters"]["metrics"], metrics
+for line, axis in zip(axes, doc["axes"]):
+    value = axis["default"]
+    shown = ("on" if value else "off") if isinstance(value, bool) else str(value)
+    assert line.split()[1] == shown, (line, axis)'
+fi
+
+# ---- doctor --json: the same verdict and exit code as `doctor` --------------------------------
+"$bin" doctor >"$work/doctor.txt" 2>"$work/stderr"
+text_code=$?
+"$bin" doctor --json >"$work/doctor.json" 2>"$work/stderr"
+json_code=$?
+if [[ $json_code -ne $text_code ]]; then
+  fail "doctor --json -> exit $json_code, doctor -> exit $text_code: $(head -c 300 "$work/stderr")"
+elif [[ $json_code -ne 0 && $json_code -ne 3 ]]; then
+  fail "doctor --json -> exit $json_code (want 0 or 3): $(head -c 300 "$work/stderr")"
+else
+  passes=$((passes + 1))
+  json_check "doctor --json keys" "$work/doctor.json" "
+assert list(doc) == ['versions', 'host', 'visible_devices', 'devices', 'verdict'], list(doc)
+assert {'rooflinectl', 'cuda_driver', 'cuda_runtime', 'cupti'} <= set(doc['versions'])
+assert {'profiling_admin_only', 'euid_root', 'cap_sys_admin'} <= set(doc['host'])
+verdict = doc['verdict']
+assert verdict['exit_code'] == $json_code, verdict
+assert verdict['ready'] == ($json_code == 0), verdict
+for device in doc['devices']:
+    assert {'index', 'name', 'counters_readable', 'counters_reason'} <= set(device), device
+text = open(sys.argv[1] + '/doctor.txt').read()
+assert 'verdict:       ' + verdict['text'] + '\n' in text, (verdict, text[-200:])
+assert len(doc['devices']) == text.count('\ndevice '), doc['devices']
+if doc['visible_devices'] == 0:
+    assert doc['devices'] == [] and 'nvidia-smi' in verdict['hint'], doc
+    assert verdict['text'] == 'cannot sweep: no CUDA GPU', verdict"
+fi
+# Bad input stays bad input with --json: exit 2, nothing on stdout.
+"$bin" doctor --json --device=-1 >"$work/stdout" 2>"$work/stderr"
+code=$?
+if [[ $code -eq 2 && ! -s "$work/stdout" ]] && grep -q -- "--device -1" "$work/stderr"; then
+  passes=$((passes + 1))
+else
+  fail "doctor --json --device=-1 -> exit $code: $(head -c 300 "$work/stderr")"
+fi
+
+echo "cli_json: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
