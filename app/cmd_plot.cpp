@@ -35,8 +35,9 @@ int run_plot_command(const PlotOptions& o) {
   check_unique_points(report, o.report);
   check_report_consistency(report, o.report);
   // A chart without a single measured point would be empty axes that look like a result.
-  const bool any_ok = std::any_of(report.points.begin(), report.points.end(),
-                                  [](const PointResult& p) { return p.status == PointStatus::kOk; });
+  const bool any_ok =
+      std::any_of(report.points.begin(), report.points.end(),
+                  [](const PointResult& p) { return p.status == PointStatus::kOk; });
   if (!any_ok) {
     throw bad_input(fmt::format("{} has no point with status ok ({} points): nothing to plot",
                                 o.report, report.points.size()));

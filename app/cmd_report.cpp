@@ -31,9 +31,9 @@ int run_report_command(const ReportOptions& o) {
       o.format, "--format",
       {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson});
   if (o.output_given) {
-    check_output_extension(o.output, extension_of(format),
-                           fmt::format("--format {} writes {}", format_name(format),
-                                       extension_of(format)));
+    check_output_extension(
+        o.output, extension_of(format),
+        fmt::format("--format {} writes {}", format_name(format), extension_of(format)));
     check_output_is_not_input(o.output, o.report);
     check_output_file_path(o.output);
   }

@@ -44,7 +44,7 @@ struct CompareOptions {
   double traffic_threshold = 0.05;  ///< relative change of DRAM bytes that counts
   double l2_threshold = 0.10;       ///< relative change of L2 bytes that counts
   CompareBy by = CompareBy::kTime;
-  bool strict = false;  ///< inconclusive and removed points also fail (exit 1)
+  bool strict = false;               ///< inconclusive and removed points also fail (exit 1)
   bool allow_different_gpu = false;  ///< compare reports from different GPUs instead of refusing
 };
 

@@ -16,7 +16,8 @@
 namespace rooflinectl {
 namespace {
 
-const std::string kH200Report = std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json";
+const std::string kH200Report =
+    std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json";
 
 struct Parsed {
   tinyxml2::XMLDocument doc;
