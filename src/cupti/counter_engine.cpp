@@ -67,12 +67,4 @@ CounterResult CounterEngine::combine(const CounterPassRanges& ranges, const Coun
                               hooks.sweep_method);
 }
 
-CounterResult CounterEngine::measure(const CounterPassHooks& hooks,
-                                     const std::vector<std::string>& kernel_names) {
-  CounterPassRanges ranges;
-  ranges.bytes = bytes_pass(hooks);
-  ranges.replay = replay_pass(hooks);
-  return combine(ranges, hooks, kernel_names);
-}
-
 }  // namespace rooflinectl

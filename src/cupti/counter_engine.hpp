@@ -40,7 +40,9 @@ class CounterEngine {
   explicit CounterEngine(int device);
 
   /// The byte session of one point: flush, then the kernels and the write-back sweep. Errors as
-  /// ProfilerSession::profile.
+  /// ProfilerSession::profile. Switching between this and replay_pass re-creates CUPTI's range
+  /// profiler object (ProfilerSession::profile), which costs a few hundred milliseconds: a sweep
+  /// runs every point's byte pass first, then every replay pass.
   std::vector<std::map<std::string, double>> bytes_pass(const CounterPassHooks& hooks);
   /// The replay session of one point: flush, then the kernels. Errors as bytes_pass.
   std::vector<std::map<std::string, double>> replay_pass(const CounterPassHooks& hooks);
@@ -53,12 +55,6 @@ class CounterEngine {
   /// point of a sweep on the H200; later points of the same operator: none), so a sweep warms
   /// the session up before its first point. Errors as bytes_pass.
   void warm_up(const std::function<void()>& kernels);
-
-  /// bytes_pass, replay_pass and combine for one point. Switching between the two sessions
-  /// re-creates CUPTI's range profiler object (ProfilerSession::profile), which costs a few
-  /// hundred milliseconds: a sweep runs every point's byte pass first, then every replay pass.
-  CounterResult measure(const CounterPassHooks& hooks,
-                        const std::vector<std::string>& kernel_names);
 
   /// The two metric sets, as recorded in every point's CounterResult::sessions.
   const std::vector<CounterSession>& sessions() const { return sessions_; }
