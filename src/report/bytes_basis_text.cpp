@@ -28,12 +28,13 @@ const BasisPhrase kPhrases[] = {
 
 std::string bytes_basis_summary(const Report& report) {
   std::string out;
-  for (const auto& [basis, phrase] : kPhrases) {
+  for (const BasisPhrase& entry : kPhrases) {
+    const std::string basis = entry.basis;
     const auto count = std::count_if(
         report.points.begin(), report.points.end(),
         [&](const auto& p) { return p.roofline && p.roofline->bytes_basis == basis; });
     if (count == 0) continue;
-    out += fmt::format("{}{}, {} point{}", out.empty() ? "DRAM bytes: " : "; ", phrase, count,
+    out += fmt::format("{}{}, {} point{}", out.empty() ? "DRAM bytes: " : "; ", entry.phrase, count,
                        count == 1 ? "" : "s");
   }
   return out;
