@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "core/error.hpp"
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
+#include "device_json.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -21,8 +23,9 @@ void probe_counters(DeviceRecord& record) {
 }  // namespace
 
 CLI::App* setup_devices(CLI::App& app, DevicesOptions& o) {
-  CLI::App* sub = app.add_subcommand("devices", "List GPUs: name, compute capability, SMs, "
-                                                "memory, clocks, whether counters can be read");
+  CLI::App* sub = app.add_subcommand("devices",
+                                     "List GPUs: name, compute capability, SMs, "
+                                     "memory, clocks, whether counters can be read");
   sub->add_flag("--json", o.json, "Print JSON");
   return sub;
 }
@@ -46,28 +49,22 @@ int run_devices_command(const DevicesOptions& o) {
     DeviceRecord d = query_device(i);
     probe_counters(d);
     if (o.json) {
-      list.push_back({{"index", d.index},
-                      {"name", d.name},
-                      {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-                      {"sm_count", d.sm_count},
-                      {"memory_bytes", d.memory_bytes},
-                      {"l2_bytes", d.l2_bytes},
-                      {"sm_clock_max_hz", d.sm_clock_max_hz},
-                      {"memory_clock_hz", d.memory_clock_hz},
-                      {"memory_bus_width_bits", d.memory_bus_width_bits},
-                      {"driver_version", d.driver_version},
-                      {"runtime_version", d.runtime_version},
-                      {"counters_available", d.counters_available},
-                      {"counters_reason", d.counters_reason}});
+      nlohmann::ordered_json j = device_identity_json(d);
+      j["driver_version"] = d.driver_version;
+      j["runtime_version"] = d.runtime_version;
+      j["counters_available"] = d.counters_available;
+      j["counters_reason"] = d.counters_reason;
+      list.push_back(std::move(j));
       continue;
     }
-    fmt::print("{}: {} (cc {}.{}), {} SMs, {:.1f} GiB, L2 {:.0f} MiB, SM clock max {:.0f} MHz, "
-               "memory clock {:.0f} MHz x {} bit, driver {}, runtime {}\n   counters: {}\n",
-               d.index, d.name, d.cc_major, d.cc_minor, d.sm_count,
-               static_cast<double>(d.memory_bytes) / (1 << 30),
-               static_cast<double>(d.l2_bytes) / (1 << 20), d.sm_clock_max_hz / 1e6,
-               d.memory_clock_hz / 1e6, d.memory_bus_width_bits, d.driver_version,
-               d.runtime_version, d.counters_available ? "readable" : "NOT readable: " + d.counters_reason);
+    fmt::print(
+        "{}: {} (cc {}.{}), {} SMs, {:.1f} GiB, L2 {:.0f} MiB, SM clock max {:.0f} MHz, "
+        "memory clock {:.0f} MHz x {} bit, driver {}, runtime {}\n   counters: {}\n",
+        d.index, d.name, d.cc_major, d.cc_minor, d.sm_count,
+        static_cast<double>(d.memory_bytes) / (1 << 30),
+        static_cast<double>(d.l2_bytes) / (1 << 20), d.sm_clock_max_hz / 1e6,
+        d.memory_clock_hz / 1e6, d.memory_bus_width_bits, d.driver_version, d.runtime_version,
+        d.counters_available ? "readable" : "NOT readable: " + d.counters_reason);
   }
   if (o.json) fmt::print("{}\n", list.dump(2));
   return 0;

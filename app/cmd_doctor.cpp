@@ -13,6 +13,7 @@
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
 #include "device/environment_facts.hpp"
+#include "device_json.hpp"
 #include "measure/clock_probe.hpp"
 #include "report/atomic_file.hpp"
 #include "strict_integer.hpp"
@@ -222,23 +223,15 @@ Json or_null(const std::optional<T>& value) {
 Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
 
 Json device_json(const DeviceDiagnosis& diagnosis) {
-  const DeviceRecord& d = diagnosis.record;
-  return {{"index", d.index},
-          {"name", d.name},
-          {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-          {"sm_count", d.sm_count},
-          {"memory_bytes", d.memory_bytes},
-          {"l2_bytes", d.l2_bytes},
-          {"sm_clock_max_hz", d.sm_clock_max_hz},
-          {"memory_clock_hz", d.memory_clock_hz},
-          {"memory_bus_width_bits", d.memory_bus_width_bits},
-          {"sm_clock_now_hz", or_null(diagnosis.sm_clock_now_hz)},
-          {"sm_clock_now_error", text_or_null(diagnosis.sm_clock_error)},
-          {"mig_instance", diagnosis.mig_instance},
-          {"mps_enabled", or_null(diagnosis.mps)},
-          {"counters_readable", diagnosis.counters.readable},
-          {"counters_reason", text_or_null(diagnosis.counters.reason)},
-          {"refusal_hint", text_or_null(diagnosis.refusal_hint)}};
+  Json j = device_identity_json(diagnosis.record);
+  j["sm_clock_now_hz"] = or_null(diagnosis.sm_clock_now_hz);
+  j["sm_clock_now_error"] = text_or_null(diagnosis.sm_clock_error);
+  j["mig_instance"] = diagnosis.mig_instance;
+  j["mps_enabled"] = or_null(diagnosis.mps);
+  j["counters_readable"] = diagnosis.counters.readable;
+  j["counters_reason"] = text_or_null(diagnosis.counters.reason);
+  j["refusal_hint"] = text_or_null(diagnosis.refusal_hint);
+  return j;
 }
 
 std::string diagnosis_json(const Diagnosis& diagnosis) {
