@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/phase_times.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
 #include "cupti/counter_engine.hpp"
@@ -56,8 +57,25 @@ struct SweepContext {
   std::string counters_null_reason;
   L2Flusher& flusher;
   cudaStream_t stream;
+  PhaseTimes& phases;                 // where the sweep's wall time goes, printed at its end
   const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
 };
+
+/// Runs `step`, adding its wall time to phase `name` of `phases`; returns what `step` returns.
+template <typename Step>
+auto timed(PhaseTimes& phases, const char* name, Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  struct AddOnExit {
+    PhaseTimes& phases;
+    const char* name;
+    std::chrono::steady_clock::time_point start;
+    ~AddOnExit() {
+      phases.add(name,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  } add_on_exit{phases, name, start};
+  return step();
+}
 
 void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecord& device,
                  const PeaksBlock& peaks) {
@@ -137,10 +155,13 @@ std::optional<std::vector<std::map<std::string, double>>> measure_point(PointRes
     return std::nullopt;
   }
   const size_t free_before_bytes = free_device_memory_bytes();
-  std::unique_ptr<OperatorRun> run = spec.create(point.shape);
+  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    created->fill_random(point.seed);
+    return created;
+  });
   point.version = run->version();
-  run->fill_random(point.seed);
-  point.validation = run->validate();
+  point.validation = timed(ctx.phases, "validate", [&] { return run->validate(); });
   if (!point.validation->passed) {
     point.status = PointStatus::kFailed;
     point.reason = "validation failed: " + point.validation->detail;
@@ -151,8 +172,10 @@ std::optional<std::vector<std::map<std::string, double>>> measure_point(PointRes
 
   const TimingOptions timing_options{ctx.config.repetitions, ctx.config.warmup_runs,
                                      !ctx.config.warm_l2};
-  point.timing = time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
-                               ctx.stream);
+  point.timing = timed(ctx.phases, "time", [&] {
+    return time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
+                         ctx.stream);
+  });
   point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
   record_peak_memory(point, free_before_bytes);
 
@@ -160,7 +183,8 @@ std::optional<std::vector<std::map<std::string, double>>> measure_point(PointRes
     // The replay pass and the placement follow once every point has had its byte pass.
     point.counters.null_reason = "not measured: the sweep stopped before the replay pass";
     point.roofline_null_reason = "not placed: the sweep stopped before the replay pass";
-    return ctx.profiler->bytes_pass(counter_hooks(*run, ctx));
+    return timed(ctx.phases, "byte pass",
+                 [&] { return ctx.profiler->bytes_pass(counter_hooks(*run, ctx)); });
   }
   point.counters.null_reason = ctx.counters_null_reason;
   finish_point(point, spec, ctx);
@@ -171,10 +195,14 @@ std::optional<std::vector<std::map<std::string, double>>> measure_point(PointRes
 /// same seed (same data, same kernels), profiled by the replay session, and the point placed.
 void replay_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
                   CounterPassRanges& ranges) {
-  std::unique_ptr<OperatorRun> run = spec.create(point.shape);
-  run->fill_random(point.seed);
+  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    created->fill_random(point.seed);
+    return created;
+  });
   const CounterPassHooks hooks = counter_hooks(*run, ctx);
-  ranges.replay = ctx.profiler->replay_pass(hooks);
+  ranges.replay =
+      timed(ctx.phases, "replay pass", [&] { return ctx.profiler->replay_pass(hooks); });
   point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
   point.roofline_null_reason.clear();
   finish_point(point, spec, ctx);
@@ -221,6 +249,8 @@ void check_sweep_plan(const SweepConfig& config) {
 
 Report run_sweep(const SweepConfig& config, std::ostream& progress,
                  const std::optional<RoofSource>& roof) {
+  const auto sweep_start = std::chrono::steady_clock::now();
+  PhaseTimes phases;
   check_sweep_plan(config);
   if (device_count() == 0) {
     throw environment_error(no_device_message());
@@ -231,13 +261,18 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   report.timestamp_utc = utc_timestamp_now();
   report.config = config;
   report.device = query_device(config.device);
-  RFL_CUDA_CHECK(cudaSetDevice(config.device));
-  RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
+  timed(phases, "context", [&] {
+    RFL_CUDA_CHECK(cudaSetDevice(config.device));
+    RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
+  });
 
   Stream stream;
   L2Flusher flusher(report.device.l2_bytes);
-  report.canary = take_canary(report.device.l2_bytes, stream.get(), progress);
-  SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get()};
+  report.canary = timed(phases, "canary", [&] {
+    return take_canary(report.device.l2_bytes, stream.get(), progress);
+  });
+  SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get(), phases};
+  const auto counter_setup_start = std::chrono::steady_clock::now();
   if (!config.counters) {
     ctx.counters_null_reason = "counters disabled (--no-counters)";
   } else {
@@ -253,9 +288,14 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
       fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
     }
   }
+  phases.add("counter set-up",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - counter_setup_start)
+                 .count());
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
-  PeaksBlock peaks = prepare_sweep_roofs(report.device, roof, config.counters, progress);
+  PeaksBlock peaks = timed(phases, "roofs", [&] {
+    return prepare_sweep_roofs(report.device, roof, config.counters, progress);
+  });
   ctx.peaks = &peaks;
 
   const uint64_t base_seed = std::random_device{}();
@@ -337,8 +377,13 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     report_above_roof(point, label, replay_shown);
   }
   replay_shown.finish();
-  finish_sweep_roofs(peaks, report.points, report.device);
+  timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
   report.peaks = peaks;
+  fmt::print(
+      progress, "{}\n",
+      phase_times_line(
+          phases,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count()));
   return report;
 }
 
