@@ -41,9 +41,11 @@
 
 #include "core/error.hpp"
 #include "core/kernel_version.hpp"
+#include "core/parallel_for.hpp"
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
+#include "kernels/common/device_compare.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -59,9 +61,6 @@ constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
 // Rows of C that the CPU float64 reference recomputes (spread over M, first and last included);
 // the cost is rows·K·N multiply-adds on the host, independent of M.
 constexpr int64_t kCpuSampleRows = 8;
-// Elements per host-side comparison chunk, so that validation of M·N ≈ 2.7e8 outputs (M = 32768,
-// d_model = 2048) never holds more than ~0.3 GB of doubles on the host.
-constexpr int64_t kCompareChunkElements = int64_t{1} << 24;
 
 // ---------------------------------------------------------------------------------------------
 // CPU reference
@@ -73,14 +72,18 @@ std::vector<double> gemm_reference_rows(const std::vector<double>& x_rows,
                                         const std::vector<double>& w, int64_t rows, int64_t k,
                                         int64_t n) {
   std::vector<double> c(static_cast<size_t>(rows * n), 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    double* c_row = c.data() + r * n;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      const double x = x_rows[static_cast<size_t>(r * k + kk)];
-      const double* w_row = w.data() + kk * n;
-      for (int64_t j = 0; j < n; ++j) c_row[j] += x * w_row[j];
+  // Columns split over host threads; every element sums over k in the same order whatever the
+  // thread count.
+  parallel_for(n, 256, [&](int64_t first_column, int64_t end_column) {
+    for (int64_t r = 0; r < rows; ++r) {
+      double* c_row = c.data() + r * n;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double x = x_rows[static_cast<size_t>(r * k + kk)];
+        const double* w_row = w.data() + kk * n;
+        for (int64_t j = first_column; j < end_column; ++j) c_row[j] += x * w_row[j];
+      }
     }
-  }
+  });
   return c;
 }
 
@@ -456,7 +459,8 @@ class GemmRun final : public OperatorRun {
   }
 
   // Two references, neither sharing code with the kernel: cuBLAS (fp32 output) over every
-  // element, and float64 on the CPU over kCpuSampleRows rows. Tolerance: default_tolerance —
+  // element, compared on the GPU (compare_on_device: the host test, in float64), and float64 on
+  // the CPU over kCpuSampleRows rows. Tolerance: default_tolerance —
   // the output is O(1) and the kernel's only error beyond fp32 summation order is the final
   // rounding to the dtype (relative u = 2^-8 bf16, 2^-11 fp16), well inside the default
   // abs = rel = 2u (bf16) / 4u (fp16).
@@ -527,18 +531,7 @@ class GemmRun final : public OperatorRun {
                      CUBLAS_GEMM_DEFAULT));
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
 
-    Validation total;
-    const int64_t chunk_rows = std::max<int64_t>(1, kCompareChunkElements / dims_.n);
-    for (int64_t row = 0; row < dims_.m; row += chunk_rows) {
-      const int64_t rows = std::min(chunk_rows, dims_.m - row);
-      const int64_t offset = row * dims_.n;
-      const std::vector<double> out = download_as_double(c_.get() + offset, rows * dims_.n, dtype_);
-      const std::vector<double> ref =
-          download_fp32_as_double(reference.get() + offset, rows * dims_.n);
-      merge_validation(total, compare_arrays(out.data(), ref.data(), rows * dims_.n, tol, ""),
-                       fmt::format("chunk from row {}", row));
-    }
-    return total;
+    return compare_on_device(c_.get(), dtype_, reference.get(), dims_.m * dims_.n, tol, "");
   }
 
   Validation compare_with_cpu(Tolerance tol) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/parallel_for.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -221,39 +222,43 @@ std::vector<double> cpu_reference_attention(const AttentionProblem& p, const std
   check_rows(p, rows);
   const int64_t d = p.head_dim;
   std::vector<double> out(rows.size() * static_cast<size_t>(d), 0.0);
-  std::vector<double> scores;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const RowLocation loc =
-        locate_row(rows[r], p.heads, p.kv_heads, d, p.q_len, p.kv_len, p.causal);
-    const double* q_row = q.data() + loc.q_offset;
-    const double* k_head = k.data() + loc.kv_offset;
-    const double* v_head = v.data() + loc.kv_offset;
-    double* o = out.data() + r * d;
-    if (loc.visible == 0) continue;  // no visible key: the row is exactly 0
-    scores.assign(static_cast<size_t>(loc.visible), 0.0);
-    double row_max = -std::numeric_limits<double>::infinity();
-    for (int64_t j = 0; j < loc.visible; ++j) {
-      // Four partial sums break the add dependency chain (2.5x faster on the host at the 2^31
-      // size limit); in float64 the summation order is far below any tolerance used.
-      const double* k_row = k_head + j * d;
-      double partial[4] = {0.0, 0.0, 0.0, 0.0};
-      int64_t c = 0;
-      for (; c + 4 <= d; c += 4) {
-        for (int u = 0; u < 4; ++u) partial[u] += q_row[c + u] * k_row[c + u];
+  // Rows are independent and each is computed by one thread in the serial order, so the result
+  // does not depend on the thread count.
+  parallel_for(static_cast<int64_t>(rows.size()), 1, [&](int64_t first_row, int64_t end_row) {
+    std::vector<double> scores;
+    for (int64_t r = first_row; r < end_row; ++r) {
+      const RowLocation loc =
+          locate_row(rows[r], p.heads, p.kv_heads, d, p.q_len, p.kv_len, p.causal);
+      const double* q_row = q.data() + loc.q_offset;
+      const double* k_head = k.data() + loc.kv_offset;
+      const double* v_head = v.data() + loc.kv_offset;
+      double* o = out.data() + r * d;
+      if (loc.visible == 0) continue;  // no visible key: the row is exactly 0
+      scores.assign(static_cast<size_t>(loc.visible), 0.0);
+      double row_max = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < loc.visible; ++j) {
+        // Four partial sums break the add dependency chain (2.5x faster on the host at the 2^31
+        // size limit); in float64 the summation order is far below any tolerance used.
+        const double* k_row = k_head + j * d;
+        double partial[4] = {0.0, 0.0, 0.0, 0.0};
+        int64_t c = 0;
+        for (; c + 4 <= d; c += 4) {
+          for (int u = 0; u < 4; ++u) partial[u] += q_row[c + u] * k_row[c + u];
+        }
+        for (; c < d; ++c) partial[0] += q_row[c] * k_row[c];
+        const double dot = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+        scores[j] = dot * static_cast<double>(p.scale);
+        row_max = std::max(row_max, scores[j]);
       }
-      for (; c < d; ++c) partial[0] += q_row[c] * k_row[c];
-      const double dot = (partial[0] + partial[1]) + (partial[2] + partial[3]);
-      scores[j] = dot * static_cast<double>(p.scale);
-      row_max = std::max(row_max, scores[j]);
+      double sum = 0.0;
+      for (int64_t j = 0; j < loc.visible; ++j) {
+        const double weight = std::exp(scores[j] - row_max);
+        sum += weight;
+        for (int64_t c = 0; c < d; ++c) o[c] += weight * v_head[j * d + c];
+      }
+      for (int64_t c = 0; c < d; ++c) o[c] /= sum;
     }
-    double sum = 0.0;
-    for (int64_t j = 0; j < loc.visible; ++j) {
-      const double weight = std::exp(scores[j] - row_max);
-      sum += weight;
-      for (int64_t c = 0; c < d; ++c) o[c] += weight * v_head[j * d + c];
-    }
-    for (int64_t c = 0; c < d; ++c) o[c] /= sum;
-  }
+  });
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "core/parallel_for.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/tensor_utils.hpp"
 
@@ -38,7 +39,8 @@ void fill_uniform(void* data, int64_t count, Dtype dtype, uint64_t seed, float l
   const int64_t wanted = (count + threads - 1) / threads;
   const int blocks = static_cast<int>(wanted < 65536 ? wanted : 65536);
   if (dtype == Dtype::kBf16) {
-    fill_uniform_kernel<<<blocks, threads>>>(static_cast<__nv_bfloat16*>(data), count, seed, lo, hi);
+    fill_uniform_kernel<<<blocks, threads>>>(static_cast<__nv_bfloat16*>(data), count, seed, lo,
+                                             hi);
   } else {
     fill_uniform_kernel<<<blocks, threads>>>(static_cast<__half*>(data), count, seed, lo, hi);
   }
@@ -48,19 +50,22 @@ void fill_uniform(void* data, int64_t count, Dtype dtype, uint64_t seed, float l
 
 std::vector<double> download_as_double(const void* data, int64_t count, Dtype dtype) {
   std::vector<uint16_t> raw(static_cast<size_t>(count));
-  RFL_CUDA_CHECK(cudaMemcpy(raw.data(), data, raw.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  RFL_CUDA_CHECK(
+      cudaMemcpy(raw.data(), data, raw.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost));
   std::vector<double> out(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (dtype == Dtype::kBf16) {
-      __nv_bfloat16_raw r;
-      r.x = raw[i];
-      out[i] = static_cast<double>(__bfloat162float(__nv_bfloat16(r)));
-    } else {
-      __half_raw r;
-      r.x = raw[i];
-      out[i] = static_cast<double>(__half2float(__half(r)));
+  parallel_for(count, int64_t{1} << 20, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (dtype == Dtype::kBf16) {
+        __nv_bfloat16_raw r;
+        r.x = raw[static_cast<size_t>(i)];
+        out[static_cast<size_t>(i)] = static_cast<double>(__bfloat162float(__nv_bfloat16(r)));
+      } else {
+        __half_raw r;
+        r.x = raw[static_cast<size_t>(i)];
+        out[static_cast<size_t>(i)] = static_cast<double>(__half2float(__half(r)));
+      }
     }
-  }
+  });
   return out;
 }
 
