@@ -22,6 +22,8 @@ const BasisPhrase kPhrases[] = {
      "read + write in the kernels' windows only (write-back not measured; schema-1 reports took "
      "them from a multi-pass replay, which inflates the writes)"},
     {kBytesAnalytic, "the analytic model's as-implemented bytes (no counters)"},
+    {kBytesAnalyticMin,
+     "the analytic model's minimum bytes, inputs read and outputs written once (no counters)"},
 };
 
 }  // namespace

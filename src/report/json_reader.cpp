@@ -254,9 +254,10 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   if (r.has("bytes_basis")) {
     point.bytes_basis = r.get_string("bytes_basis");
     if (point.bytes_basis != kBytesIsolated && point.bytes_basis != kBytesInWindow &&
-        point.bytes_basis != kBytesAnalytic) {
-      r.fail_key("bytes_basis", fmt::format("'{}' is not one of {}, {}, {}", point.bytes_basis,
-                                            kBytesIsolated, kBytesInWindow, kBytesAnalytic));
+        point.bytes_basis != kBytesAnalytic && point.bytes_basis != kBytesAnalyticMin) {
+      r.fail_key("bytes_basis",
+                 fmt::format("'{}' is not one of {}, {}, {}, {}", point.bytes_basis, kBytesIsolated,
+                             kBytesInWindow, kBytesAnalytic, kBytesAnalyticMin));
     }
   } else {
     point.bytes_basis = point.basis == "analytic" ? kBytesAnalytic : kBytesInWindow;

@@ -2,6 +2,10 @@
 
 namespace rooflinectl {
 
+const char* analytic_bytes_basis(const std::string& op) {
+  return op == "naive_attention" ? kBytesAnalytic : kBytesAnalyticMin;
+}
+
 std::optional<PlacementFigures> expected_placement_inputs(const PointResult& point,
                                                           const std::string& basis,
                                                           const std::string& bytes_basis,
@@ -29,17 +33,22 @@ std::optional<PlacementFigures> expected_placement_inputs(const PointResult& poi
     return figures;
   }
   if (basis == "analytic") {
-    if (!bytes_basis.empty() && bytes_basis != kBytesAnalytic) {
+    const bool minimum = bytes_basis == kBytesAnalyticMin;
+    if (!bytes_basis.empty() && bytes_basis != kBytesAnalytic && !minimum) {
       why_not = "bytes_basis '" + bytes_basis + "' does not go with basis analytic";
       return std::nullopt;
     }
-    if (!(point.analytic.flop > 0) || !(point.analytic.implemented_dram_bytes > 0)) {
-      why_not = "analytic FLOPs or implemented DRAM bytes missing or zero";
+    const double bytes =
+        minimum ? point.analytic.min_dram_bytes : point.analytic.implemented_dram_bytes;
+    if (!(point.analytic.flop > 0) || !(bytes > 0)) {
+      why_not = std::string("analytic FLOPs or ") + (minimum ? "minimum" : "implemented") +
+                " DRAM bytes missing or zero";
       return std::nullopt;
     }
     figures.flop = point.analytic.flop;
-    figures.dram_bytes = point.analytic.implemented_dram_bytes;
-    figures.source = "analytic (flop; implemented_dram_bytes)";
+    figures.dram_bytes = bytes;
+    figures.source =
+        minimum ? "analytic (flop; min_dram_bytes)" : "analytic (flop; implemented_dram_bytes)";
     return figures;
   }
   why_not = "unknown roofline basis '" + basis + "' (allowed: counters, analytic)";
@@ -50,7 +59,7 @@ PlacementInputs placement_inputs(const PointResult& point) {
   PlacementInputs in;
   const bool counted = !point.counters.null_reason;
   in.basis = counted ? "counters" : "analytic";
-  in.bytes_basis = !counted                               ? kBytesAnalytic
+  in.bytes_basis = !counted                               ? analytic_bytes_basis(point.op)
                    : point.counters.dram_bytes_isolated() ? kBytesIsolated
                                                           : kBytesInWindow;
   std::string why_not;

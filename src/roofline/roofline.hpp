@@ -48,7 +48,8 @@ struct RooflinePoint {
   Bound bound = Bound::kMemory;  ///< memory when I < I*, else compute
   std::string basis;             ///< "counters" (measured FLOPs and bytes) or "analytic"
   /// Which DRAM bytes `dram_bytes` is (roofline/placement_inputs.hpp): "dram_isolated",
-  /// "dram_in_window" or "analytic_implemented"; empty when the caller did not say.
+  /// "dram_in_window", "analytic_implemented" or "analytic_min"; empty when the caller did not
+  /// say.
   std::string bytes_basis;
 };
 

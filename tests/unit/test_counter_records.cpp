@@ -131,16 +131,44 @@ TEST(PlacementInputs, WithoutTheWriteBackTheInWindowBytesAreUsedAndSaid) {
   EXPECT_DOUBLE_EQ(*in.dram_bytes, 1.1e7);
 }
 
-TEST(PlacementInputs, NoCountersFallsBackToTheAnalyticModel) {
+TEST(PlacementInputs, NoCountersFallsBackToTheAnalyticMinimumBytes) {
   PointResult p = counted_point();
+  p.op = "flash_attention";
   p.counters = CounterResult{};
   p.counters.null_reason = "counters disabled (--no-counters)";
-  p.analytic.implemented_dram_bytes = 3e7;
+  p.analytic.implemented_dram_bytes = 3e8;  // K and V re-read per query tile: L2 serves them
   const PlacementInputs in = placement_inputs(p);
   EXPECT_EQ(in.basis, "analytic");
-  EXPECT_EQ(in.bytes_basis, kBytesAnalytic);
+  EXPECT_EQ(in.bytes_basis, kBytesAnalyticMin);
   EXPECT_DOUBLE_EQ(*in.flop, 1e9);
-  EXPECT_DOUBLE_EQ(*in.dram_bytes, 3e7);  // as implemented, not the minimum
+  EXPECT_DOUBLE_EQ(*in.dram_bytes, 2e7);  // the minimum, not the no-reuse re-reads
+}
+
+TEST(PlacementInputs, NaiveAttentionWithoutCountersKeepsItsScoreMatrixBytes) {
+  PointResult p = counted_point();
+  p.op = "naive_attention";
+  p.counters = CounterResult{};
+  p.counters.null_reason = "counters disabled (--no-counters)";
+  p.analytic.implemented_dram_bytes = 3e7;  // + S and P, written and read between kernels
+  const PlacementInputs in = placement_inputs(p);
+  EXPECT_EQ(in.bytes_basis, kBytesAnalytic);
+  EXPECT_DOUBLE_EQ(*in.dram_bytes, 3e7);
+}
+
+TEST(PlacementInputs, AnalyticBasisIsMinimumForAllButNaiveAttention) {
+  EXPECT_STREQ(analytic_bytes_basis("naive_attention"), kBytesAnalytic);
+  for (const char* op : {"flash_attention", "gemm", "gelu", "layernorm", "decode_attention"}) {
+    EXPECT_STREQ(analytic_bytes_basis(op), kBytesAnalyticMin) << op;
+  }
+  std::string why;
+  PointResult p = counted_point();
+  p.analytic.implemented_dram_bytes = 5e7;
+  EXPECT_DOUBLE_EQ(expected_placement_inputs(p, "analytic", kBytesAnalyticMin, why)->dram_bytes,
+                   2e7);
+  EXPECT_DOUBLE_EQ(expected_placement_inputs(p, "analytic", kBytesAnalytic, why)->dram_bytes, 5e7);
+  p.analytic.min_dram_bytes = 0;
+  EXPECT_FALSE(expected_placement_inputs(p, "analytic", kBytesAnalyticMin, why));
+  EXPECT_NE(why.find("minimum DRAM bytes"), std::string::npos) << why;
 }
 
 TEST(PlacementInputs, CountersWithoutBytesAreNullNotAnalytic) {
