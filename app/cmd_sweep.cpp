@@ -43,6 +43,7 @@ SweepConfig build_config(const SweepOptions& o) {
     config.require_counters = true;
   }
   if (o.warm_l2) config.warm_l2 = true;
+  if (o.sm_throughput) config.sm_throughput = true;
   if (o.device) config.device = *o.device;
   return config;
 }
@@ -97,6 +98,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                 "Exit 3 before the sweep starts when counters cannot be read (see `doctor`)")
       ->excludes(no_counters);
   sub->add_flag("--warm-l2", o.warm_l2, "Do not flush L2 before each timed sample");
+  sub->add_flag("--sm-throughput", o.sm_throughput,
+                "Also count sm__throughput (Nsight Compute's SM speed-of-light, the table's SM %): "
+                "8 more CUPTI replay passes per point on Hopper, about +0.2 s a point")
+      ->excludes(no_counters);
   sub->add_option("--device", o.device, "CUDA device index")->check(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "

@@ -24,6 +24,7 @@ struct SweepOptions {
   bool no_counters = false;
   bool require_counters = false;  ///< exit 3 before the sweep when counters cannot be read
   bool warm_l2 = false;
+  bool sm_throughput = false;
   std::optional<int> device;
   /// Baseline report: sweep, compare against it, print the Markdown comparison on stdout and
   /// exit with compare's code. Loaded and checked before the sweep starts.

@@ -277,7 +277,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     ctx.counters_null_reason = "counters disabled (--no-counters)";
   } else {
     try {
-      ctx.profiler = std::make_unique<CounterEngine>(config.device);
+      ctx.profiler = std::make_unique<CounterEngine>(config.device, config.sm_throughput);
       ctx.profiler->warm_up([&] { flusher.read_sweep(stream.get()); });
     } catch (const Error& e) {
       if (config.require_counters) {

@@ -15,8 +15,9 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",    "seq",       "batch",       "heads",       "kv_heads", "head_dim", "dtype",
-      "causal", "gelu_form", "repetitions", "warmup_runs", "counters", "warm_l2",  "device"};
+      "ops",         "seq",      "batch",   "heads",     "kv_heads",
+      "head_dim",    "dtype",    "causal",  "gelu_form", "repetitions",
+      "warmup_runs", "counters", "warm_l2", "device",    "sm_throughput"};
   return keys;
 }
 
@@ -70,6 +71,7 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   if (r.has("warmup_runs")) c.warmup_runs = get_int_at_least(r, "warmup_runs", 0);
   if (r.has("counters")) c.counters = r.get_bool("counters");
   if (r.has("warm_l2")) c.warm_l2 = r.get_bool("warm_l2");
+  if (r.has("sm_throughput")) c.sm_throughput = r.get_bool("sm_throughput");
   if (r.has("device")) c.device = get_int_at_least(r, "device", 0);
   return c;
 }
@@ -98,12 +100,12 @@ void validate_sweep_config(const SweepConfig& c) {
   first.seq_len = c.seq_lens.front();
   validate_common_shape(first);
   if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
-    throw bad_input(fmt::format("invalid repetitions {}: allowed 1 to {}", c.repetitions,
-                                kMaxRepetitions));
+    throw bad_input(
+        fmt::format("invalid repetitions {}: allowed 1 to {}", c.repetitions, kMaxRepetitions));
   }
   if (c.warmup_runs < 0 || c.warmup_runs > kMaxRepetitions) {
-    throw bad_input(fmt::format("invalid warmup-runs {}: allowed 0 to {}", c.warmup_runs,
-                                kMaxRepetitions));
+    throw bad_input(
+        fmt::format("invalid warmup-runs {}: allowed 0 to {}", c.warmup_runs, kMaxRepetitions));
   }
   if (c.device < 0) {
     throw bad_input(fmt::format("invalid device {}: must be 0 or more", c.device));

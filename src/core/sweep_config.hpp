@@ -25,8 +25,11 @@ struct SweepConfig {
   /// Refuse to run timing-only: counters that cannot be read are an environment Error (exit 3)
   /// raised before the first point. A run policy, not part of the report.
   bool require_counters = false;
-  bool warm_l2 = false;           ///< skip the L2 flush before each timed sample
-  int device = 0;                 ///< CUDA device index
+  bool warm_l2 = false;  ///< skip the L2 flush before each timed sample
+  /// Count sm__throughput in the replay pass (8 more CUPTI passes per point on GH100). Reports
+  /// written before the option existed read as true: they counted it.
+  bool sm_throughput = false;
+  int device = 0;  ///< CUDA device index
 };
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),

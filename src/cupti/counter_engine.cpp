@@ -35,9 +35,10 @@ CounterSession describe(const ProfilerSession& session, size_t set, const char* 
 
 }  // namespace
 
-CounterEngine::CounterEngine(int device) : session_(device) {
+CounterEngine::CounterEngine(int device, bool sm_throughput) : session_(device) {
   byte_set_ = session_.add_metric_set(one_pass_byte_set(session_));
-  replay_set_ = session_.add_metric_set(replay_metric_names(session_.metrics(byte_set_)));
+  replay_set_ =
+      session_.add_metric_set(replay_metric_names(session_.metrics(byte_set_), sm_throughput));
   sessions_ = {describe(session_, byte_set_, "bytes"), describe(session_, replay_set_, "replay")};
 }
 

@@ -36,8 +36,9 @@ class CounterEngine {
   /// Opens the session on `device` and configures the byte set: the required byte metrics, then
   /// each other candidate of byte_metric_candidates() that keeps the set at one pass. Throws the
   /// session's environment Errors, and an environment Error when the required byte metrics
-  /// alone need more than one pass on this chip.
-  explicit CounterEngine(int device);
+  /// alone need more than one pass on this chip. The replay set holds sm__throughput only when
+  /// `sm_throughput` (replay_metric_names: 8 more passes per point on GH100).
+  CounterEngine(int device, bool sm_throughput);
 
   /// The byte session of one point: flush, then the kernels and the write-back sweep. Errors as
   /// ProfilerSession::profile. Switching between this and replay_pass re-creates CUPTI's range

@@ -143,13 +143,16 @@ const std::vector<std::string>& required_byte_metrics() {
   return names;
 }
 
-std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set) {
+std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set,
+                                             bool sm_throughput) {
   const auto contains = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
   std::vector<std::string> out;
   for (const auto& name : counter_metric_names()) {
-    if (!contains(byte_set, name) && !contains(required_byte_metrics(), name)) out.push_back(name);
+    if (contains(byte_set, name) || contains(required_byte_metrics(), name)) continue;
+    if (!sm_throughput && name == kMetricSmThroughputPct) continue;
+    out.push_back(name);
   }
   return out;
 }

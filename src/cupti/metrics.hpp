@@ -62,9 +62,13 @@ const std::vector<std::string>& byte_metric_candidates();
 /// Of byte_metric_candidates(), the ones without which the byte session is pointless.
 const std::vector<std::string>& required_byte_metrics();
 
-/// counter_metric_names() minus `byte_set` and minus the DRAM byte metrics: the replay
-/// session's list, in counter_metric_names() order.
-std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set);
+/// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics and, unless
+/// `sm_throughput`, minus kMetricSmThroughputPct: the replay session's list, in
+/// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
+/// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100, the other
+/// replay metrics 4 together (CUPTI pass counts on the H200, docs/counter-method.md).
+std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set,
+                                             bool sm_throughput);
 
 /// Ranges of one counter pass: the one-pass byte session (the operator's kernels, then the
 /// read-only write-back sweep as the last range) and the replay session (the kernels alone).

@@ -396,6 +396,8 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   c.warmup_runs = r.get_int("warmup_runs");
   c.counters = r.get_bool("counters");
   c.warm_l2 = r.get_bool("warm_l2");
+  // Absent in reports written before the option: those counted sm__throughput at every point.
+  c.sm_throughput = r.has("sm_throughput") ? r.get_bool("sm_throughput") : true;
   c.device = r.get_int("device");
   return c;
 }

@@ -293,6 +293,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["warmup_runs"] = c.warmup_runs;
   j["counters"] = c.counters;
   j["warm_l2"] = c.warm_l2;
+  j["sm_throughput"] = c.sm_throughput;
   j["device"] = c.device;
   return j;
 }

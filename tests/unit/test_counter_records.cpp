@@ -27,7 +27,7 @@ Range byte_range(double read, double write, double l2_write_sectors) {
 
 Range replay_range(double tensor) {
   Range r;
-  for (const auto& name : replay_metric_names({kMetricDurationNs, kMetricL2WriteSectors})) {
+  for (const auto& name : replay_metric_names({kMetricDurationNs, kMetricL2WriteSectors}, true)) {
     r[name] = 0.0;
   }
   r[kMetricTensorBf16Ops] = tensor;
@@ -39,13 +39,21 @@ std::vector<CounterSession> two_sessions() {
 }
 
 TEST(ReplayMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
-  const auto replay = replay_metric_names({kMetricDurationNs});
+  const auto replay = replay_metric_names({kMetricDurationNs}, true);
   for (const char* dram : {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricDurationNs}) {
     EXPECT_EQ(std::count(replay.begin(), replay.end(), dram), 0) << dram;
   }
   EXPECT_EQ(std::count(replay.begin(), replay.end(), kMetricTensorBf16Ops), 1);
   // Every metric lands in exactly one of the two sets.
   EXPECT_EQ(replay.size() + 3, counter_metric_names().size());
+}
+
+TEST(ReplayMetricNames, SmThroughputOnlyWhenAskedFor) {
+  const auto with = replay_metric_names({kMetricDurationNs}, true);
+  const auto without = replay_metric_names({kMetricDurationNs}, false);
+  EXPECT_EQ(std::count(with.begin(), with.end(), kMetricSmThroughputPct), 1);
+  EXPECT_EQ(std::count(without.begin(), without.end(), kMetricSmThroughputPct), 0);
+  EXPECT_EQ(without.size() + 1, with.size());
 }
 
 TEST(CountersFromPasses, LastByteRangeIsTheWriteBack) {

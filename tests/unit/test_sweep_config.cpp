@@ -80,9 +80,10 @@ TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
   const nlohmann::json file = nlohmann::json::parse(std::ifstream(path));
   std::set<std::string> keys;
   for (const auto& item : file.items()) keys.insert(item.key());
-  EXPECT_EQ(keys, (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim",
-                                         "dtype", "causal", "gelu_form", "repetitions",
-                                         "warmup_runs", "counters", "warm_l2", "device"}));
+  EXPECT_EQ(keys,
+            (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim", "dtype",
+                                   "causal", "gelu_form", "repetitions", "warmup_runs", "counters",
+                                   "warm_l2", "device", "sm_throughput"}));
 }
 
 TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
