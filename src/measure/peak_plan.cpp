@@ -13,8 +13,10 @@ constexpr int64_t kMiB = int64_t{1} << 20;
 constexpr int64_t kMinDramBufferBytes = int64_t{1} << 30;
 constexpr int64_t kDramBufferL2Multiple = 16;
 constexpr int64_t kMinDramBufferL2Multiple = 4;
-constexpr int64_t kL2BufferDivisor = 4;
-constexpr int64_t kL2BufferGranule = 64 * 1024;
+// Half of L2: of the buffers L2/16 … L2/2 and the read patterns of scripts/read_patterns.cu, one
+// contiguous chunk per block of L2/2 read fastest on the H200 (8.41 TB/s, against 6.93 for the
+// earlier grid-stride sweep of L2/4 with 4 loads in flight; docs/perf-notes.md).
+constexpr int64_t kL2BufferDivisor = 2;
 constexpr int kL2Passes = 256;
 constexpr int kWgmmaBlocksPerSm = 2;
 // Per-thread / per-warp work, sized for ~1 ms per launch on an H200 (132 SMs at ~1.9 GHz):
@@ -48,8 +50,10 @@ PeakBenchmarkPlan plan_peak_benchmarks(int sm_count, int max_threads_per_sm, int
         free_bytes / kMiB, kMinDramBufferL2Multiple * l2_bytes / kMiB));
   }
   plan.stream_blocks = sm_count * (max_threads_per_sm / kPeakStreamThreads);
-  plan.l2_buffer_bytes =
-      std::max(kL2BufferGranule, l2_bytes / kL2BufferDivisor / kL2BufferGranule * kL2BufferGranule);
+  plan.l2_blocks = sm_count;
+  const int64_t steps_per_block =
+      std::max<int64_t>(1, l2_bytes / kL2BufferDivisor / sm_count / kPeakL2StepBytes);
+  plan.l2_buffer_bytes = steps_per_block * kPeakL2StepBytes * sm_count;
   plan.l2_passes = kL2Passes;
   plan.fma_blocks = sm_count * (max_threads_per_sm / kPeakComputeThreads);
   plan.fma_iterations = kFmaIterations;

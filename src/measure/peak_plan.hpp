@@ -16,6 +16,11 @@ inline constexpr int kPeakFmaUnroll = 8;         ///< FFMAs per chain per loop t
 inline constexpr int kPeakMmaChains = 8;     ///< independent mma accumulators per warp (per trip)
 inline constexpr int kPeakWgmmaPerTrip = 4;  ///< wgmma per commit group (one loop trip)
 
+inline constexpr int kPeakL2Threads = 512;      ///< threads per block of the L2 read benchmark
+inline constexpr int kPeakL2LoadsInFlight = 8;  ///< 16-byte loads in flight per thread (L2)
+/// Bytes one L2 block reads per loop trip: every thread's loads in flight.
+inline constexpr int64_t kPeakL2StepBytes = int64_t{16} * kPeakL2Threads * kPeakL2LoadsInFlight;
+
 /// Launch sizes of every peak microbenchmark.
 struct PeakBenchmarkPlan {
   int sm_count = 0;
@@ -24,8 +29,11 @@ struct PeakBenchmarkPlan {
   // DRAM: copy, read-only, write-only over buffers far larger than L2.
   int64_t dram_buffer_bytes = 0;  ///< each of the two buffers, multiple of 16 B
   int stream_blocks = 0;          ///< sm_count × resident 512-thread blocks per SM
-  // L2: read-only sweeps over a buffer well inside L2, many passes per launch.
-  int64_t l2_buffer_bytes = 0;  ///< multiple of 64 KiB
+  // L2: each of l2_blocks blocks (one per SM, kPeakL2Threads threads) reads its own contiguous
+  // chunk of the buffer (about half of L2) l2_passes times, kPeakL2LoadsInFlight 16-byte loads
+  // in flight per thread.
+  int64_t l2_buffer_bytes = 0;  ///< l2_blocks × a whole number of kPeakL2StepBytes per block
+  int l2_blocks = 0;
   int l2_passes = 0;
   // fp32 FFMA: every thread runs fma chains; 256-thread blocks fill each SM.
   int fma_blocks = 0;

@@ -299,7 +299,10 @@ TEST(PeakPlan, H200SizesFollowTheDevice) {
   const int64_t l2 = 60 * (int64_t{1} << 20);
   const PeakBenchmarkPlan plan = plan_peak_benchmarks(132, 2048, l2, int64_t{140} << 30);
   EXPECT_EQ(plan.dram_buffer_bytes, int64_t{1} << 30);  // max(1 GiB, 16 × 60 MiB)
-  EXPECT_EQ(plan.l2_buffer_bytes, 15 * (int64_t{1} << 20));
+  // Half of L2 cut into 132 chunks of whole 64 KiB steps: 3 steps (192 KiB) a block.
+  EXPECT_EQ(plan.l2_blocks, 132);
+  EXPECT_EQ(plan.l2_buffer_bytes, 132 * 3 * kPeakL2StepBytes);
+  EXPECT_EQ(kPeakL2StepBytes, 64 * 1024);
   EXPECT_EQ(plan.stream_blocks, 132 * 4);
   EXPECT_EQ(plan.mma_blocks, 132 * 8);
   EXPECT_EQ(plan.wgmma_blocks, 132 * 2);
