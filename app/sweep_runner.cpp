@@ -49,6 +49,10 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
+/// Byte sessions a point may run while byte_session_has_foreign_writes holds (the last one is
+/// kept, and the point's counter note says so).
+constexpr int kMaxByteSessionAttempts = 3;
+
 /// Everything a point measurement needs that lives for the whole sweep.
 struct SweepContext {
   const SweepConfig& config;
@@ -141,9 +145,8 @@ void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ct
 
 /// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
 /// on; without counters the point is placed at once (on the analytic model).
-std::optional<std::vector<std::map<std::string, double>>> measure_point(PointResult& point,
-                                                                        const OperatorSpec& spec,
-                                                                        SweepContext& ctx) {
+std::optional<CounterPassRanges> measure_point(PointResult& point, const OperatorSpec& spec,
+                                               SweepContext& ctx) {
   point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
   const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
   point.device_bytes_needed = memory.needed_bytes;
@@ -183,8 +186,17 @@ std::optional<std::vector<std::map<std::string, double>>> measure_point(PointRes
     // The replay pass and the placement follow once every point has had its byte pass.
     point.counters.null_reason = "not measured: the sweep stopped before the replay pass";
     point.roofline_null_reason = "not placed: the sweep stopped before the replay pass";
-    return timed(ctx.phases, "byte pass",
-                 [&] { return ctx.profiler->bytes_pass(counter_hooks(*run, ctx)); });
+    CounterPassRanges ranges;
+    const CounterPassHooks hooks = counter_hooks(*run, ctx);
+    timed(ctx.phases, "byte pass", [&] {
+      ranges.bytes = ctx.profiler->bytes_pass(hooks);
+      while (byte_session_has_foreign_writes(ranges.bytes) &&
+             ranges.byte_attempts < kMaxByteSessionAttempts) {
+        ranges.bytes = ctx.profiler->bytes_pass(hooks);
+        ++ranges.byte_attempts;
+      }
+    });
+    return ranges;
   }
   point.counters.null_reason = ctx.counters_null_reason;
   finish_point(point, spec, ctx);
@@ -321,10 +333,8 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
       const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
       shown.start(index, fmt::format("{} L={}", op, seq_len));
       try {
-        if (auto bytes = measure_point(point, spec, ctx)) {
-          CounterPassRanges ranges;
-          ranges.bytes = std::move(*bytes);
-          pending.emplace_back(report.points.size(), std::move(ranges));
+        if (auto ranges = measure_point(point, spec, ctx)) {
+          pending.emplace_back(report.points.size(), std::move(*ranges));
         }
       } catch (const Error& e) {
         point.status = PointStatus::kFailed;

@@ -192,6 +192,22 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
   return result;
 }
 
+bool byte_session_has_foreign_writes(const std::vector<std::map<std::string, double>>& bytes) {
+  if (bytes.size() < 2) return false;
+  double writes = 0;
+  double stores = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto write = lookup(bytes[i], kMetricDramWriteBytes);
+    if (!write) return false;
+    writes += *write;
+    if (i + 1 == bytes.size()) break;  // the sweep's stores are not the kernels'
+    const auto sectors = lookup(bytes[i], kMetricL2WriteSectors);
+    if (!sectors) return false;
+    stores += *sectors * kBytesPerSector;
+  }
+  return writes > stores * (1.0 + kForeignWriteRelativeSlack) + kForeignWriteSlackBytes;
+}
+
 CounterResult counters_from_passes(const CounterPassRanges& ranges,
                                    const std::vector<std::string>& kernel_names,
                                    std::vector<CounterSession> sessions,
@@ -211,6 +227,14 @@ CounterResult counters_from_passes(const CounterPassRanges& ranges,
   CounterResult result = counters_from_ranges(merged, kernel_names, passes, cache_policy);
   result.sessions = std::move(sessions);
   result.writeback_method = sweep_method;
+  if (ranges.byte_attempts > 1) {
+    const std::string repeated = fmt::format(
+        "byte session run {} times: DRAM writes above the kernels' L2 store bytes (writes no "
+        "kernel made){}",
+        ranges.byte_attempts,
+        byte_session_has_foreign_writes(ranges.bytes) ? ", still in the last run" : "");
+    result.note += (result.note.empty() ? "" : "; ") + repeated;
+  }
   if (!paired) {
     const std::string mismatch = fmt::format(
         "the one-pass byte session recorded {} ranges and the replay session {} (expected the "

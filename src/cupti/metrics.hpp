@@ -75,7 +75,22 @@ std::vector<std::string> replay_metric_names(const std::vector<std::string>& byt
 struct CounterPassRanges {
   std::vector<std::map<std::string, double>> bytes;
   std::vector<std::map<std::string, double>> replay;
+  int byte_attempts = 1;  ///< byte sessions run to get `bytes` (byte_session_has_foreign_writes)
 };
+
+/// Slack of byte_session_has_foreign_writes: 2% of the stores plus 1 MB (the 0.1–0.7 MB of
+/// stray writes every write-back sweep on the H200 carries, docs/counter-method.md).
+inline constexpr double kForeignWriteRelativeSlack = 0.02;
+inline constexpr double kForeignWriteSlackBytes = 1e6;
+
+/// Whether one byte session's ranges (the kernels, then the write-back sweep) hold DRAM writes
+/// that no kernel made: DRAM writes in the kernels' windows plus the sweep's (the write-back)
+/// above the bytes the SMs stored into L2 in the kernels' windows (kMetricL2WriteSectors × 32)
+/// by more than the slack. A kernel cannot write back more than it stored, so the excess came
+/// from something else on the GPU (seen on the H200: 38 MB of writes for flash attention's 2 MB
+/// output, the point after the sweep freed naive attention's 64 GiB). False when a range lacks
+/// either metric (nothing to check against) or there is no kernel range.
+bool byte_session_has_foreign_writes(const std::vector<std::map<std::string, double>>& bytes);
 
 /// Converts ProfilerSession::profile output (one metric→value map per kernel range, in launch
 /// order) into the report's CounterResult:

@@ -251,3 +251,46 @@ TEST(SchemaOne, CommittedFirstRunReportStillReads) {
 
 }  // namespace
 }  // namespace rooflinectl
+
+namespace rooflinectl {
+namespace {
+
+Range byte_range(double dram_write, double l2_store_bytes) {
+  return {{kMetricDramWriteBytes, dram_write}, {kMetricL2WriteSectors, l2_store_bytes / 32.0}};
+}
+
+TEST(ForeignWrites, WritesUpToTheStoresPlusSlackAreTheKernels) {
+  // A 2 MB output: 0.1 MB in the window, 2.4 MB written back (0.4 MB stray, inside the 1 MB).
+  EXPECT_FALSE(byte_session_has_foreign_writes({byte_range(1e5, 2e6), byte_range(2.4e6, 0)}));
+  // TMA stores count above the output (flash: 1.65 × O): fewer writes than stores is fine.
+  EXPECT_FALSE(byte_session_has_foreign_writes({byte_range(0, 3.5e6), byte_range(2.1e6, 0)}));
+  // 2% + 1 MB of 100 MB: 103 MB is the edge.
+  EXPECT_FALSE(byte_session_has_foreign_writes({byte_range(5e7, 1e8), byte_range(5.29e7, 0)}));
+  EXPECT_TRUE(byte_session_has_foreign_writes({byte_range(5e7, 1e8), byte_range(5.31e7, 0)}));
+}
+
+TEST(ForeignWrites, WritesNoKernelStoredAreFlagged) {
+  // Flash attention at L = 512 on the H200: 5.7 MB in the window and 32.2 MB written back for a
+  // 2.1 MB output (3.5 MB of TMA stores).
+  EXPECT_TRUE(byte_session_has_foreign_writes({byte_range(5.7e6, 3.5e6), byte_range(3.22e7, 0)}));
+  // The sweep's own stores do not count as the kernels'.
+  EXPECT_TRUE(byte_session_has_foreign_writes({byte_range(0, 1e6), byte_range(3e7, 4e7)}));
+}
+
+TEST(ForeignWrites, NothingToCheckWithoutBothMetricsOrAKernel) {
+  EXPECT_FALSE(byte_session_has_foreign_writes({byte_range(9e9, 0)}));
+  EXPECT_FALSE(byte_session_has_foreign_writes({{{kMetricDramWriteBytes, 9e9}}, byte_range(0, 0)}));
+}
+
+TEST(ForeignWrites, RepeatedByteSessionsAreNoted) {
+  CounterPassRanges ranges;
+  ranges.bytes = {byte_range(0, 2e6), byte_range(2e6, 0)};
+  ranges.replay = {Range{}};
+  ranges.byte_attempts = 2;
+  const CounterResult result = counters_from_passes(ranges, {"k"}, {}, "flushed", "sweep");
+  EXPECT_NE(result.note.find("byte session run 2 times"), std::string::npos) << result.note;
+  EXPECT_EQ(result.note.find("still in the last run"), std::string::npos) << result.note;
+}
+
+}  // namespace
+}  // namespace rooflinectl
