@@ -1,5 +1,5 @@
 // On the GPU: the per-point seed metrics of a real sweep (peak device memory, SM and DRAM % of
-// peak) are measured and plausible, and the report's Markdown carries the full conclusion.
+// peak; SM % with --sm-throughput) are measured and plausible, and the report's Markdown carries the full conclusion.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,7 +17,7 @@ TEST(SeedMetrics, AttentionSweepMeasuresMemoryAndUtilization) {
       (std::filesystem::temp_directory_path() / "rooflinectl-seed.json").string();
   std::filesystem::remove(path);
   ASSERT_EQ(run_rooflinectl("sweep --ops naive_attention,flash_attention --seq 1024,4096 "
-                            "--repetitions 3 --output " +
+                            "--repetitions 3 --sm-throughput --output " +
                             path + " > /dev/null"),
             0);
   const Report report = load_report(path);
