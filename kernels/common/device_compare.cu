@@ -28,7 +28,9 @@ struct CompareTotals {
 constexpr int kCompareThreads = 256;
 constexpr int kCompareBlocksPerSm = 8;
 
-__device__ inline double widen(const uint16_t raw, bool bf16) {
+/// A bf16 (`bf16`) or fp16 bit pattern as double; the same conversion on the host (for the detail
+/// text) and on the GPU.
+__host__ __device__ inline double widen(const uint16_t raw, bool bf16) {
   if (bf16) {
     __nv_bfloat16_raw r;
     r.x = raw;
@@ -111,17 +113,6 @@ double bits_to_double(unsigned long long bits) {
   return value;
 }
 
-double host_widen(uint16_t raw, Dtype dtype) {
-  if (dtype == Dtype::kBf16) {
-    __nv_bfloat16_raw r;
-    r.x = raw;
-    return static_cast<double>(__bfloat162float(__nv_bfloat16(r)));
-  }
-  __half_raw r;
-  r.x = raw;
-  return static_cast<double>(__half2float(__half(r)));
-}
-
 }  // namespace
 
 Validation compare_on_device(const void* out, Dtype out_dtype, const float* ref, int64_t count,
@@ -161,7 +152,7 @@ Validation compare_on_device(const void* out, Dtype out_dtype, const float* ref,
     float r32 = 0;
     RFL_CUDA_CHECK(cudaMemcpy(&raw, out16 + i, sizeof(raw), cudaMemcpyDeviceToHost));
     RFL_CUDA_CHECK(cudaMemcpy(&r32, ref + i, sizeof(r32), cudaMemcpyDeviceToHost));
-    const double o = host_widen(raw, out_dtype);
+    const double o = widen(raw, out_dtype == Dtype::kBf16);
     const double r = static_cast<double>(r32);
     if (!std::isfinite(o) || !std::isfinite(r)) {
       v.detail = fmt::format("index {}: out {} ref {} (non-finite)", i, o, r);
