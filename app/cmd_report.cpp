@@ -11,25 +11,27 @@
 namespace rooflinectl {
 
 CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
-  CLI::App* sub =
-      app.add_subcommand("report", "Print a saved sweep report as a table, Markdown, CSV or JSON");
+  CLI::App* sub = app.add_subcommand(
+      "report", "Print a saved sweep report as a table, Markdown, CSV, JSON or BMF");
   sub->add_option("report", o.report, "JSON report written by `sweep --output`")->required();
   sub->add_option("--format", o.format,
                   "table (console) | md (Markdown for a pull request: one table per operator, "
                   "verdicts, the flash-vs-naive conclusion) | csv (one row per point, units in "
                   "the header) | json (the report re-validated, derived values recomputed, in "
-                  "the format `sweep --output` writes)");
+                  "the format `sweep --output` writes) | bmf (Bencher Metric Format, as `sweep "
+                  "--format bmf` prints it, docs/ci.md)");
   sub->add_option("--output,-o", o.output,
                   "Write to this file instead of stdout (atomically; name ending in the --format's "
-                  "extension: .txt, .md, .csv, .json; never the input report)")
+                  "extension: .txt, .md, .csv, .json (json and bmf); never the input report)")
       ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }
 
 int run_report_command(const ReportOptions& o) {
-  const ReportFormat format = parse_report_format(
-      o.format, "--format",
-      {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson});
+  const ReportFormat format =
+      parse_report_format(o.format, "--format",
+                          {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv,
+                           ReportFormat::kJson, ReportFormat::kBmf});
   if (o.output_given) {
     check_output_extension(
         o.output, extension_of(format),

@@ -707,6 +707,7 @@ OperatorSpec flash_attention_spec() {
   spec.pipe = Pipe::kTensor;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);
+    requested_flash_version();  // a bad RFL_FLASH_VERSION is bad input before any GPU work
     check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));
   };
   spec.device_bytes = [](const Shape& s) {

@@ -569,6 +569,7 @@ class GemmRun final : public OperatorRun {
 
 void check_gemm_shape(const Shape& s) {
   validate_common_shape(s);
+  requested_gemm_version();  // a bad RFL_GEMM_VERSION is bad input before any GPU work
   const GemmDims d = gemm_dims(s);
   if (d.k % 8 != 0) {
     throw bad_input(

@@ -30,7 +30,8 @@ nlohmann::ordered_json report_to_bmf(const Report& report) {
                                   {"upper_value", p.timing->max_s * kNsPerS}};
     }
     const KernelCounters& total = p.counters.total;
-    put_measure(benchmark, "dram-bytes", total.dram_bytes());
+    const std::optional<double> isolated = p.counters.dram_bytes_isolated();
+    put_measure(benchmark, "dram-bytes", isolated ? isolated : total.dram_bytes());
     put_measure(benchmark, "flop", total.total_flop());
     put_measure(benchmark, "l2-bytes", total.l2_bytes);
     if (p.roofline) put_measure(benchmark, "fraction-of-roof", p.roofline->fraction_of_roof);

@@ -20,7 +20,10 @@ namespace rooflinectl {
 /// `bencher run --hash`, identifies the code). Measures, each present only when measured:
 ///   "latency"           median time in nanoseconds (Bencher's built-in Latency measure is in
 ///                       ns), lower_value / upper_value = fastest / slowest sample;
-///   "dram-bytes", "flop", "l2-bytes"   counter sums over the operator's kernels (bytes, FLOPs);
+///   "dram-bytes"        the DRAM bytes the roofline uses: read + in-window write + write-back
+///                       (CounterResult::dram_bytes_isolated), the in-window sum when the
+///                       write-back was not measured;
+///   "flop", "l2-bytes"  counter sums over the operator's kernels (FLOPs, bytes);
 ///   "fraction-of-roof"  achieved / attainable (1.0 = on the roof).
 /// Skipped and failed points are left out (BMF has no null). Never writes a non-finite number.
 /// Does not throw.

@@ -129,6 +129,10 @@ bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA
   sweep --device gpu0
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - peaks --device 1.5
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
+# Kernel-version variables: bad values are bad input before any GPU work (exit 2, not the no-GPU 3).
+RFL_GEMM_VERSION=7 run_case 2 "RFL_GEMM_VERSION" - sweep --ops gemm --seq 512
+RFL_FLASH_VERSION=abc run_case 2 "RFL_FLASH_VERSION" - sweep --ops flash_attention --seq 512
+RFL_GEMM_VERSION=7 run_case 2 "RFL_GEMM_VERSION" - model --gpu h200-sxm --ops gemm --seq 512
 
 # ---- names ------------------------------------------------------------------------------------
 bad "'fp32'" sweep --dtype fp32
@@ -265,7 +269,7 @@ for name in chart.png chart.pdf chart chart.svg.png; do  # the chart is SVG only
   run_case 2 "'$work/$name': the chart is SVG" - plot "$h200" -o "$work/$name"
 done
 run_case 2 "'xml'" - report "$h200" --format xml
-run_case 2 "'bmf'" - report "$h200" --format bmf
+run_case 2 "'junit'" - report "$h200" --format junit
 run_case 2 "unexpected argument 'c.json' to 'compare': it takes 2 positional arguments (base, new)" \
   - compare "$h200" "$h200" c.json
 for name in model.md model.csv model.txt; do  # model's file is JSON as sweep's; --format is stdout
@@ -349,6 +353,10 @@ if "$bin" report "$h200" --format json >"$inputs/normalized.json" 2>"$inputs/std
    cmp -s <("$bin" report "$inputs/normalized.json" --format csv) <("$bin" report "$h200" --format csv) &&
    grep -q '"schema_version"' "$inputs/normalized.json"; then
   passes=$((passes + 1)); else fail "report --format json: $(head -c 300 "$inputs/stderr")"; fi
+# report --format bmf: the Bencher export of a saved report, one benchmark per point.
+if python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 42 and all("latency" in v or "throughput" in v for v in d.values())))' \
+     < <("$bin" report "$h200" --format bmf 2>/dev/null); then
+  passes=$((passes + 1)); else fail "report --format bmf: not 42 benchmarks with a measure"; fi
 if "$bin" report "$h200" --format md 2>/dev/null | grep -qE "FlashAttention's gain is significant (beyond L = |at every L compared, from L = )"; then
   passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then

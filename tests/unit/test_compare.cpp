@@ -754,6 +754,14 @@ TEST(BmfWriter, OneBenchmarkPerOkPointWithLatencyInNanoseconds) {
   EXPECT_DOUBLE_EQ(bench["fraction-of-roof"]["value"].get<double>(), 0.5);
 }
 
+TEST(BmfWriter, DramBytesIncludeTheWriteBackWhenMeasured) {
+  Report report = make_report({make_point("gelu", 512, {1e-5, 2e-5, 3e-5})});
+  report.points[0].counters.dram_writeback_bytes = 3e8;
+  const nlohmann::ordered_json bmf = report_to_bmf(report);
+  const double expected = *report.points[0].counters.total.dram_bytes() + 3e8;
+  EXPECT_DOUBLE_EQ(bmf.begin().value()["dram-bytes"]["value"].get<double>(), expected);
+}
+
 TEST(CanaryJson, RoundTripsAndIsOptional) {
   const Report report = make_report({make_point("gelu", 512, {1e-5})});
   const Report back = report_from_json_text(report_to_json_text(report), "test");
