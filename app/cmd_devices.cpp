@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
+#include "device/environment_facts.hpp"
 #include "device_json.hpp"
 
 namespace rooflinectl {
@@ -39,7 +40,7 @@ int run_devices_command(const DevicesOptions& o) {
       const nlohmann::ordered_json none = {{"devices", nlohmann::ordered_json::array()},
                                            {"error", "no CUDA GPU found"},
                                            {"reason", reason},
-                                           {"hint", "check nvidia-smi and CUDA_VISIBLE_DEVICES"}};
+                                           {"hint", no_device_fix(nvidia_driver_loaded())}};
       fmt::print("{}\n", none.dump(2));
     }
     throw environment_error(no_device_message());

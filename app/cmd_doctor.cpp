@@ -23,8 +23,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kNoDeviceHint = "check nvidia-smi and CUDA_VISIBLE_DEVICES";
-
 /// Versions of the tool and of the CUDA stack it runs on.
 struct VersionFacts {
   std::optional<int> driver;  ///< cudaDriverGetVersion; nullopt when no driver is loaded
@@ -207,7 +205,7 @@ std::string diagnosis_text(const Diagnosis& diagnosis) {
   std::string out = versions_text(diagnosis.versions) + host_text(diagnosis.host);
   if (diagnosis.visible_devices == 0) {
     return out + fmt::format("\ndevices:       none visible ({})\nverdict:       {}\n",
-                             kNoDeviceHint, diagnosis.verdict());
+                             no_device_fix(nvidia_driver_loaded()), diagnosis.verdict());
   }
   for (const DeviceDiagnosis& d : diagnosis.devices) out += device_text(d);
   return out + fmt::format("\nverdict:       {}\n", diagnosis.verdict());
@@ -242,7 +240,7 @@ std::string diagnosis_json(const Diagnosis& diagnosis) {
   Json verdict = {{"ready", diagnosis.ready()},
                   {"text", diagnosis.verdict()},
                   {"exit_code", diagnosis.exit_code()}};
-  if (diagnosis.visible_devices == 0) verdict["hint"] = kNoDeviceHint;
+  if (diagnosis.visible_devices == 0) verdict["hint"] = no_device_fix(nvidia_driver_loaded());
   const Json out = {{"versions",
                      {{"rooflinectl", kToolVersion},
                       {"git_revision", or_null(git_revision())},

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "device/environment_facts.hpp"
 #include "device/gpu_check.hpp"
 
 namespace rooflinectl {
@@ -41,8 +42,8 @@ std::string no_device_reason() {
 }
 
 std::string no_device_message() {
-  return fmt::format("no CUDA GPU found ({}): check nvidia-smi and CUDA_VISIBLE_DEVICES",
-                     no_device_reason());
+  return fmt::format("no CUDA GPU found ({}): {}", no_device_reason(),
+                     no_device_fix(nvidia_driver_loaded()));
 }
 
 DeviceRecord query_device(int index) {

@@ -16,7 +16,9 @@ int device_count();
 std::string no_device_reason();
 
 /// The one message every command gives when no GPU is found: "no CUDA GPU found (<reason>):
-/// check nvidia-smi and CUDA_VISIBLE_DEVICES", the reason from no_device_reason(). Never throws.
+/// <fix>", the reason from no_device_reason(), the fix from no_device_fix (device/
+/// environment_facts.hpp: load the driver when none is loaded, else check nvidia-smi and
+/// CUDA_VISIBLE_DEVICES). Never throws.
 std::string no_device_message();
 
 /// Static facts of device `index` (name, compute capability, SM count, L2 and memory bytes, peak SM

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -70,6 +71,17 @@ std::optional<bool> parse_cap_sys_admin(std::string_view status_text) {
 bool device_name_says_mig(std::string_view name) {
   return name.find(" MIG ") != std::string_view::npos;
 }
+
+std::string no_device_fix(bool driver_loaded) {
+  if (!driver_loaded) {
+    return "no NVIDIA driver is loaded (no /proc/driver/nvidia/version): install or load the "
+           "NVIDIA driver, then check that nvidia-smi lists the GPU (`rooflinectl doctor` says "
+           "more)";
+  }
+  return "check nvidia-smi and CUDA_VISIBLE_DEVICES (`rooflinectl doctor` says more)";
+}
+
+bool nvidia_driver_loaded() { return std::filesystem::exists("/proc/driver/nvidia/version"); }
 
 HostProfilingFacts read_host_profiling_facts() {
   HostProfilingFacts facts;

@@ -39,4 +39,13 @@ struct HostProfilingFacts {
 /// Reads the facts above for the calling process. Never throws.
 HostProfilingFacts read_host_profiling_facts();
 
+/// The fix to print when CUDA finds no GPU: without a loaded NVIDIA kernel driver
+/// (`driver_loaded` false: no /proc/driver/nvidia/version) CUDA reports an "insufficient driver"
+/// error, and the fix is loading the driver, not a CUDA version; with one, the GPU is hidden
+/// (CUDA_VISIBLE_DEVICES) or absent.
+std::string no_device_fix(bool driver_loaded);
+
+/// Whether the NVIDIA kernel driver is loaded (/proc/driver/nvidia/version exists).
+bool nvidia_driver_loaded();
+
 }  // namespace rooflinectl

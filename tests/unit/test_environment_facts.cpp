@@ -57,3 +57,18 @@ TEST(EnvironmentFacts, ReadsThisProcessWithoutThrowing) {
 
 }  // namespace
 }  // namespace rooflinectl
+
+namespace rooflinectl {
+namespace {
+
+TEST(NoDeviceFix, WithoutADriverTheFixIsTheDriverNotTheCudaVersion) {
+  const std::string no_driver = no_device_fix(false);
+  EXPECT_NE(no_driver.find("no NVIDIA driver is loaded"), std::string::npos) << no_driver;
+  EXPECT_NE(no_driver.find("rooflinectl doctor"), std::string::npos) << no_driver;
+  const std::string hidden = no_device_fix(true);
+  EXPECT_NE(hidden.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << hidden;
+  EXPECT_EQ(hidden.find("driver is loaded"), std::string::npos) << hidden;
+}
+
+}  // namespace
+}  // namespace rooflinectl
