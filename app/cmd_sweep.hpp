@@ -2,13 +2,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
-#include "cmd_compare.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "cmd_compare.hpp"
 #include "shape_options.hpp"
 
 namespace rooflinectl {
@@ -16,9 +14,9 @@ namespace rooflinectl {
 /// Flags of `sweep`; unset optionals keep the config file's (or the built-in default) value.
 struct SweepOptions {
   std::string config_file;
-  ShapeOptions shape;           ///< --ops, --seq and the shape flags, shared with `model`
-  std::string output;           ///< JSON report path (must end in .json); empty: none
-  bool output_given = false;    ///< --output was on the command line (an empty name is refused)
+  ShapeOptions shape;            ///< --ops, --seq and the shape flags, shared with `model`
+  std::string output;            ///< JSON report path (must end in .json); empty: none
+  bool output_given = false;     ///< --output was on the command line (an empty name is refused)
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
   bool no_counters = false;
@@ -29,7 +27,7 @@ struct SweepOptions {
   /// Baseline report: sweep, compare against it, print the Markdown comparison on stdout and
   /// exit with compare's code. Loaded and checked before the sweep starts.
   std::string baseline;
-  CompareGateFlags gate;  ///< compare's gate flags, used with --baseline
+  CompareGateFlags gate;            ///< compare's gate flags, used with --baseline
   std::optional<std::string> roof;  ///< --roof datasheet | counters | measured
 };
 

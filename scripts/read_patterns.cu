@@ -7,7 +7,8 @@
 // the buffer size (L2/16 … L2/2, many passes). Prints one line per variant: the buffer, the name,
 // the median of 15 CUDA-event samples after 3 warm-ups, TB/s of bytes read. A benchmark, not a
 // test. Build and run on the GPU machine:
-//   nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/read_patterns scripts/read_patterns.cu && /tmp/read_patterns
+//   nvcc -std=c++17 -O3 -arch=sm_90 -o /tmp/read_patterns scripts/read_patterns.cu &&
+//   /tmp/read_patterns
 // (results: docs/perf-notes.md, "Read-pattern exploration").
 #include <cuda_runtime.h>
 
@@ -16,13 +17,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e = (x);                                                        \
-    if (e != cudaSuccess) {                                                     \
-      printf("error %s at line %d\n", cudaGetErrorString(e), __LINE__);         \
-      std::exit(1);                                                             \
-    }                                                                           \
+#define CK(x)                                                           \
+  do {                                                                  \
+    cudaError_t e = (x);                                                \
+    if (e != cudaSuccess) {                                             \
+      printf("error %s at line %d\n", cudaGetErrorString(e), __LINE__); \
+      std::exit(1);                                                     \
+    }                                                                   \
   } while (0)
 
 enum Hint { kCs = 0, kNc = 1, kNc256 = 2, kCg = 3 };
@@ -32,16 +33,20 @@ __device__ __forceinline__ uint4 load(const uint4* p) {
   uint4 v;
   if (H == kCs) {
     asm volatile("ld.global.cs.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else if (H == kNc) {
     asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else if (H == kNc256) {
     asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   } else {
     asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
   }
   return v;
 }
@@ -140,20 +145,20 @@ int main() {
     printf("%-5s %8.2f MiB  %-52s %9.4f ms  %6.3f TB/s\n", what, bytes / 1048576.0, name, ms,
            moved / ms / 1e9);
   };
-#define DRAM_GS(U, H)                                                                        \
-  snprintf(name, sizeof name, "gs U=%d %s T=%d blocks=%dxSM", U, hint_name(H), T, bps);      \
+#define DRAM_GS(U, H)                                                                           \
+  snprintf(name, sizeof name, "gs U=%d %s T=%d blocks=%dxSM", U, hint_name(H), T, bps);         \
   show("dram", dram_bytes, median_ms([&] { read_gs<U, H><<<sms * bps, T>>>(in, n, 1, sink); }), \
        1.0 * dram_bytes);
-#define DRAM_CH(U, H)                                                                           \
-  snprintf(name, sizeof name, "chunk U=%d %s T=%d blocks=%dxSM", U, hint_name(H), T, bps);      \
-  show("dram", dram_bytes,                                                                      \
-       median_ms([&] { read_chunk<U, H><<<sms * bps, T>>>(in, n, 1, sink); }),                 \
-       chunk_bytes_read(n, sms * bps, T, U, 1));
+#define DRAM_CH(U, H)                                                                              \
+  snprintf(name, sizeof name, "chunk U=%d %s T=%d blocks=%dxSM", U, hint_name(H), T, bps);         \
+  show("dram", dram_bytes, median_ms([&] { read_chunk<U, H><<<sms * bps, T>>>(in, n, 1, sink); }), \
+       chunk_bytes_read(n, sms* bps, T, U, 1));
   for (int T : {256, 512, 1024}) {
     for (int bps : {1, 2, 4, 8}) {
       if (T * bps > 2048) continue;
-      DRAM_GS(8, kCs) DRAM_GS(8, kNc) DRAM_GS(8, kNc256) DRAM_GS(16, kNc256) DRAM_GS(4, kNc256)
-      DRAM_CH(8, kNc) DRAM_CH(8, kNc256) DRAM_CH(16, kNc256)
+      DRAM_GS(8, kCs)
+      DRAM_GS(8, kNc) DRAM_GS(8, kNc256) DRAM_GS(16, kNc256) DRAM_GS(4, kNc256) DRAM_CH(8, kNc)
+          DRAM_CH(8, kNc256) DRAM_CH(16, kNc256)
     }
   }
 
@@ -166,19 +171,19 @@ int main() {
     for (int T : {256, 512, 1024}) {
       for (int bps : {1, 2, 4}) {
         if (T * bps > 2048) continue;
-#define L2_GS(U, H)                                                                          \
-  snprintf(name, sizeof name, "gs U=%d %s T=%d blocks=%dxSM passes=%d", U, hint_name(H), T, \
-           bps, passes);                                                                     \
-  show("l2", bytes,                                                                          \
-       median_ms([&] { read_gs<U, H><<<sms * bps, T>>>(in, count, passes, sink); }), moved);
-#define L2_CH(U, H)                                                                             \
+#define L2_GS(U, H)                                                                               \
+  snprintf(name, sizeof name, "gs U=%d %s T=%d blocks=%dxSM passes=%d", U, hint_name(H), T, bps,  \
+           passes);                                                                               \
+  show("l2", bytes, median_ms([&] { read_gs<U, H><<<sms * bps, T>>>(in, count, passes, sink); }), \
+       moved);
+#define L2_CH(U, H)                                                                            \
   snprintf(name, sizeof name, "chunk U=%d %s T=%d blocks=%dxSM passes=%d", U, hint_name(H), T, \
-           bps, passes);                                                                        \
-  show("l2", bytes,                                                                             \
+           bps, passes);                                                                       \
+  show("l2", bytes,                                                                            \
        median_ms([&] { read_chunk<U, H><<<sms * bps, T>>>(in, count, passes, sink); }),        \
-       chunk_bytes_read(count, sms * bps, T, U, passes));
-        L2_GS(4, kCg) L2_GS(8, kCg) L2_GS(16, kCg) L2_GS(8, kNc) L2_CH(8, kCg) L2_CH(16, kCg)
-        L2_CH(8, kNc)
+       chunk_bytes_read(count, sms* bps, T, U, passes));
+        L2_GS(4, kCg)
+        L2_GS(8, kCg) L2_GS(16, kCg) L2_GS(8, kNc) L2_CH(8, kCg) L2_CH(16, kCg) L2_CH(8, kNc)
       }
     }
   }

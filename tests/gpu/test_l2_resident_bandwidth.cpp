@@ -49,13 +49,14 @@ TEST(L2ResidentLayerNorm, EffectiveBandwidthStaysUnderHbmAndMatchesDramCounters)
   const double model_bytes = p.analytic.min_dram_bytes;
   const double time_s = p.timing->median_s;
   const double effective = model_bytes / time_s;
-  ASSERT_TRUE(p.counters.dram_bytes_isolated()) << p.counters.null_reason.value_or("")
-                                                 << p.counters.writeback_null_reason;
+  ASSERT_TRUE(p.counters.dram_bytes_isolated())
+      << p.counters.null_reason.value_or("") << p.counters.writeback_null_reason;
   const double counted = *p.counters.dram_bytes_isolated();
   const double counted_bandwidth = counted / time_s;
   std::printf(
       "layernorm 4096 x 1024 bf16: median %.3f us; effective (model %.3f MB / time) %.4g TB/s; "
-      "DRAM counters, isolated (read %.3f + write %.3f MB) / time %.4g TB/s; ratio %.3f; datasheet HBM "
+      "DRAM counters, isolated (read %.3f + write %.3f MB) / time %.4g TB/s; ratio %.3f; datasheet "
+      "HBM "
       "%.4g TB/s\n  timing: %s\n  counters: %s\n",
       time_s * 1e6, model_bytes / 1e6, effective / 1e12,
       p.counters.total.dram_read_bytes.value_or(0) / 1e6,

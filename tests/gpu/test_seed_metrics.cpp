@@ -1,5 +1,6 @@
 // On the GPU: the per-point seed metrics of a real sweep (peak device memory, SM and DRAM % of
-// peak; SM % with --sm-throughput) are measured and plausible, and the report's Markdown carries the full conclusion.
+// peak; SM % with --sm-throughput) are measured and plausible, and the report's Markdown carries
+// the full conclusion.
 #include <gtest/gtest.h>
 
 #include <filesystem>
