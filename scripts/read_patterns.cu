@@ -157,8 +157,9 @@ int main() {
     for (int bps : {1, 2, 4, 8}) {
       if (T * bps > 2048) continue;
       DRAM_GS(8, kCs)
-      DRAM_GS(8, kNc) DRAM_GS(8, kNc256) DRAM_GS(16, kNc256) DRAM_GS(4, kNc256) DRAM_CH(8, kNc)
-          DRAM_CH(8, kNc256) DRAM_CH(16, kNc256)
+      DRAM_GS(8, kNc)
+      DRAM_GS(8, kNc256)
+      DRAM_GS(16, kNc256) DRAM_GS(4, kNc256) DRAM_CH(8, kNc) DRAM_CH(8, kNc256) DRAM_CH(16, kNc256)
     }
   }
 
