@@ -53,15 +53,17 @@ void finish_sweep_roofs(PeaksBlock& block, const std::vector<PointResult>& point
     if (c.null_reason || !c.peaks.dram_bytes_per_cycle) continue;
     CounterPeakInputs in;
     in.dram_bytes_per_cycle = c.peaks.dram_bytes_per_cycle;
+    in.l2_bytes_per_cycle = c.peaks.l2_bytes_per_cycle;
     in.ffma_inst_per_cycle = c.peaks.ffma_inst_per_cycle;
     in.tensor_bf16_per_cycle = c.peaks.tensor_bf16_per_cycle;
     in.sm_clock_hz = c.total.sm_clock_hz;
     in.dram_clock_hz = c.total.dram_clock_hz;
+    in.l2_clock_hz = c.total.l2_clock_hz;
     block.counters = counter_peak_set(
         in, device.cc_major, device.cc_minor,
         fmt::format("CUPTI peak_sustained per cycle x the clocks measured during {} L={} (each "
                     "point's counters roof uses its own kernels' clocks); the sweep does not "
-                    "collect the L2 and fp16 tensor peaks (see `rooflinectl peaks`)",
+                    "collect the fp16 tensor peak (see `rooflinectl peaks`)",
                     p.op, p.shape.seq_len));
     return;
   }

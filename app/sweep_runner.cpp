@@ -100,7 +100,7 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
     return;
   }
   point.roofline = place_on_roofline(*roof, *inputs.flop, *inputs.dram_bytes,
-                                     point.timing->median_s, inputs.basis);
+                                     point.timing->median_s, inputs.basis, inputs.l2);
   point.roofline->bytes_basis = inputs.bytes_basis;
 }
 

@@ -17,6 +17,23 @@ bool same_value(double stored, double expected) {
          kConsistencyTolerance * std::max(std::fabs(stored), std::fabs(expected));
 }
 
+// Stored L2 bytes must be the counted ones; a placement without them (a report written before
+// the L2 roofline existed) is consistent as it is.
+void check_l2_bytes(const PointResult& p, const std::string& where) {
+  const std::optional<double>& stored = p.roofline->l2_bytes;
+  if (!stored) return;
+  const L2Bytes expected = placement_l2_bytes(p, p.roofline->basis);
+  if (!expected.bytes) {
+    throw bad_input(fmt::format("{}: roofline.l2_bytes {} is set but {}", where, *stored,
+                                expected.null_reason));
+  }
+  if (same_value(*stored, *expected.bytes)) return;
+  throw bad_input(fmt::format(
+      "{}: roofline.l2_bytes {} differs from counters.total.l2_bytes {}: the placement and its "
+      "raw data disagree (edited report?), so readers would show contradicting values",
+      where, *stored, *expected.bytes));
+}
+
 }  // namespace
 
 void check_report_consistency(const Report& report, const std::string& origin) {
@@ -41,6 +58,7 @@ void check_report_consistency(const Report& report, const std::string& origin) {
           "disagree (edited report?), so readers would show contradicting values",
           where, key, stored, key, wanted, expected->source));
     }
+    check_l2_bytes(p, where);
   }
 }
 

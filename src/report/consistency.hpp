@@ -16,8 +16,9 @@ inline constexpr double kConsistencyTolerance = 1e-9;
 /// Throws a bad-input Error (exit 2) "<origin>: points[i] (<op> at L = <L>): roofline.<key> <v>
 /// differs from <source> <w>: ..." when a point's roofline placement did not use the FLOPs and
 /// DRAM bytes expected_placement_inputs (roofline/placement_inputs.hpp) gives for its bases, or has
-/// a placement without that raw data. (Its time is held against timing.median_s by the report
-/// reader itself, and the derived rates are recomputed on reading.)
+/// a placement without that raw data, or whose L2 bytes, when stored, are not the point's
+/// counters.total.l2_bytes (placement_l2_bytes). (Its time is held against timing.median_s by the
+/// report reader itself, and the derived rates are recomputed on reading.)
 void check_report_consistency(const Report& report, const std::string& origin);
 
 }  // namespace rooflinectl

@@ -23,7 +23,10 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
-std::optional<double> roof_value(const PointResult& p, double RooflinePoint::*field) {
+// A figure of the placement (a double, or an optional one such as the L2 figures): nullopt
+// without a placement or where the figure is unknown.
+template <typename Field>
+std::optional<double> roof_value(const PointResult& p, Field RooflinePoint::*field) {
   if (!p.roofline) return std::nullopt;
   return (*p.roofline).*field;
 }
@@ -99,6 +102,11 @@ const std::vector<CsvColumn>& columns() {
                      return number(
                          roof_value(p, &RooflinePoint::arithmetic_intensity_flop_per_byte));
                    }),
+      point_column("l2_arithmetic_intensity_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(
+                         roof_value(p, &RooflinePoint::l2_arithmetic_intensity_flop_per_byte));
+                   }),
       point_column("achieved_flop_per_s",
                    [](const PointResult& p) {
                      return number(roof_value(p, &RooflinePoint::achieved_flop_per_s));
@@ -106,6 +114,18 @@ const std::vector<CsvColumn>& columns() {
       point_column("achieved_bytes_per_s",
                    [](const PointResult& p) {
                      return number(roof_value(p, &RooflinePoint::achieved_bytes_per_s));
+                   }),
+      point_column("achieved_l2_bytes_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::achieved_l2_bytes_per_s));
+                   }),
+      point_column("dram_attainable_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::dram_attainable_flop_per_s));
+                   }),
+      point_column("l2_attainable_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::l2_attainable_flop_per_s));
                    }),
       point_column("attainable_flop_per_s",
                    [](const PointResult& p) {
@@ -124,6 +144,10 @@ const std::vector<CsvColumn>& columns() {
                    [](const PointResult& p) {
                      return p.roofline ? to_string(p.roofline->bound) : std::string();
                    }),
+      point_column("binding_level",
+                   [](const PointResult& p) {
+                     return p.roofline ? to_string(p.roofline->binding_level) : std::string();
+                   }),
       point_column("pipe",
                    [](const PointResult& p) {
                      return p.roofline ? to_string(p.roofline->roof.pipe) : std::string();
@@ -140,9 +164,22 @@ const std::vector<CsvColumn>& columns() {
                    [](const PointResult& p) {
                      return p.roofline ? to_string(p.roofline->roof.source_kind) : std::string();
                    }),
+      point_column("roof_l2_bytes_per_s",
+                   [](const PointResult& p) {
+                     return p.roofline ? number(p.roofline->roof.l2_bytes_per_s) : std::string();
+                   }),
+      point_column("roof_l2_source",
+                   [](const PointResult& p) {
+                     const auto kind = p.roofline ? p.roofline->roof.l2_source_kind : std::nullopt;
+                     return kind ? to_string(*kind) : std::string();
+                   }),
       point_column("ridge_flop_per_byte",
                    [](const PointResult& p) {
                      return number(roof_value(p, &RooflinePoint::ridge_flop_per_byte));
+                   }),
+      point_column("l2_ridge_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::l2_ridge_flop_per_byte));
                    }),
       point_column(
           "basis",

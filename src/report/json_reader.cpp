@@ -216,10 +216,45 @@ AnalyticResult analytic_from_json(const JsonObjectReader& r, const std::string& 
   return a;
 }
 
-// Only the measured inputs (roof, FLOPs, bytes, time) and the basis are read; the derived values
-// (intensity, achieved rates, ridge, attainable, fraction of roof, above-roof flag, bound) are
-// recomputed with place_on_roofline, so an edited or corrupted fraction can never print as
-// "500%" without the above-roof flag. The stored derived keys are ignored.
+// Why the L2 figures of a placement stored before they existed are null.
+constexpr const char* kBeforeL2Roofline = "report written before the L2 roofline existed";
+
+// The roof's L2 ceiling; absent keys (older reports) read as null with kBeforeL2Roofline. A
+// value must be finite, > 0 and name its source kind.
+void l2_roof_from_json(const JsonObjectReader& roof_object, Roof& roof) {
+  if (!roof_object.has("l2_bytes_per_s")) {
+    roof.l2_source = kBeforeL2Roofline;
+    return;
+  }
+  roof.l2_bytes_per_s = roof_object.get_optional_double("l2_bytes_per_s");
+  roof.l2_source = roof_object.get_string("l2_source");
+  if (!roof.l2_bytes_per_s) return;
+  if (!std::isfinite(*roof.l2_bytes_per_s) || !(*roof.l2_bytes_per_s > 0)) {
+    roof_object.fail_key("l2_bytes_per_s", fmt::format("must be finite and > 0 (or null), found {}",
+                                                       *roof.l2_bytes_per_s));
+  }
+  roof.l2_source_kind = roof_object.get_parsed("l2_source_kind", parse_roof_source);
+}
+
+// The placement's L2 bytes; absent (older reports) reads as null with kBeforeL2Roofline, null as
+// null with the stored l2_null_reason.
+L2Bytes l2_bytes_from_json(const JsonObjectReader& r) {
+  if (!r.has("l2_bytes")) return L2Bytes{std::nullopt, kBeforeL2Roofline};
+  L2Bytes l2{r.get_optional_double("l2_bytes"), ""};
+  if (!l2.bytes) {
+    l2.null_reason = r.get_string("l2_null_reason");
+    if (l2.null_reason.empty()) l2.null_reason = "L2 bytes null without a reason";
+  } else if (!std::isfinite(*l2.bytes) || !(*l2.bytes > 0)) {
+    r.fail_key("l2_bytes", fmt::format("must be finite and > 0 (or null), found {}", *l2.bytes));
+  }
+  return l2;
+}
+
+// Only the measured inputs (roof with its L2 ceiling, FLOPs, DRAM and L2 bytes, time) and the
+// basis are read; the derived values (intensities, achieved rates, ridges, attainables, fraction
+// of roof, above-roof flag, bound, binding level) are recomputed with place_on_roofline, so an
+// edited or corrupted fraction can never print as "500%" without the above-roof flag. The stored
+// derived keys are ignored.
 RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   Roof roof;
   roof.pipe = r.get_parsed("pipe", parse_pipe);
@@ -231,6 +266,7 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   if (roof_object.has("source_kind")) {
     roof.source_kind = roof_object.get_parsed("source_kind", parse_roof_source);
   }
+  l2_roof_from_json(roof_object, roof);
   for (const auto& [key, value] :
        {std::pair<const char*, double>{"peak_flop_per_s", roof.peak_flop_per_s},
         {"peak_bytes_per_s", roof.peak_bytes_per_s}}) {
@@ -248,7 +284,8 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
       r.fail_key(key, fmt::format("must be finite and > 0 to place the point, found {}", value));
     }
   }
-  RooflinePoint point = place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"));
+  RooflinePoint point = place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"),
+                                          l2_bytes_from_json(r));
   // Schema-1 reports have no bytes_basis: their counted bytes were in-window only (and so is a
   // placement written without one).
   if (r.has("bytes_basis")) {

@@ -173,14 +173,24 @@ Json roofline_to_json(const RooflinePoint& r) {
   put_number(roof, "peak_bytes_per_s", r.roof.peak_bytes_per_s);
   roof["source"] = r.roof.source;
   roof["source_kind"] = to_string(r.roof.source_kind);
+  put_optional(roof, "l2_bytes_per_s", r.roof.l2_bytes_per_s);
+  roof["l2_source"] = r.roof.l2_source;
+  roof["l2_source_kind"] =
+      r.roof.l2_source_kind ? Json(to_string(*r.roof.l2_source_kind)) : Json(nullptr);
   j["roof"] = roof;
   put_number(j, "flop", r.flop);
   put_number(j, "dram_bytes", r.dram_bytes);
+  put_optional(j, "l2_bytes", r.l2_bytes);
   put_number(j, "time_s", r.time_s);
   put_number(j, "arithmetic_intensity_flop_per_byte", r.arithmetic_intensity_flop_per_byte);
+  put_optional(j, "l2_arithmetic_intensity_flop_per_byte", r.l2_arithmetic_intensity_flop_per_byte);
   put_number(j, "achieved_flop_per_s", r.achieved_flop_per_s);
   put_number(j, "achieved_bytes_per_s", r.achieved_bytes_per_s);
+  put_optional(j, "achieved_l2_bytes_per_s", r.achieved_l2_bytes_per_s);
   put_number(j, "ridge_flop_per_byte", r.ridge_flop_per_byte);
+  put_optional(j, "l2_ridge_flop_per_byte", r.l2_ridge_flop_per_byte);
+  put_number(j, "dram_attainable_flop_per_s", r.dram_attainable_flop_per_s);
+  put_optional(j, "l2_attainable_flop_per_s", r.l2_attainable_flop_per_s);
   put_number(j, "attainable_flop_per_s", r.attainable_flop_per_s);
   put_number(j, "fraction_of_roof", r.fraction_of_roof);
   j["above_roof"] = r.above_roof;
@@ -188,6 +198,8 @@ Json roofline_to_json(const RooflinePoint& r) {
   const auto above_roof = above_roof_error(r);
   j["above_roof_error"] = above_roof ? Json(*above_roof) : Json(nullptr);
   j["bound"] = to_string(r.bound);
+  j["binding_level"] = to_string(r.binding_level);
+  j["l2_null_reason"] = r.l2_null_reason;
   j["basis"] = r.basis;
   // Empty: the caller did not say (a reader then assumes the schema-1 meaning).
   if (!r.bytes_basis.empty()) j["bytes_basis"] = r.bytes_basis;

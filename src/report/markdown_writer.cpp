@@ -45,6 +45,21 @@ std::string time_column_title(const std::string& op) {
   return "time";
 }
 
+// "; the L2 roof binds at L = 16384, 32768" where the L2 slope is the lowest ceiling; "" where it
+// binds nowhere.
+std::string l2_binding_text(const std::vector<const PointResult*>& placed) {
+  std::vector<int64_t> lengths;
+  for (const auto* p : placed) {
+    if (p->roofline->binding_level == RoofLevel::kL2) lengths.push_back(p->shape.seq_len);
+  }
+  if (lengths.empty()) return "";
+  std::sort(lengths.begin(), lengths.end());
+  std::string list;
+  for (const int64_t l : lengths) list += (list.empty() ? "" : ", ") + std::to_string(l);
+  return lengths.size() == placed.size() ? "; the L2 roof binds at every L"
+                                         : "; the L2 roof binds at L = " + list;
+}
+
 // "memory-bound at every L, 25.5–54.8% of the tensor roof"; mixed bounds name where they switch.
 std::string verdict(const std::vector<const PointResult*>& points) {
   std::vector<const PointResult*> placed;
@@ -87,9 +102,14 @@ std::string verdict(const std::vector<const PointResult*>& points) {
     hi = std::max(hi, p->roofline->fraction_of_roof);
   }
   if (std::isfinite(lo) && std::isfinite(hi)) {
-    text += fmt::format(", {:.1f}–{:.1f}% of the {} roof", lo * 100, hi * 100,
-                        to_string(placed.front()->roofline->roof.pipe));
+    const bool any_l2 = std::any_of(placed.begin(), placed.end(), [](const auto* p) {
+      return p->roofline->l2_attainable_flop_per_s.has_value();
+    });
+    text += fmt::format(", {:.1f}–{:.1f}% of the {} roof{}", lo * 100, hi * 100,
+                        to_string(placed.front()->roofline->roof.pipe),
+                        any_l2 ? " (its lowest ceiling, L2 included)" : "");
   }
+  text += l2_binding_text(placed);
   if (placed.size() < points.size()) {
     text +=
         fmt::format("; {} of {} points not placed", points.size() - placed.size(), points.size());
@@ -108,7 +128,7 @@ std::string status_cell(const PointResult& p) {
 }
 
 std::string point_row(const PointResult& p) {
-  std::vector<std::string> cells(13, kNoValue);
+  std::vector<std::string> cells(15, kNoValue);
   cells[0] = std::to_string(p.shape.seq_len);
   if (p.timing) cells[1] = format_time_s(p.timing->median_s);
   if (p.tokens_per_s) cells[2] = format_si(*p.tokens_per_s, "");
@@ -117,14 +137,18 @@ std::string point_row(const PointResult& p) {
     cells[3] = format_3sig(r.achieved_flop_per_s / 1e12);
     cells[4] = format_3sig(r.achieved_bytes_per_s / 1e12);
     cells[5] = format_3sig(r.arithmetic_intensity_flop_per_byte);
-    cells[6] = to_string(r.bound);
-    cells[7] = format_percent(r.fraction_of_roof) + (r.above_roof ? " !" : "");
+    // Only with both L2 figures: the point was then also placed under the L2 roof.
+    if (r.l2_attainable_flop_per_s)
+      cells[6] = format_3sig(*r.l2_arithmetic_intensity_flop_per_byte);
+    cells[7] = to_string(r.bound);
+    cells[8] = to_string(r.binding_level);
+    cells[9] = format_percent(r.fraction_of_roof) + (r.above_roof ? " !" : "");
   }
-  cells[8] = format_percent(p.counters.total.sm_throughput_fraction);
-  cells[9] = format_percent(p.counters.total.dram_throughput_fraction);
-  cells[10] = format_bytes(p.peak_device_memory_bytes);
-  cells[11] = p.validation ? (p.validation->passed ? "pass" : "FAIL") : kNoValue;
-  cells[12] = status_cell(p);
+  cells[10] = format_percent(p.counters.total.sm_throughput_fraction);
+  cells[11] = format_percent(p.counters.total.dram_throughput_fraction);
+  cells[12] = format_bytes(p.peak_device_memory_bytes);
+  cells[13] = p.validation ? (p.validation->passed ? "pass" : "FAIL") : kNoValue;
+  cells[14] = status_cell(p);
   std::string row = "|";
   for (const auto& c : cells) row += " " + c + " |";
   return row + "\n";
@@ -148,10 +172,10 @@ std::string operator_section(const std::string& op, const Report& report) {
   std::string out =
       fmt::format("### `{}`{}: {}\n\n", op, ran.empty() ? "" : " (" + ran + ")", verdict(points));
   out += fmt::format(
-      "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | bound | % of roof | SM % of peak | "
-      "DRAM % of peak | peak memory | validation | status |\n",
+      "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | L2 FLOP/B | bound | binding | % of roof | "
+      "SM % of peak | DRAM % of peak | peak memory | validation | status |\n",
       time_column_title(op));
-  out += "|--:|--:|--:|--:|--:|--:|:--|--:|--:|--:|--:|:--|:--|\n";
+  out += "|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|--:|--:|:--|:--|\n";
   for (const auto* p : points) out += point_row(*p);
   return out + "\n";
 }
@@ -177,6 +201,27 @@ std::string attention_section(const AttentionSummary& s) {
   }
   for (const auto& e : s.excluded) out += "- not compared: " + escape_cell(e) + "\n";
   return out + "\n";
+}
+
+// What L2 FLOP/B and binding mean, with the L2 roof's source kinds; "" when no point was placed
+// under an L2 roof.
+std::string l2_note(const Report& report) {
+  std::vector<std::string> kinds;
+  for (const auto& p : report.points) {
+    if (!p.roofline || !p.roofline->l2_attainable_flop_per_s || !p.roofline->roof.l2_source_kind)
+      continue;
+    const std::string kind = to_string(*p.roofline->roof.l2_source_kind);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  if (kinds.empty()) return "";
+  std::string names;
+  for (const auto& k : kinds) names += (names.empty() ? "" : " and ") + k;
+  return fmt::format(
+      "- L2 roof: {}. L2 FLOP/B: FLOPs per L2 byte (`lts__t_bytes.sum`), the point placed under "
+      "the L2 bandwidth too (the hierarchical roofline of Nsight Compute); binding: the lowest "
+      "ceiling at the point (compute, DRAM or L2), which % of roof is against; a point without "
+      "L2 FLOP/B is judged on DRAM and compute only.\n",
+      names);
 }
 
 // Each distinct roof source once, with the pipes that use it (the full text, with the clocks of
@@ -205,6 +250,7 @@ std::string notes(const Report& report) {
     out +=
         "- " + escape_cell(l) + " (the full source of each point's roof is in the JSON report).\n";
   }
+  out += l2_note(report);
   out +=
       std::string("- Time: median of the timed pass (CUDA events). ") +
       (report.schema_version >= 2

@@ -81,6 +81,27 @@ std::string truncated(const std::string& text) {
   return text.substr(0, end) + "…";
 }
 
+// The median L2 roof of the placed points that have one, and its source kinds.
+void chart_l2_roof(const Report& report, ChartRoofs& roofs) {
+  std::vector<double> l2;
+  std::vector<RoofSource> kinds;
+  for (const auto& p : report.points) {
+    if (!placed(p)) continue;
+    const Roof& roof = p.roofline->roof;
+    if (!roof.l2_bytes_per_s || !std::isfinite(*roof.l2_bytes_per_s) || !roof.l2_source_kind) {
+      continue;
+    }
+    l2.push_back(*roof.l2_bytes_per_s);
+    if (std::find(kinds.begin(), kinds.end(), *roof.l2_source_kind) == kinds.end())
+      kinds.push_back(*roof.l2_source_kind);
+  }
+  if (l2.empty()) return;
+  roofs.l2_bytes_per_s = median(l2);
+  for (const RoofSource kind : kinds) {
+    roofs.l2_kinds += (roofs.l2_kinds.empty() ? "" : ", ") + to_string(kind);
+  }
+}
+
 }  // namespace
 
 ChartRoofs chart_roofs(const Report& report) {
@@ -99,6 +120,7 @@ ChartRoofs chart_roofs(const Report& report) {
     }
   }
   ChartRoofs roofs;
+  chart_l2_roof(report, roofs);
   if (!tensor.empty()) roofs.tensor_flop_per_s = median(tensor);
   if (!fp32.empty()) roofs.fp32_flop_per_s = median(fp32);
   if (!dram.empty()) roofs.dram_bytes_per_s = median(dram);
@@ -123,31 +145,233 @@ std::vector<std::string> points_without_roofline(const Report& report) {
   return out;
 }
 
+namespace {
+
+// The axis ranges of the log-log chart.
+struct Axes {
+  double x_lo = 1e-1, x_hi = 1e4, y_lo = 1e11, y_hi = 1e16;
+};
+
+// A point drawn at its FLOP per L2 byte too: its L2 bytes are known.
+bool has_l2_marker(const PointResult& p) {
+  const std::optional<double>& i = p.roofline->l2_arithmetic_intensity_flop_per_byte;
+  return i && std::isfinite(*i) && *i > 0;
+}
+
+// Every marker (DRAM and L2), every roof and every ridge point inside, with head room.
+Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs& roofs) {
+  Axes axes;
+  if (points.empty()) return axes;
+  std::vector<double> xs, ys;
+  for (const auto* p : points) {
+    xs.push_back(p->roofline->arithmetic_intensity_flop_per_byte);
+    if (has_l2_marker(*p)) xs.push_back(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    ys.push_back(p->roofline->achieved_flop_per_s);
+  }
+  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+    if (!peak) continue;
+    ys.push_back(*peak);
+    for (const auto& bw : {roofs.dram_bytes_per_s, roofs.l2_bytes_per_s}) {
+      if (bw) xs.push_back(*peak / *bw);
+    }
+  }
+  axes.x_lo = nice_floor_125(*std::min_element(xs.begin(), xs.end()) / kAxisMargin);
+  axes.x_hi = nice_ceil_125(*std::max_element(xs.begin(), xs.end()) * kAxisMargin);
+  axes.y_lo = nice_floor_125(*std::min_element(ys.begin(), ys.end()) / kAxisMargin);
+  axes.y_hi = nice_ceil_125(*std::max_element(ys.begin(), ys.end()) * kAxisMargin);
+  return axes;
+}
+
+// A bandwidth roof, drawn as a slope.
+struct SlantedRoof {
+  double bytes_per_s = 0;
+  const char* css_class = "";  // "roof-hbm", "roof-l2"
+  std::string text;            // its label
+  const char* dash = "";       // extra line attributes, e.g. a dash array
+};
+
+// The slope from the chart's left edge up to `highest_peak`, labelled just above it at the first
+// of a few positions whose footprint (small boxes along the rotated text) covers the fewest of
+// `avoid` (the markers and earlier slope labels), to which that footprint is then added. The line
+// and its label are reserved in `labels`, so point labels keep off them.
+std::string slanted_roof_svg(const SlantedRoof& roof, const Scale& sx, const Scale& sy,
+                             const Axes& axes, double highest_peak, std::vector<Box>& avoid,
+                             LabelPlacer& labels) {
+  const double bw = roof.bytes_per_s;
+  const double i0 = std::max(axes.x_lo, axes.y_lo / bw);
+  const double i1 = std::min(axes.x_hi, highest_peak / bw);
+  if (!(i1 > i0)) return "";
+  const double x0 = sx(i0), y0 = sy(i0 * bw), x1 = sx(i1), y1 = sy(i1 * bw);
+  std::string svg = fmt::format(
+      R"(<line class="{}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
+      "\n",
+      roof.css_class, x0, y0, x1, y1, kInk, roof.dash);
+  const double length = std::hypot(x1 - x0, y1 - y0);
+  for (double t = 0; t <= length; t += 6) {
+    const double x = x0 + (x1 - x0) * t / length, y = y0 + (y1 - y0) * t / length;
+    labels.reserve(Box{x - 3, y - 3, x + 3, y + 3});
+  }
+  const double angle = std::atan2(y1 - y0, x1 - x0);
+  const double w = text_width_px(roof.text, kLabelPx);
+  const double nx = std::sin(angle) * 7, ny = -std::cos(angle) * 7;  // 7 px off the line
+  const auto footprint = [&](double t) {
+    std::vector<Box> boxes;
+    const double bx = x0 + (x1 - x0) * t + nx, by = y0 + (y1 - y0) * t + ny;
+    for (double u = 0; u <= w; u += 5) {
+      // Centre of the glyphs: half a font height above the baseline, perpendicular to it.
+      const double cx = bx + std::cos(angle) * u + std::sin(angle) * kLabelPx * 0.4;
+      const double cy = by + std::sin(angle) * u - std::cos(angle) * kLabelPx * 0.4;
+      boxes.push_back(Box{cx - 4, cy - 4, cx + 4, cy + 4});
+    }
+    return boxes;
+  };
+  const auto covered = [&](const std::vector<Box>& boxes) {
+    size_t n = 0;
+    for (const auto& m : avoid) {
+      n += std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.overlaps(m); });
+    }
+    return n;
+  };
+  double best_t = 0.5;
+  size_t best_covered = SIZE_MAX;
+  for (const double t : {0.5, 0.65, 0.35, 0.8, 0.2}) {
+    const size_t n = covered(footprint(t));
+    if (n < best_covered) {
+      best_t = t;
+      best_covered = n;
+    }
+  }
+  const double lx = x0 + (x1 - x0) * best_t + nx, ly = y0 + (y1 - y0) * best_t + ny;
+  svg +=
+      text_svg(lx, ly, roof.text, kLabelPx, "start",
+               fmt::format(
+                   R"svg(class="roof-label" fill="{}" transform="rotate({:.2f} {:.1f} {:.1f})")svg",
+                   kInk, angle * 180.0 / kPi, lx, ly)) +
+      "\n";
+  for (const auto& box : footprint(best_t)) {
+    labels.reserve(box);
+    avoid.push_back(box);
+  }
+  return svg;
+}
+
+// The second marker of the hierarchical roofline: for each point with L2 bytes, a hollow marker of
+// its operator's colour at its FLOP per L2 byte and the same FLOP/s, joined to its DRAM marker by
+// a thin line. Reserved in `labels`.
+std::string l2_markers_svg(const std::vector<std::string>& ops,
+                           const std::map<std::string, std::vector<PlacedPoint>>& series,
+                           const Scale& sx, LabelPlacer& labels) {
+  std::string links, markers;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto it = series.find(ops[i]);
+    if (it == series.end()) continue;
+    const SeriesStyle style = operator_style(ops[i], i);
+    for (const auto& pp : it->second) {
+      if (!has_l2_marker(*pp.point)) continue;
+      const double x = sx(*pp.point->roofline->l2_arithmetic_intensity_flop_per_byte);
+      links += fmt::format(
+          R"(<line class="l2-link" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="0.8" stroke-opacity="0.7"/>)"
+          "\n",
+          pp.x, pp.y, x, pp.y, style.colour);
+      markers += marker_svg(style.shape, x, pp.y, kMarkerRadius, "#FFFFFF", style.colour,
+                            fmt::format(R"(class="point-l2" data-op="{}" data-seq-len="{}")",
+                                        xml_escape(ops[i]), pp.point->shape.seq_len)) +
+                 "\n";
+      labels.reserve_marker(x, pp.y, kMarkerRadius);
+    }
+  }
+  if (markers.empty()) return "";
+  return "<g class=\"l2-markers\">\n" + links + markers + "</g>\n";
+}
+
+// Legend: operators, the L shading, the ridge symbol and, for a hierarchical chart, what the
+// hollow markers are.
+std::string legend_svg(const std::vector<std::string>& ops, const std::map<int64_t, double>& shade,
+                       bool any_ridge, bool any_l2_marker) {
+  std::string svg = "<g class=\"legend\">\n";
+  double y = kPlotTop + 8;
+  svg += text_svg(kLegendX, y, "Operator", 13, "start", R"(font-weight="bold")") + "\n";
+  y += 22;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const SeriesStyle style = operator_style(ops[i], i);
+    svg += marker_svg(style.shape, kLegendX + 7, y - 4, kMarkerRadius, style.colour, style.colour,
+                      R"(class="legend-marker")") +
+           "\n";
+    svg += text_svg(kLegendX + 20, y, display_name(ops[i]), 12, "start") + "\n";
+    y += 21;
+  }
+  if (!shade.empty()) {
+    y += 12;
+    svg += text_svg(kLegendX, y, "Sequence length L", 13, "start", R"(font-weight="bold")") + "\n";
+    y += 20;
+    double x = kLegendX + 7;
+    const double step = std::min(26.0, 190.0 / static_cast<double>(shade.size()));
+    for (const auto& [l, amount] : shade) {
+      svg += marker_svg(MarkerShape::kCircle, x, y - 4, kMarkerRadius, lighten("#555555", amount),
+                        "#555555", "") +
+             "\n";
+      x += step;
+    }
+    y += 18;
+    svg += text_svg(kLegendX + 2, y, std::to_string(shade.begin()->first), 11, "start") + "\n";
+    if (shade.size() > 1) {
+      svg += text_svg(x - step + 8, y, std::to_string(shade.rbegin()->first), 11, "end") + "\n";
+    }
+    y += 18;
+    svg +=
+        text_svg(kLegendX, y, "lighter = shorter L; numbers at", 11, "start", R"(fill="#555555")") +
+        "\n";
+    y += 15;
+    svg +=
+        text_svg(kLegendX, y, "the points: their L (ends only)", 11, "start", R"(fill="#555555")") +
+        "\n";
+  }
+  if (any_ridge) {
+    y += 30;
+    svg += fmt::format(
+        R"(<circle cx="{}" cy="{}" r="4" fill="#FFFFFF" stroke="{}" stroke-width="1.6"/>)"
+        "\n",
+        kLegendX + 7, y - 4, kInk);
+    svg += text_svg(kLegendX + 20, y, "ridge point I* = peak / BW", 12, "start") + "\n";
+    y += 18;
+    svg +=
+        text_svg(kLegendX, y, "left of it: memory-bound", 11, "start", R"(fill="#555555")") + "\n";
+  }
+  if (any_l2_marker) {
+    y += 30;
+    svg +=
+        fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#555555" stroke-width="0.8"/>)"
+                    "\n",
+                    kLegendX + 7, y - 4, kLegendX + 27, y - 4);
+    svg += marker_svg(MarkerShape::kCircle, kLegendX + 7, y - 4, kMarkerRadius, "#FFFFFF",
+                      "#555555", R"(class="legend-marker-l2")") +
+           "\n";
+    svg += marker_svg(MarkerShape::kCircle, kLegendX + 27, y - 4, kMarkerRadius, "#555555",
+                      "#555555", "") +
+           "\n";
+    svg += text_svg(kLegendX + 40, y, "hierarchical roofline", 12, "start") + "\n";
+    for (const char* line : {"hollow: the point at FLOP per L2", "byte, same FLOP/s, under the",
+                             "dashed L2 slope (Nsight Compute)"}) {
+      y += 15;
+      svg += text_svg(kLegendX, y, line, 11, "start", R"(fill="#555555")") + "\n";
+    }
+  }
+  return svg + "</g>\n";
+}
+
+}  // namespace
+
 std::string roofline_svg(const Report& report) {
   const ChartRoofs roofs = chart_roofs(report);
   std::vector<const PointResult*> points;
   for (const auto& p : report.points) {
     if (placed(p)) points.push_back(&p);
   }
+  const bool any_l2_marker =
+      std::any_of(points.begin(), points.end(), [](const auto* p) { return has_l2_marker(*p); });
 
-  // Axis ranges: every point, every roof and both ridge points inside, with head room.
-  double x_lo = 1e-1, x_hi = 1e4, y_lo = 1e11, y_hi = 1e16;
-  if (!points.empty()) {
-    std::vector<double> xs, ys;
-    for (const auto* p : points) {
-      xs.push_back(p->roofline->arithmetic_intensity_flop_per_byte);
-      ys.push_back(p->roofline->achieved_flop_per_s);
-    }
-    for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
-      if (!peak) continue;
-      ys.push_back(*peak);
-      if (roofs.dram_bytes_per_s) xs.push_back(*peak / *roofs.dram_bytes_per_s);
-    }
-    x_lo = nice_floor_125(*std::min_element(xs.begin(), xs.end()) / kAxisMargin);
-    x_hi = nice_ceil_125(*std::max_element(xs.begin(), xs.end()) * kAxisMargin);
-    y_lo = nice_floor_125(*std::min_element(ys.begin(), ys.end()) / kAxisMargin);
-    y_hi = nice_ceil_125(*std::max_element(ys.begin(), ys.end()) * kAxisMargin);
-  }
+  const Axes axes = axis_ranges(points, roofs);
+  const double x_lo = axes.x_lo, x_hi = axes.x_hi, y_lo = axes.y_lo, y_hi = axes.y_hi;
   const Scale sx = Scale::log10(x_lo, x_hi, kPlotLeft, kPlotRight);
   const Scale sy = Scale::log10(y_lo, y_hi, kPlotBottom, kPlotTop);
 
@@ -171,8 +395,9 @@ std::string roofline_svg(const Report& report) {
       points.begin(), points.end(), [](const auto* p) { return p->roofline->basis == "analytic"; });
   svg +=
       text_svg(kPlotLeft, 72,
-               fmt::format("Roofs: {}, median over points. FLOPs and DRAM bytes: {}",
+               fmt::format("Roofs: {}{}, median over points. FLOPs and DRAM bytes: {}",
                            roofs.kinds.empty() ? "none" : roofs.kinds,
+                           roofs.l2_bytes_per_s ? " (L2: " + roofs.l2_kinds + ")" : "",
                            analytic ? fmt::format("counters ({} from the analytic model)", analytic)
                                     : std::string("hardware counters")) +
                    bytes_basis_short(report),
@@ -214,8 +439,10 @@ std::string roofline_svg(const Report& report) {
            "\n";
   }
   svg += text_svg((kPlotLeft + kPlotRight) / 2, kPlotBottom + 46,
-                  "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)", 13, "middle",
-                  R"(class="axis-title")");
+                  any_l2_marker ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
+                                  "markers: of L2 traffic; log scale)"
+                                : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
+                  13, "middle", R"(class="axis-title")");
   svg += "\n</g>\n";
   svg += R"(<g class="axis y">)"
          "\n";
@@ -240,6 +467,10 @@ std::string roofline_svg(const Report& report) {
                  y = sy(p->roofline->achieved_flop_per_s);
     marker_boxes.push_back(
         Box{x - kMarkerRadius, y - kMarkerRadius, x + kMarkerRadius, y + kMarkerRadius});
+    if (!has_l2_marker(*p)) continue;
+    const double x_l2 = sx(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    marker_boxes.push_back(
+        Box{x_l2 - kMarkerRadius, y - kMarkerRadius, x_l2 + kMarkerRadius, y + kMarkerRadius});
   }
   for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
     if (!peak || !roofs.dram_bytes_per_s) continue;
@@ -247,69 +478,25 @@ std::string roofline_svg(const Report& report) {
     marker_boxes.push_back(Box{x - 5, y - 5, x + 5, y + 5});
   }
 
-  // Roofs: the HBM slope up to the highest ridge, then one flat roof per pipe from its ridge.
+  // Roofs: the HBM slope (and the L2 slope) up to the highest ridge, then one flat roof per pipe
+  // from its lowest ridge.
   svg += R"(<g class="roofs">)"
          "\n";
   const double highest_peak =
       std::max(roofs.tensor_flop_per_s.value_or(0), roofs.fp32_flop_per_s.value_or(0));
-  if (roofs.dram_bytes_per_s && highest_peak > 0) {
-    const double bw = *roofs.dram_bytes_per_s;
-    const double i0 = std::max(x_lo, y_lo / bw);
-    const double i1 = std::min(x_hi, highest_peak / bw);
-    if (i1 > i0) {
-      const double x0 = sx(i0), y0 = sy(i0 * bw), x1 = sx(i1), y1 = sy(i1 * bw);
-      svg += fmt::format(
-          R"(<line class="roof-hbm" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)"
-          "\n",
-          x0, y0, x1, y1, kInk);
-      // Keep point labels off the slope: reserve small boxes along it.
-      const double length = std::hypot(x1 - x0, y1 - y0);
-      for (double t = 0; t <= length; t += 6) {
-        const double x = x0 + (x1 - x0) * t / length, y = y0 + (y1 - y0) * t / length;
-        labels.reserve(Box{x - 3, y - 3, x + 3, y + 3});
-      }
-      // Label along the slope, just above the line, at the first of a few positions whose
-      // footprint (small boxes along the rotated text) covers no marker.
-      const double angle = std::atan2(y1 - y0, x1 - x0);
-      const std::string text = "HBM " + format_si(bw, "B/s");
-      const double w = text_width_px(text, kLabelPx);
-      const double nx = std::sin(angle) * 7, ny = -std::cos(angle) * 7;  // 7 px off the line
-      const auto footprint = [&](double t) {
-        std::vector<Box> boxes;
-        const double bx = x0 + (x1 - x0) * t + nx, by = y0 + (y1 - y0) * t + ny;
-        for (double u = 0; u <= w; u += 5) {
-          // Centre of the glyphs: half a font height above the baseline, perpendicular to it.
-          const double cx = bx + std::cos(angle) * u + std::sin(angle) * kLabelPx * 0.4;
-          const double cy = by + std::sin(angle) * u - std::cos(angle) * kLabelPx * 0.4;
-          boxes.push_back(Box{cx - 4, cy - 4, cx + 4, cy + 4});
-        }
-        return boxes;
-      };
-      const auto covered = [&](const std::vector<Box>& boxes) {
-        size_t n = 0;
-        for (const auto& m : marker_boxes) {
-          n += std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.overlaps(m); });
-        }
-        return n;
-      };
-      double best_t = 0.5;
-      size_t best_covered = SIZE_MAX;
-      for (const double t : {0.5, 0.65, 0.35, 0.8, 0.2}) {
-        const size_t n = covered(footprint(t));
-        if (n < best_covered) {
-          best_t = t;
-          best_covered = n;
-        }
-      }
-      const double lx = x0 + (x1 - x0) * best_t + nx, ly = y0 + (y1 - y0) * best_t + ny;
-      svg +=
-          text_svg(
-              lx, ly, text, kLabelPx, "start",
-              fmt::format(
-                  R"svg(class="roof-label" fill="{}" transform="rotate({:.2f} {:.1f} {:.1f})")svg",
-                  kInk, angle * 180.0 / kPi, lx, ly)) +
-          "\n";
-      for (const auto& box : footprint(best_t)) labels.reserve(box);
+  if (highest_peak > 0) {
+    if (roofs.dram_bytes_per_s) {
+      svg += slanted_roof_svg(SlantedRoof{*roofs.dram_bytes_per_s, "roof-hbm",
+                                          "HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"), ""},
+                              sx, sy, axes, highest_peak, marker_boxes, labels);
+    }
+    if (roofs.l2_bytes_per_s) {
+      svg += slanted_roof_svg(
+          SlantedRoof{
+              *roofs.l2_bytes_per_s, "roof-l2",
+              fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds),
+              R"( stroke-dasharray="6 3")"},
+          sx, sy, axes, highest_peak, marker_boxes, labels);
     }
   }
   struct PipeRoof {
@@ -326,7 +513,8 @@ std::string roofline_svg(const Report& report) {
   for (const auto& r : pipe_roofs) {
     if (!r.peak) continue;
     const double ridge = roofs.dram_bytes_per_s ? *r.peak / *roofs.dram_bytes_per_s : x_lo;
-    const double x0 = sx(std::max(ridge, x_lo)), y = sy(*r.peak);
+    const double l2_ridge = roofs.l2_bytes_per_s ? *r.peak / *roofs.l2_bytes_per_s : ridge;
+    const double x0 = sx(std::max(std::min(ridge, l2_ridge), x_lo)), y = sy(*r.peak);
     svg += fmt::format(
         R"(<line class="roof" data-pipe="{}" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
         "\n",
@@ -388,7 +576,9 @@ std::string roofline_svg(const Report& report) {
                        "\n",
                        path, operator_style(ops[i], i).colour);
   }
-  svg += "</g>\n<g class=\"points\">\n";
+  svg += "</g>\n";
+  svg += l2_markers_svg(ops, series, sx, labels);
+  svg += "<g class=\"points\">\n";
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
     if (it == series.end()) continue;
@@ -461,57 +651,7 @@ std::string roofline_svg(const Report& report) {
         "\n";
   }
 
-  // Legend: operators, the L shading, the ridge symbol.
-  svg += "<g class=\"legend\">\n";
-  double y = kPlotTop + 8;
-  svg += text_svg(kLegendX, y, "Operator", 13, "start", R"(font-weight="bold")") + "\n";
-  y += 22;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const SeriesStyle style = operator_style(ops[i], i);
-    svg += marker_svg(style.shape, kLegendX + 7, y - 4, kMarkerRadius, style.colour, style.colour,
-                      R"(class="legend-marker")") +
-           "\n";
-    svg += text_svg(kLegendX + 20, y, display_name(ops[i]), 12, "start") + "\n";
-    y += 21;
-  }
-  if (!shade.empty()) {
-    y += 12;
-    svg += text_svg(kLegendX, y, "Sequence length L", 13, "start", R"(font-weight="bold")") + "\n";
-    y += 20;
-    double x = kLegendX + 7;
-    const double step = std::min(26.0, 190.0 / static_cast<double>(shade.size()));
-    for (const auto& [l, amount] : shade) {
-      svg += marker_svg(MarkerShape::kCircle, x, y - 4, kMarkerRadius, lighten("#555555", amount),
-                        "#555555", "") +
-             "\n";
-      x += step;
-    }
-    y += 18;
-    svg += text_svg(kLegendX + 2, y, std::to_string(shade.begin()->first), 11, "start") + "\n";
-    if (shade.size() > 1) {
-      svg += text_svg(x - step + 8, y, std::to_string(shade.rbegin()->first), 11, "end") + "\n";
-    }
-    y += 18;
-    svg +=
-        text_svg(kLegendX, y, "lighter = shorter L; numbers at", 11, "start", R"(fill="#555555")") +
-        "\n";
-    y += 15;
-    svg +=
-        text_svg(kLegendX, y, "the points: their L (ends only)", 11, "start", R"(fill="#555555")") +
-        "\n";
-  }
-  if (!ridges.empty()) {
-    y += 30;
-    svg += fmt::format(
-        R"(<circle cx="{}" cy="{}" r="4" fill="#FFFFFF" stroke="{}" stroke-width="1.6"/>)"
-        "\n",
-        kLegendX + 7, y - 4, kInk);
-    svg += text_svg(kLegendX + 20, y, "ridge point I* = peak / BW", 12, "start") + "\n";
-    y += 18;
-    svg +=
-        text_svg(kLegendX, y, "left of it: memory-bound", 11, "start", R"(fill="#555555")") + "\n";
-  }
-  svg += "</g>\n";
+  svg += legend_svg(ops, shade, !ridges.empty(), any_l2_marker);
 
   const std::vector<std::string> omitted = points_without_roofline(report);
   if (!omitted.empty()) {

@@ -20,6 +20,12 @@ struct ChartRoofs {
   /// benchmarks", "datasheet (configs/gpus)", "counters peak_sustained ×
   /// clock measured per kernel". Empty when no point is placed.
   std::string kinds;
+  /// L2 roof, bytes/s: the median over the placed points whose roof has one (roof.l2_bytes_per_s);
+  /// std::nullopt when none has.
+  std::optional<double> l2_bytes_per_s;
+  /// The distinct source kinds of those L2 roofs (roof.l2_source_kind), "measured", "counters",
+  /// joined with ", "; empty when l2_bytes_per_s is null.
+  std::string l2_kinds;
 };
 
 /// Medians of the placed points' roofs (see ChartRoofs). Pure.
@@ -36,7 +42,12 @@ std::vector<std::string> points_without_roofline(const Report& report);
 /// placed point (class "point", data-op, data-seq-len), shape and colour by operator, lighter for
 /// shorter L, joined in L order, the shortest and longest L of each operator labelled without
 /// overlap; a legend; a title naming the GPU and the roofs' source; a note listing points left
-/// out. Deterministic; does not throw for any Report.
+/// out. Hierarchical, as Nsight Compute's roofline (its Profiling Guide, "Roofline Charts"): when
+/// a point's roof has an L2 ceiling, the L2 slope (class "roof-l2", dashed, labelled with its
+/// value and source kind), the flat roofs then starting at the lower ridge; each point with L2
+/// bytes gets a second, hollow marker of its colour (class "point-l2") at its FLOP per L2 byte and
+/// the same FLOP/s, joined to its DRAM marker by a thin line (class "l2-link"); the legend says
+/// so. Deterministic; does not throw for any Report.
 std::string roofline_svg(const Report& report);
 
 }  // namespace rooflinectl

@@ -27,14 +27,16 @@ struct Column {
   Align align;
 };
 
-constexpr std::array<Column, 11> kColumns = {{{"operator", Align::kLeft},
+constexpr std::array<Column, 13> kColumns = {{{"operator", Align::kLeft},
                                               {"version", Align::kLeft},
                                               {"L", Align::kRight},
                                               {"time", Align::kRight},
                                               {"TFLOP/s", Align::kRight},
                                               {"TB/s", Align::kRight},
                                               {"FLOP/B", Align::kRight},
+                                              {"L2 FLOP/B", Align::kRight},
                                               {"bound", Align::kLeft},
+                                              {"binding", Align::kLeft},
                                               {"% of roof", Align::kRight},
                                               {"validation", Align::kLeft},
                                               {"status", Align::kLeft}}};
@@ -101,7 +103,14 @@ std::string format_status(const PointResult& p) {
   return status;
 }
 
-Row format_row(const PointResult& p, bool& any_analytic, bool& any_above_roof) {
+/// What the rows showed, for the footnotes.
+struct TableNotes {
+  bool any_analytic = false;
+  bool any_above_roof = false;
+  bool any_l2 = false;  ///< a point placed under the L2 roof too
+};
+
+Row format_row(const PointResult& p, TableNotes& notes) {
   Row row;
   row.fill(kMissing);
   row[0] = p.op;
@@ -115,19 +124,25 @@ Row format_row(const PointResult& p, bool& any_analytic, bool& any_above_roof) {
     row[6] = format_number(r.arithmetic_intensity_flop_per_byte);
     if (r.basis == "analytic") {
       row[6] += "*";
-      any_analytic = true;
+      notes.any_analytic = true;
     }
-    row[7] = to_string(r.bound);
+    // Only with both L2 figures: the point was then also placed under the L2 roof.
+    if (r.l2_attainable_flop_per_s) {
+      row[7] = format_number(*r.l2_arithmetic_intensity_flop_per_byte);
+      notes.any_l2 = true;
+    }
+    row[8] = to_string(r.bound);
+    row[9] = to_string(r.binding_level);
     if (std::isfinite(r.fraction_of_roof)) {
-      row[8] = fmt::format("{:.1f}%", r.fraction_of_roof * 100.0);
+      row[10] = fmt::format("{:.1f}%", r.fraction_of_roof * 100.0);
       if (r.above_roof) {
-        row[8] += "!";
-        any_above_roof = true;
+        row[10] += "!";
+        notes.any_above_roof = true;
       }
     }
   }
-  if (p.validation) row[9] = p.validation->passed ? "pass" : "FAIL";
-  row[10] = format_status(p);
+  if (p.validation) row[11] = p.validation->passed ? "pass" : "FAIL";
+  row[12] = format_status(p);
   return row;
 }
 
@@ -138,9 +153,8 @@ std::string format_console_table(const Report& report) {
   Row header;
   for (size_t c = 0; c < kColumns.size(); ++c) header[c] = kColumns[c].title;
   rows.push_back(header);
-  bool any_analytic = false;
-  bool any_above_roof = false;
-  for (const auto& p : report.points) rows.push_back(format_row(p, any_analytic, any_above_roof));
+  TableNotes notes;
+  for (const auto& p : report.points) rows.push_back(format_row(p, notes));
 
   std::array<size_t, kColumns.size()> widths{};
   for (const auto& row : rows) {
@@ -163,11 +177,17 @@ std::string format_console_table(const Report& report) {
   append_row(rule);
   for (size_t i = 1; i < rows.size(); ++i) append_row(rows[i]);
 
-  if (any_analytic) {
+  if (notes.any_analytic) {
     out += "* placed from the analytic FLOPs and bytes (no counters for this point)\n";
   }
   if (const std::string basis = bytes_basis_summary(report); !basis.empty()) out += basis + "\n";
-  if (any_above_roof) {
+  if (notes.any_l2) {
+    out +=
+        "L2 FLOP/B: FLOPs per L2 byte (lts__t_bytes), placed under the L2 roof too; binding: the "
+        "lowest ceiling at the point (compute, DRAM or L2), which % of roof is against; '-' under "
+        "L2 FLOP/B: L2 unknown, only DRAM and compute compared\n";
+  }
+  if (notes.any_above_roof) {
     out +=
         "! above the roof: achieved exceeds attainable, which means a unit, formula or counter "
         "bug\n";
@@ -180,6 +200,10 @@ std::string format_console_table(const Report& report) {
     std::vector<std::string> values;
     if (roofs.dram_bytes_per_s)
       values.push_back("HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"));
+    if (roofs.l2_bytes_per_s) {
+      values.push_back(
+          fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds));
+    }
     if (roofs.tensor_flop_per_s) {
       values.push_back(fmt::format("{} tensor {}", to_string(report.config.base.dtype),
                                    format_si(*roofs.tensor_flop_per_s, "FLOP/s")));

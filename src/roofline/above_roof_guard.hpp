@@ -10,9 +10,12 @@
 namespace rooflinectl {
 
 /// One line describing why `point` is flagged, or std::nullopt when it is not above its roof
-/// (point.above_roof false). The cause it names depends on the roof's source: above a datasheet
-/// or counter-derived peak (theoretical) it is a unit, FLOP-formula or counter bug; above a
-/// measured ceiling it is either that or a microbenchmark that under-measured the ceiling.
+/// (point.above_roof false: achieved ≤ the lowest known ceiling, the L2 one included). The roof
+/// it names is the binding one: "above the <source> L2 roof" when the L2 slope binds (the L2
+/// traffic exceeds the L2 bandwidth), else "above the <source> roof". The cause it names depends
+/// on that ceiling's source: above a datasheet or counter-derived peak (theoretical) it is a
+/// unit, FLOP-formula or counter bug; above a measured ceiling it is either that or a
+/// microbenchmark that under-measured the ceiling.
 std::optional<std::string> above_roof_error(const RooflinePoint& point);
 
 }  // namespace rooflinectl

@@ -55,6 +55,16 @@ std::optional<PlacementFigures> expected_placement_inputs(const PointResult& poi
   return std::nullopt;
 }
 
+L2Bytes placement_l2_bytes(const PointResult& point, const std::string& basis) {
+  if (basis != "counters") {
+    return L2Bytes{std::nullopt, "analytic placement: L2 bytes are only counted, never modelled"};
+  }
+  const std::optional<double>& bytes = point.counters.total.l2_bytes;
+  if (!bytes) return L2Bytes{std::nullopt, "L2 bytes (lts__t_bytes.sum) not measured"};
+  if (!(*bytes > 0)) return L2Bytes{std::nullopt, "counted L2 bytes (lts__t_bytes.sum) are zero"};
+  return L2Bytes{bytes, ""};
+}
+
 PlacementInputs placement_inputs(const PointResult& point) {
   PlacementInputs in;
   const bool counted = !point.counters.null_reason;
@@ -62,6 +72,7 @@ PlacementInputs placement_inputs(const PointResult& point) {
   in.bytes_basis = !counted                               ? analytic_bytes_basis(point.op)
                    : point.counters.dram_bytes_isolated() ? kBytesIsolated
                                                           : kBytesInWindow;
+  in.l2 = placement_l2_bytes(point, in.basis);
   std::string why_not;
   const auto figures = expected_placement_inputs(point, in.basis, in.bytes_basis, why_not);
   if (!figures) {

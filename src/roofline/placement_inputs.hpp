@@ -30,11 +30,17 @@ inline constexpr const char* kBytesAnalyticMin = "analytic_min";
 /// point is placed above a true roof by the model's own re-read count.
 const char* analytic_bytes_basis(const std::string& op);
 
+/// The L2 bytes of a placement on `basis` ("counters", "analytic"): on counters the point's
+/// counters.total.l2_bytes (lts__t_bytes.sum) when > 0; never from the model, so an analytic
+/// placement (and a missing or zero count) gets std::nullopt with the reason.
+L2Bytes placement_l2_bytes(const PointResult& point, const std::string& basis);
+
 /// The inputs of one placement. `flop` and `dram_bytes` are both set (and > 0) or both nullopt
 /// with `null_reason`.
 struct PlacementInputs {
   std::optional<double> flop;
   std::optional<double> dram_bytes;
+  L2Bytes l2;               ///< placement_l2_bytes(point, basis)
   std::string basis;        ///< RooflinePoint::basis: "counters" or "analytic"
   std::string bytes_basis;  ///< kBytesIsolated, kBytesInWindow, kBytesAnalytic or kBytesAnalyticMin
   std::string null_reason;  ///< empty when set
@@ -64,6 +70,7 @@ std::optional<PlacementFigures> expected_placement_inputs(const PointResult& poi
 ///    counters);
 /// 2. no counters: `point.analytic.flop` and the analytic DRAM bytes of
 ///    analytic_bytes_basis(point.op) (implemented or minimum), basis "analytic", when both > 0.
+/// `l2` is placement_l2_bytes of the basis either way.
 PlacementInputs placement_inputs(const PointResult& point);
 
 }  // namespace rooflinectl

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "core/error.hpp"
 #include "roofline/roof_from_counters.hpp"
 
@@ -81,18 +83,78 @@ std::optional<Roof> roof_from_peak_set(const PeakSet& set, Pipe pipe, Dtype dtyp
   return roof;
 }
 
+namespace {
+
+/// One source's L2 ceiling for a point: the value with its source text, or why there is none.
+struct L2Candidate {
+  RoofSource source = RoofSource::kDatasheet;
+  Ceiling ceiling;
+};
+
+L2Candidate l2_from_peak_set(const PeakSet& set) {
+  const std::string name = to_string(set.source);
+  if (set.null_reason) return {set.source, Ceiling{std::nullopt, *set.null_reason}};
+  if (!set.l2.value || !(*set.l2.value > 0)) {
+    return {set.source, Ceiling{std::nullopt, set.l2.source}};
+  }
+  return {set.source, Ceiling{set.l2.value, fmt::format("{}: L2 {:.4g} TB/s [{}]", name,
+                                                        *set.l2.value / 1e12, set.l2.source)}};
+}
+
+// The per-cycle peak × the clock of the point's own kernels, with the text counter_peak_set
+// gives the peaks block ("counters: L2 5120 B/cycle x L2 1.755 GHz").
+L2Candidate l2_from_counters(const CounterResult& counters, int cc_major, int cc_minor) {
+  if (counters.null_reason)
+    return {RoofSource::kCounters, Ceiling{std::nullopt, *counters.null_reason}};
+  CounterPeakInputs in;
+  in.l2_bytes_per_cycle = counters.peaks.l2_bytes_per_cycle;
+  in.l2_clock_hz = counters.total.l2_clock_hz;
+  return {RoofSource::kCounters, counter_peak_set(in, cc_major, cc_minor, "").l2};
+}
+
+}  // namespace
+
+void fill_l2_roof(Roof& roof, RoofSource source, const PeaksBlock& block,
+                  const CounterResult& counters, int cc_major, int cc_minor) {
+  std::vector<L2Candidate> candidates;
+  if (source == RoofSource::kDatasheet) candidates.push_back(l2_from_peak_set(block.datasheet));
+  if (source == RoofSource::kMeasured) candidates.push_back(l2_from_peak_set(block.measured));
+  candidates.push_back(l2_from_counters(counters, cc_major, cc_minor));
+  if (source != RoofSource::kMeasured) candidates.push_back(l2_from_peak_set(block.measured));
+  std::string why_not;
+  for (const L2Candidate& c : candidates) {
+    if (c.ceiling.value) {
+      roof.l2_bytes_per_s = c.ceiling.value;
+      roof.l2_source_kind = c.source;
+      roof.l2_source = c.ceiling.source;
+      if (!why_not.empty()) roof.l2_source += " (none from " + why_not + ")";
+      return;
+    }
+    why_not +=
+        fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", to_string(c.source), c.ceiling.source);
+  }
+  roof.l2_bytes_per_s.reset();
+  roof.l2_source_kind.reset();
+  roof.l2_source = why_not;
+}
+
 std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
                                       const PeaksBlock& block, const CounterResult& counters,
                                       int cc_major, int cc_minor, std::string& null_reason) {
+  std::optional<Roof> roof;
   switch (source) {
     case RoofSource::kDatasheet:
-      return roof_from_peak_set(block.datasheet, pipe, dtype, null_reason);
+      roof = roof_from_peak_set(block.datasheet, pipe, dtype, null_reason);
+      break;
     case RoofSource::kMeasured:
-      return roof_from_peak_set(block.measured, pipe, dtype, null_reason);
+      roof = roof_from_peak_set(block.measured, pipe, dtype, null_reason);
+      break;
     case RoofSource::kCounters:
+      roof = roof_from_counters(counters, pipe, cc_major, cc_minor, null_reason);
       break;
   }
-  return roof_from_counters(counters, pipe, cc_major, cc_minor, null_reason);
+  if (roof) fill_l2_roof(*roof, source, block, counters, cc_major, cc_minor);
+  return roof;
 }
 
 }  // namespace rooflinectl

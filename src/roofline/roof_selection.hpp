@@ -44,10 +44,22 @@ CeilingKind compute_ceiling_kind(Pipe pipe, Dtype dtype);
 std::optional<Roof> roof_from_peak_set(const PeakSet& set, Pipe pipe, Dtype dtype,
                                        std::string& null_reason);
 
+/// The L2 ceiling of a point whose roof comes from `source`, the first of: `source`'s own L2
+/// value (measured: block.measured.l2; counters: the point's counters; datasheet: none, datasheets
+/// give no L2 bandwidth); the point's counters (CounterPeaks::l2_bytes_per_cycle ×
+/// KernelCounters::l2_clock_hz of `counters.total`); the measured peaks (block.measured, when
+/// `rooflinectl peaks` cached them). Sets roof.l2_bytes_per_s, roof.l2_source_kind and
+/// roof.l2_source, which starts with the source's name ("measured: L2 8.97 TB/s [...]",
+/// "counters: L2 5120 B/cycle x L2 1.755 GHz") and, for a fallback, says why `source` had none;
+/// when no source has one, l2_bytes_per_s and l2_source_kind stay null and l2_source lists each
+/// source's reason. Never invents a value.
+void fill_l2_roof(Roof& roof, RoofSource source, const PeaksBlock& block,
+                  const CounterResult& counters, int cc_major, int cc_minor);
+
 /// The roof of one point under `source`: datasheet → block.datasheet, measured → block.measured
 /// (both via roof_from_peak_set), counters → roof_from_counters on the point's own counters
-/// (its kernels' clocks). Returns std::nullopt with `null_reason` when that source has no roof
-/// for this point.
+/// (its kernels' clocks); its L2 ceiling by fill_l2_roof. Returns std::nullopt with
+/// `null_reason` when that source has no roof for this point.
 std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
                                       const PeaksBlock& block, const CounterResult& counters,
                                       int cc_major, int cc_minor, std::string& null_reason);

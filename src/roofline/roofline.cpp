@@ -29,10 +29,68 @@ Bound parse_bound(const std::string& text) {
   throw bad_input(fmt::format("invalid bound '{}': allowed memory, compute", text));
 }
 
+std::string to_string(RoofLevel level) {
+  switch (level) {
+    case RoofLevel::kDram:
+      return "dram";
+    case RoofLevel::kL2:
+      return "l2";
+    case RoofLevel::kCompute:
+      return "compute";
+  }
+  return "unknown";
+}
+
+RoofLevel parse_roof_level(const std::string& text) {
+  if (text == "dram") return RoofLevel::kDram;
+  if (text == "l2") return RoofLevel::kL2;
+  if (text == "compute") return RoofLevel::kCompute;
+  throw bad_input(fmt::format("invalid roof level '{}': allowed dram, l2, compute", text));
+}
+
+namespace {
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
+
+// The L2 figures of `p` (flop, time_s and roof already set) when the bytes and the roof are
+// known, else the reason; then the attainable over both levels and the level that binds.
+void place_under_l2(RooflinePoint& p, const L2Bytes& l2) {
+  const Roof& roof = p.roof;
+  if (l2.bytes && !positive_finite(*l2.bytes)) {
+    throw bad_input(
+        fmt::format("cannot place point: L2 bytes {} (must be finite and > 0)", *l2.bytes));
+  }
+  if (roof.l2_bytes_per_s && !positive_finite(*roof.l2_bytes_per_s)) {
+    throw bad_input(
+        fmt::format("invalid roof: L2 {} B/s (must be finite and > 0)", *roof.l2_bytes_per_s));
+  }
+  p.binding_level =
+      p.dram_attainable_flop_per_s < roof.peak_flop_per_s ? RoofLevel::kDram : RoofLevel::kCompute;
+  if (l2.bytes) {
+    p.l2_bytes = l2.bytes;
+    p.l2_arithmetic_intensity_flop_per_byte = p.flop / *l2.bytes;
+    p.achieved_l2_bytes_per_s = *l2.bytes / p.time_s;
+  }
+  if (roof.l2_bytes_per_s) p.l2_ridge_flop_per_byte = roof.peak_flop_per_s / *roof.l2_bytes_per_s;
+  if (!l2.bytes || !roof.l2_bytes_per_s) {
+    p.l2_null_reason = !l2.bytes                ? l2.null_reason
+                       : roof.l2_source.empty() ? "no L2 roof given"
+                                                : "no L2 roof: " + roof.l2_source;
+    return;
+  }
+  p.l2_attainable_flop_per_s = std::min(
+      roof.peak_flop_per_s, *p.l2_arithmetic_intensity_flop_per_byte * *roof.l2_bytes_per_s);
+  if (*p.l2_attainable_flop_per_s < p.attainable_flop_per_s) {
+    p.attainable_flop_per_s = *p.l2_attainable_flop_per_s;
+    p.binding_level = RoofLevel::kL2;
+  }
+}
+
+}  // namespace
+
 RooflinePoint place_on_roofline(const Roof& roof, double flop, double dram_bytes, double time_s,
-                                const std::string& basis) {
-  if (!(flop > 0) || !(dram_bytes > 0) || !(time_s > 0) || !std::isfinite(flop) ||
-      !std::isfinite(dram_bytes) || !std::isfinite(time_s)) {
+                                const std::string& basis, const L2Bytes& l2) {
+  if (!positive_finite(flop) || !positive_finite(dram_bytes) || !positive_finite(time_s)) {
     throw bad_input(fmt::format(
         "cannot place point: flop {}, dram bytes {}, time {} s (all must be finite and > 0)", flop,
         dram_bytes, time_s));
@@ -47,7 +105,9 @@ RooflinePoint place_on_roofline(const Roof& roof, double flop, double dram_bytes
   p.arithmetic_intensity_flop_per_byte = flop / dram_bytes;
   p.achieved_flop_per_s = flop / time_s;
   p.achieved_bytes_per_s = dram_bytes / time_s;
-  p.attainable_flop_per_s = attainable_flop_per_s(roof, p.arithmetic_intensity_flop_per_byte);
+  p.dram_attainable_flop_per_s = attainable_flop_per_s(roof, p.arithmetic_intensity_flop_per_byte);
+  p.attainable_flop_per_s = p.dram_attainable_flop_per_s;
+  place_under_l2(p, l2);
   p.fraction_of_roof = p.achieved_flop_per_s / p.attainable_flop_per_s;
   p.above_roof = p.fraction_of_roof > 1.0;
   p.bound = p.arithmetic_intensity_flop_per_byte < p.ridge_flop_per_byte ? Bound::kMemory

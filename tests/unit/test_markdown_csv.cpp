@@ -1,8 +1,11 @@
-// Markdown and CSV writers against golden files made from a fixed report (tests/unit/data/).
-// report_fixed.json is a subset of the committed H200 sweep with fixture values added for the
-// fields that sweep lacks (peak memory, SM/DRAM %), one point without counters and one skipped
-// point. To accept an intended change: RFL_UPDATE_GOLDEN=1 build/release/tests/rfl_unit_tests
-// --gtest_filter='*Golden*', then review the diff of tests/unit/data/.
+// Markdown, CSV and console-table writers against golden files made from a fixed report
+// (tests/unit/data/). report_fixed.json is a subset of the committed H200 sweep with fixture values
+// added for the fields that sweep lacks (peak memory, SM/DRAM %, and the L2 roofline: the measured
+// H200 L2 ceiling over each point's counted L2 bytes, on every placed point but gelu L = 4096,
+// which stays as written before the L2 roofline existed), one point without counters and one
+// skipped point. To accept an intended change: RFL_UPDATE_GOLDEN=1
+// build/release/tests/rfl_unit_tests --gtest_filter='*Golden*', then review the diff of
+// tests/unit/data/.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include "report/csv_writer.hpp"
 #include "report/json_reader.hpp"
 #include "report/markdown_writer.hpp"
+#include "report/table_writer.hpp"
 #include "roofline/placement_inputs.hpp"
 
 namespace rooflinectl {
@@ -63,6 +67,28 @@ TEST(MarkdownWriter, MatchesGoldenFile) {
 TEST(CsvWriter, MatchesGoldenFile) {
   expect_matches_golden(format_csv_report(load_report(kDataDir + "report_fixed.json")),
                         "report_fixed.csv");
+}
+
+TEST(TableWriter, MatchesGoldenFile) {
+  expect_matches_golden(format_console_table(load_report(kDataDir + "report_fixed.json")),
+                        "report_fixed.txt");
+}
+
+// The hierarchical columns: L2 intensity only where the point was placed under an L2 roof, the
+// binding level beside the DRAM-ridge bound, and the L2 roof named in the notes.
+TEST(MarkdownWriter, ShowsL2IntensityAndTheBindingLevel) {
+  const std::string md = format_markdown_report(load_report(kDataDir + "report_fixed.json"));
+  EXPECT_NE(md.find("| FLOP/B | L2 FLOP/B | bound | binding | % of roof |"), std::string::npos);
+  // flash attention L = 16384: 7773 FLOP per DRAM byte (compute side of the DRAM ridge), 43.1
+  // per L2 byte, so the L2 slope (43.1 × 8.97 TB/s = 386 TFLOP/s) binds, not the tensor roof.
+  EXPECT_NE(
+      md.find("| 16384 | 9.70 ms | 1.69 M | 229 | 0.029 | 7773 | 43.1 | compute | l2 | 59.3% |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("the L2 roof binds at every L"), std::string::npos) << md;
+  EXPECT_NE(md.find("- L2 roof: measured."), std::string::npos) << md;
+  // gelu L = 4096 has no L2 keys (written before the L2 roofline): no L2 intensity, DRAM binds.
+  EXPECT_NE(md.find("| 5.02 | - | memory | dram |"), std::string::npos) << md;
 }
 
 TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {

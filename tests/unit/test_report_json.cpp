@@ -364,6 +364,118 @@ ExitCode exit_code_of(const std::string& text, std::string* message) {
   return ExitCode::kOk;
 }
 
+// full_report() with its point placed under an L2 roof too, where the L2 slope binds.
+Report l2_report() {
+  Report report = full_report();
+  PointResult& p = report.points[0];
+  p.counters.total.l2_bytes = 9.9e10 / 7.0;
+  Roof roof = p.roofline->roof;
+  roof.l2_bytes_per_s = 1e13 / 3.0;
+  roof.l2_source = "measured: L2 3.333 TB/s [test]";
+  roof.l2_source_kind = RoofSource::kMeasured;
+  p.roofline = place_on_roofline(roof, p.roofline->flop, p.roofline->dram_bytes, p.roofline->time_s,
+                                 "counters", L2Bytes{p.counters.total.l2_bytes, ""});
+  p.roofline->bytes_basis = "dram_isolated";
+  return report;
+}
+
+TEST(ReportJson, L2RooflineRoundTripsAndItsDerivedValuesAreRecomputed) {
+  const Report original = l2_report();
+  const RooflinePoint& o = *original.points[0].roofline;
+  ASSERT_EQ(o.binding_level, RoofLevel::kL2);
+  const std::string text = report_to_json_text(original);
+  auto json = nlohmann::ordered_json::parse(text);
+  auto& placed = json["points"][0]["roofline"];
+  EXPECT_EQ(placed["roof"]["l2_bytes_per_s"].get<double>(), 1e13 / 3.0);
+  EXPECT_EQ(placed["roof"]["l2_source"], "measured: L2 3.333 TB/s [test]");
+  EXPECT_EQ(placed["roof"]["l2_source_kind"], "measured");
+  EXPECT_EQ(placed["l2_bytes"].get<double>(), 9.9e10 / 7.0);
+  EXPECT_EQ(placed["l2_arithmetic_intensity_flop_per_byte"].get<double>(),
+            *o.l2_arithmetic_intensity_flop_per_byte);
+  EXPECT_EQ(placed["achieved_l2_bytes_per_s"].get<double>(), *o.achieved_l2_bytes_per_s);
+  EXPECT_EQ(placed["l2_ridge_flop_per_byte"].get<double>(), *o.l2_ridge_flop_per_byte);
+  EXPECT_EQ(placed["l2_attainable_flop_per_s"].get<double>(), *o.l2_attainable_flop_per_s);
+  EXPECT_EQ(placed["dram_attainable_flop_per_s"].get<double>(), o.dram_attainable_flop_per_s);
+  EXPECT_EQ(placed["attainable_flop_per_s"].get<double>(), *o.l2_attainable_flop_per_s);
+  EXPECT_EQ(placed["binding_level"], "l2");
+  EXPECT_EQ(placed["l2_null_reason"], "");
+
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  const RooflinePoint& b = *back.points[0].roofline;
+  EXPECT_EQ(b.roof.l2_bytes_per_s, o.roof.l2_bytes_per_s);
+  EXPECT_EQ(b.roof.l2_source_kind, RoofSource::kMeasured);
+  EXPECT_EQ(b.l2_bytes, o.l2_bytes);
+  EXPECT_EQ(b.l2_attainable_flop_per_s, o.l2_attainable_flop_per_s);
+  EXPECT_EQ(b.binding_level, RoofLevel::kL2);
+
+  // Derived: an edited verdict is recomputed, not trusted.
+  placed["binding_level"] = "compute";
+  placed["l2_attainable_flop_per_s"] = 1.0;
+  const RooflinePoint edited =
+      *report_from_json_text(json.dump(), "edited.json").points[0].roofline;
+  EXPECT_EQ(edited.binding_level, RoofLevel::kL2);
+  EXPECT_EQ(edited.l2_attainable_flop_per_s, o.l2_attainable_flop_per_s);
+}
+
+TEST(ReportJson, L2NullsKeepTheirReasons) {
+  Report report = full_report();  // placed without L2 bytes, under a roof without L2
+  report.points[0].roofline->roof.l2_source = "datasheet: datasheets give no L2 bandwidth";
+  const std::string text = report_to_json_text(report);
+  const auto json = nlohmann::ordered_json::parse(text);
+  const auto& placed = json["points"][0]["roofline"];
+  EXPECT_TRUE(placed["l2_bytes"].is_null());
+  EXPECT_TRUE(placed["l2_attainable_flop_per_s"].is_null());
+  EXPECT_TRUE(placed["roof"]["l2_bytes_per_s"].is_null());
+  EXPECT_TRUE(placed["roof"]["l2_source_kind"].is_null());
+  EXPECT_EQ(placed["l2_null_reason"], "no L2 bytes given to the placement");
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(back.points[0].roofline->l2_null_reason, "no L2 bytes given to the placement");
+  EXPECT_EQ(back.points[0].roofline->roof.l2_source, "datasheet: datasheets give no L2 bandwidth");
+  EXPECT_EQ(report_to_json_text(back), text);
+}
+
+TEST(ReportJson, ReportWithoutL2RooflineKeysStillReads) {
+  const Report original = l2_report();
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(original));
+  auto& placed = json["points"][0]["roofline"];
+  for (const char* key :
+       {"l2_bytes", "l2_arithmetic_intensity_flop_per_byte", "achieved_l2_bytes_per_s",
+        "l2_ridge_flop_per_byte", "dram_attainable_flop_per_s", "l2_attainable_flop_per_s",
+        "binding_level", "l2_null_reason"}) {
+    placed.erase(key);
+  }
+  for (const char* key : {"l2_bytes_per_s", "l2_source", "l2_source_kind"}) {
+    placed["roof"].erase(key);
+  }
+  const RooflinePoint back = *report_from_json_text(json.dump(), "old.json").points[0].roofline;
+  EXPECT_FALSE(back.l2_bytes);
+  EXPECT_FALSE(back.roof.l2_bytes_per_s);
+  EXPECT_FALSE(back.l2_attainable_flop_per_s);
+  EXPECT_EQ(back.l2_null_reason, "report written before the L2 roofline existed");
+  EXPECT_EQ(back.roof.l2_source, "report written before the L2 roofline existed");
+  // Judged as before: against the DRAM level alone.
+  EXPECT_EQ(back.attainable_flop_per_s, original.points[0].roofline->dram_attainable_flop_per_s);
+  EXPECT_NE(back.binding_level, RoofLevel::kL2);
+}
+
+TEST(ReportJson, InvalidL2RoofOrBytesAreBadInput) {
+  const std::string text = report_to_json_text(l2_report());
+  std::string message;
+  auto json = nlohmann::ordered_json::parse(text);
+  json["points"][0]["roofline"]["roof"]["l2_bytes_per_s"] = -1.0;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("l2_bytes_per_s"), std::string::npos) << message;
+  json = nlohmann::ordered_json::parse(text);
+  json["points"][0]["roofline"]["roof"]["l2_source_kind"] = nullptr;  // a value needs its source
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("l2_source_kind"), std::string::npos) << message;
+  json = nlohmann::ordered_json::parse(text);
+  json["points"][0]["roofline"]["l2_bytes"] = 0.0;
+  EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput);
+  EXPECT_NE(message.find("l2_bytes"), std::string::npos) << message;
+}
+
 TEST(ReportJson, WrongSchemaVersionIsBadInput) {
   for (const int version : {0, kReportSchemaVersion + 1}) {
     auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));

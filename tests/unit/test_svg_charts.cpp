@@ -118,6 +118,55 @@ TEST(SvgRoofline, SubtitleNamesTheRoofSourceUsed) {
   EXPECT_EQ(text.find("clock measured per kernel"), std::string::npos) << text;
 }
 
+// The hierarchical roofline (Nsight Compute's): report_fixed.json has the measured L2 roof on
+// every placed point and L2 bytes on eight of them (gelu L = 4096 predates the L2 roofline).
+TEST(SvgRoofline, L2RoofAndHollowL2MarkersAreDrawn) {
+  const Report report =
+      load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/report_fixed.json");
+  Parsed svg(roofline_svg(report));
+  const auto l2_roof = with_class(svg.doc, "roof-l2");
+  ASSERT_EQ(l2_roof.size(), 1u);
+  EXPECT_FALSE(attr(*l2_roof[0], "stroke-dasharray").empty());  // told apart from the HBM slope
+  // Above the HBM slope: both start at the left edge, the L2 line higher (smaller y).
+  const auto hbm = with_class(svg.doc, "roof-hbm");
+  ASSERT_EQ(hbm.size(), 1u);
+  ASSERT_EQ(l2_roof[0]->DoubleAttribute("x1"), hbm[0]->DoubleAttribute("x1"));
+  EXPECT_LT(l2_roof[0]->DoubleAttribute("y1"), hbm[0]->DoubleAttribute("y1"));
+  std::vector<std::string> roof_labels;
+  for (const auto* l : with_class(svg.doc, "roof-label")) roof_labels.push_back(text_of(*l));
+  EXPECT_NE(std::find(roof_labels.begin(), roof_labels.end(), "L2 8.97 TB/s (measured)"),
+            roof_labels.end());
+
+  const auto hollow = with_class(svg.doc, "point-l2");
+  const auto links = with_class(svg.doc, "l2-link");
+  EXPECT_EQ(hollow.size(), 8u);
+  EXPECT_EQ(links.size(), 8u);
+  EXPECT_EQ(count_if_attr(hollow, "data-op", "flash_attention"), 4u);
+  EXPECT_EQ(count_if_attr(hollow, "data-op", "gelu"), 1u);
+  for (const auto* marker : hollow) EXPECT_EQ(attr(*marker, "fill"), "#FFFFFF");
+  for (const auto* link : links) {
+    // Same FLOP/s, so horizontal; every point of the fixture has I_l2 < I, so the hollow marker
+    // sits left of its DRAM marker.
+    EXPECT_EQ(link->DoubleAttribute("y1"), link->DoubleAttribute("y2"));
+    EXPECT_GT(link->DoubleAttribute("x1"), link->DoubleAttribute("x2"));
+  }
+  EXPECT_EQ(with_class(svg.doc, "point").size(), 9u);  // the DRAM markers stay one per point
+
+  const auto source = with_class(svg.doc, "roof-source");
+  ASSERT_EQ(source.size(), 1u);
+  EXPECT_NE(text_of(*source[0]).find("(L2: measured)"), std::string::npos) << text_of(*source[0]);
+  const auto axis_titles = with_class(svg.doc, "axis-title");
+  ASSERT_FALSE(axis_titles.empty());
+  EXPECT_NE(text_of(*axis_titles[0]).find("of L2 traffic"), std::string::npos);
+  EXPECT_EQ(with_class(svg.doc, "legend-marker-l2").size(), 1u);
+
+  // A report without any L2 figure draws neither.
+  Parsed plain(roofline_svg(load_report(kH200Report)));
+  EXPECT_TRUE(with_class(plain.doc, "roof-l2").empty());
+  EXPECT_TRUE(with_class(plain.doc, "point-l2").empty());
+  EXPECT_TRUE(with_class(plain.doc, "legend-marker-l2").empty());
+}
+
 TEST(SvgRoofline, PointAboveItsRoofIsMarked) {
   Report report = load_report(kH200Report);
   report.points[3].roofline->above_roof = true;

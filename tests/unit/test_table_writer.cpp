@@ -66,8 +66,8 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(TableWriter, HeaderHasEveryColumnInOrder) {
   const std::string header = lines_of(format_console_table(Report{})).at(0);
   size_t at = 0;
-  for (const char* title : {"operator", "version", "L", "time", "TFLOP/s", "TB/s", "FLOP/B", "bound",
-                            "% of roof", "validation", "status"}) {
+  for (const char* title : {"operator", "version", "L", "time", "TFLOP/s", "TB/s", "FLOP/B",
+                            "L2 FLOP/B", "bound", "binding", "% of roof", "validation", "status"}) {
     const size_t found = header.find(title, at);
     ASSERT_NE(found, std::string::npos) << title << " in '" << header << "'";
     at = found + 1;
@@ -97,6 +97,38 @@ TEST(TableWriter, FooterNamesTheRoofValuesNotTheCacheFile) {
   EXPECT_TRUE(contains(table, "roofs: measured — HBM 4.80 TB/s, bf16 tensor 989 TFLOP/s\n"))
       << table;
   EXPECT_FALSE(contains(table, "/root/.cache")) << table;
+}
+
+TEST(TableWriter, L2ColumnsFootnoteAndRoofValue) {
+  Report r;
+  r.config.base.dtype = Dtype::kBf16;
+  PointResult l2 = ok_point("flash_attention", 4096, 4e-3, 1e12, 1e9, "counters");
+  Roof roof = l2.roofline->roof;
+  roof.l2_bytes_per_s = 8.97e12;
+  roof.l2_source = "measured: L2 8.97 TB/s [test]";
+  roof.l2_source_kind = RoofSource::kMeasured;
+  // I = 1000 (compute side of the DRAM ridge), I_l2 = 50: the L2 slope (449 TFLOP/s) binds.
+  l2.roofline = place_on_roofline(roof, 1e12, 1e9, 4e-3, "counters", L2Bytes{2e10, ""});
+  r.points = {l2, ok_point("gemm", 4096, 4e-3, 2e12, 1e10, "counters")};
+  PeaksBlock peaks;
+  peaks.used = RoofSource::kMeasured;
+  r.peaks = peaks;
+  const std::string table = format_console_table(r);
+  const std::vector<std::string> lines = lines_of(table);
+  ASSERT_GE(lines.size(), 4u);
+  const size_t l2_column = lines[0].find("L2 FLOP/B") + std::string("L2 FLOP/B").size();
+  const size_t binding = lines[0].find("binding");
+  ASSERT_NE(binding, std::string::npos) << lines[0];
+  // Right-aligned under its header, then the binding level under its own.
+  EXPECT_EQ(lines[2].substr(l2_column - 4, 4), "50.0") << lines[2];
+  EXPECT_EQ(lines[2].substr(binding, 7), "l2     ") << lines[2];
+  EXPECT_EQ(lines[2].find("55.7%") + 5, lines[0].find("% of roof") + 9) << lines[2];  // 250/449
+  // The gemm point has no L2 bytes: no L2 intensity, judged on DRAM and compute.
+  EXPECT_EQ(lines[3].substr(l2_column - 1, 1), "-") << lines[3];
+  EXPECT_EQ(lines[3].substr(binding, 6), "dram  ") << lines[3];
+  EXPECT_TRUE(contains(table, "\nL2 FLOP/B: FLOPs per L2 byte")) << table;
+  EXPECT_TRUE(contains(table, "roofs: measured — HBM 4.80 TB/s, L2 8.97 TB/s (measured), bf16"))
+      << table;
 }
 
 TEST(TableWriter, OkRowShowsMeasuredValuesWithUnits) {
