@@ -65,13 +65,17 @@ struct SweepContext {
   const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
 };
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// Runs `step`, adding its wall time to phase `name` of `phases`; returns what `step` returns.
 template <typename Step>
-auto timed(PhaseTimes& phases, const char* name, Step&& step) {
+auto timed(PhaseTimes& phases, const std::string& name, Step&& step) {
   const auto start = std::chrono::steady_clock::now();
   struct AddOnExit {
     PhaseTimes& phases;
-    const char* name;
+    const std::string& name;
     std::chrono::steady_clock::time_point start;
     ~AddOnExit() {
       phases.add(name,
@@ -174,7 +178,8 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   }
 
   const TimingOptions timing_options{ctx.config.repetitions, ctx.config.warmup_runs,
-                                     !ctx.config.warm_l2};
+                                     !ctx.config.warm_l2,
+                                     fmt::format("{} L={}", point.op, point.shape.seq_len)};
   point.timing = timed(ctx.phases, "time", [&] {
     return time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
                          ctx.stream);
@@ -183,11 +188,12 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   record_peak_memory(point, free_before_bytes);
 
   if (ctx.profiler) {
-    // The replay pass and the placement follow once every point has had its byte pass.
-    point.counters.null_reason = "not measured: the sweep stopped before the replay pass";
-    point.roofline_null_reason = "not placed: the sweep stopped before the replay pass";
+    // The follow-up sessions and the placement come once every point has had its byte pass.
+    point.counters.null_reason = "not measured: the sweep stopped before the counter sessions";
+    point.roofline_null_reason = "not placed: the sweep stopped before the counter sessions";
     CounterPassRanges ranges;
     const CounterPassHooks hooks = counter_hooks(*run, ctx);
+    const auto start = std::chrono::steady_clock::now();
     timed(ctx.phases, "byte pass", [&] {
       ranges.bytes = ctx.profiler->bytes_pass(hooks);
       while (byte_session_has_foreign_writes(ranges.bytes) &&
@@ -196,28 +202,17 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
         ++ranges.byte_attempts;
       }
     });
-    return ranges;
+    ranges.session_wall_times_s.push_back(seconds_since(start));
+    if (ctx.profiler->follow_up_count() > 0) return ranges;
+    // This chip fits every metric into the byte session.
+    point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+    point.roofline_null_reason.clear();
+    finish_point(point, spec, ctx);
+    return std::nullopt;
   }
   point.counters.null_reason = ctx.counters_null_reason;
   finish_point(point, spec, ctx);
   return std::nullopt;
-}
-
-/// The second counter pass of a point whose byte pass ran: the operator is built again with the
-/// same seed (same data, same kernels), profiled by the replay session, and the point placed.
-void replay_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
-                  CounterPassRanges& ranges) {
-  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
-    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
-    created->fill_random(point.seed);
-    return created;
-  });
-  const CounterPassHooks hooks = counter_hooks(*run, ctx);
-  ranges.replay =
-      timed(ctx.phases, "replay pass", [&] { return ctx.profiler->replay_pass(hooks); });
-  point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
-  point.roofline_null_reason.clear();
-  finish_point(point, spec, ctx);
 }
 
 /// A point above its roof is an error (README), said on its own progress line.
@@ -225,6 +220,77 @@ void report_above_roof(const PointResult& point, const std::string& label, Sweep
   if (!point.roofline) return;
   if (const auto error = above_roof_error(*point.roofline)) {
     shown.note(fmt::format("{}: error: {}", label, *error));
+  }
+}
+
+/// Follow-up session `index` of a point whose byte pass ran: the operator is built again with
+/// the same seed (same data, same kernels) and profiled with that session's metric set; after the
+/// last session the point's counters are merged and the point placed.
+void follow_up_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
+                     CounterPassRanges& ranges, size_t index) {
+  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    created->fill_random(point.seed);
+    return created;
+  });
+  const CounterPassHooks hooks = counter_hooks(*run, ctx);
+  const std::string& role = ctx.profiler->sessions()[index + 1].role;
+  const auto start = std::chrono::steady_clock::now();
+  ranges.follow_up.push_back(timed(ctx.phases, role + " pass",
+                                   [&] { return ctx.profiler->follow_up_pass(index, hooks); }));
+  ranges.session_wall_times_s.push_back(seconds_since(start));
+  if (index + 1 < ctx.profiler->follow_up_count()) return;
+  point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+  point.roofline_null_reason.clear();
+  finish_point(point, spec, ctx);
+}
+
+/// Runs every follow-up session of the engine over the points of `pending` (byte passes done),
+/// one session at a time so that CUPTI switches metric sets once per session, not per point.
+/// A point whose session fails, or every pending point once the sweep is interrupted, is kept
+/// (validated and timed) and placed without counters.
+void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& pending,
+                            Report& report, SweepContext& ctx, std::ostream& progress) {
+  std::vector<bool> failed(pending.size(), false);
+  for (size_t index = 0; index < ctx.profiler->follow_up_count(); ++index) {
+    const std::string& role = ctx.profiler->sessions()[index + 1].role;
+    SweepProgress shown(progress, pending.size());
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (failed[i]) continue;
+      auto& [point_index, ranges] = pending[i];
+      PointResult& point = report.points[point_index];
+      const OperatorSpec& spec = find_operator(point.op);
+      if (const int signal_number = pending_interrupt()) {
+        point.counters = CounterResult{};
+        point.counters.null_reason =
+            fmt::format("not measured: the sweep was interrupted by {} before the {} session",
+                        signal_name(signal_number), role);
+        finish_point(point, spec, ctx);
+        failed[i] = true;
+        continue;
+      }
+      const std::string what =
+          fmt::format("counters ({} session) {} L={}", role, point.op, point.shape.seq_len);
+      shown.start(i + 1, what);
+      try {
+        follow_up_point(point, spec, ctx, ranges, index);
+        if (index + 1 == ctx.profiler->follow_up_count()) {
+          report_above_roof(point,
+                            fmt::format("[{} {}/{}] {} L={}", role, i + 1, pending.size(), point.op,
+                                        point.shape.seq_len),
+                            shown);
+        }
+      } catch (const Error& e) {
+        point.counters = CounterResult{};
+        point.counters.null_reason = fmt::format("{} session failed: {}", role, e.what());
+        finish_point(point, spec, ctx);
+        shown.note(fmt::format("{}: counters not measured: {}", what, e.what()));
+        failed[i] = true;
+        cudaGetLastError();
+      }
+      shown.done();
+    }
+    shown.finish();
   }
 }
 
@@ -289,7 +355,8 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     ctx.counters_null_reason = "counters disabled (--no-counters)";
   } else {
     try {
-      ctx.profiler = std::make_unique<CounterEngine>(config.device, config.sm_throughput);
+      ctx.profiler =
+          std::make_unique<CounterEngine>(config.device, config.base.dtype, config.sm_throughput);
       ctx.profiler->warm_up([&] { flusher.read_sweep(stream.get()); });
     } catch (const Error& e) {
       if (config.require_counters) {
@@ -312,8 +379,8 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
 
   const uint64_t base_seed = std::random_device{}();
   const size_t total = config.ops.size() * config.seq_lens.size();
-  // Byte passes in run order, each with its point's index: their replay passes follow the loop,
-  // so that CUPTI switches between the two metric sets once per sweep, not twice per point.
+  // Byte passes in run order, each with its point's index: their follow-up sessions follow the
+  // loop, so that CUPTI switches metric sets once per session, not per point.
   std::vector<std::pair<size_t, CounterPassRanges>> pending;
   size_t index = 0;
   SweepProgress shown(progress, total);
@@ -355,38 +422,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     }
   }
   shown.finish();
-  size_t replayed = 0;
-  SweepProgress replay_shown(progress, pending.size());
-  for (auto& [point_index, ranges] : pending) {
-    PointResult& point = report.points[point_index];
-    const std::string label = fmt::format("[replay {}/{}] {} L={}", ++replayed, pending.size(),
-                                          point.op, point.shape.seq_len);
-    const OperatorSpec& spec = find_operator(point.op);
-    if (const int signal_number = pending_interrupt()) {
-      // Timed and validated already: kept, and placed without counters.
-      point.counters = CounterResult{};
-      point.counters.null_reason =
-          fmt::format("not measured: the sweep was interrupted by {} before the replay pass",
-                      signal_name(signal_number));
-      finish_point(point, spec, ctx);
-      continue;
-    }
-    replay_shown.start(
-        replayed, fmt::format("counters (replay pass) {} L={}", point.op, point.shape.seq_len));
-    try {
-      replay_point(point, spec, ctx, ranges);
-    } catch (const Error& e) {
-      // Timing and validation stand; the point is placed without counters.
-      point.counters = CounterResult{};
-      point.counters.null_reason = std::string("replay pass failed: ") + e.what();
-      finish_point(point, spec, ctx);
-      replay_shown.note(fmt::format("{}: counters not measured: {}", label, e.what()));
-      cudaGetLastError();
-    }
-    replay_shown.done();
-    report_above_roof(point, label, replay_shown);
-  }
-  replay_shown.finish();
+  if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
   timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
   report.peaks = peaks;
   fmt::print(

@@ -6,7 +6,11 @@
    `ncu --cache-control all --clock-control none` with counters off, and the last launch of the
    operator's kernels (the timed launch) is taken: the last K kernels that are not the tool's own
    (flush sweep, clock probe, random fill, validation references), K being the kernel count in
-   our report.
+   our report. An operator of several kernels (naive attention) is profiled in ncu's range
+   replay over the NVTX range rooflinectl puts around each timed launch
+   (`--replay-mode range --nvtx --nvtx-include "rooflinectl@<op> L=<L>/"`): ncu then flushes once
+   before the operator's kernels, as rooflinectl's byte session does, instead of before each
+   kernel, which would send the intermediate S and P through DRAM.
 3. Prints a Markdown table per point: DRAM read, in-window write, deferred write-back, total,
    ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum.
 
@@ -65,6 +69,16 @@ def parse_ncu_csv(text):
     return rows
 
 
+def uses_range_replay(point):
+    """Operators of several kernels are compared as one range (see the module docstring)."""
+    return len(point["counters"]["kernels"]) > 1
+
+
+def nvtx_range(point):
+    """The NVTX range rooflinectl's timed pass marks around each launch of `point`."""
+    return f"{point['op']} L={point['shape']['seq_len']}"
+
+
 def timed_launch(kernels, count):
     """The last `count` kernels that are not the tool's own: the timed launch."""
     own = [k for k in kernels if not any(tool in k["name"] for tool in TOOL_KERNELS)]
@@ -96,7 +110,10 @@ def row_for(point, ncu_kernels):
     """One comparison: our counters of `point` against the ncu rows of its timed launch."""
     c = point["counters"]
     t = c["total"]
-    launch = timed_launch(ncu_kernels, len(c["kernels"]))
+    if uses_range_replay(point):
+        launch = ncu_kernels[-1:] or None  # one result: the whole range
+    else:
+        launch = timed_launch(ncu_kernels, len(c["kernels"]))
     r = {"op": point["op"], "seq_len": point["shape"]["seq_len"],
          "read": t["dram_read_bytes"], "write": t["dram_write_bytes"],
          "writeback": c.get("dram_writeback_bytes"), "l2_write": t.get("l2_write_bytes"),
@@ -107,7 +124,8 @@ def row_for(point, ncu_kernels):
     if launch is None:
         r["ncu_read"] = r["ncu_write"] = r["ncu_tensor"] = None
         r["ok"] = False
-        r["why"] = f"ncu saw fewer than {r['kernels']} operator kernels"
+        r["why"] = ("ncu returned no range result" if uses_range_replay(point)
+                    else f"ncu saw fewer than {r['kernels']} operator kernels")
         return r
     r["ncu_read"] = total(launch, "dram__bytes_read.sum")
     r["ncu_write"] = total(launch, "dram__bytes_write.sum")
@@ -168,9 +186,11 @@ def run(args):
     with open(ours) as f:
         report = json.load(f)
     for point in ok_points(report):
-        cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", "--csv", "--page",
-               "raw", "--metrics", ",".join(METRICS), "--log-file", ncu_file(args.work, point),
-               args.binary, "sweep", "--config", config, "--ops", point["op"], "--seq",
+        replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
+                   f"rooflinectl@{nvtx_range(point)}/"] if uses_range_replay(point) else [])
+        cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", *replay, "--csv",
+               "--page", "raw", "--metrics", ",".join(METRICS), "--log-file",
+               ncu_file(args.work, point), args.binary, "sweep", "--config", config, "--ops", point["op"], "--seq",
                str(point["shape"]["seq_len"]), "--no-counters", "--format", "json"]
         print("+", " ".join(cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)

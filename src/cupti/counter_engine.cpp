@@ -11,7 +11,7 @@ namespace {
 
 /// The required byte metrics plus every other candidate that keeps the set at one pass, in
 /// candidate order. Adding a metric never lowers the pass count, so one scan is enough.
-std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
+std::vector<std::string> one_pass_byte_set(const ProfilerSession& session, Dtype dtype) {
   std::vector<std::string> set = required_byte_metrics();
   const int required_passes = session.count_passes(set);
   if (required_passes != 1) {
@@ -20,7 +20,7 @@ std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
         "be read without replay, which would count CUPTI's own memory restore",
         set[0], set[1], required_passes));
   }
-  for (const auto& candidate : byte_metric_candidates()) {
+  for (const auto& candidate : byte_metric_candidates(dtype)) {
     if (std::find(set.begin(), set.end(), candidate) != set.end()) continue;
     set.push_back(candidate);
     if (session.count_passes(set) != 1) set.pop_back();
@@ -30,16 +30,25 @@ std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
 
 CounterSession describe(const ProfilerSession& session, size_t set, const char* role) {
   return CounterSession{role, session.replay_description(set), session.passes(set),
-                        session.metrics(set)};
+                        session.metrics(set), std::nullopt};
 }
 
 }  // namespace
 
-CounterEngine::CounterEngine(int device, bool sm_throughput) : session_(device) {
-  byte_set_ = session_.add_metric_set(one_pass_byte_set(session_));
-  replay_set_ =
-      session_.add_metric_set(replay_metric_names(session_.metrics(byte_set_), sm_throughput));
-  sessions_ = {describe(session_, byte_set_, "bytes"), describe(session_, replay_set_, "replay")};
+CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput) : session_(device) {
+  byte_set_ = session_.add_metric_set(one_pass_byte_set(session_, dtype));
+  sessions_ = {describe(session_, byte_set_, "bytes")};
+  const FollowUpSets plan = plan_follow_up_sets(
+      follow_up_metric_names(session_.metrics(byte_set_), dtype, sm_throughput),
+      [this](const std::vector<std::string>& metrics) { return session_.count_passes(metrics); });
+  for (const auto& metrics : plan.one_pass) {
+    follow_up_sets_.push_back(session_.add_metric_set(metrics));
+    sessions_.push_back(describe(session_, follow_up_sets_.back(), "counts"));
+  }
+  if (!plan.multi_pass.empty()) {
+    follow_up_sets_.push_back(session_.add_metric_set(plan.multi_pass));
+    sessions_.push_back(describe(session_, follow_up_sets_.back(), "replay"));
+  }
 }
 
 std::vector<std::map<std::string, double>> CounterEngine::bytes_pass(
@@ -53,9 +62,15 @@ std::vector<std::map<std::string, double>> CounterEngine::bytes_pass(
       byte_set_);
 }
 
-std::vector<std::map<std::string, double>> CounterEngine::replay_pass(
-    const CounterPassHooks& hooks) {
-  return session_.profile(hooks.flush_l2, hooks.launch, replay_set_);
+std::vector<std::map<std::string, double>> CounterEngine::follow_up_pass(
+    size_t index, const CounterPassHooks& hooks) {
+  if (index >= follow_up_sets_.size()) {
+    throw bad_input(
+        fmt::format("counter session {} does not exist (the engine has {} after the "
+                    "byte session)",
+                    index, follow_up_sets_.size()));
+  }
+  return session_.profile(hooks.flush_l2, hooks.launch, follow_up_sets_[index]);
 }
 
 void CounterEngine::warm_up(const std::function<void()>& kernels) {

@@ -1,8 +1,10 @@
-// The counter pass of one point: DRAM and L2 bytes from a one-pass session right after a
-// write-back-safe L2 flush, with a read-only sweep after the kernels that catches the write-back
-// of what they left dirty in L2, and FLOPs and the other multi-pass metrics from a kernel-replay
-// session whose DRAM bytes are never used (docs/counter-method.md has the measurements behind
-// this split). Both metric sets are configured once, when the engine is built.
+// The counter pass of one point: DRAM and L2 bytes (and every other hardware counter that fits)
+// from a one-pass session right after a write-back-safe L2 flush, with a read-only sweep after
+// the kernels that catches the write-back of what they left dirty in L2; then the SASS FLOP
+// instruction counters in further one-pass sessions, and only what alone needs several passes
+// (fp16 tensor ops, sm__throughput) under kernel replay, whose DRAM bytes are never used
+// (docs/counter-method.md has the measurements behind this split). Every metric set is
+// configured once, when the engine is built.
 #pragma once
 
 #include <functional>
@@ -30,24 +32,30 @@ struct CounterPassHooks {
   std::string sweep_method;  ///< writeback_sweep in one phrase, for writeback_method
 };
 
-/// A ProfilerSession with the byte set and the replay set of counter_metric_names().
+/// A ProfilerSession with the byte set and the follow-up sets of plan_follow_up_sets().
 class CounterEngine {
  public:
   /// Opens the session on `device` and configures the byte set: the required byte metrics, then
-  /// each other candidate of byte_metric_candidates() that keeps the set at one pass. Throws the
-  /// session's environment Errors, and an environment Error when the required byte metrics
-  /// alone need more than one pass on this chip. The replay set holds sm__throughput only when
-  /// `sm_throughput` (replay_metric_names: 8 more passes per point on GH100).
-  CounterEngine(int device, bool sm_throughput);
+  /// each other candidate of byte_metric_candidates(`dtype`) that keeps the set at one pass; then
+  /// the follow-up sets: follow_up_metric_names() packed into one-pass sets, and a kernel-replay
+  /// set for the metrics that alone need several passes (fp16 tensor ops when `dtype` is fp16;
+  /// sm__throughput, 8 passes on GH100, only when `sm_throughput`). Throws the session's
+  /// environment Errors, and an environment Error when the required byte metrics alone need
+  /// more than one pass on this chip.
+  CounterEngine(int device, Dtype dtype, bool sm_throughput);
 
   /// The byte session of one point: flush, then the kernels and the write-back sweep. Errors as
-  /// ProfilerSession::profile. Switching between this and replay_pass re-creates CUPTI's range
-  /// profiler object (ProfilerSession::profile), which costs a few hundred milliseconds: a sweep
-  /// runs every point's byte pass first, then every replay pass.
+  /// ProfilerSession::profile. Switching between metric sets re-creates CUPTI's range profiler
+  /// object (ProfilerSession::profile), which costs a few hundred milliseconds: a sweep runs
+  /// every point's byte pass first, then every point's pass of each follow-up set in turn.
   std::vector<std::map<std::string, double>> bytes_pass(const CounterPassHooks& hooks);
-  /// The replay session of one point: flush, then the kernels. Errors as bytes_pass.
-  std::vector<std::map<std::string, double>> replay_pass(const CounterPassHooks& hooks);
-  /// Merges one point's two passes (counters_from_passes with this engine's sessions).
+  /// Sessions after the byte session (one-pass sets first, then the replay set if any).
+  size_t follow_up_count() const { return follow_up_sets_.size(); }
+  /// Follow-up session `index` (< follow_up_count()) of one point: flush, then the kernels.
+  /// Errors as bytes_pass; an out-of-range index is a bad-input Error.
+  std::vector<std::map<std::string, double>> follow_up_pass(size_t index,
+                                                            const CounterPassHooks& hooks);
+  /// Merges one point's passes (counters_from_passes with this engine's sessions).
   CounterResult combine(const CounterPassRanges& ranges, const CounterPassHooks& hooks,
                         const std::vector<std::string>& kernel_names) const;
 
@@ -57,13 +65,13 @@ class CounterEngine {
   /// the session up before its first point. Errors as bytes_pass.
   void warm_up(const std::function<void()>& kernels);
 
-  /// The two metric sets, as recorded in every point's CounterResult::sessions.
+  /// Every metric set, byte set first, as recorded in each point's CounterResult::sessions.
   const std::vector<CounterSession>& sessions() const { return sessions_; }
 
  private:
   ProfilerSession session_;
   size_t byte_set_ = 0;
-  size_t replay_set_ = 0;
+  std::vector<size_t> follow_up_sets_;
   std::vector<CounterSession> sessions_;
 };
 

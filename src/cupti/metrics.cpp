@@ -6,6 +6,8 @@
 #include <cmath>
 #include <utility>
 
+#include "core/error.hpp"
+
 namespace rooflinectl {
 namespace {
 
@@ -42,6 +44,7 @@ const FieldMetric kCountMetrics[] = {
 const FieldMetric kClockMetrics[] = {
     {kMetricSmClockHz, &KernelCounters::sm_clock_hz, 1.0},
     {kMetricDramClockHz, &KernelCounters::dram_clock_hz, 1.0},
+    {kMetricL2ClockHz, &KernelCounters::l2_clock_hz, 1.0},
 };
 
 // Utilization in % of peak, stored as fractions; intensive too (duration-weighted mean).
@@ -57,6 +60,7 @@ struct PeakMetric {
 
 const PeakMetric kPeakMetrics[] = {
     {kMetricDramBytesPeakPerCycle, &CounterPeaks::dram_bytes_per_cycle},
+    {kMetricL2BytesPeakPerCycle, &CounterPeaks::l2_bytes_per_cycle},
     {kMetricFfmaPeakPerCycle, &CounterPeaks::ffma_inst_per_cycle},
     {kMetricTensorBf16PeakPerCycle, &CounterPeaks::tensor_bf16_per_cycle},
 };
@@ -130,12 +134,24 @@ const std::vector<std::string>& counter_metric_names() {
   return names;
 }
 
-const std::vector<std::string>& byte_metric_candidates() {
-  static const std::vector<std::string> names = {
-      kMetricDramReadBytes,  kMetricDramWriteBytes,    kMetricDurationNs,
-      kMetricL2WriteSectors, kMetricL2Bytes,           kMetricSmClockHz,
-      kMetricDramClockHz,    kMetricDramThroughputPct, kMetricDramBytesPeakPerCycle};
-  return names;
+const char* tensor_ops_metric(Dtype dtype) {
+  return dtype == Dtype::kFp16 ? kMetricTensorFp16Ops : kMetricTensorBf16Ops;
+}
+
+std::vector<std::string> byte_metric_candidates(Dtype dtype) {
+  return {kMetricDramReadBytes,
+          kMetricDramWriteBytes,
+          kMetricDurationNs,
+          kMetricL2WriteSectors,
+          kMetricL2Bytes,
+          kMetricSmClockHz,
+          kMetricDramClockHz,
+          kMetricDramThroughputPct,
+          kMetricDramBytesPeakPerCycle,
+          kMetricL2ClockHz,
+          kMetricL2BytesPeakPerCycle,
+          tensor_ops_metric(dtype),
+          kMetricTensorBf16PeakPerCycle};
 }
 
 const std::vector<std::string>& required_byte_metrics() {
@@ -143,18 +159,50 @@ const std::vector<std::string>& required_byte_metrics() {
   return names;
 }
 
-std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set,
-                                             bool sm_throughput) {
+std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
+                                                Dtype dtype, bool sm_throughput) {
   const auto contains = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
+  const std::string own_tensor = tensor_ops_metric(dtype);
   std::vector<std::string> out;
   for (const auto& name : counter_metric_names()) {
     if (contains(byte_set, name) || contains(required_byte_metrics(), name)) continue;
     if (!sm_throughput && name == kMetricSmThroughputPct) continue;
+    if ((name == kMetricTensorBf16Ops || name == kMetricTensorFp16Ops) && name != own_tensor) {
+      continue;
+    }
     out.push_back(name);
   }
   return out;
+}
+
+FollowUpSets plan_follow_up_sets(
+    const std::vector<std::string>& metrics,
+    const std::function<int(const std::vector<std::string>&)>& count_passes) {
+  FollowUpSets plan;
+  for (const auto& metric : metrics) {
+    const int alone = count_passes({metric});
+    if (alone < 1) {
+      throw bad_input(
+          fmt::format("metric {} counted at {} passes: expected at least 1", metric, alone));
+    }
+    if (alone > 1) {
+      plan.multi_pass.push_back(metric);
+      continue;
+    }
+    bool placed = false;
+    for (auto& set : plan.one_pass) {
+      set.push_back(metric);
+      if (count_passes(set) == 1) {
+        placed = true;
+        break;
+      }
+      set.pop_back();
+    }
+    if (!placed) plan.one_pass.push_back({metric});
+  }
+  return plan;
 }
 
 CounterResult counters_from_ranges(const std::vector<std::map<std::string, double>>& ranges,
@@ -214,16 +262,26 @@ CounterResult counters_from_passes(const CounterPassRanges& ranges,
                                    const std::string& cache_policy,
                                    const std::string& sweep_method) {
   using Range = std::map<std::string, double>;
-  const size_t kernels = ranges.replay.size();
-  const bool paired = ranges.bytes.size() == kernels + 1;
+  // The kernels are the byte session's ranges but its last (the write-back sweep).
+  size_t kernels = ranges.bytes.empty() ? 0 : ranges.bytes.size() - 1;
+  bool paired = !ranges.bytes.empty();
+  for (const auto& session : ranges.follow_up) {
+    paired = paired && session.size() == kernels;
+    kernels = std::min(kernels, session.size());
+  }
   std::vector<Range> merged;
-  for (size_t i = 0; i < std::min(kernels, ranges.bytes.size()); ++i) {
-    Range range = ranges.replay[i];
-    range.insert(ranges.bytes[i].begin(), ranges.bytes[i].end());
+  for (size_t i = 0; i < kernels; ++i) {
+    Range range = ranges.bytes[i];
+    for (const auto& session : ranges.follow_up) range.insert(session[i].begin(), session[i].end());
     merged.push_back(std::move(range));
   }
   int passes = 0;
   for (const auto& session : sessions) passes = std::max(passes, session.passes);
+  if (ranges.session_wall_times_s.size() == sessions.size()) {
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      sessions[i].wall_time_s = ranges.session_wall_times_s[i];
+    }
+  }
   CounterResult result = counters_from_ranges(merged, kernel_names, passes, cache_policy);
   result.sessions = std::move(sessions);
   result.writeback_method = sweep_method;
@@ -236,11 +294,13 @@ CounterResult counters_from_passes(const CounterPassRanges& ranges,
     result.note += (result.note.empty() ? "" : "; ") + repeated;
   }
   if (!paired) {
+    std::string counts;
+    for (const auto& session : ranges.follow_up) counts += fmt::format(", {}", session.size());
     const std::string mismatch = fmt::format(
-        "the one-pass byte session recorded {} ranges and the replay session {} (expected the "
-        "kernels plus one write-back sweep): ranges merged by launch order, write-back not "
-        "measured",
-        ranges.bytes.size(), kernels);
+        "the sessions recorded different range counts (byte session {}, then{}; expected the "
+        "kernels, plus one write-back sweep in the byte session): ranges merged by launch order, "
+        "write-back not measured",
+        ranges.bytes.size(), counts.empty() ? " none" : counts.substr(1));
     result.note += (result.note.empty() ? "" : "; ") + mismatch;
     result.writeback_null_reason = mismatch;
     return result;

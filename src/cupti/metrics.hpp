@@ -3,6 +3,7 @@
 // share) and, for the values, on the H200 (cupti-on-h200.md). Pure host code: no CUDA include.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ inline constexpr const char* kMetricDurationNs = "gpu__time_duration.sum";
 // Clocks the kernel actually ran at, cycles per second.
 inline constexpr const char* kMetricSmClockHz = "sm__cycles_elapsed.avg.per_second";
 inline constexpr const char* kMetricDramClockHz = "dram__cycles_elapsed.avg.per_second";
+inline constexpr const char* kMetricL2ClockHz = "lts__cycles_elapsed.avg.per_second";
 // Tensor-pipe math ops; already FLOPs (2·M·N·K for a GEMM, measured exact on the H200).
 inline constexpr const char* kMetricTensorBf16Ops = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
 // GH100 has no ..._src_fp16_dst_fp32 / _dst_fp16 (those are GA100 names); the _src_fp16 aggregate
@@ -45,6 +47,8 @@ inline constexpr const char* kMetricDramThroughputPct =
 // Per-cycle peaks (multiply by the matching clock). The bf16 tensor peak is the sparse rate on
 // the H200 (2× the dense datasheet figure): do not use it as the dense roof unchecked.
 inline constexpr const char* kMetricDramBytesPeakPerCycle = "dram__bytes.sum.peak_sustained";
+// L2 bytes per L2 cycle, all slices (the L2 roof of Nsight Compute's hierarchical roofline).
+inline constexpr const char* kMetricL2BytesPeakPerCycle = "lts__t_bytes.sum.peak_sustained";
 inline constexpr const char* kMetricFfmaPeakPerCycle =
     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
 inline constexpr const char* kMetricTensorBf16PeakPerCycle =
@@ -53,29 +57,58 @@ inline constexpr const char* kMetricTensorBf16PeakPerCycle =
 /// Every metric above, in a fixed order: what a point's counter pass collects.
 const std::vector<std::string>& counter_metric_names();
 
-/// The metrics whose values depend on the L2 state, in priority order: the byte session takes
-/// the longest prefix-first subset that fits one pass (DRAM read and write bytes must; the others
-/// join while the set stays one pass), the rest goes to the replay session. DRAM bytes are never
-/// taken from a multi-pass session (docs/counter-method.md).
-const std::vector<std::string>& byte_metric_candidates();
+/// The tensor-pipe op metric of the MMA `dtype` inputs use: kMetricTensorBf16Ops for bf16,
+/// kMetricTensorFp16Ops for fp16. A sweep counts its own dtype's pipe only: the fp16 metric
+/// alone needs 2 replay passes on GH100 (the bf16 one 1), and a kernel of one dtype issues no
+/// MMA of the other.
+const char* tensor_ops_metric(Dtype dtype);
+
+/// The candidates of the byte session, in priority order: the byte session takes the required
+/// byte metrics and then each candidate that keeps the set at one pass (DRAM bytes are never
+/// taken from a multi-pass session, docs/counter-method.md). Hardware counters only (no SASS
+/// instruction counter: those patch the kernel, whose extra stores would show in the bytes):
+/// DRAM and L2 bytes, duration, clocks, DRAM throughput, the DRAM, L2 and bf16 tensor per-cycle
+/// peaks, and `dtype`'s tensor-pipe ops.
+std::vector<std::string> byte_metric_candidates(Dtype dtype);
 
 /// Of byte_metric_candidates(), the ones without which the byte session is pointless.
 const std::vector<std::string>& required_byte_metrics();
 
-/// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics and, unless
-/// `sm_throughput`, minus kMetricSmThroughputPct: the replay session's list, in
+/// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus the tensor-pipe
+/// metric of the other dtype (tensor_ops_metric) and, unless `sm_throughput`, minus
+/// kMetricSmThroughputPct: what the sessions after the byte session collect, in
 /// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
-/// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100, the other
-/// replay metrics 4 together (CUPTI pass counts on the H200, docs/counter-method.md).
-std::vector<std::string> replay_metric_names(const std::vector<std::string>& byte_set,
-                                             bool sm_throughput);
+/// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100.
+std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
+                                                Dtype dtype, bool sm_throughput);
+
+/// The metric sets after the byte session.
+struct FollowUpSets {
+  /// Sets of one pass each (not replayed: no memory save/restore), in the order formed.
+  std::vector<std::vector<std::string>> one_pass;
+  /// Every metric that alone needs more than one pass, as one kernel-replay set; empty when
+  /// there is none.
+  std::vector<std::string> multi_pass;
+};
+
+/// Packs `metrics` into as few one-pass sets as first fit finds (each metric joins the first set
+/// that stays at one pass with it, else opens a new set), and puts each metric that alone needs
+/// more than one pass into `multi_pass`. `count_passes` returns the replay passes of a list
+/// (ProfilerSession::count_passes); a metric it counts at fewer than one pass is a bad-input
+/// Error. Metrics keep their order inside every set. Pure apart from `count_passes`.
+FollowUpSets plan_follow_up_sets(
+    const std::vector<std::string>& metrics,
+    const std::function<int(const std::vector<std::string>&)>& count_passes);
 
 /// Ranges of one counter pass: the one-pass byte session (the operator's kernels, then the
-/// read-only write-back sweep as the last range) and the replay session (the kernels alone).
+/// read-only write-back sweep as the last range) and each later session (the kernels alone), in
+/// the engine's session order.
 struct CounterPassRanges {
   std::vector<std::map<std::string, double>> bytes;
-  std::vector<std::map<std::string, double>> replay;
+  std::vector<std::vector<std::map<std::string, double>>> follow_up;
   int byte_attempts = 1;  ///< byte sessions run to get `bytes` (byte_session_has_foreign_writes)
+  /// Wall time of each session for this point (byte session first; its repeats included), s.
+  std::vector<double> session_wall_times_s;
 };
 
 /// Slack of byte_session_has_foreign_writes: 2% of the stores plus 1 MB (the 0.1–0.7 MB of
@@ -111,12 +144,15 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
 
 /// Merges a counter pass into one CounterResult:
 /// - the byte session's last range is the write-back sweep: its DRAM write bytes become
-///   `dram_writeback_bytes` (`writeback_method` = `sweep_method`); a byte session without
-///   exactly one range more than the replay session sets writeback_null_reason and `note`, and
-///   merges the common prefix;
-/// - range i of the kernels is the union of byte range i and replay range i (the two metric
-///   lists are disjoint), then converted as counters_from_ranges does;
-/// - `sessions` describe the two metric sets; `passes` is the largest pass count.
+///   `dram_writeback_bytes` (`writeback_method` = `sweep_method`); when the sessions do not all
+///   agree on the kernel count (the byte session one range more, for the sweep) the
+///   write-back stays unknown, writeback_null_reason and `note` say so, and the common prefix is
+///   merged;
+/// - range i of the kernels is the union of range i of every session (the metric lists are
+///   disjoint), then converted as counters_from_ranges does;
+/// - `sessions` describe the metric sets, byte session first; each gets its wall time from
+///   `ranges.session_wall_times_s` when that has one entry per session; `passes` is the largest
+///   pass count.
 /// Pure function.
 CounterResult counters_from_passes(const CounterPassRanges& ranges,
                                    const std::vector<std::string>& kernel_names,

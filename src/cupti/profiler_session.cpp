@@ -9,6 +9,7 @@
 #include <cupti_target.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <utility>
 
 #include "core/error.hpp"
@@ -340,7 +341,7 @@ const std::vector<std::string>& ProfilerSession::metrics(size_t set) const {
 
 std::string ProfilerSession::replay_description(size_t set) const {
   const int passes = metric_set(set).passes;
-  if (passes == 1) return "kernel replay, one pass (not replayed: no memory save/restore)";
+  if (passes == 1) return "user replay, one pass (not replayed: no memory save/restore)";
   return fmt::format("kernel replay, {} passes (CUPTI saves and restores memory between passes)",
                      passes);
 }
@@ -354,7 +355,8 @@ ProfilerSession::ProfilerSession(ProfilerSession&& other) noexcept
       cupti_initialized_(std::exchange(other.cupti_initialized_, false)),
       range_profiler_(std::exchange(other.range_profiler_, nullptr)),
       sets_(std::exchange(other.sets_, {})),
-      profiled_set_(std::exchange(other.profiled_set_, kNoSet)) {}
+      profiled_set_(std::exchange(other.profiled_set_, kNoSet)),
+      last_steps_(other.last_steps_) {}
 
 ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
   if (this != &other) {
@@ -366,6 +368,7 @@ ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
     range_profiler_ = std::exchange(other.range_profiler_, nullptr);
     sets_ = std::exchange(other.sets_, {});
     profiled_set_ = std::exchange(other.profiled_set_, kNoSet);
+    last_steps_ = other.last_steps_;
   }
   return *this;
 }
@@ -423,6 +426,12 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   // config image on an object that has collected another returned NaN for every counter, so the
   // object is re-created when the set changes (docs/counter-method.md). It also keeps the metric
   // list of its last counter-data sizing for initializing an image: size again for this set.
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  last_steps_ = ProfileStepTimes{};
+  auto step_start = Clock::now();
   if (profiled_set_ != kNoSet && profiled_set_ != set_index) rebind_range_profiler();
   profiled_set_ = set_index;
   const size_t data_size = counter_data_size(set.metrics);
@@ -440,10 +449,12 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   reset.pCounterData = set.counter_data_image.data();
   RFL_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize, &reset);
 
-  // Auto range (nesting levels must be 1) with kernel replay: CUPTI replays each kernel passes
-  // times inside its launch, saving and restoring the memory it writes between passes. A
-  // one-pass set is not replayed: the kernel runs once and sees the cache state the caller left
-  // (docs/counter-method.md).
+  // Auto range (nesting levels must be 1). A one-pass set runs under user replay with the one
+  // pass this call submits: each kernel runs once, sees the cache state the caller left, and
+  // costs about 1 ms more per range, where kernel replay of the same one-pass set cost 12-30 ms
+  // per range on the H200 (docs/counter-method.md). A multi-pass set uses kernel replay: CUPTI
+  // replays each kernel passes times inside its launch, saving and restoring the memory it
+  // writes between passes.
   auto set_config = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
   set_config.pRangeProfilerObject = range_profiler_;
   set_config.configSize = set.config_image.size();
@@ -451,7 +462,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   set_config.counterDataImageSize = set.counter_data_image.size();
   set_config.pCounterDataImage = set.counter_data_image.data();
   set_config.range = CUPTI_AutoRange;
-  set_config.replayMode = CUPTI_KernelReplay;
+  set_config.replayMode = set.passes == 1 ? CUPTI_UserReplay : CUPTI_KernelReplay;
   set_config.maxRangesPerPass = kMaxRanges;
   set_config.numNestingLevels = 1;
   set_config.minNestingLevel = 1;
@@ -461,8 +472,12 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
 
   // Last before the launch: CUPTI's own set-up above writes device memory (a re-created object
   // left ~27 MB dirty in L2 on the H200), which `prepare` (an L2 flush) must come after.
+  last_steps_.setup_s = seconds_since(step_start);
+  step_start = Clock::now();
   prepare();
   RFL_GPU_CHECK(cudaDeviceSynchronize());
+  last_steps_.prepare_s = seconds_since(step_start);
+  step_start = Clock::now();
 
   auto start = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = range_profiler_;
@@ -478,6 +493,8 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
     throw;
   }
   RFL_CUPTI_CALL(cuptiRangeProfilerStop, &stop);
+  last_steps_.run_s = seconds_since(step_start);
+  step_start = Clock::now();
   if (!stop.isAllPassSubmitted) {
     throw environment_error(fmt::format(
         "cuptiRangeProfilerStop: kernel replay left passes unsubmitted ({} pass(es))", set.passes));
@@ -514,6 +531,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
     for (size_t m = 0; m < set.metrics.size(); ++m) by_name.emplace(set.metrics[m], values[m]);
     ranges.push_back(std::move(by_name));
   }
+  last_steps_.decode_s = seconds_since(step_start);
   return ranges;
 }
 

@@ -3,12 +3,13 @@
 // H200 (docs/counter-method.md). Counters run in their own pass, never inside the timed one:
 // replay makes a launch many times slower.
 //
-// A session holds one or more metric sets (one CUPTI config image each) on one context, all
-// collected with kernel replay. A set that fits one pass is not replayed: the kernel runs once
-// and the counters see exactly the cache state the caller prepared. A set that needs more passes
-// is replayed with CUPTI's memory save/restore between passes, and with CUDA 13.0 nothing resets
-// L2 in between, so its DRAM byte counts include write-backs that are not the kernel's
-// (docs/counter-method.md): never take DRAM bytes from a multi-pass set.
+// A session holds one or more metric sets (one CUPTI config image each) on one context. A set
+// that fits one pass is collected under user replay with its one pass and is not replayed: the
+// kernel runs once and the counters see exactly the cache state the caller prepared. A set that
+// needs more passes is collected with kernel replay, CUPTI's memory save/restore between passes,
+// and with CUDA 13.0 nothing resets L2 in between, so its DRAM byte counts include write-backs
+// that are not the kernel's (docs/counter-method.md): never take DRAM bytes from a multi-pass
+// set.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,14 @@ struct CUpti_Profiler_Host_Object;
 struct CUpti_RangeProfiler_Object;
 
 namespace rooflinectl {
+
+/// Wall time of the steps of one ProfilerSession::profile call, seconds.
+struct ProfileStepTimes {
+  double setup_s = 0;    ///< range-profiler object (re-created on a set switch), image, config
+  double prepare_s = 0;  ///< the caller's `prepare` (e.g. an L2 flush) and a device sync
+  double run_s = 0;      ///< start, the profiled launch, device sync, stop
+  double decode_s = 0;   ///< decoding the counter data and evaluating every range's metrics
+};
 
 /// A range-profiler session on one device for a fixed list of metrics.
 ///
@@ -58,7 +67,8 @@ class ProfilerSession {
   /// another set: switching sets is costly, so group the calls of one set), then runs `prepare`
   /// unprofiled (e.g. an L2 flush) and synchronizes the device, then profiles every
   /// kernel `launch` enqueues with metric set `set` — one range per kernel launch, each replayed
-  /// passes(set) times inside its launch (once: not replayed) — and synchronizes again. `launch`
+  /// passes(set) times inside its launch (a one-pass set: user replay, run once) — and
+  /// synchronizes again. `launch`
   /// must enqueue on this session's device (checked: it is the current device). Returns one
   /// metric→value map per range, in launch order; values are CUPTI's GPU values (counts, bytes, ns
   /// for gpu__time_duration, per-second rates, per-cycle peaks) and may be NaN for units CUPTI
@@ -70,11 +80,14 @@ class ProfilerSession {
                                                      const std::function<void()>& launch,
                                                      size_t set = 0);
 
+  /// The step times of the last profile() call (zeros before the first, partial after a throw).
+  const ProfileStepTimes& last_step_times() const { return last_steps_; }
+
   /// Replay passes metric set `set` needs (cuptiProfilerHostGetNumOfPasses).
   int passes(size_t set = 0) const;
   /// The metric names of set `set`, as given.
   const std::vector<std::string>& metrics(size_t set = 0) const;
-  /// How set `set` is collected, in one phrase: "kernel replay, one pass (not replayed: no memory
+  /// How set `set` is collected, in one phrase: "user replay, one pass (not replayed: no memory
   /// save/restore)" or "kernel replay, N passes (CUPTI saves and restores memory between
   /// passes)".
   std::string replay_description(size_t set = 0) const;
@@ -111,6 +124,7 @@ class ProfilerSession {
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
   std::vector<MetricSet> sets_;
   size_t profiled_set_ = kNoSet;  ///< the set the range profiler object last collected
+  ProfileStepTimes last_steps_;
 };
 
 }  // namespace rooflinectl

@@ -43,10 +43,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Counter-pass metrics beyond the sweep's own list (cupti/metrics.hpp); names checked against the
-// GH100 metric list (gh100-base-metrics.txt: lts__cycles_elapsed, lts__t_bytes,
-// sm__ops_path_tensor_src_fp16 exist).
-constexpr const char* kMetricL2ClockHz = "lts__cycles_elapsed.avg.per_second";
-constexpr const char* kMetricL2BytesPeakPerCycle = "lts__t_bytes.sum.peak_sustained";
+// GH100 metric list (gh100-base-metrics.txt: sm__ops_path_tensor_src_fp16 exists).
 constexpr const char* kMetricTensorFp16PeakPerCycle =
     "sm__ops_path_tensor_src_fp16.sum.peak_sustained";
 
@@ -280,7 +277,8 @@ void run_one(Benchmark& b, const PeakBenchmarkPlan& plan, L2Flusher& flusher, cu
   }
   try {
     const TimingResult t =
-        time_launches(b.launch, {plan.repetitions, plan.warmup_runs, b.flush_l2}, flusher, stream);
+        time_launches(b.launch, {plan.repetitions, plan.warmup_runs, b.flush_l2, "peaks " + r.name},
+                      flusher, stream);
     r.median_time_s = t.median_s;
     r.min_time_s = t.min_s;
     r.max_time_s = t.max_s;

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "device/gpu_check.hpp"
 #include "measure/clock_probe.hpp"
+#include "measure/nvtx_range.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -46,7 +47,10 @@ TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
   for (int i = 0; i < options.repetitions; ++i) {
     if (options.flush_l2) flusher.flush(stream);
     RFL_GPU_CHECK(cudaEventRecord(starts[static_cast<size_t>(i)].get(), stream));
-    launch(stream);
+    {
+      const NvtxRange range(options.nvtx_range);
+      launch(stream);
+    }
     RFL_GPU_CHECK(cudaEventRecord(stops[static_cast<size_t>(i)].get(), stream));
   }
   // One sync for all samples keeps the host out of the way between launches.

@@ -134,6 +134,7 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::s
   k.duration_s = r.get_optional_double("duration_s");
   k.sm_clock_hz = r.get_optional_double("sm_clock_hz");
   k.dram_clock_hz = r.get_optional_double("dram_clock_hz");
+  k.l2_clock_hz = optional_double_if_present(r, "l2_clock_hz");
   k.tensor_bf16_flop = r.get_optional_double("tensor_bf16_flop");
   k.tensor_fp16_flop = r.get_optional_double("tensor_fp16_flop");
   k.ffma_inst = r.get_optional_double("ffma_inst");
@@ -152,6 +153,7 @@ KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::s
         {"duration_s", k.duration_s},
         {"sm_clock_hz", k.sm_clock_hz},
         {"dram_clock_hz", k.dram_clock_hz},
+        {"l2_clock_hz", k.l2_clock_hz},
         {"tensor_bf16_flop", k.tensor_bf16_flop},
         {"tensor_fp16_flop", k.tensor_fp16_flop},
         {"ffma_inst", k.ffma_inst},
@@ -177,7 +179,9 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
   if (r.has("sessions")) {
     for (const auto& s : r.get_object_array("sessions")) {
       c.sessions.push_back(CounterSession{s.get_string("role"), s.get_string("replay"),
-                                          s.get_int("passes"), s.get_string_array("metrics")});
+                                          s.get_int("passes"), s.get_string_array("metrics"),
+                                          optional_double_if_present(s, "wall_time_s")});
+      require_non_negative(s, "wall_time_s", c.sessions.back().wall_time_s, where);
     }
   }
   c.dram_writeback_bytes = optional_double_if_present(r, "dram_writeback_bytes");
@@ -193,6 +197,7 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
   c.total = kernel_counters_from_json(r.get_object("total"), where);
   const JsonObjectReader peaks = r.get_object("peaks");
   c.peaks.dram_bytes_per_cycle = peaks.get_optional_double("dram_bytes_per_cycle");
+  c.peaks.l2_bytes_per_cycle = optional_double_if_present(peaks, "l2_bytes_per_cycle");
   c.peaks.ffma_inst_per_cycle = peaks.get_optional_double("ffma_inst_per_cycle");
   c.peaks.tensor_bf16_per_cycle = peaks.get_optional_double("tensor_bf16_per_cycle");
   return c;

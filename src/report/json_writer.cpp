@@ -106,6 +106,7 @@ Json kernel_counters_to_json(const KernelCounters& k) {
   put_optional(j, "duration_s", k.duration_s);
   put_optional(j, "sm_clock_hz", k.sm_clock_hz);
   put_optional(j, "dram_clock_hz", k.dram_clock_hz);
+  put_optional(j, "l2_clock_hz", k.l2_clock_hz);
   put_optional(j, "tensor_bf16_flop", k.tensor_bf16_flop);
   put_optional(j, "tensor_fp16_flop", k.tensor_fp16_flop);
   put_optional(j, "ffma_inst", k.ffma_inst);
@@ -133,8 +134,10 @@ Json counters_to_json(const CounterResult& c) {
   j["note"] = c.note;
   Json sessions = Json::array();
   for (const auto& s : c.sessions) {
-    sessions.push_back(
-        Json{{"role", s.role}, {"replay", s.replay}, {"passes", s.passes}, {"metrics", s.metrics}});
+    Json session{
+        {"role", s.role}, {"replay", s.replay}, {"passes", s.passes}, {"metrics", s.metrics}};
+    put_optional(session, "wall_time_s", s.wall_time_s);
+    sessions.push_back(std::move(session));
   }
   j["sessions"] = sessions;
   put_optional(j, "dram_writeback_bytes", c.dram_writeback_bytes);
@@ -149,6 +152,7 @@ Json counters_to_json(const CounterResult& c) {
   j["total"] = kernel_counters_to_json(c.total);
   Json peaks;
   put_optional(peaks, "dram_bytes_per_cycle", c.peaks.dram_bytes_per_cycle);
+  put_optional(peaks, "l2_bytes_per_cycle", c.peaks.l2_bytes_per_cycle);
   put_optional(peaks, "ffma_inst_per_cycle", c.peaks.ffma_inst_per_cycle);
   put_optional(peaks, "tensor_bf16_per_cycle", c.peaks.tensor_bf16_per_cycle);
   j["peaks"] = peaks;

@@ -62,6 +62,7 @@ struct KernelCounters {
   std::optional<double> duration_s;     ///< gpu__time_duration.sum (under replay: informative only)
   std::optional<double> sm_clock_hz;    ///< sm__cycles_elapsed.avg.per_second
   std::optional<double> dram_clock_hz;  ///< dram__cycles_elapsed.avg.per_second
+  std::optional<double> l2_clock_hz;    ///< lts__cycles_elapsed.avg.per_second
   std::optional<double> tensor_bf16_flop;  ///< sm__ops_path_tensor_src_bf16_dst_fp32.sum
   std::optional<double> tensor_fp16_flop;  ///< sm__ops_path_tensor_src_fp16.sum (every dst type)
   std::optional<double> ffma_inst;
@@ -81,23 +82,33 @@ struct KernelCounters {
   std::optional<double> fp32_flop() const;   ///< 2·FFMA + FADD + FMUL
   std::optional<double> fp16_flop()
       const;  ///< 2·HFMA + HADD + HMUL (instruction counts, as executed)
-  std::optional<double> tensor_flop() const;  ///< bf16 + fp16 tensor-pipe ops
-  std::optional<double> total_flop() const;   ///< tensor + fp32 + fp16
+  /// bf16 + fp16 tensor-pipe ops, over the pipes that were counted (a sweep counts its dtype's
+  /// pipe only, tensor_ops_metric in cupti/metrics.hpp); nullopt when neither was.
+  std::optional<double> tensor_flop() const;
+  std::optional<double> total_flop() const;  ///< tensor + fp32 + fp16
 };
 
 /// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values.
 struct CounterPeaks {
   std::optional<double> dram_bytes_per_cycle;   ///< dram__bytes.sum.peak_sustained
+  std::optional<double> l2_bytes_per_cycle;     ///< lts__t_bytes.sum.peak_sustained
   std::optional<double> ffma_inst_per_cycle;    ///< sm__sass_thread_inst_executed_op_ffma_pred_on
   std::optional<double> tensor_bf16_per_cycle;  ///< sm__ops_path_tensor_src_bf16_dst_fp32 (raw)
 };
 
 /// One CUPTI metric set of a counter pass and how it was collected.
 struct CounterSession {
-  std::string role;    ///< "bytes" (one pass, cache-state-dependent metrics) or "replay" (the rest)
+  /// "bytes" (one pass: the cache-state-dependent metrics and the other hardware counters that
+  /// fit), "counts" (a further one-pass set: the SASS instruction counters), "replay" (metrics
+  /// that need several passes: kernel replay with memory save/restore)
+  std::string role;
   std::string replay;  ///< ProfilerSession::replay_description
   int passes = 0;
   std::vector<std::string> metrics;
+  /// Wall time of this session for this point: range-profiler set-up, the unprofiled flush,
+  /// the profiled launch and decoding the counters (repeats included), seconds; nullopt in
+  /// reports written before it was recorded.
+  std::optional<double> wall_time_s;
 };
 
 /// Counter pass of one point.

@@ -85,9 +85,20 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(r["why"], "tensor")
 
     def test_missing_launch_fails_with_the_reason(self):
-        r = nc.row_for(point(2, 1e8, 1e6, 0, 1.0), self.ncu(1e8, 1e6, 1.0))
+        r = nc.row_for(point(1, 1e8, 1e6, 0, 1.0), [])
         self.assertFalse(r["ok"])
-        self.assertIn("fewer than 2", r["why"])
+        self.assertIn("fewer than 1", r["why"])
+
+    def test_several_kernels_compare_as_one_range(self):
+        # naive attention's three kernels against ncu's one range-replay result
+        r = nc.row_for(point(3, 1e8, 1e6, 0, 1.0), self.ncu(1e8, 1e6, 1.0))
+        self.assertTrue(r["ok"], r["why"])
+        self.assertTrue(nc.uses_range_replay(point(3, 1, 1, 0, 1)))
+        self.assertFalse(nc.uses_range_replay(point(1, 1, 1, 0, 1)))
+        self.assertEqual(nc.nvtx_range(point(3, 1, 1, 0, 1)), "gemm L=512")
+        missing = nc.row_for(point(3, 1e8, 1e6, 0, 1.0), [])
+        self.assertFalse(missing["ok"])
+        self.assertIn("no range result", missing["why"])
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 // counters, analytic), the write check, and schema-1 reports still reading.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
+#include "core/error.hpp"
 #include "cupti/metrics.hpp"
 #include "model/reconcile.hpp"
 #include "report/json_reader.hpp"
@@ -27,7 +29,8 @@ Range byte_range(double read, double write, double l2_write_sectors) {
 
 Range replay_range(double tensor) {
   Range r;
-  for (const auto& name : replay_metric_names({kMetricDurationNs, kMetricL2WriteSectors}, true)) {
+  for (const auto& name :
+       follow_up_metric_names({kMetricDurationNs, kMetricL2WriteSectors}, Dtype::kBf16, true)) {
     r[name] = 0.0;
   }
   r[kMetricTensorBf16Ops] = tensor;
@@ -38,29 +41,125 @@ std::vector<CounterSession> two_sessions() {
   return {{"bytes", "user replay, one pass", 1, {}}, {"replay", "kernel replay, 9 passes", 9, {}}};
 }
 
-TEST(ReplayMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
-  const auto replay = replay_metric_names({kMetricDurationNs}, true);
+TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
+  const auto later = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true);
   for (const char* dram : {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricDurationNs}) {
-    EXPECT_EQ(std::count(replay.begin(), replay.end(), dram), 0) << dram;
+    EXPECT_EQ(std::count(later.begin(), later.end(), dram), 0) << dram;
   }
-  EXPECT_EQ(std::count(replay.begin(), replay.end(), kMetricTensorBf16Ops), 1);
-  // Every metric lands in exactly one of the two sets.
-  EXPECT_EQ(replay.size() + 3, counter_metric_names().size());
+  EXPECT_EQ(std::count(later.begin(), later.end(), kMetricTensorBf16Ops), 1);
+  // Every metric lands in exactly one set, but the other dtype's tensor pipe in none.
+  EXPECT_EQ(later.size() + 4, counter_metric_names().size());
 }
 
-TEST(ReplayMetricNames, SmThroughputOnlyWhenAskedFor) {
-  const auto with = replay_metric_names({kMetricDurationNs}, true);
-  const auto without = replay_metric_names({kMetricDurationNs}, false);
+TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
+  const auto bf16 = follow_up_metric_names({}, Dtype::kBf16, false);
+  const auto fp16 = follow_up_metric_names({}, Dtype::kFp16, false);
+  EXPECT_EQ(std::count(bf16.begin(), bf16.end(), kMetricTensorFp16Ops), 0);
+  EXPECT_EQ(std::count(bf16.begin(), bf16.end(), kMetricTensorBf16Ops), 1);
+  EXPECT_EQ(std::count(fp16.begin(), fp16.end(), kMetricTensorFp16Ops), 1);
+  EXPECT_EQ(std::count(fp16.begin(), fp16.end(), kMetricTensorBf16Ops), 0);
+  const auto candidates = byte_metric_candidates(Dtype::kFp16);
+  EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorFp16Ops), 1);
+  EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorBf16Ops), 0);
+}
+
+TEST(FollowUpMetricNames, SmThroughputOnlyWhenAskedFor) {
+  const auto with = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true);
+  const auto without = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, false);
   EXPECT_EQ(std::count(with.begin(), with.end(), kMetricSmThroughputPct), 1);
   EXPECT_EQ(std::count(without.begin(), without.end(), kMetricSmThroughputPct), 0);
   EXPECT_EQ(without.size() + 1, with.size());
+}
+
+// Pass counts as measured with cuptiProfilerHostGetNumOfPasses for GH100 (2026-12-02): the SASS
+// counters share one pass, fp16 tensor ops need 2 alone, sm__throughput 8; a SASS counter with
+// the bf16 tensor counter needs 2.
+int gh100_passes(const std::vector<std::string>& metrics) {
+  int sass = 0;
+  int most = 1;
+  for (const auto& m : metrics) {
+    if (m == kMetricTensorFp16Ops) most = std::max(most, 2);
+    if (m == kMetricSmThroughputPct) most = std::max(most, 8);
+    if (m.rfind("sm__sass_", 0) == 0 && m.find("peak_sustained") == std::string::npos) {
+      ++sass;
+    }
+  }
+  const bool mixed =
+      sass > 0 && std::count(metrics.begin(), metrics.end(), std::string(kMetricTensorBf16Ops)) > 0;
+  return std::max(most, mixed ? 2 : 1);
+}
+
+TEST(PlanFollowUpSets, OnePassSetsFirstFitAndMultiPassApart) {
+  const std::vector<std::string> metrics = {kMetricTensorBf16Ops, kMetricFfmaInst,
+                                            kMetricTensorFp16Ops, kMetricFaddInst,
+                                            kMetricSmThroughputPct};
+  const FollowUpSets plan = plan_follow_up_sets(metrics, gh100_passes);
+  ASSERT_EQ(plan.one_pass.size(), 2u);
+  EXPECT_EQ(plan.one_pass[0], (std::vector<std::string>{kMetricTensorBf16Ops}));
+  EXPECT_EQ(plan.one_pass[1], (std::vector<std::string>{kMetricFfmaInst, kMetricFaddInst}));
+  EXPECT_EQ(plan.multi_pass,
+            (std::vector<std::string>{kMetricTensorFp16Ops, kMetricSmThroughputPct}));
+}
+
+TEST(PlanFollowUpSets, TheDefaultBf16ListIsOneOnePassSet) {
+  // The H200's byte set takes the bf16 tensor counter, so what follows is the SASS counters and
+  // the FFMA peak: one pass, no replay, no memory save/restore.
+  std::vector<std::string> byte_set = byte_metric_candidates(Dtype::kBf16);
+  const FollowUpSets plan =
+      plan_follow_up_sets(follow_up_metric_names(byte_set, Dtype::kBf16, false), gh100_passes);
+  EXPECT_EQ(plan.one_pass.size(), 1u);
+  EXPECT_TRUE(plan.multi_pass.empty());
+}
+
+TEST(PlanFollowUpSets, AZeroPassCountIsRejected) {
+  EXPECT_THROW(plan_follow_up_sets({"x"}, [](const std::vector<std::string>&) { return 0; }),
+               Error);
+}
+
+TEST(TensorFlop, SumsTheCountedPipesOnly) {
+  KernelCounters k;
+  EXPECT_FALSE(k.tensor_flop());  // neither pipe counted
+  k.tensor_bf16_flop = 3e9;
+  ASSERT_TRUE(k.tensor_flop());
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 3e9);  // a bf16 sweep does not count the fp16 pipe
+  k.tensor_fp16_flop = 1e9;
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 4e9);
+}
+
+TEST(CountersFromPasses, EveryFollowUpSessionIsMergedAndTimed) {
+  CounterPassRanges ranges;
+  ranges.bytes = {byte_range(4e6, 0.1e6, 1), byte_range(125e6, 2e6, 0)};
+  ranges.follow_up = {{{{kMetricTensorBf16Ops, 5e9}}}, {{{kMetricFfmaInst, 7.0}}}};
+  ranges.session_wall_times_s = {0.05, 0.02, 0.30};
+  std::vector<CounterSession> sessions = {{"bytes", "one pass", 1, {}},
+                                          {"counts", "one pass", 1, {}},
+                                          {"replay", "kernel replay, 2 passes", 2, {}}};
+  const CounterResult c = counters_from_passes(ranges, {"k"}, sessions, "flushed", "sweep");
+  ASSERT_EQ(c.kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(*c.total.tensor_bf16_flop, 5e9);
+  EXPECT_DOUBLE_EQ(*c.total.ffma_inst, 7.0);
+  EXPECT_DOUBLE_EQ(*c.dram_writeback_bytes, 2e6);
+  EXPECT_EQ(c.passes, 2);
+  ASSERT_EQ(c.sessions.size(), 3u);
+  EXPECT_DOUBLE_EQ(*c.sessions[2].wall_time_s, 0.30);
+}
+
+TEST(CountersFromPasses, AFollowUpSessionWithOtherRangesLeavesWriteBackUnknown) {
+  CounterPassRanges ranges;
+  ranges.bytes = {byte_range(4e6, 0.1e6, 1), byte_range(125e6, 2e6, 0)};
+  ranges.follow_up = {{Range{}}, {Range{}, Range{}}};
+  const CounterResult c = counters_from_passes(ranges, {"k"}, {}, "flushed", "sweep");
+  EXPECT_FALSE(c.dram_writeback_bytes);
+  EXPECT_NE(c.writeback_null_reason.find("byte session 2, then 1, 2"), std::string::npos)
+      << c.writeback_null_reason;
+  EXPECT_TRUE(c.sessions.empty());
 }
 
 TEST(CountersFromPasses, LastByteRangeIsTheWriteBack) {
   CounterPassRanges ranges;
   ranges.bytes = {byte_range(4e6, 0.1e6, 62500), byte_range(2e6, 0.2e6, 31250),
                   byte_range(125e6, 5.7e6, 0)};
-  ranges.replay = {replay_range(1e9), replay_range(2e9)};
+  ranges.follow_up = {{replay_range(1e9), replay_range(2e9)}};
   const CounterResult c =
       counters_from_passes(ranges, {"a", "b"}, two_sessions(), "flushed", "sweep after");
   ASSERT_EQ(c.kernels.size(), 2u);
@@ -81,11 +180,12 @@ TEST(CountersFromPasses, LastByteRangeIsTheWriteBack) {
 TEST(CountersFromPasses, RangeCountMismatchLeavesWriteBackUnknown) {
   CounterPassRanges ranges;
   ranges.bytes = {byte_range(4e6, 0.1e6, 1), byte_range(1, 2, 3)};
-  ranges.replay = {replay_range(1e9), replay_range(1e9)};
+  ranges.follow_up = {{replay_range(1e9), replay_range(1e9)}};
   const CounterResult c =
       counters_from_passes(ranges, {"a", "b"}, two_sessions(), "flushed", "sweep after");
   EXPECT_FALSE(c.dram_writeback_bytes);
-  EXPECT_NE(c.writeback_null_reason.find("2 ranges"), std::string::npos) << c.writeback_null_reason;
+  EXPECT_NE(c.writeback_null_reason.find("byte session 2, then 2"), std::string::npos)
+      << c.writeback_null_reason;
   EXPECT_NE(c.note.find("write-back not measured"), std::string::npos) << c.note;
   EXPECT_FALSE(c.dram_bytes_isolated());
 }
@@ -285,7 +385,7 @@ TEST(ForeignWrites, NothingToCheckWithoutBothMetricsOrAKernel) {
 TEST(ForeignWrites, RepeatedByteSessionsAreNoted) {
   CounterPassRanges ranges;
   ranges.bytes = {byte_range(0, 2e6), byte_range(2e6, 0)};
-  ranges.replay = {Range{}};
+  ranges.follow_up = {{Range{}}};
   ranges.byte_attempts = 2;
   const CounterResult result = counters_from_passes(ranges, {"k"}, {}, "flushed", "sweep");
   EXPECT_NE(result.note.find("byte session run 2 times"), std::string::npos) << result.note;

@@ -39,10 +39,11 @@ TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
                              kMetricHfmaInst,         kMetricHaddInst,
                              kMetricHmulInst,         kMetricDramBytesPeakPerCycle,
                              kMetricFfmaPeakPerCycle, kMetricTensorBf16PeakPerCycle,
-                             kMetricSmThroughputPct,  kMetricDramThroughputPct}) {
+                             kMetricSmThroughputPct,  kMetricDramThroughputPct,
+                             kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 20u);
+  EXPECT_EQ(names.size(), 22u);
 }
 
 TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {

@@ -96,8 +96,11 @@ PointResult full_point() {
   p.counters.peaks.dram_bytes_per_cycle = 1536.5;
   p.counters.peaks.ffma_inst_per_cycle = 16896;
   p.counters.peaks.tensor_bf16_per_cycle = 1.0 / 7.0;
-  p.counters.sessions = {{"bytes", "user replay, one pass", 1, {"dram__bytes_read.sum"}},
-                         {"replay", "kernel replay, 9 passes", 9, {"a", "b"}}};
+  p.counters.sessions = {{"bytes", "user replay, one pass", 1, {"dram__bytes_read.sum"}, 0.037},
+                         {"counts", "user replay, one pass", 1, {"c"}, std::nullopt},
+                         {"replay", "kernel replay, 9 passes", 9, {"a", "b"}, 1.0 / 3.0}};
+  p.counters.peaks.l2_bytes_per_cycle = 9024.0;
+  p.counters.total.l2_clock_hz = 1.6916e9;
   p.counters.dram_writeback_bytes = 1.0e6 / 3.0;
   p.counters.writeback_method = "read-only sweep after the launch";
 
@@ -247,6 +250,12 @@ TEST(ReportJson, FullReportRoundTripsExactly) {
   EXPECT_EQ(p.counters.kernels[1].name, "pv_kernel");
   EXPECT_EQ(*p.counters.kernels[1].duration_s, *o.counters.kernels[1].duration_s);
   EXPECT_EQ(*p.counters.peaks.tensor_bf16_per_cycle, 1.0 / 7.0);
+  EXPECT_EQ(*p.counters.peaks.l2_bytes_per_cycle, 9024.0);
+  EXPECT_EQ(*p.counters.total.l2_clock_hz, 1.6916e9);
+  ASSERT_EQ(p.counters.sessions.size(), 3u);
+  EXPECT_EQ(p.counters.sessions[1].role, "counts");
+  EXPECT_FALSE(p.counters.sessions[1].wall_time_s);
+  EXPECT_EQ(*p.counters.sessions[2].wall_time_s, 1.0 / 3.0);
   EXPECT_EQ(p.analytic.flop_formula, o.analytic.flop_formula);
   EXPECT_EQ(back.config.seq_lens, original.config.seq_lens);
   EXPECT_EQ(back.config.ops, original.config.ops);
