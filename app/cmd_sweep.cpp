@@ -45,6 +45,12 @@ SweepConfig build_config(const SweepOptions& o) {
   if (o.warm_l2) config.warm_l2 = true;
   if (o.sm_throughput) config.sm_throughput = true;
   if (o.device) config.device = *o.device;
+  if (o.lock_clocks) {
+    if (*o.lock_clocks != "base") {
+      throw bad_input(fmt::format("invalid --lock-clocks '{}' (allowed: base)", *o.lock_clocks));
+    }
+    config.lock_clocks = *o.lock_clocks;
+  }
   return config;
 }
 
@@ -110,6 +116,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--roof", o.roof,
                   "Roof source: datasheet | counters | measured (default: measured when "
                   "`rooflinectl peaks` has cached this GPU, else datasheet)");
+  sub->add_option("--lock-clocks", o.lock_clocks,
+                  "Lock the SM clocks for the sweep through NVML: base (the default applications "
+                  "clock), reset on exit and on SIGINT/SIGTERM; needs root, else exit 3 "
+                  "(default: clocks left alone)");
   return sub;
 }
 

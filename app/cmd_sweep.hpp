@@ -29,6 +29,8 @@ struct SweepOptions {
   std::string baseline;
   CompareGateFlags gate;            ///< compare's gate flags, used with --baseline
   std::optional<std::string> roof;  ///< --roof datasheet | counters | measured
+  /// --lock-clocks base (NVML, root only)
+  std::optional<std::string> lock_clocks;
 };
 
 /// Binds the flags of `sweep` to `options`.

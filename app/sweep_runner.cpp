@@ -17,6 +17,7 @@
 #include "cupti/counter_engine.hpp"
 #include "cupti/metrics.hpp"
 #include "device/device_info.hpp"
+#include "device/nvml_clocks.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/operator.hpp"
 #include "measure/canary.hpp"
@@ -63,7 +64,20 @@ struct SweepContext {
   cudaStream_t stream;
   PhaseTimes& phases;                 // where the sweep's wall time goes, printed at its end
   const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
+  // Per-sample clocks (when unavailable, its reason is recorded instead).
+  const NvmlClocks* clocks = nullptr;
 };
+
+/// cudaDeviceGetPCIBusId of `device` ("0000:19:00.0"), the key NVML finds the GPU by; "" when
+/// CUDA gives none.
+std::string cuda_pci_bus_id(int device) {
+  char id[32] = {};  // "domain:bus:device.function": 13 characters and the terminator
+  if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return id;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -344,12 +358,26 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
   });
 
+  // NVML for this GPU, matched by PCI bus id (CUDA and NVML orders can differ). Unavailable (no
+  // driver NVML): the sweep runs and records why there are no clocks.
+  const NvmlClocks clocks(cuda_pci_bus_id(config.device));
+  if (!clocks.available()) {
+    fmt::print(progress, "notice: per-sample clocks not recorded: {}\n",
+               clocks.unavailable_reason());
+  }
+  // --lock-clocks: locked before the canary and the first point; reset when clock_lock is
+  // destroyed, on every way out of this function (an interrupted sweep returns normally, an
+  // error unwinds), or by restore() below. Refused (no root, no NVML): exit 3 before any work.
+  const std::unique_ptr<GpuClockLock> clock_lock = lock_sweep_clocks(config.lock_clocks, clocks);
+  if (clock_lock) fmt::print(progress, "clocks: {}\n", clock_lock->description());
+
   Stream stream;
   L2Flusher flusher(report.device.l2_bytes);
   report.canary = timed(phases, "canary", [&] {
     return take_canary(report.device.l2_bytes, stream.get(), progress);
   });
   SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get(), phases};
+  ctx.clocks = &clocks;
   const auto counter_setup_start = std::chrono::steady_clock::now();
   if (!config.counters) {
     ctx.counters_null_reason = "counters disabled (--no-counters)";
@@ -425,6 +453,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
   timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
   report.peaks = peaks;
+  if (clock_lock) report.device.clock_lock = clock_lock->restore();
   fmt::print(
       progress, "{}\n",
       phase_times_line(

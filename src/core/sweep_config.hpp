@@ -30,6 +30,9 @@ struct SweepConfig {
   /// written before the option existed read as true: they counted it.
   bool sm_throughput = false;
   int device = 0;  ///< CUDA device index
+  /// `--lock-clocks`: "" leaves the GPU's clocks alone, "base" locks its SM clocks to the default
+  /// applications clock through NVML for the sweep (device/nvml_clocks.hpp). CLI only.
+  std::string lock_clocks;
 };
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "measure/statistics.hpp"
+#include "report/clock_notes.hpp"
 #include "report/compare_power.hpp"
 #include "report/consistency.hpp"
 #include "report/json_reader.hpp"
@@ -278,6 +279,7 @@ PendingPoint gate_point(const PointResult& base, const PointResult& current,
   PendingPoint pending;
   PointComparison& out = pending.out;
   out.key = point_key(base);
+  out.throttle_note = throttle_note(base, current);
   if (current.version != base.version) {
     out.new_version = current.version;
     pending.version_note =

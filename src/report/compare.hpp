@@ -139,6 +139,10 @@ struct PointComparison {
   /// decides: counters of different kernels legitimately differ); empty otherwise.
   std::string new_version;
   bool version_changed() const { return !new_version.empty(); }
+  /// Which side's samples were taken while power- or thermal-throttled, e.g. "new: 3 of 10
+  /// samples throttled (SW power cap)" (report/clock_notes.hpp); empty when none. Informative: it
+  /// never changes the verdict.
+  std::string throttle_note;
 };
 
 /// The two canaries side by side.

@@ -111,6 +111,18 @@ bool has_reason_line(const PointComparison& p) {
          p.verdict != Verdict::kRemoved;
 }
 
+// One line per point whose samples were taken power- or thermal-throttled (any verdict: a "same"
+// on throttled samples may hide a change), "<prefix><label><suffix>: <note>".
+std::string throttle_lines(const CompareResult& r, const std::string& prefix,
+                           const std::string& suffix) {
+  std::string out;
+  for (const auto& p : r.points) {
+    if (p.throttle_note.empty()) continue;
+    out += fmt::format("{}{}{}: {}\n", prefix, p.key.label(), suffix, p.throttle_note);
+  }
+  return out;
+}
+
 size_t display_width(const std::string& text) {
   // One column per UTF-8 code point ("µs" is 3 bytes, 2 columns).
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
@@ -161,6 +173,7 @@ std::string format_compare_table(const CompareResult& r) {
     any_reason = true;
     out += fmt::format("{}: {}: {}\n", to_string(p.verdict), p.key.label(), p.reason);
   }
+  out += throttle_lines(r, "throttled: ", "");
   out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), summary_counts(r), r.exit_code());
   return out;
 }
@@ -205,6 +218,10 @@ std::string format_compare_markdown(const CompareResult& r) {
     }
   }
   if (!notable.empty()) out += table_header() + notable + "\n" + reasons + "\n";
+  if (const std::string throttled = throttle_lines(r, "- ⚠️ throttled: `", "`");
+      !throttled.empty()) {
+    out += throttled + "\n";
+  }
 
   out += "<details><summary>All points</summary>\n\n" + table_header();
   for (const auto& p : r.points) out += table_row(p);
@@ -305,6 +322,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
     }
     point["counters"] = counters;
     point["counter_note"] = p.counter_note;
+    point["throttle_note"] = p.throttle_note;
     points.push_back(point);
   }
   j["points"] = points;

@@ -96,6 +96,41 @@ Validation validation_from_json(const JsonObjectReader& r) {
   return v;
 }
 
+// timing.sample_clocks: one reading per sample, SM clock > 0, memory clock >= 0; the derived
+// `throttled` flags and `throttled_samples` are recomputed from the reason bits, not trusted.
+// Absent (a report written before the clocks were recorded): null with kSampleClocksAbsentReason.
+void read_sample_clocks(const JsonObjectReader& r, const std::string& where, TimingResult& t) {
+  if (!r.has("sample_clocks")) {
+    t.sample_clocks_null_reason = kSampleClocksAbsentReason;
+    return;
+  }
+  if (r.is_null("sample_clocks")) {
+    t.sample_clocks_null_reason = r.has("sample_clocks_null_reason")
+                                      ? r.get_string("sample_clocks_null_reason")
+                                      : "not recorded";
+    return;
+  }
+  const std::vector<JsonObjectReader> readings = r.get_object_array("sample_clocks");
+  if (readings.size() != t.samples_s.size()) {
+    r.fail_key("sample_clocks",
+               fmt::format("{}: {} readings for {} timed samples (one per sample expected)", where,
+                           readings.size(), t.samples_s.size()));
+  }
+  std::vector<ClockReading> clocks;
+  clocks.reserve(readings.size());
+  for (const JsonObjectReader& c : readings) {
+    const double sm_clock_hz = c.get_double("sm_clock_hz");
+    require_positive_finite(c, "sm_clock_hz", sm_clock_hz, where);
+    const double memory_clock_hz = c.get_double("memory_clock_hz");
+    require_non_negative(c, "memory_clock_hz", memory_clock_hz, where);
+    const uint64_t reasons = c.get_uint64("clock_event_reasons");
+    (void)c.get_bool("throttled");  // derived from the bits: recomputed below
+    clocks.push_back(make_clock_reading(sm_clock_hz, memory_clock_hz, reasons));
+  }
+  t.sample_clocks = std::move(clocks);
+  t.sample_clocks_null_reason.clear();
+}
+
 // Every sample and the three statistics are finite, > 0 and at most kMaxSampleSeconds, and
 // min_s <= median_s <= max_s; at least one sample.
 TimingResult timing_from_json(const JsonObjectReader& r, const std::string& where) {
@@ -120,6 +155,7 @@ TimingResult timing_from_json(const JsonObjectReader& r, const std::string& wher
   // Optional: reports written before the policy was stated in words lack the key.
   if (r.has("cache_policy")) t.cache_policy = r.get_string("cache_policy");
   t.sm_clock_hz = r.get_optional_double("sm_clock_hz");
+  read_sample_clocks(r, where, t);
   return t;
 }
 
@@ -405,6 +441,17 @@ DeviceRecord device_from_json(const JsonObjectReader& r) {
   d.runtime_version = r.get_int("runtime_version");
   d.counters_available = r.get_bool("counters_available");
   d.counters_reason = r.get_string("counters_reason");
+  // Absent before sweep --lock-clocks existed; null when the clocks were left alone.
+  if (r.has("clock_lock") && !r.is_null("clock_lock")) {
+    const JsonObjectReader lock = r.get_object("clock_lock");
+    ClockLockRecord record;
+    record.setting = lock.get_string("setting");
+    record.sm_clock_hz = lock.get_double("sm_clock_hz");
+    require_positive_finite(lock, "sm_clock_hz", record.sm_clock_hz, "the clock lock");
+    record.source = lock.get_string("source");
+    record.restore = lock.get_string("restore");
+    d.clock_lock = record;
+  }
   return d;
 }
 
@@ -441,6 +488,15 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   // Absent in reports written before the option: those counted sm__throughput at every point.
   c.sm_throughput = r.has("sm_throughput") ? r.get_bool("sm_throughput") : true;
   c.device = r.get_int("device");
+  // Absent before sweep --lock-clocks existed; null: the clocks were left alone.
+  if (r.has("lock_clocks") && !r.is_null("lock_clocks")) {
+    c.lock_clocks = r.get_string("lock_clocks");
+    if (c.lock_clocks != "base") {
+      r.fail_key("lock_clocks", fmt::format("'{}' is not a --lock-clocks value (allowed: base, or "
+                                            "null)",
+                                            c.lock_clocks));
+    }
+  }
   return c;
 }
 

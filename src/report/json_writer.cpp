@@ -93,6 +93,34 @@ Json timing_to_json(const TimingResult& t) {
   j["l2_flushed"] = t.l2_flushed;
   if (!t.cache_policy.empty()) j["cache_policy"] = t.cache_policy;  // empty: an older report
   put_optional(j, "sm_clock_hz", t.sm_clock_hz);
+  if (t.sample_clocks) {
+    Json clocks = Json::array();
+    for (const ClockReading& c : *t.sample_clocks) {
+      Json reading;
+      put_number(reading, "sm_clock_hz", c.sm_clock_hz);
+      put_number(reading, "memory_clock_hz", c.memory_clock_hz);
+      reading["clock_event_reasons"] = c.clock_event_reasons;
+      reading["throttled"] = c.power_or_thermal_throttled;  // derived; recomputed when read
+      clocks.push_back(reading);
+    }
+    j["sample_clocks"] = clocks;
+  } else {
+    j["sample_clocks"] = nullptr;
+    j["sample_clocks_null_reason"] =
+        t.sample_clocks_null_reason.empty() ? "not recorded" : t.sample_clocks_null_reason;
+  }
+  // Derived from sample_clocks; recomputed when read.
+  const auto throttled = t.throttled_samples();
+  j["throttled_samples"] = throttled ? Json(*throttled) : Json(nullptr);
+  return j;
+}
+
+Json clock_lock_to_json(const ClockLockRecord& lock) {
+  Json j;
+  j["setting"] = lock.setting;
+  put_number(j, "sm_clock_hz", lock.sm_clock_hz);
+  j["source"] = lock.source;
+  j["restore"] = lock.restore;
   return j;
 }
 
@@ -272,6 +300,7 @@ Json device_to_json(const DeviceRecord& d) {
   j["runtime_version"] = d.runtime_version;
   j["counters_available"] = d.counters_available;
   j["counters_reason"] = d.counters_reason;
+  j["clock_lock"] = d.clock_lock ? clock_lock_to_json(*d.clock_lock) : Json(nullptr);
   return j;
 }
 
@@ -311,6 +340,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["warm_l2"] = c.warm_l2;
   j["sm_throughput"] = c.sm_throughput;
   j["device"] = c.device;
+  j["lock_clocks"] = c.lock_clocks.empty() ? Json(nullptr) : Json(c.lock_clocks);
   return j;
 }
 

@@ -9,6 +9,7 @@
 
 #include "report/attention_summary.hpp"
 #include "report/bytes_basis_text.hpp"
+#include "report/clock_notes.hpp"
 #include "report/value_format.hpp"
 
 namespace rooflinectl {
@@ -269,6 +270,7 @@ std::string notes(const Report& report) {
       "- Peak memory: `cudaMemGetInfo` free bytes before the point allocated minus after its "
       "timed pass (device-wide).\n"
       "- tokens/s: B·L / time for prefill operators, B / time per decode step.\n";
+  if (const auto clocks = sample_clocks_summary(report)) out += "- " + escape_cell(*clocks) + ".\n";
   return out + "\n</details>\n";
 }
 

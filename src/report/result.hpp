@@ -14,6 +14,7 @@
 #include "core/sweep_config.hpp"
 #include "core/validation.hpp"
 #include "device/peaks.hpp"
+#include "report/clock_reading.hpp"
 #include "roofline/roofline.hpp"
 
 namespace rooflinectl {
@@ -44,6 +45,18 @@ struct TimingResult {
   std::string cache_policy;
   /// SM clock measured right after the samples (clock64 vs %globaltimer probe kernel), Hz.
   std::optional<double> sm_clock_hz;
+  /// NVML clocks read right after each timed sample (device/nvml_clocks.hpp), one per samples_s
+  /// entry in the same order; nullopt when not recorded (sample_clocks_null_reason says why).
+  std::optional<std::vector<ClockReading>> sample_clocks;
+  /// Why sample_clocks is nullopt: NVML unavailable, a reading failed, or
+  /// kSampleClocksAbsentReason for a report written before; empty when sample_clocks is set.
+  std::string sample_clocks_null_reason;
+  /// Samples taken while power- or thermal-throttled (count_throttled over sample_clocks);
+  /// nullopt when the clocks were not recorded.
+  std::optional<size_t> throttled_samples() const {
+    if (!sample_clocks) return std::nullopt;
+    return count_throttled(*sample_clocks);
+  }
 };
 
 /// Counter values of one kernel launch (one CUPTI range), or of the sum over an operator's
@@ -212,6 +225,8 @@ struct DeviceRecord {
   int runtime_version = 0;  ///< cudaRuntimeGetVersion
   bool counters_available = false;
   std::string counters_reason;  ///< why counters are not available (empty when they are)
+  /// What `sweep --lock-clocks` locked for the sweep; nullopt when the clocks were left alone.
+  std::optional<ClockLockRecord> clock_lock;
 };
 
 /// Copy-bandwidth canary taken at the start of a sweep (src/measure/canary): a fingerprint of the

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/bytes_basis_text.hpp"
+#include "report/clock_notes.hpp"
 #include "report/svg_roofline.hpp"
 #include "report/value_format.hpp"
 
@@ -220,6 +221,7 @@ std::string format_console_table(const Report& report) {
     out += "\n";
     if (!peaks.note.empty()) out += "note: " + peaks.note + "\n";
   }
+  if (const auto clocks = sample_clocks_summary(report)) out += *clocks + "\n";
   return out;
 }
 

@@ -225,6 +225,7 @@ done
 # ---- roofs, model, plot, report, peaks (no GPU needed) ----------------------------------------
 bad "'bogus'" sweep --roof bogus
 bad "no-counters" sweep --roof counters --no-counters
+bad "--lock-clocks 'turbo'" sweep --lock-clocks turbo
 run_case 2 "h200-sxm" - model --gpu h300
 run_case 2 "'flashy'" - model --gpu h200-sxm --ops flashy
 run_case 2 "'xml'" - model --gpu h200-sxm --format xml
