@@ -14,6 +14,7 @@
 #include "core/sweep_config.hpp"
 #include "output_extension.hpp"
 #include "report/atomic_file.hpp"
+#include "report/compare.hpp"
 #include "report/compare_power.hpp"
 #include "report/compare_writer.hpp"
 #include "report/consistency.hpp"
@@ -34,6 +35,15 @@ SweepConfig build_config(const SweepOptions& o) {
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
   apply_shape_options(o.shape, config);
   if (o.repetitions) config.repetitions = *o.repetitions;
+  if (o.max_noise) config.max_noise = parse_threshold(*o.max_noise, "--max-noise");
+  if (o.min_samples) config.min_samples = *o.min_samples;
+  if (o.min_time_s) config.min_time_s = *o.min_time_s;
+  if (o.max_time_s) config.max_time_s = *o.max_time_s;
+  if (!config.max_noise && (o.min_samples || o.min_time_s || o.max_time_s)) {
+    throw bad_input(
+        "invalid --min-samples/--min-time/--max-time without --max-noise: they bound adaptive "
+        "sampling, which --max-noise turns on (fixed sampling takes --repetitions)");
+  }
   if (o.no_counters) config.counters = false;
   if (o.require_counters) {
     if (!config.counters) {
@@ -96,8 +106,23 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option(
       "--format", o.format,
       "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
-  sub->add_option("--repetitions", o.repetitions, "Timed samples per point (default 10)")
-      ->check(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
+  CLI::Option* repetitions =
+      sub->add_option("--repetitions", o.repetitions,
+                      "Timed samples per point, fixed sampling (default 10)")
+          ->check(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
+  sub->add_option("--max-noise", o.max_noise,
+                  "Adaptive sampling: sample each point until the 95% interval of the median is "
+                  "within this of it, e.g. 1% (default: off, fixed --repetitions)")
+      ->excludes(repetitions);
+  sub->add_option("--min-samples", o.min_samples,
+                  "Adaptive sampling: fewest samples per point (default 10, at least 6)")
+      ->check(strict_integer<int>(fmt::format("integers 6..{}", kMaxRepetitions)));
+  sub->add_option("--min-time", o.min_time_s,
+                  "Adaptive sampling: least summed sample time per point, seconds (default 0)")
+      ->check(CLI::Range(0.0, kMaxSamplingSeconds));
+  sub->add_option("--max-time", o.max_time_s,
+                  "Adaptive sampling: most sampling wall time per point, seconds (default 1)")
+      ->check(CLI::Range(1e-6, kMaxSamplingSeconds));
   CLI::Option* no_counters =
       sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--require-counters", o.require_counters,
@@ -159,8 +184,10 @@ int run_sweep_command(const SweepOptions& o) {
           o.baseline, baseline->schema_version, kReportSchemaVersion));
     }
     check_report_consistency(*baseline, o.baseline);
-    check_time_gate_power(planned_time_gate_family(*baseline, planned_points(config),
-                                                   static_cast<size_t>(config.repetitions)));
+    // Adaptive sampling takes at least min_samples: the power check holds for any run of it.
+    check_time_gate_power(planned_time_gate_family(
+        *baseline, planned_points(config),
+        static_cast<size_t>(config.max_noise ? config.min_samples : config.repetitions)));
   }
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.

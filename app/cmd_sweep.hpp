@@ -19,6 +19,10 @@ struct SweepOptions {
   bool output_given = false;     ///< --output was on the command line (an empty name is refused)
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
+  std::optional<std::string> max_noise;  ///< --max-noise text ("1%" or "0.01")
+  std::optional<int> min_samples;
+  std::optional<double> min_time_s;
+  std::optional<double> max_time_s;
   bool no_counters = false;
   bool require_counters = false;  ///< exit 3 before the sweep when counters cannot be read
   bool warm_l2 = false;

@@ -191,13 +191,23 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
     return std::nullopt;
   }
 
-  const TimingOptions timing_options{ctx.config.repetitions, ctx.config.warmup_runs,
-                                     !ctx.config.warm_l2,
-                                     fmt::format("{} L={}", point.op, point.shape.seq_len)};
+  TimingOptions timing_options;
+  timing_options.repetitions = ctx.config.repetitions;
+  timing_options.warmup_runs = ctx.config.warmup_runs;
+  timing_options.flush_l2 = !ctx.config.warm_l2;
+  timing_options.nvtx_range = fmt::format("{} L={}", point.op, point.shape.seq_len);
+  timing_options.max_noise = ctx.config.max_noise;
+  timing_options.min_samples = ctx.config.min_samples;
+  timing_options.min_time_s = ctx.config.min_time_s;
+  timing_options.max_time_s = ctx.config.max_time_s;
+  // Clocks on record: one NVML reading right after each timed sample.
+  SampleClockRecorder sample_clocks(*ctx.clocks);
+  timing_options.after_each_sample = sample_clocks.callback();
   point.timing = timed(ctx.phases, "time", [&] {
     return time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
                          ctx.stream);
   });
+  sample_clocks.store(*point.timing);
   point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
   record_peak_memory(point, free_before_bytes);
 

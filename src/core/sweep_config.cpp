@@ -15,9 +15,10 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",         "seq",      "batch",   "heads",     "kv_heads",
-      "head_dim",    "dtype",    "causal",  "gelu_form", "repetitions",
-      "warmup_runs", "counters", "warm_l2", "device",    "sm_throughput"};
+      "ops",       "seq",         "batch",      "heads",        "kv_heads",
+      "head_dim",  "dtype",       "causal",     "gelu_form",    "repetitions",
+      "max_noise", "min_samples", "min_time_s", "max_time_s",   "warmup_runs",
+      "counters",  "warm_l2",     "device",     "sm_throughput"};
   return keys;
 }
 
@@ -68,6 +69,10 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   if (r.has("causal")) c.base.causal = r.get_bool("causal");
   if (r.has("gelu_form")) c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
   if (r.has("repetitions")) c.repetitions = get_int_at_least(r, "repetitions", 1);
+  if (r.has("max_noise")) c.max_noise = r.get_double("max_noise");
+  if (r.has("min_samples")) c.min_samples = get_int_at_least(r, "min_samples", 1);
+  if (r.has("min_time_s")) c.min_time_s = r.get_double("min_time_s");
+  if (r.has("max_time_s")) c.max_time_s = r.get_double("max_time_s");
   if (r.has("warmup_runs")) c.warmup_runs = get_int_at_least(r, "warmup_runs", 0);
   if (r.has("counters")) c.counters = r.get_bool("counters");
   if (r.has("warm_l2")) c.warm_l2 = r.get_bool("warm_l2");
@@ -102,6 +107,28 @@ void validate_sweep_config(const SweepConfig& c) {
   if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
     throw bad_input(
         fmt::format("invalid repetitions {}: allowed 1 to {}", c.repetitions, kMaxRepetitions));
+  }
+  if (c.max_noise && !(*c.max_noise > 0 && *c.max_noise < 1)) {
+    throw bad_input(fmt::format(
+        "invalid max-noise {}: allowed a fraction above 0 and below 1 (e.g. 0.01 for 1%)",
+        *c.max_noise));
+  }
+  if (c.min_samples < 6 || c.min_samples > kMaxRepetitions) {
+    throw bad_input(fmt::format(
+        "invalid min-samples {}: allowed 6 (the fewest for a 95% interval of the median) to {}",
+        c.min_samples, kMaxRepetitions));
+  }
+  if (!(c.min_time_s >= 0 && c.min_time_s <= kMaxSamplingSeconds)) {
+    throw bad_input(
+        fmt::format("invalid min-time {} s: allowed 0 to {} s", c.min_time_s, kMaxSamplingSeconds));
+  }
+  if (!(c.max_time_s > 0 && c.max_time_s <= kMaxSamplingSeconds)) {
+    throw bad_input(fmt::format("invalid max-time {} s: allowed above 0 up to {} s", c.max_time_s,
+                                kMaxSamplingSeconds));
+  }
+  if (c.min_time_s > c.max_time_s) {
+    throw bad_input(
+        fmt::format("invalid min-time {} s: above max-time {} s", c.min_time_s, c.max_time_s));
   }
   if (c.warmup_runs < 0 || c.warmup_runs > kMaxRepetitions) {
     throw bad_input(

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,15 +14,26 @@ namespace rooflinectl {
 /// Most timed samples (and warm-ups) per point: a million already takes hours per point at 1 ms
 /// and keeps every raw sample in the report; more is a typo, not a measurement plan.
 inline constexpr int kMaxRepetitions = 1'000'000;
+/// Most seconds of adaptive sampling per point (--min-time, --max-time): an hour per point is a
+/// soak test, more is a typo.
+inline constexpr double kMaxSamplingSeconds = 3600.0;
 
 struct SweepConfig {
   std::vector<std::string> ops;   ///< operator names, in run order
   std::vector<int64_t> seq_lens;  ///< L values
   std::string seq_spec;           ///< the --seq text the lengths came from
   Shape base;                     ///< every axis but seq_len
-  int repetitions = 10;           ///< timed samples per point (≥ 1)
-  int warmup_runs = 3;            ///< untimed launches before the samples
-  bool counters = true;           ///< run the CUPTI counter pass
+  int repetitions = 10;           ///< timed samples per point (≥ 1) when max_noise is unset
+  /// Adaptive sampling (measure/timing.hpp TimingOptions, nvbench's --max-noise): sample each
+  /// point until the median's 95% interval half-width over the median is at most this fraction
+  /// (0 < max_noise < 1), with at least min_samples samples and min_time_s of sample time, or
+  /// until max_time_s of wall time; unset: `repetitions` fixed samples.
+  std::optional<double> max_noise;
+  int min_samples = 10;     ///< adaptive: fewest samples per point (≥ 6)
+  double min_time_s = 0.0;  ///< adaptive: least summed sample time per point, s (≥ 0)
+  double max_time_s = 1.0;  ///< adaptive: most sampling wall time per point, s (> 0)
+  int warmup_runs = 3;      ///< untimed launches before the samples
+  bool counters = true;     ///< run the CUPTI counter pass
   /// Refuse to run timing-only: counters that cannot be read are an environment Error (exit 3)
   /// raised before the first point. A run policy, not part of the report.
   bool require_counters = false;
@@ -37,7 +49,8 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "repetitions", "warmup_runs", "counters", "warm_l2", "device". Unknown keys and
+/// "gelu_form", "repetitions", "max_noise" (a fraction), "min_samples", "min_time_s",
+/// "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device". Unknown keys and
 /// wrong types are bad-input Errors naming `origin` (the file) and the key.
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
 
@@ -47,7 +60,9 @@ SweepConfig load_sweep_config(const std::string& path);
 /// The built-in defaults (identical to configs/default.json, which a unit test checks).
 SweepConfig default_sweep_config();
 
-/// Checks the whole config: known-positive axes, repetitions ≥ 1, non-empty ops and seq_lens,
+/// Checks the whole config: known-positive axes, repetitions ≥ 1, the adaptive-sampling bounds
+/// (0 < max_noise < 1, min_samples ≥ 6, 0 ≤ min_time_s ≤ max_time_s, max_time_s > 0), non-empty
+/// ops and seq_lens,
 /// kv-heads dividing heads. Operator names are checked by the kernels registry. Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 

@@ -266,6 +266,17 @@ void keep_max(std::optional<double>& best, const std::optional<double>& v) {
   if (v && (!best || *v > *best)) best = v;
 }
 
+/// Fixed sampling of `plan` for one benchmark, inside the NVTX range "peaks <name>".
+TimingOptions peak_timing_options(const PeakBenchmarkPlan& plan, bool flush_l2,
+                                  const std::string& name) {
+  TimingOptions options;
+  options.repetitions = plan.repetitions;
+  options.warmup_runs = plan.warmup_runs;
+  options.flush_l2 = flush_l2;
+  options.nvtx_range = "peaks " + name;
+  return options;
+}
+
 /// Times `b` (and profiles it once when `session` is set), filling its record.
 void run_one(Benchmark& b, const PeakBenchmarkPlan& plan, L2Flusher& flusher, cudaStream_t stream,
              ProfilerSession* session, std::vector<Range>& ranges) {
@@ -277,8 +288,7 @@ void run_one(Benchmark& b, const PeakBenchmarkPlan& plan, L2Flusher& flusher, cu
   }
   try {
     const TimingResult t =
-        time_launches(b.launch, {plan.repetitions, plan.warmup_runs, b.flush_l2, "peaks " + r.name},
-                      flusher, stream);
+        time_launches(b.launch, peak_timing_options(plan, b.flush_l2, r.name), flusher, stream);
     r.median_time_s = t.median_s;
     r.min_time_s = t.min_s;
     r.max_time_s = t.max_s;

@@ -3,12 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "device/gpu_check.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/nvtx_range.hpp"
+#include "measure/statistics.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -30,45 +35,110 @@ class Event {
   cudaEvent_t event_ = nullptr;
 };
 
-}  // namespace
-
-TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
-                           const TimingOptions& options, L2Flusher& flusher, cudaStream_t stream) {
+void check_options(const TimingOptions& options) {
   if (options.repetitions < 1) {
     throw bad_input(fmt::format("invalid --repetitions {}: must be >= 1", options.repetitions));
   }
   if (options.warmup_runs < 0) {
     throw bad_input(fmt::format("invalid warm-up count {}: must be >= 0", options.warmup_runs));
   }
+  if (!options.max_noise) return;
+  if (!(*options.max_noise > 0 && *options.max_noise < 1)) {
+    throw bad_input(
+        fmt::format("invalid --max-noise {}: allowed above 0% and below 100%", *options.max_noise));
+  }
+  if (options.min_samples < static_cast<int>(kMinSamplesForNoise)) {
+    throw bad_input(
+        fmt::format("invalid --min-samples {}: allowed {} or more (the fewest for a 95% "
+                    "interval of the median)",
+                    options.min_samples, kMinSamplesForNoise));
+  }
+  if (!(options.min_time_s >= 0)) {
+    throw bad_input(fmt::format("invalid --min-time {}: must be >= 0 s", options.min_time_s));
+  }
+  if (!(options.max_time_s > 0)) {
+    throw bad_input(fmt::format("invalid --max-time {}: must be > 0 s", options.max_time_s));
+  }
+}
+
+/// Whether adaptive sampling stops after `samples`, and why (empty: go on).
+std::string adaptive_stop(const std::vector<double>& samples, const TimingOptions& options,
+                          double wall_s) {
+  double sampled_s = 0;
+  for (const double s : samples) sampled_s += s;
+  const auto noise = median_noise(samples);
+  if (samples.size() >= static_cast<size_t>(options.min_samples) &&
+      sampled_s >= options.min_time_s && noise && *noise <= *options.max_noise) {
+    return fmt::format("noise {:.2f}% <= {:.2f}% after {} samples", *noise * 100,
+                       *options.max_noise * 100, samples.size());
+  }
+  if (wall_s >= options.max_time_s) {
+    return fmt::format("max time {:g} s reached after {} samples, noise {} (target {:.2f}%)",
+                       options.max_time_s, samples.size(),
+                       noise ? fmt::format("{:.2f}%", *noise * 100) : std::string("unknown"),
+                       *options.max_noise * 100);
+  }
+  return {};
+}
+
+}  // namespace
+
+TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
+                           const TimingOptions& options, L2Flusher& flusher, cudaStream_t stream) {
+  check_options(options);
   for (int i = 0; i < options.warmup_runs; ++i) launch(stream);
 
-  std::vector<Event> starts(static_cast<size_t>(options.repetitions));
-  std::vector<Event> stops(static_cast<size_t>(options.repetitions));
-  for (int i = 0; i < options.repetitions; ++i) {
+  const bool adaptive = options.max_noise.has_value();
+  const bool wait_each = adaptive || static_cast<bool>(options.after_each_sample);
+  const auto start_wall = std::chrono::steady_clock::now();
+  std::deque<Event> starts;  // a deque never moves its elements (Event is not movable)
+  std::deque<Event> stops;
+  std::vector<double> samples_s;
+  std::string stop_reason;
+  const auto elapsed_s = [](const Event& start, const Event& stop) {
+    float ms = 0;
+    RFL_GPU_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return static_cast<double>(ms) * kSecondsPerMs;
+  };
+  for (size_t i = 0; adaptive || i < static_cast<size_t>(options.repetitions); ++i) {
+    starts.emplace_back();
+    stops.emplace_back();
     if (options.flush_l2) flusher.flush(stream);
-    RFL_GPU_CHECK(cudaEventRecord(starts[static_cast<size_t>(i)].get(), stream));
+    RFL_GPU_CHECK(cudaEventRecord(starts.back().get(), stream));
     {
       const NvtxRange range(options.nvtx_range);
       launch(stream);
     }
-    RFL_GPU_CHECK(cudaEventRecord(stops[static_cast<size_t>(i)].get(), stream));
+    RFL_GPU_CHECK(cudaEventRecord(stops.back().get(), stream));
+    if (!wait_each) continue;
+    RFL_GPU_CHECK(cudaEventSynchronize(stops.back().get()));
+    samples_s.push_back(elapsed_s(starts.back(), stops.back()));
+    if (options.after_each_sample) options.after_each_sample();
+    if (!adaptive) continue;
+    stop_reason = adaptive_stop(
+        samples_s, options,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall).count());
+    if (!stop_reason.empty()) break;
   }
-  // One sync for all samples keeps the host out of the way between launches.
-  RFL_GPU_CHECK(cudaStreamSynchronize(stream));
+  if (!wait_each) {
+    // One sync for all samples keeps the host out of the way between launches.
+    RFL_GPU_CHECK(cudaStreamSynchronize(stream));
+    for (size_t i = 0; i < starts.size(); ++i) samples_s.push_back(elapsed_s(starts[i], stops[i]));
+  }
 
   TimingResult result;
-  result.samples_s.reserve(static_cast<size_t>(options.repetitions));
-  for (size_t i = 0; i < starts.size(); ++i) {
-    float ms = 0;
-    RFL_GPU_CHECK(cudaEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
-    result.samples_s.push_back(static_cast<double>(ms) * kSecondsPerMs);
-  }
+  result.samples_s = std::move(samples_s);
   result.median_s = median(result.samples_s);
   const auto [min_it, max_it] =
       std::minmax_element(result.samples_s.begin(), result.samples_s.end());
   result.min_s = *min_it;
   result.max_s = *max_it;
   result.warmup_runs = options.warmup_runs;
+  result.noise = median_noise(result.samples_s);
+  result.sampling = adaptive ? fmt::format("adaptive (min {} samples, min {:g} s, max {:g} s): {}",
+                                           options.min_samples, options.min_time_s,
+                                           options.max_time_s, stop_reason)
+                             : fmt::format("fixed: {} samples", result.samples_s.size());
   result.l2_flushed = options.flush_l2;
   result.cache_policy =
       options.flush_l2

@@ -233,6 +233,19 @@ TimeCheck time_gate(const PointResult& base, const PointResult& current,
                                                  percent(options.time_threshold).substr(1))};
     return check;
   }
+  // The measured noise: a change inside the two medians' 95% intervals together cannot be told
+  // from noise, whatever the rank test says (more samples, e.g. --max-noise, would settle it).
+  const std::optional<double> base_noise = median_noise(finite_only(base.timing->samples_s));
+  const std::optional<double> new_noise = median_noise(finite_only(current.timing->samples_s));
+  if (base_noise && new_noise && std::fabs(ev.relative_change) <= *base_noise + *new_noise) {
+    check.settled = {Verdict::kInconclusive,
+                     fmt::format("{}, within the measured noise ±{:.2f}% (base ±{:.2f}%, new "
+                                 "±{:.2f}%: 95% intervals of the medians); sample to a lower "
+                                 "noise (--max-noise) to tell",
+                                 check.what, (*base_noise + *new_noise) * 100, *base_noise * 100,
+                                 *new_noise * 100)};
+    return check;
+  }
   // The resolution floor is about time, whatever is compared.
   const double time_delta_s = by_time ? std::fabs(ev.current_median - ev.base_median)
                                       : std::fabs(current.timing->median_s - base.timing->median_s);

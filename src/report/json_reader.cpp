@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
+#include "measure/statistics.hpp"
 #include "report/compare.hpp"
 #include "report/peaks_json.hpp"
 #include "roofline/placement_inputs.hpp"
@@ -155,6 +156,9 @@ TimingResult timing_from_json(const JsonObjectReader& r, const std::string& wher
   // Optional: reports written before the policy was stated in words lack the key.
   if (r.has("cache_policy")) t.cache_policy = r.get_string("cache_policy");
   t.sm_clock_hz = r.get_optional_double("sm_clock_hz");
+  // Derived, so recomputed rather than trusted (an edited report cannot claim less noise).
+  t.noise = median_noise(t.samples_s);
+  if (r.has("sampling")) t.sampling = r.get_string("sampling");
   read_sample_clocks(r, where, t);
   return t;
 }
@@ -482,6 +486,11 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   c.base.causal = r.get_bool("causal");
   c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
   c.repetitions = r.get_int("repetitions");
+  // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.
+  if (r.has("max_noise")) c.max_noise = r.get_optional_double("max_noise");
+  if (r.has("min_samples")) c.min_samples = r.get_int("min_samples");
+  if (r.has("min_time_s")) c.min_time_s = r.get_double("min_time_s");
+  if (r.has("max_time_s")) c.max_time_s = r.get_double("max_time_s");
   c.warmup_runs = r.get_int("warmup_runs");
   c.counters = r.get_bool("counters");
   c.warm_l2 = r.get_bool("warm_l2");

@@ -93,6 +93,8 @@ Json timing_to_json(const TimingResult& t) {
   j["l2_flushed"] = t.l2_flushed;
   if (!t.cache_policy.empty()) j["cache_policy"] = t.cache_policy;  // empty: an older report
   put_optional(j, "sm_clock_hz", t.sm_clock_hz);
+  put_optional(j, "noise", t.noise);  // derived from samples_s; recomputed when read
+  if (!t.sampling.empty()) j["sampling"] = t.sampling;  // empty: an older report
   if (t.sample_clocks) {
     Json clocks = Json::array();
     for (const ClockReading& c : *t.sample_clocks) {
@@ -335,6 +337,10 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
   j["gelu_form"] = to_string(c.base.gelu_form);
   j["repetitions"] = c.repetitions;
+  j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);
+  j["min_samples"] = c.min_samples;
+  j["min_time_s"] = c.min_time_s;
+  j["max_time_s"] = c.max_time_s;
   j["warmup_runs"] = c.warmup_runs;
   j["counters"] = c.counters;
   j["warm_l2"] = c.warm_l2;

@@ -45,6 +45,14 @@ struct TimingResult {
   std::string cache_policy;
   /// SM clock measured right after the samples (clock64 vs %globaltimer probe kernel), Hz.
   std::optional<double> sm_clock_hz;
+  /// Half-width of the 95% confidence interval of the median over the median (median_noise in
+  /// measure/statistics.hpp; 0.01 = ±1%); nullopt below 6 samples. Recomputed from samples_s
+  /// when a report is read.
+  std::optional<double> noise;
+  /// How the samples were taken and why sampling stopped, e.g. "fixed: 10 samples" or "adaptive
+  /// (min 10 samples, min 0 s, max 1 s): noise 0.41% <= 1.00% after 23 samples"; empty in
+  /// reports written before it was recorded.
+  std::string sampling;
   /// NVML clocks read right after each timed sample (device/nvml_clocks.hpp), one per samples_s
   /// entry in the same order; nullopt when not recorded (sample_clocks_null_reason says why).
   std::optional<std::vector<ClockReading>> sample_clocks;

@@ -111,6 +111,14 @@ for flag in repetitions device; do
   bad "4000000000" sweep --"$flag" 4000000000
 done
 bad "repetitions 0" sweep --repetitions 0
+# Adaptive sampling: bad bounds, bounds without --max-noise, and --repetitions beside it.
+bad "--max-noise: '150%' is out of range" sweep --max-noise 150%
+bad "--max-noise: 'low' is not a number" sweep --max-noise low
+bad "min-samples" sweep --max-noise 1% --min-samples 5
+bad "max-time" sweep --max-noise 1% --max-time 0
+bad "min-time 3 s: above max-time 2 s" sweep --max-noise 1% --min-time 3 --max-time 2
+bad "without --max-noise" sweep --min-samples 20
+bad "excludes" sweep --max-noise 1% --repetitions 5
 bad "repetitions 2000000" sweep --repetitions 2000000
 # Tokens that are not whole numbers, or past the flag's type: the message names the flag, the
 # token and what the flag allows (not CLI11's int64 range).

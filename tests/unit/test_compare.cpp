@@ -158,6 +158,22 @@ TEST(Compare, VeryNoisySamplesBeyondTheThresholdAreInconclusiveNotSlower) {
   EXPECT_GT(inconclusive, 0u);  // otherwise this test did not exercise the noisy path
 }
 
+TEST(Compare, AChangeInsideTheMeasuredNoiseIsInconclusive) {
+  // 40 samples spread evenly over ±30% of 100 µs: the median's 95% interval (ranks 14 and 27) is
+  // ±10%. The new samples are the same times 1.07: more than the 5% threshold, less than the two
+  // intervals together (±20%), so the change cannot be told from noise.
+  std::vector<double> even;
+  for (int i = 0; i < 40; ++i) even.push_back(1e-4 * (0.7 + 0.6 * i / 39.0));
+  std::vector<double> slower = even;
+  for (double& s : slower) s *= 1.07;
+  const CompareResult r = compare_reports(make_report({make_point("gelu", 4096, even)}),
+                                          make_report({make_point("gelu", 4096, slower)}), {});
+  ASSERT_EQ(r.points.size(), 1u);
+  const PointComparison& p = r.points[0];
+  EXPECT_EQ(p.verdict, Verdict::kInconclusive) << p.reason;
+  EXPECT_NE(p.reason.find("within the measured noise"), std::string::npos) << p.reason;
+}
+
 TEST(Compare, OnePointTenPercentSlowerWithTightSamplesIsFlaggedAlone) {
   const Report base = sweep_report(0.005, 7);
   Report current = sweep_report(0.005, 2007);

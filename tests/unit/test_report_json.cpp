@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "measure/statistics.hpp"
 #include "report/atomic_file.hpp"
 #include "report/json_reader.hpp"
 #include "report/json_writer.hpp"
@@ -260,6 +261,48 @@ TEST(ReportJson, FullReportRoundTripsExactly) {
   EXPECT_EQ(back.config.seq_lens, original.config.seq_lens);
   EXPECT_EQ(back.config.ops, original.config.ops);
   EXPECT_EQ(back.device.memory_bytes, original.device.memory_bytes);
+}
+
+TEST(ReportJson, SamplingAndNoiseRoundTripAndNoiseIsRecomputed) {
+  Report report = full_report();
+  report.config.max_noise = 0.01;
+  report.config.min_samples = 12;
+  report.config.min_time_s = 0.25;
+  report.config.max_time_s = 2.0;
+  TimingResult& t = *report.points[0].timing;
+  const double m = t.median_s;  // the roofline is placed at it
+  t.samples_s.clear();
+  for (const double x : {1.0, 1.1, 0.9, 1.05, 0.95, 1.0, 1.02, 0.98, 1.01, 0.99}) {
+    t.samples_s.push_back(m * x);
+  }
+  t.min_s = 0.9 * m;
+  t.max_s = 1.1 * m;
+  t.noise = 0.5;  // a stored value that disagrees with the samples is not trusted
+  t.sampling = "adaptive (min 12 samples, min 0.25 s, max 2 s): noise 5.00% <= 1.00%";
+  const Report back = report_from_json_text(report_to_json_text(report), "memory");
+  ASSERT_TRUE(back.config.max_noise);
+  EXPECT_EQ(*back.config.max_noise, 0.01);
+  EXPECT_EQ(back.config.min_samples, 12);
+  EXPECT_EQ(back.config.min_time_s, 0.25);
+  EXPECT_EQ(back.config.max_time_s, 2.0);
+  const TimingResult& b = *back.points[0].timing;
+  EXPECT_EQ(b.sampling, t.sampling);
+  ASSERT_TRUE(b.noise);
+  EXPECT_DOUBLE_EQ(*b.noise, *median_noise(t.samples_s));  // ranks 2, 9: (1.05 - 0.95) / 2
+  EXPECT_NEAR(*b.noise, 0.05, 1e-12);
+}
+
+TEST(ReportJson, FixedSamplingConfigWithoutAdaptiveKeysStillReads) {
+  Report report = full_report();
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(report_to_json_text(report));
+  for (const char* key : {"max_noise", "min_samples", "min_time_s", "max_time_s"}) {
+    j["config"].erase(key);
+  }
+  j["points"][0]["timing"].erase("sampling");
+  const Report back = report_from_json_text(j.dump(), "old.json");
+  EXPECT_FALSE(back.config.max_noise);
+  EXPECT_EQ(back.config.min_samples, 10);
+  EXPECT_TRUE(back.points[0].timing->sampling.empty());
 }
 
 TEST(ReportJson, EmptyOptionalsRoundTripAsNull) {

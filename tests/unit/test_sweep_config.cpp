@@ -137,11 +137,36 @@ TEST(SweepConfig, BadValuesAreBadInput) {
   for (const char* json :
        {R"({"seq": "512..1000"})", R"({"seq": "0"})", R"({"seq": ""})", R"({"seq": "4096..512"})",
         R"({"batch": 0})", R"({"heads": -16})", R"({"repetitions": 0})", R"({"warmup_runs": -1})",
-        R"({"device": -1})", R"({"ops": []})"}) {
+        R"({"device": -1})", R"({"ops": []})", R"({"max_noise": "1%"})"}) {
     const std::string message = parse_error(json);
     EXPECT_TRUE(contains(message, "my.json")) << json << ": " << message;
   }
   EXPECT_TRUE(contains(parse_error(R"({"seq": "512..1000"})"), "'seq'"));
+}
+
+TEST(SweepConfig, AdaptiveSamplingKeys) {
+  const SweepConfig fixed = default_sweep_config();
+  EXPECT_FALSE(fixed.max_noise);  // fixed --repetitions unless asked for
+  EXPECT_EQ(fixed.min_samples, 10);
+  EXPECT_DOUBLE_EQ(fixed.max_time_s, 1.0);
+  const SweepConfig c = parse_sweep_config(
+      R"({"max_noise": 0.01, "min_samples": 20, "min_time_s": 0.5, "max_time_s": 3})", "my.json");
+  validate_sweep_config(c);
+  ASSERT_TRUE(c.max_noise);
+  EXPECT_DOUBLE_EQ(*c.max_noise, 0.01);
+  EXPECT_EQ(c.min_samples, 20);
+  EXPECT_DOUBLE_EQ(c.min_time_s, 0.5);
+  EXPECT_DOUBLE_EQ(c.max_time_s, 3.0);
+  const auto invalid = [](const char* json) {
+    return validate_error(parse_sweep_config(json, "my.json"));
+  };
+  EXPECT_TRUE(contains(invalid(R"({"max_noise": 0})"), "max-noise 0"))
+      << invalid(R"({"max_noise": 0})");
+  EXPECT_TRUE(contains(invalid(R"({"max_noise": 1.5})"), "below 1"));
+  EXPECT_TRUE(contains(invalid(R"({"min_samples": 5})"), "min-samples 5"));
+  EXPECT_TRUE(contains(invalid(R"({"min_time_s": -1})"), "min-time -1"));
+  EXPECT_TRUE(contains(invalid(R"({"max_time_s": 0})"), "max-time 0"));
+  EXPECT_TRUE(contains(invalid(R"({"min_time_s": 3, "max_time_s": 2})"), "above max-time"));
 }
 
 TEST(SweepConfig, MalformedJsonAndMissingFileAreBadInput) {
