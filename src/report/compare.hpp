@@ -135,6 +135,9 @@ struct PointComparison {
   std::optional<TimeEvidence> time;
   std::vector<CounterChange> counters;  ///< the gated counters present in both reports
   std::string counter_note;             ///< why the counter gate did not apply; empty if it did
+  /// Traffic changes beyond their thresholds that were not gated because the point is
+  /// compute-bound in both runs (so its DRAM and L2 roofs do not bind); empty when none.
+  std::string traffic_note;
   /// The new report's kernel version when it differs from key.version (then only the time gate
   /// decides: counters of different kernels legitimately differ); empty otherwise.
   std::string new_version;

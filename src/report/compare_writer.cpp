@@ -322,6 +322,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
     }
     point["counters"] = counters;
     point["counter_note"] = p.counter_note;
+    point["traffic_note"] = p.traffic_note;
     point["throttle_note"] = p.throttle_note;
     points.push_back(point);
   }

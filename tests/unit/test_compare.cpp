@@ -158,6 +158,40 @@ TEST(Compare, VeryNoisySamplesBeyondTheThresholdAreInconclusiveNotSlower) {
   EXPECT_GT(inconclusive, 0u);  // otherwise this test did not exercise the noisy path
 }
 
+// A compute-bound placement of `p` (compute roof just above achieved, DRAM roof far above).
+void place_compute_bound(PointResult& p) {
+  Roof roof;
+  roof.pipe = Pipe::kTensor;
+  const double flop = *p.counters.total.total_flop();
+  roof.peak_flop_per_s = 1.2 * flop / p.timing->median_s;
+  roof.peak_bytes_per_s = 1e6 * *p.counters.total.dram_bytes() / p.timing->median_s;
+  roof.source = "test";
+  p.roofline =
+      place_on_roofline(roof, flop, *p.counters.total.dram_bytes(), p.timing->median_s, "counters");
+}
+
+TEST(Compare, MoreTrafficAtAComputeBoundPointIsNotARegression) {
+  // Flash attention at L = 32768 on the H200: DRAM bytes +11% between two sweeps of one build,
+  // time unchanged, compute-bound in both.
+  const std::vector<double> samples(10, 1.46e-2);
+  PointResult base = make_point("flash_attention", 32768, samples, 6.7e8, 8.8e12);
+  PointResult current = make_point("flash_attention", 32768, samples, 7.5e8, 8.8e12);
+  place_compute_bound(base);
+  place_compute_bound(current);
+  ASSERT_EQ(base.roofline->binding_level, RoofLevel::kCompute);
+  const CompareResult r = compare_reports(make_report({base}), make_report({current}), {});
+  ASSERT_EQ(r.points.size(), 1u);
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
+  EXPECT_NE(r.points[0].traffic_note.find("dram_bytes +11.9%"), std::string::npos)
+      << r.points[0].traffic_note;
+  EXPECT_NE(r.points[0].reason.find("traffic not gated"), std::string::npos) << r.points[0].reason;
+  // The same change at a memory-bound point (make_point's placement) is a regression.
+  const CompareResult memory =
+      compare_reports(make_report({make_point("gelu", 4096, samples, 6.7e8)}),
+                      make_report({make_point("gelu", 4096, samples, 7.5e8)}), {});
+  EXPECT_EQ(memory.points[0].verdict, Verdict::kSlower) << memory.points[0].reason;
+}
+
 TEST(Compare, AChangeInsideTheMeasuredNoiseIsInconclusive) {
   // 40 samples spread evenly over ±30% of 100 µs: the median's 95% interval (ranks 14 and 27) is
   // ±10%. The new samples are the same times 1.07: more than the 5% threshold, less than the two
