@@ -72,6 +72,12 @@ constexpr GatedMetric kGatedMetrics[] = {
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
 
+/// Traffic changes smaller than this are below what the byte counters resolve: every write-back
+/// sweep on the H200 carries 0.1–0.7 MB of DRAM writes that no kernel stored
+/// (docs/counter-method.md); two back-to-back sweeps of one build differed by 0.27 MB (6%) in
+/// layernorm's 4.5 MB at L = 512.
+constexpr double kTrafficResolutionFloorBytes = 1e6;
+
 /// Whether a traffic change at `level` cannot move the point's roof: both runs are placed, both
 /// compute-bound (binding level compute), so more bytes at that level lower no attainable
 /// performance while the point stays right of the ridge; a time regression is still the time
@@ -115,6 +121,15 @@ GateOutcome counter_gate(const PointResult& base, const PointResult& current,
       change.beyond_threshold = std::fabs(*change.relative_change) > threshold;
     } else {
       change.beyond_threshold = *c != 0;
+    }
+    if (change.beyond_threshold && metric.level &&
+        std::fabs(*c - *b) < kTrafficResolutionFloorBytes) {
+      change.beyond_threshold = false;
+      out.traffic_note += fmt::format(
+          "{}{}: {:.2f} MB, below the {:.0f} MB floor of the byte measurement (the write-back "
+          "sweep's stray writes): traffic not gated",
+          out.traffic_note.empty() ? "" : "; ", describe_change(change), std::fabs(*c - *b) / 1e6,
+          kTrafficResolutionFloorBytes / 1e6);
     }
     if (change.beyond_threshold && metric.level && traffic_cannot_bind(base, current)) {
       change.beyond_threshold = false;
@@ -198,6 +213,20 @@ std::optional<double> clock_scale(const PointResult& base, const PointResult& cu
                                    : current.roofline ? &*current.roofline
                                                       : nullptr;
   if (placement == nullptr || placement->bound != Bound::kCompute) return std::nullopt;
+  // Under power or thermal capping the clock moves during the samples, and the one reading taken
+  // after them does not describe it: on the H200 (2026-12-02) flash attention at L = 16384, power
+  // capped in every sample, read 1.68 and 1.98 GHz after two sweeps of one build whose medians
+  // agreed, and scaling by that ratio invented a 5% regression. Compared as measured instead.
+  const auto throttled = [](const PointResult& p) {
+    const auto n = p.timing->throttled_samples();
+    return n && *n > 0;
+  };
+  if (throttled(base) || throttled(current)) {
+    ev.clock_scale_skipped =
+        "samples power- or thermal-throttled, so the SM clock read after them "
+        "is not the clock during them: medians compared as measured";
+    return std::nullopt;
+  }
   return ratio;
 }
 
@@ -229,6 +258,10 @@ TimeCheck time_gate(const PointResult& base, const PointResult& current,
       for (double& v : b) v *= *ev.clock_scale;
       clock_text = fmt::format(" (new samples scaled to the base SM clock, {:.3f} -> {:.3f} GHz)",
                                *ev.current_sm_clock_hz / 1e9, *ev.base_sm_clock_hz / 1e9);
+    } else if (!ev.clock_scale_skipped.empty()) {
+      clock_text = fmt::format(" (SM clocks {:.3f} vs {:.3f} GHz not normalized: {})",
+                               *ev.base_sm_clock_hz / 1e9, *ev.current_sm_clock_hz / 1e9,
+                               ev.clock_scale_skipped);
     }
   }
   ev.base_median = median(a);

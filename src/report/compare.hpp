@@ -123,6 +123,9 @@ struct TimeEvidence {
   /// New samples were multiplied by this (new SM clock / base SM clock) to express them at the
   /// base clock; set only for compute-bound points whose clocks differ by > kClockTolerance.
   std::optional<double> clock_scale;
+  /// Why the clocks differed by more than kClockTolerance at a compute-bound point and still no
+  /// scaling was applied (throttled samples); empty otherwise.
+  std::string clock_scale_skipped;
   std::optional<double> base_sm_clock_hz;
   std::optional<double> current_sm_clock_hz;
 };

@@ -192,6 +192,22 @@ TEST(Compare, MoreTrafficAtAComputeBoundPointIsNotARegression) {
   EXPECT_EQ(memory.points[0].verdict, Verdict::kSlower) << memory.points[0].reason;
 }
 
+TEST(Compare, TrafficChangesBelowOneMegabyteAreNotGated) {
+  // layernorm at L = 512 on the H200: 4.54 -> 4.27 MB (-6%) between two sweeps of one build.
+  const std::vector<double> samples(10, 8.2e-6);
+  const CompareResult r =
+      compare_reports(make_report({make_point("layernorm", 512, samples, 4.54e6)}),
+                      make_report({make_point("layernorm", 512, samples, 4.27e6)}), {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
+  EXPECT_NE(r.points[0].traffic_note.find("below the 1 MB floor"), std::string::npos)
+      << r.points[0].traffic_note;
+  // 2 MB more of 20 MB (+10%) is above the floor: a regression.
+  const CompareResult big =
+      compare_reports(make_report({make_point("layernorm", 512, samples, 20e6)}),
+                      make_report({make_point("layernorm", 512, samples, 22e6)}), {});
+  EXPECT_EQ(big.points[0].verdict, Verdict::kSlower) << big.points[0].reason;
+}
+
 TEST(Compare, AChangeInsideTheMeasuredNoiseIsInconclusive) {
   // 40 samples spread evenly over ±30% of 100 µs: the median's 95% interval (ranks 14 and 27) is
   // ±10%. The new samples are the same times 1.07: more than the 5% threshold, less than the two
@@ -643,6 +659,24 @@ TEST(Compare, ComputeBoundTimesAreNormalizedToTheBaseClock) {
   const CompareResult memory = compare_reports(base, current, {});
   EXPECT_FALSE(memory.points[0].time->clock_scale.has_value());
   EXPECT_EQ(memory.points[0].verdict, Verdict::kSlower);
+}
+
+TEST(Compare, ThrottledSamplesAreNotClockNormalized) {
+  // Power-capped in every sample (flash attention L = 16384 on the H200): the clocks read after
+  // the samples differ (1.98 vs 1.68 GHz) while the medians agree; scaling would invent a change.
+  Report base =
+      make_report({make_point("flash_attention", 16384, noisy_samples(3.26e-3, 0.002, 10, 1))});
+  Report current =
+      make_report({make_point("flash_attention", 16384, noisy_samples(3.26e-3, 0.002, 10, 2))});
+  base.points[0].roofline->bound = Bound::kCompute;
+  current.points[0].roofline->bound = Bound::kCompute;
+  current.points[0].timing->sm_clock_hz = 1.68e9;
+  current.points[0].timing->sample_clocks =
+      std::vector<ClockReading>(10, make_clock_reading(1.68e9, 3.2e9, kClockEventSwPowerCap));
+  const CompareResult r = compare_reports(base, current, {});
+  EXPECT_EQ(r.points[0].verdict, Verdict::kSame) << r.points[0].reason;
+  EXPECT_FALSE(r.points[0].time->clock_scale.has_value());
+  EXPECT_NE(r.points[0].time->clock_scale_skipped.find("throttled"), std::string::npos);
 }
 
 TEST(Compare, ByRoofComparesFractionsOfTheRoof) {
