@@ -8,6 +8,7 @@
 #include <memory>
 #include <ostream>
 #include <random>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -49,10 +50,6 @@ class Stream {
  private:
   cudaStream_t stream_ = nullptr;
 };
-
-/// Byte sessions a point may run while byte_session_has_foreign_writes holds (the last one is
-/// kept, and the point's counter note says so).
-constexpr int kMaxByteSessionAttempts = 3;
 
 /// Everything a point measurement needs that lives for the whole sweep.
 struct SweepContext {
@@ -218,14 +215,9 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
     CounterPassRanges ranges;
     const CounterPassHooks hooks = counter_hooks(*run, ctx);
     const auto start = std::chrono::steady_clock::now();
-    timed(ctx.phases, "byte pass", [&] {
-      ranges.bytes = ctx.profiler->bytes_pass(hooks);
-      while (byte_session_has_foreign_writes(ranges.bytes) &&
-             ranges.byte_attempts < kMaxByteSessionAttempts) {
-        ranges.bytes = ctx.profiler->bytes_pass(hooks);
-        ++ranges.byte_attempts;
-      }
-    });
+    BytePass pass = timed(ctx.phases, "byte pass", [&] { return ctx.profiler->bytes_pass(hooks); });
+    ranges.bytes = std::move(pass.ranges);
+    ranges.byte_attempts = pass.attempts;
     ranges.session_wall_times_s.push_back(seconds_since(start));
     if (ctx.profiler->follow_up_count() > 0) return ranges;
     // This chip fits every metric into the byte session.

@@ -51,15 +51,22 @@ CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput) : sess
   }
 }
 
-std::vector<std::map<std::string, double>> CounterEngine::bytes_pass(
-    const CounterPassHooks& hooks) {
-  return session_.profile(
-      hooks.flush_l2,
-      [&] {
-        hooks.launch();
-        hooks.writeback_sweep();
-      },
-      byte_set_);
+BytePass CounterEngine::bytes_pass(const CounterPassHooks& hooks) {
+  const auto run = [&] {
+    return session_.profile(
+        hooks.flush_l2,
+        [&] {
+          hooks.launch();
+          hooks.writeback_sweep();
+        },
+        byte_set_);
+  };
+  BytePass pass{run(), 1};
+  while (byte_session_has_foreign_writes(pass.ranges) && pass.attempts < kMaxByteSessionAttempts) {
+    pass.ranges = run();
+    ++pass.attempts;
+  }
+  return pass;
 }
 
 std::vector<std::map<std::string, double>> CounterEngine::follow_up_pass(

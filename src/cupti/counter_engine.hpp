@@ -32,6 +32,15 @@ struct CounterPassHooks {
   std::string sweep_method;  ///< writeback_sweep in one phrase, for writeback_method
 };
 
+/// Byte sessions one point may run while byte_session_has_foreign_writes holds.
+inline constexpr int kMaxByteSessionAttempts = 3;
+
+/// The byte session of one point as CounterEngine::bytes_pass ran it.
+struct BytePass {
+  std::vector<std::map<std::string, double>> ranges;  ///< the kernels, then the write-back sweep
+  int attempts = 1;  ///< byte sessions run (more than 1: foreign writes were seen)
+};
+
 /// A ProfilerSession with the byte set and the follow-up sets of plan_follow_up_sets().
 class CounterEngine {
  public:
@@ -44,11 +53,13 @@ class CounterEngine {
   /// more than one pass on this chip.
   CounterEngine(int device, Dtype dtype, bool sm_throughput);
 
-  /// The byte session of one point: flush, then the kernels and the write-back sweep. Errors as
+  /// The byte session of one point: flush, then the kernels and the write-back sweep, run again
+  /// (up to kMaxByteSessionAttempts in all, the last kept) while its DRAM writes exceed the
+  /// kernels' L2 stores (byte_session_has_foreign_writes: writes no kernel made). Errors as
   /// ProfilerSession::profile. Switching between metric sets re-creates CUPTI's range profiler
   /// object (ProfilerSession::profile), which costs a few hundred milliseconds: a sweep runs
   /// every point's byte pass first, then every point's pass of each follow-up set in turn.
-  std::vector<std::map<std::string, double>> bytes_pass(const CounterPassHooks& hooks);
+  BytePass bytes_pass(const CounterPassHooks& hooks);
   /// Sessions after the byte session (one-pass sets first, then the replay set if any).
   size_t follow_up_count() const { return follow_up_sets_.size(); }
   /// Follow-up session `index` (< follow_up_count()) of one point: flush, then the kernels.
