@@ -177,8 +177,8 @@ std::string device_text(const DeviceDiagnosis& diagnosis) {
                      d.sm_clock_max_hz / 1e6, d.memory_clock_hz / 1e6, d.memory_bus_width_bits);
   out += diagnosis.sm_clock_now_hz
              ? fmt::format(
-                   "  SM clock now: {:.0f} MHz measured by a probe kernel on an idle GPU (clocks "
-                   "are not locked; locked/application clocks need NVML, not linked)\n",
+                   "  SM clock now: {:.0f} MHz measured by a probe kernel on an idle GPU (sweep "
+                   "records NVML clocks per sample; `sweep --lock-clocks base` locks them)\n",
                    *diagnosis.sm_clock_now_hz / 1e6)
              : fmt::format("  SM clock now: not measured: {}\n", diagnosis.sm_clock_error);
   out += fmt::format("  MIG:         {}\n",

@@ -115,7 +115,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                   "within this of it, e.g. 1% (default: off, fixed --repetitions)")
       ->excludes(repetitions);
   sub->add_option("--min-samples", o.min_samples,
-                  "Adaptive sampling: fewest samples per point (default 10, at least 6)")
+                  "Adaptive sampling: fewest samples per point, taken even past --max-time "
+                  "(default 10, at least 6)")
       ->check(strict_integer<int>(fmt::format("integers 6..{}", kMaxRepetitions)));
   sub->add_option("--min-time", o.min_time_s,
                   "Adaptive sampling: least summed sample time per point, seconds (default 0)")
@@ -185,9 +186,11 @@ int run_sweep_command(const SweepOptions& o) {
     }
     check_report_consistency(*baseline, o.baseline);
     // Adaptive sampling takes at least min_samples: the power check holds for any run of it.
-    check_time_gate_power(planned_time_gate_family(
-        *baseline, planned_points(config),
-        static_cast<size_t>(config.max_noise ? config.min_samples : config.repetitions)));
+    check_time_gate_power(
+        planned_time_gate_family(
+            *baseline, planned_points(config),
+            static_cast<size_t>(config.max_noise ? config.min_samples : config.repetitions)),
+        config.max_noise ? "--min-samples" : "--repetitions");
   }
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.

@@ -1,10 +1,13 @@
 // Summary statistics of timing samples. Pure host code (no CUDA), unit-tested on the CPU.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -69,6 +72,38 @@ inline std::optional<double> median_noise(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   const auto [lower, upper] = median_interval_ranks(samples.size());
   return (samples[upper - 1] - samples[lower - 1]) / (2.0 * mid);
+}
+
+/// When adaptive sampling stops (measure/timing.hpp TimingOptions).
+struct AdaptiveSampling {
+  double max_noise = 0.01;  ///< target median_noise, fraction
+  int min_samples = 10;     ///< fewest samples, a floor even past max_time_s
+  double min_time_s = 0;    ///< least summed sample time, s
+  double max_time_s = 1;    ///< most wall time, s (once min_samples are taken)
+};
+
+/// Why adaptive sampling stops after `samples` (seconds each) taken in `wall_s` of wall time, or
+/// an empty string to take another: "noise 0.41% <= 1.00% after 23 samples" once there are
+/// min_samples, min_time_s of summed samples and median_noise <= max_noise; else "max time 1 s
+/// reached after 40 samples, noise 1.70% (target 1.00%)" once wall_s >= max_time_s and there are
+/// min_samples. Pure.
+inline std::string adaptive_sampling_stop(const std::vector<double>& samples,
+                                          const AdaptiveSampling& rule, double wall_s) {
+  double sampled_s = 0;
+  for (const double s : samples) sampled_s += s;
+  const bool enough = samples.size() >= static_cast<size_t>(rule.min_samples);
+  const std::optional<double> noise = median_noise(samples);
+  if (enough && sampled_s >= rule.min_time_s && noise && *noise <= rule.max_noise) {
+    return fmt::format("noise {:.2f}% <= {:.2f}% after {} samples", *noise * 100,
+                       rule.max_noise * 100, samples.size());
+  }
+  if (enough && wall_s >= rule.max_time_s) {
+    return fmt::format("max time {:g} s reached after {} samples, noise {} (target {:.2f}%)",
+                       rule.max_time_s, samples.size(),
+                       noise ? fmt::format("{:.2f}%", *noise * 100) : std::string("unknown"),
+                       rule.max_noise * 100);
+  }
+  return {};
 }
 
 }  // namespace rooflinectl

@@ -61,26 +61,6 @@ void check_options(const TimingOptions& options) {
   }
 }
 
-/// Whether adaptive sampling stops after `samples`, and why (empty: go on).
-std::string adaptive_stop(const std::vector<double>& samples, const TimingOptions& options,
-                          double wall_s) {
-  double sampled_s = 0;
-  for (const double s : samples) sampled_s += s;
-  const auto noise = median_noise(samples);
-  if (samples.size() >= static_cast<size_t>(options.min_samples) &&
-      sampled_s >= options.min_time_s && noise && *noise <= *options.max_noise) {
-    return fmt::format("noise {:.2f}% <= {:.2f}% after {} samples", *noise * 100,
-                       *options.max_noise * 100, samples.size());
-  }
-  if (wall_s >= options.max_time_s) {
-    return fmt::format("max time {:g} s reached after {} samples, noise {} (target {:.2f}%)",
-                       options.max_time_s, samples.size(),
-                       noise ? fmt::format("{:.2f}%", *noise * 100) : std::string("unknown"),
-                       *options.max_noise * 100);
-  }
-  return {};
-}
-
 }  // namespace
 
 TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
@@ -115,8 +95,9 @@ TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
     samples_s.push_back(elapsed_s(starts.back(), stops.back()));
     if (options.after_each_sample) options.after_each_sample();
     if (!adaptive) continue;
-    stop_reason = adaptive_stop(
-        samples_s, options,
+    stop_reason = adaptive_sampling_stop(
+        samples_s,
+        {*options.max_noise, options.min_samples, options.min_time_s, options.max_time_s},
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_wall).count());
     if (!stop_reason.empty()) break;
   }

@@ -25,7 +25,9 @@ struct TimingOptions {
   /// Adaptive sampling, as nvbench's --max-noise: when set, samples are taken until the median's
   /// noise (median_noise in measure/statistics.hpp: the 95% interval's half-width over the
   /// median) is at most this fraction, with at least `min_samples` samples and `min_time_s` of
-  /// summed sample time, or until `max_time_s` of wall time has passed; `repetitions` is unused.
+  /// summed sample time, or until `max_time_s` of wall time has passed and at least `min_samples`
+  /// were taken (a floor even past max_time: compare's power check counts on it); `repetitions`
+  /// is unused.
   std::optional<double> max_noise;
   int min_samples = 10;     ///< adaptive: fewest samples, >= kMinSamplesForNoise
   double min_time_s = 0.0;  ///< adaptive: least summed sample time, s

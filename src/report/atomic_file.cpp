@@ -1,9 +1,8 @@
 #include "report/atomic_file.hpp"
 
-#include <sys/stat.h>
-
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -66,8 +65,10 @@ void check_output_file_path(const std::string& path) {
   // a new name), so `-o /dev/null` as root cannot replace the device node with a report.
   struct stat st {};
   if (path.empty() || path == "-") {
-    throw bad_input(fmt::format("invalid output path '{}': give a file name (without -o the "
-                                "result goes to stdout)", path));
+    throw bad_input(
+        fmt::format("invalid output path '{}': give a file name (without -o the "
+                    "result goes to stdout)",
+                    path));
   }
   // Named before any work is done, in the words sweep and model have always used: otherwise the
   // first sign would be "creating a temporary file failed" after the report was computed.
@@ -78,9 +79,10 @@ void check_output_file_path(const std::string& path) {
                                 parent.string()));
   }
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    throw bad_input(fmt::format("invalid output path '{}': it exists and is not a regular file "
-                                "(directory, device, FIFO or symbolic link); give a file name",
-                                path));
+    throw bad_input(
+        fmt::format("invalid output path '{}': it exists and is not a regular file "
+                    "(directory, device, FIFO or symbolic link); give a file name",
+                    path));
   }
 }
 

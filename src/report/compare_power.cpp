@@ -62,7 +62,7 @@ size_t equal_samples_needed(size_t family_size, double alpha) {
   return n;
 }
 
-void check_time_gate_power(const std::vector<FamilyMember>& family) {
+void check_time_gate_power(const std::vector<FamilyMember>& family, const std::string& flag) {
   if (family.empty()) return;
   const size_t m = family.size();
   const auto weakest = std::max_element(
@@ -76,15 +76,15 @@ void check_time_gate_power(const std::vector<FamilyMember>& family) {
   const std::optional<size_t> new_only =
       new_samples_needed(m, weakest->base_samples, kMannWhitneyAlpha);
   const std::string against_base =
-      new_only ? fmt::format("--repetitions {} for the new sweep against this base", *new_only)
+      new_only ? fmt::format("{} {} for the new sweep against this base", flag, *new_only)
                : "no number of new samples is enough against this base";
   throw bad_input(fmt::format(
       "the time gate cannot flag a regression: with {} base and {} new samples ({}) and {} "
       "point{} tested together, the smallest p after the Holm adjustment is {} x {:.2g} = {:.2g}, "
-      "not below {}; use --repetitions {} or more for both sweeps ({})",
+      "not below {}; use {} {} or more for both sweeps ({})",
       weakest->base_samples, weakest->new_samples, weakest->label, m, m == 1 ? "" : "s", m,
       time_gate_floor_p_value(weakest->base_samples, weakest->new_samples), floor_p,
-      kMannWhitneyAlpha, both, against_base));
+      kMannWhitneyAlpha, flag, both, against_base));
 }
 
 std::vector<FamilyMember> planned_time_gate_family(const Report& base,

@@ -48,9 +48,11 @@ size_t equal_samples_needed(size_t family_size, double alpha);
 
 /// Throws a bad-input Error (exit 2) when some member cannot reach kMannWhitneyAlpha after the Holm
 /// adjustment over the whole family, naming the point with the fewest samples, the floor it
-/// reaches and the --repetitions needed (for both sweeps, and for the new one alone against this
-/// base). An empty family passes (nothing is tested by time).
-void check_time_gate_power(const std::vector<FamilyMember>& family);
+/// reaches and the samples needed (for both sweeps, and for the new one alone against this base)
+/// as `flag` N ("--repetitions", or "--min-samples" for an adaptive sweep). An empty family passes
+/// (nothing is tested by time).
+void check_time_gate_power(const std::vector<FamilyMember>& family,
+                           const std::string& flag = "--repetitions");
 
 /// The family a sweep of the points `planned` (version ignored), `repetitions` samples each, would
 /// test against `base` before it runs: the base points that are ok, hold finite samples and match

@@ -287,10 +287,15 @@ std::string format_markdown_report(const Report& report) {
       report.tool_version, report.git_revision.empty() ? "" : " (" + report.git_revision + ")",
       report.timestamp_utc);
   out += fmt::format(
-      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} timed repetitions after {} warm-ups, L2 "
-      "{}.\n\n",
-      s.batch, s.heads, s.kv_heads, s.head_dim, to_string(s.dtype),
-      s.causal ? "causal" : "non-causal", report.config.repetitions, report.config.warmup_runs,
+      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} after {} warm-ups, L2 {}.\n\n", s.batch,
+      s.heads, s.kv_heads, s.head_dim, to_string(s.dtype), s.causal ? "causal" : "non-causal",
+      report.config.max_noise
+          ? fmt::format("samples until the median's noise is at most {:.2g}% (min {} samples, "
+                        "max {:g} s a point)",
+                        *report.config.max_noise * 100, report.config.min_samples,
+                        report.config.max_time_s)
+          : fmt::format("{} timed repetitions", report.config.repetitions),
+      report.config.warmup_runs,
       report.config.warm_l2 ? "left warm" : "flushed before each sample");
 
   const AttentionSummary summary = summarize_attention(report);

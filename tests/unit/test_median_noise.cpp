@@ -45,5 +45,23 @@ TEST(MedianNoise, UndefinedBelowSixSamplesOrWithoutAPositiveMedian) {
   EXPECT_FALSE(median_noise(std::vector<double>(8, 0.0)));
 }
 
+TEST(AdaptiveSamplingStop, NoiseTargetNeedsMinSamplesAndMinTime) {
+  const std::vector<double> tight(12, 1e-4);  // noise 0
+  EXPECT_EQ(adaptive_sampling_stop(tight, {0.01, 10, 0, 1}, 0.01),
+            "noise 0.00% <= 1.00% after 12 samples");
+  EXPECT_EQ(adaptive_sampling_stop(tight, {0.01, 20, 0, 1}, 0.01), "");    // too few samples
+  EXPECT_EQ(adaptive_sampling_stop(tight, {0.01, 10, 0.5, 1}, 0.01), "");  // 1.2 ms < 0.5 s
+}
+
+TEST(AdaptiveSamplingStop, MaxTimeStopsOnlyOnceMinSamplesAreTaken) {
+  std::vector<double> noisy = {1, 2, 3, 4, 5, 6, 7, 8};                 // noise far above 1%
+  EXPECT_EQ(adaptive_sampling_stop(noisy, {0.01, 10, 0, 1}, 5.0), "");  // 8 < min_samples
+  noisy.push_back(9);
+  noisy.push_back(10);
+  const std::string reason = adaptive_sampling_stop(noisy, {0.01, 10, 0, 1}, 5.0);
+  EXPECT_EQ(reason.rfind("max time 1 s reached after 10 samples, noise 63.64%", 0), 0u) << reason;
+  EXPECT_EQ(adaptive_sampling_stop(noisy, {0.01, 10, 0, 1}, 0.5), "");  // time left
+}
+
 }  // namespace
 }  // namespace rooflinectl
