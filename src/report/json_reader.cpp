@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "core/error.hpp"
@@ -150,6 +151,19 @@ TimingResult timing_from_json(const JsonObjectReader& r, const std::string& wher
   if (t.median_s < t.min_s || t.median_s > t.max_s) {
     r.fail_key("median_s", fmt::format("{}: {} s lies outside min_s {} s .. max_s {} s", where,
                                        t.median_s, t.min_s, t.max_s));
+  }
+  // Derived from samples_s: an edited median, min or max would make `report` (which shows them)
+  // and `compare` (which recomputes from the samples) disagree about the same file.
+  const auto [lowest, highest] = std::minmax_element(t.samples_s.begin(), t.samples_s.end());
+  for (const auto& [key, stored, derived] :
+       {std::tuple<const char*, double, double>{"median_s", t.median_s, median(t.samples_s)},
+        {"min_s", t.min_s, *lowest},
+        {"max_s", t.max_s, *highest}}) {
+    if (std::fabs(stored - derived) > 1e-9 * std::fabs(derived)) {
+      r.fail_key(key, fmt::format("{}: {} s differs from {} s computed from samples_s (edited "
+                                  "report?): the stored summary must follow its samples",
+                                  where, stored, derived));
+    }
   }
   t.warmup_runs = r.get_int("warmup_runs");
   t.l2_flushed = r.get_bool("l2_flushed");

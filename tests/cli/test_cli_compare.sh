@@ -122,7 +122,7 @@ for count in (5, 10):
         for p in report["points"]:
             t = p["timing"]
             t["samples_s"] = [s * (scale if p["op"] == "gemm" else 1.0) for s in t["samples_s"][:count]]
-            t["median_s"] = sorted(t["samples_s"])[len(t["samples_s"]) // 2]
+            t["median_s"] = statistics.median(t["samples_s"])
             t["min_s"], t["max_s"] = min(t["samples_s"]), max(t["samples_s"])
             if p["roofline"]:
                 p["roofline"]["time_s"] = t["median_s"]

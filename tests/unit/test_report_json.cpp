@@ -292,6 +292,29 @@ TEST(ReportJson, SamplingAndNoiseRoundTripAndNoiseIsRecomputed) {
   EXPECT_NEAR(*b.noise, 0.05, 1e-12);
 }
 
+TEST(ReportJson, AMedianMinOrMaxThatDoesNotFollowTheSamplesIsBadInput) {
+  // `report` shows the stored median and `compare` recomputes it from the samples: a file where
+  // they differ would give two answers, so the reader refuses it (found by a new-user trial).
+  const std::string text = report_to_json_text(full_report());
+  for (const char* key : {"median_s", "min_s", "max_s"}) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+    auto& samples = j["points"][0]["timing"]["samples_s"];
+    for (auto& v : samples) v = v.get<double>() * 1.2;  // samples edited, summary not
+    if (std::string(key) != "median_s") {
+      // Keep the median consistent so that the min or max check is the one that fires.
+      j["points"][0]["timing"]["median_s"] = median(samples.get<std::vector<double>>());
+    }
+    try {
+      report_from_json_text(j.dump(), "edited.json");
+      ADD_FAILURE() << key << ": no Error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+      EXPECT_NE(std::string(e.what()).find("computed from samples_s"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(ReportJson, FixedSamplingConfigWithoutAdaptiveKeysStillReads) {
   Report report = full_report();
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(report_to_json_text(report));
@@ -400,6 +423,8 @@ TEST(ReportJson, DerivedPlacementIsRecomputedNotTrusted) {
   placed["time_s"] = faster;
   json["points"][0]["timing"]["median_s"] = faster;
   json["points"][0]["timing"]["min_s"] = faster;
+  json["points"][0]["timing"]["max_s"] = faster;
+  json["points"][0]["timing"]["samples_s"] = nlohmann::json::array({faster, faster, faster});
   const RooflinePoint fast = *report_from_json_text(json.dump(), "edited.json").points[0].roofline;
   EXPECT_NEAR(fast.fraction_of_roof, 5.0, 1e-9);
   EXPECT_TRUE(fast.above_roof);
