@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "output_extension.hpp"
-#include "report/atomic_file.hpp"
-#include "report/compare_writer.hpp"
-#include "report/json_reader.hpp"
-#include "report/junit_writer.hpp"
+#include "cli/output_extension.hpp"
+#include "io/atomic_file.hpp"
+#include "render/compare_writer.hpp"
+#include "io/json_reader.hpp"
+#include "render/junit_writer.hpp"
 
 namespace rooflinectl {
 

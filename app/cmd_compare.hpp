@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "report/compare.hpp"
+#include "compare/compare.hpp"
 
 namespace rooflinectl {
 

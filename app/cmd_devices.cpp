@@ -9,7 +9,7 @@
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
 #include "device/environment_facts.hpp"
-#include "device_json.hpp"
+#include "io/device_json.hpp"
 
 namespace rooflinectl {
 namespace {

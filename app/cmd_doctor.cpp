@@ -13,10 +13,10 @@
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
 #include "device/environment_facts.hpp"
-#include "device_json.hpp"
+#include "io/device_json.hpp"
 #include "measure/clock_probe.hpp"
-#include "report/atomic_file.hpp"
-#include "strict_integer.hpp"
+#include "io/atomic_file.hpp"
+#include "cli/strict_integer.hpp"
 
 namespace rooflinectl {
 namespace {

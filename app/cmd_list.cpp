@@ -10,7 +10,7 @@
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
 #include "kernels/operator.hpp"
-#include "report/atomic_file.hpp"
+#include "io/atomic_file.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -10,10 +10,10 @@
 #include "device/gpu_spec.hpp"
 #include "kernels/operator.hpp"
 #include "model/prediction.hpp"
-#include "output_extension.hpp"
-#include "report/atomic_file.hpp"
-#include "report/model_writer.hpp"
-#include "sweep_runner.hpp"
+#include "cli/output_extension.hpp"
+#include "io/atomic_file.hpp"
+#include "render/model_writer.hpp"
+#include "sweep/sweep_runner.hpp"
 
 namespace rooflinectl {
 

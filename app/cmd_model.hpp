@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "shape_options.hpp"
+#include "cli/shape_options.hpp"
 
 namespace rooflinectl {
 

@@ -12,16 +12,17 @@
 #include "core/version.hpp"
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "device/gpu_spec.hpp"
-#include "device/peaks.hpp"
-#include "device/peaks_cache.hpp"
-#include "device/peaks_key.hpp"
-#include "measure/peak_benchmarks.hpp"
-#include "measure/peak_plan.hpp"
-#include "report/peaks_json.hpp"
-#include "report/peaks_table.hpp"
-#include "strict_integer.hpp"
+#include "result/peak_set.hpp"
+#include "peaks/peaks_cache.hpp"
+#include "peaks/peaks_key.hpp"
+#include "peaks/bench/peak_benchmarks.hpp"
+#include "peaks/bench/peak_plan.hpp"
+#include "io/peaks_json.hpp"
+#include "render/peaks_table.hpp"
+#include "cli/strict_integer.hpp"
+#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -36,9 +37,9 @@ PeakSet datasheet_for(const DeviceRecord& device) {
 PeaksRecord measure(const DeviceRecord& device, const PeaksKey& key, int& failed) {
   size_t free_bytes = 0;
   size_t total_bytes = 0;
-  RFL_GPU_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  RFL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   int max_threads_per_sm = 0;
-  RFL_GPU_CHECK(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
                                        device.index));
   const PeakBenchmarkPlan plan = plan_peak_benchmarks(
       device.sm_count, max_threads_per_sm, device.l2_bytes, static_cast<int64_t>(free_bytes));
@@ -109,8 +110,8 @@ int run_peaks_command(const PeaksOptions& o) {
     throw bad_input(fmt::format("invalid --device {}: must be a device index >= 0", o.device));
   }
   const DeviceRecord device = query_device(o.device);  // no GPU → exit 3, bad index → exit 2
-  RFL_GPU_CHECK(cudaSetDevice(o.device));
-  RFL_GPU_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
+  RFL_CUDA_CHECK(cudaSetDevice(o.device));
+  RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
   const PeaksKey key = query_peaks_key(o.device);
   const std::optional<std::string> cache_dir = default_peaks_cache_dir();
 

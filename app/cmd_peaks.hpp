@@ -18,7 +18,7 @@ struct PeaksOptions {
 CLI::App* setup_peaks(CLI::App& app, PeaksOptions& options);
 
 /// Runs `peaks`: uses the cache entry of this GPU (UUID, driver, max SM clock) unless --no-cache,
-/// else runs the microbenchmarks (src/measure/peak_benchmarks.hpp) and a counter pass over them,
+/// else runs the microbenchmarks (src/peaks/bench/peak_benchmarks.hpp) and a counter pass over them,
 /// and writes the cache entry atomically. The datasheet column is always taken from the builtin
 /// table as it is now. Prints the table or JSON on stdout, notices on stderr. Returns 0, or 1
 /// when a benchmark failed; throws a bad-input Error for a bad --format or --device, an

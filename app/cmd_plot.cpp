@@ -5,13 +5,14 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "output_extension.hpp"
-#include "report/atomic_file.hpp"
-#include "report/consistency.hpp"
-#include "report/json_reader.hpp"
-#include "report/svg_roofline.hpp"
-#include "report/svg_throughput.hpp"
-#include "report_format.hpp"
+#include "cli/output_extension.hpp"
+#include "io/atomic_file.hpp"
+#include "result/consistency.hpp"
+#include "io/json_reader.hpp"
+#include "result/point_key.hpp"
+#include "render/svg/svg_roofline.hpp"
+#include "render/svg/svg_throughput.hpp"
+#include "cli/report_format.hpp"
 
 namespace rooflinectl {
 

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "output_extension.hpp"
-#include "report/atomic_file.hpp"
-#include "report/consistency.hpp"
-#include "report/json_reader.hpp"
-#include "report_format.hpp"
+#include "cli/output_extension.hpp"
+#include "io/atomic_file.hpp"
+#include "result/consistency.hpp"
+#include "io/json_reader.hpp"
+#include "result/point_key.hpp"
+#include "cli/report_format.hpp"
 
 namespace rooflinectl {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cmd_compare.hpp"
-#include "shape_options.hpp"
+#include "cli/shape_options.hpp"
 
 namespace rooflinectl {
 

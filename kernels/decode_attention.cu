@@ -76,8 +76,8 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/decode_partials.hpp"

@@ -44,8 +44,8 @@
 #include <type_traits>
 
 #include "core/kernel_version.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/tensor_utils.hpp"

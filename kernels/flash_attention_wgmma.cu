@@ -51,7 +51,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "kernels/common/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "kernels/common/fast_math.hpp"
 #include "kernels/common/hopper_ptx.hpp"
 #include "kernels/common/pack_pair.hpp"

@@ -43,8 +43,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/fast_math.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"

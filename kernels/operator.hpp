@@ -1,4 +1,4 @@
-// The interface between the measurement harness (app/, src/measure, src/cupti) and the operator
+// The interface between the measurement harness (src/sweep, src/measure, src/cupti) and the operator
 // kernels. Each kernels/<family>.cu file defines one OperatorSpec and registers it explicitly in
 // kernels/registry.cpp. No CUDA types appear here except cudaStream_t.
 #pragma once

@@ -12,8 +12,8 @@
 #include <limits>
 
 #include "core/parallel_for.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/reference_attention.hpp"
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <type_traits>
 
-#include "kernels/common/cuda_check.hpp"
+#include "kernels/common/cublas_check.hpp"
 
 namespace rooflinectl {
 

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/device_compare.hpp"
 
 namespace rooflinectl {

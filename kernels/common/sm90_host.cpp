@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "kernels/common/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 
 namespace rooflinectl {
 namespace {

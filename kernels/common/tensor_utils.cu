@@ -2,7 +2,7 @@
 #include <cuda_fp16.h>
 
 #include "core/parallel_for.hpp"
-#include "kernels/common/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "kernels/common/tensor_utils.hpp"
 
 namespace rooflinectl {

@@ -1,6 +1,6 @@
 // Strict, typed reading of JSON input (sweep configs, reports). Every failure is a bad-input
 // Error that names the file and the full key path ("points[3].timing.median_s"), so a user can
-// find the bad entry without a debugger. Header-only: shared by src/core and src/report.
+// find the bad entry without a debugger. Header-only: shared by src/core and src/io.
 #pragma once
 
 #include <fmt/format.h>

@@ -14,7 +14,7 @@
 
 #include "cupti/metrics.hpp"
 #include "cupti/profiler_session.hpp"
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

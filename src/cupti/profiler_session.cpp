@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -100,7 +100,7 @@ template <class Function>
 Function driver_function(const char* symbol) {
   void* function = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  RFL_GPU_CHECK(cudaGetDriverEntryPointByVersion(symbol, &function, CUDART_VERSION,
+  RFL_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &function, CUDART_VERSION,
                                                  cudaEnableDefault, &found));
   if (found != cudaDriverEntryPointSuccess || function == nullptr) {
     throw environment_error(fmt::format("driver function {} not found: driver too old?", symbol));
@@ -187,8 +187,8 @@ ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
 
 ProfilerSession::ProfilerSession(int device) : device_(device) {
   try {
-    RFL_GPU_CHECK(cudaSetDevice(device_));
-    RFL_GPU_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
+    RFL_CUDA_CHECK(cudaSetDevice(device_));
+    RFL_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
     const CUcontext context = current_context();
 
     auto initialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
@@ -417,7 +417,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   MetricSet& set = sets_[set_index];
   // Kernels on another device would simply not be profiled: zero ranges, no error.
   int current_device = 0;
-  RFL_GPU_CHECK(cudaGetDevice(&current_device));
+  RFL_CUDA_CHECK(cudaGetDevice(&current_device));
   if (current_device != device_) {
     throw environment_error(fmt::format("profiler session is on device {} but device {} is current",
                                         device_, current_device));
@@ -475,7 +475,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   last_steps_.setup_s = seconds_since(step_start);
   step_start = Clock::now();
   prepare();
-  RFL_GPU_CHECK(cudaDeviceSynchronize());
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());
   last_steps_.prepare_s = seconds_since(step_start);
   step_start = Clock::now();
 
@@ -486,7 +486,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   stop.pRangeProfilerObject = range_profiler_;
   try {
     launch();
-    RFL_GPU_CHECK(cudaDeviceSynchronize());
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (...) {
     // Leave the profiler stopped so that the next point can still be profiled.
     (void)cuptiRangeProfilerStop(&stop);

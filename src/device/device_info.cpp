@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "device/environment_facts.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -14,7 +14,7 @@ constexpr double kHzPerKHz = 1e3;
 
 int device_attribute(cudaDeviceAttr attribute, int index) {
   int value = 0;
-  RFL_GPU_CHECK(cudaDeviceGetAttribute(&value, attribute, index));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, index));
   return value;
 }
 
@@ -55,7 +55,7 @@ DeviceRecord query_device(int index) {
     throw bad_input(fmt::format("invalid --device {}: allowed 0..{}", index, count - 1));
   }
   cudaDeviceProp prop{};
-  RFL_GPU_CHECK(cudaGetDeviceProperties(&prop, index));
+  RFL_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
 
   DeviceRecord record;
   record.index = index;
@@ -69,8 +69,8 @@ DeviceRecord query_device(int index) {
   // CUDA 13 dropped clockRate/memoryClockRate from cudaDeviceProp; the attributes remain (kHz).
   record.sm_clock_max_hz = device_attribute(cudaDevAttrClockRate, index) * kHzPerKHz;
   record.memory_clock_hz = device_attribute(cudaDevAttrMemoryClockRate, index) * kHzPerKHz;
-  RFL_GPU_CHECK(cudaDriverGetVersion(&record.driver_version));
-  RFL_GPU_CHECK(cudaRuntimeGetVersion(&record.runtime_version));
+  RFL_CUDA_CHECK(cudaDriverGetVersion(&record.driver_version));
+  RFL_CUDA_CHECK(cudaRuntimeGetVersion(&record.runtime_version));
   return record;
 }
 

@@ -2,7 +2,7 @@
 // memory pre-check). Counter availability is decided elsewhere (src/cupti).
 #pragma once
 
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "report/clock_reading.hpp"
-#include "report/result.hpp"
+#include "result/clock_reading.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 
@@ -54,7 +54,7 @@ struct NvmlApi {
   /// nvmlDeviceGetClockInfo(device, nvmlClockType_t, MHz): the current clock.
   std::function<int(NvmlDevice, int, unsigned*)> clock_info;
   /// nvmlDeviceGetCurrentClocksEventReasons (driver 535+), else the older
-  /// nvmlDeviceGetCurrentClocksThrottleReasons: the bitmask of report/clock_reading.hpp.
+  /// nvmlDeviceGetCurrentClocksThrottleReasons: the bitmask of result/clock_reading.hpp.
   std::function<int(NvmlDevice, unsigned long long*)> clock_event_reasons;
   /// nvmlDeviceGetDefaultApplicationsClock(device, nvmlClockType_t, MHz): the applications clock
   /// the GPU boots with (what --lock-clocks base locks to).

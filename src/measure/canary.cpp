@@ -2,40 +2,20 @@
 
 #include <fmt/format.h>
 
-#include <memory>
+#include <cstddef>
 #include <vector>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
-#include "measure/statistics.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/event.hpp"
+#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {
 
 constexpr int64_t kAlignBytes = 16;
 constexpr double kSecondsPerMs = 1e-3;
-
-struct DeviceFree {
-  void operator()(void* p) const noexcept { (void)cudaFree(p); }
-};
-using DeviceMemory = std::unique_ptr<void, DeviceFree>;
-
-struct EventDestroy {
-  void operator()(cudaEvent_t e) const noexcept { (void)cudaEventDestroy(e); }
-};
-using EventHandle = std::unique_ptr<CUevent_st, EventDestroy>;
-
-DeviceMemory allocate(int64_t bytes) {
-  void* p = nullptr;
-  RFL_GPU_CHECK(cudaMalloc(&p, static_cast<size_t>(bytes)));
-  return DeviceMemory(p);
-}
-
-EventHandle create_event() {
-  cudaEvent_t e = nullptr;
-  RFL_GPU_CHECK(cudaEventCreate(&e));
-  return EventHandle(e);
-}
 
 }  // namespace
 
@@ -47,31 +27,29 @@ CanaryResult measure_copy_canary(int64_t l2_bytes, cudaStream_t stream) {
   const int64_t wanted = kCanaryL2Multiple * l2_bytes;
   const int64_t bytes = (wanted + kAlignBytes - 1) / kAlignBytes * kAlignBytes;
   const auto size = static_cast<size_t>(bytes);
-  DeviceMemory source = allocate(bytes);
-  DeviceMemory target = allocate(bytes);
+  DeviceBuffer<std::byte> source(bytes);
+  DeviceBuffer<std::byte> target(bytes);
   // Touch both buffers first so the first copy does not pay for page mapping.
-  RFL_GPU_CHECK(cudaMemsetAsync(source.get(), 1, size, stream));
-  RFL_GPU_CHECK(cudaMemsetAsync(target.get(), 0, size, stream));
-  RFL_GPU_CHECK(
+  RFL_CUDA_CHECK(cudaMemsetAsync(source.get(), 1, size, stream));
+  RFL_CUDA_CHECK(cudaMemsetAsync(target.get(), 0, size, stream));
+  RFL_CUDA_CHECK(
       cudaMemcpyAsync(target.get(), source.get(), size, cudaMemcpyDeviceToDevice, stream));
 
-  std::vector<EventHandle> starts;
-  std::vector<EventHandle> stops;
+  std::vector<Event> starts(kCanaryRuns);
+  std::vector<Event> stops(kCanaryRuns);
   for (int i = 0; i < kCanaryRuns; ++i) {
-    starts.push_back(create_event());
-    stops.push_back(create_event());
-    RFL_GPU_CHECK(cudaEventRecord(starts.back().get(), stream));
-    RFL_GPU_CHECK(
+    RFL_CUDA_CHECK(cudaEventRecord(starts[i].get(), stream));
+    RFL_CUDA_CHECK(
         cudaMemcpyAsync(target.get(), source.get(), size, cudaMemcpyDeviceToDevice, stream));
-    RFL_GPU_CHECK(cudaEventRecord(stops.back().get(), stream));
+    RFL_CUDA_CHECK(cudaEventRecord(stops[i].get(), stream));
   }
-  RFL_GPU_CHECK(cudaStreamSynchronize(stream));
+  RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   CanaryResult result;
   result.copy_bytes = bytes;
   for (int i = 0; i < kCanaryRuns; ++i) {
     float ms = 0;
-    RFL_GPU_CHECK(cudaEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
+    RFL_CUDA_CHECK(cudaEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
     result.samples_s.push_back(static_cast<double>(ms) * kSecondsPerMs);
   }
   const double median_s = median(result.samples_s);

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

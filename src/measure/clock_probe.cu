@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "measure/clock_probe.hpp"
 
 namespace rooflinectl {
@@ -38,11 +38,11 @@ __global__ void clock_probe_kernel(uint64_t spin_ns) {
 
 double measure_sm_clock_hz(cudaStream_t stream) {
   clock_probe_kernel<<<1, 32, 0, stream>>>(kSpinNs);
-  RFL_GPU_CHECK_LAUNCH();
+  RFL_CHECK_LAUNCH();
   unsigned long long result[2] = {0, 0};
-  RFL_GPU_CHECK(cudaMemcpyFromSymbolAsync(result, g_probe_result, sizeof(result), 0,
+  RFL_CUDA_CHECK(cudaMemcpyFromSymbolAsync(result, g_probe_result, sizeof(result), 0,
                                           cudaMemcpyDeviceToHost, stream));
-  RFL_GPU_CHECK(cudaStreamSynchronize(stream));
+  RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (result[1] == 0) {
     throw environment_error(
         fmt::format("SM clock probe: %globaltimer did not advance ({} cycles counted)", result[0]));

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "measure/l2_flush.hpp"
 
 namespace rooflinectl {
@@ -47,13 +47,13 @@ L2Flusher::L2Flusher(int64_t l2_bytes) {
   sweep_bytes_ = (wanted + kSweepElementBytes - 1) / kSweepElementBytes * kSweepElementBytes;
   int device = 0;
   int sm_count = 0;
-  RFL_GPU_CHECK(cudaGetDevice(&device));
-  RFL_GPU_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   sweep_blocks_ = sm_count * kSweepBlocksPerSm;
-  RFL_GPU_CHECK(cudaMalloc(&buffer_, static_cast<size_t>(2 * sweep_bytes_)));
+  RFL_CUDA_CHECK(cudaMalloc(&buffer_, static_cast<size_t>(2 * sweep_bytes_)));
   // Zero once, synchronously: the sweeps XOR what they read and never match kNeverMatches.
-  RFL_GPU_CHECK(cudaMemset(buffer_, 0, static_cast<size_t>(2 * sweep_bytes_)));
-  RFL_GPU_CHECK(cudaDeviceSynchronize());
+  RFL_CUDA_CHECK(cudaMemset(buffer_, 0, static_cast<size_t>(2 * sweep_bytes_)));
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 L2Flusher::~L2Flusher() { release(); }
@@ -84,7 +84,7 @@ void L2Flusher::release() noexcept {
 void L2Flusher::flush(cudaStream_t stream) {
   if (buffer_ == nullptr)
     throw environment_error("L2Flusher::flush called on a moved-from flusher");
-  RFL_GPU_CHECK(cudaCtxResetPersistingL2Cache());
+  RFL_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
   sweep(static_cast<const uint4*>(buffer_), stream);
 }
 
@@ -97,7 +97,7 @@ void L2Flusher::read_sweep(cudaStream_t stream) {
 void L2Flusher::sweep(const void* half, cudaStream_t stream) {
   read_sweep_kernel<<<sweep_blocks_, kSweepThreads, 0, stream>>>(
       static_cast<const uint4*>(half), sweep_bytes_ / kSweepElementBytes, kNeverMatches);
-  RFL_GPU_CHECK_LAUNCH();
+  RFL_CHECK_LAUNCH();
 }
 
 std::string L2Flusher::read_sweep_policy() const {

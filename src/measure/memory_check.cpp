@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "measure/l2_flush.hpp"
 
 namespace rooflinectl {
@@ -22,11 +22,11 @@ MemoryCheck check_device_memory(int64_t needed_bytes) {
   }
   int device = 0;
   int l2_bytes = 0;
-  RFL_GPU_CHECK(cudaGetDevice(&device));
-  RFL_GPU_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   size_t free_bytes = 0;
   size_t total_bytes = 0;
-  RFL_GPU_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  RFL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 
   MemoryCheck check;
   check.needed_bytes = needed_bytes;

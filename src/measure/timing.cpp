@@ -10,30 +10,16 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "device/gpu_check.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/event.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/nvtx_range.hpp"
-#include "measure/statistics.hpp"
+#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {
 
 constexpr double kSecondsPerMs = 1e-3;
-
-/// Owns one cudaEvent_t.
-class Event {
- public:
-  Event() { RFL_GPU_CHECK(cudaEventCreate(&event_)); }
-  ~Event() {
-    if (event_ != nullptr) (void)cudaEventDestroy(event_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
 
 void check_options(const TimingOptions& options) {
   if (options.repetitions < 1) {
@@ -71,27 +57,27 @@ TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
   const bool adaptive = options.max_noise.has_value();
   const bool wait_each = adaptive || static_cast<bool>(options.after_each_sample);
   const auto start_wall = std::chrono::steady_clock::now();
-  std::deque<Event> starts;  // a deque never moves its elements (Event is not movable)
+  std::deque<Event> starts;  // one more per sample while adaptive sampling runs
   std::deque<Event> stops;
   std::vector<double> samples_s;
   std::string stop_reason;
   const auto elapsed_s = [](const Event& start, const Event& stop) {
     float ms = 0;
-    RFL_GPU_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    RFL_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     return static_cast<double>(ms) * kSecondsPerMs;
   };
   for (size_t i = 0; adaptive || i < static_cast<size_t>(options.repetitions); ++i) {
     starts.emplace_back();
     stops.emplace_back();
     if (options.flush_l2) flusher.flush(stream);
-    RFL_GPU_CHECK(cudaEventRecord(starts.back().get(), stream));
+    RFL_CUDA_CHECK(cudaEventRecord(starts.back().get(), stream));
     {
       const NvtxRange range(options.nvtx_range);
       launch(stream);
     }
-    RFL_GPU_CHECK(cudaEventRecord(stops.back().get(), stream));
+    RFL_CUDA_CHECK(cudaEventRecord(stops.back().get(), stream));
     if (!wait_each) continue;
-    RFL_GPU_CHECK(cudaEventSynchronize(stops.back().get()));
+    RFL_CUDA_CHECK(cudaEventSynchronize(stops.back().get()));
     samples_s.push_back(elapsed_s(starts.back(), stops.back()));
     if (options.after_each_sample) options.after_each_sample();
     if (!adaptive) continue;
@@ -103,7 +89,7 @@ TimingResult time_launches(const std::function<void(cudaStream_t)>& launch,
   }
   if (!wait_each) {
     // One sync for all samples keeps the host out of the way between launches.
-    RFL_GPU_CHECK(cudaStreamSynchronize(stream));
+    RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (size_t i = 0; i < starts.size(); ++i) samples_s.push_back(elapsed_s(starts[i], stops[i]));
   }
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "measure/l2_flush.hpp"
-#include "measure/statistics.hpp"
-#include "report/result.hpp"
+#include "core/statistics.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 
@@ -23,7 +23,7 @@ struct TimingOptions {
   /// "naive_attention L=512"; empty: none.
   std::string nvtx_range;
   /// Adaptive sampling, as nvbench's --max-noise: when set, samples are taken until the median's
-  /// noise (median_noise in measure/statistics.hpp: the 95% interval's half-width over the
+  /// noise (median_noise in core/statistics.hpp: the 95% interval's half-width over the
   /// median) is at most this fraction, with at least `min_samples` samples and `min_time_s` of
   /// summed sample time, or until `max_time_s` of wall time has passed and at least `min_samples`
   /// were taken (a floor even past max_time: compare's power check counts on it); `repetitions`

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/shape.hpp"
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

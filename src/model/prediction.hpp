@@ -13,7 +13,7 @@
 #include "device/gpu_spec.hpp"
 #include "model/memory_model.hpp"
 #include "model/operator_model.hpp"
-#include "report/result.hpp"
+#include "result/report.hpp"
 #include "roofline/roofline.hpp"
 
 namespace rooflinectl {

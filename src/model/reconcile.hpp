@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/pipe.hpp"
-#include "report/result.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 

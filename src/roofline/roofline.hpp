@@ -98,7 +98,7 @@ struct RooflinePoint {
   /// roof's (roof.l2_source); empty when every L2 figure is known.
   std::string l2_null_reason;
   std::string basis;  ///< "counters" (measured FLOPs and bytes) or "analytic"
-  /// Which DRAM bytes `dram_bytes` is (roofline/placement_inputs.hpp): "dram_isolated",
+  /// Which DRAM bytes `dram_bytes` is (result/placement_inputs.hpp): "dram_isolated",
   /// "dram_in_window", "analytic_implemented" or "analytic_min"; empty when the caller did not
   /// say.
   std::string bytes_basis;

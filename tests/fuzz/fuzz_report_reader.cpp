@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

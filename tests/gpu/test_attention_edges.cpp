@@ -17,7 +17,7 @@
 #include "core/error.hpp"
 #include "core/validation.hpp"
 #include "flash_versions.hpp"
-#include "kernels/common/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 

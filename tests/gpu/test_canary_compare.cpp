@@ -11,9 +11,9 @@
 #include <string>
 
 #include "device/device_info.hpp"
-#include "kernels/common/cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "measure/canary.hpp"
-#include "report/json_reader.hpp"
+#include "io/json_reader.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/validation.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/device_compare.hpp"
 #include "kernels/common/tensor_utils.hpp"
 

@@ -20,8 +20,8 @@
 
 #include "core/error.hpp"
 #include "core/validation.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "kernels/common/device_buffer.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 #include "device_capability.hpp"

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <string>
 
-#include "report/json_reader.hpp"
+#include "io/json_reader.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

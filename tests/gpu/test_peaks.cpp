@@ -15,11 +15,12 @@
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
 #include "device/gpu_spec.hpp"
-#include "device/peaks.hpp"
-#include "device/peaks_key.hpp"
-#include "kernels/common/cuda_check.hpp"
-#include "measure/peak_benchmarks.hpp"
-#include "measure/peak_plan.hpp"
+#include "result/peak_set.hpp"
+#include "peaks/peaks_key.hpp"
+#include "gpu/cuda_check.hpp"
+#include "peaks/bench/peak_benchmarks.hpp"
+#include "peaks/bench/peak_plan.hpp"
+#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 namespace {

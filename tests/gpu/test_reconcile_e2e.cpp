@@ -9,7 +9,7 @@
 #include <string>
 
 #include "model/operator_model.hpp"
-#include "report/json_reader.hpp"
+#include "io/json_reader.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "report/json_reader.hpp"
+#include "io/json_reader.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/table_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "render/table_writer.hpp"
 #include "roofline/above_roof_guard.hpp"
 #include "roofline/roofline.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "report/attention_summary.hpp"
+#include "render/attention_summary.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "report/bmf_writer.hpp"
-#include "report/compare.hpp"
-#include "report/compare_writer.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/statistics.hpp"
+#include "render/bmf_writer.hpp"
+#include "compare/compare.hpp"
+#include "render/compare_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "compare/significance.hpp"
 
 namespace rooflinectl {
 namespace {

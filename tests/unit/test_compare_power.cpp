@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "report/compare.hpp"
-#include "report/compare_power.hpp"
-#include "report/statistics.hpp"
+#include "compare/compare.hpp"
+#include "compare/compare_power.hpp"
+#include "compare/significance.hpp"
 
 namespace rooflinectl {
 namespace {

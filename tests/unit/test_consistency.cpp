@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "report/consistency.hpp"
-#include "roofline/placement_inputs.hpp"
+#include "result/consistency.hpp"
+#include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
 #include "model/reconcile.hpp"
-#include "report/json_reader.hpp"
-#include "roofline/placement_inputs.hpp"
+#include "io/json_reader.hpp"
+#include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
-#include "measure/statistics.hpp"
+#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "report/junit_writer.hpp"
+#include "render/junit_writer.hpp"
 
 namespace rooflinectl {
 namespace {

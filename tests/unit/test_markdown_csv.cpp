@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "core/json_input.hpp"
-#include "report/csv_writer.hpp"
-#include "report/json_reader.hpp"
-#include "report/markdown_writer.hpp"
-#include "report/table_writer.hpp"
-#include "roofline/placement_inputs.hpp"
+#include "render/csv_writer.hpp"
+#include "io/json_reader.hpp"
+#include "render/markdown_writer.hpp"
+#include "render/table_writer.hpp"
+#include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -1,11 +1,11 @@
-// Adaptive sampling's noise measure (measure/statistics.hpp): the distribution-free 95% interval
+// Adaptive sampling's noise measure (core/statistics.hpp): the distribution-free 95% interval
 // of the median and its half-width over the median, checked against the binomial tables.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "core/error.hpp"
-#include "measure/statistics.hpp"
+#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
 #include "model/prediction.hpp"
-#include "report/model_writer.hpp"
+#include "render/model_writer.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "device/nvml_clocks.hpp"
-#include "report/clock_reading.hpp"
+#include "result/clock_reading.hpp"
 
 namespace rooflinectl {
 namespace {

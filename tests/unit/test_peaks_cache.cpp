@@ -9,13 +9,14 @@
 #include <limits>
 #include <string>
 
-#include "device/peaks.hpp"
-#include "device/peaks_cache.hpp"
-#include "measure/peak_plan.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/peaks_json.hpp"
-#include "report/peaks_table.hpp"
+#include "result/peak_set.hpp"
+#include "peaks/peaks_cache.hpp"
+#include "peaks/bench/peak_plan.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "io/peaks_json.hpp"
+#include "render/peaks_table.hpp"
+#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "model/operator_model.hpp"
 #include "model/reconcile.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/reconcile_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "render/reconcile_writer.hpp"
 
 #ifndef RFL_SOURCE_DIR
 #error "RFL_SOURCE_DIR (the repository root) must be defined by the build"

@@ -14,11 +14,11 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "measure/statistics.hpp"
-#include "report/atomic_file.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/result.hpp"
+#include "core/statistics.hpp"
+#include "io/atomic_file.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "result/report.hpp"
 
 namespace rooflinectl {
 namespace {

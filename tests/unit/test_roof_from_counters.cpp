@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "roofline/roof_from_counters.hpp"
+#include "peaks/roof_from_counters.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -7,8 +7,9 @@
 
 #include "core/error.hpp"
 #include "device/gpu_spec.hpp"
-#include "device/peaks.hpp"
-#include "roofline/roof_selection.hpp"
+#include "result/peak_set.hpp"
+#include "peaks/roof_selection.hpp"
+#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -10,13 +10,13 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "report/clock_notes.hpp"
-#include "report/compare.hpp"
-#include "report/compare_writer.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
-#include "report/markdown_writer.hpp"
-#include "report/table_writer.hpp"
+#include "result/clock_notes.hpp"
+#include "compare/compare.hpp"
+#include "render/compare_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
+#include "render/markdown_writer.hpp"
+#include "render/table_writer.hpp"
 
 namespace rooflinectl {
 namespace {

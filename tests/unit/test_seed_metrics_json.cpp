@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "report/statistics.hpp"
+#include "compare/significance.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "report/json_reader.hpp"
-#include "report/svg_common.hpp"
-#include "report/svg_roofline.hpp"
-#include "report/svg_throughput.hpp"
+#include "io/json_reader.hpp"
+#include "render/svg/svg_common.hpp"
+#include "render/svg/svg_roofline.hpp"
+#include "render/svg/svg_throughput.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/sweep_config.hpp"
-#include "report/json_writer.hpp"
+#include "io/json_writer.hpp"
 
 #ifndef RFL_SOURCE_DIR
 #error "RFL_SOURCE_DIR (the repository root) must be defined by the build"

@@ -1,0 +1,49 @@
+#include "cli/output_extension.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <system_error>
+
+#include "core/error.hpp"
+
+namespace rooflinectl {
+
+void check_output_extension(const std::string& path, const std::string& extension,
+                            const std::string& what) {
+  if (path.empty()) throw bad_input("invalid --output '': an empty file name");
+  const std::filesystem::path name = std::filesystem::path(path).filename();
+  std::string upper = extension;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  // std::filesystem reads ".json" as a stem with no extension: a hidden file, not a JSON name.
+  if (name == extension || name == upper) {
+    throw bad_input(
+        fmt::format("invalid --output '{}': needs a file name before {}", path, extension));
+  }
+  const std::string found = name.extension().string();
+  if (found != extension && found != upper) {
+    throw bad_input(fmt::format("invalid --output '{}': {}, the file name must end in {}", path,
+                                what, extension));
+  }
+}
+
+void check_output_is_not_input(const std::string& output, const std::string& input) {
+  std::error_code ec;
+  bool same = std::filesystem::exists(output, ec) && std::filesystem::exists(input, ec) &&
+              std::filesystem::equivalent(output, input, ec);
+  if (!same) {
+    const std::filesystem::path out = std::filesystem::weakly_canonical(output, ec);
+    const std::filesystem::path in = std::filesystem::weakly_canonical(input, ec);
+    same = !ec && out == in;
+  }
+  if (same) {
+    throw bad_input(fmt::format(
+        "invalid --output '{}': is the input report '{}', which would be overwritten", output,
+        input));
+  }
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,35 @@
+// The stdout formats shared by `sweep --format` and `report --format`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "result/report.hpp"
+
+namespace rooflinectl {
+
+enum class ReportFormat { kTable, kJson, kCsv, kMarkdown, kBmf };
+
+/// Parses `text` ("table" | "json" | "csv" | "md" | "bmf") for the option `flag`, accepting only the
+/// formats in `allowed`. Throws a bad-input Error naming the value and the allowed list.
+ReportFormat parse_report_format(const std::string& text, const std::string& flag,
+                                 const std::vector<ReportFormat>& allowed);
+
+/// The name `parse_report_format` accepts for `format` ("table", "md", ...).
+const char* format_name(ReportFormat format);
+
+/// The file extension a file of `format` has: table ".txt", md ".md", csv ".csv", json and bmf
+/// ".json".
+const char* extension_of(ReportFormat format);
+
+/// The exit code of `report` and `plot` for `report`: kOk, or kPartial (1, as a sweep with failed
+/// points) when a point lies above its roof, which is an error in a unit, a formula or a counter
+/// (README "roofs"); then one line on stderr names the points' count and the first one.
+int above_roof_exit_code(const Report& report);
+
+/// `report` rendered as `format`: table = console table then the flash-vs-naive summary (when
+/// the report has attention points) and the reconciliation flags; json = the report file's
+/// text; csv and md = the CSV and Markdown writers; bmf = Bencher Metric Format (docs/ci.md). Ends with a newline.
+std::string render_report(const Report& report, ReportFormat format);
+
+}  // namespace rooflinectl

@@ -1,0 +1,68 @@
+#include "cli/shape_options.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/seq_range.hpp"
+#include "cli/strict_integer.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text, const std::string& flag) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) throw bad_input(fmt::format("invalid {} '{}': empty item", flag, text));
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_shape_options(CLI::App& sub, ShapeOptions& o) {
+  sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)");
+  sub.add_option("--seq", o.seq,
+                 "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
+                 "512,1000,4097 (list)");
+  // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
+  static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
+  const std::string axis = "integers 1..2^50";
+  sub.add_option("--batch", o.batch, "Batch size B")->check(strict_integer<int64_t>(axis));
+  sub.add_option("--heads", o.heads, "Query heads H")->check(strict_integer<int64_t>(axis));
+  sub.add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)")
+      ->check(strict_integer<int64_t>(axis));
+  sub.add_option("--head-dim", o.head_dim, "Head dimension d")
+      ->check(strict_integer<int64_t>(axis));
+  sub.add_option("--dtype", o.dtype, "Element type: bf16 | fp16");
+  sub.add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
+  sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
+}
+
+void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
+  if (o.ops) config.ops = split_list(*o.ops, "--ops");
+  if (o.seq) {
+    config.seq_lens = parse_seq_spec(*o.seq);
+    config.seq_spec = *o.seq;
+  }
+  if (o.batch) config.base.batch = *o.batch;
+  if (o.heads) config.base.heads = *o.heads;
+  if (o.kv_heads)
+    config.base.kv_heads = *o.kv_heads;
+  else if (o.heads)
+    config.base.kv_heads = *o.heads;  // MHA unless --kv-heads says otherwise
+  if (o.head_dim) config.base.head_dim = *o.head_dim;
+  if (o.dtype) config.base.dtype = parse_dtype(*o.dtype);
+  if (o.gelu_form) config.base.gelu_form = parse_gelu_form(*o.gelu_form);
+  if (o.causal) config.base.causal = true;
+}
+
+}  // namespace rooflinectl

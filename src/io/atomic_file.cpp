@@ -1,0 +1,134 @@
+#include "io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include "core/error.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// Unique among this process's calls (counter), among processes (pid), and against a stale file
+// left by a killed run that had the same pid (random tag); O_EXCL makes any remaining clash an
+// error we retry instead of a silent overwrite.
+std::string temporary_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  static thread_local std::mt19937 random_tag{std::random_device{}()};
+  return fmt::format("{}.tmp.{}.{}.{:08x}", path, static_cast<long>(getpid()), counter++,
+                     static_cast<unsigned>(random_tag()));
+}
+
+[[noreturn]] void fail(const std::string& path, const char* step, int error_number) {
+  throw bad_input(
+      fmt::format("cannot write '{}': {} failed: {}", path, step, std::strerror(error_number)));
+}
+
+// Releases the temporary file on every failure path after it was created.
+class TemporaryFile {
+ public:
+  TemporaryFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(name_.c_str());
+  }
+  int fd() const { return fd_; }
+  const std::string& name() const { return name_; }
+  /// Closes the descriptor; returns 0 or the errno of close(2).
+  int close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0 ? 0 : errno;
+  }
+  void commit() { committed_ = true; }
+
+ private:
+  std::string name_;
+  int fd_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+void check_output_file_path(const std::string& path) {
+  // The rename would replace whatever the name points at: refuse anything but a regular file (or
+  // a new name), so `-o /dev/null` as root cannot replace the device node with a report.
+  struct stat st {};
+  if (path.empty() || path == "-") {
+    throw bad_input(
+        fmt::format("invalid output path '{}': give a file name (without -o the "
+                    "result goes to stdout)",
+                    path));
+  }
+  // Named before any work is done, in the words sweep and model have always used: otherwise the
+  // first sign would be "creating a temporary file failed" after the report was computed.
+  std::error_code ignored;
+  const std::filesystem::path parent = std::filesystem::absolute(path, ignored).parent_path();
+  if (!std::filesystem::is_directory(parent, ignored)) {
+    throw bad_input(fmt::format("invalid output path '{}': directory '{}' does not exist", path,
+                                parent.string()));
+  }
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw bad_input(
+        fmt::format("invalid output path '{}': it exists and is not a regular file "
+                    "(directory, device, FIFO or symbolic link); give a file name",
+                    path));
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  check_output_file_path(path);
+  constexpr int kMaxNameAttempts = 8;
+  std::string name;
+  int fd = -1;
+  for (int attempt = 0; attempt < kMaxNameAttempts && fd < 0; ++attempt) {
+    name = temporary_name(path);
+    // 0666 before the umask: the same permissions a plain fopen would give the report.
+    fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) fail(path, "creating a temporary file", errno);
+  }
+  if (fd < 0) fail(path, "creating a temporary file", errno);
+  TemporaryFile temporary(name, fd);
+
+  const char* data = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t written = ::write(temporary.fd(), data, left);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      fail(path, "write", errno);
+    }
+    data += written;
+    left -= static_cast<size_t>(written);
+  }
+  // Without fsync a crash after the rename can leave the new name pointing at empty blocks.
+  if (::fsync(temporary.fd()) != 0) fail(path, "fsync", errno);
+  if (const int error_number = temporary.close(); error_number != 0) {
+    fail(path, "close", error_number);
+  }
+  if (std::rename(temporary.name().c_str(), path.c_str()) != 0) fail(path, "rename", errno);
+  temporary.commit();
+}
+
+void write_stdout(const std::string& contents) {
+  errno = 0;
+  const size_t written = std::fwrite(contents.data(), 1, contents.size(), stdout);
+  if (written != contents.size() || std::fflush(stdout) != 0) {
+    const int error = errno;
+    std::clearerr(stdout);
+    throw environment_error(fmt::format("cannot write to standard output: {}",
+                                        error ? std::strerror(error) : "write failed"));
+  }
+}
+
+}  // namespace rooflinectl

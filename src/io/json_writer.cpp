@@ -1,0 +1,383 @@
+#include "io/json_writer.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include "io/peaks_json.hpp"
+#include "roofline/above_roof_guard.hpp"
+
+namespace rooflinectl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string non_finite_reason(double v) {
+  if (std::isnan(v)) return "non-finite value (not a number)";
+  return v > 0 ? "non-finite value (+infinite)" : "non-finite value (-infinite)";
+}
+
+// NaN and Inf are not JSON. A non-finite double here is an upstream bug (a division by a zero
+// time, a counter glitch), but it is written as null plus "<key>_null_reason" instead of
+// throwing: the report comes at the end of a sweep that may have run for an hour, and one bad
+// number should be flagged where it sits, not cost every other point.
+void put_number(Json& object, const std::string& key, double v) {
+  if (std::isfinite(v)) {
+    object[key] = v;
+    return;
+  }
+  object[key] = nullptr;
+  object[key + "_null_reason"] = non_finite_reason(v);
+}
+
+void put_optional(Json& object, const std::string& key, const std::optional<double>& v) {
+  if (!v) {
+    object[key] = nullptr;
+    return;
+  }
+  put_number(object, key, *v);
+}
+
+Json shape_to_json(const Shape& s) {
+  Json j;
+  j["batch"] = s.batch;
+  j["heads"] = s.heads;
+  j["kv_heads"] = s.kv_heads;
+  j["head_dim"] = s.head_dim;
+  j["seq_len"] = s.seq_len;
+  j["causal"] = s.causal;
+  j["dtype"] = to_string(s.dtype);
+  j["gelu_form"] = to_string(s.gelu_form);
+  j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
+  return j;
+}
+
+Json validation_to_json(const Validation& v) {
+  Json j;
+  j["passed"] = v.passed;
+  j["reference"] = v.reference;
+  Json tolerance;
+  put_number(tolerance, "abs", v.tolerance.abs);
+  put_number(tolerance, "rel", v.tolerance.rel);
+  j["tolerance"] = tolerance;
+  j["checked_elements"] = v.checked_elements;
+  j["failed_elements"] = v.failed_elements;
+  j["non_finite_elements"] = v.non_finite_elements;
+  put_number(j, "max_abs_error", v.max_abs_error);
+  put_number(j, "worst_ratio", v.worst_ratio);
+  j["detail"] = v.detail;
+  return j;
+}
+
+Json timing_to_json(const TimingResult& t) {
+  Json j;
+  Json samples = Json::array();
+  std::string samples_reason;
+  for (size_t i = 0; i < t.samples_s.size(); ++i) {
+    const double s = t.samples_s[i];
+    if (std::isfinite(s)) {
+      samples.push_back(s);
+      continue;
+    }
+    samples.push_back(nullptr);
+    if (samples_reason.empty()) {
+      samples_reason = non_finite_reason(s) + " at index " + std::to_string(i);
+    }
+  }
+  j["samples_s"] = samples;
+  if (!samples_reason.empty()) j["samples_s_null_reason"] = samples_reason;
+  put_number(j, "median_s", t.median_s);
+  put_number(j, "min_s", t.min_s);
+  put_number(j, "max_s", t.max_s);
+  j["repetitions"] = t.samples_s.size();  // derived from samples_s; not read back
+  j["warmup_runs"] = t.warmup_runs;
+  j["l2_flushed"] = t.l2_flushed;
+  if (!t.cache_policy.empty()) j["cache_policy"] = t.cache_policy;  // empty: an older report
+  put_optional(j, "sm_clock_hz", t.sm_clock_hz);
+  put_optional(j, "noise", t.noise);  // derived from samples_s; recomputed when read
+  if (!t.sampling.empty()) j["sampling"] = t.sampling;  // empty: an older report
+  if (t.sample_clocks) {
+    Json clocks = Json::array();
+    for (const ClockReading& c : *t.sample_clocks) {
+      Json reading;
+      put_number(reading, "sm_clock_hz", c.sm_clock_hz);
+      put_number(reading, "memory_clock_hz", c.memory_clock_hz);
+      reading["clock_event_reasons"] = c.clock_event_reasons;
+      reading["throttled"] = c.power_or_thermal_throttled;  // derived; recomputed when read
+      clocks.push_back(reading);
+    }
+    j["sample_clocks"] = clocks;
+  } else {
+    j["sample_clocks"] = nullptr;
+    j["sample_clocks_null_reason"] =
+        t.sample_clocks_null_reason.empty() ? "not recorded" : t.sample_clocks_null_reason;
+  }
+  // Derived from sample_clocks; recomputed when read.
+  const auto throttled = t.throttled_samples();
+  j["throttled_samples"] = throttled ? Json(*throttled) : Json(nullptr);
+  return j;
+}
+
+Json clock_lock_to_json(const ClockLockRecord& lock) {
+  Json j;
+  j["setting"] = lock.setting;
+  put_number(j, "sm_clock_hz", lock.sm_clock_hz);
+  j["source"] = lock.source;
+  j["restore"] = lock.restore;
+  return j;
+}
+
+Json kernel_counters_to_json(const KernelCounters& k) {
+  Json j;
+  j["name"] = k.name;
+  put_optional(j, "dram_read_bytes", k.dram_read_bytes);
+  put_optional(j, "dram_write_bytes", k.dram_write_bytes);
+  put_optional(j, "l2_bytes", k.l2_bytes);
+  put_optional(j, "l2_write_bytes", k.l2_write_bytes);
+  put_optional(j, "duration_s", k.duration_s);
+  put_optional(j, "sm_clock_hz", k.sm_clock_hz);
+  put_optional(j, "dram_clock_hz", k.dram_clock_hz);
+  put_optional(j, "l2_clock_hz", k.l2_clock_hz);
+  put_optional(j, "tensor_bf16_flop", k.tensor_bf16_flop);
+  put_optional(j, "tensor_fp16_flop", k.tensor_fp16_flop);
+  put_optional(j, "ffma_inst", k.ffma_inst);
+  put_optional(j, "fadd_inst", k.fadd_inst);
+  put_optional(j, "fmul_inst", k.fmul_inst);
+  put_optional(j, "hfma_inst", k.hfma_inst);
+  put_optional(j, "hadd_inst", k.hadd_inst);
+  put_optional(j, "hmul_inst", k.hmul_inst);
+  put_optional(j, "sm_throughput_fraction", k.sm_throughput_fraction);
+  put_optional(j, "dram_throughput_fraction", k.dram_throughput_fraction);
+  // Derived (KernelCounters methods), written so a reader needs no formulas; not read back.
+  put_optional(j, "dram_bytes", k.dram_bytes());
+  put_optional(j, "fp32_flop", k.fp32_flop());
+  put_optional(j, "fp16_flop", k.fp16_flop());
+  put_optional(j, "tensor_flop", k.tensor_flop());
+  put_optional(j, "total_flop", k.total_flop());
+  return j;
+}
+
+Json counters_to_json(const CounterResult& c) {
+  Json j;
+  j["null_reason"] = c.null_reason ? Json(*c.null_reason) : Json(nullptr);
+  j["passes"] = c.passes;
+  j["cache_policy"] = c.cache_policy;
+  j["note"] = c.note;
+  Json sessions = Json::array();
+  for (const auto& s : c.sessions) {
+    Json session{
+        {"role", s.role}, {"replay", s.replay}, {"passes", s.passes}, {"metrics", s.metrics}};
+    put_optional(session, "wall_time_s", s.wall_time_s);
+    sessions.push_back(std::move(session));
+  }
+  j["sessions"] = sessions;
+  put_optional(j, "dram_writeback_bytes", c.dram_writeback_bytes);
+  if (!c.dram_writeback_bytes) j["dram_writeback_bytes_null_reason"] = c.writeback_null_reason;
+  j["writeback_method"] = c.writeback_method;
+  // Derived (CounterResult methods); not read back.
+  put_optional(j, "dram_write_bytes_isolated", c.dram_write_bytes_isolated());
+  put_optional(j, "dram_bytes_isolated", c.dram_bytes_isolated());
+  Json kernels = Json::array();
+  for (const auto& k : c.kernels) kernels.push_back(kernel_counters_to_json(k));
+  j["kernels"] = kernels;
+  j["total"] = kernel_counters_to_json(c.total);
+  Json peaks;
+  put_optional(peaks, "dram_bytes_per_cycle", c.peaks.dram_bytes_per_cycle);
+  put_optional(peaks, "l2_bytes_per_cycle", c.peaks.l2_bytes_per_cycle);
+  put_optional(peaks, "ffma_inst_per_cycle", c.peaks.ffma_inst_per_cycle);
+  put_optional(peaks, "tensor_bf16_per_cycle", c.peaks.tensor_bf16_per_cycle);
+  j["peaks"] = peaks;
+  return j;
+}
+
+Json analytic_to_json(const AnalyticResult& a) {
+  Json j;
+  put_number(j, "flop", a.flop);
+  put_number(j, "min_dram_bytes", a.min_dram_bytes);
+  put_number(j, "implemented_dram_bytes", a.implemented_dram_bytes);
+  j["flop_formula"] = a.flop_formula;
+  j["bytes_formula"] = a.bytes_formula;
+  return j;
+}
+
+Json roofline_to_json(const RooflinePoint& r) {
+  Json j;
+  j["pipe"] = to_string(r.roof.pipe);
+  Json roof;
+  put_number(roof, "peak_flop_per_s", r.roof.peak_flop_per_s);
+  put_number(roof, "peak_bytes_per_s", r.roof.peak_bytes_per_s);
+  roof["source"] = r.roof.source;
+  roof["source_kind"] = to_string(r.roof.source_kind);
+  put_optional(roof, "l2_bytes_per_s", r.roof.l2_bytes_per_s);
+  roof["l2_source"] = r.roof.l2_source;
+  roof["l2_source_kind"] =
+      r.roof.l2_source_kind ? Json(to_string(*r.roof.l2_source_kind)) : Json(nullptr);
+  j["roof"] = roof;
+  put_number(j, "flop", r.flop);
+  put_number(j, "dram_bytes", r.dram_bytes);
+  put_optional(j, "l2_bytes", r.l2_bytes);
+  put_number(j, "time_s", r.time_s);
+  put_number(j, "arithmetic_intensity_flop_per_byte", r.arithmetic_intensity_flop_per_byte);
+  put_optional(j, "l2_arithmetic_intensity_flop_per_byte", r.l2_arithmetic_intensity_flop_per_byte);
+  put_number(j, "achieved_flop_per_s", r.achieved_flop_per_s);
+  put_number(j, "achieved_bytes_per_s", r.achieved_bytes_per_s);
+  put_optional(j, "achieved_l2_bytes_per_s", r.achieved_l2_bytes_per_s);
+  put_number(j, "ridge_flop_per_byte", r.ridge_flop_per_byte);
+  put_optional(j, "l2_ridge_flop_per_byte", r.l2_ridge_flop_per_byte);
+  put_number(j, "dram_attainable_flop_per_s", r.dram_attainable_flop_per_s);
+  put_optional(j, "l2_attainable_flop_per_s", r.l2_attainable_flop_per_s);
+  put_number(j, "attainable_flop_per_s", r.attainable_flop_per_s);
+  put_number(j, "fraction_of_roof", r.fraction_of_roof);
+  j["above_roof"] = r.above_roof;
+  // The guard's message (derived from the fields above; not read back): an error, not a percentage.
+  const auto above_roof = above_roof_error(r);
+  j["above_roof_error"] = above_roof ? Json(*above_roof) : Json(nullptr);
+  j["bound"] = to_string(r.bound);
+  j["binding_level"] = to_string(r.binding_level);
+  j["l2_null_reason"] = r.l2_null_reason;
+  j["basis"] = r.basis;
+  // Empty: the caller did not say (a reader then assumes the schema-1 meaning).
+  if (!r.bytes_basis.empty()) j["bytes_basis"] = r.bytes_basis;
+  return j;
+}
+
+Json reconciliation_to_json(const Reconciliation& r) {
+  Json j;
+  Json checks = Json::array();
+  for (const auto& c : r.checks) {
+    Json check;
+    check["quantity"] = c.quantity;
+    check["reference"] = c.reference;
+    put_number(check, "measured", c.measured);
+    put_number(check, "reference_value", c.reference_value);
+    put_number(check, "ratio", c.ratio);
+    put_optional(check, "band_low", c.band_low);
+    put_optional(check, "band_high", c.band_high);
+    check["flagged"] = c.flagged;
+    check["explanation"] = c.explanation;
+    checks.push_back(check);
+  }
+  j["checks"] = checks;
+  j["null_reason"] = r.null_reason;
+  return j;
+}
+
+Json point_to_json(const PointResult& p) {
+  Json j;
+  j["op"] = p.op;
+  j["version"] = p.version;
+  j["shape"] = shape_to_json(p.shape);
+  j["status"] = to_string(p.status);
+  j["reason"] = p.reason;
+  j["seed"] = p.seed;
+  j["device_bytes_needed"] = p.device_bytes_needed;
+  j["validation"] = p.validation ? validation_to_json(*p.validation) : Json(nullptr);
+  j["timing"] = p.timing ? timing_to_json(*p.timing) : Json(nullptr);
+  j["counters"] = counters_to_json(p.counters);
+  j["analytic"] = analytic_to_json(p.analytic);
+  j["roofline"] = p.roofline ? roofline_to_json(*p.roofline) : Json(nullptr);
+  j["roofline_null_reason"] = p.roofline_null_reason;
+  put_optional(j, "tokens_per_s", p.tokens_per_s);
+  j["reconciliation"] =
+      p.reconciliation ? reconciliation_to_json(*p.reconciliation) : Json(nullptr);
+  put_optional(j, "peak_device_memory_bytes", p.peak_device_memory_bytes);
+  if (!p.peak_device_memory_bytes) {
+    j["peak_device_memory_bytes_null_reason"] = p.peak_device_memory_null_reason;
+  }
+  return j;
+}
+
+Json device_to_json(const DeviceRecord& d) {
+  Json j;
+  j["index"] = d.index;
+  j["name"] = d.name;
+  j["cc_major"] = d.cc_major;
+  j["cc_minor"] = d.cc_minor;
+  j["sm_count"] = d.sm_count;
+  j["l2_bytes"] = d.l2_bytes;
+  j["memory_bytes"] = d.memory_bytes;
+  put_number(j, "sm_clock_max_hz", d.sm_clock_max_hz);
+  put_number(j, "memory_clock_hz", d.memory_clock_hz);
+  j["memory_bus_width_bits"] = d.memory_bus_width_bits;
+  j["driver_version"] = d.driver_version;
+  j["runtime_version"] = d.runtime_version;
+  j["counters_available"] = d.counters_available;
+  j["counters_reason"] = d.counters_reason;
+  j["clock_lock"] = d.clock_lock ? clock_lock_to_json(*d.clock_lock) : Json(nullptr);
+  return j;
+}
+
+Json canary_to_json(const CanaryResult& c) {
+  Json j;
+  put_optional(j, "copy_bytes_per_s", c.copy_bytes_per_s);
+  j["null_reason"] = c.null_reason;
+  j["copy_bytes"] = c.copy_bytes;
+  Json samples = Json::array();
+  for (const double s : c.samples_s) {
+    // A non-finite time would be an upstream bug; JSON has no NaN, so it is stored as null.
+    samples.push_back(std::isfinite(s) ? Json(s) : Json(nullptr));
+  }
+  j["samples_s"] = samples;
+  j["method"] = c.method;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
+  Json j;
+  j["ops"] = c.ops;
+  j["seq"] = c.seq_spec;
+  j["seq_lens"] = c.seq_lens;
+  j["batch"] = c.base.batch;
+  j["heads"] = c.base.heads;
+  j["kv_heads"] = c.base.kv_heads;
+  j["head_dim"] = c.base.head_dim;
+  j["dtype"] = to_string(c.base.dtype);
+  j["causal"] = c.base.causal;
+  j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
+  j["gelu_form"] = to_string(c.base.gelu_form);
+  j["repetitions"] = c.repetitions;
+  j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);
+  j["min_samples"] = c.min_samples;
+  j["min_time_s"] = c.min_time_s;
+  j["max_time_s"] = c.max_time_s;
+  j["warmup_runs"] = c.warmup_runs;
+  j["counters"] = c.counters;
+  j["warm_l2"] = c.warm_l2;
+  j["sm_throughput"] = c.sm_throughput;
+  j["device"] = c.device;
+  j["lock_clocks"] = c.lock_clocks.empty() ? Json(nullptr) : Json(c.lock_clocks);
+  return j;
+}
+
+nlohmann::ordered_json report_to_json(const Report& report) {
+  Json j;
+  j["schema_version"] = kReportSchemaVersion;
+  Json tool{{"version", report.tool_version}};
+  if (report.git_revision.empty()) {
+    tool["git_revision"] = nullptr;
+    tool["git_revision_null_reason"] = kGitRevisionNullReason;
+  } else {
+    tool["git_revision"] = report.git_revision;
+  }
+  j["tool"] = tool;
+  j["timestamp_utc"] = report.timestamp_utc;
+  j["device"] = device_to_json(report.device);
+  j["config"] = sweep_config_to_json(report.config);
+  j["peaks"] = report.peaks ? Json(peaks_block_to_json(*report.peaks)) : Json(nullptr);
+  Json points = Json::array();
+  for (const auto& p : report.points) points.push_back(point_to_json(p));
+  j["points"] = points;
+  if (report.canary) j["canary"] = canary_to_json(*report.canary);
+  return j;
+}
+
+std::string report_to_json_text(const Report& report) {
+  // Invalid UTF-8 (a kernel name or OS message with stray bytes) becomes U+FFFD instead of
+  // throwing, so writing a report never fails on its text.
+  return report_to_json(report).dump(2, ' ', false,
+                                     nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
+}
+
+}  // namespace rooflinectl

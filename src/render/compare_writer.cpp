@@ -1,0 +1,333 @@
+#include "render/compare_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "compare/significance.hpp"
+
+namespace rooflinectl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kMissing = "-";
+
+// Order of the verdicts in summaries and in the Markdown table: what needs attention first.
+constexpr std::array<Verdict, 7> kVerdictOrder = {
+    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
+    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
+
+std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+std::string threshold_text(double fraction) { return fmt::format("{:g}%", 100.0 * fraction); }
+
+Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json number(const std::optional<double>& v) { return v ? number(*v) : Json(nullptr); }
+
+std::string format_value(const TimeEvidence& t, double v) {
+  return t.by == CompareBy::kTime ? format_duration_s(v) : fmt::format("{:.1f}% roof", 100.0 * v);
+}
+
+struct Cells {
+  std::string base = kMissing;
+  std::string current = kMissing;
+  std::string change = kMissing;
+  std::string p_value = kMissing;
+  std::string counters = kMissing;
+};
+
+Cells cells(const PointComparison& p) {
+  Cells c;
+  if (p.time) {
+    c.base = format_value(*p.time, p.time->base_median);
+    c.current = format_value(*p.time, p.time->current_median);
+    c.change = percent(p.time->relative_change);
+    if (p.time->clock_scale) c.change += " (clk)";
+    // The adjusted p is the one the verdict used.
+    if (p.time->p_value_adjusted) c.p_value = fmt::format("{:.2g}", *p.time->p_value_adjusted);
+  }
+  if (!p.counters.empty()) {
+    std::string beyond;
+    for (const auto& k : p.counters) {
+      if (!k.beyond_threshold) continue;
+      const std::string change = k.relative_change ? percent(*k.relative_change) : "from 0";
+      beyond += (beyond.empty() ? "" : ", ") + k.metric + " " + change;
+    }
+    c.counters = beyond.empty() ? "=" : p.version_changed() ? "not gated: " + beyond : beyond;
+  }
+  return c;
+}
+
+std::string header_line(const CompareResult& r) {
+  auto side = [](const ReportIdentity& id) {
+    return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
+                       id.timestamp_utc);
+  };
+  return fmt::format(
+      "base {} vs new {} on {}; by {}; thresholds: time {}, FLOPs {}, DRAM bytes {}, L2 bytes {}; "
+      "Mann-Whitney alpha {} "
+      "(Holm-adjusted)",
+      side(r.base), side(r.current), r.current.device_name, to_string(r.options.by),
+      threshold_text(r.options.time_threshold), threshold_text(r.options.counter_threshold),
+      threshold_text(r.options.traffic_threshold), threshold_text(r.options.l2_threshold),
+      kMannWhitneyAlpha);
+}
+
+std::string summary_counts(const CompareResult& r) {
+  std::string text;
+  for (const Verdict v : kVerdictOrder) {
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", r.count(v), to_string(v));
+  }
+  if (const size_t changed = r.version_changes(); changed > 0) {
+    text += fmt::format("; {} matched across a kernel version change (time gate only)", changed);
+  }
+  return text;
+}
+
+std::string outcome(const CompareResult& r) {
+  const size_t regressions = r.regressions();
+  if (regressions > 0) {
+    return fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s");
+  }
+  if (r.exit_code() != 0) {
+    return "no regression, but inconclusive or removed points fail under --strict";
+  }
+  return "no regression";
+}
+
+// "gemm_v1" or, across a version change, "gemm_v1 -> gemm_v2".
+std::string version_text(const PointComparison& p) {
+  return p.version_changed() ? p.key.version + " -> " + p.new_version : p.key.version;
+}
+
+// Whether a point's reason goes below the table: added and removed points have no reason beyond
+// their verdict, and their table row already says it.
+bool has_reason_line(const PointComparison& p) {
+  return p.verdict != Verdict::kSame && p.verdict != Verdict::kAdded &&
+         p.verdict != Verdict::kRemoved;
+}
+
+// One line per point whose samples were taken power- or thermal-throttled (any verdict: a "same"
+// on throttled samples may hide a change), "<prefix><label><suffix>: <note>".
+std::string throttle_lines(const CompareResult& r, const std::string& prefix,
+                           const std::string& suffix) {
+  std::string out;
+  for (const auto& p : r.points) {
+    if (p.throttle_note.empty()) continue;
+    out += fmt::format("{}{}{}: {}\n", prefix, p.key.label(), suffix, p.throttle_note);
+  }
+  return out;
+}
+
+size_t display_width(const std::string& text) {
+  // One column per UTF-8 code point ("µs" is 3 bytes, 2 columns).
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
+    return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  }));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Console table.
+
+std::string format_compare_table(const CompareResult& r) {
+  std::string out = "rooflinectl compare: " + header_line(r) + "\n";
+  for (const auto& w : r.warnings) out += "warning: " + w + "\n";
+
+  using Row = std::array<std::string, 9>;
+  std::vector<Row> rows = {
+      {"verdict", "operator", "L", "version", "base", "new", "change", "p adj", "counters"}};
+  for (const auto& p : r.points) {
+    const Cells c = cells(p);
+    rows.push_back({to_string(p.verdict), p.key.op, std::to_string(p.key.shape.seq_len),
+                    version_text(p), c.base, c.current, c.change, c.p_value, c.counters});
+  }
+  std::array<size_t, 9> widths{};
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
+  }
+  constexpr std::array<bool, 9> kRightAligned = {false, false, true, false, true,
+                                                 true,  true,  true, false};
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string fill(widths[i] - display_width(row[i]), ' ');
+      if (i > 0) line += "  ";
+      // The last column is not padded: trailing blanks only make copied output noisy.
+      if (i + 1 == row.size())
+        line += row[i];
+      else
+        line += kRightAligned[i] ? fill + row[i] : row[i] + fill;
+    }
+    out += line + "\n";
+  }
+  bool any_reason = false;
+  for (const auto& p : r.points) {
+    if (!has_reason_line(p)) continue;
+    if (!any_reason) out += "\n";
+    any_reason = true;
+    out += fmt::format("{}: {}: {}\n", to_string(p.verdict), p.key.label(), p.reason);
+  }
+  out += throttle_lines(r, "throttled: ", "");
+  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), summary_counts(r), r.exit_code());
+  return out;
+}
+
+std::string format_compare_markdown(const CompareResult& r) {
+  std::string out =
+      fmt::format("### rooflinectl compare: {} {}\n\n",
+                  r.regressions() > 0 ? "❌" : (r.exit_code() != 0 ? "⚠️" : "✅"), outcome(r));
+  out += fmt::format("{}.\n\n", header_line(r));
+  if (r.canary.machine_changed) {
+    out +=
+        "> **The machine changed** between the two runs (copy canary): read time verdicts "
+        "with care.\n>\n";
+  }
+  for (const auto& w : r.warnings) out += "> ⚠️ " + w + "\n";
+  if (!r.warnings.empty()) out += "\n";
+  out += fmt::format("**{}** points: {}.\n\n", r.points.size(), summary_counts(r));
+
+  auto table_header = [] {
+    return std::string(
+        "| verdict | operator | L | version | base | new | change | p (Holm) | counters |\n"
+        "|---|---|--:|---|--:|--:|--:|--:|---|\n");
+  };
+  auto table_row = [](const PointComparison& p) {
+    const Cells c = cells(p);
+    const std::string verdict =
+        is_regression(p.verdict) ? "**" + to_string(p.verdict) + "**" : to_string(p.verdict);
+    return fmt::format("| {} | `{}` | {} | `{}` | {} | {} | {} | {} | {} |\n", verdict, p.key.op,
+                       p.key.shape.seq_len, version_text(p), c.base, c.current, c.change, c.p_value,
+                       c.counters);
+  };
+
+  std::string notable;
+  std::string reasons;
+  for (const Verdict v : kVerdictOrder) {
+    if (v == Verdict::kSame) continue;
+    for (const auto& p : r.points) {
+      if (p.verdict != v) continue;
+      notable += table_row(p);
+      if (!has_reason_line(p)) continue;
+      reasons += fmt::format("- **{}** `{}`: {}\n", to_string(p.verdict), p.key.label(), p.reason);
+    }
+  }
+  if (!notable.empty()) out += table_header() + notable + "\n" + reasons + "\n";
+  if (const std::string throttled = throttle_lines(r, "- ⚠️ throttled: `", "`");
+      !throttled.empty()) {
+    out += throttled + "\n";
+  }
+
+  out += "<details><summary>All points</summary>\n\n" + table_header();
+  for (const auto& p : r.points) out += table_row(p);
+  out += "\n</details>\n";
+  return out;
+}
+
+nlohmann::ordered_json compare_to_json(const CompareResult& r) {
+  auto identity = [](const ReportIdentity& id) {
+    Json j;
+    j["tool_version"] = id.tool_version;
+    j["git_revision"] = id.git_revision;
+    j["timestamp_utc"] = id.timestamp_utc;
+    j["device_name"] = id.device_name;
+    return j;
+  };
+  Json j;
+  j["compare_schema_version"] = kCompareSchemaVersion;
+  j["base"] = identity(r.base);
+  j["new"] = identity(r.current);
+  Json options;
+  options["by"] = to_string(r.options.by);
+  options["time_threshold"] = number(r.options.time_threshold);
+  options["counter_threshold"] = number(r.options.counter_threshold);
+  options["traffic_threshold"] = number(r.options.traffic_threshold);
+  options["l2_threshold"] = number(r.options.l2_threshold);
+  options["strict"] = r.options.strict;
+  options["allow_different_gpu"] = r.options.allow_different_gpu;
+  options["mann_whitney_alpha"] = kMannWhitneyAlpha;
+  options["time_resolution_floor_s"] = kTimeResolutionFloorS;
+  options["clock_tolerance"] = kClockTolerance;
+  j["options"] = options;
+  Json canary;
+  canary["base_copy_bytes_per_s"] = number(r.canary.base_bytes_per_s);
+  canary["new_copy_bytes_per_s"] = number(r.canary.current_bytes_per_s);
+  canary["relative_change"] = number(r.canary.relative_change);
+  canary["machine_changed"] = r.canary.machine_changed;
+  j["canary"] = canary;
+  j["warnings"] = r.warnings;
+  Json summary;
+  for (const Verdict v : kVerdictOrder) summary[to_string(v)] = r.count(v);
+  summary["regressions"] = r.regressions();
+  summary["version_changed"] = r.version_changes();
+  j["summary"] = summary;
+  j["exit_code"] = r.exit_code();
+
+  Json points = Json::array();
+  for (const auto& p : r.points) {
+    Json point;
+    point["op"] = p.key.op;
+    point["version"] = p.key.version;
+    // The new report's version: null for a removed point; differs from "version" only across a
+    // version change (then the counter gate was off).
+    point["new_version"] = p.verdict == Verdict::kRemoved ? Json(nullptr)
+                           : p.version_changed()          ? Json(p.new_version)
+                                                          : Json(p.key.version);
+    point["version_changed"] = p.version_changed();
+    const Shape& s = p.key.shape;
+    point["shape"] = Json{{"batch", s.batch},
+                          {"heads", s.heads},
+                          {"kv_heads", s.kv_heads},
+                          {"head_dim", s.head_dim},
+                          {"seq_len", s.seq_len},
+                          {"causal", s.causal},
+                          {"dtype", to_string(s.dtype)},
+                          {"gelu_form", to_string(s.gelu_form)}};
+    point["verdict"] = to_string(p.verdict);
+    point["regression"] = is_regression(p.verdict);
+    point["reason"] = p.reason;
+    if (p.time) {
+      const TimeEvidence& t = *p.time;
+      Json time;
+      time["by"] = to_string(t.by);
+      // Seconds by time, fractions of the roof by roof.
+      time["base_median"] = number(t.base_median);
+      time["new_median"] = number(t.current_median);
+      time["relative_change"] = number(t.relative_change);
+      time["base_samples"] = t.base_samples;
+      time["new_samples"] = t.current_samples;
+      time["p_value"] = number(t.p_value);
+      time["p_value_exact"] = t.exact_p;
+      time["p_value_adjusted"] = number(t.p_value_adjusted);
+      time["family_size"] = t.family_size;
+      time["clock_scale"] = number(t.clock_scale);
+      time["base_sm_clock_hz"] = number(t.base_sm_clock_hz);
+      time["new_sm_clock_hz"] = number(t.current_sm_clock_hz);
+      point["time"] = time;
+    } else {
+      point["time"] = nullptr;
+    }
+    Json counters = Json::array();
+    for (const auto& k : p.counters) {
+      counters.push_back(Json{{"metric", k.metric},
+                              {"base", number(k.base)},
+                              {"new", number(k.current)},
+                              {"relative_change", number(k.relative_change)},
+                              {"beyond_threshold", k.beyond_threshold}});
+    }
+    point["counters"] = counters;
+    point["counter_note"] = p.counter_note;
+    point["traffic_note"] = p.traffic_note;
+    point["throttle_note"] = p.throttle_note;
+    points.push_back(point);
+  }
+  j["points"] = points;
+  return j;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,237 @@
+#include "render/csv_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "render/attention_summary.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::string number(std::optional<double> v) {
+  if (!v || !std::isfinite(*v)) return "";
+  return fmt::format("{}", *v);  // shortest round-trip representation
+}
+
+std::string quoted(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A figure of the placement (a double, or an optional one such as the L2 figures): nullopt
+// without a placement or where the figure is unknown.
+template <typename Field>
+std::optional<double> roof_value(const PointResult& p, Field RooflinePoint::*field) {
+  if (!p.roofline) return std::nullopt;
+  return (*p.roofline).*field;
+}
+
+/// One CSV column: its header name and its cell for a point of a report (the report for the
+/// per-run values, such as the device, repeated on every row).
+struct CsvColumn {
+  const char* name;
+  std::function<std::string(const Report&, const PointResult&)> value;
+};
+
+/// A column whose cell depends on the point alone.
+CsvColumn point_column(const char* name, std::function<std::string(const PointResult&)> value) {
+  return {name,
+          [value = std::move(value)](const Report&, const PointResult& p) { return value(p); }};
+}
+
+const std::vector<CsvColumn>& columns() {
+  static const std::vector<CsvColumn> kColumns = {
+      point_column("op", [](const PointResult& p) { return p.op; }),
+      point_column("version", [](const PointResult& p) { return p.version; }),
+      // The GPU is one per report; repeated on every row so that CSVs of several GPUs concatenate.
+      {"device", [](const Report& r, const PointResult&) { return r.device.name; }},
+      point_column("seq_len", [](const PointResult& p) { return std::to_string(p.shape.seq_len); }),
+      point_column("batch", [](const PointResult& p) { return std::to_string(p.shape.batch); }),
+      point_column("heads", [](const PointResult& p) { return std::to_string(p.shape.heads); }),
+      point_column("kv_heads",
+                   [](const PointResult& p) { return std::to_string(p.shape.kv_heads); }),
+      point_column("head_dim",
+                   [](const PointResult& p) { return std::to_string(p.shape.head_dim); }),
+      point_column("d_model",
+                   [](const PointResult& p) { return std::to_string(p.shape.d_model()); }),
+      point_column("dtype", [](const PointResult& p) { return to_string(p.shape.dtype); }),
+      point_column("gelu_form", [](const PointResult& p) { return to_string(p.shape.gelu_form); }),
+      point_column(
+          "causal",
+          [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
+      point_column("status", [](const PointResult& p) { return to_string(p.status); }),
+      point_column("reason", [](const PointResult& p) { return p.reason; }),
+      point_column("validation_passed",
+                   [](const PointResult& p) {
+                     return p.validation ? std::string(p.validation->passed ? "true" : "false")
+                                         : "";
+                   }),
+      point_column("time_median_s",
+                   [](const PointResult& p) {
+                     return p.timing ? number(p.timing->median_s) : std::string();
+                   }),
+      point_column(
+          "time_min_s",
+          [](const PointResult& p) { return p.timing ? number(p.timing->min_s) : std::string(); }),
+      point_column(
+          "time_max_s",
+          [](const PointResult& p) { return p.timing ? number(p.timing->max_s) : std::string(); }),
+      point_column("repetitions",
+                   [](const PointResult& p) {
+                     return p.timing ? std::to_string(p.timing->samples_s.size()) : std::string();
+                   }),
+      // Prefill latency is the median time of one forward pass; only prefill attention has one.
+      point_column("prefill_latency_s",
+                   [](const PointResult& p) {
+                     const bool prefill = p.op == kFlashAttentionOp || p.op == kNaiveAttentionOp;
+                     return prefill && p.timing ? number(p.timing->median_s) : std::string();
+                   }),
+      point_column("tokens_per_s", [](const PointResult& p) { return number(p.tokens_per_s); }),
+      point_column(
+          "flop", [](const PointResult& p) { return number(roof_value(p, &RooflinePoint::flop)); }),
+      point_column(
+          "dram_bytes",
+          [](const PointResult& p) { return number(roof_value(p, &RooflinePoint::dram_bytes)); }),
+      point_column("arithmetic_intensity_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(
+                         roof_value(p, &RooflinePoint::arithmetic_intensity_flop_per_byte));
+                   }),
+      point_column("l2_arithmetic_intensity_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(
+                         roof_value(p, &RooflinePoint::l2_arithmetic_intensity_flop_per_byte));
+                   }),
+      point_column("achieved_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::achieved_flop_per_s));
+                   }),
+      point_column("achieved_bytes_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::achieved_bytes_per_s));
+                   }),
+      point_column("achieved_l2_bytes_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::achieved_l2_bytes_per_s));
+                   }),
+      point_column("dram_attainable_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::dram_attainable_flop_per_s));
+                   }),
+      point_column("l2_attainable_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::l2_attainable_flop_per_s));
+                   }),
+      point_column("attainable_flop_per_s",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::attainable_flop_per_s));
+                   }),
+      point_column("fraction_of_roof",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::fraction_of_roof));
+                   }),
+      point_column("above_roof",
+                   [](const PointResult& p) {
+                     return p.roofline ? std::string(p.roofline->above_roof ? "true" : "false")
+                                       : std::string();
+                   }),
+      point_column("bound",
+                   [](const PointResult& p) {
+                     return p.roofline ? to_string(p.roofline->bound) : std::string();
+                   }),
+      point_column("binding_level",
+                   [](const PointResult& p) {
+                     return p.roofline ? to_string(p.roofline->binding_level) : std::string();
+                   }),
+      point_column("pipe",
+                   [](const PointResult& p) {
+                     return p.roofline ? to_string(p.roofline->roof.pipe) : std::string();
+                   }),
+      point_column("roof_peak_flop_per_s",
+                   [](const PointResult& p) {
+                     return p.roofline ? number(p.roofline->roof.peak_flop_per_s) : std::string();
+                   }),
+      point_column("roof_peak_bytes_per_s",
+                   [](const PointResult& p) {
+                     return p.roofline ? number(p.roofline->roof.peak_bytes_per_s) : std::string();
+                   }),
+      point_column("roof_source",
+                   [](const PointResult& p) {
+                     return p.roofline ? to_string(p.roofline->roof.source_kind) : std::string();
+                   }),
+      point_column("roof_l2_bytes_per_s",
+                   [](const PointResult& p) {
+                     return p.roofline ? number(p.roofline->roof.l2_bytes_per_s) : std::string();
+                   }),
+      point_column("roof_l2_source",
+                   [](const PointResult& p) {
+                     const auto kind = p.roofline ? p.roofline->roof.l2_source_kind : std::nullopt;
+                     return kind ? to_string(*kind) : std::string();
+                   }),
+      point_column("ridge_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::ridge_flop_per_byte));
+                   }),
+      point_column("l2_ridge_flop_per_byte",
+                   [](const PointResult& p) {
+                     return number(roof_value(p, &RooflinePoint::l2_ridge_flop_per_byte));
+                   }),
+      point_column(
+          "basis",
+          [](const PointResult& p) { return p.roofline ? p.roofline->basis : std::string(); }),
+      point_column("bytes_basis",
+                   [](const PointResult& p) {
+                     return p.roofline ? p.roofline->bytes_basis : std::string();
+                   }),
+      point_column(
+          "sm_throughput_fraction",
+          [](const PointResult& p) { return number(p.counters.total.sm_throughput_fraction); }),
+      point_column(
+          "dram_throughput_fraction",
+          [](const PointResult& p) { return number(p.counters.total.dram_throughput_fraction); }),
+      point_column("l2_bytes",
+                   [](const PointResult& p) { return number(p.counters.total.l2_bytes); }),
+      point_column("peak_device_memory_bytes",
+                   [](const PointResult& p) { return number(p.peak_device_memory_bytes); }),
+      point_column("device_bytes_needed",
+                   [](const PointResult& p) { return std::to_string(p.device_bytes_needed); }),
+      point_column("analytic_flop", [](const PointResult& p) { return number(p.analytic.flop); }),
+      point_column("analytic_min_dram_bytes",
+                   [](const PointResult& p) { return number(p.analytic.min_dram_bytes); }),
+      point_column("analytic_implemented_dram_bytes",
+                   [](const PointResult& p) { return number(p.analytic.implemented_dram_bytes); }),
+  };
+  return kColumns;
+}
+
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& c : columns()) names.emplace_back(c.name);
+    return names;
+  }();
+  return kNames;
+}
+
+std::string format_csv_report(const Report& report) {
+  std::string out;
+  for (size_t i = 0; i < csv_columns().size(); ++i) out += (i ? "," : "") + csv_columns()[i];
+  out += "\n";
+  for (const auto& p : report.points) {
+    const auto& cols = columns();
+    for (size_t i = 0; i < cols.size(); ++i) {
+      out += (i ? "," : "") + quoted(cols[i].value(report, p));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,233 @@
+#include "render/model_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+namespace rooflinectl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kMB = 1e6;  // decimal megabytes, the unit of the seeds' worked example
+
+std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string opt_number(const std::optional<double>& v, double scale, int decimals) {
+  return v ? fixed(*v / scale, decimals) : "-";
+}
+
+std::string format_time(const std::optional<double>& s) {
+  if (!s) return "-";
+  if (*s < 1e-3) return fmt::format("{:.1f} µs", *s * 1e6);
+  if (*s < 1.0) return fmt::format("{:.2f} ms", *s * 1e3);
+  return fmt::format("{:.3f} s", *s);
+}
+
+std::string shape_line(const Shape& s) {
+  return fmt::format("B={} H={} H_kv={} d={} d_model={} {} {} gelu={}", s.batch, s.heads,
+                     s.kv_heads, s.head_dim, s.d_model(), to_string(s.dtype),
+                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form));
+}
+
+Json spec_value(const SpecValue& v) {
+  if (!is_known(v)) return Json(nullptr);
+  return Json{{"value", v.value}, {"source", v.source}};
+}
+
+void put_optional(Json& j, const std::string& key, const std::optional<double>& v,
+                  const std::string& reason) {
+  if (v && std::isfinite(*v)) {
+    j[key] = *v;
+    return;
+  }
+  j[key] = nullptr;
+  j[key + "_null_reason"] = reason;
+}
+
+}  // namespace
+
+std::string format_model_table(const ModelReport& r) {
+  std::string out;
+  const GpuSpec& g = r.gpu;
+  out += fmt::format("rooflinectl model: {} ({}), datasheet figures only, nothing measured\n",
+                     g.name, g.id);
+  out += fmt::format("  DRAM   {:.2f} TB/s  [{}]\n", g.hbm_bytes_per_s.value / 1e12,
+                     g.hbm_bytes_per_s.source);
+  std::set<std::string> roofs_shown;
+  for (const auto& p : r.points) {
+    if (!p.roof) continue;
+    const std::string label =
+        p.pipe == Pipe::kTensor ? "tensor " + to_string(p.shape.dtype) : "fp32";
+    if (!roofs_shown.insert(label).second) continue;
+    out += fmt::format("  {:<11} {:.1f} TFLOP/s, ridge {:.1f} FLOP/B  [{}]\n", label,
+                       p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);
+  }
+  out += fmt::format("  shape: {}\n\n", shape_line(r.base));
+
+  out +=
+      "predicted (min bytes: inputs read once, outputs written once; impl: as implemented, "
+      "flash without L2 reuse)\n";
+  out += fmt::format(
+      "{:<17} {:>6} {:>10} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
+      "operator", "L", "GFLOP", "min MB", "impl MB", "I min", "I impl", "TF min", "TF impl",
+      "time >=", "time impl", "bnd min", "bnd impl");
+  std::set<std::string> reasons;
+  for (const auto& p : r.points) {
+    out += fmt::format(
+        "{:<17} {:>6} {:>10} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
+        p.op, p.shape.seq_len, fixed(p.analytic.flop / 1e9, 2),
+        fixed(p.analytic.min_dram_bytes / kMB, 2),
+        fixed(p.analytic.implemented_dram_bytes / kMB, 2), fixed(p.min_intensity_flop_per_byte, 1),
+        fixed(p.implemented_intensity_flop_per_byte, 1),
+        opt_number(p.min_attainable_flop_per_s, 1e12, 1),
+        opt_number(p.attainable_flop_per_s, 1e12, 1), format_time(p.time_lower_bound_s),
+        format_time(p.implemented_time_s), p.min_bound ? to_string(*p.min_bound) : "-",
+        p.bound ? to_string(*p.bound) : "-");
+    if (!p.roof) reasons.insert(p.roof_null_reason);
+  }
+  for (const auto& reason : reasons) out += fmt::format("  no roof: {}\n", reason);
+  out +=
+      "  I = FLOP/byte; TF = attainable min(peak, I x BW) in TFLOP/s; time >= and bnd min use "
+      "the min bytes (no implementation does better), time impl and bnd impl the implemented "
+      "bytes. flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
+      "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
+      "measured DRAM bytes (sweep) sit near min\n\n";
+
+  out += fmt::format("attention memory (MB = 1e6 bytes; {} = {} bytes/element)\n",
+                     to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
+  out += fmt::format("{:>6} {:>12} {:>14} {:>16} {:>16} {:>12} {:>6}\n", "L", "S/head MB",
+                     "S+P/head MB", "S+P all MB", "naive total MB", "KV cache MB", "fits");
+  for (const auto& m : r.memory) {
+    out += fmt::format("{:>6} {:>12} {:>14} {:>16} {:>16} {:>12} {:>6}\n", m.seq_len,
+                       fixed(m.s_bytes_per_head / kMB, 2), fixed(m.s_and_p_bytes_per_head / kMB, 2),
+                       fixed(m.s_and_p_bytes_total / kMB, 1),
+                       fixed(m.naive_attention_bytes / kMB, 1), fixed(m.kv_cache_bytes / kMB, 2),
+                       m.naive_attention_bytes <= g.memory_bytes.value ? "yes" : "no");
+  }
+  out += fmt::format(
+      "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GB: {}\n",
+      g.memory_bytes.value / 1e9, r.max_naive_seq_len);
+  out += "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
+
+  if (!r.flash_io.empty()) {
+    out += fmt::format(
+        "\nflash attention IO bound (FlashAttention Thm 2, FA2 Alg. 1; M = {:.0f} KB shared memory "
+        "per SM, cc {}.{})\n",
+        *r.sram_bytes / 1024.0, g.cc_major, g.cc_minor);
+    out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", "L", "min MB",
+                       "paper Br", "paper MB", "kernel Br", "kernel MB", "Theta MB");
+    for (const auto& [seq_len, io] : r.flash_io) {
+      Shape shape = r.base;
+      shape.seq_len = seq_len;
+      const double min_bytes = analytic_model("flash_attention", shape).min_dram_bytes;
+      out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
+                         fixed(min_bytes / kMB, 1), io.paper_query_tile_rows,
+                         fixed(io.paper_io_bytes / kMB, 1), io.kernel_query_tile_rows,
+                         fixed(io.kernel_io_bytes / kMB, 1), fixed(io.theta_bytes / kMB, 1));
+    }
+    out +=
+        "  paper/kernel MB: Q, O, LSE once plus K and V once per query tile of Br rows (no L2 "
+        "reuse); Theta = B*H*L^2*d^2/M*e with constant 1\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
+  Json j;
+  j["model_schema_version"] = kModelSchemaVersion;
+  const GpuSpec& g = r.gpu;
+  Json gpu;
+  gpu["id"] = g.id;
+  gpu["name"] = g.name;
+  gpu["cc_major"] = g.cc_major;
+  gpu["cc_minor"] = g.cc_minor;
+  gpu["sm_count"] = g.sm_count;
+  gpu["memory_bytes"] = spec_value(g.memory_bytes);
+  gpu["hbm_bytes_per_s"] = spec_value(g.hbm_bytes_per_s);
+  gpu["l2_bytes"] = spec_value(g.l2_bytes);
+  gpu["boost_clock_hz"] = spec_value(g.boost_clock_hz);
+  Json tensor = Json::object();
+  for (const auto& [dtype, v] : g.dense_tensor_flop_per_s) tensor[dtype] = spec_value(v);
+  gpu["dense_tensor_flop_per_s"] = tensor;
+  gpu["fp32_flop_per_s"] = spec_value(g.fp32_flop_per_s);
+  gpu["fp64_flop_per_s"] = spec_value(g.fp64_flop_per_s);
+  j["gpu"] = gpu;
+  j["shape"] = Json{{"batch", r.base.batch},
+                    {"heads", r.base.heads},
+                    {"kv_heads", r.base.kv_heads},
+                    {"head_dim", r.base.head_dim},
+                    {"causal", r.base.causal},
+                    {"dtype", to_string(r.base.dtype)},
+                    {"gelu_form", to_string(r.base.gelu_form)}};
+  j["seq_lens"] = r.seq_lens;
+
+  Json points = Json::array();
+  for (const auto& p : r.points) {
+    Json q;
+    q["op"] = p.op;
+    q["seq_len"] = p.shape.seq_len;
+    q["pipe"] = to_string(p.pipe);
+    q["flop"] = p.analytic.flop;
+    q["min_dram_bytes"] = p.analytic.min_dram_bytes;
+    q["implemented_dram_bytes"] = p.analytic.implemented_dram_bytes;
+    q["flop_formula"] = p.analytic.flop_formula;
+    q["bytes_formula"] = p.analytic.bytes_formula;
+    q["min_intensity_flop_per_byte"] = p.min_intensity_flop_per_byte;
+    q["implemented_intensity_flop_per_byte"] = p.implemented_intensity_flop_per_byte;
+    const std::string reason = p.roof_null_reason;
+    if (p.roof) {
+      q["roof"] = Json{{"peak_flop_per_s", p.roof->peak_flop_per_s},
+                       {"peak_bytes_per_s", p.roof->peak_bytes_per_s},
+                       {"source", p.roof->source}};
+    } else {
+      q["roof"] = nullptr;
+      q["roof_null_reason"] = reason;
+    }
+    put_optional(q, "ridge_flop_per_byte", p.ridge_flop_per_byte, reason);
+    put_optional(q, "attainable_flop_per_s", p.attainable_flop_per_s, reason);
+    put_optional(q, "min_attainable_flop_per_s", p.min_attainable_flop_per_s, reason);
+    put_optional(q, "time_lower_bound_s", p.time_lower_bound_s, reason);
+    put_optional(q, "implemented_time_s", p.implemented_time_s, reason);
+    q["bound"] = p.bound ? Json(to_string(*p.bound)) : Json(nullptr);
+    q["min_bound"] = p.min_bound ? Json(to_string(*p.min_bound)) : Json(nullptr);
+    points.push_back(q);
+  }
+  j["points"] = points;
+
+  Json memory = Json::array();
+  for (const auto& m : r.memory) {
+    memory.push_back(Json{{"seq_len", m.seq_len},
+                          {"s_bytes_per_head", m.s_bytes_per_head},
+                          {"s_and_p_bytes_per_head", m.s_and_p_bytes_per_head},
+                          {"s_and_p_bytes_total", m.s_and_p_bytes_total},
+                          {"qkvo_bytes", m.qkvo_bytes},
+                          {"naive_attention_bytes", m.naive_attention_bytes},
+                          {"kv_cache_bytes", m.kv_cache_bytes},
+                          {"naive_fits_memory", m.naive_attention_bytes <= g.memory_bytes.value}});
+  }
+  j["memory"] = memory;
+  j["max_naive_attention_seq_len"] = r.max_naive_seq_len;
+  put_optional(j, "sram_bytes", r.sram_bytes,
+               fmt::format("compute capability {}.{} not in the shared-memory table", g.cc_major,
+                           g.cc_minor));
+  Json flash = Json::array();
+  for (const auto& [seq_len, io] : r.flash_io) {
+    flash.push_back(Json{{"seq_len", seq_len},
+                         {"paper_query_tile_rows", io.paper_query_tile_rows},
+                         {"paper_io_bytes", io.paper_io_bytes},
+                         {"kernel_query_tile_rows", io.kernel_query_tile_rows},
+                         {"kernel_key_tile_cols", io.kernel_key_tile_cols},
+                         {"kernel_io_bytes", io.kernel_io_bytes},
+                         {"theta_bytes", io.theta_bytes}});
+  }
+  j["flash_io"] = flash;
+  return j;
+}
+
+std::string model_report_to_json_text(const ModelReport& report) {
+  return model_report_to_json(report).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rooflinectl

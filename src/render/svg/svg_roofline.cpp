@@ -1,0 +1,668 @@
+#include "render/svg/svg_roofline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "render/bytes_basis_text.hpp"
+#include "render/svg/svg_common.hpp"
+#include "render/value_format.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// Canvas and plot area, px. The legend sits right of the plot.
+constexpr double kWidth = 1000;
+constexpr double kHeight = 660;
+constexpr double kPlotLeft = 88;
+constexpr double kPlotRight = 735;
+constexpr double kPlotTop = 92;
+constexpr double kPlotBottom = 568;
+constexpr double kLegendX = 762;
+constexpr double kMarkerRadius = 5.5;
+constexpr double kTitlePx = 18;
+constexpr double kSubtitlePx = 12;
+constexpr double kTickPx = 12;
+constexpr double kLabelPx = 11;
+// Shortest L is drawn this far towards white; the longest keeps the operator's full colour.
+constexpr double kLightestShade = 0.8;
+// Head room around the data on the log axes, as a factor, so no marker sits on the frame.
+constexpr double kAxisMargin = 2.0;
+constexpr const char* kInk = "#333333";
+constexpr size_t kMaxNoteChars = 150;
+constexpr double kPi = 3.14159265358979323846;
+// Labels farther than this from their marker get a leader line.
+constexpr double kLeaderMinPx = 14;
+
+struct PlacedPoint {
+  const PointResult* point;
+  double x;
+  double y;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+bool placed(const PointResult& p) {
+  return p.roofline && std::isfinite(p.roofline->arithmetic_intensity_flop_per_byte) &&
+         std::isfinite(p.roofline->achieved_flop_per_s) &&
+         p.roofline->arithmetic_intensity_flop_per_byte > 0 && p.roofline->achieved_flop_per_s > 0;
+}
+
+// Baseline of text drawn in a placer box of height 1.2 em.
+double baseline(const Box& box, double font_px) { return box.y0 + font_px * 0.95; }
+
+std::string halo() { return R"(stroke="#FFFFFF" stroke-width="3" paint-order="stroke")"; }
+
+// Rank of each L among the report's distinct lengths, as a shade amount (longest → 0).
+std::map<int64_t, double> shades(const Report& report) {
+  std::set<int64_t> lengths;
+  for (const auto& p : report.points) lengths.insert(p.shape.seq_len);
+  std::map<int64_t, double> out;
+  size_t i = 0;
+  for (const int64_t l : lengths) {
+    const double t = lengths.size() > 1 ? static_cast<double>(i++) / (lengths.size() - 1) : 1.0;
+    out[l] = kLightestShade * (1.0 - t);
+  }
+  return out;
+}
+
+std::string truncated(const std::string& text) {
+  if (text.size() <= kMaxNoteChars) return text;
+  size_t end = kMaxNoteChars;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "…";
+}
+
+// The median L2 roof of the placed points that have one, and its source kinds.
+void chart_l2_roof(const Report& report, ChartRoofs& roofs) {
+  std::vector<double> l2;
+  std::vector<RoofSource> kinds;
+  for (const auto& p : report.points) {
+    if (!placed(p)) continue;
+    const Roof& roof = p.roofline->roof;
+    if (!roof.l2_bytes_per_s || !std::isfinite(*roof.l2_bytes_per_s) || !roof.l2_source_kind) {
+      continue;
+    }
+    l2.push_back(*roof.l2_bytes_per_s);
+    if (std::find(kinds.begin(), kinds.end(), *roof.l2_source_kind) == kinds.end())
+      kinds.push_back(*roof.l2_source_kind);
+  }
+  if (l2.empty()) return;
+  roofs.l2_bytes_per_s = median(l2);
+  for (const RoofSource kind : kinds) {
+    roofs.l2_kinds += (roofs.l2_kinds.empty() ? "" : ", ") + to_string(kind);
+  }
+}
+
+}  // namespace
+
+ChartRoofs chart_roofs(const Report& report) {
+  std::vector<double> tensor, fp32, dram;
+  std::vector<RoofSource> kinds;
+  for (const auto& p : report.points) {
+    if (!placed(p)) continue;
+    const Roof& roof = p.roofline->roof;
+    if (std::find(kinds.begin(), kinds.end(), roof.source_kind) == kinds.end())
+      kinds.push_back(roof.source_kind);
+    if (std::isfinite(roof.peak_flop_per_s) && roof.peak_flop_per_s > 0) {
+      (roof.pipe == Pipe::kTensor ? tensor : fp32).push_back(roof.peak_flop_per_s);
+    }
+    if (std::isfinite(roof.peak_bytes_per_s) && roof.peak_bytes_per_s > 0) {
+      dram.push_back(roof.peak_bytes_per_s);
+    }
+  }
+  ChartRoofs roofs;
+  chart_l2_roof(report, roofs);
+  if (!tensor.empty()) roofs.tensor_flop_per_s = median(tensor);
+  if (!fp32.empty()) roofs.fp32_flop_per_s = median(fp32);
+  if (!dram.empty()) roofs.dram_bytes_per_s = median(dram);
+  for (const RoofSource kind : kinds) {
+    const char* words = kind == RoofSource::kMeasured ? "measured benchmarks"
+                        : kind == RoofSource::kDatasheet
+                            ? "datasheet (configs/gpus)"
+                            : "counters peak_sustained × clock measured per kernel";
+    roofs.kinds += (roofs.kinds.empty() ? "" : "; ") + std::string(words);
+  }
+  return roofs;
+}
+
+std::vector<std::string> points_without_roofline(const Report& report) {
+  std::vector<std::string> out;
+  for (const auto& p : report.points) {
+    if (placed(p)) continue;
+    std::string why = p.status != PointStatus::kOk ? to_string(p.status) : p.roofline_null_reason;
+    if (why.empty()) why = "no roofline placement";
+    out.push_back(fmt::format("{} L={}: {}", p.op, p.shape.seq_len, why));
+  }
+  return out;
+}
+
+namespace {
+
+// The axis ranges of the log-log chart.
+struct Axes {
+  double x_lo = 1e-1, x_hi = 1e4, y_lo = 1e11, y_hi = 1e16;
+};
+
+// A point drawn at its FLOP per L2 byte too: its L2 bytes are known.
+bool has_l2_marker(const PointResult& p) {
+  const std::optional<double>& i = p.roofline->l2_arithmetic_intensity_flop_per_byte;
+  return i && std::isfinite(*i) && *i > 0;
+}
+
+// Every marker (DRAM and L2), every roof and every ridge point inside, with head room.
+Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs& roofs) {
+  Axes axes;
+  if (points.empty()) return axes;
+  std::vector<double> xs, ys;
+  for (const auto* p : points) {
+    xs.push_back(p->roofline->arithmetic_intensity_flop_per_byte);
+    if (has_l2_marker(*p)) xs.push_back(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    ys.push_back(p->roofline->achieved_flop_per_s);
+  }
+  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+    if (!peak) continue;
+    ys.push_back(*peak);
+    for (const auto& bw : {roofs.dram_bytes_per_s, roofs.l2_bytes_per_s}) {
+      if (bw) xs.push_back(*peak / *bw);
+    }
+  }
+  axes.x_lo = nice_floor_125(*std::min_element(xs.begin(), xs.end()) / kAxisMargin);
+  axes.x_hi = nice_ceil_125(*std::max_element(xs.begin(), xs.end()) * kAxisMargin);
+  axes.y_lo = nice_floor_125(*std::min_element(ys.begin(), ys.end()) / kAxisMargin);
+  axes.y_hi = nice_ceil_125(*std::max_element(ys.begin(), ys.end()) * kAxisMargin);
+  return axes;
+}
+
+// A bandwidth roof, drawn as a slope.
+struct SlantedRoof {
+  double bytes_per_s = 0;
+  const char* css_class = "";  // "roof-hbm", "roof-l2"
+  std::string text;            // its label
+  const char* dash = "";       // extra line attributes, e.g. a dash array
+};
+
+// The slope from the chart's left edge up to `highest_peak`, labelled just above it at the first
+// of a few positions whose footprint (small boxes along the rotated text) covers the fewest of
+// `avoid` (the markers and earlier slope labels), to which that footprint is then added. The line
+// and its label are reserved in `labels`, so point labels keep off them.
+std::string slanted_roof_svg(const SlantedRoof& roof, const Scale& sx, const Scale& sy,
+                             const Axes& axes, double highest_peak, std::vector<Box>& avoid,
+                             LabelPlacer& labels) {
+  const double bw = roof.bytes_per_s;
+  const double i0 = std::max(axes.x_lo, axes.y_lo / bw);
+  const double i1 = std::min(axes.x_hi, highest_peak / bw);
+  if (!(i1 > i0)) return "";
+  const double x0 = sx(i0), y0 = sy(i0 * bw), x1 = sx(i1), y1 = sy(i1 * bw);
+  std::string svg = fmt::format(
+      R"(<line class="{}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
+      "\n",
+      roof.css_class, x0, y0, x1, y1, kInk, roof.dash);
+  const double length = std::hypot(x1 - x0, y1 - y0);
+  for (double t = 0; t <= length; t += 6) {
+    const double x = x0 + (x1 - x0) * t / length, y = y0 + (y1 - y0) * t / length;
+    labels.reserve(Box{x - 3, y - 3, x + 3, y + 3});
+  }
+  const double angle = std::atan2(y1 - y0, x1 - x0);
+  const double w = text_width_px(roof.text, kLabelPx);
+  const double nx = std::sin(angle) * 7, ny = -std::cos(angle) * 7;  // 7 px off the line
+  const auto footprint = [&](double t) {
+    std::vector<Box> boxes;
+    const double bx = x0 + (x1 - x0) * t + nx, by = y0 + (y1 - y0) * t + ny;
+    for (double u = 0; u <= w; u += 5) {
+      // Centre of the glyphs: half a font height above the baseline, perpendicular to it.
+      const double cx = bx + std::cos(angle) * u + std::sin(angle) * kLabelPx * 0.4;
+      const double cy = by + std::sin(angle) * u - std::cos(angle) * kLabelPx * 0.4;
+      boxes.push_back(Box{cx - 4, cy - 4, cx + 4, cy + 4});
+    }
+    return boxes;
+  };
+  const auto covered = [&](const std::vector<Box>& boxes) {
+    size_t n = 0;
+    for (const auto& m : avoid) {
+      n += std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.overlaps(m); });
+    }
+    return n;
+  };
+  double best_t = 0.5;
+  size_t best_covered = SIZE_MAX;
+  for (const double t : {0.5, 0.65, 0.35, 0.8, 0.2}) {
+    const size_t n = covered(footprint(t));
+    if (n < best_covered) {
+      best_t = t;
+      best_covered = n;
+    }
+  }
+  const double lx = x0 + (x1 - x0) * best_t + nx, ly = y0 + (y1 - y0) * best_t + ny;
+  svg +=
+      text_svg(lx, ly, roof.text, kLabelPx, "start",
+               fmt::format(
+                   R"svg(class="roof-label" fill="{}" transform="rotate({:.2f} {:.1f} {:.1f})")svg",
+                   kInk, angle * 180.0 / kPi, lx, ly)) +
+      "\n";
+  for (const auto& box : footprint(best_t)) {
+    labels.reserve(box);
+    avoid.push_back(box);
+  }
+  return svg;
+}
+
+// The second marker of the hierarchical roofline: for each point with L2 bytes, a hollow marker of
+// its operator's colour at its FLOP per L2 byte and the same FLOP/s, joined to its DRAM marker by
+// a thin line. Reserved in `labels`.
+std::string l2_markers_svg(const std::vector<std::string>& ops,
+                           const std::map<std::string, std::vector<PlacedPoint>>& series,
+                           const Scale& sx, LabelPlacer& labels) {
+  std::string links, markers;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto it = series.find(ops[i]);
+    if (it == series.end()) continue;
+    const SeriesStyle style = operator_style(ops[i], i);
+    for (const auto& pp : it->second) {
+      if (!has_l2_marker(*pp.point)) continue;
+      const double x = sx(*pp.point->roofline->l2_arithmetic_intensity_flop_per_byte);
+      links += fmt::format(
+          R"(<line class="l2-link" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="0.8" stroke-opacity="0.7"/>)"
+          "\n",
+          pp.x, pp.y, x, pp.y, style.colour);
+      markers += marker_svg(style.shape, x, pp.y, kMarkerRadius, "#FFFFFF", style.colour,
+                            fmt::format(R"(class="point-l2" data-op="{}" data-seq-len="{}")",
+                                        xml_escape(ops[i]), pp.point->shape.seq_len)) +
+                 "\n";
+      labels.reserve_marker(x, pp.y, kMarkerRadius);
+    }
+  }
+  if (markers.empty()) return "";
+  return "<g class=\"l2-markers\">\n" + links + markers + "</g>\n";
+}
+
+// Legend: operators, the L shading, the ridge symbol and, for a hierarchical chart, what the
+// hollow markers are.
+std::string legend_svg(const std::vector<std::string>& ops, const std::map<int64_t, double>& shade,
+                       bool any_ridge, bool any_l2_marker) {
+  std::string svg = "<g class=\"legend\">\n";
+  double y = kPlotTop + 8;
+  svg += text_svg(kLegendX, y, "Operator", 13, "start", R"(font-weight="bold")") + "\n";
+  y += 22;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const SeriesStyle style = operator_style(ops[i], i);
+    svg += marker_svg(style.shape, kLegendX + 7, y - 4, kMarkerRadius, style.colour, style.colour,
+                      R"(class="legend-marker")") +
+           "\n";
+    svg += text_svg(kLegendX + 20, y, display_name(ops[i]), 12, "start") + "\n";
+    y += 21;
+  }
+  if (!shade.empty()) {
+    y += 12;
+    svg += text_svg(kLegendX, y, "Sequence length L", 13, "start", R"(font-weight="bold")") + "\n";
+    y += 20;
+    double x = kLegendX + 7;
+    const double step = std::min(26.0, 190.0 / static_cast<double>(shade.size()));
+    for (const auto& [l, amount] : shade) {
+      svg += marker_svg(MarkerShape::kCircle, x, y - 4, kMarkerRadius, lighten("#555555", amount),
+                        "#555555", "") +
+             "\n";
+      x += step;
+    }
+    y += 18;
+    svg += text_svg(kLegendX + 2, y, std::to_string(shade.begin()->first), 11, "start") + "\n";
+    if (shade.size() > 1) {
+      svg += text_svg(x - step + 8, y, std::to_string(shade.rbegin()->first), 11, "end") + "\n";
+    }
+    y += 18;
+    svg +=
+        text_svg(kLegendX, y, "lighter = shorter L; numbers at", 11, "start", R"(fill="#555555")") +
+        "\n";
+    y += 15;
+    svg +=
+        text_svg(kLegendX, y, "the points: their L (ends only)", 11, "start", R"(fill="#555555")") +
+        "\n";
+  }
+  if (any_ridge) {
+    y += 30;
+    svg += fmt::format(
+        R"(<circle cx="{}" cy="{}" r="4" fill="#FFFFFF" stroke="{}" stroke-width="1.6"/>)"
+        "\n",
+        kLegendX + 7, y - 4, kInk);
+    svg += text_svg(kLegendX + 20, y, "ridge point I* = peak / BW", 12, "start") + "\n";
+    y += 18;
+    svg +=
+        text_svg(kLegendX, y, "left of it: memory-bound", 11, "start", R"(fill="#555555")") + "\n";
+  }
+  if (any_l2_marker) {
+    y += 30;
+    svg +=
+        fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#555555" stroke-width="0.8"/>)"
+                    "\n",
+                    kLegendX + 7, y - 4, kLegendX + 27, y - 4);
+    svg += marker_svg(MarkerShape::kCircle, kLegendX + 7, y - 4, kMarkerRadius, "#FFFFFF",
+                      "#555555", R"(class="legend-marker-l2")") +
+           "\n";
+    svg += marker_svg(MarkerShape::kCircle, kLegendX + 27, y - 4, kMarkerRadius, "#555555",
+                      "#555555", "") +
+           "\n";
+    svg += text_svg(kLegendX + 40, y, "hierarchical roofline", 12, "start") + "\n";
+    for (const char* line : {"hollow: the point at FLOP per L2", "byte, same FLOP/s, under the",
+                             "dashed L2 slope (Nsight Compute)"}) {
+      y += 15;
+      svg += text_svg(kLegendX, y, line, 11, "start", R"(fill="#555555")") + "\n";
+    }
+  }
+  return svg + "</g>\n";
+}
+
+}  // namespace
+
+std::string roofline_svg(const Report& report) {
+  const ChartRoofs roofs = chart_roofs(report);
+  std::vector<const PointResult*> points;
+  for (const auto& p : report.points) {
+    if (placed(p)) points.push_back(&p);
+  }
+  const bool any_l2_marker =
+      std::any_of(points.begin(), points.end(), [](const auto* p) { return has_l2_marker(*p); });
+
+  const Axes axes = axis_ranges(points, roofs);
+  const double x_lo = axes.x_lo, x_hi = axes.x_hi, y_lo = axes.y_lo, y_hi = axes.y_hi;
+  const Scale sx = Scale::log10(x_lo, x_hi, kPlotLeft, kPlotRight);
+  const Scale sy = Scale::log10(y_lo, y_hi, kPlotBottom, kPlotTop);
+
+  const DeviceRecord& d = report.device;
+  const Shape& base = report.config.base;
+  const std::string gpu = d.name.empty() ? "unknown GPU" : d.name;
+  std::string svg = svg_open(kWidth, kHeight, "Roofline of the rooflinectl sweep on " + gpu);
+
+  // Title block.
+  svg += text_svg(
+      kPlotLeft, 32,
+      fmt::format("Roofline: {} (cc {}.{}, {} SMs)", gpu, d.cc_major, d.cc_minor, d.sm_count),
+      kTitlePx, "start", R"(font-weight="bold" class="title")");
+  svg += text_svg(kPlotLeft, 54,
+                  fmt::format("{} points · B = {}, H = {}, H_kv = {}, d = {}, {}, {} · sweep of {}",
+                              points.size(), base.batch, base.heads, base.kv_heads, base.head_dim,
+                              to_string(base.dtype), base.causal ? "causal" : "non-causal",
+                              report.timestamp_utc),
+                  kSubtitlePx, "start", R"(fill="#555555")");
+  const size_t analytic = std::count_if(
+      points.begin(), points.end(), [](const auto* p) { return p->roofline->basis == "analytic"; });
+  svg +=
+      text_svg(kPlotLeft, 72,
+               fmt::format("Roofs: {}{}, median over points. FLOPs and DRAM bytes: {}",
+                           roofs.kinds.empty() ? "none" : roofs.kinds,
+                           roofs.l2_bytes_per_s ? " (L2: " + roofs.l2_kinds + ")" : "",
+                           analytic ? fmt::format("counters ({} from the analytic model)", analytic)
+                                    : std::string("hardware counters")) +
+                   bytes_basis_short(report),
+               kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
+
+  // Grid, frame and ticks.
+  svg += R"(<g class="grid" stroke-width="1">)"
+         "\n";
+  // Vertical grid lines at x ticks, horizontal ones at y ticks: minor decades first, then decades.
+  const auto vertical_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)"
+                         "\n",
+                         sx(v), kPlotTop, kPlotBottom, colour);
+    }
+  };
+  const auto horizontal_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)"
+                         "\n",
+                         sy(v), kPlotLeft, kPlotRight, colour);
+    }
+  };
+  vertical_lines(log_minor_ticks(x_lo, x_hi), "#F0F0F0");
+  horizontal_lines(log_minor_ticks(y_lo, y_hi), "#F0F0F0");
+  vertical_lines(decade_ticks(x_lo, x_hi), "#D6D6D6");
+  horizontal_lines(decade_ticks(y_lo, y_hi), "#D6D6D6");
+  svg += "</g>\n";
+  svg += fmt::format(
+      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
+      "\n",
+      kPlotLeft, kPlotTop, kPlotRight - kPlotLeft, kPlotBottom - kPlotTop, kInk);
+  svg += R"(<g class="axis x">)"
+         "\n";
+  for (const double v : decade_ticks(x_lo, x_hi)) {
+    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)", sx(v),
+                       kPlotBottom, kPlotBottom + 5, kInk);
+    svg += text_svg(sx(v), kPlotBottom + 20, format_tick(v), kTickPx, "middle", R"(class="tick")") +
+           "\n";
+  }
+  svg += text_svg((kPlotLeft + kPlotRight) / 2, kPlotBottom + 46,
+                  any_l2_marker ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
+                                  "markers: of L2 traffic; log scale)"
+                                : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
+                  13, "middle", R"(class="axis-title")");
+  svg += "\n</g>\n";
+  svg += R"(<g class="axis y">)"
+         "\n";
+  for (const double v : decade_ticks(y_lo, y_hi)) {
+    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)", sy(v),
+                       kPlotLeft - 5, kPlotLeft, kInk);
+    svg += text_svg(kPlotLeft - 9, sy(v) + 4, format_tick(v / 1e12), kTickPx, "end",
+                    R"(class="tick")") +
+           "\n";
+  }
+  const double y_title_x = 26;
+  const double y_title_y = (kPlotTop + kPlotBottom) / 2;
+  svg += text_svg(y_title_x, y_title_y, "Performance (TFLOP/s, log scale)", 13, "middle",
+                  fmt::format(R"svg(class="axis-title" transform="rotate(-90 {} {})")svg",
+                              y_title_x, y_title_y));
+  svg += "\n</g>\n";
+
+  LabelPlacer labels(Box{kPlotLeft + 2, kPlotTop + 2, kPlotRight - 2, kPlotBottom - 2});
+  std::vector<Box> marker_boxes;  // where the markers will be, so roof labels can avoid them
+  for (const auto* p : points) {
+    const double x = sx(p->roofline->arithmetic_intensity_flop_per_byte),
+                 y = sy(p->roofline->achieved_flop_per_s);
+    marker_boxes.push_back(
+        Box{x - kMarkerRadius, y - kMarkerRadius, x + kMarkerRadius, y + kMarkerRadius});
+    if (!has_l2_marker(*p)) continue;
+    const double x_l2 = sx(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    marker_boxes.push_back(
+        Box{x_l2 - kMarkerRadius, y - kMarkerRadius, x_l2 + kMarkerRadius, y + kMarkerRadius});
+  }
+  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+    if (!peak || !roofs.dram_bytes_per_s) continue;
+    const double x = sx(*peak / *roofs.dram_bytes_per_s), y = sy(*peak);  // the ridge marker
+    marker_boxes.push_back(Box{x - 5, y - 5, x + 5, y + 5});
+  }
+
+  // Roofs: the HBM slope (and the L2 slope) up to the highest ridge, then one flat roof per pipe
+  // from its lowest ridge.
+  svg += R"(<g class="roofs">)"
+         "\n";
+  const double highest_peak =
+      std::max(roofs.tensor_flop_per_s.value_or(0), roofs.fp32_flop_per_s.value_or(0));
+  if (highest_peak > 0) {
+    if (roofs.dram_bytes_per_s) {
+      svg += slanted_roof_svg(SlantedRoof{*roofs.dram_bytes_per_s, "roof-hbm",
+                                          "HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"), ""},
+                              sx, sy, axes, highest_peak, marker_boxes, labels);
+    }
+    if (roofs.l2_bytes_per_s) {
+      svg += slanted_roof_svg(
+          SlantedRoof{
+              *roofs.l2_bytes_per_s, "roof-l2",
+              fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds),
+              R"( stroke-dasharray="6 3")"},
+          sx, sy, axes, highest_peak, marker_boxes, labels);
+    }
+  }
+  struct PipeRoof {
+    Pipe pipe;
+    std::optional<double> peak;
+    std::string name;
+    const char* dash;
+  };
+  const PipeRoof pipe_roofs[] = {
+      {Pipe::kTensor, roofs.tensor_flop_per_s, to_string(base.dtype) + " tensor-core roof", ""},
+      {Pipe::kFp32, roofs.fp32_flop_per_s, "fp32 FMA roof", R"( stroke-dasharray="7 4")"},
+  };
+  std::vector<std::pair<double, double>> ridges;
+  for (const auto& r : pipe_roofs) {
+    if (!r.peak) continue;
+    const double ridge = roofs.dram_bytes_per_s ? *r.peak / *roofs.dram_bytes_per_s : x_lo;
+    const double l2_ridge = roofs.l2_bytes_per_s ? *r.peak / *roofs.l2_bytes_per_s : ridge;
+    const double x0 = sx(std::max(std::min(ridge, l2_ridge), x_lo)), y = sy(*r.peak);
+    svg += fmt::format(
+        R"(<line class="roof" data-pipe="{}" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
+        "\n",
+        to_string(r.pipe), x0, y, kPlotRight, y, kInk, r.dash);
+    labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
+    const std::string text = r.name + " " + format_si(*r.peak, "FLOP/s");
+    const double w = text_width_px(text, kLabelPx);
+    svg += text_svg(kPlotRight - 6, y - 6, text, kLabelPx, "end",
+                    fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
+           "\n";
+    labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
+    if (roofs.dram_bytes_per_s) ridges.emplace_back(ridge, *r.peak);
+  }
+  for (const auto& [ridge, peak] : ridges) {
+    const double x = sx(ridge), y = sy(peak);
+    svg += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2}" stroke="#999999" stroke-dasharray="2 3"/>)"
+        "\n",
+        x, y + 4, kPlotBottom);
+    svg += fmt::format(
+        R"(<circle class="ridge" cx="{:.1f}" cy="{:.1f}" r="4" fill="#FFFFFF" stroke="{}" stroke-width="1.6"/>)"
+        "\n",
+        x, y, kInk);
+    labels.reserve_marker(x, y, 4);
+  }
+  for (const auto& [ridge, peak] : ridges) {
+    const std::string text = fmt::format("ridge {} FLOP/B", format_3sig(ridge));
+    const auto box = labels.place(sx(ridge), sy(peak), text_width_px(text, kLabelPx),
+                                  kLabelPx * 1.2, LabelSide::kBelowRight);
+    if (box)
+      svg += text_svg(box->x0, baseline(*box, kLabelPx), text, kLabelPx, "start",
+                      fmt::format(R"(class="ridge-label" fill="{}" {})", kInk, halo())) +
+             "\n";
+  }
+  svg += "</g>\n";
+
+  // Series: a faint line through each operator's points in L order, then the markers on top.
+  const std::vector<std::string> ops = operators_in_order(report);
+  const std::map<int64_t, double> shade = shades(report);
+  std::map<std::string, std::vector<PlacedPoint>> series;
+  for (const auto* p : points) {
+    series[p->op].push_back({p, sx(p->roofline->arithmetic_intensity_flop_per_byte),
+                             sy(p->roofline->achieved_flop_per_s)});
+  }
+  for (auto& [op, pts] : series) {
+    std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) {
+      return a.point->shape.seq_len < b.point->shape.seq_len;
+    });
+  }
+  svg += R"(<g class="series-lines" fill="none" stroke-width="1.3" stroke-opacity="0.5">)"
+         "\n";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto it = series.find(ops[i]);
+    if (it == series.end() || it->second.size() < 2) continue;
+    std::string path;
+    for (const auto& pp : it->second)
+      path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ", pp.x, pp.y);
+    svg += fmt::format(R"(<polyline points="{}" stroke="{}"/>)"
+                       "\n",
+                       path, operator_style(ops[i], i).colour);
+  }
+  svg += "</g>\n";
+  svg += l2_markers_svg(ops, series, sx, labels);
+  svg += "<g class=\"points\">\n";
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto it = series.find(ops[i]);
+    if (it == series.end()) continue;
+    const SeriesStyle style = operator_style(ops[i], i);
+    for (const auto& pp : it->second) {
+      const int64_t l = pp.point->shape.seq_len;
+      svg += marker_svg(style.shape, pp.x, pp.y, kMarkerRadius, lighten(style.colour, shade.at(l)),
+                        style.colour,
+                        fmt::format(R"(class="point" data-op="{}" data-seq-len="{}")",
+                                    xml_escape(ops[i]), l)) +
+             "\n";
+      labels.reserve_marker(pp.x, pp.y, kMarkerRadius);
+      // Above its roof is an error (a unit, formula or counter is wrong), never a silent point:
+      // a red ring around the marker and a label saying so.
+      if (pp.point->roofline->above_roof) {
+        svg += fmt::format(
+            R"(<circle class="above-roof" cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="none" stroke="#D00000" stroke-width="2"/>)"
+            "\n",
+            pp.x, pp.y, kMarkerRadius + 4);
+        labels.reserve_marker(pp.x, pp.y, kMarkerRadius + 4);
+      }
+    }
+  }
+  svg += "</g>\n<g class=\"point-labels\">\n";
+  for (const auto& [op, pts] : series) {
+    for (const auto& pp : pts) {
+      if (!pp.point->roofline->above_roof) continue;
+      const std::string text = "above roof";
+      const double w = text_width_px(text, kLabelPx), h = kLabelPx * 1.2;
+      // Always written: where no free place is left, just right of the ring, over whatever is
+      // there (an error must not be hidden to keep the chart tidy).
+      const Box box = labels.place(pp.x, pp.y, w, h)
+                          .value_or(Box{pp.x + kMarkerRadius + 6, pp.y - h / 2,
+                                        pp.x + kMarkerRadius + 6 + w, pp.y + h / 2});
+      svg +=
+          text_svg(box.x0, baseline(box, kLabelPx), text, kLabelPx, "start",
+                   fmt::format(R"(class="above-roof-label" fill="#D00000" font-weight="bold" {})",
+                               halo())) +
+          "\n";
+    }
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const auto it = series.find(ops[i]);
+    if (it == series.end()) continue;
+    const SeriesStyle style = operator_style(ops[i], i);
+    std::vector<PlacedPoint> ends = {it->second.front()};
+    if (it->second.size() > 1) ends.push_back(it->second.back());
+    for (const auto& pp : ends) {
+      const std::string text = std::to_string(pp.point->shape.seq_len);
+      const auto box = labels.place(pp.x, pp.y, text_width_px(text, kLabelPx), kLabelPx * 1.2);
+      if (!box) continue;
+      // A label pushed away from its marker gets a thin leader line back to it.
+      if (distance_to_box(*box, pp.x, pp.y) > kLeaderMinPx) {
+        const double bx = std::clamp(pp.x, box->x0, box->x1),
+                     by = std::clamp(pp.y, box->y0, box->y1);
+        svg += fmt::format(
+            R"(<line class="leader" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="1"/>)",
+            pp.x, pp.y, bx, by, style.colour);
+      }
+      svg += text_svg(box->x0, baseline(*box, kLabelPx), text, kLabelPx, "start",
+                      fmt::format(R"(class="point-label" fill="{}" {})", style.colour, halo())) +
+             "\n";
+    }
+  }
+  svg += "</g>\n";
+  if (points.empty()) {
+    svg +=
+        text_svg((kPlotLeft + kPlotRight) / 2, (kPlotTop + kPlotBottom) / 2,
+                 "No point of this report has roofline data", 16, "middle", R"(fill="#555555")") +
+        "\n";
+  }
+
+  svg += legend_svg(ops, shade, !ridges.empty(), any_l2_marker);
+
+  const std::vector<std::string> omitted = points_without_roofline(report);
+  if (!omitted.empty()) {
+    std::string note = fmt::format("Not shown, {} point{} without roofline data: ", omitted.size(),
+                                   omitted.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < omitted.size(); ++i) note += (i ? "; " : "") + omitted[i];
+    svg += text_svg(kPlotLeft, kHeight - 14, truncated(note), 11, "start",
+                    R"(class="omitted-note" fill="#555555")") +
+           "\n";
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace rooflinectl

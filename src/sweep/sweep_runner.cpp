@@ -1,0 +1,455 @@
+#include "sweep/sweep_runner.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/phase_times.hpp"
+#include "core/utc_timestamp.hpp"
+#include "core/version.hpp"
+#include "cupti/counter_engine.hpp"
+#include "cupti/metrics.hpp"
+#include "device/device_info.hpp"
+#include "device/nvml_clocks.hpp"
+#include "gpu/cuda_check.hpp"
+#include "gpu/stream.hpp"
+#include "kernels/operator.hpp"
+#include "measure/canary.hpp"
+#include "measure/l2_flush.hpp"
+#include "measure/memory_check.hpp"
+#include "measure/timing.hpp"
+#include "model/operator_model.hpp"
+#include "model/reconcile.hpp"
+#include "sweep/interruption.hpp"
+#include "roofline/above_roof_guard.hpp"
+#include "result/placement_inputs.hpp"
+#include "peaks/roof_from_counters.hpp"
+#include "peaks/roof_selection.hpp"
+#include "sweep/sweep_progress.hpp"
+#include "sweep/sweep_roofs.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// Everything a point measurement needs that lives for the whole sweep.
+struct SweepContext {
+  const SweepConfig& config;
+  const DeviceRecord& device;
+  std::unique_ptr<CounterEngine> profiler;  // null when counters are off or unavailable
+  std::string counters_null_reason;
+  L2Flusher& flusher;
+  cudaStream_t stream;
+  PhaseTimes& phases;                 // where the sweep's wall time goes, printed at its end
+  const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
+  // Per-sample clocks (when unavailable, its reason is recorded instead).
+  const NvmlClocks* clocks = nullptr;
+};
+
+/// cudaDeviceGetPCIBusId of `device` ("0000:19:00.0"), the key NVML finds the GPU by; "" when
+/// CUDA gives none.
+std::string cuda_pci_bus_id(int device) {
+  char id[32] = {};  // "domain:bus:device.function": 13 characters and the terminator
+  if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return id;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Runs `step`, adding its wall time to phase `name` of `phases`; returns what `step` returns.
+template <typename Step>
+auto timed(PhaseTimes& phases, const std::string& name, Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  struct AddOnExit {
+    PhaseTimes& phases;
+    const std::string& name;
+    std::chrono::steady_clock::time_point start;
+    ~AddOnExit() {
+      phases.add(name,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  } add_on_exit{phases, name, start};
+  return step();
+}
+
+void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecord& device,
+                 const PeaksBlock& peaks) {
+  if (!point.timing) {
+    point.roofline_null_reason = "not timed";
+    return;
+  }
+  std::string reason;
+  const auto roof = select_point_roof(peaks.used, spec.pipe, point.shape.dtype, peaks,
+                                      point.counters, device.cc_major, device.cc_minor, reason);
+  if (!roof) {
+    point.roofline_null_reason = reason;
+    return;
+  }
+  const PlacementInputs inputs = placement_inputs(point);
+  if (!inputs.flop || !inputs.dram_bytes) {
+    point.roofline_null_reason = inputs.null_reason;
+    return;
+  }
+  point.roofline = place_on_roofline(*roof, *inputs.flop, *inputs.dram_bytes,
+                                     point.timing->median_s, inputs.basis, inputs.l2);
+  point.roofline->bytes_basis = inputs.bytes_basis;
+}
+
+size_t free_device_memory_bytes() {
+  size_t free_bytes = 0;
+  size_t total_bytes = 0;
+  RFL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
+// The method and its limits are documented at PointResult::peak_device_memory_bytes. A free count
+// that did not drop is not a measurement of zero: small buffers can be carved from memory the
+// driver already holds, or another process freed memory meanwhile.
+void record_peak_memory(PointResult& point, size_t free_before_bytes) {
+  const size_t free_after_bytes = free_device_memory_bytes();
+  if (free_after_bytes >= free_before_bytes) {
+    point.peak_device_memory_null_reason = fmt::format(
+        "cudaMemGetInfo free bytes did not drop ({} before allocation, {} after the timed pass)",
+        free_before_bytes, free_after_bytes);
+    return;
+  }
+  point.peak_device_memory_bytes = static_cast<double>(free_before_bytes - free_after_bytes);
+  point.peak_device_memory_null_reason.clear();
+}
+
+/// Counter-pass hooks for `run` on the sweep's stream: the flusher's flush before each session,
+/// its second-half read sweep as the write-back range.
+CounterPassHooks counter_hooks(OperatorRun& run, SweepContext& ctx) {
+  CounterPassHooks hooks;
+  hooks.flush_l2 = [&ctx] { ctx.flusher.flush(ctx.stream); };
+  hooks.launch = [&run, &ctx] { run.launch(ctx.stream); };
+  hooks.writeback_sweep = [&ctx] { ctx.flusher.read_sweep(ctx.stream); };
+  hooks.cache_policy = "L2 flushed before each session's launch: " + ctx.flusher.policy();
+  hooks.sweep_method = ctx.flusher.read_sweep_policy();
+  return hooks;
+}
+
+void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
+  place_point(point, spec, ctx.device, *ctx.peaks);
+  point.reconciliation = reconcile(point, spec.pipe, ctx.device);
+}
+
+/// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
+/// on; without counters the point is placed at once (on the analytic model).
+std::optional<CounterPassRanges> measure_point(PointResult& point, const OperatorSpec& spec,
+                                               SweepContext& ctx) {
+  point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
+  const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
+  point.device_bytes_needed = memory.needed_bytes;
+  if (!memory.fits) {
+    point.status = PointStatus::kSkipped;
+    point.reason = "does not fit in device memory: " + describe_memory_shortfall(memory);
+    point.counters.null_reason = "point skipped";
+    point.roofline_null_reason = "point skipped";
+    return std::nullopt;
+  }
+  const size_t free_before_bytes = free_device_memory_bytes();
+  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    created->fill_random(point.seed);
+    return created;
+  });
+  point.version = run->version();
+  point.validation = timed(ctx.phases, "validate", [&] { return run->validate(); });
+  if (!point.validation->passed) {
+    point.status = PointStatus::kFailed;
+    point.reason = "validation failed: " + point.validation->detail;
+    point.counters.null_reason = "not measured: validation failed";
+    point.roofline_null_reason = "not measured: validation failed";
+    return std::nullopt;
+  }
+
+  TimingOptions timing_options;
+  timing_options.repetitions = ctx.config.repetitions;
+  timing_options.warmup_runs = ctx.config.warmup_runs;
+  timing_options.flush_l2 = !ctx.config.warm_l2;
+  timing_options.nvtx_range = fmt::format("{} L={}", point.op, point.shape.seq_len);
+  timing_options.max_noise = ctx.config.max_noise;
+  timing_options.min_samples = ctx.config.min_samples;
+  timing_options.min_time_s = ctx.config.min_time_s;
+  timing_options.max_time_s = ctx.config.max_time_s;
+  // Clocks on record: one NVML reading right after each timed sample.
+  SampleClockRecorder sample_clocks(*ctx.clocks);
+  timing_options.after_each_sample = sample_clocks.callback();
+  point.timing = timed(ctx.phases, "time", [&] {
+    return time_launches([&](cudaStream_t s) { run->launch(s); }, timing_options, ctx.flusher,
+                         ctx.stream);
+  });
+  sample_clocks.store(*point.timing);
+  point.tokens_per_s = tokens_per_second(point.op, point.shape, point.timing->median_s);
+  record_peak_memory(point, free_before_bytes);
+
+  if (ctx.profiler) {
+    // The follow-up sessions and the placement come once every point has had its byte pass.
+    point.counters.null_reason = "not measured: the sweep stopped before the counter sessions";
+    point.roofline_null_reason = "not placed: the sweep stopped before the counter sessions";
+    CounterPassRanges ranges;
+    const CounterPassHooks hooks = counter_hooks(*run, ctx);
+    const auto start = std::chrono::steady_clock::now();
+    BytePass pass = timed(ctx.phases, "byte pass", [&] { return ctx.profiler->bytes_pass(hooks); });
+    ranges.bytes = std::move(pass.ranges);
+    ranges.byte_attempts = pass.attempts;
+    ranges.session_wall_times_s.push_back(seconds_since(start));
+    if (ctx.profiler->follow_up_count() > 0) return ranges;
+    // This chip fits every metric into the byte session.
+    point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+    point.roofline_null_reason.clear();
+    finish_point(point, spec, ctx);
+    return std::nullopt;
+  }
+  point.counters.null_reason = ctx.counters_null_reason;
+  finish_point(point, spec, ctx);
+  return std::nullopt;
+}
+
+/// A point above its roof is an error (README), said on its own progress line.
+void report_above_roof(const PointResult& point, const std::string& label, SweepProgress& shown) {
+  if (!point.roofline) return;
+  if (const auto error = above_roof_error(*point.roofline)) {
+    shown.note(fmt::format("{}: error: {}", label, *error));
+  }
+}
+
+/// Follow-up session `index` of a point whose byte pass ran: the operator is built again with
+/// the same seed (same data, same kernels) and profiled with that session's metric set; after the
+/// last session the point's counters are merged and the point placed.
+void follow_up_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
+                     CounterPassRanges& ranges, size_t index) {
+  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    created->fill_random(point.seed);
+    return created;
+  });
+  const CounterPassHooks hooks = counter_hooks(*run, ctx);
+  const std::string& role = ctx.profiler->sessions()[index + 1].role;
+  const auto start = std::chrono::steady_clock::now();
+  ranges.follow_up.push_back(timed(ctx.phases, role + " pass",
+                                   [&] { return ctx.profiler->follow_up_pass(index, hooks); }));
+  ranges.session_wall_times_s.push_back(seconds_since(start));
+  if (index + 1 < ctx.profiler->follow_up_count()) return;
+  point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+  point.roofline_null_reason.clear();
+  finish_point(point, spec, ctx);
+}
+
+/// Runs every follow-up session of the engine over the points of `pending` (byte passes done),
+/// one session at a time so that CUPTI switches metric sets once per session, not per point.
+/// A point whose session fails, or every pending point once the sweep is interrupted, is kept
+/// (validated and timed) and placed without counters.
+void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& pending,
+                            Report& report, SweepContext& ctx, std::ostream& progress) {
+  std::vector<bool> failed(pending.size(), false);
+  for (size_t index = 0; index < ctx.profiler->follow_up_count(); ++index) {
+    const std::string& role = ctx.profiler->sessions()[index + 1].role;
+    SweepProgress shown(progress, pending.size());
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (failed[i]) continue;
+      auto& [point_index, ranges] = pending[i];
+      PointResult& point = report.points[point_index];
+      const OperatorSpec& spec = find_operator(point.op);
+      if (const int signal_number = pending_interrupt()) {
+        point.counters = CounterResult{};
+        point.counters.null_reason =
+            fmt::format("not measured: the sweep was interrupted by {} before the {} session",
+                        signal_name(signal_number), role);
+        finish_point(point, spec, ctx);
+        failed[i] = true;
+        continue;
+      }
+      const std::string what =
+          fmt::format("counters ({} session) {} L={}", role, point.op, point.shape.seq_len);
+      shown.start(i + 1, what);
+      try {
+        follow_up_point(point, spec, ctx, ranges, index);
+        if (index + 1 == ctx.profiler->follow_up_count()) {
+          report_above_roof(point,
+                            fmt::format("[{} {}/{}] {} L={}", role, i + 1, pending.size(), point.op,
+                                        point.shape.seq_len),
+                            shown);
+        }
+      } catch (const Error& e) {
+        point.counters = CounterResult{};
+        point.counters.null_reason = fmt::format("{} session failed: {}", role, e.what());
+        finish_point(point, spec, ctx);
+        shown.note(fmt::format("{}: counters not measured: {}", what, e.what()));
+        failed[i] = true;
+        cudaGetLastError();
+      }
+      shown.done();
+    }
+    shown.finish();
+  }
+}
+
+/// The copy canary, or a record of why it could not be taken: a sweep is still worth having
+/// without it (compare then says it cannot tell whether the machine changed).
+CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& progress) {
+  try {
+    CanaryResult canary = measure_copy_canary(l2_bytes, stream);
+    fmt::print(progress, "canary: device-to-device copy {:.3f} TB/s\n",
+               *canary.copy_bytes_per_s / 1e12);
+    return canary;
+  } catch (const Error& e) {
+    cudaGetLastError();  // clear a non-sticky error so the sweep can run
+    fmt::print(progress, "notice: copy canary not measured: {}\n", e.what());
+    CanaryResult canary;
+    canary.null_reason = e.what();
+    return canary;
+  }
+}
+
+}  // namespace
+
+void check_sweep_plan(const SweepConfig& config) {
+  validate_sweep_config(config);
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      Shape shape = config.base;
+      shape.seq_len = seq_len;
+      spec.check_shape(shape);
+    }
+  }
+}
+
+Report run_sweep(const SweepConfig& config, std::ostream& progress,
+                 const std::optional<RoofSource>& roof) {
+  const auto sweep_start = std::chrono::steady_clock::now();
+  PhaseTimes phases;
+  check_sweep_plan(config);
+  if (device_count() == 0) {
+    throw environment_error(no_device_message());
+  }
+  Report report;
+  report.tool_version = kToolVersion;
+  report.git_revision = kGitRevision;
+  report.timestamp_utc = utc_timestamp_now();
+  report.config = config;
+  report.device = query_device(config.device);
+  timed(phases, "context", [&] {
+    RFL_CUDA_CHECK(cudaSetDevice(config.device));
+    RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
+  });
+
+  // NVML for this GPU, matched by PCI bus id (CUDA and NVML orders can differ). Unavailable (no
+  // driver NVML): the sweep runs and records why there are no clocks.
+  const NvmlClocks clocks(cuda_pci_bus_id(config.device));
+  if (!clocks.available()) {
+    fmt::print(progress, "notice: per-sample clocks not recorded: {}\n",
+               clocks.unavailable_reason());
+  }
+  // --lock-clocks: locked before the canary and the first point; reset when clock_lock is
+  // destroyed, on every way out of this function (an interrupted sweep returns normally, an
+  // error unwinds), or by restore() below. Refused (no root, no NVML): exit 3 before any work.
+  const std::unique_ptr<GpuClockLock> clock_lock = lock_sweep_clocks(config.lock_clocks, clocks);
+  if (clock_lock) fmt::print(progress, "clocks: {}\n", clock_lock->description());
+
+  Stream stream;
+  L2Flusher flusher(report.device.l2_bytes);
+  report.canary = timed(phases, "canary", [&] {
+    return take_canary(report.device.l2_bytes, stream.get(), progress);
+  });
+  SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get(), phases};
+  ctx.clocks = &clocks;
+  const auto counter_setup_start = std::chrono::steady_clock::now();
+  if (!config.counters) {
+    ctx.counters_null_reason = "counters disabled (--no-counters)";
+  } else {
+    try {
+      ctx.profiler =
+          std::make_unique<CounterEngine>(config.device, config.base.dtype, config.sm_throughput);
+      ctx.profiler->warm_up([&] { flusher.read_sweep(stream.get()); });
+    } catch (const Error& e) {
+      if (config.require_counters) {
+        throw environment_error(
+            fmt::format("--require-counters: hardware counters cannot be read: {}", e.what()));
+      }
+      ctx.counters_null_reason = e.what();
+      fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
+    }
+  }
+  phases.add("counter set-up",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - counter_setup_start)
+                 .count());
+  report.device.counters_available = ctx.profiler != nullptr;
+  report.device.counters_reason = ctx.counters_null_reason;
+  PeaksBlock peaks = timed(phases, "roofs", [&] {
+    return prepare_sweep_roofs(report.device, roof, config.counters, progress);
+  });
+  ctx.peaks = &peaks;
+
+  const uint64_t base_seed = std::random_device{}();
+  const size_t total = config.ops.size() * config.seq_lens.size();
+  // Byte passes in run order, each with its point's index: their follow-up sessions follow the
+  // loop, so that CUPTI switches metric sets once per session, not per point.
+  std::vector<std::pair<size_t, CounterPassRanges>> pending;
+  size_t index = 0;
+  SweepProgress shown(progress, total);
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      PointResult point;
+      point.op = op;
+      point.shape = config.base;
+      point.shape.seq_len = seq_len;
+      point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
+      point.analytic = analytic_model(op, point.shape);
+      if (mark_if_interrupted(point)) {
+        report.points.push_back(std::move(point));
+        continue;
+      }
+      const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
+      shown.start(index, fmt::format("{} L={}", op, seq_len));
+      try {
+        if (auto ranges = measure_point(point, spec, ctx)) {
+          pending.emplace_back(report.points.size(), std::move(*ranges));
+        }
+      } catch (const Error& e) {
+        point.status = PointStatus::kFailed;
+        point.reason = e.what();
+        point.timing.reset();
+        point.roofline.reset();
+        point.counters = CounterResult{};
+        point.counters.null_reason = "point failed";
+        point.roofline_null_reason = "point failed";
+        cudaGetLastError();  // clear a non-sticky error so the next point can run
+      }
+      shown.done();
+      if (point.status != PointStatus::kOk) {
+        shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
+      }
+      report_above_roof(point, label, shown);
+      report.points.push_back(std::move(point));
+    }
+  }
+  shown.finish();
+  if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
+  timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
+  report.peaks = peaks;
+  if (clock_lock) report.device.clock_lock = clock_lock->restore();
+  fmt::print(
+      progress, "{}\n",
+      phase_times_line(
+          phases,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count()));
+  return report;
+}
+
+}  // namespace rooflinectl
