@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3's side-by-side benchmark on a GPU machine: builds rooflinectl (release preset, the
+# The side-by-side benchmark on a GPU machine: builds rooflinectl (release preset, the
 # binary only), then scripts/bench_gpu.py runs every operator at the benchmark shapes through
 # `rooflinectl sweep --no-counters` and times the PyTorch/cuBLAS/cuDNN references and a
 # device-to-device copy in the same run. Prints one table and writes the rows as JSON.

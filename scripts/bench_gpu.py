@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Side-by-side benchmark of issue 3: rooflinectl's kernels against the vendor references.
+"""Side-by-side benchmark: rooflinectl's kernels against the vendor references.
 
-In one run it (1) runs `rooflinectl sweep --no-counters --format json` at each benchmark shape of
-issue 3 and reads timing.median_s of every point, (2) times the references at the same shapes in
+In one run it (1) runs `rooflinectl sweep --no-counters --format json` at each benchmark shape
+(plan() below) and reads timing.median_s of every point, (2) times the references at the same shapes in
 bf16 with the same method (scripts/bench_reference.py), (3) prints one table and writes the rows
 as JSON. Called by scripts/bench-gpu.sh, which builds rooflinectl first; a benchmark, never a test.
 
@@ -34,7 +34,7 @@ kDtype = "bf16"
 kElementBytes = 2
 kHeadDim = 128
 kFlashHeads = 16
-kFlashTokens = 16384  # B·L of the FlashAttention papers' benchmark (issue 3)
+kFlashTokens = 16384  # B·L of the FlashAttention papers' benchmark
 kFlashSeqs = (4096, 8192, 16384)
 kGemmDModel = 2048
 kGemmSeqs = (4096, 8192, 16384, 32768)  # M = B·L with B = 1
@@ -51,7 +51,7 @@ kOperators = ("flash_attention", "naive_attention", "gemm", "gelu", "layernorm",
 
 @dataclass(frozen=True)
 class Target:
-    """Issue 3's bar for a row: ratio ≥ min_ratio."""
+    """The speed target of a row: ratio ≥ min_ratio."""
 
     min_ratio: float
     text: str

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13's cross-check on a GPU machine with Nsight Compute: rooflinectl's DRAM bytes and tensor
+# The cross-check on a GPU machine with Nsight Compute: rooflinectl's DRAM bytes and tensor
 # FLOPs against ncu's (--cache-control all --clock-control none) at every point of a sweep, one
 # ncu process per point. Prints a Markdown table; exit 0 only when every point is within the
 # tolerances (read 1%, in-window write 2% or 0.5 MB, tensor FLOPs exact).

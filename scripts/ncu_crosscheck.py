@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rooflinectl's counters against Nsight Compute's, point by point (issue 13).
+"""rooflinectl's counters against Nsight Compute's, point by point.
 
 1. One `rooflinectl sweep` with counters gives our numbers (repetitions 1).
 2. For every point that ran, a separate process runs the same point under

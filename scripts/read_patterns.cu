@@ -1,4 +1,4 @@
-// Read-bandwidth exploration for the `peaks` DRAM and L2 ceilings (issue 13, item 3): which read
+// Read-bandwidth exploration for the `peaks` DRAM and L2 ceilings: which read
 // kernel streams DRAM at least as fast as any kernel of ours (decode attention reached 4.61 TB/s
 // where the read-only benchmark reached 4.52), and which one reads L2-resident data fastest (the
 // L2 benchmark reached 6.9 TB/s). Variants: cache hints (ld.global.cs, .nc with

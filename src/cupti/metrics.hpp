@@ -1,6 +1,6 @@
 // The counters rooflinectl collects per kernel, and their conversion into report records.
-// Names checked against the GH100 metric list (../reference/gh100-base-metrics.txt in the design
-// share) and, for the values, on the H200 (cupti-on-h200.md). Pure host code: no CUDA include.
+// Names checked against the GH100 metric list CUPTI's host API enumerates for chip "GH100" and,
+// for the values, on the H200 (docs/counter-method.md). Pure host code: no CUDA include.
 #pragma once
 
 #include <functional>

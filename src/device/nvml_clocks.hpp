@@ -1,4 +1,4 @@
-// Clocks on record through NVML (issue 16, item 4): the SM and memory clock and the clock event
+// Clocks on record through NVML: the SM and memory clock and the clock event
 // reasons after each timed sample, and `sweep --lock-clocks base`. NVML is loaded at run time
 // with dlopen("libnvidia-ml.so.1") (it ships with the driver, not the toolkit), so the build has no
 // link-time or header dependency on it and a machine without a driver builds and runs: NVML is

@@ -229,7 +229,7 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
   c.passes = r.get_int("passes");
   c.cache_policy = r.get_string("cache_policy");
   c.note = r.get_string("note");
-  // Schema 2 (issue 13); absent in schema-1 reports.
+  // Schema 2; absent in schema-1 reports.
   if (r.has("sessions")) {
     for (const auto& s : r.get_object_array("sessions")) {
       c.sessions.push_back(CounterSession{s.get_string("role"), s.get_string("replay"),
@@ -321,7 +321,7 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   roof.peak_flop_per_s = roof_object.get_double("peak_flop_per_s");
   roof.peak_bytes_per_s = roof_object.get_double("peak_bytes_per_s");
   roof.source = roof_object.get_string("source");
-  // Reports written before issue 4 have no source_kind: their roofs were all counter-derived.
+  // Reports written before roof sources existed have no source_kind: their roofs were all counter-derived.
   if (roof_object.has("source_kind")) {
     roof.source_kind = roof_object.get_parsed("source_kind", parse_roof_source);
   }

@@ -25,7 +25,7 @@ struct AttentionMemory {
   double kv_cache_bytes = 0;
 };
 
-/// The memory table row of `shape` (all of its axes, seq_len included). The seeds' worked example:
+/// The memory table row of `shape` (all of its axes, seq_len included). Worked example:
 /// L = 4096, fp16 → S = 33,554,432 B (33.5 MB) and S + P = 67.1 MB per head; L = 8192 → 268 MB.
 AttentionMemory attention_memory(const Shape& shape);
 

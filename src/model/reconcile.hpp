@@ -25,7 +25,7 @@ inline constexpr double kDramAboveImplemented = 1.5;
 inline constexpr double kDramBelowMinimum = 0.5;
 
 /// DRAM writes of the isolated launch (in window + deferred write-back) against the bytes the SMs
-/// stored into L2 (issue 13: flag a disagreement above 2%).
+/// stored into L2: a disagreement above 2% is flagged (docs/counter-method.md).
 inline constexpr double kWriteCheckBandLow = 0.98;
 inline constexpr double kWriteCheckBandHigh = 1.02;
 

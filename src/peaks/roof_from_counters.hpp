@@ -21,8 +21,8 @@ bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor);
 ///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained × SM clock
 ///   tensor FLOP/s = sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained × SM clock, halved on
 ///                   compute capability 9.0, where that counter's peak is the 2:4-sparse rate
-///                   (measured on the H200: 1.081e6/cycle = 2 × 132 SMs × 4096 dense FLOP/cycle;
-///                   shared/reference/cupti-on-h200.md); the fp16 dense rate equals bf16's on Hopper.
+///                   (measured on the H200: 1.081e6/cycle = 2 × 132 SMs × 4096 dense FLOP/cycle,
+///                   test_roof_from_counters); the fp16 dense rate equals bf16's on Hopper.
 /// The SM clock is the counter pass's sm__cycles_elapsed.avg.per_second of `counters.total`.
 /// Returns nullopt and sets `null_reason` when a needed value was not measured.
 std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe, int cc_major,

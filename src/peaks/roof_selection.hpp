@@ -22,8 +22,8 @@ struct RoofPlan {
 /// Resolves --roof against what this run has:
 /// - nothing requested: measured when `measured_available` (cached by `rooflinectl peaks`), else
 ///   datasheet when `datasheet_available` (the GPU is in the table), else counters, with a note;
-/// - datasheet requested for a GPU not in the table: counters, with a note (issue 4: an unknown
-///   GPU falls back to counter-derived peaks);
+/// - datasheet requested for a GPU not in the table: counters, with a note (an unknown GPU
+///   falls back to counter-derived peaks);
 /// - measured requested but not available: an environment Error (exit 3) telling the user to run
 ///   `rooflinectl peaks` first; `measured_why_not` (e.g. "no cache entry for GPU-...") is included;
 /// - counters requested while `counters_enabled` is false (--no-counters): a bad-input Error.

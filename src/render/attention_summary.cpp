@@ -31,7 +31,7 @@ std::string why_not_compared(const PointResult* p, const char* op) {
   return fmt::format("{} has no valid time", op);
 }
 
-// "+131%" / "−12%": the sign is part of the message, and U+2212 matches the seeds' "−Z%".
+// "+131%" / "−12%": the sign is part of the message, and U+2212 is the typographic minus of "−Z%".
 std::string signed_percent(double fraction) {
   const long rounded = std::lround(fraction * 100.0);
   if (rounded < 0) return fmt::format("\u2212{}%", -rounded);

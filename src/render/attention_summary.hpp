@@ -1,4 +1,4 @@
-// Flash-vs-naive attention summary of a sweep: the seeds' closing question ("from which L is
+// Flash-vs-naive attention summary of a sweep: the closing question ("from which L is
 // FlashAttention worth it, and by how much?") answered from measured numbers only. Pure.
 #pragma once
 
@@ -16,7 +16,7 @@ inline constexpr const char* kNaiveAttentionOp = "naive_attention";
 /// Flash must be at least this many times faster than naive for its gain to count as
 /// significant (the issue's threshold: ≥ 1.1×, i.e. ≥ 10% more throughput).
 inline constexpr double kSignificantSpeedup = 1.1;
-/// The sequence length the conclusion quotes when the sweep has it (the seeds' sentence).
+/// The sequence length the conclusion quotes when the sweep has it (the conclusion's sentence names it).
 inline constexpr int64_t kQuotedSeqLen = 4096;
 
 /// Flash and naive attention at one L, both points ok and timed, same shape apart from the op.
@@ -46,7 +46,7 @@ struct AttentionSummary {
   std::optional<int64_t> quoted_seq_len;
   /// Ls where one of the two points was not ok (skipped, failed, untimed), with why.
   std::vector<std::string> excluded;
-  /// One paragraph in the seeds' form: "FlashAttention's gain is significant beyond L = …; at
+  /// One paragraph of the form: "FlashAttention's gain is significant beyond L = …; at
   /// L = 4096 throughput is +Y% and peak memory −Z%" ("significant at every L compared, from
   /// L = …" when the crossover is the shortest compared L), or why the data do not support it.
   std::string conclusion;

@@ -10,7 +10,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kMB = 1e6;  // decimal megabytes, the unit of the seeds' worked example
+constexpr double kMB = 1e6;  // decimal megabytes, the memory table's unit
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 

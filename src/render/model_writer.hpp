@@ -14,7 +14,7 @@ namespace rooflinectl {
 inline constexpr int kModelSchemaVersion = 1;
 
 /// Console text: the GPU and its datasheet roofs with sources, the predicted table, the attention
-/// memory table (MB = 1e6 bytes, as the seeds write them) with the largest L that fits, and the
+/// memory table (MB = 1e6 bytes) with the largest L that fits, and the
 /// flash IO bounds. A prediction without a roof prints "-" and the reason once below the table.
 std::string format_model_table(const ModelReport& report);
 

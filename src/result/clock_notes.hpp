@@ -1,4 +1,4 @@
-// What the report and compare outputs say about the per-sample clocks (issue 16, item 4): one
+// What the report and compare outputs say about the per-sample clocks: one
 // footer line for `report`, and the note `compare` gives a point with throttled samples. Pure host
 // code; the readings come from TimingResult::sample_clocks.
 #pragma once

@@ -1,4 +1,4 @@
-// Clocks on record (issue 16, item 4): the SM and memory clock and NVML's clock event reasons read
+// Clocks on record: the SM and memory clock and NVML's clock event reasons read
 // right after each timed sample, and what `sweep --lock-clocks` locked. Plain records and the
 // decoding of NVML's reason bits; no NVML, no CUDA (the reading itself is device/nvml_clocks.hpp).
 #pragma once

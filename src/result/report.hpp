@@ -20,7 +20,7 @@
 namespace rooflinectl {
 
 /// Version of the JSON report layout; bump on any incompatible change (pinned by a unit test).
-/// Version 2 (issue 13): DRAM bytes from a one-pass session, the deferred write-back, the L2
+/// Version 2: DRAM bytes from a one-pass session, the deferred write-back, the L2
 /// write bytes, the counter sessions and the roofline's byte basis; version-1 reports still read.
 inline constexpr int kReportSchemaVersion = 2;
 /// The oldest schema version the readers accept.
@@ -265,7 +265,7 @@ struct Report {
   DeviceRecord device;
   SweepConfig config;
   /// The three roof sources and the one the points used; nullopt in reports written before
-  /// issue 4 (their roofs were all counter-derived).
+  /// roof sources existed (their roofs were all counter-derived).
   std::optional<PeaksBlock> peaks;
   std::vector<PointResult> points;
   /// nullopt in reports written before the canary existed (the JSON key is then absent).

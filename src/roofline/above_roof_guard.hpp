@@ -1,4 +1,4 @@
-// The above-roof guard (issue 4 §4): a point achieving more than its roof allows is an error flag,
+// The above-roof guard: a point achieving more than its roof allows is an error flag,
 // never a silent "> 100%". Pure host code.
 #pragma once
 

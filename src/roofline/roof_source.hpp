@@ -1,4 +1,4 @@
-// Where a roof's peaks come from: the three sources issue 4 asks for, named on every point.
+// Where a roof's peaks come from: datasheet, counters or measured, named on every point.
 #pragma once
 
 #include <fmt/format.h>

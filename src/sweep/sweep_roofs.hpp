@@ -1,4 +1,4 @@
-// The roofs of a sweep (issue 4 §3): which source the points use and the report's "peaks" block
+// The roofs of a sweep: which source the points use and the report's "peaks" block
 // carrying all three sources.
 #pragma once
 

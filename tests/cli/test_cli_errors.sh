@@ -335,7 +335,7 @@ run_case 2 "--counter-threshold: '5' is out of range (allowed: a percentage like
 bad "'speed'" sweep --by speed
 run_case 2 "--device -1" - peaks --device -1
 
-# `model` needs no GPU: the seeds' worked example (fp16, d = 128) comes out of the memory table,
+# `model` needs no GPU: the worked example of src/model/memory_model.hpp (fp16, d = 128) comes out of the memory table,
 # and --output writes the JSON.
 "$bin" model --gpu h200-sxm --seq 4096,8192 --dtype fp16 --output "$inputs/model.json" \
   >"$inputs/stdout" 2>"$inputs/stderr"

@@ -1,4 +1,4 @@
-// Issue 8, a memory-bound shape that fits in L2: LayerNorm of 4096 × 1024 bf16 (8 MiB in, 8 MiB
+// A memory-bound shape that fits in L2: LayerNorm of 4096 × 1024 bf16 (8 MiB in, 8 MiB
 // out, inside the H200's 60 MiB L2) through the normal `rooflinectl sweep` path with counters.
 // With L2 flushed before every sample, the effective bandwidth (model bytes / median time) cannot
 // exceed the HBM datasheet peak, and the DRAM bytes the counters saw must agree with the model

@@ -1,4 +1,4 @@
-// GPU checks of `rooflinectl peaks`' microbenchmarks against the datasheet (issue 4 §5): the
+// GPU checks of `rooflinectl peaks`' microbenchmarks against the datasheet: the
 // measured copy bandwidth is 60–100% of the datasheet HBM figure and the measured bf16 tensor
 // rate 50–100% of the dense datasheet rate; with counters, each benchmark's written FLOP/byte
 // accounting matches what the counters saw.

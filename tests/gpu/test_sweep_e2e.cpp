@@ -44,7 +44,7 @@ TEST(SweepEndToEnd, AllOperatorsOkWithCountersAndExpectedBounds) {
   std::filesystem::remove(path);
 }
 
-// Issue 13: without counters every point is still placed, on the analytic model, and says so.
+// Without counters every point is still placed, on the analytic model, and says so.
 // Flash attention at L = 4096 is the case that once exited 1: placed on its no-reuse K/V re-reads
 // (1.1 GB where the counters read 62 MB) it sat "above the roof"; its analytic bytes are the
 // minimum, naive attention's keep S and P.

@@ -1,4 +1,4 @@
-"""Checks of scripts/bench_gpu.py that need neither torch nor a GPU: the plan matches issue 3's
+"""Checks of scripts/bench_gpu.py that need neither torch nor a GPU: the plan has the benchmark's
 shapes, rows find their points in a rooflinectl report, ratios and verdicts are computed the
 documented way, and the JSON writer refuses NaN. Run: python3 tests/python/test_bench_gpu.py"""
 

@@ -1,4 +1,4 @@
-// The above-roof guard (issue 4 §4): a point above its roof is an error flag in the JSON and the
+// The above-roof guard: a point above its roof is an error flag in the JSON and the
 // table, worded by the roof's source, never a silent "> 100%".
 #include <gtest/gtest.h>
 

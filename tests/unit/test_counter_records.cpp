@@ -1,4 +1,4 @@
-// The records of issue 13's counter pass: merging the one-pass byte session with the replay
+// The records of the counter sessions: merging the one-pass byte session with the replay
 // session, the write-back, the isolated-launch bytes, the roofline's inputs (counted or, without
 // counters, analytic), the write check, and schema-1 reports still reading.
 #include <gtest/gtest.h>

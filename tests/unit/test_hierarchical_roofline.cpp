@@ -1,4 +1,4 @@
-// The hierarchical (L2 + DRAM) roofline, as Nsight Compute draws it (issue 13, item 3): placement
+// The hierarchical (L2 + DRAM) roofline, as Nsight Compute draws it: placement
 // under the L2 ceiling, the binding level, where the L2 ceiling comes from, the L2 bytes a
 // placement may use, the above-roof guard and the consistency check of stored L2 bytes.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Memory table, flash IO bound and the tile-level helpers of the analytic model, at hand-computed
-// values (the seeds' worked example among them).
+// values (memory_model.hpp's worked example among them).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // `rooflinectl model` on the H200 SXM spec: predictions at hand-computed values, the memory table
-// with the seeds' numbers in the printed text, and JSON without NaN or missing keys.
+// with the worked example's numbers in the printed text, and JSON without NaN or missing keys.
 #include <gtest/gtest.h>
 
 #include <string>

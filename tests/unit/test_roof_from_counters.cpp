@@ -5,7 +5,7 @@
 namespace rooflinectl {
 namespace {
 
-// Per-cycle peaks read on the H200 (shared/reference/cupti-on-h200.md).
+// Per-cycle peaks (`<metric>.peak_sustained`) as CUPTI reported them on the H200.
 CounterResult h200_counters() {
   CounterResult c;
   c.peaks.dram_bytes_per_cycle = 1504.0;

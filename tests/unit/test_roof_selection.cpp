@@ -1,4 +1,4 @@
-// Roof sources (issue 4): the datasheet, counter-derived and measured PeakSets, ridge points,
+// Roof sources: the datasheet, counter-derived and measured PeakSets, ridge points,
 // and which roof `sweep --roof` gives a point.
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 namespace rooflinectl {
 namespace {
 
-// Datasheet figures as the performance anchors list them (shared/reference/performance-anchors.md
-// §1); built by hand so these tests do not depend on the builtin table's contents.
+// A datasheet entry with the figures each test passes in, built by hand so these tests do not
+// depend on the builtin table's contents.
 GpuSpec hand_spec(double hbm, double bf16, double fp16, double fp32) {
   GpuSpec s;
   s.id = "test-gpu";
@@ -202,7 +202,7 @@ TEST(DatasheetPeaks, RidgePointsMatchTheTextbookValues) {
 }
 
 TEST(CounterPeaks, H200PerCyclePeaksGiveTheDatasheetScale) {
-  // Per-cycle peaks read on the H200 (shared/reference/cupti-on-h200.md).
+  // Per-cycle peaks (`<metric>.peak_sustained`) as CUPTI reported them on the H200.
   CounterPeakInputs in;
   in.dram_bytes_per_cycle = 1504.0;
   in.ffma_inst_per_cycle = 16896.0;
