@@ -94,8 +94,19 @@ struct FlashWgmmaTraits {
   // Named barriers 1 and 2 (0 is __syncthreads): "consumer c may issue its GEMMs".
   static constexpr int kSchedulerBarrier = 1;
   static constexpr int kSchedulerThreads = 128 * kConsumers;
+  // The work-item handoff through item_slot (see flash_attention_wgmma_fwd). Barrier 3, "the
+  // slot may be rewritten": the producer warp waits, every consumer thread arrives. Barriers 4
+  // and 5, "consumer c may read the slot": the producer warp arrives, consumer c waits; one per
+  // consumer, so neither consumer waits for the other to finish its item.
+  static constexpr int kItemEmptyBarrier = 3;
+  static constexpr int kItemEmptyThreads = 32 + 128 * kConsumers;
+  static constexpr int kItemFullBarrier = 4;
+  static constexpr int kItemFullThreads = 32 + 128;
 
   static_assert(kBlockM == kConsumers * kWgmmaM, "each consumer owns one m64 slab");
+  static_assert(kSchedulerBarrier + kConsumers <= kItemEmptyBarrier &&
+                    kItemEmptyBarrier < kItemFullBarrier && kItemFullBarrier + kConsumers <= 16,
+                "named barrier ids are distinct and below 16");
   static_assert(kHeadDim % kBoxCols == 0 && kBlockN <= 256, "wgmma N is at most 256");
   static_assert(kQBoxBytes % kAtomBytes == 0 && kKvBoxBytes % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
@@ -342,8 +353,9 @@ __device__ __forceinline__ void scale_rows(float (&o)[FlashWgmmaTraits::kAccumul
 /// work_item for the order). The producer claims the next item once it has issued every load of
 /// the current one (about two key tiles before the consumers finish it: late enough that the
 /// queue stays greedy, early enough to hide the atomic's latency) and hands it to the consumers
-/// through one shared-memory slot (item_full / item_empty); the value p.tiles ends the loop. The
-/// last block to finish sets both counters back to 0 for the next launch.
+/// through one shared-memory slot, item_slot (accessed with atomics), ordered by named barriers
+/// (kItemEmptyBarrier, kItemFullBarrier + c); the value p.tiles ends the loop. The last block to
+/// finish sets both counters back to 0 for the next launch.
 template <class T>
 __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
     flash_attention_wgmma_fwd(const __grid_constant__ CUtensorMap q_map,
@@ -355,7 +367,6 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   __shared__ __align__(8) uint64_t q_full, q_empty;
   __shared__ __align__(8) uint64_t k_full[Tr::kStages], k_empty[Tr::kStages];
   __shared__ __align__(8) uint64_t v_full[Tr::kStages], v_empty[Tr::kStages];
-  __shared__ __align__(8) uint64_t item_full, item_empty;
   __shared__ int item_slot;
   const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAtomBytes - 1) & ~(Tr::kAtomBytes - 1);
   const uint32_t q_tile = smem_base;
@@ -368,8 +379,6 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   if (threadIdx.x == 0) {
     mbarrier_init(smem_u32(&q_full), 1);  // the producer's arrive; TMA adds the bytes
     mbarrier_init(smem_u32(&q_empty), kConsumerWarps);
-    mbarrier_init(smem_u32(&item_full), 1);
-    mbarrier_init(smem_u32(&item_empty), kConsumerWarps);
     for (int s = 0; s < Tr::kStages; ++s) {
       mbarrier_init(smem_u32(&k_full[s]), 1);
       mbarrier_init(smem_u32(&v_full[s]), 1);
@@ -385,21 +394,41 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   // Both sides walk the same work items (the producer publishes each in item_slot) and number
   // the key tiles they stream the same way (kv_iter, across items): tile kv_iter lives in stage
   // kv_iter % 2 with phase (kv_iter / 2) % 2.
+  //
+  // The slot handoff is ordered by named barriers, not mbarriers: compute-sanitizer's racecheck
+  // does not take an mbarrier arrive/wait as ordering plain shared-memory accesses and reports
+  // the slot's write and reads as hazards. PTX ISA, "bar, barrier": the accesses a thread makes
+  // before bar.arrive or bar.sync are performed relative to every participating thread once the
+  // barrier completes; bar.arrive does not wait; a completed barrier is reinitialised for its
+  // next use. Per item k: the producer waits on kItemEmptyBarrier (phase k − 1: every consumer
+  // has read item k − 1; not before the first item), writes the slot and arrives on
+  // kItemFullBarrier + c for c = 0, 1; consumer c waits on its full barrier, reads the slot and,
+  // unless it read the end value, arrives on kItemEmptyBarrier. No barrier gets arrivals of two
+  // phases at once: phase k + 1 of a full barrier needs the producer past empty phase k, which
+  // needs both consumers past full phase k, and a consumer's empty arrival for item k + 1 needs
+  // full phase k + 1.
+  // The slot itself is written and read with shared-memory atomics (atomicExch; atomicOr of 0 by
+  // lane 0 of each consumer warp, then a shuffle): with plain accesses racecheck still reports
+  // the read of item k against the write of item k + 1, whose order comes from the consumers'
+  // bar.arrive and the producer's bar.sync. Atomic accesses to one location are morally strong
+  // and never form a data race (PTX ISA, "Memory Consistency Model"); the barriers above still
+  // give the order, so every consumer reads each item exactly once.
   if (warpgroup == 0) {
     setmaxnreg_dec<Tr::kProducerRegisters>();
-    // Warp 0 runs the producer loop; its lane 0 issues every arrive, TMA load and claim, the
-    // other lanes only wait with it (a claimed item reaches them by shuffle).
+    // Warp 0 runs the producer loop; its lane 0 issues every mbarrier arrive, TMA load and claim
+    // and writes the slot, the other lanes only wait with it (a claimed item reaches them by
+    // shuffle) and take part in the named barriers of the handoff.
     if (threadIdx.x >= 32) return;
     const bool leader = threadIdx.x == 0;
     int kv_iter = 0;
     uint32_t q_phase = 0;
-    uint32_t item_phase = 0;
-    for (int tile = static_cast<int>(blockIdx.x);;) {
-      mbarrier_wait(smem_u32(&item_empty), item_phase ^ 1);  // the consumers have read the slot
-      item_phase ^= 1;
-      if (leader) {
-        item_slot = tile;
-        mbarrier_arrive(smem_u32(&item_full));
+    for (int tile = static_cast<int>(blockIdx.x), item = 0;; ++item) {
+      if (item > 0) named_barrier_sync(Tr::kItemEmptyBarrier, Tr::kItemEmptyThreads);
+      if (leader) atomicExch(&item_slot, tile);
+      __syncwarp();  // bar is .aligned: the whole warp executes each arrive together
+#pragma unroll
+      for (int c = 0; c < Tr::kConsumers; ++c) {
+        named_barrier_arrive(Tr::kItemFullBarrier + c, Tr::kItemFullThreads);
       }
       if (tile >= p.tiles) break;
       const WorkItem w = work_item(p, tile);
@@ -480,12 +509,13 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
 
   int kv_iter = 0;
   uint32_t q_phase = 0;
-  for (uint32_t item_phase = 0;; item_phase ^= 1) {
-    mbarrier_wait(smem_u32(&item_full), item_phase);
-    const int tile = item_slot;
-    __syncwarp();
-    if (warp_leader) mbarrier_arrive(smem_u32(&item_empty));
-    if (tile >= p.tiles) break;
+  for (;;) {
+    named_barrier_sync(Tr::kItemFullBarrier + consumer, Tr::kItemFullThreads);
+    int tile = 0;
+    if (lane == 0) tile = atomicOr(&item_slot, 0);
+    tile = __shfl_sync(0xffffffffu, tile, 0);
+    if (tile >= p.tiles) break;  // the producer has stopped waiting on kItemEmptyBarrier
+    named_barrier_arrive(Tr::kItemEmptyBarrier, Tr::kItemEmptyThreads);
     const WorkItem w = work_item(p, tile);
     const int wg_row0 = w.m0 + consumer * Tr::kWgmmaM;  // first row of this warpgroup
     const int row0 = wg_row0 + warp * 16 + lane / 4;    // this thread's rows: row0, row0 + 8
