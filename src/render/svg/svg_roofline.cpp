@@ -359,9 +359,19 @@ std::string legend_svg(const std::vector<std::string>& ops, const std::map<int64
   return svg + "</g>\n";
 }
 
-}  // namespace
+// What every part of the chart is drawn from: the placed points, their roofs, the axis ranges and
+// the scales that map them onto the plot area.
+struct Chart {
+  const Report& report;
+  ChartRoofs roofs;
+  std::vector<const PointResult*> points;  ///< the placed points, in report order
+  bool any_l2_marker = false;              ///< some point gets a hollow L2 marker
+  Axes axes;
+  Scale sx;  ///< arithmetic intensity → x px
+  Scale sy;  ///< FLOP/s → y px
+};
 
-std::string roofline_svg(const Report& report) {
+Chart make_chart(const Report& report) {
   const ChartRoofs roofs = chart_roofs(report);
   std::vector<const PointResult*> points;
   for (const auto& p : report.points) {
@@ -369,30 +379,39 @@ std::string roofline_svg(const Report& report) {
   }
   const bool any_l2_marker =
       std::any_of(points.begin(), points.end(), [](const auto* p) { return has_l2_marker(*p); });
-
   const Axes axes = axis_ranges(points, roofs);
-  const double x_lo = axes.x_lo, x_hi = axes.x_hi, y_lo = axes.y_lo, y_hi = axes.y_hi;
-  const Scale sx = Scale::log10(x_lo, x_hi, kPlotLeft, kPlotRight);
-  const Scale sy = Scale::log10(y_lo, y_hi, kPlotBottom, kPlotTop);
+  return Chart{report,
+               roofs,
+               points,
+               any_l2_marker,
+               axes,
+               Scale::log10(axes.x_lo, axes.x_hi, kPlotLeft, kPlotRight),
+               Scale::log10(axes.y_lo, axes.y_hi, kPlotBottom, kPlotTop)};
+}
 
+std::string gpu_name(const Report& report) {
+  return report.device.name.empty() ? "unknown GPU" : report.device.name;
+}
+
+// Title, shape line and the roofs' sources.
+std::string title_svg(const Chart& chart) {
+  const Report& report = chart.report;
   const DeviceRecord& d = report.device;
   const Shape& base = report.config.base;
-  const std::string gpu = d.name.empty() ? "unknown GPU" : d.name;
-  std::string svg = svg_open(kWidth, kHeight, "Roofline of the rooflinectl sweep on " + gpu);
-
-  // Title block.
-  svg += text_svg(
-      kPlotLeft, 32,
-      fmt::format("Roofline: {} (cc {}.{}, {} SMs)", gpu, d.cc_major, d.cc_minor, d.sm_count),
-      kTitlePx, "start", R"(font-weight="bold" class="title")");
+  std::string svg = text_svg(kPlotLeft, 32,
+                             fmt::format("Roofline: {} (cc {}.{}, {} SMs)", gpu_name(report),
+                                         d.cc_major, d.cc_minor, d.sm_count),
+                             kTitlePx, "start", R"(font-weight="bold" class="title")");
   svg += text_svg(kPlotLeft, 54,
                   fmt::format("{} points · B = {}, H = {}, H_kv = {}, d = {}, {}, {} · sweep of {}",
-                              points.size(), base.batch, base.heads, base.kv_heads, base.head_dim,
-                              to_string(base.dtype), base.causal ? "causal" : "non-causal",
-                              report.timestamp_utc),
+                              chart.points.size(), base.batch, base.heads, base.kv_heads,
+                              base.head_dim, to_string(base.dtype),
+                              base.causal ? "causal" : "non-causal", report.timestamp_utc),
                   kSubtitlePx, "start", R"(fill="#555555")");
-  const size_t analytic = std::count_if(
-      points.begin(), points.end(), [](const auto* p) { return p->roofline->basis == "analytic"; });
+  const size_t analytic =
+      std::count_if(chart.points.begin(), chart.points.end(),
+                    [](const auto* p) { return p->roofline->basis == "analytic"; });
+  const ChartRoofs& roofs = chart.roofs;
   svg +=
       text_svg(kPlotLeft, 72,
                fmt::format("Roofs: {}{}, median over points. FLOPs and DRAM bytes: {}",
@@ -402,54 +421,66 @@ std::string roofline_svg(const Report& report) {
                                     : std::string("hardware counters")) +
                    bytes_basis_short(report),
                kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
+  return svg;
+}
 
-  // Grid, frame and ticks.
-  svg += R"(<g class="grid" stroke-width="1">)"
-         "\n";
-  // Vertical grid lines at x ticks, horizontal ones at y ticks: minor decades first, then decades.
+// Grid lines and the plot frame: vertical lines at x ticks, horizontal ones at y ticks, minor
+// decades first, then decades.
+std::string grid_svg(const Chart& chart) {
+  const Axes& a = chart.axes;
+  std::string svg = R"(<g class="grid" stroke-width="1">)"
+                    "\n";
   const auto vertical_lines = [&](const std::vector<double>& ticks, const char* colour) {
     for (const double v : ticks) {
       svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)"
                          "\n",
-                         sx(v), kPlotTop, kPlotBottom, colour);
+                         chart.sx(v), kPlotTop, kPlotBottom, colour);
     }
   };
   const auto horizontal_lines = [&](const std::vector<double>& ticks, const char* colour) {
     for (const double v : ticks) {
       svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)"
                          "\n",
-                         sy(v), kPlotLeft, kPlotRight, colour);
+                         chart.sy(v), kPlotLeft, kPlotRight, colour);
     }
   };
-  vertical_lines(log_minor_ticks(x_lo, x_hi), "#F0F0F0");
-  horizontal_lines(log_minor_ticks(y_lo, y_hi), "#F0F0F0");
-  vertical_lines(decade_ticks(x_lo, x_hi), "#D6D6D6");
-  horizontal_lines(decade_ticks(y_lo, y_hi), "#D6D6D6");
+  vertical_lines(log_minor_ticks(a.x_lo, a.x_hi), "#F0F0F0");
+  horizontal_lines(log_minor_ticks(a.y_lo, a.y_hi), "#F0F0F0");
+  vertical_lines(decade_ticks(a.x_lo, a.x_hi), "#D6D6D6");
+  horizontal_lines(decade_ticks(a.y_lo, a.y_hi), "#D6D6D6");
   svg += "</g>\n";
   svg += fmt::format(
       R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
       "\n",
       kPlotLeft, kPlotTop, kPlotRight - kPlotLeft, kPlotBottom - kPlotTop, kInk);
-  svg += R"(<g class="axis x">)"
-         "\n";
-  for (const double v : decade_ticks(x_lo, x_hi)) {
-    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)", sx(v),
-                       kPlotBottom, kPlotBottom + 5, kInk);
-    svg += text_svg(sx(v), kPlotBottom + 20, format_tick(v), kTickPx, "middle", R"(class="tick")") +
+  return svg;
+}
+
+// Both axes: decade ticks with their labels and the axis titles.
+std::string axes_svg(const Chart& chart) {
+  const Axes& a = chart.axes;
+  std::string svg = R"(<g class="axis x">)"
+                    "\n";
+  for (const double v : decade_ticks(a.x_lo, a.x_hi)) {
+    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)",
+                       chart.sx(v), kPlotBottom, kPlotBottom + 5, kInk);
+    svg += text_svg(chart.sx(v), kPlotBottom + 20, format_tick(v), kTickPx, "middle",
+                    R"(class="tick")") +
            "\n";
   }
   svg += text_svg((kPlotLeft + kPlotRight) / 2, kPlotBottom + 46,
-                  any_l2_marker ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
-                                  "markers: of L2 traffic; log scale)"
-                                : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
+                  chart.any_l2_marker
+                      ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
+                        "markers: of L2 traffic; log scale)"
+                      : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
                   13, "middle", R"(class="axis-title")");
   svg += "\n</g>\n";
   svg += R"(<g class="axis y">)"
          "\n";
-  for (const double v : decade_ticks(y_lo, y_hi)) {
-    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)", sy(v),
-                       kPlotLeft - 5, kPlotLeft, kInk);
-    svg += text_svg(kPlotLeft - 9, sy(v) + 4, format_tick(v / 1e12), kTickPx, "end",
+  for (const double v : decade_ticks(a.y_lo, a.y_hi)) {
+    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)",
+                       chart.sy(v), kPlotLeft - 5, kPlotLeft, kInk);
+    svg += text_svg(kPlotLeft - 9, chart.sy(v) + 4, format_tick(v / 1e12), kTickPx, "end",
                     R"(class="tick")") +
            "\n";
   }
@@ -459,46 +490,71 @@ std::string roofline_svg(const Report& report) {
                   fmt::format(R"svg(class="axis-title" transform="rotate(-90 {} {})")svg",
                               y_title_x, y_title_y));
   svg += "\n</g>\n";
+  return svg;
+}
 
-  LabelPlacer labels(Box{kPlotLeft + 2, kPlotTop + 2, kPlotRight - 2, kPlotBottom - 2});
-  std::vector<Box> marker_boxes;  // where the markers will be, so roof labels can avoid them
-  for (const auto* p : points) {
-    const double x = sx(p->roofline->arithmetic_intensity_flop_per_byte),
-                 y = sy(p->roofline->achieved_flop_per_s);
-    marker_boxes.push_back(
+// A ridge point (I*, peak): where a pipe's flat roof meets the DRAM slope, tensor first. Empty
+// without a DRAM roof.
+struct Ridge {
+  double intensity;
+  double peak_flop_per_s;
+};
+
+std::vector<Ridge> ridges(const ChartRoofs& roofs) {
+  std::vector<Ridge> out;
+  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+    if (peak && roofs.dram_bytes_per_s) out.push_back({*peak / *roofs.dram_bytes_per_s, *peak});
+  }
+  return out;
+}
+
+// Where the markers (DRAM and L2) and the ridge markers will be, so roof labels can avoid them.
+std::vector<Box> marker_boxes(const Chart& chart) {
+  std::vector<Box> boxes;
+  for (const auto* p : chart.points) {
+    const double x = chart.sx(p->roofline->arithmetic_intensity_flop_per_byte),
+                 y = chart.sy(p->roofline->achieved_flop_per_s);
+    boxes.push_back(
         Box{x - kMarkerRadius, y - kMarkerRadius, x + kMarkerRadius, y + kMarkerRadius});
     if (!has_l2_marker(*p)) continue;
-    const double x_l2 = sx(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
-    marker_boxes.push_back(
+    const double x_l2 = chart.sx(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    boxes.push_back(
         Box{x_l2 - kMarkerRadius, y - kMarkerRadius, x_l2 + kMarkerRadius, y + kMarkerRadius});
   }
-  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
-    if (!peak || !roofs.dram_bytes_per_s) continue;
-    const double x = sx(*peak / *roofs.dram_bytes_per_s), y = sy(*peak);  // the ridge marker
-    marker_boxes.push_back(Box{x - 5, y - 5, x + 5, y + 5});
+  for (const Ridge& r : ridges(chart.roofs)) {
+    const double x = chart.sx(r.intensity), y = chart.sy(r.peak_flop_per_s);
+    boxes.push_back(Box{x - 5, y - 5, x + 5, y + 5});
   }
+  return boxes;
+}
 
-  // Roofs: the HBM slope (and the L2 slope) up to the highest ridge, then one flat roof per pipe
-  // from its lowest ridge.
-  svg += R"(<g class="roofs">)"
-         "\n";
+// The HBM slope and the L2 slope, each up to the highest compute roof.
+std::string slopes_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer& labels) {
+  const ChartRoofs& roofs = chart.roofs;
   const double highest_peak =
       std::max(roofs.tensor_flop_per_s.value_or(0), roofs.fp32_flop_per_s.value_or(0));
-  if (highest_peak > 0) {
-    if (roofs.dram_bytes_per_s) {
-      svg += slanted_roof_svg(SlantedRoof{*roofs.dram_bytes_per_s, "roof-hbm",
-                                          "HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"), ""},
-                              sx, sy, axes, highest_peak, marker_boxes, labels);
-    }
-    if (roofs.l2_bytes_per_s) {
-      svg += slanted_roof_svg(
-          SlantedRoof{
-              *roofs.l2_bytes_per_s, "roof-l2",
-              fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds),
-              R"( stroke-dasharray="6 3")"},
-          sx, sy, axes, highest_peak, marker_boxes, labels);
-    }
+  if (!(highest_peak > 0)) return "";
+  std::string svg;
+  if (roofs.dram_bytes_per_s) {
+    svg += slanted_roof_svg(SlantedRoof{*roofs.dram_bytes_per_s, "roof-hbm",
+                                        "HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"), ""},
+                            chart.sx, chart.sy, chart.axes, highest_peak, avoid, labels);
   }
+  if (roofs.l2_bytes_per_s) {
+    svg += slanted_roof_svg(
+        SlantedRoof{
+            *roofs.l2_bytes_per_s, "roof-l2",
+            fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds),
+            R"( stroke-dasharray="6 3")"},
+        chart.sx, chart.sy, chart.axes, highest_peak, avoid, labels);
+  }
+  return svg;
+}
+
+// One flat roof per pipe, from its lowest ridge (DRAM or L2) to the right edge, labelled at the
+// right end; the line and the label are reserved in `labels`.
+std::string flat_roofs_svg(const Chart& chart, LabelPlacer& labels) {
+  const ChartRoofs& roofs = chart.roofs;
   struct PipeRoof {
     Pipe pipe;
     std::optional<double> peak;
@@ -506,15 +562,18 @@ std::string roofline_svg(const Report& report) {
     const char* dash;
   };
   const PipeRoof pipe_roofs[] = {
-      {Pipe::kTensor, roofs.tensor_flop_per_s, to_string(base.dtype) + " tensor-core roof", ""},
+      {Pipe::kTensor, roofs.tensor_flop_per_s,
+       to_string(chart.report.config.base.dtype) + " tensor-core roof", ""},
       {Pipe::kFp32, roofs.fp32_flop_per_s, "fp32 FMA roof", R"( stroke-dasharray="7 4")"},
   };
-  std::vector<std::pair<double, double>> ridges;
+  std::string svg;
   for (const auto& r : pipe_roofs) {
     if (!r.peak) continue;
-    const double ridge = roofs.dram_bytes_per_s ? *r.peak / *roofs.dram_bytes_per_s : x_lo;
+    const double ridge =
+        roofs.dram_bytes_per_s ? *r.peak / *roofs.dram_bytes_per_s : chart.axes.x_lo;
     const double l2_ridge = roofs.l2_bytes_per_s ? *r.peak / *roofs.l2_bytes_per_s : ridge;
-    const double x0 = sx(std::max(std::min(ridge, l2_ridge), x_lo)), y = sy(*r.peak);
+    const double x0 = chart.sx(std::max(std::min(ridge, l2_ridge), chart.axes.x_lo)),
+                 y = chart.sy(*r.peak);
     svg += fmt::format(
         R"(<line class="roof" data-pipe="{}" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
         "\n",
@@ -526,10 +585,16 @@ std::string roofline_svg(const Report& report) {
                     fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
            "\n";
     labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
-    if (roofs.dram_bytes_per_s) ridges.emplace_back(ridge, *r.peak);
   }
-  for (const auto& [ridge, peak] : ridges) {
-    const double x = sx(ridge), y = sy(peak);
+  return svg;
+}
+
+// The ridge markers with a dotted drop line to the x axis, then their labels.
+std::string ridges_svg(const Chart& chart, LabelPlacer& labels) {
+  const std::vector<Ridge> points = ridges(chart.roofs);
+  std::string svg;
+  for (const Ridge& r : points) {
+    const double x = chart.sx(r.intensity), y = chart.sy(r.peak_flop_per_s);
     svg += fmt::format(
         R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2}" stroke="#999999" stroke-dasharray="2 3"/>)"
         "\n",
@@ -540,32 +605,52 @@ std::string roofline_svg(const Report& report) {
         x, y, kInk);
     labels.reserve_marker(x, y, 4);
   }
-  for (const auto& [ridge, peak] : ridges) {
-    const std::string text = fmt::format("ridge {} FLOP/B", format_3sig(ridge));
-    const auto box = labels.place(sx(ridge), sy(peak), text_width_px(text, kLabelPx),
-                                  kLabelPx * 1.2, LabelSide::kBelowRight);
+  for (const Ridge& r : points) {
+    const std::string text = fmt::format("ridge {} FLOP/B", format_3sig(r.intensity));
+    const auto box =
+        labels.place(chart.sx(r.intensity), chart.sy(r.peak_flop_per_s),
+                     text_width_px(text, kLabelPx), kLabelPx * 1.2, LabelSide::kBelowRight);
     if (box)
       svg += text_svg(box->x0, baseline(*box, kLabelPx), text, kLabelPx, "start",
                       fmt::format(R"(class="ridge-label" fill="{}" {})", kInk, halo())) +
              "\n";
   }
-  svg += "</g>\n";
+  return svg;
+}
 
-  // Series: a faint line through each operator's points in L order, then the markers on top.
-  const std::vector<std::string> ops = operators_in_order(report);
-  const std::map<int64_t, double> shade = shades(report);
-  std::map<std::string, std::vector<PlacedPoint>> series;
-  for (const auto* p : points) {
-    series[p->op].push_back({p, sx(p->roofline->arithmetic_intensity_flop_per_byte),
-                             sy(p->roofline->achieved_flop_per_s)});
+// Roofs: the HBM slope (and the L2 slope) up to the highest ridge, then one flat roof per pipe
+// from its lowest ridge, then the ridge points.
+std::string roofs_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer& labels) {
+  std::string svg = R"(<g class="roofs">)"
+                    "\n";
+  svg += slopes_svg(chart, avoid, labels);
+  svg += flat_roofs_svg(chart, labels);
+  svg += ridges_svg(chart, labels);
+  return svg + "</g>\n";
+}
+
+// Each operator's placed points in L order, at their pixel positions.
+using Series = std::map<std::string, std::vector<PlacedPoint>>;
+
+Series placed_series(const Chart& chart) {
+  Series series;
+  for (const auto* p : chart.points) {
+    series[p->op].push_back({p, chart.sx(p->roofline->arithmetic_intensity_flop_per_byte),
+                             chart.sy(p->roofline->achieved_flop_per_s)});
   }
   for (auto& [op, pts] : series) {
     std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) {
       return a.point->shape.seq_len < b.point->shape.seq_len;
     });
   }
-  svg += R"(<g class="series-lines" fill="none" stroke-width="1.3" stroke-opacity="0.5">)"
-         "\n";
+  return series;
+}
+
+// A faint line through each operator's points in L order.
+std::string series_lines_svg(const std::vector<std::string>& ops, const Series& series) {
+  std::string svg =
+      R"(<g class="series-lines" fill="none" stroke-width="1.3" stroke-opacity="0.5">)"
+      "\n";
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
     if (it == series.end() || it->second.size() < 2) continue;
@@ -576,9 +661,14 @@ std::string roofline_svg(const Report& report) {
                        "\n",
                        path, operator_style(ops[i], i).colour);
   }
-  svg += "</g>\n";
-  svg += l2_markers_svg(ops, series, sx, labels);
-  svg += "<g class=\"points\">\n";
+  return svg + "</g>\n";
+}
+
+// The markers, shaded by L, each reserved in `labels`; a point above its roof is an error (a
+// unit, formula or counter is wrong), never a silent point: it gets a red ring.
+std::string points_svg(const std::vector<std::string>& ops, const Series& series,
+                       const std::map<int64_t, double>& shade, LabelPlacer& labels) {
+  std::string svg = "<g class=\"points\">\n";
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
     if (it == series.end()) continue;
@@ -591,8 +681,6 @@ std::string roofline_svg(const Report& report) {
                                     xml_escape(ops[i]), l)) +
              "\n";
       labels.reserve_marker(pp.x, pp.y, kMarkerRadius);
-      // Above its roof is an error (a unit, formula or counter is wrong), never a silent point:
-      // a red ring around the marker and a label saying so.
       if (pp.point->roofline->above_roof) {
         svg += fmt::format(
             R"(<circle class="above-roof" cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="none" stroke="#D00000" stroke-width="2"/>)"
@@ -602,14 +690,19 @@ std::string roofline_svg(const Report& report) {
       }
     }
   }
-  svg += "</g>\n<g class=\"point-labels\">\n";
+  return svg + "</g>\n";
+}
+
+// "above roof" beside every point above its roof: always written, where no free place is left
+// just right of the ring, over whatever is there (an error must not be hidden to keep the chart
+// tidy).
+std::string above_roof_labels_svg(const Series& series, LabelPlacer& labels) {
+  std::string svg;
   for (const auto& [op, pts] : series) {
     for (const auto& pp : pts) {
       if (!pp.point->roofline->above_roof) continue;
       const std::string text = "above roof";
       const double w = text_width_px(text, kLabelPx), h = kLabelPx * 1.2;
-      // Always written: where no free place is left, just right of the ring, over whatever is
-      // there (an error must not be hidden to keep the chart tidy).
       const Box box = labels.place(pp.x, pp.y, w, h)
                           .value_or(Box{pp.x + kMarkerRadius + 6, pp.y - h / 2,
                                         pp.x + kMarkerRadius + 6 + w, pp.y + h / 2});
@@ -620,6 +713,14 @@ std::string roofline_svg(const Report& report) {
           "\n";
     }
   }
+  return svg;
+}
+
+// The L of each operator's shortest and longest point, where a free place is left; a label
+// pushed away from its marker gets a thin leader line back to it.
+std::string end_labels_svg(const std::vector<std::string>& ops, const Series& series,
+                           LabelPlacer& labels) {
+  std::string svg;
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
     if (it == series.end()) continue;
@@ -630,7 +731,6 @@ std::string roofline_svg(const Report& report) {
       const std::string text = std::to_string(pp.point->shape.seq_len);
       const auto box = labels.place(pp.x, pp.y, text_width_px(text, kLabelPx), kLabelPx * 1.2);
       if (!box) continue;
-      // A label pushed away from its marker gets a thin leader line back to it.
       if (distance_to_box(*box, pp.x, pp.y) > kLeaderMinPx) {
         const double bx = std::clamp(pp.x, box->x0, box->x1),
                      by = std::clamp(pp.y, box->y0, box->y1);
@@ -643,25 +743,54 @@ std::string roofline_svg(const Report& report) {
              "\n";
     }
   }
+  return svg;
+}
+
+// The line under the chart that lists the points without roofline data.
+std::string omitted_note_svg(const Report& report) {
+  const std::vector<std::string> omitted = points_without_roofline(report);
+  if (omitted.empty()) return "";
+  std::string note = fmt::format("Not shown, {} point{} without roofline data: ", omitted.size(),
+                                 omitted.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < omitted.size(); ++i) note += (i ? "; " : "") + omitted[i];
+  return text_svg(kPlotLeft, kHeight - 14, truncated(note), 11, "start",
+                  R"(class="omitted-note" fill="#555555")") +
+         "\n";
+}
+
+}  // namespace
+
+std::string roofline_svg(const Report& report) {
+  const Chart chart = make_chart(report);
+  std::string svg =
+      svg_open(kWidth, kHeight, "Roofline of the rooflinectl sweep on " + gpu_name(report));
+  svg += title_svg(chart);
+  svg += grid_svg(chart);
+  svg += axes_svg(chart);
+
+  LabelPlacer labels(Box{kPlotLeft + 2, kPlotTop + 2, kPlotRight - 2, kPlotBottom - 2});
+  std::vector<Box> avoid = marker_boxes(chart);
+  svg += roofs_svg(chart, avoid, labels);
+
+  // Series: the lines, the L2 markers, then the markers on top and their labels.
+  const std::vector<std::string> ops = operators_in_order(report);
+  const std::map<int64_t, double> shade = shades(report);
+  const Series series = placed_series(chart);
+  svg += series_lines_svg(ops, series);
+  svg += l2_markers_svg(ops, series, chart.sx, labels);
+  svg += points_svg(ops, series, shade, labels);
+  svg += "<g class=\"point-labels\">\n";
+  svg += above_roof_labels_svg(series, labels);
+  svg += end_labels_svg(ops, series, labels);
   svg += "</g>\n";
-  if (points.empty()) {
+  if (chart.points.empty()) {
     svg +=
         text_svg((kPlotLeft + kPlotRight) / 2, (kPlotTop + kPlotBottom) / 2,
                  "No point of this report has roofline data", 16, "middle", R"(fill="#555555")") +
         "\n";
   }
-
-  svg += legend_svg(ops, shade, !ridges.empty(), any_l2_marker);
-
-  const std::vector<std::string> omitted = points_without_roofline(report);
-  if (!omitted.empty()) {
-    std::string note = fmt::format("Not shown, {} point{} without roofline data: ", omitted.size(),
-                                   omitted.size() == 1 ? "" : "s");
-    for (size_t i = 0; i < omitted.size(); ++i) note += (i ? "; " : "") + omitted[i];
-    svg += text_svg(kPlotLeft, kHeight - 14, truncated(note), 11, "start",
-                    R"(class="omitted-note" fill="#555555")") +
-           "\n";
-  }
+  svg += legend_svg(ops, shade, !ridges(chart.roofs).empty(), chart.any_l2_marker);
+  svg += omitted_note_svg(report);
   return svg + "</svg>\n";
 }
 
