@@ -81,19 +81,21 @@ bool bandwidth_operator(const Report& report, const std::string& op) {
 
 std::vector<Panel> build_panels(const Report& report) {
   const ChartRoofs roofs = chart_roofs(report);
-  Panel flops{"tflops", "Compute throughput", "", "achieved TFLOP/s", false, {}, {}, "", false};
-  Panel bytes{
-      "tbps", "DRAM bandwidth (memory-bound operators)", "", "achieved TB/s", false, {}, {}, "",
-      false};
-  Panel tokens{"tokens",
-               "Attention prefill: flash vs naive",
-               "labels: speedup flash / naive",
-               "tokens/s (log scale)",
-               true,
-               {},
-               {},
-               "",
-               true};
+  Panel flops;
+  flops.id = "tflops";
+  flops.title = "Compute throughput";
+  flops.y_title = "achieved TFLOP/s";
+  Panel bytes;
+  bytes.id = "tbps";
+  bytes.title = "DRAM bandwidth (memory-bound operators)";
+  bytes.y_title = "achieved TB/s";
+  Panel tokens;
+  tokens.id = "tokens";
+  tokens.title = "Attention prefill: flash vs naive";
+  tokens.subtitle = "labels: speedup flash / naive";
+  tokens.y_title = "tokens/s (log scale)";
+  tokens.log_y = true;
+  tokens.speedups = true;
   if (roofs.tensor_flop_per_s) {
     flops.roof = *roofs.tensor_flop_per_s / 1e12;
     flops.roof_label = "tensor roof " + format_si(*roofs.tensor_flop_per_s, "FLOP/s");
@@ -130,30 +132,28 @@ std::vector<Panel> build_panels(const Report& report) {
   return {flops, bytes, tokens};
 }
 
-std::string draw_panel(const Panel& panel, double left, const Scale& sx,
-                       const std::vector<int64_t>& lengths, const AttentionSummary& summary) {
-  const double right = left + kPanelWidth;
-  std::string svg = fmt::format("<g class=\"panel\" data-panel=\"{}\">\n", panel.id);
-  svg += text_svg(left, kPlotTop - 30, panel.title, 14, "start",
-                  R"(font-weight="bold" class="panel-title")") +
-         "\n";
-  if (!panel.subtitle.empty()) {
-    svg += text_svg(left, kPlotTop - 12, panel.subtitle, 11, "start", R"(fill="#555555")") + "\n";
-  }
+// Where one panel with data is drawn: its x extent and scales, its y ticks and whether its roof
+// lies inside the y range.
+struct PanelFrame {
+  const Panel& panel;
+  double left;
+  double right;
+  const Scale& sx;            ///< L → x px
+  std::vector<double> ticks;  ///< y ticks, panel units
+  double y_lo;
+  double y_hi;
+  Scale sy;  ///< panel units → y px
+  bool roof_drawn;
+};
 
+// The frame of `panel` at `left`; nullopt when it has no value to show.
+std::optional<PanelFrame> panel_frame(const Panel& panel, double left, const Scale& sx) {
   std::vector<double> values;
   for (const auto& s : panel.series) {
     for (const auto& p : s.points) values.push_back(p.value);
   }
   if (panel.roof && panel.roof_sets_range) values.push_back(*panel.roof);
-  if (values.empty()) {
-    svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}"/>)"
-                       "\n",
-                       left, kPlotTop, kPanelWidth, kPlotBottom - kPlotTop, kInk);
-    svg += text_svg(left + kPanelWidth / 2, (kPlotTop + kPlotBottom) / 2, "no data", 13, "middle",
-                    R"(fill="#555555")");
-    return svg + "\n</g>\n";
-  }
+  if (values.empty()) return std::nullopt;
   const double lo = *std::min_element(values.begin(), values.end());
   const double hi = *std::max_element(values.begin(), values.end());
   std::vector<double> ticks;
@@ -167,43 +167,72 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
     ticks = nice_linear_ticks(hi * kHeadRoom, 5);
     y_hi = ticks.back();
   }
-  const bool roof_drawn = panel.roof && *panel.roof <= y_hi;
-  if (panel.roof && !roof_drawn) {
-    svg += text_svg(left, kPlotTop - 12, panel.roof_label + " (off scale)", 11, "start",
-                    R"(fill="#555555" class="roof-off-scale")") +
-           "\n";
-  }
   const Scale sy = panel.log_y ? Scale::log10(y_lo, y_hi, kPlotBottom, kPlotTop)
                                : Scale::linear(0, y_hi, kPlotBottom, kPlotTop);
+  const bool roof_drawn = panel.roof && *panel.roof <= y_hi;
+  return PanelFrame{panel, left, left + kPanelWidth, sx, ticks, y_lo, y_hi, sy, roof_drawn};
+}
 
-  // Grid and axes.
-  if (panel.log_y) {
-    for (const double v : log_minor_ticks(y_lo, y_hi)) {
+// The panel's group start, title and subtitle.
+std::string panel_heading_svg(const Panel& panel, double left) {
+  std::string svg = fmt::format("<g class=\"panel\" data-panel=\"{}\">\n", panel.id);
+  svg += text_svg(left, kPlotTop - 30, panel.title, 14, "start",
+                  R"(font-weight="bold" class="panel-title")") +
+         "\n";
+  if (!panel.subtitle.empty()) {
+    svg += text_svg(left, kPlotTop - 12, panel.subtitle, 11, "start", R"(fill="#555555")") + "\n";
+  }
+  return svg;
+}
+
+// A panel without data: its frame saying so, and the group's end.
+std::string empty_panel_svg(double left) {
+  std::string svg =
+      fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}"/>)"
+                  "\n",
+                  left, kPlotTop, kPanelWidth, kPlotBottom - kPlotTop, kInk);
+  svg += text_svg(left + kPanelWidth / 2, (kPlotTop + kPlotBottom) / 2, "no data", 13, "middle",
+                  R"(fill="#555555")");
+  return svg + "\n</g>\n";
+}
+
+// The faint minor grid of a log y axis, then the y axis: tick lines across the panel, their
+// labels and the axis title.
+std::string y_axis_svg(const PanelFrame& f) {
+  std::string svg;
+  if (f.panel.log_y) {
+    for (const double v : log_minor_ticks(f.y_lo, f.y_hi)) {
       svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#F0F0F0"/>)"
                          "\n",
-                         left, sy(v), right, sy(v));
+                         f.left, f.sy(v), f.right, f.sy(v));
     }
   }
   svg += "<g class=\"axis y\">\n";
-  for (const double v : ticks) {
-    svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#DDDDDD"/>)", left,
-                       sy(v), right, sy(v));
-    svg += text_svg(left - 7, sy(v) + 4, format_tick(v), kTickPx, "end", R"(class="tick")") + "\n";
+  for (const double v : f.ticks) {
+    svg += fmt::format(R"(<line x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="#DDDDDD"/>)",
+                       f.left, f.sy(v), f.right, f.sy(v));
+    svg +=
+        text_svg(f.left - 7, f.sy(v) + 4, format_tick(v), kTickPx, "end", R"(class="tick")") + "\n";
   }
   const double ty = (kPlotTop + kPlotBottom) / 2;
-  svg += text_svg(left - 48, ty, panel.y_title, 12, "middle",
+  svg += text_svg(f.left - 48, ty, f.panel.y_title, 12, "middle",
                   fmt::format(R"svg(class="axis-title" transform="rotate(-90 {} {})")svg",
-                              left - 48, ty)) +
+                              f.left - 48, ty)) +
          "\n</g>\n";
-  svg += "<g class=\"axis x\">\n";
+  return svg;
+}
+
+// The x axis: a tick and a grid line at every L of the report, labelled where the label does not
+// touch the previous one, and the axis title.
+std::string x_axis_svg(const PanelFrame& f, const std::vector<int64_t>& lengths) {
+  std::string svg = "<g class=\"axis x\">\n";
   double last_label_right = -1e9;
   for (const int64_t l : lengths) {
-    const double x = sx(static_cast<double>(l));
+    const double x = f.sx(static_cast<double>(l));
     svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="#EEEEEE"/>)", x,
                        kPlotTop, kPlotBottom);
     svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)", x,
                        kPlotBottom, kPlotBottom + 4, kInk);
-    // A tick label that would touch the previous one is left out; the tick stays.
     const std::string text = std::to_string(l);
     const double w = text_width_px(text, kTickPx);
     if (x - w / 2 > last_label_right + 4) {
@@ -212,33 +241,38 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
     }
     svg += "\n";
   }
-  svg += text_svg(left + kPanelWidth / 2, kPlotBottom + 38, "sequence length L (log scale)", 12,
+  svg += text_svg(f.left + kPanelWidth / 2, kPlotBottom + 38, "sequence length L (log scale)", 12,
                   "middle", R"(class="axis-title")") +
          "\n</g>\n";
-  svg += fmt::format(
-      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
-      "\n",
-      left, kPlotTop, kPanelWidth, kPlotBottom - kPlotTop, kInk);
+  return svg;
+}
 
-  LabelPlacer labels(Box{left + 2, kPlotTop + 2, right - 2, kPlotBottom - 2});
-  if (roof_drawn) {
-    const double y = sy(*panel.roof);
-    svg += fmt::format(
-        R"(<line class="roof" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="1.5" stroke-dasharray="7 4"/>)"
-        "\n",
-        left, y, right, y, kInk);
-    svg += text_svg(right - 5, y - 5, panel.roof_label, kLabelPx, "end",
-                    fmt::format(R"(fill="{}")", kInk)) +
-           "\n";
-    labels.reserve(
-        Box{right - 5 - text_width_px(panel.roof_label, kLabelPx), y - 5 - kLabelPx, right, y + 3});
-  }
-  for (const auto& s : panel.series) {
+// The dashed roof across the panel and its label, reserved in `labels`; nothing when the roof is
+// off scale.
+std::string panel_roof_svg(const PanelFrame& f, LabelPlacer& labels) {
+  if (!f.roof_drawn) return "";
+  const double y = f.sy(*f.panel.roof);
+  std::string svg = fmt::format(
+      R"(<line class="roof" x1="{}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="1.5" stroke-dasharray="7 4"/>)"
+      "\n",
+      f.left, y, f.right, y, kInk);
+  svg += text_svg(f.right - 5, y - 5, f.panel.roof_label, kLabelPx, "end",
+                  fmt::format(R"(fill="{}")", kInk)) +
+         "\n";
+  labels.reserve(Box{f.right - 5 - text_width_px(f.panel.roof_label, kLabelPx), y - 5 - kLabelPx,
+                     f.right, y + 3});
+  return svg;
+}
+
+// Each series' line through its points, then every marker on top, reserved in `labels`.
+std::string panel_series_svg(const PanelFrame& f, LabelPlacer& labels) {
+  std::string svg;
+  for (const auto& s : f.panel.series) {
     const SeriesStyle style = operator_style(s.op, s.style_index);
     std::string path;
     for (const auto& p : s.points) {
       path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "" : " ",
-                          sx(static_cast<double>(p.seq_len)), sy(p.value));
+                          f.sx(static_cast<double>(p.seq_len)), f.sy(p.value));
     }
     if (s.points.size() > 1) {
       svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.8"/>)"
@@ -246,39 +280,68 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
                          path, style.colour);
     }
   }
-  for (const auto& s : panel.series) {
+  for (const auto& s : f.panel.series) {
     const SeriesStyle style = operator_style(s.op, s.style_index);
     for (const auto& p : s.points) {
-      const double x = sx(static_cast<double>(p.seq_len)), y = sy(p.value);
+      const double x = f.sx(static_cast<double>(p.seq_len)), y = f.sy(p.value);
       svg +=
           marker_svg(style.shape, x, y, kMarkerRadius, style.colour, style.colour,
                      fmt::format(R"(class="point" data-op="{}" data-seq-len="{}" data-panel="{}")",
-                                 xml_escape(s.op), p.seq_len, panel.id)) +
+                                 xml_escape(s.op), p.seq_len, f.panel.id)) +
           "\n";
       labels.reserve_marker(x, y, kMarkerRadius);
     }
   }
-  if (panel.speedups) {
-    for (const auto& c : summary.comparisons) {
-      const std::string text = fmt::format("{:.2f}×", c.speedup);
-      // Above the higher of the two markers at this L, or wherever the placer finds room.
-      double top = kPlotBottom;
-      for (const auto& s : panel.series) {
-        for (const auto& p : s.points) {
-          if (p.seq_len == c.seq_len) top = std::min(top, sy(p.value));
-        }
+  return svg;
+}
+
+// The flash / naive speedup at each L, above the higher of the two markers at that L or wherever
+// the placer finds room.
+std::string speedup_labels_svg(const PanelFrame& f, const AttentionSummary& summary,
+                               LabelPlacer& labels) {
+  std::string svg;
+  for (const auto& c : summary.comparisons) {
+    const std::string text = fmt::format("{:.2f}×", c.speedup);
+    double top = kPlotBottom;
+    for (const auto& s : f.panel.series) {
+      for (const auto& p : s.points) {
+        if (p.seq_len == c.seq_len) top = std::min(top, f.sy(p.value));
       }
-      const double x = sx(static_cast<double>(c.seq_len));
-      const double w = text_width_px(text, kLabelPx);
-      const auto box = labels.place(x, top - kMarkerRadius, w, kLabelPx * 1.2, LabelSide::kAbove);
-      if (!box) continue;
-      svg +=
-          text_svg(
-              box->x0, box->y0 + kLabelPx * 0.95, text, kLabelPx, "start",
-              R"(class="speedup-label" fill="#222222" stroke="#FFFFFF" stroke-width="3" paint-order="stroke")") +
-          "\n";
     }
+    const double x = f.sx(static_cast<double>(c.seq_len));
+    const double w = text_width_px(text, kLabelPx);
+    const auto box = labels.place(x, top - kMarkerRadius, w, kLabelPx * 1.2, LabelSide::kAbove);
+    if (!box) continue;
+    svg +=
+        text_svg(
+            box->x0, box->y0 + kLabelPx * 0.95, text, kLabelPx, "start",
+            R"(class="speedup-label" fill="#222222" stroke="#FFFFFF" stroke-width="3" paint-order="stroke")") +
+        "\n";
   }
+  return svg;
+}
+
+std::string draw_panel(const Panel& panel, double left, const Scale& sx,
+                       const std::vector<int64_t>& lengths, const AttentionSummary& summary) {
+  std::string svg = panel_heading_svg(panel, left);
+  const std::optional<PanelFrame> frame = panel_frame(panel, left, sx);
+  if (!frame) return svg + empty_panel_svg(left);
+  const PanelFrame& f = *frame;
+  if (panel.roof && !f.roof_drawn) {
+    svg += text_svg(left, kPlotTop - 12, panel.roof_label + " (off scale)", 11, "start",
+                    R"(fill="#555555" class="roof-off-scale")") +
+           "\n";
+  }
+  svg += y_axis_svg(f);
+  svg += x_axis_svg(f, lengths);
+  svg += fmt::format(
+      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
+      "\n",
+      left, kPlotTop, kPanelWidth, kPlotBottom - kPlotTop, kInk);
+  LabelPlacer labels(Box{left + 2, kPlotTop + 2, f.right - 2, kPlotBottom - 2});
+  svg += panel_roof_svg(f, labels);
+  svg += panel_series_svg(f, labels);
+  if (panel.speedups) svg += speedup_labels_svg(f, summary, labels);
   return svg + "</g>\n";
 }
 
