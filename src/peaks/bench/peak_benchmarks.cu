@@ -1,16 +1,16 @@
-// Microbenchmarks of `rooflinectl peaks`, in order:
-//   1. DRAM copy, read-only and write-only: 16-byte accesses, grid-stride, four independent
-//      accesses in flight per thread, buffers of max(1 GiB, 16 × L2) so L2 holds a sliver; and
-//      the same copy through cudaMemcpyAsync (device to device), the driver's own copy, which
-//      reached 4.14–4.30 TB/s on the H200 where our copy kernel reached 3.94: a ceiling our
-//      kernel misses is still a ceiling, so the DRAM roof is the best of the four.
+// Microbenchmarks of `rooflinectl peaks`, in run order (PeakRunResult::benchmarks):
+//   1. DRAM, over two buffers of max(1 GiB, 16 × L2) so that L2 holds a sliver, L2 flushed before
+//      every launch: copy and write-only as a full grid of one 16-byte vector per thread with
+//      streaming hints; read-only grid-stride with four 16-byte loads in flight per thread; and
+//      cudaMemcpyAsync device to device, the driver's own copy. The DRAM roof is the best of them.
 //   2. L2 read: one block per SM, each reading its own contiguous chunk of a buffer of about L2/2
 //      many times, 8 loads cached in L2 only in flight per thread.
 //   3. fp32 FFMA: eight independent FMA chains per thread, every SM full of threads.
 //   4. mma.sync m16n8k16 (bf16, fp16 → fp32): operands in registers, eight independent
 //      accumulators per warp (the HMMA path that FlashAttention-2-style kernels use).
 //   5. wgmma m64n256k16 (peak_wgmma.cu, sm_90a only).
-// The FLOP or byte accounting of each kernel is written next to it.
+// The FLOP or byte accounting of each kernel is written next to it; the measurements that chose
+// these access patterns are in docs/perf-notes.md ("Copy-kernel exploration", "L2 read ceiling").
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -51,7 +51,7 @@ constexpr const char* kMetricTensorFp16PeakPerCycle =
 __device__ uint32_t g_stream_sink;
 __device__ float g_compute_sink;
 
-// ---- 1. DRAM ------------------------------------------------------------------------------
+// ---- 1. DRAM and 2. L2 --------------------------------------------------------------------
 
 // Bytes = 2 × count × 16 (each element read once and written once). One 16-byte vector per
 // thread over a full grid (no grid-stride loop), with streaming (evict-first) hints: on the H200
@@ -242,38 +242,31 @@ std::optional<double> sum_metrics(const Range& range, const char* a, const char*
   return *x + *y;
 }
 
+/// Whether a benchmark flushes L2 before every timed sample and before its profiled launch: the
+/// DRAM benchmarks do, so that each launch streams from DRAM; the L2 benchmark must not (it reads
+/// a resident buffer), nor need the compute ones.
+enum class L2Flush { kNever, kBeforeEachLaunch };
+
 /// One benchmark: its static description plus how to launch it and read its work off a range.
 struct Benchmark {
-  PeakBenchmarkRecord record;
+  PeakBenchmarkRecord record;  ///< description filled in; results filled in by run_one
   std::function<void(cudaStream_t)> launch;
-  bool flush_l2 = false;  ///< flush before every timed sample and before the profiled launch
-  std::function<std::optional<double>(const Range&)> counted;
+  L2Flush flush = L2Flush::kNever;
+  std::function<std::optional<double>(const Range&)> counted;  ///< the work as counted
   std::string unsupported;  ///< non-empty: cannot run here, and why
 };
-
-PeakBenchmarkRecord describe(const char* name, CeilingKind kind, std::string label,
-                             std::string accounting, std::string launch, double work) {
-  PeakBenchmarkRecord r;
-  r.name = name;
-  r.kind = kind;
-  r.label = std::move(label);
-  r.accounting = std::move(accounting);
-  r.launch = std::move(launch);
-  r.work_per_launch = work;
-  return r;
-}
 
 void keep_max(std::optional<double>& best, const std::optional<double>& v) {
   if (v && (!best || *v > *best)) best = v;
 }
 
 /// Fixed sampling of `plan` for one benchmark, inside the NVTX range "peaks <name>".
-TimingOptions peak_timing_options(const PeakBenchmarkPlan& plan, bool flush_l2,
+TimingOptions peak_timing_options(const PeakBenchmarkPlan& plan, L2Flush flush,
                                   const std::string& name) {
   TimingOptions options;
   options.repetitions = plan.repetitions;
   options.warmup_runs = plan.warmup_runs;
-  options.flush_l2 = flush_l2;
+  options.flush_l2 = flush == L2Flush::kBeforeEachLaunch;
   options.nvtx_range = "peaks " + name;
   return options;
 }
@@ -289,7 +282,7 @@ void run_one(Benchmark& b, const PeakBenchmarkPlan& plan, L2Flusher& flusher, cu
   }
   try {
     const TimingResult t =
-        time_launches(b.launch, peak_timing_options(plan, b.flush_l2, r.name), flusher, stream);
+        time_launches(b.launch, peak_timing_options(plan, b.flush, r.name), flusher, stream);
     r.median_time_s = t.median_s;
     r.min_time_s = t.min_s;
     r.max_time_s = t.max_s;
@@ -303,7 +296,7 @@ void run_one(Benchmark& b, const PeakBenchmarkPlan& plan, L2Flusher& flusher, cu
   if (session == nullptr) return;
   try {
     const auto prepare = [&] {
-      if (b.flush_l2) {
+      if (b.flush == L2Flush::kBeforeEachLaunch) {
         flusher.flush(stream);
       } else {
         b.launch(stream);  // L2 and clocks as in the timed samples
@@ -346,6 +339,275 @@ CounterPeakInputs counter_inputs(const std::vector<Range>& ranges) {
     keep_max(in.l2_clock_hz, metric(range, kMetricL2ClockHz));
   }
   return in;
+}
+
+/// What the benchmark table is built from: the plan, the zero-filled buffers and the sizes derived
+/// from them. Read-only while the benchmarks run.
+struct BenchmarkInputs {
+  PeakBenchmarkPlan plan;
+  const uint4* src = nullptr;         ///< DRAM source, plan.dram_buffer_bytes, zero-filled
+  uint4* dst = nullptr;               ///< DRAM destination, plan.dram_buffer_bytes
+  const uint4* l2 = nullptr;          ///< L2 buffer, plan.l2_buffer_bytes, zero-filled
+  int64_t dram_count = 0;             ///< 16-byte vectors per DRAM buffer
+  unsigned int full_grid_blocks = 0;  ///< one kFullGridThreads-thread block per dram_count slice
+  std::string wgmma_unsupported;      ///< non-empty off compute capability 9.0: why
+};
+
+constexpr uint32_t kNeverMatches = 1;
+constexpr float kNeverMatchesF = -1.0f;  // every sum the compute kernels form is positive
+
+std::string dram_buffer_text(const BenchmarkInputs& in) {
+  return fmt::format("{:.3g} GiB", static_cast<double>(in.plan.dram_buffer_bytes) / kGiB);
+}
+
+std::string full_grid_launch_text(const BenchmarkInputs& in) {
+  return fmt::format("{} blocks x {} threads, one 16 B vector per thread, ld/st.global.cs",
+                     in.full_grid_blocks, kFullGridThreads);
+}
+
+std::optional<double> counted_dram_bytes(const Range& r) {
+  return sum_metrics(r, kMetricDramReadBytes, kMetricDramWriteBytes);
+}
+
+Benchmark dram_copy_benchmark(const BenchmarkInputs& in) {
+  Benchmark b;
+  b.record.name = "dram_copy";
+  b.record.kind = CeilingKind::kDram;
+  b.record.label = "DRAM copy (read + write)";
+  b.record.accounting =
+      fmt::format("2 x {} (each byte read once and written once)", dram_buffer_text(in));
+  b.record.launch = full_grid_launch_text(in);
+  b.record.work_per_launch = 2.0 * static_cast<double>(in.plan.dram_buffer_bytes);
+  b.record.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
+  b.launch = [in](cudaStream_t s) {
+    copy_kernel<<<in.full_grid_blocks, kFullGridThreads, 0, s>>>(in.src, in.dst, in.dram_count);
+    RFL_CHECK_LAUNCH();
+  };
+  b.flush = L2Flush::kBeforeEachLaunch;
+  b.counted = counted_dram_bytes;
+  return b;
+}
+
+// Same buffers, sizing and flush as dram_copy; only the copy engine differs.
+Benchmark dram_memcpy_benchmark(const BenchmarkInputs& in) {
+  Benchmark b;
+  b.record.name = "dram_copy_memcpy";
+  b.record.kind = CeilingKind::kDram;
+  b.record.label = "DRAM copy (cudaMemcpyAsync D2D)";
+  b.record.accounting =
+      fmt::format("2 x {} (each byte read once and written once)", dram_buffer_text(in));
+  b.record.launch = "cudaMemcpyAsync(dst, src, buffer, cudaMemcpyDeviceToDevice)";
+  b.record.work_per_launch = 2.0 * static_cast<double>(in.plan.dram_buffer_bytes);
+  b.record.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
+  b.launch = [in](cudaStream_t s) {
+    RFL_CUDA_CHECK(cudaMemcpyAsync(in.dst, in.src, static_cast<size_t>(in.plan.dram_buffer_bytes),
+                                  cudaMemcpyDeviceToDevice, s));
+  };
+  b.flush = L2Flush::kBeforeEachLaunch;
+  b.counted = counted_dram_bytes;
+  return b;
+}
+
+Benchmark dram_read_benchmark(const BenchmarkInputs& in) {
+  Benchmark b;
+  b.record.name = "dram_read";
+  b.record.kind = CeilingKind::kDram;
+  b.record.label = "DRAM read-only";
+  b.record.accounting = fmt::format("{} read once", dram_buffer_text(in));
+  b.record.launch = fmt::format("{} blocks x {} threads, {} x 16 B accesses in flight per thread",
+                                in.plan.stream_blocks, kPeakStreamThreads, kLoadsInFlight);
+  b.record.work_per_launch = static_cast<double>(in.plan.dram_buffer_bytes);
+  b.record.counted_metric = kMetricDramReadBytes;
+  b.launch = [in](cudaStream_t s) {
+    read_kernel<<<in.plan.stream_blocks, kPeakStreamThreads, 0, s>>>(in.src, in.dram_count, 1,
+                                                                     kNeverMatches);
+    RFL_CHECK_LAUNCH();
+  };
+  b.flush = L2Flush::kBeforeEachLaunch;
+  b.counted = [](const Range& r) { return metric(r, kMetricDramReadBytes); };
+  return b;
+}
+
+Benchmark dram_write_benchmark(const BenchmarkInputs& in) {
+  Benchmark b;
+  b.record.name = "dram_write";
+  b.record.kind = CeilingKind::kDram;
+  b.record.label = "DRAM write-only";
+  b.record.accounting = fmt::format("{} written once", dram_buffer_text(in));
+  b.record.launch = full_grid_launch_text(in);
+  b.record.work_per_launch = static_cast<double>(in.plan.dram_buffer_bytes);
+  b.record.counted_metric = kMetricDramWriteBytes;
+  b.launch = [in](cudaStream_t s) {
+    write_kernel<<<in.full_grid_blocks, kFullGridThreads, 0, s>>>(in.dst, in.dram_count, 7u);
+    RFL_CHECK_LAUNCH();
+  };
+  b.flush = L2Flush::kBeforeEachLaunch;
+  b.counted = [](const Range& r) { return metric(r, kMetricDramWriteBytes); };
+  return b;
+}
+
+Benchmark l2_read_benchmark(const BenchmarkInputs& in) {
+  const PeakBenchmarkPlan& plan = in.plan;
+  const double buffer_bytes = static_cast<double>(plan.l2_buffer_bytes);
+  Benchmark b;
+  b.record.name = "l2_read";
+  b.record.kind = CeilingKind::kL2;
+  b.record.label = "L2 read";
+  b.record.accounting = fmt::format("{} passes x {:.3g} MiB (about L2/2) read, ld.global.cg",
+                                    plan.l2_passes, buffer_bytes / kMiB);
+  b.record.launch = fmt::format(
+      "{} blocks x {} threads, one contiguous {:.0f} KiB chunk per block, {} x 16 B loads in "
+      "flight per thread",
+      plan.l2_blocks, kPeakL2Threads, buffer_bytes / plan.l2_blocks / 1024.0, kPeakL2LoadsInFlight);
+  b.record.work_per_launch = static_cast<double>(plan.l2_passes) * plan.l2_buffer_bytes;
+  b.record.counted_metric = kMetricL2Bytes;
+  const int64_t chunk_vectors = plan.l2_buffer_bytes / 16 / plan.l2_blocks;
+  b.launch = [in, chunk_vectors](cudaStream_t s) {
+    l2_chunk_read_kernel<<<in.plan.l2_blocks, kPeakL2Threads, 0, s>>>(
+        in.l2, chunk_vectors, in.plan.l2_passes, kNeverMatches);
+    RFL_CHECK_LAUNCH();
+  };
+  b.counted = [](const Range& r) { return metric(r, kMetricL2Bytes); };
+  return b;
+}
+
+Benchmark ffma_benchmark(const BenchmarkInputs& in) {
+  const PeakBenchmarkPlan& plan = in.plan;
+  const double threads = static_cast<double>(plan.fma_blocks) * kPeakComputeThreads;
+  const double per_thread =
+      static_cast<double>(plan.fma_iterations) * kPeakFmaChains * kPeakFmaUnroll;
+  Benchmark b;
+  b.record.name = "fp32_ffma";
+  b.record.kind = CeilingKind::kFp32;
+  b.record.label = "fp32 FFMA";
+  b.record.accounting =
+      fmt::format("2 FLOP x {:.0f} FFMA per thread x {:.0f} threads", per_thread, threads);
+  b.record.launch = fmt::format("{} blocks x {} threads, {} independent chains per thread",
+                                plan.fma_blocks, kPeakComputeThreads, kPeakFmaChains);
+  b.record.work_per_launch = 2.0 * per_thread * threads;
+  b.record.counted_metric = std::string("2 x ") + kMetricFfmaInst;
+  b.launch = [plan](cudaStream_t s) {
+    ffma_kernel<<<plan.fma_blocks, kPeakComputeThreads, 0, s>>>(0.9999f, 1e-4f, plan.fma_iterations,
+                                                                kNeverMatchesF);
+    RFL_CHECK_LAUNCH();
+  };
+  b.counted = [](const Range& r) -> std::optional<double> {
+    const auto ffma = metric(r, kMetricFfmaInst);
+    if (!ffma) return std::nullopt;
+    return 2.0 * *ffma;
+  };
+  return b;
+}
+
+/// The 16-bit input type of a tensor benchmark.
+enum class TensorInput { kBf16, kFp16 };
+
+/// The tensor-op counter of `input`, which counted_work reads.
+const char* tensor_ops_metric(TensorInput input) {
+  return input == TensorInput::kBf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops;
+}
+
+/// Name, kind, label and counter of a tensor benchmark on `input`; `instruction` is "mma_sync"
+/// or "wgmma".
+Benchmark tensor_benchmark(TensorInput input, const std::string& instruction) {
+  const bool bf16 = input == TensorInput::kBf16;
+  Benchmark b;
+  b.record.name = fmt::format("tensor_{}_{}", bf16 ? "bf16" : "fp16", instruction);
+  b.record.kind = bf16 ? CeilingKind::kTensorBf16 : CeilingKind::kTensorFp16;
+  b.record.counted_metric = tensor_ops_metric(input);
+  b.counted = [metric_name = tensor_ops_metric(input)](const Range& r) {
+    return metric(r, metric_name);
+  };
+  return b;
+}
+
+Benchmark mma_sync_benchmark(const BenchmarkInputs& in, TensorInput input) {
+  const PeakBenchmarkPlan& plan = in.plan;
+  const double warps = static_cast<double>(plan.mma_blocks) * kPeakComputeThreads / kWarpSize;
+  const double per_warp = static_cast<double>(plan.mma_iterations) * kPeakMmaChains;
+  Benchmark b = tensor_benchmark(input, "mma_sync");
+  b.record.label = fmt::format("tensor {} mma.sync", input == TensorInput::kBf16 ? "bf16" : "fp16");
+  b.record.accounting = fmt::format(
+      "2*16*8*16 FLOP x {:.0f} mma.sync m16n8k16 per warp x {:.0f} warps", per_warp, warps);
+  b.record.launch = fmt::format("{} blocks x {} threads, {} independent accumulators per warp",
+                                plan.mma_blocks, kPeakComputeThreads, kPeakMmaChains);
+  b.record.work_per_launch = kMmaFlop * per_warp * warps;
+  b.launch = [plan, input](cudaStream_t s) {
+    if (input == TensorInput::kBf16) {
+      mma_sync_kernel<true>
+          <<<plan.mma_blocks, kPeakComputeThreads, 0, s>>>(plan.mma_iterations, kNeverMatchesF);
+    } else {
+      mma_sync_kernel<false>
+          <<<plan.mma_blocks, kPeakComputeThreads, 0, s>>>(plan.mma_iterations, kNeverMatchesF);
+    }
+    RFL_CHECK_LAUNCH();
+  };
+  return b;
+}
+
+Benchmark wgmma_benchmark(const BenchmarkInputs& in, TensorInput input) {
+  const PeakBenchmarkPlan& plan = in.plan;
+  const double per_group = static_cast<double>(plan.wgmma_iterations) * kPeakWgmmaPerTrip;
+  Benchmark b = tensor_benchmark(input, "wgmma");
+  b.record.label = fmt::format("tensor {} wgmma", input == TensorInput::kBf16 ? "bf16" : "fp16");
+  b.record.accounting =
+      fmt::format("2*64*256*16 FLOP x {:.0f} wgmma m64n256k16 per warpgroup x {} warpgroups",
+                  per_group, plan.wgmma_blocks);
+  b.record.launch = fmt::format(
+      "{} blocks x 1 warpgroup, A and B tiles in shared memory, 64x256 fp32 accumulators in "
+      "registers",
+      plan.wgmma_blocks);
+  b.record.work_per_launch = kWgmmaFlop * per_group * plan.wgmma_blocks;
+  b.launch = [plan, input](cudaStream_t s) {
+    launch_wgmma_benchmark(input == TensorInput::kBf16, plan.wgmma_blocks, plan.wgmma_iterations,
+                           s);
+  };
+  b.unsupported = in.wgmma_unsupported;
+  return b;
+}
+
+/// Every benchmark, in run order (peak_benchmarks.hpp, PeakRunResult::benchmarks).
+std::vector<Benchmark> benchmark_table(const BenchmarkInputs& in) {
+  std::vector<Benchmark> table = {dram_copy_benchmark(in), dram_memcpy_benchmark(in),
+                                  dram_read_benchmark(in), dram_write_benchmark(in),
+                                  l2_read_benchmark(in),   ffma_benchmark(in)};
+  for (const TensorInput input : {TensorInput::kBf16, TensorInput::kFp16}) {
+    table.push_back(mma_sync_benchmark(in, input));
+  }
+  // wgmma last: sm_90a code, the newest path; if it faulted, the context would be lost for
+  // anything after it.
+  for (const TensorInput input : {TensorInput::kBf16, TensorInput::kFp16}) {
+    table.push_back(wgmma_benchmark(in, input));
+  }
+  return table;
+}
+
+/// Runs `benchmarks` in order, one progress line each (and one more for a null rate), and derives
+/// the counter peaks from their ranges.
+PeakRunResult run_benchmarks(std::vector<Benchmark>& benchmarks, const PeakBenchmarkPlan& plan,
+                             L2Flusher& flusher, cudaStream_t stream, ProfilerSession* session,
+                             std::ostream& progress) {
+  PeakRunResult result;
+  std::vector<Range> ranges;
+  for (size_t i = 0; i < benchmarks.size(); ++i) {
+    Benchmark& b = benchmarks[i];
+    fmt::print(progress, "[{}/{}] {} ...\n", i + 1, benchmarks.size(), b.record.label);
+    run_one(b, plan, flusher, stream, session, ranges);
+    if (!b.record.rate && b.unsupported.empty()) ++result.failed;
+    if (!b.record.null_reason.empty()) {
+      fmt::print(progress, "[{}/{}] {}: {}\n", i + 1, benchmarks.size(), b.record.label,
+                 b.record.null_reason);
+    }
+    result.benchmarks.push_back(b.record);
+  }
+  if (session == nullptr) {
+    result.counters_null_reason = "no counter session";
+  } else if (ranges.empty()) {
+    result.counters_null_reason = "the counter pass produced no ranges";
+  } else {
+    result.counter_peaks = counter_inputs(ranges);
+  }
+  return result;
 }
 
 }  // namespace
@@ -400,193 +662,20 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   L2Flusher flusher(l2_bytes);
 
-  const auto* src16 = static_cast<const uint4*>(src.get());
-  auto* dst16 = static_cast<uint4*>(dst.get());
-  const auto* l2_16 = static_cast<const uint4*>(l2_buffer.get());
-  const int64_t dram_count = plan.dram_buffer_bytes / 16;
-  const int64_t l2_chunk_vectors = plan.l2_buffer_bytes / 16 / plan.l2_blocks;
-  const double dram_bytes = static_cast<double>(plan.dram_buffer_bytes);
-  const std::string buffer_text = fmt::format("{:.3g} GiB", dram_bytes / kGiB);
-  const auto full_grid_blocks =
-      static_cast<unsigned int>((dram_count + kFullGridThreads - 1) / kFullGridThreads);
-  const std::string full_grid_launch =
-      fmt::format("{} blocks x {} threads, one 16 B vector per thread, ld/st.global.cs",
-                  full_grid_blocks, kFullGridThreads);
-  const std::string stream_launch =
-      fmt::format("{} blocks x {} threads, {} x 16 B accesses in flight per thread",
-                  plan.stream_blocks, kPeakStreamThreads, kLoadsInFlight);
-  constexpr uint32_t kNeverMatches = 1;
-  constexpr float kNeverMatchesF = -1.0f;  // every sum below is positive
-
-  const double fma_threads = static_cast<double>(plan.fma_blocks) * kPeakComputeThreads;
-  const double fma_per_thread =
-      static_cast<double>(plan.fma_iterations) * kPeakFmaChains * kPeakFmaUnroll;
-  const double mma_warps = static_cast<double>(plan.mma_blocks) * kPeakComputeThreads / kWarpSize;
-  const double mma_per_warp = static_cast<double>(plan.mma_iterations) * kPeakMmaChains;
-  const double wgmma_per_group = static_cast<double>(plan.wgmma_iterations) * kPeakWgmmaPerTrip;
-  const bool hopper = cc_major == 9 && cc_minor == 0;
-  const std::string wgmma_unsupported =
-      hopper ? ""
-             : fmt::format("wgmma needs compute capability 9.0 (sm_90a); this GPU is {}.{}",
-                           cc_major, cc_minor);
-
-  std::vector<Benchmark> benchmarks;
-  benchmarks.push_back(
-      {describe("dram_copy", CeilingKind::kDram, "DRAM copy (read + write)",
-                fmt::format("2 x {} (each byte read once and written once)", buffer_text),
-                full_grid_launch, 2.0 * dram_bytes),
-       [=](cudaStream_t s) {
-         copy_kernel<<<full_grid_blocks, kFullGridThreads, 0, s>>>(src16, dst16, dram_count);
-         RFL_CHECK_LAUNCH();
-       },
-       true,
-       [](const Range& r) { return sum_metrics(r, kMetricDramReadBytes, kMetricDramWriteBytes); },
-       ""});
-  benchmarks.back().record.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
-  // Same buffers, sizing and flush as dram_copy; only the copy engine differs.
-  benchmarks.push_back(
-      {describe("dram_copy_memcpy", CeilingKind::kDram, "DRAM copy (cudaMemcpyAsync D2D)",
-                fmt::format("2 x {} (each byte read once and written once)", buffer_text),
-                "cudaMemcpyAsync(dst, src, buffer, cudaMemcpyDeviceToDevice)", 2.0 * dram_bytes),
-       [=](cudaStream_t s) {
-         RFL_CUDA_CHECK(cudaMemcpyAsync(dst16, src16, static_cast<size_t>(plan.dram_buffer_bytes),
-                                       cudaMemcpyDeviceToDevice, s));
-       },
-       true,
-       [](const Range& r) { return sum_metrics(r, kMetricDramReadBytes, kMetricDramWriteBytes); },
-       ""});
-  benchmarks.back().record.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
-  benchmarks.push_back(
-      {describe("dram_read", CeilingKind::kDram, "DRAM read-only",
-                fmt::format("{} read once", buffer_text), stream_launch, dram_bytes),
-       [=](cudaStream_t s) {
-         read_kernel<<<plan.stream_blocks, kPeakStreamThreads, 0, s>>>(src16, dram_count, 1,
-                                                                       kNeverMatches);
-         RFL_CHECK_LAUNCH();
-       },
-       true, [](const Range& r) { return metric(r, kMetricDramReadBytes); }, ""});
-  benchmarks.back().record.counted_metric = kMetricDramReadBytes;
-  benchmarks.push_back(
-      {describe("dram_write", CeilingKind::kDram, "DRAM write-only",
-                fmt::format("{} written once", buffer_text), full_grid_launch, dram_bytes),
-       [=](cudaStream_t s) {
-         write_kernel<<<full_grid_blocks, kFullGridThreads, 0, s>>>(dst16, dram_count, 7u);
-         RFL_CHECK_LAUNCH();
-       },
-       true, [](const Range& r) { return metric(r, kMetricDramWriteBytes); }, ""});
-  benchmarks.back().record.counted_metric = kMetricDramWriteBytes;
-  benchmarks.push_back(
-      {describe("l2_read", CeilingKind::kL2, "L2 read",
-                fmt::format("{} passes x {:.3g} MiB (about L2/2) read, ld.global.cg",
-                            plan.l2_passes, static_cast<double>(plan.l2_buffer_bytes) / kMiB),
-                fmt::format("{} blocks x {} threads, one contiguous {:.0f} KiB chunk per block, "
-                            "{} x 16 B loads in flight per thread",
-                            plan.l2_blocks, kPeakL2Threads,
-                            static_cast<double>(plan.l2_buffer_bytes) / plan.l2_blocks / 1024.0,
-                            kPeakL2LoadsInFlight),
-                static_cast<double>(plan.l2_passes) * plan.l2_buffer_bytes),
-       [=](cudaStream_t s) {
-         l2_chunk_read_kernel<<<plan.l2_blocks, kPeakL2Threads, 0, s>>>(
-             l2_16, l2_chunk_vectors, plan.l2_passes, kNeverMatches);
-         RFL_CHECK_LAUNCH();
-       },
-       false, [](const Range& r) { return metric(r, kMetricL2Bytes); }, ""});
-  benchmarks.back().record.counted_metric = kMetricL2Bytes;
-  benchmarks.push_back(
-      {describe("fp32_ffma", CeilingKind::kFp32, "fp32 FFMA",
-                fmt::format("2 FLOP x {:.0f} FFMA per thread x {:.0f} threads", fma_per_thread,
-                            fma_threads),
-                fmt::format("{} blocks x {} threads, {} independent chains per thread",
-                            plan.fma_blocks, kPeakComputeThreads, kPeakFmaChains),
-                2.0 * fma_per_thread * fma_threads),
-       [=](cudaStream_t s) {
-         ffma_kernel<<<plan.fma_blocks, kPeakComputeThreads, 0, s>>>(
-             0.9999f, 1e-4f, plan.fma_iterations, kNeverMatchesF);
-         RFL_CHECK_LAUNCH();
-       },
-       false,
-       [](const Range& r) -> std::optional<double> {
-         const auto ffma = metric(r, kMetricFfmaInst);
-         if (!ffma) return std::nullopt;
-         return 2.0 * *ffma;
-       },
-       ""});
-  benchmarks.back().record.counted_metric = std::string("2 x ") + kMetricFfmaInst;
-  for (const bool bf16 : {true, false}) {
-    const char* dtype = bf16 ? "bf16" : "fp16";
-    benchmarks.push_back(
-        {describe(bf16 ? "tensor_bf16_mma_sync" : "tensor_fp16_mma_sync",
-                  bf16 ? CeilingKind::kTensorBf16 : CeilingKind::kTensorFp16,
-                  fmt::format("tensor {} mma.sync", dtype),
-                  fmt::format("2*16*8*16 FLOP x {:.0f} mma.sync m16n8k16 per warp x {:.0f} warps",
-                              mma_per_warp, mma_warps),
-                  fmt::format("{} blocks x {} threads, {} independent accumulators per warp",
-                              plan.mma_blocks, kPeakComputeThreads, kPeakMmaChains),
-                  kMmaFlop * mma_per_warp * mma_warps),
-         [=](cudaStream_t s) {
-           if (bf16) {
-             mma_sync_kernel<true><<<plan.mma_blocks, kPeakComputeThreads, 0, s>>>(
-                 plan.mma_iterations, kNeverMatchesF);
-           } else {
-             mma_sync_kernel<false><<<plan.mma_blocks, kPeakComputeThreads, 0, s>>>(
-                 plan.mma_iterations, kNeverMatchesF);
-           }
-           RFL_CHECK_LAUNCH();
-         },
-         false,
-         [bf16](const Range& r) {
-           return metric(r, bf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops);
-         },
-         ""});
-    benchmarks.back().record.counted_metric = bf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops;
+  BenchmarkInputs in;
+  in.plan = plan;
+  in.src = static_cast<const uint4*>(src.get());
+  in.dst = static_cast<uint4*>(dst.get());
+  in.l2 = static_cast<const uint4*>(l2_buffer.get());
+  in.dram_count = plan.dram_buffer_bytes / 16;
+  in.full_grid_blocks =
+      static_cast<unsigned int>((in.dram_count + kFullGridThreads - 1) / kFullGridThreads);
+  if (cc_major != 9 || cc_minor != 0) {
+    in.wgmma_unsupported = fmt::format(
+        "wgmma needs compute capability 9.0 (sm_90a); this GPU is {}.{}", cc_major, cc_minor);
   }
-  // wgmma last: sm_90a code, the newest path; if it faulted, the context would be lost for
-  // anything after it.
-  for (const bool bf16 : {true, false}) {
-    const char* dtype = bf16 ? "bf16" : "fp16";
-    benchmarks.push_back(
-        {describe(bf16 ? "tensor_bf16_wgmma" : "tensor_fp16_wgmma",
-                  bf16 ? CeilingKind::kTensorBf16 : CeilingKind::kTensorFp16,
-                  fmt::format("tensor {} wgmma", dtype),
-                  fmt::format("2*64*256*16 FLOP x {:.0f} wgmma m64n256k16 per warpgroup x {} "
-                              "warpgroups",
-                              wgmma_per_group, plan.wgmma_blocks),
-                  fmt::format("{} blocks x 1 warpgroup, A and B tiles in shared memory, 64x256 "
-                              "fp32 accumulators in registers",
-                              plan.wgmma_blocks),
-                  kWgmmaFlop * wgmma_per_group * plan.wgmma_blocks),
-         [=](cudaStream_t s) {
-           launch_wgmma_benchmark(bf16, plan.wgmma_blocks, plan.wgmma_iterations, s);
-         },
-         false,
-         [bf16](const Range& r) {
-           return metric(r, bf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops);
-         },
-         wgmma_unsupported});
-    benchmarks.back().record.counted_metric = bf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops;
-  }
-
-  PeakRunResult result;
-  std::vector<Range> ranges;
-  for (size_t i = 0; i < benchmarks.size(); ++i) {
-    Benchmark& b = benchmarks[i];
-    fmt::print(progress, "[{}/{}] {} ...\n", i + 1, benchmarks.size(), b.record.label);
-    run_one(b, plan, flusher, stream, session, ranges);
-    if (!b.record.rate && b.unsupported.empty()) ++result.failed;
-    if (!b.record.null_reason.empty()) {
-      fmt::print(progress, "[{}/{}] {}: {}\n", i + 1, benchmarks.size(), b.record.label,
-                 b.record.null_reason);
-    }
-    result.benchmarks.push_back(b.record);
-  }
-  if (session == nullptr) {
-    result.counters_null_reason = "no counter session";
-  } else if (ranges.empty()) {
-    result.counters_null_reason = "the counter pass produced no ranges";
-  } else {
-    result.counter_peaks = counter_inputs(ranges);
-  }
-  return result;
+  std::vector<Benchmark> benchmarks = benchmark_table(in);
+  return run_benchmarks(benchmarks, plan, flusher, stream, session, progress);
 }
 
 }  // namespace rooflinectl

@@ -50,8 +50,9 @@ struct PeakBenchmarkPlan {
 /// `l2_bytes` of L2 and `free_bytes` of free device memory:
 /// - DRAM buffers: max(1 GiB, 16 × L2) each, so that L2 holds < 1/16 of the traffic, capped at
 ///   free/4 (two buffers plus the L2 flusher's 8 × L2 and headroom);
-/// - L2 buffer: L2/4 (a quarter leaves room for the two L2 partitions' duplicated lines on
-///   Hopper), 256 passes per launch;
+/// - L2 buffer: about L2/2, a whole number of kPeakL2StepBytes per block (of L2/16 … L2/2, one
+///   contiguous chunk per block of L2/2 read fastest on the H200; docs/perf-notes.md, "L2 read
+///   ceiling"), 256 passes per launch;
 /// - compute: a grid of sm_count × (max_threads_per_sm / block size) blocks, iteration counts
 ///   fixed per thread so a launch takes about the same time on any SM count.
 /// Throws a bad-input Error for non-positive arguments, an environment Error when free memory
