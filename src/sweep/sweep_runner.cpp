@@ -43,11 +43,11 @@ namespace {
 struct SweepContext {
   const SweepConfig& config;
   const DeviceRecord& device;
-  std::unique_ptr<CounterEngine> profiler;  // null when counters are off or unavailable
-  std::string counters_null_reason;
   L2Flusher& flusher;
   cudaStream_t stream;
-  PhaseTimes& phases;                 // where the sweep's wall time goes, printed at its end
+  PhaseTimes& phases;  // where the sweep's wall time goes, printed at its end
+  std::unique_ptr<CounterEngine> profiler{};  // null when counters are off or unavailable
+  std::string counters_null_reason{};
   const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
   // Per-sample clocks (when unavailable, its reason is recorded instead).
   const NvmlClocks* clocks = nullptr;
@@ -315,6 +315,90 @@ CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& pr
   }
 }
 
+/// Opens the sweep's counter engine into ctx.profiler and warms it up, or records in
+/// ctx.counters_null_reason why there is none: --no-counters, or CUPTI refused (the sweep then
+/// times only, unless --require-counters makes that an environment Error). Its wall time is the
+/// phase "counter set-up".
+void open_counter_engine(SweepContext& ctx, std::ostream& progress) {
+  const SweepConfig& config = ctx.config;
+  const auto start = std::chrono::steady_clock::now();
+  if (!config.counters) {
+    ctx.counters_null_reason = "counters disabled (--no-counters)";
+  } else {
+    try {
+      ctx.profiler =
+          std::make_unique<CounterEngine>(config.device, config.base.dtype, config.sm_throughput);
+      ctx.profiler->warm_up([&] { ctx.flusher.read_sweep(ctx.stream); });
+    } catch (const Error& e) {
+      if (config.require_counters) {
+        throw environment_error(
+            fmt::format("--require-counters: hardware counters cannot be read: {}", e.what()));
+      }
+      ctx.counters_null_reason = e.what();
+      fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
+    }
+  }
+  ctx.phases.add("counter set-up", seconds_since(start));
+}
+
+/// Marks `point` failed with the message of `e`, dropping what it had measured.
+void mark_failed(PointResult& point, const Error& e) {
+  point.status = PointStatus::kFailed;
+  point.reason = e.what();
+  point.timing.reset();
+  point.roofline.reset();
+  point.counters = CounterResult{};
+  point.counters.null_reason = "point failed";
+  point.roofline_null_reason = "point failed";
+}
+
+/// Measures every point (operators × lengths, in config order) into report.points, one progress
+/// line each; once interrupted, the remaining points are recorded as such. Returns the byte
+/// passes whose follow-up sessions are still to run, each with its point's index: those sessions
+/// follow the loop, so that CUPTI switches metric sets once per session, not per point.
+std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report, SweepContext& ctx,
+                                                                 std::ostream& progress) {
+  const SweepConfig& config = ctx.config;
+  const uint64_t base_seed = std::random_device{}();
+  const size_t total = config.ops.size() * config.seq_lens.size();
+  std::vector<std::pair<size_t, CounterPassRanges>> pending;
+  size_t index = 0;
+  SweepProgress shown(progress, total);
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      PointResult point;
+      point.op = op;
+      point.shape = config.base;
+      point.shape.seq_len = seq_len;
+      point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
+      point.analytic = analytic_model(op, point.shape);
+      if (mark_if_interrupted(point)) {
+        report.points.push_back(std::move(point));
+        continue;
+      }
+      const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
+      shown.start(index, fmt::format("{} L={}", op, seq_len));
+      try {
+        if (auto ranges = measure_point(point, spec, ctx)) {
+          pending.emplace_back(report.points.size(), std::move(*ranges));
+        }
+      } catch (const Error& e) {
+        mark_failed(point, e);
+        cudaGetLastError();  // clear a non-sticky error so the next point can run
+      }
+      shown.done();
+      if (point.status != PointStatus::kOk) {
+        shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
+      }
+      report_above_roof(point, label, shown);
+      report.points.push_back(std::move(point));
+    }
+  }
+  shown.finish();
+  return pending;
+}
+
 }  // namespace
 
 void check_sweep_plan(const SweepConfig& config) {
@@ -366,28 +450,9 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   report.canary = timed(phases, "canary", [&] {
     return take_canary(report.device.l2_bytes, stream.get(), progress);
   });
-  SweepContext ctx{config, report.device, nullptr, "", flusher, stream.get(), phases};
+  SweepContext ctx{config, report.device, flusher, stream.get(), phases};
   ctx.clocks = &clocks;
-  const auto counter_setup_start = std::chrono::steady_clock::now();
-  if (!config.counters) {
-    ctx.counters_null_reason = "counters disabled (--no-counters)";
-  } else {
-    try {
-      ctx.profiler =
-          std::make_unique<CounterEngine>(config.device, config.base.dtype, config.sm_throughput);
-      ctx.profiler->warm_up([&] { flusher.read_sweep(stream.get()); });
-    } catch (const Error& e) {
-      if (config.require_counters) {
-        throw environment_error(
-            fmt::format("--require-counters: hardware counters cannot be read: {}", e.what()));
-      }
-      ctx.counters_null_reason = e.what();
-      fmt::print(progress, "notice: hardware counters unavailable, timing only: {}\n", e.what());
-    }
-  }
-  phases.add("counter set-up",
-             std::chrono::duration<double>(std::chrono::steady_clock::now() - counter_setup_start)
-                 .count());
+  open_counter_engine(ctx, progress);
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
   PeaksBlock peaks = timed(phases, "roofs", [&] {
@@ -395,51 +460,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   });
   ctx.peaks = &peaks;
 
-  const uint64_t base_seed = std::random_device{}();
-  const size_t total = config.ops.size() * config.seq_lens.size();
-  // Byte passes in run order, each with its point's index: their follow-up sessions follow the
-  // loop, so that CUPTI switches metric sets once per session, not per point.
-  std::vector<std::pair<size_t, CounterPassRanges>> pending;
-  size_t index = 0;
-  SweepProgress shown(progress, total);
-  for (const auto& op : config.ops) {
-    const OperatorSpec& spec = find_operator(op);
-    for (const int64_t seq_len : config.seq_lens) {
-      PointResult point;
-      point.op = op;
-      point.shape = config.base;
-      point.shape.seq_len = seq_len;
-      point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
-      point.analytic = analytic_model(op, point.shape);
-      if (mark_if_interrupted(point)) {
-        report.points.push_back(std::move(point));
-        continue;
-      }
-      const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
-      shown.start(index, fmt::format("{} L={}", op, seq_len));
-      try {
-        if (auto ranges = measure_point(point, spec, ctx)) {
-          pending.emplace_back(report.points.size(), std::move(*ranges));
-        }
-      } catch (const Error& e) {
-        point.status = PointStatus::kFailed;
-        point.reason = e.what();
-        point.timing.reset();
-        point.roofline.reset();
-        point.counters = CounterResult{};
-        point.counters.null_reason = "point failed";
-        point.roofline_null_reason = "point failed";
-        cudaGetLastError();  // clear a non-sticky error so the next point can run
-      }
-      shown.done();
-      if (point.status != PointStatus::kOk) {
-        shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
-      }
-      report_above_roof(point, label, shown);
-      report.points.push_back(std::move(point));
-    }
-  }
-  shown.finish();
+  std::vector<std::pair<size_t, CounterPassRanges>> pending = measure_points(report, ctx, progress);
   if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
   timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
   report.peaks = peaks;
