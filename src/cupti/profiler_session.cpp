@@ -408,30 +408,12 @@ void ProfilerSession::rebind_range_profiler() {
   range_profiler_ = enable.pRangeProfilerObject;
 }
 
-std::vector<std::map<std::string, double>> ProfilerSession::profile(
-    const std::function<void()>& prepare, const std::function<void()>& launch, size_t set_index) {
-  if (range_profiler_ == nullptr) {
-    throw environment_error("ProfilerSession::profile called on a moved-from session");
-  }
-  (void)metric_set(set_index);  // range check
+void ProfilerSession::set_up_collection(size_t set_index) {
   MetricSet& set = sets_[set_index];
-  // Kernels on another device would simply not be profiled: zero ranges, no error.
-  int current_device = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&current_device));
-  if (current_device != device_) {
-    throw environment_error(fmt::format("profiler session is on device {} but device {} is current",
-                                        device_, current_device));
-  }
   // One range profiler object collects one metric set: on the H200 (CUDA 13.0), profiling a second
   // config image on an object that has collected another returned NaN for every counter, so the
   // object is re-created when the set changes (docs/counter-method.md). It also keeps the metric
   // list of its last counter-data sizing for initializing an image: size again for this set.
-  using Clock = std::chrono::steady_clock;
-  const auto seconds_since = [](Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  last_steps_ = ProfileStepTimes{};
-  auto step_start = Clock::now();
   if (profiled_set_ != kNoSet && profiled_set_ != set_index) rebind_range_profiler();
   profiled_set_ = set_index;
   const size_t data_size = counter_data_size(set.metrics);
@@ -440,7 +422,6 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
         "cuptiRangeProfilerGetCounterDataSize: {} bytes for a metric set sized {} bytes before",
         data_size, set.counter_data_image.size()));
   }
-  std::vector<const char*> names = c_strings(set.metrics);
 
   // Re-initializing the image resets it, so every call starts from zero ranges.
   auto reset = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
@@ -469,16 +450,9 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   set_config.passIndex = 0;
   set_config.targetNestingLevel = 1;
   RFL_CUPTI_CALL(cuptiRangeProfilerSetConfig, &set_config);
+}
 
-  // Last before the launch: CUPTI's own set-up above writes device memory (a re-created object
-  // left ~27 MB dirty in L2 on the H200), which `prepare` (an L2 flush) must come after.
-  last_steps_.setup_s = seconds_since(step_start);
-  step_start = Clock::now();
-  prepare();
-  RFL_CUDA_CHECK(cudaDeviceSynchronize());
-  last_steps_.prepare_s = seconds_since(step_start);
-  step_start = Clock::now();
-
+bool ProfilerSession::run_profiled(const std::function<void()>& launch) {
   auto start = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
   start.pRangeProfilerObject = range_profiler_;
   RFL_CUPTI_CALL(cuptiRangeProfilerStart, &start);
@@ -493,13 +467,10 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
     throw;
   }
   RFL_CUPTI_CALL(cuptiRangeProfilerStop, &stop);
-  last_steps_.run_s = seconds_since(step_start);
-  step_start = Clock::now();
-  if (!stop.isAllPassSubmitted) {
-    throw environment_error(fmt::format(
-        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted ({} pass(es))", set.passes));
-  }
+  return stop.isAllPassSubmitted;
+}
 
+std::vector<std::map<std::string, double>> ProfilerSession::decode_ranges(const MetricSet& set) {
   auto decode = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   decode.pRangeProfilerObject = range_profiler_;
   RFL_CUPTI_CALL(cuptiRangeProfilerDecodeData, &decode);
@@ -514,6 +485,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
   info.counterDataImageSize = set.counter_data_image.size();
   RFL_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo, &info);
 
+  std::vector<const char*> names = c_strings(set.metrics);
   std::vector<double> values(names.size());
   std::vector<std::map<std::string, double>> ranges;
   ranges.reserve(info.numTotalRanges);
@@ -531,6 +503,45 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
     for (size_t m = 0; m < set.metrics.size(); ++m) by_name.emplace(set.metrics[m], values[m]);
     ranges.push_back(std::move(by_name));
   }
+  return ranges;
+}
+
+std::vector<std::map<std::string, double>> ProfilerSession::profile(
+    const std::function<void()>& prepare, const std::function<void()>& launch, size_t set_index) {
+  if (range_profiler_ == nullptr) {
+    throw environment_error("ProfilerSession::profile called on a moved-from session");
+  }
+  const MetricSet& set = metric_set(set_index);  // range check
+  // Kernels on another device would simply not be profiled: zero ranges, no error.
+  int current_device = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&current_device));
+  if (current_device != device_) {
+    throw environment_error(fmt::format("profiler session is on device {} but device {} is current",
+                                        device_, current_device));
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  last_steps_ = ProfileStepTimes{};
+  auto step_start = Clock::now();
+  set_up_collection(set_index);
+  // Last before the launch: CUPTI's own set-up above writes device memory (a re-created object
+  // left ~27 MB dirty in L2 on the H200), which `prepare` (an L2 flush) must come after.
+  last_steps_.setup_s = seconds_since(step_start);
+  step_start = Clock::now();
+  prepare();
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());
+  last_steps_.prepare_s = seconds_since(step_start);
+  step_start = Clock::now();
+  const bool all_passes_submitted = run_profiled(launch);
+  last_steps_.run_s = seconds_since(step_start);
+  step_start = Clock::now();
+  if (!all_passes_submitted) {
+    throw environment_error(fmt::format(
+        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted ({} pass(es))", set.passes));
+  }
+  std::vector<std::map<std::string, double>> ranges = decode_ranges(set);
   last_steps_.decode_s = seconds_since(step_start);
   return ranges;
 }

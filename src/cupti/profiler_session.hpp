@@ -113,6 +113,14 @@ class ProfilerSession {
   size_t counter_data_size(const std::vector<std::string>& metrics) const;
   /// Disables the range profiler object and enables a fresh one on the same context.
   void rebind_range_profiler();
+  /// profile()'s set-up: the range profiler object for set `set_index` (re-created when the last
+  /// call collected another set), its counter-data image reset to zero ranges, its config set.
+  void set_up_collection(size_t set_index);
+  /// Profiles what `launch` enqueues and synchronizes; false when kernel replay left passes
+  /// unsubmitted. The profiler is stopped on every way out.
+  bool run_profiled(const std::function<void()>& launch);
+  /// The ranges recorded in `set`'s counter-data image, one metric→value map per range.
+  std::vector<std::map<std::string, double>> decode_ranges(const MetricSet& set);
   void release() noexcept;
 
   static constexpr size_t kNoSet = static_cast<size_t>(-1);
