@@ -46,9 +46,8 @@ void put_optional(Json& j, const std::string& key, const std::optional<double>& 
   j[key + "_null_reason"] = reason;
 }
 
-}  // namespace
-
-std::string format_model_table(const ModelReport& r) {
+// The GPU, its datasheet roofs and the base shape.
+std::string gpu_lines(const ModelReport& r) {
   std::string out;
   const GpuSpec& g = r.gpu;
   out += fmt::format("rooflinectl model: {} ({}), datasheet figures only, nothing measured\n",
@@ -65,8 +64,12 @@ std::string format_model_table(const ModelReport& r) {
                        p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);
   }
   out += fmt::format("  shape: {}\n\n", shape_line(r.base));
+  return out;
+}
 
-  out +=
+// One line per prediction, with the reasons of those that have no roof.
+std::string predictions_table(const ModelReport& r) {
+  std::string out =
       "predicted (min bytes: inputs read once, outputs written once; impl: as implemented, "
       "flash without L2 reuse)\n";
   out += fmt::format(
@@ -94,7 +97,13 @@ std::string format_model_table(const ModelReport& r) {
       "bytes. flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
       "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
       "measured DRAM bytes (sweep) sit near min\n\n";
+  return out;
+}
 
+// S, P and KV-cache sizes per L, and the largest L naive attention fits in.
+std::string attention_memory_table(const ModelReport& r) {
+  std::string out;
+  const GpuSpec& g = r.gpu;
   out += fmt::format("attention memory (MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
   out += fmt::format("{:>6} {:>12} {:>14} {:>16} {:>16} {:>12} {:>6}\n", "L", "S/head MB",
@@ -110,28 +119,39 @@ std::string format_model_table(const ModelReport& r) {
       "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GB: {}\n",
       g.memory_bytes.value / 1e9, r.max_naive_seq_len);
   out += "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
-
-  if (!r.flash_io.empty()) {
-    out += fmt::format(
-        "\nflash attention IO bound (FlashAttention Thm 2, FA2 Alg. 1; M = {:.0f} KB shared memory "
-        "per SM, cc {}.{})\n",
-        *r.sram_bytes / 1024.0, g.cc_major, g.cc_minor);
-    out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", "L", "min MB",
-                       "paper Br", "paper MB", "kernel Br", "kernel MB", "Theta MB");
-    for (const auto& [seq_len, io] : r.flash_io) {
-      Shape shape = r.base;
-      shape.seq_len = seq_len;
-      const double min_bytes = analytic_model("flash_attention", shape).min_dram_bytes;
-      out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
-                         fixed(min_bytes / kMB, 1), io.paper_query_tile_rows,
-                         fixed(io.paper_io_bytes / kMB, 1), io.kernel_query_tile_rows,
-                         fixed(io.kernel_io_bytes / kMB, 1), fixed(io.theta_bytes / kMB, 1));
-    }
-    out +=
-        "  paper/kernel MB: Q, O, LSE once plus K and V once per query tile of Br rows (no L2 "
-        "reuse); Theta = B*H*L^2*d^2/M*e with constant 1\n";
-  }
   return out;
+}
+
+// The flash attention IO bounds per L; empty when the report has none.
+std::string flash_io_table(const ModelReport& r) {
+  if (r.flash_io.empty()) return "";
+  std::string out;
+  const GpuSpec& g = r.gpu;
+  out += fmt::format(
+      "\nflash attention IO bound (FlashAttention Thm 2, FA2 Alg. 1; M = {:.0f} KB shared memory "
+      "per SM, cc {}.{})\n",
+      *r.sram_bytes / 1024.0, g.cc_major, g.cc_minor);
+  out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", "L", "min MB", "paper Br",
+                     "paper MB", "kernel Br", "kernel MB", "Theta MB");
+  for (const auto& [seq_len, io] : r.flash_io) {
+    Shape shape = r.base;
+    shape.seq_len = seq_len;
+    const double min_bytes = analytic_model("flash_attention", shape).min_dram_bytes;
+    out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
+                       fixed(min_bytes / kMB, 1), io.paper_query_tile_rows,
+                       fixed(io.paper_io_bytes / kMB, 1), io.kernel_query_tile_rows,
+                       fixed(io.kernel_io_bytes / kMB, 1), fixed(io.theta_bytes / kMB, 1));
+  }
+  out +=
+      "  paper/kernel MB: Q, O, LSE once plus K and V once per query tile of Br rows (no L2 "
+      "reuse); Theta = B*H*L^2*d^2/M*e with constant 1\n";
+  return out;
+}
+
+}  // namespace
+
+std::string format_model_table(const ModelReport& r) {
+  return gpu_lines(r) + predictions_table(r) + attention_memory_table(r) + flash_io_table(r);
 }
 
 nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
