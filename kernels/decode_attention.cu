@@ -76,6 +76,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/kernel_tiles.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
@@ -100,9 +101,6 @@ constexpr int kDecodeThreads = kDecodeWarps * 32;
 // merge spreads a head's parts over up to 8 threads per output vector instead.
 constexpr int kFlatMergeBatch = 4;
 constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
-// Fewest keys per part: below this the per-part work (q load, merges, workspace round trip)
-// would outweigh the streaming, so tiny caches use fewer blocks than the chip holds.
-constexpr int64_t kMinKeysPerPart = 64;
 constexpr double kLog2e = 1.4426950408889634;
 
 /// Compile-time layout of a warp's work for head_dim `kHeadDim` and up to `kHeads` query heads.
@@ -582,12 +580,12 @@ struct DecodePlan {
 
 /// Part count: one wave of resident blocks (sm_count × resident_blocks_per_sm, shared among the
 /// head chunks), so that every block streams the same number of bytes at once; fewer when the
-/// cache is too small for kMinKeysPerPart keys per part. Pure function; ≥ 1.
+/// cache is too small for kDecodeMinKeysPerPart keys per part. Pure function; ≥ 1.
 int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
                          int resident_blocks_per_sm) {
   const int64_t wave = int64_t{sm_count} * std::max(resident_blocks_per_sm, 1);
   const int64_t per_chunk = std::max<int64_t>(1, wave / head_chunks);
-  const int64_t by_size = (total_keys + kMinKeysPerPart - 1) / kMinKeysPerPart;
+  const int64_t by_size = (total_keys + kDecodeMinKeysPerPart - 1) / kDecodeMinKeysPerPart;
   return std::max<int64_t>(1, std::min(per_chunk, by_size));
 }
 

@@ -43,6 +43,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
@@ -80,16 +81,17 @@ struct FlashParams {
 /// Tile shape for one head dimension (FA2's forward choice for d = 64 and 128 on sm_80+):
 /// 128 query rows, 4 warps × 32 rows. Bc = 64 at d = 128 and 128 at d = 64 keeps the S
 /// accumulator at 64 fp32 per thread beside the O accumulator (128 or 64): with addresses and
-/// fragments that fits 255 registers, so two 128-thread blocks run per SM.
+/// fragments that fits 255 registers, so two 128-thread blocks run per SM. Br, the rows per warp
+/// and Bc are the ones the analytic model reads (core/kernel_tiles.hpp).
 template <int kHeadDim_>
 struct FlashTraits {
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr int kBlockM = 128;                         ///< query rows per block (Br)
-  static constexpr int kBlockN = kHeadDim == 128 ? 64 : 128;  ///< keys per K/V tile (Bc)
+  static constexpr int kBlockM = kFlashQueryTileRows;            ///< query rows per block (Br)
+  static constexpr int kBlockN = flash_key_tile_cols(kHeadDim);  ///< keys per K/V tile (Bc)
   static constexpr int kWarps = 4;
   static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kMTiles = 2;  ///< 16-row mma M tiles per warp
-  static constexpr int kRowsPerWarp = 16 * kMTiles;
+  static constexpr int kRowsPerWarp = kFlashWarpRows;
+  static constexpr int kMTiles = kRowsPerWarp / 16;  ///< 16-row mma M tiles per warp
   static constexpr int kMinBlocksPerSm = 2;
   static constexpr int kStages = 2;                   ///< K/V double buffering
   static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks per row (no padding)
@@ -103,6 +105,7 @@ struct FlashTraits {
   static constexpr int kNTiles = kBlockN / 8;    ///< n-tiles of the S accumulator
   static constexpr int kNSteps = kBlockN / 16;   ///< k-steps of O += P·V
 
+  static_assert(kRowsPerWarp % 16 == 0, "a warp owns whole 16-row mma M tiles");
   static_assert(kBlockM == kRowsPerWarp * kWarps, "warps split the query tile evenly");
   static_assert(kChunksPerRow % 8 == 0, "the swizzle permutes chunks within groups of 8");
   static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
 #include "core/parallel_for.hpp"
 #include "kernels/common/cublas_handle.hpp"
@@ -107,8 +108,8 @@ void merge_validation(Validation& total, const Validation& part, const std::stri
 /// stepping over K in kBlockK slices; each warp owns a kWarpTileM × kWarpTileN sub-tile made of
 /// m16n8k16 MMA tiles. Shared memory holds kStages slices of X and W.
 struct GemmTraits {
-  static constexpr int kBlockM = 128;
-  static constexpr int kBlockN = 128;
+  static constexpr int kBlockM = kGemmMmaSyncTile.rows;  // the model's tile (core/kernel_tiles.hpp)
+  static constexpr int kBlockN = kGemmMmaSyncTile.cols;
   static constexpr int kBlockK = 32;
   static constexpr int kWarpsM = 2;
   static constexpr int kWarpsN = 4;

@@ -58,6 +58,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/kernel_tiles.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/common/hopper_ptx.hpp"
 #include "kernels/common/pack_pair.hpp"
@@ -69,8 +70,8 @@ namespace {
 
 /// Compile-time tiling of gemm_wgmma_tma_kernel; derives the stage sizes and checks limits.
 struct WgmmaTraits {
-  static constexpr int kBlockM = 128;
-  static constexpr int kBlockN = 256;
+  static constexpr int kBlockM = kGemmWgmmaTile.rows;  // the model's tile (core/kernel_tiles.hpp)
+  static constexpr int kBlockN = kGemmWgmmaTile.cols;
   static constexpr int kBlockK = 64;  // 64 × 2 B = 128 B: one swizzle row of X per stage
   static constexpr int kStages = 4;
   static constexpr int kConsumers = 2;  // math warpgroups, 64 rows each

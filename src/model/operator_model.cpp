@@ -190,8 +190,10 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
 }
 
 GemmBlockTile gemm_block_tile(const std::string& version) {
-  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") return {128, 256};
-  return {128, 128};
+  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") {
+    return kGemmWgmmaTile;
+  }
+  return kGemmMmaSyncTile;
 }
 
 double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {

@@ -6,36 +6,16 @@
 #include <optional>
 #include <string>
 
+#include "core/kernel_tiles.hpp"
 #include "core/shape.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
 
-/// Query tile height Br of kernels/flash_attention.cu (FlashTraits::kBlockM): K and V are streamed
-/// once per query tile, which bounds the as-implemented DRAM bytes when L2 absorbs no re-read.
-inline constexpr int64_t kFlashQueryTileRows = 128;
-/// Query rows per warp of kernels/flash_attention.cu (FlashTraits::kRowsPerWarp): under a causal
-/// mask each warp computes key tiles only up to its own last row's diagonal.
-inline constexpr int64_t kFlashWarpRows = 32;
-/// Key tile width Bc of kernels/flash_attention.cu (FlashTraits::kBlockN): 64 keys at head_dim
-/// 128, 128 keys at head_dim 64 (the only other one it runs). The tensor cores compute whole
-/// kFlashWarpRows × Bc score tiles per warp, masked or not.
-constexpr int64_t flash_key_tile_cols(int64_t head_dim) { return head_dim == 128 ? 64 : 128; }
-/// Block tile of C of one GEMM kernel version: without L2 reuse, X is read once per column of
-/// tiles and W once per row of tiles.
-struct GemmBlockTile {
-  int64_t rows;
-  int64_t cols;
-};
 /// The tile of `version` as reported per point: "gemm_v3_wgmma_multicast" and
-/// "gemm_v2_wgmma_tma" (kernels/gemm_wgmma.cu, 128 × 256) and "gemm_v1_mma_sync"
-/// (kernels/gemm.cu GemmTraits, 128 × 128); any other name (older or unknown reports) gets v1's
-/// tile.
+/// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name
+/// (older or unknown reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version);
-/// Fewest keys one part of kernels/decode_attention.cu takes (kMinKeysPerPart): the flat range of
-/// B·H_kv·L keys is cut into at most ceil(B·H_kv·L / 64) parts, and each part writes a fp32
-/// partial (d values, max, sum) per query head of every KV head it touches.
-inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 
 /// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
 /// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).
