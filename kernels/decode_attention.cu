@@ -100,7 +100,6 @@ constexpr int kDecodeThreads = kDecodeWarps * 32;
 // merge fits the CUDA-core kernel's 64 registers (4 blocks of 256 threads per SM); at g = 1 the
 // merge spreads a head's parts over up to 8 threads per output vector instead.
 constexpr int kFlatMergeBatch = 4;
-constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
 constexpr double kLog2e = 1.4426950408889634;
 
 /// Compile-time layout of a warp's work for head_dim `kHeadDim` and up to `kHeads` query heads.
@@ -117,31 +116,6 @@ struct DecodeTraits {
 
 // ---------------------------------------------------------------------------------------------
 // Device helpers.
-
-template <class T>
-struct Pair16;
-template <>
-struct Pair16<__nv_bfloat16> {
-  using Type = __nv_bfloat162;
-  static __device__ __forceinline__ float2 to_float2(Type v) { return __bfloat1622float2(v); }
-};
-template <>
-struct Pair16<__half> {
-  using Type = __half2;
-  static __device__ __forceinline__ float2 to_float2(Type v) { return __half22float2(v); }
-};
-
-// Widens the 8 16-bit elements of one 16-byte vector.
-template <class T>
-__device__ __forceinline__ void unpack8(const uint4& raw, float (&f)[kElemsPerVec]) {
-  const auto* pairs = reinterpret_cast<const typename Pair16<T>::Type*>(&raw);
-#pragma unroll
-  for (int i = 0; i < kElemsPerVec / 2; ++i) {
-    const float2 p = Pair16<T>::to_float2(pairs[i]);
-    f[2 * i] = p.x;
-    f[2 * i + 1] = p.y;
-  }
-}
 
 // 16-byte load of data read once: through the non-coherent path, not kept in L1.
 __device__ __forceinline__ uint4 load_streaming(const void* src) {

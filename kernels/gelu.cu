@@ -46,6 +46,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/fast_math.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 
@@ -53,7 +54,6 @@ namespace rooflinectl {
 namespace {
 
 constexpr int kGeluThreads = 256;
-constexpr int kElemsPerVec = 8;  // one 16-byte access of 16-bit elements
 // Below this many elements every element is checked on the CPU; above it, a sample (see
 // sample_plan) keeps validation to a fraction of a second for 10^8-10^9 element tensors.
 constexpr int64_t kFullCheckElements = int64_t{1} << 22;
@@ -74,22 +74,6 @@ double gelu_reference(double x, GeluForm form) {
 
 // ---------------------------------------------------------------------------------------------
 // Kernel.
-
-// Pairs of 16-bit values converted to and from float2 (paired conversions are one instruction).
-template <class T>
-struct Pair16;
-template <>
-struct Pair16<__nv_bfloat16> {
-  using Type = __nv_bfloat162;
-  static __device__ __forceinline__ float2 to_float2(Type v) { return __bfloat1622float2(v); }
-  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22bfloat162_rn(f); }
-};
-template <>
-struct Pair16<__half> {
-  using Type = __half2;
-  static __device__ __forceinline__ float2 to_float2(Type v) { return __half22float2(v); }
-  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22half2_rn(f); }
-};
 
 // Constants of the two forms, folded so that each costs the instruction counts stated above.
 constexpr double kLog2e = 1.44269504088896340736;

@@ -33,6 +33,7 @@
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/operator.hpp"
@@ -40,7 +41,6 @@
 namespace rooflinectl {
 namespace {
 
-constexpr int kElemsPerVec = 8;       // one 16-byte access of 16-bit elements
 constexpr int kMaxVecsPerThread = 8;  // 64 elements of the row in registers per thread
 constexpr int kWarpRowsPerBlock = 4;  // rows per block in the warp-per-row configuration
 constexpr int64_t kMaxCheckedRows = 4096;
@@ -63,53 +63,6 @@ void layernorm_reference_row(const double* x, const double* gamma, const double*
 
 // ---------------------------------------------------------------------------------------------
 // Kernel.
-
-template <class T>
-struct Pair16;
-template <>
-struct Pair16<__nv_bfloat16> {
-  using Type = __nv_bfloat162;
-  // A bf16 is the top half of an fp32, so widening is a shift and a mask. Volatile keeps the
-  // compiler from merging the identical conversions of the three passes and then holding the row
-  // as 64 floats instead of 32 packed registers (that spilled at 1024 threads, 64 registers max).
-  static __device__ __forceinline__ float2 to_float2(Type v) {
-    const unsigned bits = *reinterpret_cast<const unsigned*>(&v);
-    float2 f;
-    asm volatile("{ shl.b32 %0, %2, 16;\n and.b32 %1, %2, 0xffff0000; }"
-                 : "=f"(f.x), "=f"(f.y)
-                 : "r"(bits));
-    return f;
-  }
-  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22bfloat162_rn(f); }
-};
-template <>
-struct Pair16<__half> {
-  using Type = __half2;
-  static __device__ __forceinline__ float2 to_float2(Type v) { return __half22float2(v); }
-  static __device__ __forceinline__ Type from_float2(float2 f) { return __float22half2_rn(f); }
-};
-
-template <class T>
-__device__ __forceinline__ void unpack8(const uint4& v, float (&f)[kElemsPerVec]) {
-  const auto* pairs = reinterpret_cast<const typename Pair16<T>::Type*>(&v);
-#pragma unroll
-  for (int i = 0; i < kElemsPerVec / 2; ++i) {
-    const float2 p = Pair16<T>::to_float2(pairs[i]);
-    f[2 * i] = p.x;
-    f[2 * i + 1] = p.y;
-  }
-}
-
-template <class T>
-__device__ __forceinline__ uint4 pack8(const float (&f)[kElemsPerVec]) {
-  uint4 v;
-  auto* pairs = reinterpret_cast<typename Pair16<T>::Type*>(&v);
-#pragma unroll
-  for (int i = 0; i < kElemsPerVec / 2; ++i) {
-    pairs[i] = Pair16<T>::from_float2(make_float2(f[2 * i], f[2 * i + 1]));
-  }
-  return v;
-}
 
 // Butterfly sum over groups of `kLanes` lanes: every lane ends with the same (bitwise) total,
 // because each step adds the same two operands in either order.
@@ -178,7 +131,7 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
   for (int k = 0; k < kMaxVecsPerThread; ++k) {
     if (t + k * kThreadsPerRow < vecs_per_row) {
       float f[kElemsPerVec];
-      unpack8<T>(v[k], f);
+      unpack8<T, Widen::kOpaque>(v[k], f);
 #pragma unroll
       for (int e = 0; e < kElemsPerVec; ++e) sum += f[e];
     }
@@ -190,7 +143,7 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
   for (int k = 0; k < kMaxVecsPerThread; ++k) {
     if (t + k * kThreadsPerRow < vecs_per_row) {
       float f[kElemsPerVec];
-      unpack8<T>(v[k], f);
+      unpack8<T, Widen::kOpaque>(v[k], f);
 #pragma unroll
       for (int e = 0; e < kElemsPerVec; ++e) {
         const float c = f[e] - mean;
@@ -208,9 +161,9 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
       float f[kElemsPerVec];
       float g[kElemsPerVec];
       float b[kElemsPerVec];
-      unpack8<T>(v[k], f);
-      unpack8<T>(gv[i], g);
-      unpack8<T>(bv[i], b);
+      unpack8<T, Widen::kOpaque>(v[k], f);
+      unpack8<T, Widen::kOpaque>(gv[i], g);
+      unpack8<T, Widen::kOpaque>(bv[i], b);
 #pragma unroll
       for (int e = 0; e < kElemsPerVec; ++e) f[e] = fmaf((f[e] - mean) * rstd, g[e], b[e]);
       yr[i] = pack8<T>(f);

@@ -40,6 +40,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/fast_math.hpp"
+#include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/reference_attention.hpp"
@@ -55,7 +56,6 @@ constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
 // Softmax kernel
 
 constexpr int kSoftmaxMaxThreads = 512;
-constexpr int kVecElems = 8;  // 16-byte vector of 16-bit elements
 constexpr float kLog2e = 1.4426950408889634f;
 // Chunks each thread loads before consuming any: 4 × 16 bytes in flight per thread, 64 KiB per
 // SM with 1024 resident threads, above the ~25 KiB per SM that Little's law asks for at
@@ -67,47 +67,10 @@ constexpr int kChunksInFlight = 4;
 /// the longest rows (L = 32768: 4096 chunks) give each thread 8 chunks per pass, two rounds of
 /// kChunksInFlight loads.
 int softmax_threads(int64_t kv_len) {
-  const int64_t chunks = (kv_len + kVecElems - 1) / kVecElems;
+  const int64_t chunks = (kv_len + kElemsPerVec - 1) / kElemsPerVec;
   const int64_t warps = (chunks + 31) / 32;
   return static_cast<int>(std::min<int64_t>(warps, kSoftmaxMaxThreads / 32) * 32);
 }
-
-template <class T>
-struct Elem;
-
-template <>
-struct Elem<__nv_bfloat16> {
-  static __device__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
-  static __device__ float2 unpack(uint32_t bits) {
-    __nv_bfloat162 v;
-    memcpy(&v, &bits, sizeof(v));
-    return __bfloat1622float2(v);
-  }
-  static __device__ uint32_t pack(float lo, float hi) {
-    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof(bits));
-    return bits;
-  }
-};
-
-template <>
-struct Elem<__half> {
-  static __device__ float to_float(__half v) { return __half2float(v); }
-  static __device__ __half from_float(float v) { return __float2half(v); }
-  static __device__ float2 unpack(uint32_t bits) {
-    __half2 v;
-    memcpy(&v, &bits, sizeof(v));
-    return __half22float2(v);
-  }
-  static __device__ uint32_t pack(float lo, float hi) {
-    const __half2 v = __floats2half2_rn(lo, hi);
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof(bits));
-    return bits;
-  }
-};
 
 // Chunks stay packed (4 registers, not 8) between the load and their use, which keeps
 // kChunksInFlight of them in registers without spilling.
@@ -117,24 +80,8 @@ __device__ __forceinline__ uint4 load_chunk(const T* src) {
 }
 
 template <class T>
-__device__ __forceinline__ void unpack8(uint4 raw, float (&x)[kVecElems]) {
-  const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 pair = Elem<T>::unpack(words[i]);
-    x[2 * i] = pair.x;
-    x[2 * i + 1] = pair.y;
-  }
-}
-
-template <class T>
-__device__ __forceinline__ void store8(T* dst, const float (&x)[kVecElems]) {
-  uint4 raw;
-  raw.x = Elem<T>::pack(x[0], x[1]);
-  raw.y = Elem<T>::pack(x[2], x[3]);
-  raw.z = Elem<T>::pack(x[4], x[5]);
-  raw.w = Elem<T>::pack(x[6], x[7]);
-  *reinterpret_cast<uint4*>(dst) = raw;
+__device__ __forceinline__ void store8(T* dst, const float (&x)[kElemsPerVec]) {
+  *reinterpret_cast<uint4*>(dst) = pack8<T>(x);
 }
 
 // e^x as 2^(x·log2 e). Callers pass x = s - max ≤ 0 (or -inf), formed before scaling, so that
@@ -228,8 +175,8 @@ __global__ void __launch_bounds__(kSoftmaxMaxThreads)
 
   const auto misalign = static_cast<int64_t>(reinterpret_cast<uintptr_t>(s_row) % 16);
   const int64_t head = std::min<int64_t>(kv_len, (16 - misalign) % 16 / 2);
-  const int64_t chunks = (kv_len - head) / kVecElems;
-  const int64_t tail_start = head + chunks * kVecElems;
+  const int64_t chunks = (kv_len - head) / kElemsPerVec;
+  const int64_t tail_start = head + chunks * kElemsPerVec;
   const int64_t tid = threadIdx.x;
   // Scalar elements owned by this thread: head element `tid`, tail element `tail_start + tid`.
   const int64_t scalar_j[2] = {tid < head ? tid : -1,
@@ -239,29 +186,29 @@ __global__ void __launch_bounds__(kSoftmaxMaxThreads)
 #pragma unroll
   for (const int64_t j : scalar_j) {
     if (j >= 0 && j < visible) {
-      const float x[1] = {Elem<T>::to_float(s_row[j])};
+      const float x[1] = {static_cast<float>(s_row[j])};
       const bool vis[1] = {true};
       accumulate(stats, x, vis);
     }
   }
   const int64_t stride = blockDim.x;
-  for (int64_t c0 = tid; c0 < chunks && head + c0 * kVecElems < visible;
+  for (int64_t c0 = tid; c0 < chunks && head + c0 * kElemsPerVec < visible;
        c0 += kChunksInFlight * stride) {
     uint4 raw[kChunksInFlight];
 #pragma unroll
     for (int u = 0; u < kChunksInFlight; ++u) {
-      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      const int64_t j0 = head + (c0 + u * stride) * kElemsPerVec;
       if (c0 + u * stride < chunks && j0 < visible) raw[u] = load_chunk(s_row + j0);
     }
 #pragma unroll
     for (int u = 0; u < kChunksInFlight; ++u) {
-      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      const int64_t j0 = head + (c0 + u * stride) * kElemsPerVec;
       if (c0 + u * stride < chunks && j0 < visible) {
-        float x[kVecElems];
-        bool vis[kVecElems];
+        float x[kElemsPerVec];
+        bool vis[kElemsPerVec];
         unpack8<T>(raw[u], x);
 #pragma unroll
-        for (int i = 0; i < kVecElems; ++i) vis[i] = j0 + i < visible;
+        for (int i = 0; i < kElemsPerVec; ++i) vis[i] = j0 + i < visible;
         accumulate(stats, x, vis);
       }
     }
@@ -277,25 +224,25 @@ __global__ void __launch_bounds__(kSoftmaxMaxThreads)
 #pragma unroll
   for (const int64_t j : scalar_j) {
     if (j >= 0) {
-      const float x = j < visible ? Elem<T>::to_float(s_row[j]) : 0.0f;
-      p_row[j] = Elem<T>::from_float(probability(x, j));
+      const float x = j < visible ? static_cast<float>(s_row[j]) : 0.0f;
+      p_row[j] = T(probability(x, j));
     }
   }
   for (int64_t c0 = tid; c0 < chunks; c0 += kChunksInFlight * stride) {
     uint4 raw[kChunksInFlight] = {};
 #pragma unroll
     for (int u = 0; u < kChunksInFlight; ++u) {
-      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      const int64_t j0 = head + (c0 + u * stride) * kElemsPerVec;
       if (c0 + u * stride < chunks && j0 < visible) raw[u] = load_chunk(s_row + j0);
     }
 #pragma unroll
     for (int u = 0; u < kChunksInFlight; ++u) {
-      const int64_t j0 = head + (c0 + u * stride) * kVecElems;
+      const int64_t j0 = head + (c0 + u * stride) * kElemsPerVec;
       if (c0 + u * stride < chunks) {
-        float x[kVecElems];
+        float x[kElemsPerVec];
         unpack8<T>(raw[u], x);
 #pragma unroll
-        for (int i = 0; i < kVecElems; ++i) x[i] = probability(x[i], j0 + i);
+        for (int i = 0; i < kElemsPerVec; ++i) x[i] = probability(x[i], j0 + i);
         store8(p_row + j0, x);
       }
     }
@@ -308,7 +255,7 @@ __global__ void __launch_bounds__(kSoftmaxMaxThreads)
 constexpr int kRowPreferredThreads = 512;
 constexpr int kRowMaxThreads = 1024;
 constexpr int kRowMaxVecs = 8;  // 16-byte vectors per thread
-constexpr int64_t kRowMaxLen = int64_t{kRowMaxThreads} * kRowMaxVecs * kVecElems;  // 65536
+constexpr int64_t kRowMaxLen = int64_t{kRowMaxThreads} * kRowMaxVecs * kElemsPerVec;  // 65536
 
 // Short rows (L ≤ kGroupMaxLen) go to row_group_softmax_kernel: one or two warps per row,
 // several rows per block of kGroupBlockThreads, up to kGroupMaxVecs vectors per lane (64
@@ -317,7 +264,7 @@ constexpr int kGroupBlockThreads = 256;
 constexpr int kGroupMinBlocks = 2;
 constexpr int kGroupMaxVecs = 16;
 constexpr int kGroupMaxWarps = 2;
-constexpr int64_t kGroupMaxLen = int64_t{32} * kGroupMaxWarps * kGroupMaxVecs * kVecElems;  // 8192
+constexpr int64_t kGroupMaxLen = int64_t{32} * kGroupMaxWarps * kGroupMaxVecs * kElemsPerVec;  // 8192
 
 /// Launch shape of the register-row kernels: `vecs` 16-byte vectors per thread (a power of two);
 /// `row_warps` > 0: row_group_softmax_kernel with that many warps per row (blocks of
@@ -336,8 +283,8 @@ struct RowLaunch {
 /// kRowPreferredThreads threads (up to kRowMaxVecs), then up to kRowMaxThreads threads at
 /// kRowMaxVecs: 16384 → 4 × 512, 32768 → 8 × 512, 65536 → 8 × 1024.
 RowLaunch register_row_launch(int64_t kv_len) {
-  if (kv_len % kVecElems != 0 || kv_len > kRowMaxLen) return {0, 0, 0};
-  const int64_t chunks = kv_len / kVecElems;
+  if (kv_len % kElemsPerVec != 0 || kv_len > kRowMaxLen) return {0, 0, 0};
+  const int64_t chunks = kv_len / kElemsPerVec;
   if (kv_len <= kGroupMaxLen) {
     const int warps = chunks > int64_t{32} * kGroupMaxVecs ? kGroupMaxWarps : 1;
     int vecs = 1;
@@ -447,8 +394,8 @@ __device__ __forceinline__ void softmax_row_in_registers(const T* __restrict__ s
           : kv_len;
   const auto* s_row = reinterpret_cast<const uint4*>(s + row * kv_len);
   auto* p_row = reinterpret_cast<uint4*>(p + row * kv_len);
-  const int chunks = active ? kv_len / kVecElems : 0;
-  const int visible_chunks = (visible + kVecElems - 1) / kVecElems;
+  const int chunks = active ? kv_len / kElemsPerVec : 0;
+  const int visible_chunks = (visible + kElemsPerVec - 1) / kElemsPerVec;
   const uint4 zero = make_uint4(0, 0, 0, 0);
 
   uint4 raw[kVecs];
@@ -462,23 +409,23 @@ __device__ __forceinline__ void softmax_row_in_registers(const T* __restrict__ s
 #pragma unroll
   for (int u = 0; u < kVecs; ++u) {
     const int c = tid + u * stride;
-    if (c < visible_chunks && (c + 1) * kVecElems > visible)
-      raw[u] = mask_lanes_from<T>(raw[u], visible - c * kVecElems);
+    if (c < visible_chunks && (c + 1) * kElemsPerVec > visible)
+      raw[u] = mask_lanes_from<T>(raw[u], visible - c * kElemsPerVec);
   }
 #pragma unroll
   for (int u = 0; u < kVecs; ++u) {
     pair_max = Packed<T>::max2(pair_max, Packed<T>::max2(Packed<T>::max2(raw[u].x, raw[u].y),
                                                          Packed<T>::max2(raw[u].z, raw[u].w)));
   }
-  const float2 max_pair = Elem<T>::unpack(pair_max);
+  const float2 max_pair = unpack_pair<T>(pair_max);
   SoftmaxStats stats{fmaxf(max_pair.x, max_pair.y), 0.0f};
   if (stats.max != -INFINITY) {
 #pragma unroll
     for (int u = 0; u < kVecs; ++u) {
-      float x[kVecElems];
+      float x[kElemsPerVec];
       unpack8<T>(raw[u], x);
 #pragma unroll
-      for (int i = 0; i < kVecElems; ++i) stats.sum += ex2_approx((x[i] - stats.max) * kLog2e);
+      for (int i = 0; i < kElemsPerVec; ++i) stats.sum += ex2_approx((x[i] - stats.max) * kLog2e);
     }
   }
 
@@ -500,16 +447,16 @@ __device__ __forceinline__ void softmax_row_in_registers(const T* __restrict__ s
       __stcs(p_row + c, zero);
       continue;
     }
-    float x[kVecElems];
+    float x[kElemsPerVec];
     unpack8<T>(raw[u], x);
     uint4 out;
-    out.x = Elem<T>::pack(ex2_approx(fmaf(x[0] - total.max, kLog2e, -log2_sum)),
+    out.x = pack_pair<T>(ex2_approx(fmaf(x[0] - total.max, kLog2e, -log2_sum)),
                           ex2_approx(fmaf(x[1] - total.max, kLog2e, -log2_sum)));
-    out.y = Elem<T>::pack(ex2_approx(fmaf(x[2] - total.max, kLog2e, -log2_sum)),
+    out.y = pack_pair<T>(ex2_approx(fmaf(x[2] - total.max, kLog2e, -log2_sum)),
                           ex2_approx(fmaf(x[3] - total.max, kLog2e, -log2_sum)));
-    out.z = Elem<T>::pack(ex2_approx(fmaf(x[4] - total.max, kLog2e, -log2_sum)),
+    out.z = pack_pair<T>(ex2_approx(fmaf(x[4] - total.max, kLog2e, -log2_sum)),
                           ex2_approx(fmaf(x[5] - total.max, kLog2e, -log2_sum)));
-    out.w = Elem<T>::pack(ex2_approx(fmaf(x[6] - total.max, kLog2e, -log2_sum)),
+    out.w = pack_pair<T>(ex2_approx(fmaf(x[6] - total.max, kLog2e, -log2_sum)),
                           ex2_approx(fmaf(x[7] - total.max, kLog2e, -log2_sum)));
     __stcs(p_row + c, out);
   }
