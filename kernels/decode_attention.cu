@@ -1,72 +1,17 @@
 // Decode attention: one query token per sequence against a KV cache of L = seq_len positions.
 // Q, O: [batch, heads, head_dim]; K, V: [batch, kv_heads, L, head_dim]; 16-bit, fp32 math.
 // Query head h reads KV head h / g, g = heads / kv_heads (GQA; g = 1 is multi-head attention).
-// O = softmax(q·Kᵀ·scale)·V with scale = 1/sqrt(head_dim). A single query sits at the last
+// O = softmax(q·Kᵀ·scale)·V, scale = 1/sqrt(head_dim); the single query sits at the last
 // position, so a causal mask hides nothing and the causal flag is ignored.
-//
-// Versions:
-//   decode_attention_v5_mma_gqa_fused_merge  g ≥ 2: v3's kernel with v4's in-kernel merge.
-//   decode_attention_v4_flat_fused_merge     g = 1: v2's kernel with the merge folded in: no
-//                                 second (combine) launch. At the end of its part each block
-//                                 takes a ticket on an arrival word per (KV head, head chunk)
-//                                 while it reduces its warps' states; the last of the parts that
-//                                 touch the KV head keeps its own partial in shared memory,
-//                                 waits (rarely) for the others' written count, merges their
-//                                 partials (independent L2 loads, a batch per thread, several
-//                                 threads per output vector where the block has threads to
-//                                 spare) and writes O, then resets the word for the next launch;
-//                                 the others write their partial and count it with a release
-//                                 add (decode_partials.hpp, arrive_ticket). The first protocol
-//                                 (partial, fence, count, fence) put two fences and a workspace
-//                                 round trip on the critical path. v2/v3 ran a separate
-//                                 decode_combine kernel (one block per query row, two serial
-//                                 passes over the parts): 12 µs per call on an H200 against
-//                                 ~3.4 µs for cuDNN's reduction.
-//   decode_attention_v3_mma_gqa   g ≥ 2: v2's flat split with the dot products on tensor cores
-//                                 (mma.sync m16n8k16, fp32 accumulate): a warp step takes 16
-//                                 keys, S = Q·Kᵀ with the block's 8 (g ≤ 8) or 16 query heads as
-//                                 M, P rounded to 16 bits, Oᵀ = Vᵀ·Pᵀ with d as M; K, V and q go
-//                                 from global memory straight into fragments (16-byte loads, the
-//                                 d order inside a k-step permuted to fit, V key pairs joined by
-//                                 byte permutes), so the S accumulator is P's B fragment with no
-//                                 shuffle. ~9 warp instructions per key at any g ≤ 8 against
-//                                 v2's ~68 at g = 4. 4 warps per block. g = 1 runs v2.
-//   decode_attention_v2_flat_split  flash-decoding (Dao, Haziza, Massa & Sizov 2023,
-//                                 "Flash-Decoding for long-context inference") with an exact
-//                                 split: the
-//                                 B·H_kv·L keys of the whole cache, seen as one flat range, are cut
-//                                 into as many equal parts as the chip holds resident blocks
-//                                 (SM count × occupancy, queried), so one wave streams the cache
-//                                 with no tail and no split count to tune. A part may cover the
-//                                 end of one KV head and the start of the next; it writes one
-//                                 partial per KV head it touches. K and V go straight from global
-//                                 memory into registers (16-byte loads, kLoads rows of K and of V
-//                                 per lane issued before any math, no shared-memory staging): a row
-//                                 of head_dim 16-bit values is d/8 lanes, so a warp reads 2 (d =
-//                                 128) or 4 (d = 64) consecutive keys per instruction, 512
-//                                 contiguous bytes. (As v2 it ran every g with up to 8 query heads
-//                                 per pass; v3 keeps it for g = 1.) fp32 FMA on CUDA cores: at ~g
-//                                 FLOP/byte decode is memory-bound. Each group of d/8 lanes keeps
-//                                 its own online softmax (Milakov & Gimelshein 2018) in base 2;
-//                                 lanes, then warps (through shared memory) are merged with the
-//                                 log-sum-exp rescale into one (max, sum, unnormalized o) per part
-//                                 and KV head in an fp32 workspace; a combine kernel merged the
-//                                 parts of each query head and wrote O (v4: in-kernel merge).
-//   (v1, decode_attention_v1_split_kv, split each KV head into a fixed number of ranges staged
-//   through shared memory with cp.async; its block count left a partial second wave.)
-//
-// Analytic model (for src/model), e = 2:
-//   FLOPs = 4·B·H·L·d: q·k (2·d per key) and p·v (2·d per key) per query head. The fp32 counters
-//   also see the softmax (subtract, l update, per-tile rescale: ~3 FLOP per key and head, plus
-//   d/16 per 32-key tile), about 1 + 3/(4·d) ≈ 1.01× the formula; exp2 runs on the MUFU pipe and
-//   is counted nowhere.
-//   v3 (g ≥ 2) does these products on the tensor pipe, padded: per key 2·16·d (S, M = 16 rows)
-//   + 2·8·d (P·V, N = 8 heads) per 8-head block, i.e. 48·d against the formula's 4·g·d (3× at
-//   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles).
-//   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
-//   workspace, parts·slots·g·(d + 2)·4 bytes written by the split kernel and read back by the
-//   merging blocks (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark
-//   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
+// Both versions cut the B·H_kv·L keys, one flat range, into one wave of equal parts
+// (flash-decoding, Dao, Haziza, Massa & Sizov 2023, with an exact split), stream K and V from
+// global memory straight into registers, and merge in the same launch: the last block of a KV head
+// merges the parts' fp32 partials and writes O (kernels/decode_partials.hpp, arrive_ticket).
+//   decode_attention_v4_flat_fused_merge (g = 1): fp32 FMA on CUDA cores, an online softmax
+//     (Milakov & Gimelshein 2018) in base 2 per group of d/8 lanes.
+//   decode_attention_v5_mma_gqa_fused_merge (g ≥ 2): the dot products on tensor cores (mma.sync
+//     m16n8k16), the block's 8 or 16 query heads as M.
+// The earlier versions and the measurements: docs/perf-notes.md (decode_attention_v1 … v5).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -717,6 +662,18 @@ void check_decode_shape(const Shape& shape) {
 // ---------------------------------------------------------------------------------------------
 // Registration.
 
+// Analytic model (src/model/operator_model.cpp), e = 2:
+//   FLOPs = 4·B·H·L·d: q·k (2·d per key) and p·v (2·d per key) per query head. The fp32 counters
+//   of v4 also see the softmax and the 16-lane shuffle reductions, ~15–20% above the formula
+//   (docs/perf-notes.md, decode_attention_v2_flat_split); exp2 runs on the MUFU pipe and is
+//   counted nowhere.
+//   v5 (g ≥ 2) does these products on the tensor pipe, padded: per key 2·16·d (S, M = 16 rows)
+//   + 2·8·d (P·V, N = 8 heads) per 8-head block, i.e. 48·d against the formula's 4·g·d (3× at
+//   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles).
+//   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
+//   workspace, parts·slots·g·(d + 2)·4 bytes written by the split kernel and read back by the
+//   merging blocks (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark
+//   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
 OperatorSpec decode_attention_spec() {
   OperatorSpec spec;
   spec.name = "decode_attention";
