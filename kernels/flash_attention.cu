@@ -1,37 +1,17 @@
 // flash_attention: FlashAttention-2 forward (Dao 2023, "FlashAttention-2: Faster Attention with
 // Better Parallelism and Work Partitioning", arXiv 2307.08691, Algorithm 1), bf16/fp16 in, fp32
 // accumulation, O in the input dtype plus the row log-sum-exp in fp32.
-//
-// Version flash_attention_v2_mma_sync: the FA2 structure on the warp-level tensor-core
-// instructions (mma.sync m16n8k16, ldmatrix, cp.async) that sm_80 through sm_90 all run, with
-// FA2's own tile shape for these head dims. One block per (128-row query tile, head, batch); 4
-// warps, each owning 32 query rows (two mma M tiles) for the whole key loop, so the softmax
-// statistics of a row never leave its warp. K and V tiles of Bc keys (64 at d = 128, 128 at
-// d = 64) are streamed through shared memory by cp.async, double-buffered, K and V in separate
-// commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile n+1 is
-// already on its way. Every K or V fragment that ldmatrix brings from shared memory feeds both
-// M tiles of a warp (4 MMAs), and each K/V tile copied into shared memory serves 128 rows.
-// S and P stay in registers (P is re-packed in place as the A operand of P·V), so the L² score
-// matrix never touches HBM: that is where FA beats the naive three-launch path (I/O Θ(L·d)
-// instead of Θ(L²) per head). The online softmax keeps a running max and sum per row in fp32
-// and normalises O only once, after the last tile (FA2's change over FA1 that removes most
-// non-matmul FLOPs). 32 rows of Q do not fit in registers beside the 128-float O accumulator,
-// so Q fragments are re-read from shared memory per k-step. Shared tiles are XOR-swizzled
-// instead of padded (conflict-free ldmatrix), causal blocks stop at the diagonal and each warp
-// skips the key tiles its own rows cannot see, and only tiles that cross the diagonal or the
-// end of K pay for masking. 96 KB of shared memory and at most 255 registers per thread let
-// two blocks share an SM. Not here: Hopper wgmma/TMA and warp specialisation (FA3), which is
-// what cuDNN runs. The earlier 64-row v1 and the measurements of both are in docs/perf-notes.md.
-//
-// Version flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu, sm_90a): the
-// FlashAttention-3 structure (wgmma, TMA, warp specialisation, ping-pong consumers, persistent
-// grid) for head_dim 128. It is the default on compute capability 9.0 wherever it applies
-// (flash_wgmma_supports); v2 runs everywhere else (other architectures, head_dim 64).
+//   flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu, sm_90a): FlashAttention-3's
+//     structure for head_dim 128, the default on compute capability 9.0 wherever it applies
+//     (flash_wgmma_supports).
+//   flash_attention_v2_mma_sync (flash_attention_fwd below): everywhere else (other
+//     architectures, head_dim 64). 128-row query tiles, 4 warps of 32 rows, K/V tiles streamed
+//     through swizzled shared memory by cp.async, mma.sync m16n8k16; S and P never leave
+//     registers.
 // Environment: RFL_FLASH_VERSION=2 forces v2 on any device (for comparisons); "3" or unset picks
-// v3 where it applies. Any other value is rejected (bad_input).
-//
-// The references it is validated against (CPU float64 and a GPU fp32 one that shares no code
-// with this file) are in kernels/reference_attention.cu.
+// v3 where it applies. Any other value is rejected (bad_input). The references it is validated
+// against (CPU float64 and a GPU fp32 one that shares no code with this file) are in
+// kernels/reference_attention.cu; the measurements and the earlier v1 in docs/perf-notes.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -215,7 +195,26 @@ __device__ __forceinline__ void load_tile_swizzled(uint16_t* s_tile, const uint1
   }
 }
 
-/// Forward kernel over grid (query tiles, heads, batch); see the file comment for the design.
+/// flash_attention_v2_mma_sync, over grid (query tiles, heads, batch): the FA2 structure on the
+/// warp-level tensor-core instructions (mma.sync m16n8k16, ldmatrix, cp.async) that sm_80 through
+/// sm_90 all run, with FA2's own tile shape for these head dims. One block per (128-row query tile,
+/// head, batch); 4 warps, each owning 32 query rows (two mma M tiles) for the whole key loop, so
+/// the softmax statistics of a row never leave its warp. K and V tiles of Bc keys (64 at d = 128,
+/// 128 at d = 64) are streamed through shared memory by cp.async, double-buffered, K and V in
+/// separate commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile
+/// n+1 is already on its way. Every K or V fragment that ldmatrix brings from shared memory feeds
+/// both M tiles of a warp (4 MMAs), and each K/V tile copied into shared memory serves 128 rows. S
+/// and P stay in registers (P is re-packed in place as the A operand of P·V), so the L² score
+/// matrix never touches HBM: that is where FA beats the naive three-launch path (I/O Θ(L·d)
+/// instead of Θ(L²) per head). The online softmax keeps a running max and sum per row in fp32
+/// and normalises O only once, after the last tile (FA2's change over FA1 that removes most
+/// non-matmul FLOPs). 32 rows of Q do not fit in registers beside the 128-float O accumulator,
+/// so Q fragments are re-read from shared memory per k-step. Shared tiles are XOR-swizzled
+/// instead of padded (conflict-free ldmatrix), causal blocks stop at the diagonal and each warp
+/// skips the key tiles its own rows cannot see, and only tiles that cross the diagonal or the
+/// end of K pay for masking. 96 KB of shared memory and at most 255 registers per thread let
+/// two blocks share an SM. The Hopper path (wgmma, TMA, warp specialisation: FA3) is v3, in
+/// kernels/flash_attention_wgmma.cu.
 template <class T, class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     flash_attention_fwd(const FlashParams p) {
