@@ -1,27 +1,17 @@
 // The FFN up-projection GEMM: C[M, N] = X[M, K] · W[K, N], M = batch·seq_len, K = d_model,
 // N = 4·d_model, every matrix row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
-//
-// Versions:
-//   gemm_v1_mma_sync  tensor cores through mma.sync.m16n8k16 (the Ampere-style path; Hopper's
-//                     wgmma/TMA path is not used, so expect at best the ~63-65% of the tensor
-//                     roof that mma.sync reached in instruction microbenchmarks on H800, against
-//                     ~96% for wgmma: Luo et al., arXiv:2501.12084, as quoted secondhand).
-//                     128×128×32 block tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into
-//                     padded shared memory, fragments loaded with ldmatrix (.trans for W).
-//   gemm_v2_wgmma_tma  Hopper only (kernels/gemm_wgmma.cu, sm_90a): wgmma.mma_async m64n256k16
-//                     from 128-byte-swizzled shared memory, TMA loads on mbarriers, a producer
-//                     warpgroup and two consumer warpgroups, persistent blocks in a grouped
-//                     raster, C staged in shared memory (stmatrix) and written by TMA stores.
-//                     v1 everywhere else (see select_gemm_version).
-//   gemm_v3_wgmma_multicast  v2's kernel in clusters of 2 blocks on vertically adjacent tiles,
-//                     each W box loaded once per cluster and multicast into both blocks (a third
-//                     less L2 → SM traffic). The default on compute capability 9.0; v2 when no
-//                     2-block cluster can be resident.
-//
+//   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), the default on compute capability
+//                            9.0: wgmma from swizzled shared memory, TMA loads and stores, a
+//                            persistent grid in clusters of 2 blocks that multicast W.
+//   gemm_v2_wgmma_tma        the same kernel without clusters, where no 2-block cluster can be
+//                            resident.
+//   gemm_v1_mma_sync         this file, everywhere else: mma.sync m16n8k16, 128×128×32 block
+//                            tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into padded
+//                            shared memory, fragments loaded with ldmatrix (.trans for W).
 // Environment: RFL_GEMM_VERSION=1 forces v1 on any device, "2" v2 on compute capability 9.0 (for
 // comparisons); "3" or unset picks v3 there. Any other value is rejected (bad_input).
-//
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
+// The measurements of all three: docs/perf-notes.md.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -2,51 +2,14 @@
 // up-projection GEMM C[M, N] = X[M, K] · W[K, N], every matrix row-major, bf16 or fp16 in and
 // out, fp32 accumulate. The contract is gemm_v1_mma_sync's (kernels/gemm.cu); that file selects
 // this one on compute capability 9.0 and keeps v1 elsewhere.
-//
-// Why it is faster than v1: wgmma.mma_async reads both operands straight from shared memory
-// (no ldmatrix, no register fragments of A or B), so a 64×256×16 step costs one instruction per
-// warpgroup instead of 64 mma.sync per warp group of four; TMA moves whole tiles with one
-// instruction from one thread and signals an mbarrier, so the math warps never issue loads; a
-// persistent grid with a grouped raster keeps a band of W tiles L2-resident (v1 read W about
-// three times over from DRAM).
-//
-// Structure (PTX ISA 8.x: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
-// "cp.async.bulk.tensor", "mbarrier"; CUDA driver API: cuTensorMapEncodeTiled):
-//   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory,
-//     then 32 KiB of epilogue buffers (225 KiB dynamic in all, one block per SM);
-//   - warpgroup 0 is the producer: one thread issues the TMA loads of each stage (1 box of X,
-//     4 boxes of W) against the stage's "full" mbarrier (expect_tx = stage bytes);
-//   - warpgroups 1 and 2 are consumers: each owns 64 rows of the block tile (128 fp32
-//     accumulators per thread), issues four m64n256k16 wgmma per stage and releases the stage
-//     through its "empty" mbarrier once those wgmma have completed;
-//   - setmaxnreg moves registers from the producer (40) to the consumers (232);
-//   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
-//     the producer runs ahead into the next tile while the consumers store the current one;
-//   - epilogue: each math warp converts its 16 × 256 accumulator slab to T, writes it 64 columns
-//     at a time with stmatrix into two 2 KiB shared buffers and sends each chunk with one TMA
-//     store, so the global writes drain while the next tile's wgmma run (on the H200 this took
-//     the tensor pipe from 70% to 86% active at M = 4096; docs/perf-notes.md).
-//
-// v3 (kClusterM = 2) launches the same kernel in clusters of 2 blocks that own vertically
-// adjacent tiles, i.e. the same 256 columns of W: each block TMA-loads its own X box and 2 of the
-// 4 W boxes of a stage, the latter multicast into both blocks (PTX ISA, "cp.async.bulk.tensor"
-// .multicast::cluster; CUDA Programming Guide, "Thread Block Clusters"), so L2 → SM traffic per
-// block and stage falls from 48 to 32 KiB (on the H200 at M = 4096: L2 bytes −11%, time
-// unchanged with the old direct-store epilogue; with this one 0.3–2.4% faster than v2). A stage is
-// free only when the math warps of both blocks have released it: each warp arrives on the
-// "empty" barrier of both blocks (mapa + remote mbarrier.arrive), and each producer waits on its
-// own. No cluster-wide barrier runs per stage or per tile: one after barrier init (remote
-// arrives need initialized peers), and at the end each producer drains its empty barriers, so no
-// block exits while the peer can still arrive on or multicast into it.
-// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
-// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons.
-//
-// Shared-memory layouts (128-byte swizzle; X and W written by TMA and read through wgmma
-// descriptors, C written by stmatrix and read by the TMA store):
-//   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
-//   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
-//            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
-//   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
+// One kernel, gemm_wgmma_tma_kernel: a persistent grid walks the 128×256 output tiles in a
+// grouped raster; a producer warpgroup issues the TMA loads of a 4-stage ring, two consumer
+// warpgroups run wgmma.mma_async m64n256k16 from 128-byte-swizzled shared memory and store C
+// through stmatrix and TMA stores. v3 (kClusterM = 2) launches it in clusters of 2 blocks on
+// vertically adjacent tiles that multicast W; v2 (kClusterM = 1) is the fallback where no such
+// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons. The design
+// is written at the kernel, the shared-memory layouts at WgmmaTraits, the measurements in
+// docs/perf-notes.md.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,6 +32,13 @@ namespace rooflinectl {
 namespace {
 
 /// Compile-time tiling of gemm_wgmma_tma_kernel; derives the stage sizes and checks limits.
+///
+/// Shared-memory layouts (128-byte swizzle; X and W written by TMA and read through wgmma
+/// descriptors, C written by stmatrix and read by the TMA store):
+///   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
+///   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
+///            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
+///   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
 struct WgmmaTraits {
   static constexpr int kBlockM = kGemmWgmmaTile.rows;  // the model's tile (core/kernel_tiles.hpp)
   static constexpr int kBlockN = kGemmWgmmaTile.cols;
@@ -183,6 +153,44 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 /// GemmWgmmaLaunch); C is written only through TMA stores. kClusterM: 1 (gemm_v2_wgmma_tma,
 /// plain launch) or 2 (gemm_v3_wgmma_multicast, launched with cluster dimensions (2, 1, 1) and
 /// an even grid).
+///
+/// Why it is faster than v1: wgmma.mma_async reads both operands straight from shared memory
+/// (no ldmatrix, no register fragments of A or B), so a 64×256×16 step costs one instruction per
+/// warpgroup instead of 64 mma.sync per warp group of four; TMA moves whole tiles with one
+/// instruction from one thread and signals an mbarrier, so the math warps never issue loads; a
+/// persistent grid with a grouped raster keeps a band of W tiles L2-resident (v1 read W about
+/// three times over from DRAM).
+///
+/// Structure (PTX ISA 8.x: "Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
+/// "cp.async.bulk.tensor", "mbarrier"; CUDA driver API: cuTensorMapEncodeTiled):
+///   - block tile 128 (M) × 256 (N) × 64 (K), 4-stage ring of 48 KiB stages in shared memory,
+///     then 32 KiB of epilogue buffers (225 KiB dynamic in all, one block per SM);
+///   - warpgroup 0 is the producer: one thread issues the TMA loads of each stage (1 box of X,
+///     4 boxes of W) against the stage's "full" mbarrier (expect_tx = stage bytes);
+///   - warpgroups 1 and 2 are consumers: each owns 64 rows of the block tile (128 fp32
+///     accumulators per thread), issues four m64n256k16 wgmma per stage and releases the stage
+///     through its "empty" mbarrier once those wgmma have completed;
+///   - setmaxnreg moves registers from the producer (40) to the consumers (232);
+///   - persistent blocks walk the output tiles in a grouped order (kGroupM tile rows at a time);
+///     the producer runs ahead into the next tile while the consumers store the current one;
+///   - epilogue: each math warp converts its 16 × 256 accumulator slab to T, writes it 64 columns
+///     at a time with stmatrix into two 2 KiB shared buffers and sends each chunk with one TMA
+///     store, so the global writes drain while the next tile's wgmma run (on the H200 this took
+///     the tensor pipe from 70% to 86% active at M = 4096; docs/perf-notes.md).
+///
+/// v3 (kClusterM = 2) launches the same kernel in clusters of 2 blocks that own vertically
+/// adjacent tiles, i.e. the same 256 columns of W: each block TMA-loads its own X box and 2 of the
+/// 4 W boxes of a stage, the latter multicast into both blocks (PTX ISA, "cp.async.bulk.tensor"
+/// .multicast::cluster; CUDA Programming Guide, "Thread Block Clusters"), so L2 → SM traffic per
+/// block and stage falls from 48 to 32 KiB (on the H200 at M = 4096: L2 bytes −11%, time
+/// unchanged with the old direct-store epilogue; with this one 0.3–2.4% faster than v2). A stage is
+/// free only when the math warps of both blocks have released it: each warp arrives on the
+/// "empty" barrier of both blocks (mapa + remote mbarrier.arrive), and each producer waits on its
+/// own. No cluster-wide barrier runs per stage or per tile: one after barrier init (remote
+/// arrives need initialized peers), and at the end each producer drains its empty barriers, so no
+/// block exits while the peer can still arrive on or multicast into it.
+/// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
+/// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons.
 template <class T, int kClusterM>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
