@@ -2,36 +2,14 @@
 // out, fp32 math. Two forms (Hendrycks & Gimpel 2016, "Gaussian Error Linear Units", §2):
 //   erf:  gelu(x) = 0.5·x·(1 + erf(x/√2)) = x·Φ(x)                   (exact; PyTorch's default)
 //   tanh: gelu(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))     (the paper's approximation)
-//
-// Versions:
-//   gelu_v2_full_grid  a full grid of short-lived 256-thread blocks, each thread ONE 16-byte vector
-//                      (8 elements) read with ld.global.cs and written with st.global.cs, no
-//                      grid-stride loop (the pattern that matches cudaMemcpy on the H200, see
-//                      docs/perf-notes.md); the thread after the last vector does the count % 8
-//                      tail. Math with few issue slots per element (v1 spent ~30 with CUDA's
-//                      erff, about the whole issue budget at copy bandwidth):
-//                        erf:  Φ from Abramowitz & Stegun 7.1.26 (below), 15 instructions;
-//                        tanh: 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), 7 instructions;
-//                      both with the MUFU ex2.approx.ftz and rcp.approx.ftz instructions.
-//   (gelu_v1_vectorized, replaced: one wave of blocks grid-striding, 4 vectors in flight per
-//   thread, CUDA's erff/tanhf; 0.70–0.86× copy bandwidth on the H200.)
-//
-// Accuracy of the fp32 math, before rounding to the 16-bit output (checked in float64 against
-// std::erf over x in [−10, 10]): erf form, A&S 7.1.26 has |error of erf| ≤ 1.5e-7, so Φ(x) is
-// within 7.5e-8 and gelu within 2.2e-7 absolute everywhere, relative ≤ 4.7e-4 for x ≥ −4 (the
-// tail x·Φ(x) → 0 keeps only the absolute bound, like 1 + erff(x/√2) in fp32, whose absolute error
-// is ~6e-8 there); tanh form, the sigmoid identity is exact and the two approximate MUFU results
-// add a relative error of ~3e-7. Both far inside the bf16/fp16 tolerances of validate().
-//
-// Analytic model (for src/model):
-//   FLOPs per element, counting the arithmetic the formula states and not the special function:
-//     erf form  4 FLOP: x·(1/√2), 1 + erf, 0.5·x, and the final product;
-//     tanh form 8 FLOP: x·x, ·0.044715, ·x (the cube term), + x, ·√(2/π), 1 + tanh, 0.5·x, product.
-//   FLOPs = N × (4 or 8), N = batch·seq_len·4·d_model.
-//   Bytes = 2·N·e (x read once, y written once; e = 2).
-//   What the fp32 counters (2·FFMA + FADD + FMUL) will show differs (from the PTX of v2): the erf
-//   form executes 5 FFMA + 5 FMUL + 1 FADD = 16 counted FLOP per element (4× the convention), the
-//   tanh form 1 FFMA + 3 FMUL + 1 FADD = 6 (0.75×); the MUFU work is counted nowhere.
+// gelu_v2_full_grid: a full grid of short-lived 256-thread blocks, each thread ONE 16-byte vector
+// (8 elements) read with ld.global.cs and written with st.global.cs, no grid-stride loop (the
+// pattern that matches cudaMemcpy on the H200, docs/perf-notes.md); the thread after the last
+// vector does the count % 8 tail. The math takes few issue slots per element:
+//   erf:  Φ from Abramowitz & Stegun 7.1.26 (below), 15 instructions;
+//   tanh: 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), 7 instructions;
+// both with the MUFU ex2.approx.ftz and rcp.approx.ftz instructions. Its accuracy is stated at
+// gelu() below; v1 and the measurements are in docs/perf-notes.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -88,6 +66,12 @@ constexpr double kAsA3 = 1.421413741;
 constexpr double kAsA4 = -1.453152027;
 constexpr double kAsA5 = 1.061405429;
 
+// Accuracy of the fp32 math, before rounding to the 16-bit output (checked in float64 against
+// std::erf over x in [−10, 10]): erf form, A&S 7.1.26 has |error of erf| ≤ 1.5e-7, so Φ(x) is
+// within 7.5e-8 and gelu within 2.2e-7 absolute everywhere, relative ≤ 4.7e-4 for x ≥ −4 (the
+// tail x·Φ(x) → 0 keeps only the absolute bound, like 1 + erff(x/√2) in fp32, whose absolute error
+// is ~6e-8 there); tanh form, the sigmoid identity is exact and the two approximate MUFU results
+// add a relative error of ~3e-7. Both far inside the bf16/fp16 tolerances of validate().
 template <GeluForm kForm>
 __device__ __forceinline__ float gelu(float x) {
   if constexpr (kForm == GeluForm::kErf) {
@@ -309,6 +293,15 @@ class GeluRun final : public OperatorRun {
 // ---------------------------------------------------------------------------------------------
 // Registration.
 
+// Analytic model (src/model/operator_model.cpp):
+//   FLOPs per element, counting the arithmetic the formula states and not the special function:
+//     erf form  4 FLOP: x·(1/√2), 1 + erf, 0.5·x, and the final product;
+//     tanh form 8 FLOP: x·x, ·0.044715, ·x (the cube term), + x, ·√(2/π), 1 + tanh, 0.5·x, product.
+//   FLOPs = N × (4 or 8), N = batch·seq_len·4·d_model.
+//   Bytes = 2·N·e (x read once, y written once; e = 2).
+//   What the fp32 counters (2·FFMA + FADD + FMUL) will show differs (from the PTX of v2): the erf
+//   form executes 5 FFMA + 5 FMUL + 1 FADD = 16 counted FLOP per element (4× the convention), the
+//   tanh form 1 FFMA + 3 FMUL + 1 FADD = 6 (0.75×); the MUFU work is counted nowhere.
 OperatorSpec gelu_spec() {
   OperatorSpec spec;
   spec.name = "gelu";
