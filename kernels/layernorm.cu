@@ -1,26 +1,13 @@
 // LayerNorm over rows [batch·seq_len, d_model] with γ, β of length d_model, 16-bit in and out,
 // statistics in fp32: y = (x - μ) / sqrt(σ² + ε) · γ + β, ε = 1e-5, σ² biased (Ba, Kiros & Hinton
 // 2016, "Layer Normalization", eq. 4; PyTorch's nn.LayerNorm convention).
-//
-// Versions:
-//   layernorm_v1_two_pass  the row is read once from DRAM into registers (16-byte vectors, up to 8
-//                          per thread); μ from a first pass over the registers, then Σ(x - μ)² from
-//                          a second, so the variance is a sum of non-negative centred terms: no
-//                          E[x²] - μ² cancellation and no overflow for fp16 rows of ±20000 (x² =
-//                          4e8, Σ over 65536 elements = 2.6e13, far below fp32's 3.4e38). A warp
-//                          per row (4 rows per block, shuffle-only reductions) up to d_model 2048,
-//                          a 256- or 1024-thread block per row above (shuffles, then one
-//                          shared-memory step).
-//   layernorm_v2_two_pass_8vec  the same kernel; rows wider than a warp's 2048 get the fewest of
-//                          64, 128, 256 or 1024 threads that hold them, so d_model 4096 and 8192
-//                          run with 8 vectors per thread (v1: 256 threads, 2 and 4 vectors).
-//
-// Analytic model (for src/model), N = batch·seq_len·d_model, e = 2:
-//   FLOPs = 8·N: per element 1 (add into Σx) + 3 (x - μ, FMA into Σ(x - μ)²) + 4 (x - μ, ·rstd,
-//   FMA with γ and β). Per-row work (reductions: ~20 shuffle-adds per thread, one divide and rsqrt)
-//   is left out; it adds ~2-4% to what the fp32 counters see. The fp16→fp32 conversions may run
-//   as HADD2.F32 on sm_90 and then show up in the fp16 counters although they are not FLOPs.
-//   Bytes = 2·N·e + 2·d_model·e (x read, y written once; γ and β read once, then cached in L2).
+// layernorm_v2_two_pass_8vec: the row is read once from DRAM into registers (16-byte vectors, up
+// to 8 per thread); μ from a first pass over the registers, then Σ(x - μ)² from a second, so the
+// variance is a sum of non-negative centred terms: no E[x²] - μ² cancellation and no overflow for
+// fp16 rows of ±20000 (x² = 4e8, Σ over 65536 elements = 2.6e13, far below fp32's 3.4e38). Rows
+// up to d_model 2048 take a warp each (4 rows per block, shuffle-only reductions); wider rows the
+// fewest of 64, 128, 256 or 1024 threads that hold them (shuffles, then one shared-memory step).
+// v1 and the measurements: docs/perf-notes.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -318,6 +305,12 @@ void launch_layernorm(const void* x, const void* gamma, const void* beta, void* 
 // ---------------------------------------------------------------------------------------------
 // Registration.
 
+// Analytic model (src/model/operator_model.cpp), N = batch·seq_len·d_model, e = 2:
+//   FLOPs = 8·N: per element 1 (add into Σx) + 3 (x - μ, FMA into Σ(x - μ)²) + 4 (x - μ, ·rstd,
+//   FMA with γ and β). Per-row work (reductions: ~20 shuffle-adds per thread, one divide and rsqrt)
+//   is left out; it adds ~2-4% to what the fp32 counters see. The fp16→fp32 conversions may run
+//   as HADD2.F32 on sm_90 and then show up in the fp16 counters although they are not FLOPs.
+//   Bytes = 2·N·e + 2·d_model·e (x read, y written once; γ and β read once, then cached in L2).
 OperatorSpec layernorm_spec() {
   OperatorSpec spec;
   spec.name = "layernorm";
