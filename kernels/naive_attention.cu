@@ -5,24 +5,13 @@
 //   launch 3  O = P·V          cuBLAS strided-batched GEMM
 // S and P are each written once and read once in HBM: that O(L²) traffic is what this operator
 // exists to show on the roofline, next to flash_attention which never writes them.
-//
-// Versions:
-//   naive_attention_v1_cublas_softmax  the three launches above; the softmax streamed each row
-//                                      twice (statistics, then output; the second read hit L2)
-//                                      with per-element 64-bit index and mask arithmetic, and was
-//                                      issue-bound at 1.0–2.3 TB/s on the H200 (SM throughput
-//                                      0.72–0.81 by the counters).
-//   naive_attention_v2_register_rows   same GEMMs; the softmax holds each row in registers
-//                                      (rows a multiple of 8 elements up to 65536): one HBM read of
-//                                      S with ld.global.cs, a per-thread max on packed 16-bit
-//                                      pairs, one block-wide (max, Σexp) combine, then P written
-//                                      with st.global.cs, ~10 instructions per element. Rows up
-//                                      to 8192 use row groups of one or two warps, several rows
-//                                      per block, combined with shuffles; longer rows a block
-//                                      each. Other rows keep v1's streaming kernel.
-//
-// File order: softmax kernel, launchers, OperatorRun, registration. The reference is the shared
-// attention reference (kernels/reference_attention.hpp).
+// naive_attention_v2_register_rows: the softmax holds each row in registers (rows a multiple of
+// 8 elements up to 65536): one HBM read of S with ld.global.cs, one (max, Σexp) combine, P
+// written with st.global.cs. Rows up to 8192 use row groups of one or two warps, several rows
+// per block; longer rows a block each. Other rows run the streaming masked_softmax_kernel.
+// File order: softmax kernels, launchers, OperatorRun, registration. The reference is the shared
+// attention reference (kernels/reference_attention.hpp); v1 and the measurements are in
+// docs/perf-notes.md.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
