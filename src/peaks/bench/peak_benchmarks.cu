@@ -388,23 +388,16 @@ Benchmark dram_copy_benchmark(const BenchmarkInputs& in) {
   return b;
 }
 
-// Same buffers, sizing and flush as dram_copy; only the copy engine differs.
+// Same buffers, sizing, flush and accounting as dram_copy; only the copy engine differs.
 Benchmark dram_memcpy_benchmark(const BenchmarkInputs& in) {
-  Benchmark b;
+  Benchmark b = dram_copy_benchmark(in);
   b.record.name = "dram_copy_memcpy";
-  b.record.kind = CeilingKind::kDram;
   b.record.label = "DRAM copy (cudaMemcpyAsync D2D)";
-  b.record.accounting =
-      fmt::format("2 x {} (each byte read once and written once)", dram_buffer_text(in));
   b.record.launch = "cudaMemcpyAsync(dst, src, buffer, cudaMemcpyDeviceToDevice)";
-  b.record.work_per_launch = 2.0 * static_cast<double>(in.plan.dram_buffer_bytes);
-  b.record.counted_metric = "dram__bytes_read.sum + dram__bytes_write.sum";
   b.launch = [in](cudaStream_t s) {
     RFL_CUDA_CHECK(cudaMemcpyAsync(in.dst, in.src, static_cast<size_t>(in.plan.dram_buffer_bytes),
                                   cudaMemcpyDeviceToDevice, s));
   };
-  b.flush = L2Flush::kBeforeEachLaunch;
-  b.counted = counted_dram_bytes;
   return b;
 }
 
