@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <utility>
 
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
@@ -50,53 +49,28 @@ L2Flusher::L2Flusher(int64_t l2_bytes) {
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   sweep_blocks_ = sm_count * kSweepBlocksPerSm;
-  RFL_CUDA_CHECK(cudaMalloc(&buffer_, static_cast<size_t>(2 * sweep_bytes_)));
+  buffer_ = DeviceBuffer<uint4>(2 * sweep_bytes_ / kSweepElementBytes);
   // Zero once, synchronously: the sweeps XOR what they read and never match kNeverMatches.
-  RFL_CUDA_CHECK(cudaMemset(buffer_, 0, static_cast<size_t>(2 * sweep_bytes_)));
+  RFL_CUDA_CHECK(cudaMemset(buffer_.get(), 0, static_cast<size_t>(buffer_.bytes())));
   RFL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-L2Flusher::~L2Flusher() { release(); }
-
-L2Flusher::L2Flusher(L2Flusher&& other) noexcept
-    : buffer_(std::exchange(other.buffer_, nullptr)),
-      sweep_bytes_(std::exchange(other.sweep_bytes_, 0)),
-      sweep_blocks_(std::exchange(other.sweep_blocks_, 0)) {}
-
-L2Flusher& L2Flusher::operator=(L2Flusher&& other) noexcept {
-  if (this != &other) {
-    release();
-    buffer_ = std::exchange(other.buffer_, nullptr);
-    sweep_bytes_ = std::exchange(other.sweep_bytes_, 0);
-    sweep_blocks_ = std::exchange(other.sweep_blocks_, 0);
-  }
-  return *this;
-}
-
-void L2Flusher::release() noexcept {
-  // Errors cannot be reported from a destructor; a failed free only leaks device memory.
-  if (buffer_ != nullptr) (void)cudaFree(buffer_);
-  buffer_ = nullptr;
-  sweep_bytes_ = 0;
-  sweep_blocks_ = 0;
-}
-
 void L2Flusher::flush(cudaStream_t stream) {
-  if (buffer_ == nullptr)
+  if (buffer_.get() == nullptr)
     throw environment_error("L2Flusher::flush called on a moved-from flusher");
   RFL_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
-  sweep(static_cast<const uint4*>(buffer_), stream);
+  sweep(buffer_.get(), stream);
 }
 
 void L2Flusher::read_sweep(cudaStream_t stream) {
-  if (buffer_ == nullptr)
+  if (buffer_.get() == nullptr)
     throw environment_error("L2Flusher::read_sweep called on a moved-from flusher");
-  sweep(static_cast<const uint4*>(buffer_) + sweep_bytes_ / kSweepElementBytes, stream);
+  sweep(buffer_.get() + sweep_bytes_ / kSweepElementBytes, stream);
 }
 
-void L2Flusher::sweep(const void* half, cudaStream_t stream) {
+void L2Flusher::sweep(const uint4* half, cudaStream_t stream) {
   read_sweep_kernel<<<sweep_blocks_, kSweepThreads, 0, stream>>>(
-      static_cast<const uint4*>(half), sweep_bytes_ / kSweepElementBytes, kNeverMatches);
+      half, sweep_bytes_ / kSweepElementBytes, kNeverMatches);
   RFL_CHECK_LAUNCH();
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu/device_buffer.hpp"
+
 namespace rooflinectl {
 
 /// Evicts the L2 cache without leaving dirty lines behind. The flusher owns a zero-filled buffer of
@@ -31,11 +33,6 @@ class L2Flusher {
   /// Throws a bad-input Error when `l2_bytes` <= 0, an environment Error when CUDA fails (e.g.
   /// out of memory).
   explicit L2Flusher(int64_t l2_bytes);
-  ~L2Flusher();
-  L2Flusher(L2Flusher&& other) noexcept;
-  L2Flusher& operator=(L2Flusher&& other) noexcept;
-  L2Flusher(const L2Flusher&) = delete;
-  L2Flusher& operator=(const L2Flusher&) = delete;
 
   /// Resets persisting lines, then enqueues the read-only sweep of the first half on `stream`
   /// (asynchronous). Throws an environment Error when a call or the launch fails, or when the
@@ -54,10 +51,9 @@ class L2Flusher {
   int64_t sweep_bytes() const { return sweep_bytes_; }
 
  private:
-  void sweep(const void* half, cudaStream_t stream);
-  void release() noexcept;
+  void sweep(const uint4* half, cudaStream_t stream);
 
-  void* buffer_ = nullptr;
+  DeviceBuffer<uint4> buffer_;  ///< both halves, sweep_bytes_ each
   int64_t sweep_bytes_ = 0;
   int sweep_blocks_ = 0;
 };

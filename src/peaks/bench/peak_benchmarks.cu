@@ -27,6 +27,8 @@
 #include "cupti/metrics.hpp"
 #include "cupti/profiler_session.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/stream.hpp"
 #include "measure/l2_flush.hpp"
 #include "peaks/bench/peak_benchmarks.hpp"
 #include "peaks/bench/peak_wgmma.hpp"
@@ -194,38 +196,6 @@ __global__ void __launch_bounds__(kPeakComputeThreads) mma_sync_kernel(int itera
 }
 
 // ---- host side ------------------------------------------------------------------------------
-
-/// Owns one device allocation.
-class DeviceAllocation {
- public:
-  explicit DeviceAllocation(int64_t bytes) {
-    RFL_CUDA_CHECK(cudaMalloc(&pointer_, static_cast<size_t>(bytes)));
-  }
-  ~DeviceAllocation() {
-    if (pointer_ != nullptr) (void)cudaFree(pointer_);
-  }
-  DeviceAllocation(const DeviceAllocation&) = delete;
-  DeviceAllocation& operator=(const DeviceAllocation&) = delete;
-  void* get() const { return pointer_; }
-
- private:
-  void* pointer_ = nullptr;
-};
-
-/// Owns one CUDA stream.
-class OwnedStream {
- public:
-  OwnedStream() { RFL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~OwnedStream() {
-    if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
-  }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
 
 using Range = std::map<std::string, double>;
 
@@ -639,11 +609,12 @@ const std::vector<std::string>& peak_counter_verified_metric_names() {
 
 PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, int cc_minor,
                                   ProfilerSession* session, std::ostream& progress) {
-  OwnedStream owned_stream;
+  Stream owned_stream;
   const cudaStream_t stream = owned_stream.get();
-  DeviceAllocation src(plan.dram_buffer_bytes);
-  DeviceAllocation dst(plan.dram_buffer_bytes);
-  DeviceAllocation l2_buffer(plan.l2_buffer_bytes);
+  const auto vectors = [](int64_t bytes) { return (bytes + 15) / 16; };  // 16-byte uint4 each
+  DeviceBuffer<uint4> src(vectors(plan.dram_buffer_bytes));
+  DeviceBuffer<uint4> dst(vectors(plan.dram_buffer_bytes));
+  DeviceBuffer<uint4> l2_buffer(vectors(plan.l2_buffer_bytes));
   // Zero-filled: the read kernels' XOR is then 0 (see read_kernel).
   RFL_CUDA_CHECK(cudaMemsetAsync(src.get(), 0, static_cast<size_t>(plan.dram_buffer_bytes), stream));
   RFL_CUDA_CHECK(
@@ -657,9 +628,9 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
 
   BenchmarkInputs in;
   in.plan = plan;
-  in.src = static_cast<const uint4*>(src.get());
-  in.dst = static_cast<uint4*>(dst.get());
-  in.l2 = static_cast<const uint4*>(l2_buffer.get());
+  in.src = src.get();
+  in.dst = dst.get();
+  in.l2 = l2_buffer.get();
   in.dram_count = plan.dram_buffer_bytes / 16;
   in.full_grid_blocks =
       static_cast<unsigned int>((in.dram_count + kFullGridThreads - 1) / kFullGridThreads);
