@@ -11,48 +11,6 @@
 namespace rooflinectl {
 namespace {
 
-constexpr double kSecondsPerNs = 1e-9;
-constexpr double kFractionPerPercent = 0.01;
-
-using CounterField = std::optional<double> KernelCounters::*;
-
-/// A per-kernel metric, where it goes in KernelCounters, and the factor to SI units.
-struct FieldMetric {
-  const char* metric;
-  CounterField field;
-  double to_si;
-};
-
-// Extensive quantities: they add up over an operator's kernels.
-const FieldMetric kCountMetrics[] = {
-    {kMetricDramReadBytes, &KernelCounters::dram_read_bytes, 1.0},
-    {kMetricDramWriteBytes, &KernelCounters::dram_write_bytes, 1.0},
-    {kMetricL2Bytes, &KernelCounters::l2_bytes, 1.0},
-    {kMetricL2WriteSectors, &KernelCounters::l2_write_bytes, kBytesPerSector},
-    {kMetricDurationNs, &KernelCounters::duration_s, kSecondsPerNs},
-    {kMetricTensorBf16Ops, &KernelCounters::tensor_bf16_flop, 1.0},
-    {kMetricTensorFp16Ops, &KernelCounters::tensor_fp16_flop, 1.0},
-    {kMetricFfmaInst, &KernelCounters::ffma_inst, 1.0},
-    {kMetricFaddInst, &KernelCounters::fadd_inst, 1.0},
-    {kMetricFmulInst, &KernelCounters::fmul_inst, 1.0},
-    {kMetricHfmaInst, &KernelCounters::hfma_inst, 1.0},
-    {kMetricHaddInst, &KernelCounters::hadd_inst, 1.0},
-    {kMetricHmulInst, &KernelCounters::hmul_inst, 1.0},
-};
-
-// Intensive quantities: the total is a duration-weighted mean.
-const FieldMetric kClockMetrics[] = {
-    {kMetricSmClockHz, &KernelCounters::sm_clock_hz, 1.0},
-    {kMetricDramClockHz, &KernelCounters::dram_clock_hz, 1.0},
-    {kMetricL2ClockHz, &KernelCounters::l2_clock_hz, 1.0},
-};
-
-// Utilization in % of peak, stored as fractions; intensive too (duration-weighted mean).
-const FieldMetric kUtilizationMetrics[] = {
-    {kMetricSmThroughputPct, &KernelCounters::sm_throughput_fraction, kFractionPerPercent},
-    {kMetricDramThroughputPct, &KernelCounters::dram_throughput_fraction, kFractionPerPercent},
-};
-
 struct PeakMetric {
   const char* metric;
   std::optional<double> CounterPeaks::*field;
@@ -80,17 +38,15 @@ std::optional<double> scaled(std::optional<double> value, double factor) {
 KernelCounters kernel_from_range(const std::map<std::string, double>& range, std::string name) {
   KernelCounters k;
   k.name = std::move(name);
-  for (const auto& m : kCountMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
-  for (const auto& m : kClockMetrics) k.*m.field = scaled(lookup(range, m.metric), m.to_si);
-  for (const auto& m : kUtilizationMetrics) {
-    k.*m.field = scaled(lookup(range, m.metric), m.to_si);
+  for (const CounterField& f : kCounterFields) {
+    k.*f.member = scaled(lookup(range, f.metric), f.per_metric_unit);
   }
   return k;
 }
 
 /// Sum of `field` over `kernels`; unknown as soon as one kernel lacks it (a partial sum would
 /// silently undercount).
-std::optional<double> sum_over(const std::vector<KernelCounters>& kernels, CounterField field) {
+std::optional<double> sum_over(const std::vector<KernelCounters>& kernels, CounterMember field) {
   double sum = 0;
   for (const auto& k : kernels) {
     if (!(k.*field)) return std::nullopt;
@@ -102,7 +58,7 @@ std::optional<double> sum_over(const std::vector<KernelCounters>& kernels, Count
 /// Mean of `field` weighted by each kernel's duration: the clock a reader should pair with the
 /// operator's total time. Unknown when a value or duration is missing or the durations sum to 0.
 std::optional<double> duration_weighted_mean(const std::vector<KernelCounters>& kernels,
-                                             CounterField field) {
+                                             CounterMember field) {
   double weighted = 0;
   double total_s = 0;
   for (const auto& k : kernels) {
@@ -125,10 +81,15 @@ std::string joined(const std::vector<std::string>& names) {
 const std::vector<std::string>& counter_metric_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const auto& m : kCountMetrics) out.emplace_back(m.metric);
-    for (const auto& m : kClockMetrics) out.emplace_back(m.metric);
+    const auto add_kind = [&out](CounterKind kind) {
+      for (const CounterField& f : kCounterFields) {
+        if (f.kind == kind) out.emplace_back(f.metric);
+      }
+    };
+    add_kind(CounterKind::kCount);
+    add_kind(CounterKind::kClock);
     for (const auto& m : kPeakMetrics) out.emplace_back(m.metric);
-    for (const auto& m : kUtilizationMetrics) out.emplace_back(m.metric);
+    add_kind(CounterKind::kUtilization);
     return out;
   }();
   return names;
@@ -229,12 +190,10 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
         kernel_from_range(ranges[i], labelled ? kernel_names[i] : fmt::format("kernel_{}", i)));
   }
 
-  for (const auto& m : kCountMetrics) result.total.*m.field = sum_over(result.kernels, m.field);
-  for (const auto& m : kClockMetrics) {
-    result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
-  }
-  for (const auto& m : kUtilizationMetrics) {
-    result.total.*m.field = duration_weighted_mean(result.kernels, m.field);
+  for (const CounterField& f : kCounterFields) {
+    result.total.*f.member = f.kind == CounterKind::kCount
+                                 ? sum_over(result.kernels, f.member)
+                                 : duration_weighted_mean(result.kernels, f.member);
   }
   for (const auto& m : kPeakMetrics) result.peaks.*m.field = lookup(ranges.front(), m.metric);
   return result;

@@ -8,42 +8,43 @@
 #include <string>
 #include <vector>
 
+#include "result/counter_fields.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
 
-// DRAM and L2 traffic, bytes.
-inline constexpr const char* kMetricDramReadBytes = "dram__bytes_read.sum";
-inline constexpr const char* kMetricDramWriteBytes = "dram__bytes_write.sum";
-inline constexpr const char* kMetricL2Bytes = "lts__t_bytes.sum";
-// L2 sectors the SMs wrote (32 B each): the store volume, whatever L2 later writes back.
-inline constexpr const char* kMetricL2WriteSectors = "lts__t_sectors_srcunit_tex_op_write.sum";
-inline constexpr double kBytesPerSector = 32.0;
-// Kernel duration in ns (one replay pass: informative only; time comes from the timed pass).
-inline constexpr const char* kMetricDurationNs = "gpu__time_duration.sum";
-// Clocks the kernel actually ran at, cycles per second.
-inline constexpr const char* kMetricSmClockHz = "sm__cycles_elapsed.avg.per_second";
-inline constexpr const char* kMetricDramClockHz = "dram__cycles_elapsed.avg.per_second";
-inline constexpr const char* kMetricL2ClockHz = "lts__cycles_elapsed.avg.per_second";
-// Tensor-pipe math ops; already FLOPs (2·M·N·K for a GEMM, measured exact on the H200).
-inline constexpr const char* kMetricTensorBf16Ops = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
-// GH100 has no ..._src_fp16_dst_fp32 / _dst_fp16 (those are GA100 names); the _src_fp16 aggregate
-// covers every fp16 destination type.
-inline constexpr const char* kMetricTensorFp16Ops = "sm__ops_path_tensor_src_fp16.sum";
-// SASS thread-level instruction counts, predicated-on threads only.
-inline constexpr const char* kMetricFfmaInst = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
-inline constexpr const char* kMetricFaddInst = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum";
-inline constexpr const char* kMetricFmulInst = "sm__sass_thread_inst_executed_op_fmul_pred_on.sum";
-inline constexpr const char* kMetricHfmaInst = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum";
-inline constexpr const char* kMetricHaddInst = "sm__sass_thread_inst_executed_op_hadd_pred_on.sum";
-inline constexpr const char* kMetricHmulInst = "sm__sass_thread_inst_executed_op_hmul_pred_on.sum";
-// Utilization in % of peak over the kernel's elapsed cycles (the Nsight Compute "Speed Of Light"
-// figures). Both checked on GH100 with CUPTI 13.0 (cupti-api-and-metrics.md §1.6, §2.1);
-// sm__throughput alone needs 8 replay passes, so it lengthens the counter pass, not the timed one.
+// The per-kernel metrics are those of kCounterFields (result/counter_fields.hpp), named here for
+// the code that asks for one of them.
+inline constexpr const char* kMetricDramReadBytes =
+    counter_field(&KernelCounters::dram_read_bytes).metric;
+inline constexpr const char* kMetricDramWriteBytes =
+    counter_field(&KernelCounters::dram_write_bytes).metric;
+inline constexpr const char* kMetricL2Bytes = counter_field(&KernelCounters::l2_bytes).metric;
+/// L2 sectors the SMs wrote (kBytesPerSector each).
+inline constexpr const char* kMetricL2WriteSectors =
+    counter_field(&KernelCounters::l2_write_bytes).metric;
+/// Kernel duration in ns.
+inline constexpr const char* kMetricDurationNs = counter_field(&KernelCounters::duration_s).metric;
+inline constexpr const char* kMetricSmClockHz = counter_field(&KernelCounters::sm_clock_hz).metric;
+inline constexpr const char* kMetricDramClockHz =
+    counter_field(&KernelCounters::dram_clock_hz).metric;
+inline constexpr const char* kMetricL2ClockHz = counter_field(&KernelCounters::l2_clock_hz).metric;
+inline constexpr const char* kMetricTensorBf16Ops =
+    counter_field(&KernelCounters::tensor_bf16_flop).metric;
+inline constexpr const char* kMetricTensorFp16Ops =
+    counter_field(&KernelCounters::tensor_fp16_flop).metric;
+inline constexpr const char* kMetricFfmaInst = counter_field(&KernelCounters::ffma_inst).metric;
+inline constexpr const char* kMetricFaddInst = counter_field(&KernelCounters::fadd_inst).metric;
+inline constexpr const char* kMetricFmulInst = counter_field(&KernelCounters::fmul_inst).metric;
+inline constexpr const char* kMetricHfmaInst = counter_field(&KernelCounters::hfma_inst).metric;
+inline constexpr const char* kMetricHaddInst = counter_field(&KernelCounters::hadd_inst).metric;
+inline constexpr const char* kMetricHmulInst = counter_field(&KernelCounters::hmul_inst).metric;
+/// In % of peak.
 inline constexpr const char* kMetricSmThroughputPct =
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed";
+    counter_field(&KernelCounters::sm_throughput_fraction).metric;
+/// In % of peak.
 inline constexpr const char* kMetricDramThroughputPct =
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed";
+    counter_field(&KernelCounters::dram_throughput_fraction).metric;
 // Per-cycle peaks (multiply by the matching clock). The bf16 tensor peak is the sparse rate on
 // the H200 (2× the dense datasheet figure): do not use it as the dense roof unchecked.
 inline constexpr const char* kMetricDramBytesPeakPerCycle = "dram__bytes.sum.peak_sustained";

@@ -11,7 +11,8 @@
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
 #include "core/statistics.hpp"
-#include "result/point_key.hpp"
+#include "compare/compare.hpp"
+#include "result/counter_fields.hpp"
 #include "io/peaks_json.hpp"
 #include "result/placement_inputs.hpp"
 
@@ -177,48 +178,17 @@ TimingResult timing_from_json(const JsonObjectReader& r, const std::string& wher
   return t;
 }
 
-// Every counter value is null or >= 0.
+// Every counter value is null or >= 0. All keys are read before any value is checked.
 KernelCounters kernel_counters_from_json(const JsonObjectReader& r, const std::string& where) {
   KernelCounters k;
   k.name = r.get_string("name");
-  k.dram_read_bytes = r.get_optional_double("dram_read_bytes");
-  k.dram_write_bytes = r.get_optional_double("dram_write_bytes");
-  k.l2_bytes = r.get_optional_double("l2_bytes");
-  k.l2_write_bytes = optional_double_if_present(r, "l2_write_bytes");
-  k.duration_s = r.get_optional_double("duration_s");
-  k.sm_clock_hz = r.get_optional_double("sm_clock_hz");
-  k.dram_clock_hz = r.get_optional_double("dram_clock_hz");
-  k.l2_clock_hz = optional_double_if_present(r, "l2_clock_hz");
-  k.tensor_bf16_flop = r.get_optional_double("tensor_bf16_flop");
-  k.tensor_fp16_flop = r.get_optional_double("tensor_fp16_flop");
-  k.ffma_inst = r.get_optional_double("ffma_inst");
-  k.fadd_inst = r.get_optional_double("fadd_inst");
-  k.fmul_inst = r.get_optional_double("fmul_inst");
-  k.hfma_inst = r.get_optional_double("hfma_inst");
-  k.hadd_inst = r.get_optional_double("hadd_inst");
-  k.hmul_inst = r.get_optional_double("hmul_inst");
-  k.sm_throughput_fraction = optional_double_if_present(r, "sm_throughput_fraction");
-  k.dram_throughput_fraction = optional_double_if_present(r, "dram_throughput_fraction");
-  for (const auto& [key, value] :
-       {std::pair<const char*, const std::optional<double>&>{"dram_read_bytes", k.dram_read_bytes},
-        {"dram_write_bytes", k.dram_write_bytes},
-        {"l2_bytes", k.l2_bytes},
-        {"l2_write_bytes", k.l2_write_bytes},
-        {"duration_s", k.duration_s},
-        {"sm_clock_hz", k.sm_clock_hz},
-        {"dram_clock_hz", k.dram_clock_hz},
-        {"l2_clock_hz", k.l2_clock_hz},
-        {"tensor_bf16_flop", k.tensor_bf16_flop},
-        {"tensor_fp16_flop", k.tensor_fp16_flop},
-        {"ffma_inst", k.ffma_inst},
-        {"fadd_inst", k.fadd_inst},
-        {"fmul_inst", k.fmul_inst},
-        {"hfma_inst", k.hfma_inst},
-        {"hadd_inst", k.hadd_inst},
-        {"hmul_inst", k.hmul_inst},
-        {"sm_throughput_fraction", k.sm_throughput_fraction},
-        {"dram_throughput_fraction", k.dram_throughput_fraction}}) {
-    require_non_negative(r, key, value, where);
+  for (const CounterField& f : kCounterFields) {
+    k.*f.member = f.presence == KeyPresence::kMayBeAbsent
+                      ? optional_double_if_present(r, f.json_key)
+                      : r.get_optional_double(f.json_key);
+  }
+  for (const CounterField& f : kCounterFields) {
+    require_non_negative(r, f.json_key, k.*f.member, where);
   }
   return k;
 }

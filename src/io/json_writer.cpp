@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "result/counter_fields.hpp"
 #include "io/peaks_json.hpp"
 #include "roofline/above_roof_guard.hpp"
 
@@ -129,30 +130,11 @@ Json clock_lock_to_json(const ClockLockRecord& lock) {
 Json kernel_counters_to_json(const KernelCounters& k) {
   Json j;
   j["name"] = k.name;
-  put_optional(j, "dram_read_bytes", k.dram_read_bytes);
-  put_optional(j, "dram_write_bytes", k.dram_write_bytes);
-  put_optional(j, "l2_bytes", k.l2_bytes);
-  put_optional(j, "l2_write_bytes", k.l2_write_bytes);
-  put_optional(j, "duration_s", k.duration_s);
-  put_optional(j, "sm_clock_hz", k.sm_clock_hz);
-  put_optional(j, "dram_clock_hz", k.dram_clock_hz);
-  put_optional(j, "l2_clock_hz", k.l2_clock_hz);
-  put_optional(j, "tensor_bf16_flop", k.tensor_bf16_flop);
-  put_optional(j, "tensor_fp16_flop", k.tensor_fp16_flop);
-  put_optional(j, "ffma_inst", k.ffma_inst);
-  put_optional(j, "fadd_inst", k.fadd_inst);
-  put_optional(j, "fmul_inst", k.fmul_inst);
-  put_optional(j, "hfma_inst", k.hfma_inst);
-  put_optional(j, "hadd_inst", k.hadd_inst);
-  put_optional(j, "hmul_inst", k.hmul_inst);
-  put_optional(j, "sm_throughput_fraction", k.sm_throughput_fraction);
-  put_optional(j, "dram_throughput_fraction", k.dram_throughput_fraction);
-  // Derived (KernelCounters methods), written so a reader needs no formulas; not read back.
-  put_optional(j, "dram_bytes", k.dram_bytes());
-  put_optional(j, "fp32_flop", k.fp32_flop());
-  put_optional(j, "fp16_flop", k.fp16_flop());
-  put_optional(j, "tensor_flop", k.tensor_flop());
-  put_optional(j, "total_flop", k.total_flop());
+  for (const CounterField& f : kCounterFields) put_optional(j, f.json_key, k.*f.member);
+  // Derived, written so a reader needs no formulas; not read back.
+  for (const DerivedCounterField& f : kDerivedCounterFields) {
+    put_optional(j, f.json_key, (k.*f.value)());
+  }
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "render/attention_summary.hpp"
+#include "result/counter_fields.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -42,6 +43,14 @@ struct CsvColumn {
 CsvColumn point_column(const char* name, std::function<std::string(const PointResult&)> value) {
   return {name,
           [value = std::move(value)](const Report&, const PointResult& p) { return value(p); }};
+}
+
+/// A column of the point's counter total (sum over its kernels), named by the field's JSON key.
+template <CounterMember kMember>
+CsvColumn counter_total_column() {
+  constexpr const char* kName = counter_field(kMember).json_key;
+  return point_column(kName,
+                      [](const PointResult& p) { return number(p.counters.total.*kMember); });
 }
 
 const std::vector<CsvColumn>& columns() {
@@ -188,14 +197,9 @@ const std::vector<CsvColumn>& columns() {
                    [](const PointResult& p) {
                      return p.roofline ? p.roofline->bytes_basis : std::string();
                    }),
-      point_column(
-          "sm_throughput_fraction",
-          [](const PointResult& p) { return number(p.counters.total.sm_throughput_fraction); }),
-      point_column(
-          "dram_throughput_fraction",
-          [](const PointResult& p) { return number(p.counters.total.dram_throughput_fraction); }),
-      point_column("l2_bytes",
-                   [](const PointResult& p) { return number(p.counters.total.l2_bytes); }),
+      counter_total_column<&KernelCounters::sm_throughput_fraction>(),
+      counter_total_column<&KernelCounters::dram_throughput_fraction>(),
+      counter_total_column<&KernelCounters::l2_bytes>(),
       point_column("peak_device_memory_bytes",
                    [](const PointResult& p) { return number(p.peak_device_memory_bytes); }),
       point_column("device_bytes_needed",

@@ -68,35 +68,28 @@ struct TimingResult {
 };
 
 /// Counter values of one kernel launch (one CUPTI range), or of the sum over an operator's
-/// launches. FLOP fields are already FLOPs; *_inst fields are thread-level SASS instruction counts.
+/// launches. Each measured field has its row in kCounterFields (result/counter_fields.hpp): JSON
+/// key, unit, CUPTI metric, meaning and how the sum forms it. FLOP fields are already FLOPs;
+/// *_inst fields are thread-level SASS instruction counts.
 struct KernelCounters {
   std::string name;  ///< kernel name from the operator (range label), "total" for the sum
-  /// DRAM bytes read and written inside the kernel's own window (dram__bytes_read/write.sum) from
-  /// the one-pass session after the write-back-safe flush: what Nsight Compute reports with
-  /// --cache-control all. Writes still dirty in L2 when the kernel ends are not in it.
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
-  std::optional<double> l2_bytes;  ///< lts__t_bytes.sum
-  /// Bytes the SMs stored into L2 (lts__t_sectors_srcunit_tex_op_write.sum × 32 B per sector):
-  /// the logical store volume, independent of when L2 writes it back.
+  std::optional<double> l2_bytes;
   std::optional<double> l2_write_bytes;
-  std::optional<double> duration_s;     ///< gpu__time_duration.sum (under replay: informative only)
-  std::optional<double> sm_clock_hz;    ///< sm__cycles_elapsed.avg.per_second
-  std::optional<double> dram_clock_hz;  ///< dram__cycles_elapsed.avg.per_second
-  std::optional<double> l2_clock_hz;    ///< lts__cycles_elapsed.avg.per_second
-  std::optional<double> tensor_bf16_flop;  ///< sm__ops_path_tensor_src_bf16_dst_fp32.sum
-  std::optional<double> tensor_fp16_flop;  ///< sm__ops_path_tensor_src_fp16.sum (every dst type)
+  std::optional<double> duration_s;
+  std::optional<double> sm_clock_hz;
+  std::optional<double> dram_clock_hz;
+  std::optional<double> l2_clock_hz;
+  std::optional<double> tensor_bf16_flop;
+  std::optional<double> tensor_fp16_flop;
   std::optional<double> ffma_inst;
   std::optional<double> fadd_inst;
   std::optional<double> fmul_inst;
   std::optional<double> hfma_inst;
   std::optional<double> hadd_inst;
   std::optional<double> hmul_inst;
-  /// sm__throughput.avg.pct_of_peak_sustained_elapsed / 100: the busiest SM sub-unit's share of
-  /// its peak over the kernel's elapsed cycles (1.0 = 100%); total: duration-weighted mean.
   std::optional<double> sm_throughput_fraction;
-  /// dram__throughput.avg.pct_of_peak_sustained_elapsed / 100: DRAM throughput as a share of
-  /// its peak (1.0 = 100%); total: duration-weighted mean.
   std::optional<double> dram_throughput_fraction;
 
   std::optional<double> dram_bytes() const;  ///< read + write

@@ -1,0 +1,160 @@
+// The counter fields of KernelCounters, each defined once: its member, JSON key (also the CSV
+// column name), unit, the CUPTI metric it is read from and the factor to SI units. The JSON
+// writer and reader, the CSV writer, the metric mapping (cupti/metrics.cpp) and the schema test
+// (tests/unit/test_counter_fields.cpp, against docs/report-schema.json) loop over these tables;
+// a new counter is a member of KernelCounters plus a row here (and its entry in the schema).
+#pragma once
+
+#include <iterator>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "result/report.hpp"
+
+namespace rooflinectl {
+
+/// A measured counter field of KernelCounters.
+using CounterMember = std::optional<double> KernelCounters::*;
+
+/// Nanoseconds to seconds (gpu__time_duration is in ns).
+inline constexpr double kSecondsPerNs = 1e-9;
+/// Percent of peak to a fraction (1.0 = 100%).
+inline constexpr double kFractionPerPercent = 0.01;
+/// Bytes per L2 sector (lts__t_sectors_* count 32-byte sectors).
+inline constexpr double kBytesPerSector = 32.0;
+
+/// How a field adds up over an operator's kernels (KernelCounters `total`), and which group of
+/// counter_metric_names() (cupti/metrics.hpp) its metric is listed in.
+enum class CounterKind {
+  kCount,        ///< extensive (bytes, time, FLOPs, instructions): the total is the sum
+  kClock,        ///< cycles per second: the total is the duration-weighted mean
+  kUtilization,  ///< share of a peak: the total is the duration-weighted mean
+};
+
+/// Whether a reader requires a field's JSON key.
+enum class KeyPresence {
+  kRequired,  ///< present in every report (null when not measured)
+  /// Added to schema 1 after the first reports were written (the committed first-run H200 sweep
+  /// lacks some): an absent key reads as null.
+  kMayBeAbsent,
+};
+
+/// One measured field: where it lives, what it is called, and where it comes from.
+struct CounterField {
+  CounterMember member;
+  const char* json_key;  ///< key in the report's kernel_counters objects; CSV column name
+  /// Unit of the stored value: "bytes", "s", "Hz", "FLOP", "instructions" (thread-level SASS
+  /// instructions) or "fraction" (1.0 = 100%); the key ends in the matching suffix.
+  const char* unit;
+  const char* metric;      ///< the CUPTI metric (GH100 names, checked on the H200)
+  double per_metric_unit;  ///< stored value = metric value × this
+  CounterKind kind;
+  KeyPresence presence;
+  const char* description;  ///< one line, for readers of this table
+};
+
+/// Every measured field of KernelCounters, in the order the JSON writer writes them. Metric
+/// names checked against the GH100 metric list and, for the values, on the H200.
+inline constexpr CounterField kCounterFields[] = {
+    {&KernelCounters::dram_read_bytes, "dram_read_bytes", "bytes", "dram__bytes_read.sum", 1.0,
+     CounterKind::kCount, KeyPresence::kRequired,
+     "DRAM bytes read inside the kernel's own window, from the one-pass session after the "
+     "write-back-safe flush: what Nsight Compute reports with --cache-control all"},
+    {&KernelCounters::dram_write_bytes, "dram_write_bytes", "bytes", "dram__bytes_write.sum", 1.0,
+     CounterKind::kCount, KeyPresence::kRequired,
+     "DRAM bytes written inside the kernel's own window, same session; writes still dirty in L2 "
+     "when the kernel ends are not in it"},
+    {&KernelCounters::l2_bytes, "l2_bytes", "bytes", "lts__t_bytes.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "bytes through the L2 slices, reads and writes"},
+    {&KernelCounters::l2_write_bytes, "l2_write_bytes", "bytes",
+     "lts__t_sectors_srcunit_tex_op_write.sum", kBytesPerSector, CounterKind::kCount,
+     KeyPresence::kMayBeAbsent,
+     "bytes the SMs stored into L2 (sectors × 32 B): the logical store volume, independent of "
+     "when L2 writes it back"},
+    {&KernelCounters::duration_s, "duration_s", "s", "gpu__time_duration.sum", kSecondsPerNs,
+     CounterKind::kCount, KeyPresence::kRequired,
+     "kernel duration in the counter pass (under replay: informative only; time comes from the "
+     "timed pass)"},
+    {&KernelCounters::sm_clock_hz, "sm_clock_hz", "Hz", "sm__cycles_elapsed.avg.per_second", 1.0,
+     CounterKind::kClock, KeyPresence::kRequired, "SM clock the kernel ran at"},
+    {&KernelCounters::dram_clock_hz, "dram_clock_hz", "Hz", "dram__cycles_elapsed.avg.per_second",
+     1.0, CounterKind::kClock, KeyPresence::kRequired, "DRAM clock the kernel ran at"},
+    {&KernelCounters::l2_clock_hz, "l2_clock_hz", "Hz", "lts__cycles_elapsed.avg.per_second", 1.0,
+     CounterKind::kClock, KeyPresence::kMayBeAbsent, "L2 clock the kernel ran at"},
+    {&KernelCounters::tensor_bf16_flop, "tensor_bf16_flop", "FLOP",
+     "sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1.0, CounterKind::kCount, KeyPresence::kRequired,
+     "bf16 tensor-pipe FLOPs (already FLOPs: 2·M·N·K for a GEMM, exact on the H200)"},
+    // GH100 has no ..._src_fp16_dst_fp32 / _dst_fp16 (those are GA100 names); the _src_fp16
+    // aggregate covers every fp16 destination type.
+    {&KernelCounters::tensor_fp16_flop, "tensor_fp16_flop", "FLOP",
+     "sm__ops_path_tensor_src_fp16.sum", 1.0, CounterKind::kCount, KeyPresence::kRequired,
+     "fp16 tensor-pipe FLOPs, every destination type"},
+    {&KernelCounters::ffma_inst, "ffma_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp32 fused multiply-adds, predicated-on threads"},
+    {&KernelCounters::fadd_inst, "fadd_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp32 adds, predicated-on threads"},
+    {&KernelCounters::fmul_inst, "fmul_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp32 multiplies, predicated-on threads"},
+    {&KernelCounters::hfma_inst, "hfma_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_hfma_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp16 fused multiply-adds, predicated-on threads"},
+    {&KernelCounters::hadd_inst, "hadd_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_hadd_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp16 adds, predicated-on threads"},
+    {&KernelCounters::hmul_inst, "hmul_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_hmul_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kRequired, "fp16 multiplies, predicated-on threads"},
+    // The Nsight Compute "Speed Of Light" figures, over the kernel's elapsed cycles. sm__throughput
+    // alone needs 8 replay passes on GH100, so it lengthens the counter pass, not the timed one.
+    {&KernelCounters::sm_throughput_fraction, "sm_throughput_fraction", "fraction",
+     "sm__throughput.avg.pct_of_peak_sustained_elapsed", kFractionPerPercent,
+     CounterKind::kUtilization, KeyPresence::kMayBeAbsent,
+     "the busiest SM sub-unit's share of its peak over the kernel's elapsed cycles"},
+    {&KernelCounters::dram_throughput_fraction, "dram_throughput_fraction", "fraction",
+     "dram__throughput.avg.pct_of_peak_sustained_elapsed", kFractionPerPercent,
+     CounterKind::kUtilization, KeyPresence::kMayBeAbsent,
+     "DRAM throughput as a share of its peak over the kernel's elapsed cycles"},
+};
+
+// KernelCounters is its name and the fields above: a member added without a row does not compile.
+static_assert(sizeof(KernelCounters) ==
+                  sizeof(std::string) + std::size(kCounterFields) * sizeof(std::optional<double>),
+              "every measured member of KernelCounters needs its row in kCounterFields");
+
+/// A value of KernelCounters computed from the measured fields.
+using DerivedCounter = std::optional<double> (KernelCounters::*)() const;
+
+/// One derived field: written to the JSON report so that a reader needs no formulas, never read
+/// back (recomputed from the measured fields).
+struct DerivedCounterField {
+  DerivedCounter value;
+  const char* json_key;
+  const char* unit;     ///< as CounterField::unit
+  const char* formula;  ///< over the measured fields' keys; null when any input is null
+};
+
+/// The derived fields of KernelCounters, in the order the JSON writer writes them (after
+/// kCounterFields).
+inline constexpr DerivedCounterField kDerivedCounterFields[] = {
+    {&KernelCounters::dram_bytes, "dram_bytes", "bytes", "dram_read_bytes + dram_write_bytes"},
+    {&KernelCounters::fp32_flop, "fp32_flop", "FLOP", "2·ffma_inst + fadd_inst + fmul_inst"},
+    {&KernelCounters::fp16_flop, "fp16_flop", "FLOP", "2·hfma_inst + hadd_inst + hmul_inst"},
+    {&KernelCounters::tensor_flop, "tensor_flop", "FLOP",
+     "tensor_bf16_flop + tensor_fp16_flop, over the pipes counted"},
+    {&KernelCounters::total_flop, "total_flop", "FLOP", "tensor_flop + fp32_flop + fp16_flop"},
+};
+
+/// The row of `member` in kCounterFields. Meant for constant expressions, where a member
+/// without a row fails to compile; at run time it throws std::logic_error.
+constexpr const CounterField& counter_field(CounterMember member) {
+  for (const CounterField& field : kCounterFields) {
+    if (field.member == member) return field;
+  }
+  throw std::logic_error("KernelCounters member without a row in kCounterFields");
+}
+
+}  // namespace rooflinectl
