@@ -11,18 +11,6 @@
 namespace rooflinectl {
 namespace {
 
-struct PeakMetric {
-  const char* metric;
-  std::optional<double> CounterPeaks::*field;
-};
-
-const PeakMetric kPeakMetrics[] = {
-    {kMetricDramBytesPeakPerCycle, &CounterPeaks::dram_bytes_per_cycle},
-    {kMetricL2BytesPeakPerCycle, &CounterPeaks::l2_bytes_per_cycle},
-    {kMetricFfmaPeakPerCycle, &CounterPeaks::ffma_inst_per_cycle},
-    {kMetricTensorBf16PeakPerCycle, &CounterPeaks::tensor_bf16_per_cycle},
-};
-
 /// The value of `metric` in `range`; std::nullopt when absent or not finite.
 std::optional<double> lookup(const std::map<std::string, double>& range, const char* metric) {
   const auto it = range.find(metric);
@@ -88,7 +76,7 @@ const std::vector<std::string>& counter_metric_names() {
     };
     add_kind(CounterKind::kCount);
     add_kind(CounterKind::kClock);
-    for (const auto& m : kPeakMetrics) out.emplace_back(m.metric);
+    for (const CounterPeakField& f : kCounterPeakFields) out.emplace_back(f.metric);
     add_kind(CounterKind::kUtilization);
     return out;
   }();
@@ -195,7 +183,9 @@ CounterResult counters_from_ranges(const std::vector<std::map<std::string, doubl
                                  ? sum_over(result.kernels, f.member)
                                  : duration_weighted_mean(result.kernels, f.member);
   }
-  for (const auto& m : kPeakMetrics) result.peaks.*m.field = lookup(ranges.front(), m.metric);
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    result.peaks.*f.member = lookup(ranges.front(), f.metric);
+  }
   return result;
 }
 

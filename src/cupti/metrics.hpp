@@ -13,8 +13,8 @@
 
 namespace rooflinectl {
 
-// The per-kernel metrics are those of kCounterFields (result/counter_fields.hpp), named here for
-// the code that asks for one of them.
+// The per-kernel metrics and the per-cycle peaks are those of kCounterFields and
+// kCounterPeakFields (result/counter_fields.hpp), named here for the code that asks for one.
 inline constexpr const char* kMetricDramReadBytes =
     counter_field(&KernelCounters::dram_read_bytes).metric;
 inline constexpr const char* kMetricDramWriteBytes =
@@ -45,15 +45,15 @@ inline constexpr const char* kMetricSmThroughputPct =
 /// In % of peak.
 inline constexpr const char* kMetricDramThroughputPct =
     counter_field(&KernelCounters::dram_throughput_fraction).metric;
-// Per-cycle peaks (multiply by the matching clock). The bf16 tensor peak is the sparse rate on
-// the H200 (2× the dense datasheet figure): do not use it as the dense roof unchecked.
-inline constexpr const char* kMetricDramBytesPeakPerCycle = "dram__bytes.sum.peak_sustained";
-// L2 bytes per L2 cycle, all slices (the L2 roof of Nsight Compute's hierarchical roofline).
-inline constexpr const char* kMetricL2BytesPeakPerCycle = "lts__t_bytes.sum.peak_sustained";
+inline constexpr const char* kMetricDramBytesPeakPerCycle =
+    counter_field(&CounterPeaks::dram_bytes_per_cycle).metric;
+inline constexpr const char* kMetricL2BytesPeakPerCycle =
+    counter_field(&CounterPeaks::l2_bytes_per_cycle).metric;
 inline constexpr const char* kMetricFfmaPeakPerCycle =
-    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained";
+    counter_field(&CounterPeaks::ffma_inst_per_cycle).metric;
+/// The sparse rate on the H200: not the dense roof unchecked.
 inline constexpr const char* kMetricTensorBf16PeakPerCycle =
-    "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained";
+    counter_field(&CounterPeaks::tensor_bf16_per_cycle).metric;
 
 /// Every metric above, in a fixed order: what a point's counter pass collects.
 const std::vector<std::string>& counter_metric_names();

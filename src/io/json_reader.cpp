@@ -220,10 +220,11 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
     c.kernels.push_back(kernel_counters_from_json(k, where));
   c.total = kernel_counters_from_json(r.get_object("total"), where);
   const JsonObjectReader peaks = r.get_object("peaks");
-  c.peaks.dram_bytes_per_cycle = peaks.get_optional_double("dram_bytes_per_cycle");
-  c.peaks.l2_bytes_per_cycle = optional_double_if_present(peaks, "l2_bytes_per_cycle");
-  c.peaks.ffma_inst_per_cycle = peaks.get_optional_double("ffma_inst_per_cycle");
-  c.peaks.tensor_bf16_per_cycle = peaks.get_optional_double("tensor_bf16_per_cycle");
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    c.peaks.*f.member = f.presence == KeyPresence::kMayBeAbsent
+                            ? optional_double_if_present(peaks, f.json_key)
+                            : peaks.get_optional_double(f.json_key);
+  }
   return c;
 }
 

@@ -163,10 +163,9 @@ Json counters_to_json(const CounterResult& c) {
   j["kernels"] = kernels;
   j["total"] = kernel_counters_to_json(c.total);
   Json peaks;
-  put_optional(peaks, "dram_bytes_per_cycle", c.peaks.dram_bytes_per_cycle);
-  put_optional(peaks, "l2_bytes_per_cycle", c.peaks.l2_bytes_per_cycle);
-  put_optional(peaks, "ffma_inst_per_cycle", c.peaks.ffma_inst_per_cycle);
-  put_optional(peaks, "tensor_bf16_per_cycle", c.peaks.tensor_bf16_per_cycle);
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    put_optional(peaks, f.json_key, c.peaks.*f.member);
+  }
   j["peaks"] = peaks;
   return j;
 }

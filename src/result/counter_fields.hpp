@@ -1,8 +1,9 @@
-// The counter fields of KernelCounters, each defined once: its member, JSON key (also the CSV
-// column name), unit, the CUPTI metric it is read from and the factor to SI units. The JSON
-// writer and reader, the CSV writer, the metric mapping (cupti/metrics.cpp) and the schema test
-// (tests/unit/test_counter_fields.cpp, against docs/report-schema.json) loop over these tables;
-// a new counter is a member of KernelCounters plus a row here (and its entry in the schema).
+// The counter fields of KernelCounters and CounterPeaks, each defined once: its member, JSON key
+// (also the CSV column name), unit, the CUPTI metric it is read from and the factor to SI units.
+// The JSON writer and reader, the CSV writer, the metric mapping (cupti/metrics.cpp) and the schema
+// test (tests/unit/test_counter_fields.cpp, against docs/report-schema.json) loop over these
+// tables; a new counter is a member of KernelCounters (or CounterPeaks) plus a row here, and its
+// entry in the schema.
 #pragma once
 
 #include <iterator>
@@ -148,6 +149,40 @@ inline constexpr DerivedCounterField kDerivedCounterFields[] = {
     {&KernelCounters::total_flop, "total_flop", "FLOP", "tensor_flop + fp32_flop + fp16_flop"},
 };
 
+/// A per-cycle peak of CounterPeaks.
+using CounterPeakMember = std::optional<double> CounterPeaks::*;
+
+/// One per-cycle peak read from counters (`<metric>.peak_sustained`, the raw value; multiply by
+/// the matching clock), taken from the first kernel range: a property of the chip.
+struct CounterPeakField {
+  CounterPeakMember member;
+  const char* json_key;  ///< key in the report's counters.peaks object
+  /// "bytes/cycle", "instructions/cycle" or "FLOP/cycle"; the key ends in "_per_cycle".
+  const char* unit;
+  const char* metric;  ///< the CUPTI metric, read as is
+  KeyPresence presence;
+  const char* description;  ///< one line, for readers of this table
+};
+
+/// Every field of CounterPeaks, in the order the JSON writer writes them.
+inline constexpr CounterPeakField kCounterPeakFields[] = {
+    {&CounterPeaks::dram_bytes_per_cycle, "dram_bytes_per_cycle", "bytes/cycle",
+     "dram__bytes.sum.peak_sustained", KeyPresence::kRequired, "DRAM bytes per DRAM cycle"},
+    {&CounterPeaks::l2_bytes_per_cycle, "l2_bytes_per_cycle", "bytes/cycle",
+     "lts__t_bytes.sum.peak_sustained", KeyPresence::kMayBeAbsent,
+     "L2 bytes per L2 cycle, all slices (the L2 roof of Nsight Compute's hierarchical roofline)"},
+    {&CounterPeaks::ffma_inst_per_cycle, "ffma_inst_per_cycle", "instructions/cycle",
+     "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", KeyPresence::kRequired,
+     "FFMA thread instructions per SM cycle, all SMs"},
+    {&CounterPeaks::tensor_bf16_per_cycle, "tensor_bf16_per_cycle", "FLOP/cycle",
+     "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained", KeyPresence::kRequired,
+     "bf16 tensor-pipe ops per SM cycle, all SMs: the sparse rate on the H200 (2× the dense "
+     "datasheet figure), not a dense roof unchecked"},
+};
+
+static_assert(sizeof(CounterPeaks) == std::size(kCounterPeakFields) * sizeof(std::optional<double>),
+              "every member of CounterPeaks needs its row in kCounterPeakFields");
+
 /// The row of `member` in kCounterFields. Meant for constant expressions, where a member
 /// without a row fails to compile; at run time it throws std::logic_error.
 constexpr const CounterField& counter_field(CounterMember member) {
@@ -155,6 +190,14 @@ constexpr const CounterField& counter_field(CounterMember member) {
     if (field.member == member) return field;
   }
   throw std::logic_error("KernelCounters member without a row in kCounterFields");
+}
+
+/// The row of `member` in kCounterPeakFields; as counter_field above.
+constexpr const CounterPeakField& counter_field(CounterPeakMember member) {
+  for (const CounterPeakField& field : kCounterPeakFields) {
+    if (field.member == member) return field;
+  }
+  throw std::logic_error("CounterPeaks member without a row in kCounterPeakFields");
 }
 
 }  // namespace rooflinectl

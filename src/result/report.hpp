@@ -102,12 +102,13 @@ struct KernelCounters {
   std::optional<double> total_flop() const;  ///< tensor + fp32 + fp16
 };
 
-/// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values.
+/// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values. Each field has
+/// its row in kCounterPeakFields (report/counter_fields.hpp): JSON key, unit, CUPTI metric.
 struct CounterPeaks {
-  std::optional<double> dram_bytes_per_cycle;   ///< dram__bytes.sum.peak_sustained
-  std::optional<double> l2_bytes_per_cycle;     ///< lts__t_bytes.sum.peak_sustained
-  std::optional<double> ffma_inst_per_cycle;    ///< sm__sass_thread_inst_executed_op_ffma_pred_on
-  std::optional<double> tensor_bf16_per_cycle;  ///< sm__ops_path_tensor_src_bf16_dst_fp32 (raw)
+  std::optional<double> dram_bytes_per_cycle;
+  std::optional<double> l2_bytes_per_cycle;
+  std::optional<double> ffma_inst_per_cycle;
+  std::optional<double> tensor_bf16_per_cycle;
 };
 
 /// One CUPTI metric set of a counter pass and how it was collected.

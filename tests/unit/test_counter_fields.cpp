@@ -63,6 +63,14 @@ TEST(CounterFields, EveryKeyEndsInItsUnitAndEveryMemberHasOneRow) {
     EXPECT_EQ(key.rfind(end), key.size() - end.size()) << key << " is in " << f.unit;
     EXPECT_TRUE(keys.insert(key).second) << key << " twice";
   }
+  std::set<std::string> peak_keys;
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    const std::string key = f.json_key;
+    const std::string unit = f.unit;
+    EXPECT_EQ(key.rfind("_per_cycle"), key.size() - 10) << key;
+    EXPECT_EQ(unit.rfind("/cycle"), unit.size() - 6) << key << " is in " << unit;
+    EXPECT_TRUE(peak_keys.insert(key).second) << key << " twice";
+  }
 }
 
 // The schema's kernel_counters object lists exactly the tables' keys (and "name"); it requires
@@ -95,6 +103,23 @@ TEST(CounterFields, SchemaListsEveryFieldAndRequiresThePresentOnes) {
   EXPECT_EQ(required_list.size(), required.size()) << "a key required twice";
 }
 
+TEST(CounterFields, SchemaListsEveryPeakAndRequiresThePresentOnes) {
+  const nlohmann::json schema =
+      nlohmann::json::parse(file_text(std::string(RFL_SOURCE_DIR) + "/docs/report-schema.json"));
+  const nlohmann::json& object = schema.at("$defs").at("counters").at("properties").at("peaks");
+  std::set<std::string> properties;
+  for (const auto& [key, value] : object.at("properties").items()) properties.insert(key);
+  const std::vector<std::string> required_list = object.at("required");
+  std::set<std::string> expected_properties;
+  std::vector<std::string> expected_required;
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    expected_properties.insert(f.json_key);
+    if (f.presence == KeyPresence::kRequired) expected_required.emplace_back(f.json_key);
+  }
+  EXPECT_EQ(properties, expected_properties);
+  EXPECT_EQ(required_list, expected_required);
+}
+
 // Every field is read into its member and written back under its key, in table order: the
 // measured fields, then the derived ones.
 TEST(CounterFields, ReaderAndWriterFollowTheTable) {
@@ -103,12 +128,22 @@ TEST(CounterFields, ReaderAndWriterFollowTheTable) {
   for (size_t i = 0; i < std::size(kCounterFields); ++i) {
     total[kCounterFields[i].json_key] = row_value(i);
   }
+  nlohmann::ordered_json& peaks = json["points"][0]["counters"]["peaks"];
+  for (size_t i = 0; i < std::size(kCounterPeakFields); ++i) {
+    peaks[kCounterPeakFields[i].json_key] = row_value(i);
+  }
   const Report report = report_from_json_text(json.dump(), "edited");
   const KernelCounters& read = report.points.at(0).counters.total;
   for (size_t i = 0; i < std::size(kCounterFields); ++i) {
     const CounterField& f = kCounterFields[i];
     ASSERT_TRUE(read.*f.member) << f.json_key;
     EXPECT_EQ(*(read.*f.member), row_value(i)) << f.json_key;
+  }
+  const CounterPeaks& read_peaks = report.points.at(0).counters.peaks;
+  for (size_t i = 0; i < std::size(kCounterPeakFields); ++i) {
+    const CounterPeakField& f = kCounterPeakFields[i];
+    ASSERT_TRUE(read_peaks.*f.member) << f.json_key;
+    EXPECT_EQ(*(read_peaks.*f.member), row_value(i)) << f.json_key;
   }
 
   const nlohmann::ordered_json written = nlohmann::ordered_json::parse(report_to_json_text(report));
@@ -124,6 +159,15 @@ TEST(CounterFields, ReaderAndWriterFollowTheTable) {
   }
   for (const DerivedCounterField& f : kDerivedCounterFields) {
     EXPECT_EQ(out.at(f.json_key).get<double>(), *(read.*f.value)()) << f.json_key;
+  }
+  const nlohmann::ordered_json& out_peaks = written["points"][0]["counters"]["peaks"];
+  std::vector<std::string> peak_keys;
+  for (const auto& [key, value] : out_peaks.items()) peak_keys.push_back(key);
+  std::vector<std::string> expected_peaks;
+  for (const CounterPeakField& f : kCounterPeakFields) expected_peaks.emplace_back(f.json_key);
+  EXPECT_EQ(peak_keys, expected_peaks);
+  for (size_t i = 0; i < std::size(kCounterPeakFields); ++i) {
+    EXPECT_EQ(out_peaks.at(kCounterPeakFields[i].json_key).get<double>(), row_value(i));
   }
 }
 
@@ -154,11 +198,29 @@ TEST(CounterFields, AbsentAndNegativeValuesFollowThePresenceColumn) {
   }
 }
 
-// Each metric lands in its member, scaled to SI units, and every table metric is collected.
+TEST(CounterFields, AbsentPeaksFollowThePresenceColumn) {
+  for (const CounterPeakField& f : kCounterPeakFields) {
+    nlohmann::ordered_json json = committed_report();
+    json["points"][0]["counters"]["peaks"].erase(f.json_key);
+    const std::string absent = json.dump();
+    if (f.presence == KeyPresence::kMayBeAbsent) {
+      EXPECT_FALSE(report_from_json_text(absent, "edited").points.at(0).counters.peaks.*f.member)
+          << f.json_key;
+    } else {
+      EXPECT_THROW(report_from_json_text(absent, "edited"), Error) << f.json_key;
+    }
+  }
+}
+
+// Each metric lands in its member (scaled to SI units; the peaks as read), and every table
+// metric is collected.
 TEST(CounterFields, EachMetricFillsItsMemberInSiUnits) {
   std::map<std::string, double> range;
   for (size_t i = 0; i < std::size(kCounterFields); ++i) {
     range[kCounterFields[i].metric] = 1000.0 + static_cast<double>(i);
+  }
+  for (size_t i = 0; i < std::size(kCounterPeakFields); ++i) {
+    range[kCounterPeakFields[i].metric] = 2000.0 + static_cast<double>(i);
   }
   const CounterResult c = counters_from_ranges({range}, {"k"}, 1, "flushed");
   ASSERT_EQ(c.kernels.size(), 1u);
@@ -169,6 +231,12 @@ TEST(CounterFields, EachMetricFillsItsMemberInSiUnits) {
     EXPECT_DOUBLE_EQ(*(c.kernels[0].*f.member),
                      (1000.0 + static_cast<double>(i)) * f.per_metric_unit)
         << f.json_key;
+    EXPECT_EQ(std::count(collected.begin(), collected.end(), f.metric), 1) << f.metric;
+  }
+  for (size_t i = 0; i < std::size(kCounterPeakFields); ++i) {
+    const CounterPeakField& f = kCounterPeakFields[i];
+    ASSERT_TRUE(c.peaks.*f.member) << f.json_key;
+    EXPECT_EQ(*(c.peaks.*f.member), 2000.0 + static_cast<double>(i)) << f.json_key;
     EXPECT_EQ(std::count(collected.begin(), collected.end(), f.metric), 1) << f.metric;
   }
 }
