@@ -103,7 +103,7 @@ struct KernelCounters {
 };
 
 /// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values. Each field has
-/// its row in kCounterPeakFields (report/counter_fields.hpp): JSON key, unit, CUPTI metric.
+/// its row in kCounterPeakFields (result/counter_fields.hpp): JSON key, unit, CUPTI metric.
 struct CounterPeaks {
   std::optional<double> dram_bytes_per_cycle;
   std::optional<double> l2_bytes_per_cycle;

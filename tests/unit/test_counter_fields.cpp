@@ -15,8 +15,8 @@
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
 #include "result/counter_fields.hpp"
-#include "report/json_reader.hpp"
-#include "report/json_writer.hpp"
+#include "io/json_reader.hpp"
+#include "io/json_writer.hpp"
 
 namespace rooflinectl {
 namespace {
