@@ -676,7 +676,7 @@ void check_decode_shape(const Shape& shape) {
 //   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
 OperatorSpec decode_attention_spec() {
   OperatorSpec spec;
-  spec.name = "decode_attention";
+  spec.name = kDecodeAttentionOp;
   spec.summary = "one query token per sequence over a KV cache of L positions (GQA, split-KV)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;

@@ -701,7 +701,7 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
 //   device_bytes = the same five tensors, allocated once each.
 OperatorSpec flash_attention_spec() {
   OperatorSpec spec;
-  spec.name = "flash_attention";
+  spec.name = kFlashAttentionOp;
   spec.summary =
       "FlashAttention forward: tiled QK^T, online softmax and PV on tensor cores, only O and "
       "the log-sum-exp written; FA3-style wgmma + TMA at head-dim 128 on sm_90 (FA2-style "

@@ -304,7 +304,7 @@ class GeluRun final : public OperatorRun {
 //   tanh form 1 FFMA + 3 FMUL + 1 FADD = 6 (0.75×); the MUFU work is counted nowhere.
 OperatorSpec gelu_spec() {
   OperatorSpec spec;
-  spec.name = "gelu";
+  spec.name = kGeluOp;
   spec.summary = "element-wise GELU (erf or tanh form) on the FFN activation [B·L, 4·d_model]";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = [](const Shape& shape) { validate_common_shape(shape); };

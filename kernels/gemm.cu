@@ -583,7 +583,7 @@ void check_gemm_shape(const Shape& s) {
 // minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes.
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
-  spec.name = "gemm";
+  spec.name = kGemmOp;
   spec.summary =
       "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], wgmma + TMA tensor cores on "
       "sm_90 (mma.sync elsewhere, or with RFL_GEMM_VERSION=1)";

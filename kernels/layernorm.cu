@@ -313,7 +313,7 @@ void launch_layernorm(const void* x, const void* gamma, const void* beta, void* 
 //   Bytes = 2·N·e + 2·d_model·e (x read, y written once; γ and β read once, then cached in L2).
 OperatorSpec layernorm_spec() {
   OperatorSpec spec;
-  spec.name = "layernorm";
+  spec.name = kLayernormOp;
   spec.summary = "LayerNorm over rows [B·L, d_model] with γ, β; fp32 two-pass statistics";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = [](const Shape& shape) {

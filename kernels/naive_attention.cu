@@ -768,7 +768,7 @@ void check_naive_attention_shape(const Shape& s) {
 // each written once and read once), e = 2 bytes.
 OperatorSpec naive_attention_spec() {
   OperatorSpec spec;
-  spec.name = "naive_attention";
+  spec.name = kNaiveAttentionOp;
   spec.summary = "S = QKᵀ (cuBLAS), P = softmax(S), O = PV (cuBLAS); S and P materialized in HBM";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_naive_attention_shape;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/operator_names.hpp"
 #include "core/pipe.hpp"
 #include "core/shape.hpp"
 #include "core/validation.hpp"
@@ -49,7 +50,7 @@ class OperatorRun {
 
 /// Static description of one operator family.
 struct OperatorSpec {
-  std::string name;     ///< CLI name, e.g. "flash_attention"
+  std::string name;     ///< CLI name: one of kOperatorNames (core/operator_names.hpp)
   std::string summary;  ///< one line for `rooflinectl list`
   Pipe pipe;            ///< pipe whose roof applies
   /// Throws a bad-input Error (exit 2) when the shape is not supported, naming the value and

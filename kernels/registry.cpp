@@ -6,7 +6,8 @@
 
 namespace rooflinectl {
 
-// Each family file defines one factory; registration is explicit, in the design doc's order.
+// Each family file defines one factory; registration is explicit, in kOperatorNames order
+// (core/operator_names.hpp).
 OperatorSpec naive_attention_spec();
 OperatorSpec flash_attention_spec();
 OperatorSpec gemm_spec();

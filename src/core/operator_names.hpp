@@ -1,9 +1,11 @@
-// The six operator names rooflinectl knows, in the sweep's default run order. Header-only so that
-// host code without the kernels (report reading, configs) can check a name.
+// The six operator names rooflinectl knows, each defined once, and their list in the sweep's
+// default run order. Header-only so that host code without the kernels (report reading, configs,
+// charts) and the kernels' own registrations (kernels/*.cu) share them.
 #pragma once
 
 #include <fmt/format.h>
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,10 +14,21 @@
 
 namespace rooflinectl {
 
-/// Every operator name, in the default sweep order (kernels/registry.cpp registers the same six).
+inline constexpr const char* kNaiveAttentionOp = "naive_attention";
+inline constexpr const char* kFlashAttentionOp = "flash_attention";
+inline constexpr const char* kGemmOp = "gemm";
+inline constexpr const char* kGeluOp = "gelu";
+inline constexpr const char* kLayernormOp = "layernorm";
+inline constexpr const char* kDecodeAttentionOp = "decode_attention";
+
+/// Every operator name, in the default sweep order: kernels/registry.cpp registers them in this
+/// order, and the charts give each its colour and marker by its index here.
+inline constexpr std::array<const char*, 6> kOperatorNames = {
+    kNaiveAttentionOp, kFlashAttentionOp, kGemmOp, kGeluOp, kLayernormOp, kDecodeAttentionOp};
+
+/// kOperatorNames as strings.
 inline const std::vector<std::string>& operator_names() {
-  static const std::vector<std::string> names = {
-      "naive_attention", "flash_attention", "gemm", "gelu", "layernorm", "decode_attention"};
+  static const std::vector<std::string> names(kOperatorNames.begin(), kOperatorNames.end());
   return names;
 }
 

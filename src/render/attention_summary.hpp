@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/operator_names.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
 
-inline constexpr const char* kFlashAttentionOp = "flash_attention";
-inline constexpr const char* kNaiveAttentionOp = "naive_attention";
 /// Flash must be at least this many times faster than naive for its gain to count as
 /// significant (the threshold: ≥ 1.1×, i.e. ≥ 10% more throughput).
 inline constexpr double kSignificantSpeedup = 1.1;

@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "core/operator_names.hpp"
+
 namespace rooflinectl {
 namespace {
 
@@ -19,9 +21,6 @@ constexpr std::array<const char*, 6> kPalette = {"#D55E00", "#0072B2", "#009E73"
 constexpr std::array<MarkerShape, 6> kShapes = {MarkerShape::kCircle,       MarkerShape::kSquare,
                                                 MarkerShape::kTriangleUp,   MarkerShape::kDiamond,
                                                 MarkerShape::kTriangleDown, MarkerShape::kPentagon};
-// The built-in operators in registry order; index into kPalette and kShapes.
-constexpr std::array<const char*, 6> kKnownOps = {
-    "naive_attention", "flash_attention", "gemm", "gelu", "layernorm", "decode_attention"};
 
 std::string polygon(const std::vector<std::pair<double, double>>& vertices, const std::string& fill,
                     const std::string& stroke, const std::string& attributes) {
@@ -140,8 +139,8 @@ std::string format_tick(double v) {
 
 SeriesStyle operator_style(const std::string& op, size_t fallback_index) {
   size_t index = fallback_index;
-  for (size_t i = 0; i < kKnownOps.size(); ++i) {
-    if (op == kKnownOps[i]) index = i;
+  for (size_t i = 0; i < kOperatorNames.size(); ++i) {
+    if (op == kOperatorNames[i]) index = i;
   }
   return {kPalette[index % kPalette.size()], kShapes[index % kShapes.size()]};
 }
