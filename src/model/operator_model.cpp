@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/operator_names.hpp"
 
 namespace rooflinectl {
 
@@ -107,12 +108,12 @@ AnalyticResult decode_attention_model(const Shape& s) {
 }  // namespace
 
 AnalyticResult analytic_model(const std::string& op, const Shape& shape) {
-  if (op == "naive_attention") return naive_attention_model(shape);
-  if (op == "flash_attention") return flash_attention_model(shape);
-  if (op == "gemm") return gemm_model(shape);
-  if (op == "gelu") return gelu_model(shape);
-  if (op == "layernorm") return layernorm_model(shape);
-  if (op == "decode_attention") return decode_attention_model(shape);
+  if (op == kNaiveAttentionOp) return naive_attention_model(shape);
+  if (op == kFlashAttentionOp) return flash_attention_model(shape);
+  if (op == kGemmOp) return gemm_model(shape);
+  if (op == kGeluOp) return gelu_model(shape);
+  if (op == kLayernormOp) return layernorm_model(shape);
+  if (op == kDecodeAttentionOp) return decode_attention_model(shape);
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 
@@ -121,12 +122,12 @@ double min_dram_write_bytes(const std::string& op, const Shape& s) {
   const double b = s.batch, h = s.heads, l = s.seq_len, d = s.head_dim;
   const double tokens = static_cast<double>(s.tokens());
   const double d_model = static_cast<double>(s.d_model());
-  if (op == "naive_attention") return b * h * l * d * e;
-  if (op == "flash_attention") return b * h * l * d * e + 4.0 * b * h * l;
-  if (op == "gemm") return tokens * 4.0 * d_model * e;
-  if (op == "gelu") return tokens * 4.0 * d_model * e;
-  if (op == "layernorm") return tokens * d_model * e;
-  if (op == "decode_attention") return b * h * d * e;
+  if (op == kNaiveAttentionOp) return b * h * l * d * e;
+  if (op == kFlashAttentionOp) return b * h * l * d * e + 4.0 * b * h * l;
+  if (op == kGemmOp) return tokens * 4.0 * d_model * e;
+  if (op == kGeluOp) return tokens * 4.0 * d_model * e;
+  if (op == kLayernormOp) return tokens * d_model * e;
+  if (op == kDecodeAttentionOp) return b * h * d * e;
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 
@@ -206,7 +207,7 @@ double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
 
 double tokens_per_second(const std::string& op, const Shape& shape, double time_s) {
   if (!(time_s > 0)) throw bad_input(fmt::format("invalid time {} s: must be > 0", time_s));
-  const double tokens = op == "decode_attention" ? static_cast<double>(shape.batch)
+  const double tokens = op == kDecodeAttentionOp ? static_cast<double>(shape.batch)
                                                  : static_cast<double>(shape.tokens());
   return tokens / time_s;
 }

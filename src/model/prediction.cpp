@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/operator_names.hpp"
 #include "model/operator_model.hpp"
 
 namespace rooflinectl {
@@ -70,7 +71,7 @@ ModelReport build_model_report(const SweepConfig& config,
   r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);
   bool flash = false;
   for (const auto& [op, pipe] : ops) {
-    flash = flash || op == "flash_attention";
+    flash = flash || op == kFlashAttentionOp;
     for (const int64_t seq_len : config.seq_lens) {
       Shape shape = config.base;
       shape.seq_len = seq_len;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/operator_names.hpp"
 #include "model/operator_model.hpp"
 
 namespace rooflinectl {
@@ -33,11 +34,11 @@ ReconcileCheck make_check(std::string quantity, std::string reference, double me
 /// FLOPs the tensor cores execute at tile granularity, when the kernel's tiling is known.
 std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   const Shape& s = p.shape;
-  if (p.op == "flash_attention") {
+  if (p.op == kFlashAttentionOp) {
     return 4.0 * s.batch * s.heads * s.head_dim *
            flash_computed_pairs(s.seq_len, s.head_dim, s.causal);
   }
-  if (p.op == "gemm") {
+  if (p.op == kGemmOp) {
     const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
     const GemmBlockTile tile = gemm_block_tile(p.version);
     const double m_padded = static_cast<double>((m + tile.rows - 1) / tile.rows * tile.rows);
@@ -63,7 +64,7 @@ std::string explain_tensor_flop(const PointResult& p, double ratio) {
         "{:.4g}: neither explains them, so a FLOP formula or the counter mapping is wrong",
         ratio, tile_ratio, *tile);
   }
-  if (p.op == "naive_attention") {
+  if (p.op == kNaiveAttentionOp) {
     return fmt::format(
         "cuBLAS runs its own tile shapes, so at lengths that are not multiples of them it "
         "computes padding; a ratio of {:.3f} beyond that is a formula or counter bug",
@@ -76,7 +77,7 @@ std::string explain_tensor_flop(const PointResult& p, double ratio) {
 }
 
 std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
-  if (p.op == "gelu") {
+  if (p.op == kGeluOp) {
     const double elements = static_cast<double>(p.shape.tokens()) * 4.0 * p.shape.d_model();
     return fmt::format(
         "{0} is not one special-function instruction but an FMA polynomial around MUFU "
@@ -87,7 +88,7 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 4 : 8,
         *p.counters.total.total_flop() / elements, ratio);
   }
-  if (p.op == "decode_attention" && (p.version == "decode_attention_v3_mma_gqa" ||
+  if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v3_mma_gqa" ||
                                      p.version == "decode_attention_v5_mma_gqa_fused_merge")) {
     const int64_t g = p.shape.group_size();
     // kernels/decode_attention.cu's FLOP note: an 8-head block (g <= 8) executes 48*d tensor
@@ -103,7 +104,7 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         "DRAM bytes, so the point's memory-bound placement is unaffected",
         g, padding, ratio);
   }
-  if (p.op == "decode_attention" && (p.version == "decode_attention_v2_flat_split" ||
+  if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v2_flat_split" ||
                                      p.version == "decode_attention_v4_flat_fused_merge")) {
     return fmt::format(
         "counted {:.2f}x: besides q*k and p*v, each key's score is summed across the d/8 lanes of "
@@ -134,7 +135,7 @@ std::string traffic_split(const PointResult& p) {
 std::string explain_dram_above(const PointResult& p, const DeviceRecord& device) {
   const auto& t = p.counters.total;
   const std::string split = traffic_split(p);
-  if (p.op == "gemm" && t.dram_read_bytes) {
+  if (p.op == kGemmOp && t.dram_read_bytes) {
     const double min_write = min_dram_write_bytes(p.op, p.shape);
     const double min_read = p.analytic.min_dram_bytes - min_write;
     const GemmBlockTile tile = gemm_block_tile(p.version);
@@ -152,7 +153,7 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
                   "order or larger tiles would cut the re-reads)",
         mb(min_read), mb(static_cast<double>(device.l2_bytes)));
   }
-  if (p.op == "decode_attention") {
+  if (p.op == kDecodeAttentionOp) {
     const Shape& s = p.shape;
     const int64_t kv_rows = s.batch * s.kv_heads;
     const int64_t max_parts =
@@ -293,7 +294,7 @@ Reconciliation reconcile(const PointResult& p, Pipe pipe, const DeviceRecord& de
       if (high.flagged) high.explanation = explain_dram_above(p, device);
       r.checks.push_back(high);
     }
-    if (p.op == "flash_attention") add_flash_checks(r, p, device, *dram);
+    if (p.op == kFlashAttentionOp) add_flash_checks(r, p, device, *dram);
   }
   add_write_check(r, p);
   if (r.checks.empty()) r.null_reason = "counters lack FLOP and DRAM values for this point";

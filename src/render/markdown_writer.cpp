@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/operator_names.hpp"
 #include "render/attention_summary.hpp"
 #include "render/bytes_basis_text.hpp"
 #include "result/clock_notes.hpp"
@@ -42,7 +43,7 @@ std::string shorten(const std::string& text) {
 
 std::string time_column_title(const std::string& op) {
   if (op == kFlashAttentionOp || op == kNaiveAttentionOp) return "prefill latency";
-  if (op == "decode_attention") return "time per step";
+  if (op == kDecodeAttentionOp) return "time per step";
   return "time";
 }
 

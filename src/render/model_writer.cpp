@@ -5,6 +5,8 @@
 #include <cmath>
 #include <set>
 
+#include "core/operator_names.hpp"
+
 namespace rooflinectl {
 namespace {
 
@@ -136,7 +138,7 @@ std::string flash_io_table(const ModelReport& r) {
   for (const auto& [seq_len, io] : r.flash_io) {
     Shape shape = r.base;
     shape.seq_len = seq_len;
-    const double min_bytes = analytic_model("flash_attention", shape).min_dram_bytes;
+    const double min_bytes = analytic_model(kFlashAttentionOp, shape).min_dram_bytes;
     out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
                        fixed(min_bytes / kMB, 1), io.paper_query_tile_rows,
                        fixed(io.paper_io_bytes / kMB, 1), io.kernel_query_tile_rows,

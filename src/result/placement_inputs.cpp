@@ -1,9 +1,11 @@
 #include "result/placement_inputs.hpp"
 
+#include "core/operator_names.hpp"
+
 namespace rooflinectl {
 
 const char* analytic_bytes_basis(const std::string& op) {
-  return op == "naive_attention" ? kBytesAnalytic : kBytesAnalyticMin;
+  return op == kNaiveAttentionOp ? kBytesAnalytic : kBytesAnalyticMin;
 }
 
 std::optional<PlacementFigures> expected_placement_inputs(const PointResult& point,
