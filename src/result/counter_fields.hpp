@@ -1,9 +1,9 @@
 // The counter fields of KernelCounters and CounterPeaks, each defined once: its member, JSON key
 // (also the CSV column name), unit, the CUPTI metric it is read from and the factor to SI units.
-// The JSON writer and reader, the CSV writer, the metric mapping (cupti/metrics.cpp) and the schema
-// test (tests/unit/test_counter_fields.cpp, against docs/report-schema.json) loop over these
-// tables; a new counter is a member of KernelCounters (or CounterPeaks) plus a row here, and its
-// entry in the schema.
+// The JSON writer and reader, the metric mapping (cupti/metrics.cpp) and the schema test
+// (tests/unit/test_counter_fields.cpp, against docs/report-schema.json) loop over these tables and
+// the CSV writer names its counter columns from them; a new counter is a member of KernelCounters
+// (or CounterPeaks) plus a row here, and its entry in the schema.
 #pragma once
 
 #include <iterator>
@@ -48,7 +48,7 @@ struct CounterField {
   /// Unit of the stored value: "bytes", "s", "Hz", "FLOP", "instructions" (thread-level SASS
   /// instructions) or "fraction" (1.0 = 100%); the key ends in the matching suffix.
   const char* unit;
-  const char* metric;      ///< the CUPTI metric (GH100 names, checked on the H200)
+  const char* metric;      ///< the CUPTI metric it is read from
   double per_metric_unit;  ///< stored value = metric value × this
   CounterKind kind;
   KeyPresence presence;
