@@ -11,10 +11,10 @@
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
 #include "core/statistics.hpp"
-#include "compare/compare.hpp"
 #include "result/counter_fields.hpp"
 #include "io/peaks_json.hpp"
 #include "result/placement_inputs.hpp"
+#include "result/point_key.hpp"
 
 namespace rooflinectl {
 namespace {
