@@ -9,8 +9,8 @@
 
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
-#include "kernels/operator.hpp"
 #include "io/atomic_file.hpp"
+#include "kernels/operator.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -50,10 +50,21 @@ std::vector<AxisDefault> axis_defaults() {
   };
 }
 
+/// What `version` needs and, when that is not met, the version that runs instead.
+std::string version_needs_text(const KernelVersion& version) {
+  return version.fallback.empty() ? version.needs
+                                  : fmt::format("{}; else {}", version.needs, version.fallback);
+}
+
 std::string list_text() {
-  std::string out = "operators:\n";
+  std::string out = "operators, each with its kernel versions (--kernel OP=VERSION):\n";
   for (const auto& spec : operator_specs()) {
     out += fmt::format("  {:<18} {:<7} {}\n", spec.name, to_string(spec.pipe), spec.summary);
+    for (const KernelVersion& version : spec.versions) {
+      const std::string key =
+          version.key == spec.default_version ? version.key + " (default)" : version.key;
+      out += fmt::format("    {:<13} {:<40} {}\n", key, version.name, version_needs_text(version));
+    }
   }
   out += "axes (defaults):\n";
   for (const AxisDefault& axis : axis_defaults()) {
@@ -72,8 +83,20 @@ std::string list_text() {
 std::string list_json() {
   nlohmann::ordered_json operators = nlohmann::ordered_json::array();
   for (const auto& spec : operator_specs()) {
-    operators.push_back(
-        {{"name", spec.name}, {"pipe", to_string(spec.pipe)}, {"summary", spec.summary}});
+    nlohmann::ordered_json versions = nlohmann::ordered_json::array();
+    for (const KernelVersion& version : spec.versions) {
+      versions.push_back(
+          {{"key", version.key},
+           {"name", version.name},
+           {"needs", version.needs},
+           {"fallback", version.fallback.empty() ? nlohmann::ordered_json(nullptr)
+                                                 : nlohmann::ordered_json(version.fallback)}});
+    }
+    operators.push_back({{"name", spec.name},
+                         {"pipe", to_string(spec.pipe)},
+                         {"summary", spec.summary},
+                         {"default_version", spec.default_version},
+                         {"versions", versions}});
   }
   nlohmann::ordered_json axes = nlohmann::ordered_json::array();
   for (const AxisDefault& axis : axis_defaults()) {
@@ -96,7 +119,9 @@ std::string list_json() {
 
 CLI::App* setup_list(CLI::App& app, ListOptions& o) {
   CLI::App* sub =
-      app.add_subcommand("list", "List operators, sweep axes with defaults, and counters");
+      app.add_subcommand("list",
+                         "List operators with their kernel versions, sweep axes with defaults, "
+                         "and counters");
   sub->add_flag("--json", o.json, "Print the same content as JSON (default: text)");
   return sub;
 }

@@ -22,6 +22,7 @@
 
 #include "core/error.hpp"
 #include "core/kernel_tiles.hpp"
+#include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
@@ -555,6 +556,14 @@ int64_t workspace_counters(const Shape& s, const DecodePlan& plan) {
   return s.batch * s.kv_heads * plan.head_chunks;
 }
 
+/// The versions `--kernel decode_attention=KEY` names.
+const std::vector<KernelVersion>& decode_attention_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {"v4", "decode_attention_v4_flat_fused_merge", "kv_heads = heads (g = 1)", "v5"},
+      {"v5", "decode_attention_v5_mma_gqa_fused_merge", "kv_heads < heads (GQA, g >= 2)", "v4"}};
+  return versions;
+}
+
 class DecodeAttentionRun final : public OperatorRun {
  public:
   explicit DecodeAttentionRun(const Shape& shape)
@@ -625,8 +634,8 @@ class DecodeAttentionRun final : public OperatorRun {
   std::vector<std::string> kernel_names() const override { return {"decode_split_kv"}; }
 
   std::string version() const override {
-    return shape_.group_size() == 1 ? "decode_attention_v4_flat_fused_merge"
-                                    : "decode_attention_v5_mma_gqa_fused_merge";
+    // v4 at g = 1, v5 for GQA, whichever was asked for (decode_attention_versions).
+    return decode_attention_versions()[shape_.group_size() == 1 ? 0 : 1].name;
   }
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()},
@@ -692,7 +701,13 @@ OperatorSpec decode_attention_spec() {
            workspace_stats(shape, plan) * int64_t{sizeof(float2)} +
            workspace_counters(shape, plan) * int64_t{sizeof(unsigned int)};
   };
-  spec.create = [](const Shape& shape) -> std::unique_ptr<OperatorRun> {
+  spec.versions = decode_attention_versions();
+  spec.default_version = decode_attention_versions().front().key;
+  spec.create = [](const Shape& shape,
+                   const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    // The key is checked, not chosen: the shape decides between the versions.
+    find_kernel_version("decode_attention", decode_attention_versions(),
+                        decode_attention_versions().front().key, version_key);
     return std::make_unique<DecodeAttentionRun>(shape);
   };
   return spec;

@@ -8,8 +8,8 @@
 //     architectures, head_dim 64). 128-row query tiles, 4 warps of 32 rows, K/V tiles streamed
 //     through swizzled shared memory by cp.async, mma.sync m16n8k16; S and P never leave
 //     registers.
-// Environment: RFL_FLASH_VERSION=2 forces v2 on any device (for comparisons); "3" or unset picks
-// v3 where it applies. Any other value is rejected (bad_input). The references it is validated
+// Selection: `--kernel flash_attention=v2` runs v2 on any device (for comparisons); "v3", the
+// default, runs v3 where it applies (flash_versions, use_wgmma). The references it is validated
 // against (CPU float64 and a GPU fp32 one that shares no code with this file) are in
 // kernels/reference_attention.cu; the measurements and the earlier v1 in docs/perf-notes.md.
 #include <cuda_bf16.h>
@@ -18,10 +18,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
@@ -541,22 +542,26 @@ AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-// Names the version to run: "2" (mma.sync) or "3" (wgmma + TMA, compute capability 9.0 and the
-// problems flash_wgmma_supports accepts); unset means kDefaultFlashVersion.
-constexpr const char* kFlashVersionVariable = "RFL_FLASH_VERSION";
-constexpr int kDefaultFlashVersion = 3;
+/// Key of flash_attention_v2_mma_sync, the version that runs everywhere.
+constexpr const char* kKeyV2 = "v2";
 
-/// The version RFL_FLASH_VERSION asks for; throws bad_input for anything but unset, "2" or "3".
-int requested_flash_version() {
-  return parse_kernel_version(kFlashVersionVariable, std::getenv(kFlashVersionVariable),
-                              {{2, kVersionV2}, {3, kVersionV3}}, kDefaultFlashVersion);
+/// The versions `--kernel flash_attention=KEY` chooses from; v3 is the default.
+const std::vector<KernelVersion>& flash_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {kKeyV2, kVersionV2, "compute capability 8.0+", ""},
+      {"v3", kVersionV3, "compute capability 9.0 (sm_90a code), head_dim 128", kKeyV2}};
+  return versions;
 }
+constexpr const char* kDefaultFlashVersion = "v3";
 
-/// True when v3 runs `p` on the current device: asked for (explicitly or by default), compute
-/// capability 9.0 and a problem v3 covers; otherwise v2 runs.
-bool use_wgmma(const AttentionProblem& p) {
-  return flash_attention_version_for(requested_flash_version(), flash_wgmma_supports(p),
-                                     current_compute_capability()) == 3;
+/// True when v3 runs `p` on the current device: asked for by `key` (empty: the default),
+/// compute capability 9.0 and a problem v3 covers; otherwise v2 runs. Throws bad_input for an
+/// undeclared key.
+bool use_wgmma(const AttentionProblem& p, const std::string& key) {
+  const KernelVersion& requested =
+      find_kernel_version("flash_attention", flash_versions(), kDefaultFlashVersion, key);
+  return flash_attention_version_for(requested.key, flash_wgmma_supports(p),
+                                     current_compute_capability()) == "v3";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -573,14 +578,14 @@ uint64_t tensor_seed(uint64_t seed, uint64_t tensor) {
 
 class FlashAttentionRun final : public OperatorRun {
  public:
-  explicit FlashAttentionRun(const Shape& shape)
+  FlashAttentionRun(const Shape& shape, const std::string& version_key)
       : shape_(shape),
         q_(q_elements(shape)),
         k_(kv_elements(shape)),
         v_(kv_elements(shape)),
         o_(q_elements(shape)),
         lse_(lse_elements(shape)) {
-    if (use_wgmma(problem())) {
+    if (use_wgmma(problem(), version_key)) {
       queue_ = DeviceBuffer<unsigned int>(2);
       RFL_CUDA_CHECK(cudaMemset(queue_.get(), 0, static_cast<size_t>(queue_.bytes())));
       RFL_CUDA_CHECK(cudaDeviceSynchronize());  // zero before a launch on any stream
@@ -612,7 +617,7 @@ class FlashAttentionRun final : public OperatorRun {
       launch_flash_wgmma(*wgmma_, stream);
       return;
     }
-    launch_flash_attention(problem(), o_.get(), lse_.get(), stream);
+    launch_flash_attention(problem(), kKeyV2, o_.get(), lse_.get(), stream);
   }
 
   std::vector<std::string> kernel_names() const override {
@@ -638,11 +643,12 @@ class FlashAttentionRun final : public OperatorRun {
 
 }  // namespace
 
-std::string flash_attention_version(const AttentionProblem& p) {
-  return use_wgmma(p) ? kVersionV3 : kVersionV2;
+std::string flash_attention_version(const AttentionProblem& p, const std::string& version_key) {
+  return use_wgmma(p, version_key) ? kVersionV3 : kVersionV2;
 }
 
-void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream) {
+void launch_flash_attention(const AttentionProblem& p, const std::string& version_key, void* out,
+                            float* lse, cudaStream_t stream) {
   check_flash_sizes(p);
   if (!(p.scale > 0.f) || !std::isfinite(p.scale)) {
     throw bad_input(
@@ -653,7 +659,7 @@ void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cu
       throw bad_input("flash_attention: Q, K, V and O must be 16-byte aligned device pointers");
     }
   }
-  if (use_wgmma(p)) {
+  if (use_wgmma(p, version_key)) {
     // A work queue of its own, stream-ordered, so direct calls on different streams never share
     // one.
     FlashWgmmaLaunch launch = prepare_flash_wgmma(p, out, lse, nullptr);
@@ -705,19 +711,20 @@ OperatorSpec flash_attention_spec() {
   spec.summary =
       "FlashAttention forward: tiled QK^T, online softmax and PV on tensor cores, only O and "
       "the log-sum-exp written; FA3-style wgmma + TMA at head-dim 128 on sm_90 (FA2-style "
-      "mma.sync elsewhere, or with RFL_FLASH_VERSION=2)";
+      "mma.sync elsewhere, or with --kernel flash_attention=v2)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);
-    requested_flash_version();  // a bad RFL_FLASH_VERSION is bad input before any GPU work
     check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));
   };
   spec.device_bytes = [](const Shape& s) {
     return dtype_size_bytes(s.dtype) * (2 * q_elements(s) + 2 * kv_elements(s)) +
            static_cast<int64_t>(sizeof(float)) * lse_elements(s);
   };
-  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
-    return std::make_unique<FlashAttentionRun>(s);
+  spec.versions = flash_versions();
+  spec.default_version = kDefaultFlashVersion;
+  spec.create = [](const Shape& s, const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<FlashAttentionRun>(s, version_key);
   };
   return spec;
 }

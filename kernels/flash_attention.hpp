@@ -11,20 +11,23 @@
 
 namespace rooflinectl {
 
-/// Enqueues the FlashAttention forward kernel on `stream`. `out`: same layout and dtype as Q;
-/// `lse`: fp32 [batch, heads, q_len], natural-log log-sum-exp of the scaled scores of each row
-/// (-inf for a row that sees no key, whose output is 0). Throws a bad-input Error for head_dim
-/// other than 64 or 128, a scale that is not positive and finite, or sizes past the grid limits
-/// (q_len, kv_len <= 2^30; batch, heads <= 65535), RFL_FLASH_VERSION other than unset, "2" or
-/// "3"; CUDA errors as environment Errors. Runs the version flash_attention_version(p) names:
-/// flash_attention_v3_wgmma_tma on compute capability 9.0 at head_dim 128 (the tensor maps are
-/// encoded and a 2-counter work queue is allocated stream-ordered on every call),
-/// flash_attention_v2_mma_sync otherwise (kernels/flash_attention.cu).
-void launch_flash_attention(const AttentionProblem& p, void* out, float* lse, cudaStream_t stream);
+/// Enqueues the FlashAttention forward kernel on `stream`. `version_key`: the version asked for,
+/// "v2" or "v3" (empty: the default, v3), as `--kernel flash_attention=KEY` names it. `out`: same
+/// layout and dtype as Q; `lse`: fp32 [batch, heads, q_len], natural-log log-sum-exp of the
+/// scaled scores of each row (-inf for a row that sees no key, whose output is 0). Throws a
+/// bad-input Error for head_dim other than 64 or 128, a scale that is not positive and finite,
+/// sizes past the grid limits (q_len, kv_len <= 2^30; batch, heads <= 65535) or an undeclared
+/// version key; CUDA errors as environment Errors. Runs the version
+/// flash_attention_version(p, version_key) names: flash_attention_v3_wgmma_tma when v3 is asked
+/// for on compute capability 9.0 at head_dim 128 (the tensor maps are encoded and a 2-counter
+/// work queue is allocated stream-ordered on every call), flash_attention_v2_mma_sync otherwise
+/// (kernels/flash_attention.cu).
+void launch_flash_attention(const AttentionProblem& p, const std::string& version_key, void* out,
+                            float* lse, cudaStream_t stream);
 
-/// The version launch_flash_attention runs for `p` on the current device now, as
-/// OperatorRun::version() reports it: "flash_attention_v3_wgmma_tma" or
-/// "flash_attention_v2_mma_sync". Reads RFL_FLASH_VERSION (throws bad_input for a bad value).
-std::string flash_attention_version(const AttentionProblem& p);
+/// The version launch_flash_attention runs for `p` and `version_key` on the current device now,
+/// as OperatorRun::version() reports it: "flash_attention_v3_wgmma_tma" or
+/// "flash_attention_v2_mma_sync". Throws bad_input for an undeclared version key.
+std::string flash_attention_version(const AttentionProblem& p, const std::string& version_key);
 
 }  // namespace rooflinectl

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/fast_math.hpp"
@@ -220,6 +221,13 @@ std::vector<double> download_strided(const uint16_t* data, int64_t width, int64_
   return download_as_double(gathered.get(), gathered.count(), dtype);
 }
 
+/// The versions `--kernel gelu=KEY` names.
+const std::vector<KernelVersion>& gelu_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {"v2", "gelu_v2_full_grid", "compute capability 8.0+", ""}};
+  return versions;
+}
+
 class GeluRun final : public OperatorRun {
  public:
   explicit GeluRun(const Shape& shape)
@@ -277,7 +285,7 @@ class GeluRun final : public OperatorRun {
     return {shape_.gelu_form == GeluForm::kErf ? "gelu_erf" : "gelu_tanh"};
   }
 
-  std::string version() const override { return "gelu_v2_full_grid"; }
+  std::string version() const override { return gelu_versions().front().name; }
 
  private:
   Shape shape_;
@@ -312,7 +320,12 @@ OperatorSpec gelu_spec() {
   spec.device_bytes = [](const Shape& shape) {
     return 2 * gelu_element_count(shape) * dtype_size_bytes(shape.dtype);
   };
-  spec.create = [](const Shape& shape) -> std::unique_ptr<OperatorRun> {
+  spec.versions = gelu_versions();
+  spec.default_version = gelu_versions().front().key;
+  spec.create = [](const Shape& shape,
+                   const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    // The key is checked, not chosen: there is one version.
+    find_kernel_version("gelu", gelu_versions(), gelu_versions().front().key, version_key);
     return std::make_unique<GeluRun>(shape);
   };
   return spec;

@@ -8,8 +8,8 @@
 //   gemm_v1_mma_sync         this file, everywhere else: mma.sync m16n8k16, 128×128×32 block
 //                            tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into padded
 //                            shared memory, fragments loaded with ldmatrix (.trans for W).
-// Environment: RFL_GEMM_VERSION=1 forces v1 on any device, "2" v2 on compute capability 9.0 (for
-// comparisons); "3" or unset picks v3 there. Any other value is rejected (bad_input).
+// Selection: `--kernel gemm=v1` runs v1 on any device, "v2" v2 on compute capability 9.0 (for
+// comparisons); "v3", the default, v3 there (gemm_versions, select_gemm_version).
 // File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
 // The measurements of all three: docs/perf-notes.md.
 #include <cublas_v2.h>
@@ -22,7 +22,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -385,26 +384,29 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-// Names the GEMM version to run: "1" (mma.sync), "2" (wgmma + TMA) or "3" (v2 in 2-block
-// clusters with W multicast; 2 and 3 need compute capability 9.0); unset means
-// kDefaultGemmVersion. "1" and "2" keep the older versions for comparisons.
-constexpr const char* kGemmVersionVariable = "RFL_GEMM_VERSION";
-constexpr int kDefaultGemmVersion = 3;
+/// The versions `--kernel gemm=KEY` chooses from; v3 is the default.
+const std::vector<KernelVersion>& gemm_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {"v1", "gemm_v1_mma_sync", "compute capability 8.0+", ""},
+      {"v2", "gemm_v2_wgmma_tma", "compute capability 9.0 (sm_90a code)", "v1"},
+      {"v3", "gemm_v3_wgmma_multicast",
+       "compute capability 9.0 (sm_90a code) and a resident 2-block cluster", "v2"}};
+  return versions;
+}
+constexpr const char* kDefaultGemmVersion = "v3";
 
-/// The version RFL_GEMM_VERSION asks for; throws bad_input for anything but unset, "1", "2" or
-/// "3".
-int requested_gemm_version() {
-  return parse_kernel_version(
-      kGemmVersionVariable, std::getenv(kGemmVersionVariable),
-      {{1, "gemm_v1_mma_sync"}, {2, "gemm_v2_wgmma_tma"}, {3, "gemm_v3_wgmma_multicast"}},
-      kDefaultGemmVersion);
+/// The version `key` asks for when the device can run it, else v1 (v2 and v3 on another
+/// architecture fall back to v1, and version() says so). v3 may still become v2 in
+/// prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input for an undeclared key.
+std::string select_gemm_version(const std::string& key) {
+  const KernelVersion& requested =
+      find_kernel_version("gemm", gemm_versions(), kDefaultGemmVersion, key);
+  return gemm_version_for(requested.key, current_compute_capability());
 }
 
-/// The requested version when the device can run it, else 1 (v2 and v3 on another
-/// architecture fall back to v1, and version() says so). v3 may still become v2 in
-/// prepare_gemm_wgmma when no 2-block cluster fits.
-int select_gemm_version() {
-  return gemm_version_for(requested_gemm_version(), current_compute_capability());
+/// The name OperatorRun::version() reports for the declared `key`.
+const std::string& gemm_version_name(const std::string& key) {
+  return find_kernel_version("gemm", gemm_versions(), kDefaultGemmVersion, key).name;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,7 +424,7 @@ cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_
 
 class GemmRun final : public OperatorRun {
  public:
-  explicit GemmRun(const Shape& shape)
+  GemmRun(const Shape& shape, const std::string& version_key)
       : dims_(gemm_dims(shape)),
         dtype_(shape.dtype),
         x_(dims_.m * dims_.k),
@@ -430,9 +432,9 @@ class GemmRun final : public OperatorRun {
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (const int version = select_gemm_version(); version >= 2) {
+    if (const std::string version = select_gemm_version(version_key); version != "v1") {
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
-                                  dtype_ == Dtype::kBf16, version == 3);
+                                  dtype_ == Dtype::kBf16, version == "v3");
     } else if (dtype_ == Dtype::kBf16) {
       prepare_gemm_kernel<__nv_bfloat16>();
     } else {
@@ -493,8 +495,8 @@ class GemmRun final : public OperatorRun {
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
   std::string version() const override {
-    if (!wgmma_) return "gemm_v1_mma_sync";
-    return wgmma_->cluster_m == 2 ? "gemm_v3_wgmma_multicast" : "gemm_v2_wgmma_tma";
+    if (!wgmma_) return gemm_version_name("v1");
+    return gemm_version_name(wgmma_->cluster_m == 2 ? "v3" : "v2");
   }
 
  private:
@@ -560,7 +562,6 @@ class GemmRun final : public OperatorRun {
 
 void check_gemm_shape(const Shape& s) {
   validate_common_shape(s);
-  requested_gemm_version();  // a bad RFL_GEMM_VERSION is bad input before any GPU work
   const GemmDims d = gemm_dims(s);
   if (d.k % 8 != 0) {
     throw bad_input(
@@ -586,7 +587,7 @@ OperatorSpec gemm_spec() {
   spec.name = kGemmOp;
   spec.summary =
       "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], wgmma + TMA tensor cores on "
-      "sm_90 (mma.sync elsewhere, or with RFL_GEMM_VERSION=1)";
+      "sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
@@ -596,8 +597,10 @@ OperatorSpec gemm_spec() {
     const int64_t e = dtype_size_bytes(s.dtype);
     return (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
   };
-  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
-    return std::make_unique<GemmRun>(s);
+  spec.versions = gemm_versions();
+  spec.default_version = kDefaultGemmVersion;
+  spec.create = [](const Shape& s, const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    return std::make_unique<GemmRun>(s, version_key);
   };
   return spec;
 }

@@ -7,7 +7,7 @@
 // warpgroups run wgmma.mma_async m64n256k16 from 128-byte-swizzled shared memory and store C
 // through stmatrix and TMA stores. v3 (kClusterM = 2) launches it in clusters of 2 blocks on
 // vertically adjacent tiles that multicast W; v2 (kClusterM = 1) is the fallback where no such
-// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons. The design
+// cluster can be resident, and stays selectable (`--kernel gemm=v2`) for comparisons. The design
 // is written at the kernel, the shared-memory layouts at WgmmaTraits, the measurements in
 // docs/perf-notes.md.
 #include <cuda.h>
@@ -190,7 +190,7 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 /// arrives need initialized peers), and at the end each producer drains its empty barriers, so no
 /// block exits while the peer can still arrive on or multicast into it.
 /// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
-/// cluster can be resident, and stays selectable (RFL_GEMM_VERSION=2) for comparisons.
+/// cluster can be resident, and stays selectable (`--kernel gemm=v2`) for comparisons.
 template <class T, int kClusterM>
 __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
@@ -219,6 +220,13 @@ std::vector<double> download_row(const uint16_t* data, int64_t row, int64_t widt
   return download_as_double(data + row * width, width, dtype);
 }
 
+/// The versions `--kernel layernorm=KEY` names.
+const std::vector<KernelVersion>& layernorm_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {"v2", "layernorm_v2_two_pass_8vec", "compute capability 8.0+", ""}};
+  return versions;
+}
+
 class LayerNormRun final : public OperatorRun {
  public:
   explicit LayerNormRun(const Shape& shape)
@@ -268,7 +276,7 @@ class LayerNormRun final : public OperatorRun {
 
   std::vector<std::string> kernel_names() const override { return {"layernorm"}; }
 
-  std::string version() const override { return "layernorm_v2_two_pass_8vec"; }
+  std::string version() const override { return layernorm_versions().front().name; }
 
  private:
   Shape shape_;
@@ -325,7 +333,13 @@ OperatorSpec layernorm_spec() {
     return (2 * shape.tokens() * shape.d_model() + 2 * shape.d_model()) *
            dtype_size_bytes(shape.dtype);
   };
-  spec.create = [](const Shape& shape) -> std::unique_ptr<OperatorRun> {
+  spec.versions = layernorm_versions();
+  spec.default_version = layernorm_versions().front().key;
+  spec.create = [](const Shape& shape,
+                   const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    // The key is checked, not chosen: there is one version.
+    find_kernel_version("layernorm", layernorm_versions(), layernorm_versions().front().key,
+                        version_key);
     return std::make_unique<LayerNormRun>(shape);
   };
   return spec;

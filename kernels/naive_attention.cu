@@ -25,9 +25,10 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "kernels/common/cublas_handle.hpp"
+#include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/fast_math.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -616,6 +617,13 @@ Tolerance naive_attention_tolerance(Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // OperatorRun
 
+/// The versions `--kernel naive_attention=KEY` names.
+const std::vector<KernelVersion>& naive_attention_versions() {
+  static const std::vector<KernelVersion> versions = {
+      {"v2", "naive_attention_v2_register_rows", "compute capability 8.0+", ""}};
+  return versions;
+}
+
 class NaiveAttentionRun final : public OperatorRun {
  public:
   explicit NaiveAttentionRun(const Shape& shape)
@@ -703,10 +711,12 @@ class NaiveAttentionRun final : public OperatorRun {
     return names;
   }
 
-  std::string version() const override { return "naive_attention_v2_register_rows"; }
+  std::string version() const override { return naive_attention_versions().front().name; }
   std::vector<DeviceTensorView> tensors() override {
-    return {{"q", q_.get(), q_.count()}, {"k", k_.get(), k_.count()},
-            {"v", v_.get(), v_.count()}, {"o", o_.get(), o_.count()}};
+    return {{"q", q_.get(), q_.count()},
+            {"k", k_.get(), k_.count()},
+            {"v", v_.get(), v_.count()},
+            {"o", o_.get(), o_.count()}};
   }
 
  private:
@@ -781,7 +791,12 @@ OperatorSpec naive_attention_spec() {
     const int64_t sp = 2 * s.batch * s.heads * s.seq_len * s.seq_len;
     return (qo + kv + sp) * e + kCublasWorkspaceBytes;
   };
-  spec.create = [](const Shape& s) -> std::unique_ptr<OperatorRun> {
+  spec.versions = naive_attention_versions();
+  spec.default_version = naive_attention_versions().front().key;
+  spec.create = [](const Shape& s, const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    // The key is checked, not chosen: there is one version.
+    find_kernel_version("naive_attention", naive_attention_versions(),
+                        naive_attention_versions().front().key, version_key);
     return std::make_unique<NaiveAttentionRun>(s);
   };
   return spec;

@@ -1,6 +1,6 @@
-// The interface between the measurement harness (src/sweep, src/measure, src/cupti) and the operator
-// kernels. Each kernels/<family>.cu file defines one OperatorSpec and registers it explicitly in
-// kernels/registry.cpp. No CUDA types appear here except cudaStream_t.
+// The interface between the measurement harness (src/sweep, src/measure, src/cupti) and the
+// operator kernels. Each kernels/<family>.cu file defines one OperatorSpec and registers it
+// explicitly in kernels/registry.cpp. No CUDA types appear here except cudaStream_t.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel_version.hpp"
 #include "core/operator_names.hpp"
 #include "core/pipe.hpp"
 #include "core/shape.hpp"
@@ -58,13 +59,26 @@ struct OperatorSpec {
   std::function<void(const Shape&)> check_shape;
   /// Device bytes the point allocates (inputs, outputs, workspaces), for the memory pre-check.
   std::function<int64_t(const Shape&)> device_bytes;
-  /// Allocates buffers for `shape` on the current device.
-  std::function<std::unique_ptr<OperatorRun>(const Shape&)> create;
+  /// The kernel versions, in order; `default_version` is the key of the one that runs when none
+  /// is asked for.
+  std::vector<KernelVersion> versions;
+  std::string default_version;
+  /// Allocates buffers for `shape` on the current device, for the version `version_key` names
+  /// (empty: default_version). A version the device or the shape cannot run gives way to its
+  /// fallback (OperatorRun::version() says which runs). Throws a bad-input Error for a key that
+  /// is not declared.
+  std::function<std::unique_ptr<OperatorRun>(const Shape&, const std::string& version_key)> create;
 };
 
 /// All operators, in the fixed order of the design doc.
 const std::vector<OperatorSpec>& operator_specs();
 /// The spec named `name`; throws a bad-input Error listing the valid names otherwise.
 const OperatorSpec& find_operator(const std::string& name);
+/// The version of `spec` that `key` names (empty: spec.default_version); throws a bad-input
+/// Error listing the declared keys otherwise.
+const KernelVersion& find_version(const OperatorSpec& spec, const std::string& key);
+/// Checks every request against the operators' declarations: a bad-input Error naming the
+/// request and the allowed operators or versions for an unknown one.
+void check_kernel_requests(const KernelRequests& requests);
 
 }  // namespace rooflinectl

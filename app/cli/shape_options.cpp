@@ -4,9 +4,10 @@
 
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/seq_range.hpp"
 #include "cli/strict_integer.hpp"
+#include "core/error.hpp"
+#include "core/kernel_version.hpp"
+#include "core/seq_range.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -30,6 +31,13 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)");
+  sub.add_option("--kernel", o.kernels,
+                 "Kernel version of an operator, OP=VERSION, e.g. flash_attention=v2 (repeatable, "
+                 "or comma-separated: gemm=v1,flash_attention=v2; `list` shows each operator's "
+                 "versions and default). A version the GPU or the shape cannot run falls back as "
+                 "`list` says; each sweep point's version names the one that ran")
+      ->type_name("OP=VERSION")
+      ->allow_extra_args(false);
   sub.add_option("--seq", o.seq,
                  "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
                  "512,1000,4097 (list)");
@@ -49,6 +57,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
 
 void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   if (o.ops) config.ops = split_list(*o.ops, "--ops");
+  for (const auto& [op, key] : parse_kernel_requests(o.kernels)) config.kernels[op] = key;
   if (o.seq) {
     config.seq_lens = parse_seq_spec(*o.seq);
     config.seq_spec = *o.seq;

@@ -1,11 +1,13 @@
-// The operator and shape flags that `sweep` and `model` share (--ops, --seq, --batch, --heads,
-// --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to a SweepConfig.
+// The operator and shape flags that `sweep` and `model` share (--ops, --kernel, --seq, --batch,
+// --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to a
+// SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/sweep_config.hpp"
 
@@ -14,6 +16,8 @@ namespace rooflinectl {
 /// Unset optionals keep the config's (or the built-in default) value.
 struct ShapeOptions {
   std::optional<std::string> ops;  ///< comma-separated operator names
+  /// --kernel values, one per occurrence: "OP=VERSION" or comma-separated lists of them
+  std::vector<std::string> kernels;
   std::optional<std::string> seq;  ///< --seq spec (see parse_seq_spec)
   std::optional<int64_t> batch;
   std::optional<int64_t> heads;
@@ -28,8 +32,10 @@ struct ShapeOptions {
 void add_shape_options(CLI::App& sub, ShapeOptions& options);
 
 /// Overrides `config` with the flags that were given. --heads without --kv-heads sets kv_heads =
-/// heads (multi-head attention). Throws a bad-input Error naming the flag for a malformed --ops,
-/// --seq, --dtype or --gelu-form; the values are checked further by validate_sweep_config.
+/// heads (multi-head attention); a --kernel request replaces the config's for that operator.
+/// Throws a bad-input Error naming the flag for a malformed --ops, --kernel, --seq, --dtype or
+/// --gelu-form; the values are checked further by check_sweep_plan (operator and version names
+/// among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
 
 }  // namespace rooflinectl

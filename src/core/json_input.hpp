@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -153,6 +154,16 @@ class JsonObjectReader {
 
   JsonObjectReader get_object(const std::string& key) const {
     return JsonObjectReader(required(key), origin_, key_path(key));
+  }
+
+  /// Member `key` as an object whose members are all strings, e.g. {"gemm": "v1"}.
+  std::map<std::string, std::string> get_string_map(const std::string& key) const {
+    const JsonObjectReader object = get_object(key);
+    std::map<std::string, std::string> out;
+    for (const auto& item : object.object_.items()) {
+      out.emplace(item.key(), object.get_string(item.key()));
+    }
+    return out;
   }
 
   std::vector<std::string> get_string_array(const std::string& key) const {

@@ -4,12 +4,13 @@ namespace rooflinectl {
 
 bool runs_sm90a_code(ComputeCapability cc) { return cc.major == 9 && cc.minor == 0; }
 
-int gemm_version_for(int requested, ComputeCapability cc) {
-  return requested >= 2 && runs_sm90a_code(cc) ? requested : 1;
+std::string gemm_version_for(const std::string& requested, ComputeCapability cc) {
+  return requested != "v1" && runs_sm90a_code(cc) ? requested : "v1";
 }
 
-int flash_attention_version_for(int requested, bool wgmma_covers_problem, ComputeCapability cc) {
-  return requested == 3 && wgmma_covers_problem && runs_sm90a_code(cc) ? 3 : 2;
+std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,
+                                        ComputeCapability cc) {
+  return requested == "v3" && wgmma_covers_problem && runs_sm90a_code(cc) ? "v3" : "v2";
 }
 
 }  // namespace rooflinectl

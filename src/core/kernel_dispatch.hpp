@@ -1,8 +1,11 @@
-// Which kernel version runs at which compute capability: the Hopper versions (gemm_v2/v3,
-// flash_attention_v3) are sm_90a code, which runs on compute capability 9.0 only ("a" targets
+// Which kernel version runs at which compute capability: the Hopper versions (gemm v2/v3,
+// flash_attention v3) are sm_90a code, which runs on compute capability 9.0 only ("a" targets
 // are not forward compatible: not on 10.x or 12.x); every other device runs the portable
-// versions. Pure functions, so the choice is unit-tested without a GPU.
+// versions. Versions are the keys the operators declare (kernels/gemm.cu, flash_attention.cu).
+// Pure functions, so the choice is unit-tested without a GPU.
 #pragma once
+
+#include <string>
 
 namespace rooflinectl {
 
@@ -16,13 +19,14 @@ struct ComputeCapability {
 /// on `cc`: 9.0 and nothing else.
 bool runs_sm90a_code(ComputeCapability cc);
 
-/// The GEMM version that runs for `requested` (1, 2 or 3: RFL_GEMM_VERSION, default 3) on `cc`:
-/// `requested` where cc runs sm_90a code, else 1 (gemm_v1_mma_sync, sm_80 and up).
-int gemm_version_for(int requested, ComputeCapability cc);
+/// The GEMM version that runs for `requested` ("v1", "v2" or "v3"; a declared key) on `cc`:
+/// `requested` where cc runs sm_90a code, else "v1" (gemm_v1_mma_sync, sm_80 and up).
+std::string gemm_version_for(const std::string& requested, ComputeCapability cc);
 
-/// The FlashAttention version that runs for `requested` (2 or 3: RFL_FLASH_VERSION, default 3)
-/// on `cc`: 3 when requested, `wgmma_covers_problem` (flash_wgmma_supports: head_dim 128, ...)
-/// and cc runs sm_90a code; else 2 (flash_attention_v2_mma_sync, sm_80 and up).
-int flash_attention_version_for(int requested, bool wgmma_covers_problem, ComputeCapability cc);
+/// The FlashAttention version that runs for `requested` ("v2" or "v3"; a declared key) on `cc`:
+/// "v3" when requested, `wgmma_covers_problem` (flash_wgmma_supports: head_dim 128, ...) and cc
+/// runs sm_90a code; else "v2" (flash_attention_v2_mma_sync, sm_80 and up).
+std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,
+                                        ComputeCapability cc);
 
 }  // namespace rooflinectl

@@ -1,24 +1,44 @@
-// Choosing between kernel versions through an environment variable (RFL_GEMM_VERSION,
-// RFL_FLASH_VERSION): the parsing and its error, as pure host code so that it is unit-tested.
+// Kernel versions as each operator declares them (OperatorSpec::versions) and as a sweep asks
+// for them (`--kernel OP=VERSION`, a config's "kernels" object): the declaration record, the
+// lookup of a requested key and the parsing of the flag, as pure host code so that they are
+// unit-tested.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace rooflinectl {
 
-/// One version a variable may name: the number written in the variable and the version string
-/// OperatorRun::version() reports for it.
-struct KernelVersionChoice {
-  int number;
-  std::string name;
+/// One version of an operator's kernels, as the operator declares it.
+struct KernelVersion {
+  std::string key;    ///< what `--kernel OP=KEY` names, e.g. "v2"
+  std::string name;   ///< what OperatorRun::version() reports when it runs: "gemm_v2_wgmma_tma"
+  std::string needs;  ///< where it runs, e.g. "compute capability 9.0 (sm_90a code)"
+  /// Key of the version that runs instead where `needs` is not met (the point's version says
+  /// which ran); empty when it runs wherever the operator does.
+  std::string fallback;
 };
 
-/// The version number that `value` (the variable's text; nullptr when unset) asks for: unset or
-/// empty gives `default_number`, the decimal number of one of `choices` gives that number.
-/// Throws bad_input "VARIABLE=VALUE: must be 1 (name) or 2 (name)" for anything else (also
-/// " 2", "2x", "02").
-int parse_kernel_version(const std::string& variable, const char* value,
-                         const std::vector<KernelVersionChoice>& choices, int default_number);
+/// The version key that asks for an operator's default version.
+inline constexpr const char* kDefaultVersionKey = "";
+
+/// Requested version key per operator name, e.g. {"gemm": "v1"}; an operator not named runs its
+/// default version.
+using KernelRequests = std::map<std::string, std::string>;
+
+/// The version of operator `op` that `key` names among `versions`; an empty key
+/// (kDefaultVersionKey) names `default_key`. Throws bad_input "kernel 'OP=KEY': unknown version
+/// 'KEY' of OP (allowed: v1, v2, v3)" for any other key.
+const KernelVersion& find_kernel_version(const std::string& op,
+                                         const std::vector<KernelVersion>& versions,
+                                         const std::string& default_key, const std::string& key);
+
+/// The requests of the `--kernel` values in `values`, each "OP=VERSION" or a comma-separated
+/// list of them ("gemm=v1,flash_attention=v2"). Checks the form only (operator and version names
+/// are checked against the operators' declarations later). Throws bad_input "invalid --kernel
+/// 'TEXT': ..." for an item without one '=', an empty operator or version, or an operator named
+/// twice.
+KernelRequests parse_kernel_requests(const std::vector<std::string>& values);
 
 }  // namespace rooflinectl

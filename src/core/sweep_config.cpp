@@ -15,10 +15,10 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",       "seq",         "batch",      "heads",        "kv_heads",
-      "head_dim",  "dtype",       "causal",     "gelu_form",    "repetitions",
-      "max_noise", "min_samples", "min_time_s", "max_time_s",   "warmup_runs",
-      "counters",  "warm_l2",     "device",     "sm_throughput"};
+      "ops",       "seq",         "batch",      "heads",         "kv_heads",
+      "head_dim",  "dtype",       "causal",     "gelu_form",     "repetitions",
+      "max_noise", "min_samples", "min_time_s", "max_time_s",    "warmup_runs",
+      "counters",  "warm_l2",     "device",     "sm_throughput", "kernels"};
   return keys;
 }
 
@@ -78,6 +78,14 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   if (r.has("warm_l2")) c.warm_l2 = r.get_bool("warm_l2");
   if (r.has("sm_throughput")) c.sm_throughput = r.get_bool("sm_throughput");
   if (r.has("device")) c.device = get_int_at_least(r, "device", 0);
+  if (r.has("kernels")) {
+    c.kernels = r.get_string_map("kernels");
+    for (const auto& [op, key] : c.kernels) {
+      if (key.empty()) {
+        r.fail_key("kernels", fmt::format("empty version for {} (e.g. \"v1\"; see `list`)", op));
+      }
+    }
+  }
   return c;
 }
 

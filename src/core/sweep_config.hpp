@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/kernel_version.hpp"
 #include "core/shape.hpp"
 
 namespace rooflinectl {
@@ -45,13 +46,19 @@ struct SweepConfig {
   /// `--lock-clocks`: "" leaves the GPU's clocks alone, "base" locks its SM clocks to the default
   /// applications clock through NVML for the sweep (device/nvml_clocks.hpp). CLI only.
   std::string lock_clocks;
+  /// Kernel version key per operator (`--kernel OP=VERSION`, the config's "kernels" object); an
+  /// operator not named runs its default. A sweep's report records the key of every operator it
+  /// ran, defaults included (the point's `version` says which version ran).
+  KernelRequests kernels;
 };
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
 /// "gelu_form", "repetitions", "max_noise" (a fraction), "min_samples", "min_time_s",
-/// "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device". Unknown keys and
-/// wrong types are bad-input Errors naming `origin` (the file) and the key.
+/// "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device", "kernels" (an
+/// object of operator name to version key, e.g. {"gemm": "v1"}; the names are checked against the
+/// operators' declarations later, with the plan). Unknown keys and wrong types are bad-input
+/// Errors naming `origin` (the file) and the key.
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
 
 /// Reads and parses the file at `path`; a missing or unreadable file is a bad-input Error.

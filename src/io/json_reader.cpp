@@ -491,6 +491,9 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
                                             c.lock_clocks));
     }
   }
+  // Absent before `--kernel` existed: every operator ran its default, or the version the
+  // environment variables of that time asked for (each point's `version` says which ran).
+  if (r.has("kernels")) c.kernels = r.get_string_map("kernels");
   return c;
 }
 

@@ -328,6 +328,9 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["sm_throughput"] = c.sm_throughput;
   j["device"] = c.device;
   j["lock_clocks"] = c.lock_clocks.empty() ? Json(nullptr) : Json(c.lock_clocks);
+  // Absent when no version was on record, so that reports written before the key read back and
+  // are written again unchanged.
+  if (!c.kernels.empty()) j["kernels"] = c.kernels;
   return j;
 }
 

@@ -24,7 +24,8 @@ nlohmann::ordered_json report_to_json(const Report& report);
 std::string report_to_json_text(const Report& report);
 
 /// The sweep config as recorded in a report: the config-file keys of parse_sweep_config
-/// ("ops", "seq", "batch", ..., "device") plus "seq_lens", the expanded lengths that ran.
+/// ("ops", "seq", "batch", ..., "device") plus "seq_lens", the expanded lengths that ran;
+/// "kernels" (operator → requested version key) only when the config holds any.
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& config);
 
 }  // namespace rooflinectl

@@ -28,16 +28,22 @@
 #include "measure/timing.hpp"
 #include "model/operator_model.hpp"
 #include "model/reconcile.hpp"
-#include "sweep/interruption.hpp"
-#include "roofline/above_roof_guard.hpp"
-#include "result/placement_inputs.hpp"
 #include "peaks/roof_from_counters.hpp"
 #include "peaks/roof_selection.hpp"
+#include "result/placement_inputs.hpp"
+#include "roofline/above_roof_guard.hpp"
+#include "sweep/interruption.hpp"
 #include "sweep/sweep_progress.hpp"
 #include "sweep/sweep_roofs.hpp"
 
 namespace rooflinectl {
 namespace {
+
+/// The version key `config` asks `spec` to run: its --kernel request, else the default.
+std::string requested_version(const SweepConfig& config, const OperatorSpec& spec) {
+  const auto request = config.kernels.find(spec.name);
+  return request == config.kernels.end() ? spec.default_version : request->second;
+}
 
 /// Everything a point measurement needs that lives for the whole sweep.
 struct SweepContext {
@@ -162,7 +168,8 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   }
   const size_t free_before_bytes = free_device_memory_bytes();
   std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
-    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    std::unique_ptr<OperatorRun> created =
+        spec.create(point.shape, requested_version(ctx.config, spec));
     created->fill_random(point.seed);
     return created;
   });
@@ -233,7 +240,8 @@ void report_above_roof(const PointResult& point, const std::string& label, Sweep
 void follow_up_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
                      CounterPassRanges& ranges, size_t index) {
   std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
-    std::unique_ptr<OperatorRun> created = spec.create(point.shape);
+    std::unique_ptr<OperatorRun> created =
+        spec.create(point.shape, requested_version(ctx.config, spec));
     created->fill_random(point.seed);
     return created;
   });
@@ -403,6 +411,7 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report,
 
 void check_sweep_plan(const SweepConfig& config) {
   validate_sweep_config(config);
+  check_kernel_requests(config.kernels);
   for (const auto& op : config.ops) {
     const OperatorSpec& spec = find_operator(op);
     for (const int64_t seq_len : config.seq_lens) {
@@ -426,6 +435,11 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   report.git_revision = kGitRevision;
   report.timestamp_utc = utc_timestamp_now();
   report.config = config;
+  // The version asked of every operator that runs, defaults included, is on record.
+  report.config.kernels.clear();
+  for (const auto& op : config.ops) {
+    report.config.kernels[op] = requested_version(config, find_operator(op));
+  }
   report.device = query_device(config.device);
   timed(phases, "context", [&] {
     RFL_CUDA_CHECK(cudaSetDevice(config.device));

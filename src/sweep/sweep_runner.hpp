@@ -11,8 +11,9 @@
 
 namespace rooflinectl {
 
-/// Checks everything about `config` that needs no GPU: operator names, and every point's shape
-/// against its operator (head_dim support, GQA divisibility, ...). Throws a bad-input Error.
+/// Checks everything about `config` that needs no GPU: operator names, the kernel versions asked
+/// for (operators and keys the operators declare), and every point's shape against its operator
+/// (head_dim support, GQA divisibility, ...). Throws a bad-input Error.
 void check_sweep_plan(const SweepConfig& config);
 
 /// Runs the sweep on `config.device`. Progress lines go to `progress` (stderr), one notice line
@@ -23,6 +24,8 @@ void check_sweep_plan(const SweepConfig& config);
 /// or when config.require_counters is set and counters cannot be read (before the first point).
 /// `roof` is --roof (nullopt: measured when cached, else datasheet; see prepare_sweep_roofs); the
 /// report's "peaks" block carries all three sources and every point's roof names the one used.
+/// The report's config names the version key asked of every operator in `config.ops` (the
+/// --kernel request, else the operator's default); each point's `version` is the one that ran.
 Report run_sweep(const SweepConfig& config, std::ostream& progress,
                  const std::optional<RoofSource>& roof = std::nullopt);
 

@@ -137,10 +137,27 @@ bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA
   sweep --device gpu0
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - peaks --device 1.5
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
-# Kernel-version variables: bad values are bad input before any GPU work (exit 2, not the no-GPU 3).
-RFL_GEMM_VERSION=7 run_case 2 "RFL_GEMM_VERSION" - sweep --ops gemm --seq 512
-RFL_FLASH_VERSION=abc run_case 2 "RFL_FLASH_VERSION" - sweep --ops flash_attention --seq 512
-RFL_GEMM_VERSION=7 run_case 2 "RFL_GEMM_VERSION" - model --gpu h200-sxm --ops gemm --seq 512
+# --kernel: an unknown operator or version is bad input before any GPU work (exit 2, not the
+# no-GPU 3), naming the request and what is allowed; also for an operator the sweep does not run.
+bad "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3)" \
+  sweep --ops gemm --seq 512 --kernel gemm=v7
+bad "kernel 'flash_attention=3': unknown version '3' of flash_attention (allowed: v2, v3)" \
+  sweep --ops flash_attention --seq 512 --kernel flash_attention=3
+bad "kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, flash_attention, gemm," \
+  sweep --seq 512 --kernel flash=v2
+bad "kernel 'gemm=v7'" sweep --ops gelu --seq 512 --kernel gelu=v2,gemm=v7
+bad "kernel 'gemm=v7'" sweep --ops gemm --seq 512 --kernel flash_attention=v2 --kernel gemm=v7
+bad "invalid --kernel 'gemm': 'gemm' is not OP=VERSION (e.g. flash_attention=v2)" \
+  sweep --kernel gemm
+bad "invalid --kernel 'gemm=': 'gemm=' has an empty version" sweep --kernel gemm=
+bad "invalid --kernel 'gemm=v1,gemm=v2': gemm is given a version more than once" \
+  sweep --kernel gemm=v1,gemm=v2
+bad "invalid --kernel 'gemm=v2': gemm is given a version more than once" \
+  sweep --kernel gemm=v1 --kernel gemm=v2
+run_case 2 "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3)" - \
+  model --gpu h200-sxm --ops gemm --seq 512 --kernel gemm=v7
+# One OP=VERSION per --kernel: a second word is not taken as another request.
+bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
 
 # ---- names ------------------------------------------------------------------------------------
 bad "'fp32'" sweep --dtype fp32
@@ -181,6 +198,11 @@ config_case() {  # config_case NAME JSON PATTERN
   bad "$3" sweep --config "$inputs/$1.json"
 }
 config_case unknown-key '{"batchsize": 2}' "'batchsize'"
+config_case kernels-string '{"kernels": "gemm=v1"}' "'kernels'"
+config_case kernels-number '{"kernels": {"gemm": 1}}' "'kernels.gemm'"
+config_case kernels-empty '{"kernels": {"gemm": ""}}' "empty version for gemm"
+config_case kernels-version '{"kernels": {"gemm": "v9"}}' "kernel 'gemm=v9': unknown version 'v9'"
+config_case kernels-operator '{"kernels": {"gem": "v1"}}' "kernel 'gem=v1': unknown operator 'gem'"
 config_case batch-string '{"batch": "2"}' "'batch'"
 config_case batch-float '{"batch": 2.5}' "'batch'"
 config_case batch-zero '{"batch": 0}' "'batch'"
@@ -334,6 +356,15 @@ run_case 2 "--counter-threshold: '5' is out of range (allowed: a percentage like
   compare "$h200" "$h200" --counter-threshold 5
 bad "'speed'" sweep --by speed
 run_case 2 "--device -1" - peaks --device -1
+
+# `model` takes --kernel as sweep does; its figures do not depend on the version.
+"$bin" model --gpu h200-sxm --seq 4096 --format json >"$inputs/model-default.json" 2>"$inputs/stderr"
+"$bin" model --gpu h200-sxm --seq 4096 --format json --kernel gemm=v1,flash_attention=v2 \
+  >"$inputs/model-v1.json" 2>>"$inputs/stderr"
+code=$?
+if [[ $code -ne 0 ]] || ! cmp -s "$inputs/model-default.json" "$inputs/model-v1.json"; then
+  fail "model --kernel gemm=v1,flash_attention=v2 -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
+else passes=$((passes + 1)); fi
 
 # `model` needs no GPU: the worked example of src/model/memory_model.hpp (fp16, d = 128) comes out of the memory table,
 # and --output writes the JSON.
@@ -516,6 +547,8 @@ fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   run_case 3 "no CUDA GPU found (" "$work/report.json" sweep --seq 512 --ops gelu
   run_case 3 "no CUDA GPU" "$work/report.json" sweep --seq 512 --ops gelu --require-counters
+  run_case 3 "no CUDA GPU found (" "$work/report.json" sweep --seq 512 --ops gelu,gemm \
+    --kernel gemm=v1,flash_attention=v2 --kernel gelu=v2
 fi
 
 echo "cli_errors: $passes passed, $failures failed, $skips skipped"

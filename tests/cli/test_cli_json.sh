@@ -38,8 +38,20 @@ else
   json_check "list --json keys" "$work/list.json" '
 assert list(doc) == ["operators", "axes", "counters"], list(doc)
 for op in doc["operators"]:
-    assert set(op) == {"name", "pipe", "summary"}, op
+    assert list(op) == ["name", "pipe", "summary", "default_version", "versions"], op
     assert op["pipe"] in ("tensor", "fp32"), op
+    keys = [v["key"] for v in op["versions"]]
+    assert op["default_version"] in keys, op
+    for v in op["versions"]:
+        assert list(v) == ["key", "name", "needs", "fallback"], v
+        assert v["name"].startswith(op["name"] + "_" + v["key"] + "_"), v
+        assert v["needs"], v
+        assert v["fallback"] is None or v["fallback"] in keys, v
+ops = {o["name"]: o for o in doc["operators"]}
+assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3"], ops["gemm"]
+assert ops["gemm"]["default_version"] == "v3", ops["gemm"]
+assert [v["key"] for v in ops["flash_attention"]["versions"]] == ["v2", "v3"], ops
+assert ops["flash_attention"]["default_version"] == "v3", ops["flash_attention"]
 for axis in doc["axes"]:
     assert {"flag", "config_key", "default"} <= set(axis), axis
 axes = {a["flag"]: a for a in doc["axes"]}
@@ -50,11 +62,18 @@ assert doc["counters"]["metrics"], doc["counters"]'
   # Parity with the text: every operator, axis flag and metric, in the same order.
   json_check "list --json matches list" "$work/list.json" '
 text = open(sys.argv[1] + "/list.txt").read().split("\n")
-ops = text[text.index("operators:") + 1:text.index("axes (defaults):")]
+listed = text[1:text.index("axes (defaults):")]
+assert text[0].startswith("operators"), text[0]
+ops = [l for l in listed if not l.startswith("    ")]
+versions = [l.split() for l in listed if l.startswith("    ")]
 axes = text[text.index("axes (defaults):") + 1:[i for i, l in enumerate(text) if l.startswith("counters")][0]]
 metrics = [l.strip() for l in text[[i for i, l in enumerate(text) if l.startswith("counters")][0] + 1:] if l]
 assert [l.split()[0] for l in ops] == [o["name"] for o in doc["operators"]], ops
 assert [l.split()[1] for l in ops] == [o["pipe"] for o in doc["operators"]], ops
+want = [(v["key"], v["name"], v["key"] == o["default_version"])
+        for o in doc["operators"] for v in o["versions"]]
+got = [(f[0], f[2] if f[1] == "(default)" else f[1], f[1] == "(default)") for f in versions]
+assert got == want, (got, want)
 assert [l.split()[0] for l in axes] == [a["flag"] for a in doc["axes"]], axes
 assert metrics == doc["counters"]["metrics"], metrics
 for line, axis in zip(axes, doc["axes"]):

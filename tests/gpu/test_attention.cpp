@@ -2,8 +2,8 @@
 // the CPU float64 one, the kernel against the planned reference over the sweep's corner cases
 // (lengths that are not tile multiples, both head dims, masks, dtypes), the bottom-right causal
 // alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run determinism. Every
-// flash test runs under the default version choice (v3 on sm_90 at head_dim 128) and with
-// RFL_FLASH_VERSION=2 (flash_versions.hpp), and checks which version ran.
+// flash test runs under the default version (v3 on sm_90 at head_dim 128) and with version key
+// "v2" (flash_versions.hpp), and checks which version ran.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +13,6 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -66,12 +65,12 @@ DeviceAttention make_attention(int64_t batch, int64_t heads, int64_t kv_heads, i
   return a;
 }
 
-/// Poisons O (0xFFFF is NaN in bf16 and fp16), runs the flash kernel once and waits for it;
-/// checks that the version RFL_FLASH_VERSION and the device call for is the one that runs.
-void run_flash(DeviceAttention& a) {
-  EXPECT_EQ(flash_attention_version(a.p), expected_flash_version(a.p.head_dim));
+/// Poisons O (0xFFFF is NaN in bf16 and fp16), runs the flash kernel version `key` asks for once
+/// and waits for it; checks that the version `key` and the device call for is the one that runs.
+void run_flash(DeviceAttention& a, const std::string& key) {
+  EXPECT_EQ(flash_attention_version(a.p, key), expected_flash_version(key, a.p.head_dim));
   RFL_CUDA_CHECK(cudaMemset(a.o.get(), 0xFF, static_cast<size_t>(a.o.bytes())));
-  launch_flash_attention(a.p, a.o.get(), a.lse.get(), nullptr);
+  launch_flash_attention(a.p, key, a.o.get(), a.lse.get(), nullptr);
   RFL_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -185,14 +184,13 @@ TEST(ReferenceAttention, GpuFp32MatchesCpuFloat64) {
 // ---------------------------------------------------------------------------------------------
 // FlashAttention-2 forward against the planned reference
 
-// L, head_dim, causal, dtype, RFL_FLASH_VERSION setting
-using SweepParam = std::tuple<int64_t, int64_t, bool, Dtype, std::optional<std::string>>;
+// L, head_dim, causal, dtype, version key
+using SweepParam = std::tuple<int64_t, int64_t, bool, Dtype, std::string>;
 
 class FlashAttentionSweep : public testing::TestWithParam<SweepParam> {};
 
 TEST_P(FlashAttentionSweep, MatchesReference) {
-  const auto [seq_len, head_dim, causal, dtype, setting] = GetParam();
-  const ScopedEnv env(kFlashVersionVariable, setting);
+  const auto [seq_len, head_dim, causal, dtype, key] = GetParam();
   Shape shape;
   shape.batch = 1;
   shape.heads = 2;
@@ -203,8 +201,8 @@ TEST_P(FlashAttentionSweep, MatchesReference) {
   shape.dtype = dtype;
   const OperatorSpec& spec = find_operator("flash_attention");
   spec.check_shape(shape);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  const std::string version = expected_flash_version(head_dim);
+  const std::unique_ptr<OperatorRun> run = spec.create(shape, key);
+  const std::string version = expected_flash_version(key, head_dim);
   EXPECT_EQ(run->version(), version);
   EXPECT_EQ(run->kernel_names(), std::vector<std::string>{flash_kernel_name(version)});
   run->fill_random(1234);
@@ -215,24 +213,21 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FlashAttentionSweep,
                          testing::Combine(testing::Values<int64_t>(1, 127, 512, 1000, 4096),
                                           testing::Values<int64_t>(64, 128), testing::Bool(),
                                           testing::Values(Dtype::kBf16, Dtype::kFp16),
-                                          testing::ValuesIn(kFlashVersionSettings)),
+                                          testing::ValuesIn(kFlashVersionKeys)),
                          [](const testing::TestParamInfo<SweepParam>& info) {
                            return "L" + std::to_string(std::get<0>(info.param)) + "_d" +
                                   std::to_string(std::get<1>(info.param)) +
                                   (std::get<2>(info.param) ? "_causal_" : "_full_") +
                                   to_string(std::get<3>(info.param)) + "_" +
-                                  flash_setting_name(std::get<4>(info.param));
+                                  flash_key_name(std::get<4>(info.param));
                          });
 
-/// The flash tests below, once per RFL_FLASH_VERSION setting (set for the test's lifetime).
-class FlashAttention : public testing::TestWithParam<std::optional<std::string>> {
- protected:
-  const ScopedEnv env_{kFlashVersionVariable, GetParam()};
-};
+/// The flash tests below, once per version key (the parameter).
+class FlashAttention : public testing::TestWithParam<std::string> {};
 
-INSTANTIATE_TEST_SUITE_P(Versions, FlashAttention, testing::ValuesIn(kFlashVersionSettings),
-                         [](const testing::TestParamInfo<std::optional<std::string>>& info) {
-                           return flash_setting_name(info.param);
+INSTANTIATE_TEST_SUITE_P(Versions, FlashAttention, testing::ValuesIn(kFlashVersionKeys),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return flash_key_name(info.param);
                          });
 
 // FA2's documented example: q_len 2, kv_len 5, causal → mask rows 1 1 1 1 0 and 1 1 1 1 1.
@@ -243,7 +238,7 @@ TEST_P(FlashAttention, CausalMaskIsBottomRightAligned) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " " << to_string(dtype));
       DeviceAttention a = make_attention(1, 1, 1, head_dim, 2, 5, true, dtype, 11);
-      run_flash(a);
+      run_flash(a, GetParam());
       const std::vector<double> q = download_as_double(a.q.get(), a.q.count(), dtype);
       const std::vector<double> k = download_as_double(a.k.get(), a.k.count(), dtype);
       const std::vector<double> v = download_as_double(a.v.get(), a.v.count(), dtype);
@@ -280,7 +275,7 @@ TEST_P(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
     const int64_t q_len = 200;
     const int64_t kv_len = 70;
     DeviceAttention a = make_attention(1, 2, 1, head_dim, q_len, kv_len, true, Dtype::kBf16, 5);
-    run_flash(a);
+    run_flash(a, GetParam());
     const std::vector<uint16_t> out = download_raw(a.o);
     const std::vector<float> lse = download_raw(a.lse);
     const int64_t empty_rows = q_len - kv_len;
@@ -306,7 +301,7 @@ TEST_P(FlashAttention, QueryShorterThanKeys) {
     for (int64_t head_dim : {64, 128}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " causal " << causal);
       DeviceAttention a = make_attention(2, 2, 2, head_dim, 77, 300, causal, Dtype::kFp16, 9);
-      run_flash(a);
+      run_flash(a, GetParam());
       expect_valid(validate_attention_output(a.p, a.o.get(), default_tolerance(Dtype::kFp16)));
     }
   }
@@ -322,8 +317,8 @@ TEST_P(FlashAttention, GroupedQueryAttention) {
     shape.causal = causal;
     const OperatorSpec& spec = find_operator("flash_attention");
     spec.check_shape(shape);
-    const std::unique_ptr<OperatorRun> run = spec.create(shape);
-    EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
+    const std::unique_ptr<OperatorRun> run = spec.create(shape, GetParam());
+    EXPECT_EQ(run->version(), expected_flash_version(GetParam(), shape.head_dim));
     run->fill_random(42);
     SCOPED_TRACE(testing::Message() << "causal " << causal);
     expect_valid(run->validate());
@@ -349,7 +344,7 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
                  << " kv " << c.kv_len << " causal " << c.causal);
     DeviceAttention a =
         make_attention(c.batch, c.heads, c.kv_heads, 128, c.q_len, c.kv_len, c.causal, c.dtype, 23);
-    run_flash(a);
+    run_flash(a, GetParam());
     expect_valid(validate_attention_output(a.p, a.o.get(), default_tolerance(c.dtype)));
   }
 }
@@ -369,8 +364,8 @@ TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
     shape.causal = causal;
     const OperatorSpec& spec = find_operator("flash_attention");
     spec.check_shape(shape);
-    const std::unique_ptr<OperatorRun> run = spec.create(shape);
-    EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
+    const std::unique_ptr<OperatorRun> run = spec.create(shape, GetParam());
+    EXPECT_EQ(run->version(), expected_flash_version(GetParam(), shape.head_dim));
     run->fill_random(77);
     cudaStream_t stream = nullptr;
     RFL_CUDA_CHECK(cudaStreamCreate(&stream));
@@ -385,7 +380,7 @@ TEST_P(FlashAttention, LogSumExpMatchesFloat64) {
   for (int64_t head_dim : {64, 128}) {
     SCOPED_TRACE(testing::Message() << "d " << head_dim);
     DeviceAttention a = make_attention(1, 2, 1, head_dim, 150, 300, true, Dtype::kBf16, 3);
-    run_flash(a);
+    run_flash(a, GetParam());
     const std::vector<double> q = download_as_double(a.q.get(), a.q.count(), a.p.dtype);
     const std::vector<double> k = download_as_double(a.k.get(), a.k.count(), a.p.dtype);
     const std::vector<float> lse = download_raw(a.lse);
@@ -415,10 +410,10 @@ TEST_P(FlashAttention, BitwiseRepeatable) {
   for (bool causal : {false, true}) {
     SCOPED_TRACE(testing::Message() << "causal " << causal);
     DeviceAttention a = make_attention(1, 2, 2, 128, 1000, 1000, causal, Dtype::kBf16, 17);
-    run_flash(a);
+    run_flash(a, GetParam());
     const std::vector<uint16_t> first_o = download_raw(a.o);
     const std::vector<float> first_lse = download_raw(a.lse);
-    run_flash(a);
+    run_flash(a, GetParam());
     EXPECT_EQ(download_raw(a.o), first_o);
     const std::vector<float> second_lse = download_raw(a.lse);
     ASSERT_EQ(second_lse.size(), first_lse.size());
@@ -427,20 +422,19 @@ TEST_P(FlashAttention, BitwiseRepeatable) {
   }
 }
 
-TEST(FlashAttentionVersion, BadSettingIsBadInput) {
-  const ScopedEnv env(kFlashVersionVariable, std::string("4"));
+TEST(FlashAttentionVersion, UndeclaredKeyIsBadInput) {
   Shape shape;
   shape.head_dim = 128;
   const OperatorSpec& spec = find_operator("flash_attention");
   try {
-    spec.create(shape);
-    ADD_FAILURE() << "RFL_FLASH_VERSION=4 accepted";
+    spec.create(shape, "v4");
+    ADD_FAILURE() << "version key v4 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
-    EXPECT_NE(std::string(e.what()).find("RFL_FLASH_VERSION=4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'flash_attention=v4'"), std::string::npos) << e.what();
   }
   DeviceAttention a = make_attention(1, 1, 1, 128, 8, 8, false, Dtype::kBf16, 1);
-  EXPECT_THROW(launch_flash_attention(a.p, a.o.get(), a.lse.get(), nullptr), Error);
+  EXPECT_THROW(launch_flash_attention(a.p, "v4", a.o.get(), a.lse.get(), nullptr), Error);
 }
 
 TEST(FlashAttentionVersion, RejectsUnsupportedHeadDim) {
@@ -457,7 +451,8 @@ TEST(FlashAttentionVersion, RejectsUnsupportedHeadDim) {
     EXPECT_NE(message.find("supported: 64, 128"), std::string::npos) << message;
   }
   DeviceAttention a = make_attention(1, 1, 1, 256, 8, 8, false, Dtype::kBf16, 1);
-  EXPECT_THROW(launch_flash_attention(a.p, a.o.get(), a.lse.get(), nullptr), Error);
+  EXPECT_THROW(launch_flash_attention(a.p, kDefaultVersionKey, a.o.get(), a.lse.get(), nullptr),
+               Error);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Attention edge cases across all three attention operators (naive, flash, decode), through the
 // registry as the sweep runs them: lengths around tile edges, all-equal huge logits, GQA group
 // sizes that are not powers of two, a one-key cache, and group sizes that do not divide. The
-// flash cases run under both RFL_FLASH_VERSION settings (flash_versions.hpp).
+// flash cases run under both version keys (flash_versions.hpp).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,26 +38,29 @@ Shape attention_shape(int64_t seq_len, int64_t heads, int64_t kv_heads, bool cau
   return s;
 }
 
-/// Creates `op` at `shape`; for flash_attention also checks that the expected version runs.
-std::unique_ptr<OperatorRun> create_checked(const std::string& op, const Shape& shape) {
+/// Creates `op` at `shape` for version `key`; for flash_attention also checks that the expected
+/// version runs.
+std::unique_ptr<OperatorRun> create_checked(const std::string& op, const Shape& shape,
+                                            const std::string& key) {
   const OperatorSpec& spec = find_operator(op);
   spec.check_shape(shape);
-  std::unique_ptr<OperatorRun> run = spec.create(shape);
-  if (op == "flash_attention") EXPECT_EQ(run->version(), expected_flash_version(shape.head_dim));
+  std::unique_ptr<OperatorRun> run = spec.create(shape, key);
+  if (op == "flash_attention") {
+    EXPECT_EQ(run->version(), expected_flash_version(key, shape.head_dim));
+  }
   return run;
 }
 
-/// Runs `body` once, or for flash_attention once per RFL_FLASH_VERSION setting.
+/// Runs `body(key)` with the default version key, or for flash_attention once per version key.
 template <class Body>
 void for_each_version(const std::string& op, Body body) {
   if (op != "flash_attention") {
-    body();
+    body(kDefaultVersionKey);
     return;
   }
-  for (const std::optional<std::string>& setting : kFlashVersionSettings) {
-    SCOPED_TRACE(flash_setting_name(setting));
-    const ScopedEnv env(kFlashVersionVariable, setting);
-    body();
+  for (const std::string& key : kFlashVersionKeys) {
+    SCOPED_TRACE(flash_key_name(key));
+    body(key);
   }
 }
 
@@ -86,12 +88,13 @@ class AttentionLengths : public testing::TestWithParam<LengthParam> {};
 
 TEST_P(AttentionLengths, MatchesReference) {
   const auto [op, seq_len, causal, dtype] = GetParam();
-  for_each_version(op, [&, op = op, seq_len = seq_len, causal = causal, dtype = dtype] {
-    const std::unique_ptr<OperatorRun> run =
-        create_checked(op, attention_shape(seq_len, 4, 2, causal, dtype));
-    run->fill_random(97);
-    expect_valid(run->validate());
-  });
+  for_each_version(
+      op, [&, op = op, seq_len = seq_len, causal = causal, dtype = dtype](const std::string& key) {
+        const std::unique_ptr<OperatorRun> run =
+            create_checked(op, attention_shape(seq_len, 4, 2, causal, dtype), key);
+        run->fill_random(97);
+        expect_valid(run->validate());
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -115,10 +118,10 @@ class EqualHugeLogits : public testing::TestWithParam<HugeParam> {};
 
 TEST_P(EqualHugeLogits, OutputIsTheMeanOfVisibleValues) {
   const auto [op, causal, dtype] = GetParam();
-  for_each_version(op, [&, op = op, causal = causal, dtype = dtype] {
+  for_each_version(op, [&, op = op, causal = causal, dtype = dtype](const std::string& key) {
     const int64_t seq_len = 200;  // not a multiple of any tile
     const Shape shape = attention_shape(seq_len, 2, 2, causal, dtype);
-    const std::unique_ptr<OperatorRun> run = create_checked(op, shape);
+    const std::unique_ptr<OperatorRun> run = create_checked(op, shape, key);
     run->fill_random(5);  // V random in [-1, 1)
     for (const char* name : {"q", "k"}) {
       const DeviceTensorView t = tensor(*run, name);
@@ -175,9 +178,9 @@ TEST(AttentionGqa, GroupSizesFiveSixSevenSixteen) {
       for (bool causal : {false, true}) {
         SCOPED_TRACE(testing::Message()
                      << op << " " << c.heads << "/" << c.kv_heads << " causal " << causal);
-        for_each_version(op, [&] {
-          const std::unique_ptr<OperatorRun> run =
-              create_checked(op, attention_shape(300, c.heads, c.kv_heads, causal, Dtype::kBf16));
+        for_each_version(op, [&](const std::string& key) {
+          const std::unique_ptr<OperatorRun> run = create_checked(
+              op, attention_shape(300, c.heads, c.kv_heads, causal, Dtype::kBf16), key);
           run->fill_random(31);
           expect_valid(run->validate());
         });
@@ -206,7 +209,8 @@ TEST(DecodeAttention, OneKeyCacheReturnsValueZeroExactly) {
   for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
     SCOPED_TRACE(to_string(dtype));
     const Shape shape = attention_shape(1, 8, 2, false, dtype);
-    const std::unique_ptr<OperatorRun> run = create_checked("decode_attention", shape);
+    const std::unique_ptr<OperatorRun> run =
+        create_checked("decode_attention", shape, kDefaultVersionKey);
     run->fill_random(3);
     run->launch(nullptr);
     RFL_CUDA_CHECK(cudaDeviceSynchronize());

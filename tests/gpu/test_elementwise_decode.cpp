@@ -48,7 +48,7 @@ Validation run_validate(const std::string& op, const Shape& shape) {
   const OperatorSpec& spec = find_operator(op);
   spec.check_shape(shape);
   EXPECT_GT(spec.device_bytes(shape), 0);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape);
+  const std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
   run->fill_random(kSeed);
   return run->validate();
 }
@@ -130,9 +130,10 @@ TEST(Gelu, NamesAndVersion) {
   const OperatorSpec& spec = find_operator("gelu");
   EXPECT_EQ(spec.pipe, Pipe::kFp32);
   s.gelu_form = GeluForm::kErf;
-  EXPECT_EQ(spec.create(s)->kernel_names(), std::vector<std::string>{"gelu_erf"});
+  EXPECT_EQ(spec.create(s, kDefaultVersionKey)->kernel_names(),
+            std::vector<std::string>{"gelu_erf"});
   s.gelu_form = GeluForm::kTanh;
-  const auto run = spec.create(s);
+  const auto run = spec.create(s, kDefaultVersionKey);
   EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"gelu_tanh"});
   EXPECT_EQ(run->version(), "gelu_v2_full_grid");
 }
@@ -157,8 +158,8 @@ TEST(LayerNorm, EveryThreadConfigurationAndWidthLimit) {
   // d_model: smallest; last warp-per-row width; first and last 64-, 128- and 256-thread widths;
   // first 1024-thread; the maximum. heads × head_dim as the shape defines d_model.
   const std::vector<std::pair<int64_t, int64_t>> widths = {
-      {1, 8},    {1, 2048},  {1, 2056},   {1, 4096},  {1, 4104},
-      {1, 8192}, {1, 8200},  {128, 128},  {1, 16392}, {512, 128}};
+      {1, 8},    {1, 2048}, {1, 2056},  {1, 4096},  {1, 4104},
+      {1, 8192}, {1, 8200}, {128, 128}, {1, 16392}, {512, 128}};
   for (const auto& [heads, head_dim] : widths) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d_model " << heads * head_dim << " " << to_string(dtype));
@@ -185,7 +186,7 @@ TEST(LayerNorm, RejectsUnsupportedWidths) {
   EXPECT_TRUE(
       throws_bad_input([&] { spec.check_shape(make_shape(4, 8193, 8193, 8, Dtype::kBf16)); }));
   EXPECT_NO_THROW(spec.check_shape(make_shape(4, 512, 512, 128, Dtype::kBf16)));
-  EXPECT_EQ(spec.create(make_shape(4, 8, 8, 128, Dtype::kBf16))->version(),
+  EXPECT_EQ(spec.create(make_shape(4, 8, 8, 128, Dtype::kBf16), kDefaultVersionKey)->version(),
             "layernorm_v2_two_pass_8vec");
 }
 
@@ -317,7 +318,8 @@ TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
   for (const int64_t kv_heads : {int64_t{8}, int64_t{32}}) {
     SCOPED_TRACE(testing::Message() << "H_kv " << kv_heads);
     const Shape s = make_shape(4096, 32, kv_heads, 128, Dtype::kBf16);
-    const std::unique_ptr<OperatorRun> run = find_operator("decode_attention").create(s);
+    const std::unique_ptr<OperatorRun> run =
+        find_operator("decode_attention").create(s, kDefaultVersionKey);
     run->fill_random(kSeed);
     cudaStream_t stream = nullptr;
     RFL_CUDA_CHECK(cudaStreamCreate(&stream));

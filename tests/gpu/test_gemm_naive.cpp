@@ -1,6 +1,7 @@
-// The GEMM (wgmma + TMA on sm_90 unless RFL_GEMM_VERSION=1; mma.sync elsewhere) and naive attention
-// (cuBLAS + softmax) operators against their references: GEMM at token counts that are and are
-// not tile multiples, both d_models and dtypes, an N and K edge, small K and odd M; naive
+// The GEMM (each version: wgmma + TMA on sm_90 for v2 and v3, mma.sync for v1 and elsewhere) and
+// naive attention (cuBLAS + softmax) operators against their references: GEMM at token counts
+// that are and are not tile multiples, both d_models and dtypes, an N and K edge, small K and
+// odd M; naive
 // attention over the sweep's corner lengths, both head dims and masks, GQA, fp16; the softmax
 // kernel alone against float64 (unaligned rows, causal rows with no visible key, rows longer than
 // one pass) and on all-equal huge logits; and the kernel count of each launch against
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -20,11 +20,11 @@
 
 #include "core/error.hpp"
 #include "core/validation.hpp"
+#include "device_capability.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
-#include "device_capability.hpp"
 
 namespace rooflinectl {
 
@@ -86,34 +86,36 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 // ---------------------------------------------------------------------------------------------
 // GEMM
 
-/// The version kernels/gemm.cu must pick: on compute capability 9.0, v3 (2-block clusters with
-/// W multicast) when RFL_GEMM_VERSION is unset, empty or "3" and v2 (wgmma + TMA) when it is
-/// "2"; v1 when it is "1" or on any other device. kernel_names() must name the kernel of that
-/// version (v2 and v3 share one kernel). Assumes a 2-block cluster fits (true on H100/H200).
-void expect_gemm_version(const OperatorRun& run) {
-  const char* requested = std::getenv("RFL_GEMM_VERSION");
-  const std::string wanted = requested == nullptr || *requested == '\0' ? "3" : requested;
+/// Version keys every GEMM test runs under: each declared one (v2 and v3 run v1 off sm_90).
+const std::vector<std::string> kGemmVersionKeys = {"v1", "v2", "v3"};
+
+/// The version kernels/gemm.cu must run for version key `key`: on compute capability 9.0, v3
+/// (2-block clusters with W multicast) for "v3" and the default, v2 (wgmma + TMA) for "v2"; v1
+/// for "v1" or on any other device. kernel_names() must name the kernel of that version (v2 and
+/// v3 share one kernel). Assumes a 2-block cluster fits (true on H100/H200).
+void expect_gemm_version(const OperatorRun& run, const std::string& key) {
   const bool sm90 = test_device_is_sm90();
-  const std::string expected = !sm90 || wanted == "1" ? "gemm_v1_mma_sync"
-                               : wanted == "2"        ? "gemm_v2_wgmma_tma"
-                                                      : "gemm_v3_wgmma_multicast";
+  const std::string expected = !sm90 || key == "v1" ? "gemm_v1_mma_sync"
+                               : key == "v2"        ? "gemm_v2_wgmma_tma"
+                                                    : "gemm_v3_wgmma_multicast";
   EXPECT_EQ(run.version(), expected);
   EXPECT_EQ(run.kernel_names(),
             std::vector<std::string>{expected == "gemm_v1_mma_sync" ? "gemm_mma_sync"
                                                                     : "gemm_wgmma_tma"});
 }
 
-using GemmParam = std::tuple<int64_t, int64_t, Dtype>;  // M (tokens), d_model, dtype
+// M (tokens), d_model, dtype, version key
+using GemmParam = std::tuple<int64_t, int64_t, Dtype, std::string>;
 
 class GemmSweep : public testing::TestWithParam<GemmParam> {};
 
 TEST_P(GemmSweep, MatchesCublasAndFloat64) {
-  const auto [tokens, d_model, dtype] = GetParam();
+  const auto [tokens, d_model, dtype, key] = GetParam();
   const Shape shape = gemm_shape(tokens, d_model / 128, 128, dtype);
   const OperatorSpec& spec = find_operator("gemm");
   spec.check_shape(shape);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape);
-  expect_gemm_version(*run);
+  const std::unique_ptr<OperatorRun> run = spec.create(shape, key);
+  expect_gemm_version(*run, key);
   run->fill_random(42);
   const Validation v = run->validate();
   expect_valid(v);
@@ -125,25 +127,30 @@ TEST_P(GemmSweep, MatchesCublasAndFloat64) {
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmSweep,
                          testing::Combine(testing::Values<int64_t>(1, 127, 512, 1000, 4096),
                                           testing::Values<int64_t>(1024, 2048),
-                                          testing::Values(Dtype::kBf16, Dtype::kFp16)),
+                                          testing::Values(Dtype::kBf16, Dtype::kFp16),
+                                          testing::ValuesIn(kGemmVersionKeys)),
                          [](const testing::TestParamInfo<GemmParam>& info) {
                            return "M" + std::to_string(std::get<0>(info.param)) + "_dmodel" +
                                   std::to_string(std::get<1>(info.param)) + "_" +
-                                  to_string(std::get<2>(info.param));
+                                  to_string(std::get<2>(info.param)) + "_" +
+                                  std::get<3>(info.param);
                          });
 
 // d_model 1000 (5 heads × 200): N = 4000 ends 32 columns into a 128-wide tile, K = 1000 ends 8
 // into a 32-deep slice, and M = 300 (batch 3 × 100) ends 44 rows into a tile.
 TEST(Gemm, PartialTilesOnEveryEdge) {
-  for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
-    SCOPED_TRACE(to_string(dtype));
-    Shape shape = gemm_shape(100, 5, 200, dtype);
-    shape.batch = 3;
-    const OperatorSpec& spec = find_operator("gemm");
-    spec.check_shape(shape);
-    const std::unique_ptr<OperatorRun> run = spec.create(shape);
-    run->fill_random(7);
-    expect_valid(run->validate());
+  for (const std::string& key : kGemmVersionKeys) {
+    for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
+      SCOPED_TRACE(key + " " + to_string(dtype));
+      Shape shape = gemm_shape(100, 5, 200, dtype);
+      shape.batch = 3;
+      const OperatorSpec& spec = find_operator("gemm");
+      spec.check_shape(shape);
+      const std::unique_ptr<OperatorRun> run = spec.create(shape, key);
+      expect_gemm_version(*run, key);
+      run->fill_random(7);
+      expect_valid(run->validate());
+    }
   }
 }
 
@@ -151,36 +158,37 @@ TEST(Gemm, PartialTilesOnEveryEdge) {
 // N = 32, where every TMA box of v2 is larger than the whole matrix; M from 1 to one row past
 // a 4096 boundary.
 TEST(Gemm, SmallKAndOddM) {
-  for (const int64_t head_dim : {64, 8}) {
-    for (const int64_t tokens : {1, 63, 129, 4097}) {
-      SCOPED_TRACE("d_model " + std::to_string(head_dim) + ", M " + std::to_string(tokens));
-      const Shape shape = gemm_shape(tokens, 1, head_dim, Dtype::kBf16);
-      const OperatorSpec& spec = find_operator("gemm");
-      spec.check_shape(shape);
-      const std::unique_ptr<OperatorRun> run = spec.create(shape);
-      expect_gemm_version(*run);
-      run->fill_random(5);
-      expect_valid(run->validate());
+  for (const std::string& key : kGemmVersionKeys) {
+    for (const int64_t head_dim : {64, 8}) {
+      for (const int64_t tokens : {1, 63, 129, 4097}) {
+        SCOPED_TRACE(key + ", d_model " + std::to_string(head_dim) + ", M " +
+                     std::to_string(tokens));
+        const Shape shape = gemm_shape(tokens, 1, head_dim, Dtype::kBf16);
+        const OperatorSpec& spec = find_operator("gemm");
+        spec.check_shape(shape);
+        const std::unique_ptr<OperatorRun> run = spec.create(shape, key);
+        expect_gemm_version(*run, key);
+        run->fill_random(5);
+        expect_valid(run->validate());
+      }
     }
   }
 }
 
-TEST(Gemm, RejectsUnknownVersionVariable) {
-  const char* saved = std::getenv("RFL_GEMM_VERSION");
-  const std::string restore = saved == nullptr ? "" : saved;
-  setenv("RFL_GEMM_VERSION", "4", 1);
+TEST(Gemm, RejectsAnUndeclaredVersionKey) {
   try {
-    find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16));
-    ADD_FAILURE() << "RFL_GEMM_VERSION=4 accepted";
+    find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), "v4");
+    ADD_FAILURE() << "version key v4 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
-    EXPECT_NE(std::string(e.what()).find("RFL_GEMM_VERSION"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'gemm=v4'"), std::string::npos) << e.what();
   }
-  if (saved == nullptr) {
-    unsetenv("RFL_GEMM_VERSION");
-  } else {
-    setenv("RFL_GEMM_VERSION", restore.c_str(), 1);
-  }
+}
+
+TEST(Gemm, DefaultIsV3) {
+  const Shape shape = gemm_shape(64, 1, 64, Dtype::kBf16);
+  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, kDefaultVersionKey);
+  expect_gemm_version(*run, "v3");
 }
 
 TEST(Gemm, RejectsDModelNotMultipleOf8) {
@@ -206,7 +214,7 @@ TEST(Gemm, SpecDeclaresTensorPipeAndScratch) {
 
 TEST(Gemm, OneKernelPerLaunch) {
   const Shape shape = gemm_shape(1000, 8, 128, Dtype::kBf16);
-  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape);
+  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, kDefaultVersionKey);
   run->fill_random(3);
   const LaunchCount count = count_launches(*run);
   EXPECT_EQ(count.kernels, run->kernel_names().size());
@@ -239,7 +247,7 @@ TEST_P(NaiveAttentionSweep, MatchesReference) {
   const Shape shape = attention_shape(1, 4, 2, head_dim, seq_len, causal, Dtype::kBf16);
   const OperatorSpec& spec = find_operator("naive_attention");
   spec.check_shape(shape);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape);
+  const std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
   EXPECT_EQ(run->version(), "naive_attention_v2_register_rows");
   EXPECT_EQ(run->kernel_names(),
             (std::vector<std::string>{"cublas_qk_gemm", "cublas_qk_gemm", "softmax",
@@ -262,7 +270,8 @@ TEST(NaiveAttention, Fp16WithBatchAndWithoutGqa) {
     for (bool causal : {false, true}) {
       SCOPED_TRACE("L " + std::to_string(seq_len) + (causal ? " causal" : " full"));
       const Shape shape = attention_shape(2, 2, 2, 128, seq_len, causal, Dtype::kFp16);
-      const std::unique_ptr<OperatorRun> run = find_operator("naive_attention").create(shape);
+      const std::unique_ptr<OperatorRun> run =
+          find_operator("naive_attention").create(shape, kDefaultVersionKey);
       EXPECT_EQ(run->kernel_names(),
                 (std::vector<std::string>{"cublas_qk_gemm", "softmax", "cublas_pv_gemm"}));
       run->fill_random(99);
@@ -299,7 +308,8 @@ TEST(NaiveAttention, KernelCountMatchesKernelNames) {
     for (int64_t kv_heads : {4, 2}) {
       SCOPED_TRACE("L " + std::to_string(seq_len) + ", kv_heads " + std::to_string(kv_heads));
       const Shape shape = attention_shape(1, 4, kv_heads, 128, seq_len, true, Dtype::kBf16);
-      const std::unique_ptr<OperatorRun> run = find_operator("naive_attention").create(shape);
+      const std::unique_ptr<OperatorRun> run =
+          find_operator("naive_attention").create(shape, kDefaultVersionKey);
       run->fill_random(5);
       const LaunchCount count = count_launches(*run);
       EXPECT_EQ(count.kernels, run->kernel_names().size());

@@ -22,8 +22,8 @@
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
 #include "gpu/cuda_check.hpp"
-#include "kernels/common/cublas_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/cublas_check.hpp"
 #include "kernels/operator.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/l2_flush.hpp"
@@ -166,7 +166,7 @@ TEST(MeasureCupti, OurGemmTensorFlopsAreTwoMnk) {
   if (!session) GTEST_SKIP() << "counters unavailable: " << why;
   Shape shape;
   shape.seq_len = 4096;
-  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape);
+  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, kDefaultVersionKey);
   run->fill_random(11);
   run->launch(nullptr);  // module loading outside the profiled launch
   RFL_CUDA_CHECK(cudaDeviceSynchronize());

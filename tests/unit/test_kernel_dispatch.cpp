@@ -1,5 +1,6 @@
-// Which kernel version runs at which compute capability (src/core/kernel_dispatch.hpp): the
-// Hopper versions on 9.0 only, the portable ones on Ampere, Ada, Blackwell and later.
+// Which kernel version runs at which compute capability (src/core/kernel_dispatch.hpp), by
+// declared version key: the Hopper versions on 9.0 only, the portable ones on Ampere, Ada,
+// Blackwell and later.
 #include <gtest/gtest.h>
 
 #include "core/kernel_dispatch.hpp"
@@ -24,31 +25,31 @@ TEST(KernelDispatch, Sm90aCodeRunsOnComputeCapability90Only) {
 }
 
 TEST(KernelDispatch, GemmRunsTheRequestedVersionOnHopper) {
-  EXPECT_EQ(gemm_version_for(3, kH200), 3);
-  EXPECT_EQ(gemm_version_for(2, kH200), 2);
-  EXPECT_EQ(gemm_version_for(1, kH200), 1);
+  EXPECT_EQ(gemm_version_for("v3", kH200), "v3");
+  EXPECT_EQ(gemm_version_for("v2", kH200), "v2");
+  EXPECT_EQ(gemm_version_for("v1", kH200), "v1");
 }
 
 TEST(KernelDispatch, GemmFallsBackToMmaSyncOffHopper) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
     SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
-    EXPECT_EQ(gemm_version_for(3, cc), 1);
-    EXPECT_EQ(gemm_version_for(2, cc), 1);
-    EXPECT_EQ(gemm_version_for(1, cc), 1);
+    EXPECT_EQ(gemm_version_for("v3", cc), "v1");
+    EXPECT_EQ(gemm_version_for("v2", cc), "v1");
+    EXPECT_EQ(gemm_version_for("v1", cc), "v1");
   }
 }
 
 TEST(KernelDispatch, FlashRunsV3OnHopperForTheProblemsItCovers) {
-  EXPECT_EQ(flash_attention_version_for(3, true, kH200), 3);
-  EXPECT_EQ(flash_attention_version_for(3, false, kH200), 2);  // e.g. head_dim 64
-  EXPECT_EQ(flash_attention_version_for(2, true, kH200), 2);
+  EXPECT_EQ(flash_attention_version_for("v3", true, kH200), "v3");
+  EXPECT_EQ(flash_attention_version_for("v3", false, kH200), "v2");  // e.g. head_dim 64
+  EXPECT_EQ(flash_attention_version_for("v2", true, kH200), "v2");
 }
 
 TEST(KernelDispatch, FlashRunsV2OffHopper) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
     SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
-    EXPECT_EQ(flash_attention_version_for(3, true, cc), 2);
-    EXPECT_EQ(flash_attention_version_for(2, true, cc), 2);
+    EXPECT_EQ(flash_attention_version_for("v3", true, cc), "v2");
+    EXPECT_EQ(flash_attention_version_for("v2", true, cc), "v2");
   }
 }
 

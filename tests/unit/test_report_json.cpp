@@ -722,6 +722,38 @@ TEST(ReportJson, SweepConfigRoundTrips) {
   EXPECT_EQ(sweep_config_to_json(back), sweep_config_to_json(original));
 }
 
+// The kernel versions asked for are on record; a report without them (written before the key)
+// reads back and is written again without the key, byte for byte.
+TEST(ReportJson, KernelRequestsRoundTripAndTheirAbsenceToo) {
+  Report with = full_report();
+  with.config.kernels = {{"flash_attention", "v2"}, {"gemm", "v3"}};
+  const std::string text = report_to_json_text(with);
+  const auto json = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(json["config"]["kernels"],
+            (nlohmann::ordered_json{{"flash_attention", "v2"}, {"gemm", "v3"}}));
+  EXPECT_EQ(report_from_json_text(text, "memory").config.kernels, with.config.kernels);
+
+  Report without = full_report();
+  without.config.kernels.clear();
+  const std::string old_text = report_to_json_text(without);
+  EXPECT_FALSE(nlohmann::ordered_json::parse(old_text)["config"].contains("kernels"));
+  const Report back = report_from_json_text(old_text, "memory");
+  EXPECT_TRUE(back.config.kernels.empty());
+  EXPECT_EQ(report_to_json_text(back), old_text);
+}
+
+TEST(ReportJson, KernelRequestsOfTheWrongTypeAreBadInputNamingTheKey) {
+  auto json = nlohmann::ordered_json::parse(report_to_json_text(full_report()));
+  json["config"]["kernels"] = {{"gemm", 1}};
+  try {
+    report_from_json_text(json.dump(), "r.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("config.kernels.gemm"), std::string::npos) << e.what();
+  }
+}
+
 std::set<std::string> directory_entries(const fs::path& dir) {
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());

@@ -83,7 +83,7 @@ TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
   EXPECT_EQ(keys,
             (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim", "dtype",
                                    "causal", "gelu_form", "repetitions", "warmup_runs", "counters",
-                                   "warm_l2", "device", "sm_throughput"}));
+                                   "warm_l2", "device", "sm_throughput", "kernels"}));
 }
 
 TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
@@ -108,6 +108,22 @@ TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
             sweep_config_to_json(default_sweep_config()));
 }
 
+TEST(SweepConfig, KernelsKeyAsksForVersionsAndIsRecorded) {
+  const SweepConfig c =
+      parse_sweep_config(R"({"kernels": {"gemm": "v1", "flash_attention": "v2"}})", "my.json");
+  EXPECT_EQ(c.kernels, (KernelRequests{{"flash_attention", "v2"}, {"gemm", "v1"}}));
+  EXPECT_EQ(sweep_config_to_json(c)["kernels"],
+            (nlohmann::ordered_json{{"flash_attention", "v2"}, {"gemm", "v1"}}));
+  // Names are checked against the operators' declarations with the plan, not here.
+  EXPECT_EQ(parse_sweep_config(R"({"kernels": {"nope": "v9"}})", "my.json").kernels,
+            (KernelRequests{{"nope", "v9"}}));
+  // Nothing asked for: every operator runs its default, and nothing is written.
+  const SweepConfig none = parse_sweep_config(R"({"kernels": {}})", "my.json");
+  EXPECT_TRUE(none.kernels.empty());
+  EXPECT_FALSE(sweep_config_to_json(none).contains("kernels"));
+  EXPECT_TRUE(default_sweep_config().kernels.empty());
+}
+
 TEST(SweepConfig, UnknownKeyIsBadInputNamingFileAndKey) {
   const std::string message = parse_error(R"({"batch": 2, "sequence": "512"})");
   EXPECT_TRUE(contains(message, "my.json")) << message;
@@ -125,6 +141,10 @@ TEST(SweepConfig, WrongTypeIsBadInputNamingFileAndKey) {
       {R"({"repetitions": 99999999999})", "'repetitions'"},
       {R"({"dtype": "fp8"})", "'dtype'"},
       {R"({"gelu_form": "exact"})", "'gelu_form'"},
+      {R"({"kernels": "gemm=v1"})", "'kernels'"},
+      {R"({"kernels": ["gemm=v1"]})", "'kernels'"},
+      {R"({"kernels": {"gemm": 1}})", "'kernels.gemm'"},
+      {R"({"kernels": {"gemm": ""}})", "'kernels'"},
   };
   for (const auto& [json, key] : cases) {
     const std::string message = parse_error(json);
