@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "cli/output_extension.hpp"
+#include "core/error.hpp"
 #include "io/atomic_file.hpp"
-#include "render/compare_writer.hpp"
 #include "io/json_reader.hpp"
+#include "render/compare_writer.hpp"
 #include "render/junit_writer.hpp"
 
 namespace rooflinectl {

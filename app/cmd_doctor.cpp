@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "cupti/counter_probe.hpp"
 #include "device/device_info.hpp"
 #include "device/environment_facts.hpp"
+#include "io/atomic_file.hpp"
 #include "io/device_json.hpp"
 #include "measure/clock_probe.hpp"
-#include "io/atomic_file.hpp"
-#include "cli/strict_integer.hpp"
 
 namespace rooflinectl {
 namespace {

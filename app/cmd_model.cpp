@@ -5,13 +5,13 @@
 #include <utility>
 #include <vector>
 
+#include "cli/output_extension.hpp"
 #include "core/error.hpp"
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
+#include "io/atomic_file.hpp"
 #include "kernels/operator.hpp"
 #include "model/prediction.hpp"
-#include "cli/output_extension.hpp"
-#include "io/atomic_file.hpp"
 #include "render/model_writer.hpp"
 #include "sweep/sweep_runner.hpp"
 
@@ -27,8 +27,7 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   sub->add_option("--config", o.config_file, "JSON sweep config for ops, seq and shape");
   add_shape_options(*sub, o.shape);
   sub->add_option("--format", o.format, "stdout format: table | json");
-  sub->add_option("--output,-o", o.output,
-                  "Write the JSON here (atomically; name ending in .json)")
+  sub->add_option("--output,-o", o.output, "Write the JSON here (atomically; name ending in .json)")
       ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }

@@ -7,22 +7,22 @@
 #include <memory>
 #include <optional>
 
+#include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
-#include "gpu/cuda_check.hpp"
 #include "device/gpu_spec.hpp"
-#include "result/peak_set.hpp"
-#include "peaks/peaks_cache.hpp"
-#include "peaks/peaks_key.hpp"
+#include "gpu/cuda_check.hpp"
+#include "io/peaks_json.hpp"
 #include "peaks/bench/peak_benchmarks.hpp"
 #include "peaks/bench/peak_plan.hpp"
-#include "io/peaks_json.hpp"
-#include "render/peaks_table.hpp"
-#include "cli/strict_integer.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/peaks_cache.hpp"
+#include "peaks/peaks_key.hpp"
+#include "render/peaks_table.hpp"
+#include "result/peak_set.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -40,7 +40,7 @@ PeaksRecord measure(const DeviceRecord& device, const PeaksKey& key, int& failed
   RFL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   int max_threads_per_sm = 0;
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                       device.index));
+                                        device.index));
   const PeakBenchmarkPlan plan = plan_peak_benchmarks(
       device.sm_count, max_threads_per_sm, device.l2_bytes, static_cast<int64_t>(free_bytes));
 

@@ -4,15 +4,15 @@
 
 #include <algorithm>
 
-#include "core/error.hpp"
 #include "cli/output_extension.hpp"
+#include "cli/report_format.hpp"
+#include "core/error.hpp"
 #include "io/atomic_file.hpp"
-#include "result/consistency.hpp"
 #include "io/json_reader.hpp"
-#include "result/point_key.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
-#include "cli/report_format.hpp"
+#include "result/consistency.hpp"
+#include "result/point_key.hpp"
 
 namespace rooflinectl {
 

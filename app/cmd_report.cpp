@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include "cli/output_extension.hpp"
-#include "io/atomic_file.hpp"
-#include "result/consistency.hpp"
-#include "io/json_reader.hpp"
-#include "result/point_key.hpp"
 #include "cli/report_format.hpp"
+#include "io/atomic_file.hpp"
+#include "io/json_reader.hpp"
+#include "result/consistency.hpp"
+#include "result/point_key.hpp"
 
 namespace rooflinectl {
 

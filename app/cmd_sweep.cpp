@@ -9,22 +9,22 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/output_extension.hpp"
+#include "cli/report_format.hpp"
+#include "cli/strict_integer.hpp"
+#include "compare/compare.hpp"
+#include "compare/compare_power.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/sweep_config.hpp"
-#include "cli/output_extension.hpp"
 #include "io/atomic_file.hpp"
-#include "compare/compare.hpp"
-#include "compare/compare_power.hpp"
-#include "render/compare_writer.hpp"
-#include "result/consistency.hpp"
-#include "sweep/interruption.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "render/compare_writer.hpp"
 #include "render/table_writer.hpp"
-#include "cli/report_format.hpp"
+#include "result/consistency.hpp"
 #include "roofline/roof_source.hpp"
-#include "cli/strict_integer.hpp"
+#include "sweep/interruption.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace rooflinectl {

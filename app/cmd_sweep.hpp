@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "cmd_compare.hpp"
 #include "cli/shape_options.hpp"
+#include "cmd_compare.hpp"
 
 namespace rooflinectl {
 

@@ -254,7 +254,8 @@ constexpr int kGroupBlockThreads = 256;
 constexpr int kGroupMinBlocks = 2;
 constexpr int kGroupMaxVecs = 16;
 constexpr int kGroupMaxWarps = 2;
-constexpr int64_t kGroupMaxLen = int64_t{32} * kGroupMaxWarps * kGroupMaxVecs * kElemsPerVec;  // 8192
+constexpr int64_t kGroupMaxLen =
+    int64_t{32} * kGroupMaxWarps * kGroupMaxVecs * kElemsPerVec;  // 8192
 
 /// Launch shape of the register-row kernels: `vecs` 16-byte vectors per thread (a power of two);
 /// `row_warps` > 0: row_group_softmax_kernel with that many warps per row (blocks of
@@ -441,13 +442,13 @@ __device__ __forceinline__ void softmax_row_in_registers(const T* __restrict__ s
     unpack8<T>(raw[u], x);
     uint4 out;
     out.x = pack_pair<T>(ex2_approx(fmaf(x[0] - total.max, kLog2e, -log2_sum)),
-                          ex2_approx(fmaf(x[1] - total.max, kLog2e, -log2_sum)));
+                         ex2_approx(fmaf(x[1] - total.max, kLog2e, -log2_sum)));
     out.y = pack_pair<T>(ex2_approx(fmaf(x[2] - total.max, kLog2e, -log2_sum)),
-                          ex2_approx(fmaf(x[3] - total.max, kLog2e, -log2_sum)));
+                         ex2_approx(fmaf(x[3] - total.max, kLog2e, -log2_sum)));
     out.z = pack_pair<T>(ex2_approx(fmaf(x[4] - total.max, kLog2e, -log2_sum)),
-                          ex2_approx(fmaf(x[5] - total.max, kLog2e, -log2_sum)));
+                         ex2_approx(fmaf(x[5] - total.max, kLog2e, -log2_sum)));
     out.w = pack_pair<T>(ex2_approx(fmaf(x[6] - total.max, kLog2e, -log2_sum)),
-                          ex2_approx(fmaf(x[7] - total.max, kLog2e, -log2_sum)));
+                         ex2_approx(fmaf(x[7] - total.max, kLog2e, -log2_sum)));
     __stcs(p_row + c, out);
   }
 }

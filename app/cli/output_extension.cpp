@@ -40,9 +40,9 @@ void check_output_is_not_input(const std::string& output, const std::string& inp
     same = !ec && out == in;
   }
   if (same) {
-    throw bad_input(fmt::format(
-        "invalid --output '{}': is the input report '{}', which would be overwritten", output,
-        input));
+    throw bad_input(
+        fmt::format("invalid --output '{}': is the input report '{}', which would be overwritten",
+                    output, input));
   }
 }
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "io/json_writer.hpp"
 #include "render/attention_summary.hpp"
 #include "render/bmf_writer.hpp"
 #include "render/csv_writer.hpp"
-#include "io/json_writer.hpp"
 #include "render/markdown_writer.hpp"
 #include "render/reconcile_writer.hpp"
 #include "render/table_writer.hpp"

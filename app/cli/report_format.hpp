@@ -10,8 +10,8 @@ namespace rooflinectl {
 
 enum class ReportFormat { kTable, kJson, kCsv, kMarkdown, kBmf };
 
-/// Parses `text` ("table" | "json" | "csv" | "md" | "bmf") for the option `flag`, accepting only the
-/// formats in `allowed`. Throws a bad-input Error naming the value and the allowed list.
+/// Parses `text` ("table" | "json" | "csv" | "md" | "bmf") for the option `flag`, accepting only
+/// the formats in `allowed`. Throws a bad-input Error naming the value and the allowed list.
 ReportFormat parse_report_format(const std::string& text, const std::string& flag,
                                  const std::vector<ReportFormat>& allowed);
 
@@ -29,7 +29,8 @@ int above_roof_exit_code(const Report& report);
 
 /// `report` rendered as `format`: table = console table then the flash-vs-naive summary (when
 /// the report has attention points) and the reconciliation flags; json = the report file's
-/// text; csv and md = the CSV and Markdown writers; bmf = Bencher Metric Format (docs/ci.md). Ends with a newline.
+/// text; csv and md = the CSV and Markdown writers; bmf = Bencher Metric Format (docs/ci.md). Ends
+/// with a newline.
 std::string render_report(const Report& report, ReportFormat format);
 
 }  // namespace rooflinectl

@@ -5,8 +5,8 @@
 namespace rooflinectl {
 
 void throw_cublas_error(cublasStatus_t status, const char* what, const char* file, int line) {
-  throw environment_error(fmt::format("cuBLAS error {} in {} at {}:{}",
-                                      cublasGetStatusName(status), what, file, line));
+  throw environment_error(
+      fmt::format("cuBLAS error {} in {} at {}:{}", cublasGetStatusName(status), what, file, line));
 }
 
 }  // namespace rooflinectl

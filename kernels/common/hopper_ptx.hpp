@@ -1,9 +1,10 @@
 // PTX wrappers shared by the sm_90a kernels (kernels/gemm_wgmma.cu,
 // kernels/flash_attention_wgmma.cu): mbarriers, TMA tensor loads, wgmma descriptors and group
-// control, register reallocation, named barriers, cluster arrives and TMA stores. Sources: PTX ISA 8.x, sections "mbarrier",
-// "cp.async.bulk.tensor", "Asynchronous Warpgroup Level Matrix Multiply-Accumulate" (wgmma),
-// "setmaxnreg", "bar.sync". Device code for sm_90a only: include from .cu files built with
-// -gencode=arch=compute_90a,code=sm_90a; the wrappers exist only where that feature set does.
+// control, register reallocation, named barriers, cluster arrives and TMA stores. Sources: PTX
+// ISA 8.x, sections "mbarrier", "cp.async.bulk.tensor", "Asynchronous Warpgroup Level Matrix
+// Multiply-Accumulate" (wgmma), "setmaxnreg", "bar.sync". Device code for sm_90a only: include from
+// .cu files built with -gencode=arch=compute_90a,code=sm_90a; the wrappers exist only where that
+// feature set does.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -152,8 +153,8 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint32_t bar, uint32_t c
 /// Every thread of every block of the cluster waits here for all the others, release/acquire
 /// at cluster scope (barrier initialization before any remote arrive or multicast).
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" :::
-                   "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
 }
 
 __device__ __forceinline__ uint32_t cluster_rank() {
@@ -177,8 +178,8 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
 /// stmatrix .x4: four 8×8 16-bit matrices from the warp's registers into shared memory; lanes
 /// 8i..8i+7 give the row addresses of matrix i, register i holds a thread's two elements of
 /// matrix i in the mma/wgmma accumulator layout (row lane/4, columns 2·(lane%4) + {0, 1}).
-__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t r0, uint32_t r1,
-                                            uint32_t r2, uint32_t r3) {
+__device__ __forceinline__ void stmatrix_x4(uint32_t address, uint32_t r0, uint32_t r1, uint32_t r2,
+                                            uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(address),
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");

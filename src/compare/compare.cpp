@@ -7,13 +7,13 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "compare/compare_power.hpp"
+#include "compare/point_set_difference.hpp"
+#include "compare/significance.hpp"
 #include "core/error.hpp"
 #include "core/statistics.hpp"
 #include "result/clock_notes.hpp"
-#include "compare/compare_power.hpp"
 #include "result/consistency.hpp"
-#include "compare/point_set_difference.hpp"
-#include "compare/significance.hpp"
 #include "roofline/above_roof_guard.hpp"
 
 namespace rooflinectl {

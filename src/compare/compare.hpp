@@ -75,7 +75,6 @@ enum class Verdict {
 std::string to_string(Verdict verdict);
 bool is_regression(Verdict verdict);
 
-
 /// One gated counter of one point.
 struct CounterChange {
   std::string metric;  ///< "dram_bytes" | "flop" | "l2_bytes" (sums over the operator's kernels)

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <optional>
 
-#include "core/error.hpp"
 #include "compare/significance.hpp"
+#include "core/error.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -37,8 +37,8 @@ int64_t parse_positive(std::string_view token, std::string_view whole) {
                                 token, kSeqForms));
   }
   if (ec == std::errc::result_out_of_range || value <= 0 || value > kMaxSeqLen) {
-    throw bad_input(fmt::format("invalid --seq '{}': '{}' is out of range (1 to {})", whole,
-                                token, kMaxSeqLen));
+    throw bad_input(fmt::format("invalid --seq '{}': '{}' is out of range (1 to {})", whole, token,
+                                kMaxSeqLen));
   }
   return value;
 }
@@ -92,13 +92,13 @@ std::vector<int64_t> parse_seq_spec(std::string_view spec) {
   size_t start = 0;
   while (true) {
     const size_t comma = spec.find(',', start);
-    const std::string_view token =
-        spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view token = spec.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     const int64_t value = parse_positive(token, spec);
     // Each length is one point per operator; a repeated one would run (and report) it twice.
     if (std::find(out.begin(), out.end(), value) != out.end()) {
-      throw bad_input(fmt::format("invalid --seq '{}': length {} is listed more than once", spec,
-                                  value));
+      throw bad_input(
+          fmt::format("invalid --seq '{}': length {} is listed more than once", spec, value));
     }
     out.push_back(value);
     if (comma == std::string_view::npos) break;

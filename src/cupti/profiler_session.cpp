@@ -101,7 +101,7 @@ Function driver_function(const char* symbol) {
   void* function = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   RFL_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &function, CUDART_VERSION,
-                                                 cudaEnableDefault, &found));
+                                                  cudaEnableDefault, &found));
   if (found != cudaDriverEntryPointSuccess || function == nullptr) {
     throw environment_error(fmt::format("driver function {} not found: driver too old?", symbol));
   }

@@ -11,8 +11,8 @@
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
 #include "core/statistics.hpp"
-#include "result/counter_fields.hpp"
 #include "io/peaks_json.hpp"
+#include "result/counter_fields.hpp"
 #include "result/placement_inputs.hpp"
 #include "result/point_key.hpp"
 
@@ -292,7 +292,8 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
   roof.peak_flop_per_s = roof_object.get_double("peak_flop_per_s");
   roof.peak_bytes_per_s = roof_object.get_double("peak_bytes_per_s");
   roof.source = roof_object.get_string("source");
-  // Reports written before roof sources existed have no source_kind: their roofs were all counter-derived.
+  // Reports written before roof sources existed have no source_kind: their roofs were all
+  // counter-derived.
   if (roof_object.has("source_kind")) {
     roof.source_kind = roof_object.get_parsed("source_kind", parse_roof_source);
   }

@@ -28,7 +28,6 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
 /// OS reason.
 Report load_report(const std::string& path);
 
-
 /// Inverse of sweep_config_to_json: every key is required, "seq_lens" is taken as written (not
 /// re-expanded from "seq"). `where` is the object's key path for messages (e.g. "config").
 /// Throws bad-input Errors as report_from_json_text.

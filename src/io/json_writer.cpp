@@ -3,8 +3,8 @@
 #include <cmath>
 #include <optional>
 
-#include "result/counter_fields.hpp"
 #include "io/peaks_json.hpp"
+#include "result/counter_fields.hpp"
 #include "roofline/above_roof_guard.hpp"
 
 namespace rooflinectl {

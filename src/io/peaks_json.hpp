@@ -1,5 +1,5 @@
-// JSON form of the peaks records (src/result/peak_set.hpp): the report's top-level "peaks" block and
-// the `rooflinectl peaks` cache file share it. Pure host code.
+// JSON form of the peaks records (src/result/peak_set.hpp): the report's top-level "peaks" block
+// and the `rooflinectl peaks` cache file share it. Pure host code.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/statistics.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/event.hpp"
-#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {

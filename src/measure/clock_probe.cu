@@ -41,7 +41,7 @@ double measure_sm_clock_hz(cudaStream_t stream) {
   RFL_CHECK_LAUNCH();
   unsigned long long result[2] = {0, 0};
   RFL_CUDA_CHECK(cudaMemcpyFromSymbolAsync(result, g_probe_result, sizeof(result), 0,
-                                          cudaMemcpyDeviceToHost, stream));
+                                           cudaMemcpyDeviceToHost, stream));
   RFL_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (result[1] == 0) {
     throw environment_error(

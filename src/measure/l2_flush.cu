@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-
 #include "core/error.hpp"
 #include "gpu/cuda_check.hpp"
 #include "measure/l2_flush.hpp"

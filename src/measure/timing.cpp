@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/statistics.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/event.hpp"
 #include "measure/clock_probe.hpp"
 #include "measure/nvtx_range.hpp"
-#include "core/statistics.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "measure/l2_flush.hpp"
 #include "core/statistics.hpp"
+#include "measure/l2_flush.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {

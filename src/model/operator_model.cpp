@@ -25,7 +25,8 @@ AnalyticResult naive_attention_model(const Shape& s) {
   r.min_dram_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e;
   r.implemented_dram_bytes = r.min_dram_bytes + 4.0 * b * h * l * l * e;
   r.flop_formula = "4*B*H*L^2*d (all pairs: cuBLAS computes masked entries too)";
-  r.bytes_formula = "min (2*B*H + 2*B*H_kv)*L*d*e; implemented + 4*B*H*L^2*e (S and P written and read once)";
+  r.bytes_formula =
+      "min (2*B*H + 2*B*H_kv)*L*d*e; implemented + 4*B*H*L^2*e (S and P written and read once)";
   return r;
 }
 
@@ -41,8 +42,8 @@ AnalyticResult flash_attention_model(const Shape& s) {
   r.implemented_dram_bytes =
       2.0 * b * h * l * d * e + lse_bytes +
       2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
-  r.flop_formula = s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)"
-                            : "4*B*H*L^2*d";
+  r.flop_formula =
+      s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
   r.bytes_formula = fmt::format(
       "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
       "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
@@ -179,10 +180,11 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
   FlashIoBound r;
   r.sram_bytes = sram_bytes;
   // FlashAttention Algorithm 1, line 1: Bc = ceil(M/4d), Br = min(ceil(M/4d), d).
-  r.paper_query_tile_rows = std::min(
-      static_cast<int64_t>(std::ceil(sram_elements / (4.0 * d))), s.head_dim);
+  r.paper_query_tile_rows =
+      std::min(static_cast<int64_t>(std::ceil(sram_elements / (4.0 * d))), s.head_dim);
   r.paper_io_bytes =
-      q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
+      q_o_lse +
+      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
   r.kernel_key_tile_cols = flash_key_tile_cols(s.head_dim);
   r.kernel_io_bytes =
       q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);

@@ -70,18 +70,19 @@ std::optional<double> shared_memory_per_sm_bytes(int cc_major, int cc_minor);
 /// Algorithm 1) keeps the outer loop over query tiles of Br rows, so K and V are read
 /// ceil(L/Br) times: bytes = Q + O + LSE + Σ_t key_end_t·2·d·e per (batch, query head).
 struct FlashIoBound {
-  double sram_bytes = 0;                  ///< M: shared memory per SM (shared_memory_per_sm_bytes)
-  int64_t paper_query_tile_rows = 0;      ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
-  double paper_io_bytes = 0;              ///< the count above with the paper's Br
+  double sram_bytes = 0;              ///< M: shared memory per SM (shared_memory_per_sm_bytes)
+  int64_t paper_query_tile_rows = 0;  ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
+  double paper_io_bytes = 0;          ///< the count above with the paper's Br
   int64_t kernel_query_tile_rows = kFlashQueryTileRows;
-  int64_t kernel_key_tile_cols = 0;      ///< the kernel's Bc: flash_key_tile_cols(head_dim)
-  double kernel_io_bytes = 0;             ///< with the kernel's Br = 128: DRAM bytes if L2 kept nothing
+  int64_t kernel_key_tile_cols = 0;  ///< the kernel's Bc: flash_key_tile_cols(head_dim)
+  double kernel_io_bytes = 0;        ///< with the kernel's Br = 128: DRAM bytes if L2 kept nothing
   /// Θ's leading term with constant 1: B·H·L²·d²/M_elements·e (shows the L² growth; the two
   /// counts above carry the constants).
   double theta_bytes = 0;
 };
 
-/// FlashIoBound at `shape` for SRAM size `sram_bytes`. Throws a bad-input Error when sram_bytes ≤ 0.
+/// FlashIoBound at `shape` for SRAM size `sram_bytes`. Throws a bad-input Error when sram_bytes ≤
+/// 0.
 FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 
 /// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/128)

@@ -29,16 +29,17 @@ std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe,
   roof.pipe = pipe;
   roof.source_kind = RoofSource::kCounters;
   roof.peak_bytes_per_s = *peaks.dram_bytes_per_cycle * *dram_clock;
-  const std::string bw_source =
-      fmt::format("DRAM {:.0f} B/cycle x {:.4g} GHz", *peaks.dram_bytes_per_cycle, *dram_clock / 1e9);
+  const std::string bw_source = fmt::format("DRAM {:.0f} B/cycle x {:.4g} GHz",
+                                            *peaks.dram_bytes_per_cycle, *dram_clock / 1e9);
   if (pipe == Pipe::kFp32) {
     if (!peaks.ffma_inst_per_cycle) {
       null_reason = "FFMA peak not measured";
       return std::nullopt;
     }
     roof.peak_flop_per_s = 2.0 * *peaks.ffma_inst_per_cycle * *sm_clock;
-    roof.source = fmt::format("counters peak_sustained: fp32 2 x {:.0f} FFMA/cycle x SM {:.4g} GHz; {}",
-                              *peaks.ffma_inst_per_cycle, *sm_clock / 1e9, bw_source);
+    roof.source =
+        fmt::format("counters peak_sustained: fp32 2 x {:.0f} FFMA/cycle x SM {:.4g} GHz; {}",
+                    *peaks.ffma_inst_per_cycle, *sm_clock / 1e9, bw_source);
     return roof;
   }
   if (!peaks.tensor_bf16_per_cycle) {

@@ -18,8 +18,9 @@ bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor);
 
 /// Roof of `pipe` for one point:
 ///   DRAM bytes/s  = dram__bytes.sum.peak_sustained (B/cycle) × dram__cycles_elapsed.avg.per_second
-///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained × SM clock
-///   tensor FLOP/s = sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained × SM clock, halved on
+///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained × SM
+///   clock tensor FLOP/s = sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained × SM clock,
+///   halved on
 ///                   compute capability 9.0, where that counter's peak is the 2:4-sparse rate
 ///                   (measured on the H200: 1.081e6/cycle = 2 × 132 SMs × 4096 dense FLOP/cycle,
 ///                   test_roof_from_counters); the fp16 dense rate equals bf16's on Hopper.

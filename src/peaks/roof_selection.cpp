@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "peaks/roof_from_counters.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/roof_from_counters.hpp"
 
 namespace rooflinectl {
 

@@ -15,7 +15,8 @@ namespace rooflinectl {
 /// Flash must be at least this many times faster than naive for its gain to count as
 /// significant (the threshold: ≥ 1.1×, i.e. ≥ 10% more throughput).
 inline constexpr double kSignificantSpeedup = 1.1;
-/// The sequence length the conclusion quotes when the sweep has it (the conclusion's sentence names it).
+/// The sequence length the conclusion quotes when the sweep has it (the conclusion's sentence names
+/// it).
 inline constexpr int64_t kQuotedSeqLen = 4096;
 
 /// Flash and naive attention at one L, both points ok and timed, same shape apart from the op.

@@ -10,8 +10,8 @@
 #include "core/operator_names.hpp"
 #include "render/attention_summary.hpp"
 #include "render/bytes_basis_text.hpp"
-#include "result/clock_notes.hpp"
 #include "render/value_format.hpp"
+#include "result/clock_notes.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "render/bytes_basis_text.hpp"
-#include "result/clock_notes.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/value_format.hpp"
+#include "result/clock_notes.hpp"
 
 namespace rooflinectl {
 namespace {

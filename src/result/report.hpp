@@ -13,8 +13,8 @@
 #include "core/shape.hpp"
 #include "core/sweep_config.hpp"
 #include "core/validation.hpp"
-#include "result/peak_set.hpp"
 #include "result/clock_reading.hpp"
+#include "result/peak_set.hpp"
 #include "roofline/roofline.hpp"
 
 namespace rooflinectl {

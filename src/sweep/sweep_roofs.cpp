@@ -6,10 +6,10 @@
 #include <ostream>
 
 #include "device/gpu_spec.hpp"
+#include "peaks/peak_sources.hpp"
 #include "peaks/peaks_cache.hpp"
 #include "peaks/peaks_key.hpp"
 #include "peaks/roof_selection.hpp"
-#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 

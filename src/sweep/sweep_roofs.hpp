@@ -6,9 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include "peaks/peak_sources.hpp"
 #include "result/peak_set.hpp"
 #include "result/report.hpp"
-#include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
 

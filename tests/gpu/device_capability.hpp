@@ -9,7 +9,8 @@
 namespace rooflinectl {
 
 /// True when the current CUDA device is compute capability 9.0 (H100/H200), where the sm_90a
-/// kernels (GEMM v2/v3, flash v3) run. Throws (throw_cuda_error, src/gpu/cuda_check.hpp) when a runtime call fails.
+/// kernels (GEMM v2/v3, flash v3) run. Throws (throw_cuda_error, src/gpu/cuda_check.hpp) when a
+/// runtime call fails.
 inline bool test_device_is_sm90() {
   int device = 0;
   int major = 0;

@@ -12,8 +12,8 @@
 
 #include "device/device_info.hpp"
 #include "gpu/cuda_check.hpp"
-#include "measure/canary.hpp"
 #include "io/json_reader.hpp"
+#include "measure/canary.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

@@ -15,12 +15,12 @@
 #include "cupti/profiler_session.hpp"
 #include "device/device_info.hpp"
 #include "device/gpu_spec.hpp"
-#include "result/peak_set.hpp"
-#include "peaks/peaks_key.hpp"
 #include "gpu/cuda_check.hpp"
 #include "peaks/bench/peak_benchmarks.hpp"
 #include "peaks/bench/peak_plan.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/peaks_key.hpp"
+#include "result/peak_set.hpp"
 
 namespace rooflinectl {
 namespace {

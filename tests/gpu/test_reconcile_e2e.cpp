@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "model/operator_model.hpp"
 #include "io/json_reader.hpp"
+#include "model/operator_model.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "render/attention_summary.hpp"
 #include "io/json_reader.hpp"
+#include "render/attention_summary.hpp"
 #include "run_rooflinectl.hpp"
 
 namespace rooflinectl {

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "render/bmf_writer.hpp"
 #include "compare/compare.hpp"
-#include "render/compare_writer.hpp"
+#include "compare/significance.hpp"
+#include "core/error.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
-#include "compare/significance.hpp"
+#include "render/bmf_writer.hpp"
+#include "render/compare_writer.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
 #include "compare/compare.hpp"
 #include "compare/compare_power.hpp"
 #include "compare/significance.hpp"
+#include "core/error.hpp"
 
 namespace rooflinectl {
 namespace {

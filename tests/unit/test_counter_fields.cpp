@@ -14,9 +14,9 @@
 
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
-#include "result/counter_fields.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "result/counter_fields.hpp"
 
 namespace rooflinectl {
 namespace {

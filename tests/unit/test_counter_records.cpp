@@ -11,8 +11,8 @@
 
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
-#include "model/reconcile.hpp"
 #include "io/json_reader.hpp"
+#include "model/reconcile.hpp"
 #include "result/placement_inputs.hpp"
 
 namespace rooflinectl {

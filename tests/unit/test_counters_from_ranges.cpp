@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "cupti/metrics.hpp"
 #include "core/statistics.hpp"
+#include "cupti/metrics.hpp"
 
 namespace rooflinectl {
 namespace {

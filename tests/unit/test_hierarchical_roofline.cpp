@@ -8,13 +8,13 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "result/peak_set.hpp"
-#include "result/consistency.hpp"
-#include "roofline/above_roof_guard.hpp"
-#include "result/placement_inputs.hpp"
-#include "peaks/roof_selection.hpp"
-#include "roofline/roofline.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/roof_selection.hpp"
+#include "result/consistency.hpp"
+#include "result/peak_set.hpp"
+#include "result/placement_inputs.hpp"
+#include "roofline/above_roof_guard.hpp"
+#include "roofline/roofline.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
-#include "sweep/interruption.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "sweep/interruption.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/json_input.hpp"
-#include "render/csv_writer.hpp"
 #include "io/json_reader.hpp"
+#include "render/csv_writer.hpp"
 #include "render/markdown_writer.hpp"
 #include "render/table_writer.hpp"
 #include "result/placement_inputs.hpp"

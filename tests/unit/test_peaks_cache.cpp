@@ -9,14 +9,14 @@
 #include <limits>
 #include <string>
 
-#include "result/peak_set.hpp"
-#include "peaks/peaks_cache.hpp"
-#include "peaks/bench/peak_plan.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
 #include "io/peaks_json.hpp"
-#include "render/peaks_table.hpp"
+#include "peaks/bench/peak_plan.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/peaks_cache.hpp"
+#include "render/peaks_table.hpp"
+#include "result/peak_set.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -1,14 +1,14 @@
-// Reconciliation against a real H200 sweep (tests/unit/data/h200-sweep-first-run.json, the session-1 first run): the findings that
-// must be flagged are, the ones that match are not, and every flag is explained. Plus synthetic
-// cases for the bands and the JSON round trip.
+// Reconciliation against a real H200 sweep (tests/unit/data/h200-sweep-first-run.json, the
+// session-1 first run): the findings that must be flagged are, the ones that match are not, and
+// every flag is explained. Plus synthetic cases for the bands and the JSON round trip.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "model/operator_model.hpp"
-#include "model/reconcile.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "model/operator_model.hpp"
+#include "model/reconcile.hpp"
 #include "render/reconcile_writer.hpp"
 
 #ifndef RFL_SOURCE_DIR

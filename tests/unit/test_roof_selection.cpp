@@ -7,9 +7,9 @@
 
 #include "core/error.hpp"
 #include "device/gpu_spec.hpp"
-#include "result/peak_set.hpp"
-#include "peaks/roof_selection.hpp"
 #include "peaks/peak_sources.hpp"
+#include "peaks/roof_selection.hpp"
+#include "result/peak_set.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -9,14 +9,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/error.hpp"
-#include "result/clock_notes.hpp"
 #include "compare/compare.hpp"
-#include "render/compare_writer.hpp"
+#include "core/error.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "render/compare_writer.hpp"
 #include "render/markdown_writer.hpp"
 #include "render/table_writer.hpp"
+#include "result/clock_notes.hpp"
 
 namespace rooflinectl {
 namespace {

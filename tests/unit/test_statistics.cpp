@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.hpp"
 #include "compare/significance.hpp"
+#include "core/error.hpp"
 
 namespace rooflinectl {
 namespace {

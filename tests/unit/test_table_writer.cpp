@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "result/report.hpp"
 #include "render/table_writer.hpp"
+#include "result/report.hpp"
 #include "roofline/roofline.hpp"
 
 namespace rooflinectl {

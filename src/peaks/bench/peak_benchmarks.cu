@@ -30,9 +30,9 @@
 #include "gpu/device_buffer.hpp"
 #include "gpu/stream.hpp"
 #include "measure/l2_flush.hpp"
+#include "measure/timing.hpp"
 #include "peaks/bench/peak_benchmarks.hpp"
 #include "peaks/bench/peak_wgmma.hpp"
-#include "measure/timing.hpp"
 #include "peaks/peak_sources.hpp"
 
 namespace rooflinectl {
@@ -366,7 +366,7 @@ Benchmark dram_memcpy_benchmark(const BenchmarkInputs& in) {
   b.record.launch = "cudaMemcpyAsync(dst, src, buffer, cudaMemcpyDeviceToDevice)";
   b.launch = [in](cudaStream_t s) {
     RFL_CUDA_CHECK(cudaMemcpyAsync(in.dst, in.src, static_cast<size_t>(in.plan.dram_buffer_bytes),
-                                  cudaMemcpyDeviceToDevice, s));
+                                   cudaMemcpyDeviceToDevice, s));
   };
   return b;
 }
@@ -616,7 +616,8 @@ PeakRunResult run_peak_benchmarks(const PeakBenchmarkPlan& plan, int cc_major, i
   DeviceBuffer<uint4> dst(vectors(plan.dram_buffer_bytes));
   DeviceBuffer<uint4> l2_buffer(vectors(plan.l2_buffer_bytes));
   // Zero-filled: the read kernels' XOR is then 0 (see read_kernel).
-  RFL_CUDA_CHECK(cudaMemsetAsync(src.get(), 0, static_cast<size_t>(plan.dram_buffer_bytes), stream));
+  RFL_CUDA_CHECK(
+      cudaMemsetAsync(src.get(), 0, static_cast<size_t>(plan.dram_buffer_bytes), stream));
   RFL_CUDA_CHECK(
       cudaMemsetAsync(l2_buffer.get(), 0, static_cast<size_t>(plan.l2_buffer_bytes), stream));
   RFL_CUDA_CHECK(cudaStreamSynchronize(stream));

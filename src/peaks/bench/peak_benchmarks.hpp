@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "result/peak_set.hpp"
 #include "peaks/bench/peak_plan.hpp"
 #include "peaks/peak_sources.hpp"
+#include "result/peak_set.hpp"
 
 namespace rooflinectl {
 
