@@ -53,8 +53,15 @@ CsvColumn counter_total_column() {
                       [](const PointResult& p) { return number(p.counters.total.*kMember); });
 }
 
-const std::vector<CsvColumn>& columns() {
-  static const std::vector<CsvColumn> kColumns = {
+/// A column of one figure of the point's placement (empty without a placement).
+template <typename Field>
+CsvColumn placement_column(const char* name, Field RooflinePoint::*field) {
+  return point_column(name, [field](const PointResult& p) { return number(roof_value(p, field)); });
+}
+
+/// The point's identity and shape: operator, kernel version, device and every axis.
+std::vector<CsvColumn> shape_columns() {
+  return {
       point_column("op", [](const PointResult& p) { return p.op; }),
       point_column("version", [](const PointResult& p) { return p.version; }),
       // The GPU is one per report; repeated on every row so that CSVs of several GPUs concatenate.
@@ -73,6 +80,12 @@ const std::vector<CsvColumn>& columns() {
       point_column(
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
+  };
+}
+
+/// Status, validation, timing and throughput.
+std::vector<CsvColumn> timing_columns() {
+  return {
       point_column("status", [](const PointResult& p) { return to_string(p.status); }),
       point_column("reason", [](const PointResult& p) { return p.reason; }),
       point_column("validation_passed",
@@ -101,49 +114,25 @@ const std::vector<CsvColumn>& columns() {
                      return prefill && p.timing ? number(p.timing->median_s) : std::string();
                    }),
       point_column("tokens_per_s", [](const PointResult& p) { return number(p.tokens_per_s); }),
-      point_column(
-          "flop", [](const PointResult& p) { return number(roof_value(p, &RooflinePoint::flop)); }),
-      point_column(
-          "dram_bytes",
-          [](const PointResult& p) { return number(roof_value(p, &RooflinePoint::dram_bytes)); }),
-      point_column("arithmetic_intensity_flop_per_byte",
-                   [](const PointResult& p) {
-                     return number(
-                         roof_value(p, &RooflinePoint::arithmetic_intensity_flop_per_byte));
-                   }),
-      point_column("l2_arithmetic_intensity_flop_per_byte",
-                   [](const PointResult& p) {
-                     return number(
-                         roof_value(p, &RooflinePoint::l2_arithmetic_intensity_flop_per_byte));
-                   }),
-      point_column("achieved_flop_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::achieved_flop_per_s));
-                   }),
-      point_column("achieved_bytes_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::achieved_bytes_per_s));
-                   }),
-      point_column("achieved_l2_bytes_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::achieved_l2_bytes_per_s));
-                   }),
-      point_column("dram_attainable_flop_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::dram_attainable_flop_per_s));
-                   }),
-      point_column("l2_attainable_flop_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::l2_attainable_flop_per_s));
-                   }),
-      point_column("attainable_flop_per_s",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::attainable_flop_per_s));
-                   }),
-      point_column("fraction_of_roof",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::fraction_of_roof));
-                   }),
+  };
+}
+
+/// The roofline placement: FLOPs and bytes, intensities, rates, attainable performance, roof.
+std::vector<CsvColumn> placement_columns() {
+  return {
+      placement_column("flop", &RooflinePoint::flop),
+      placement_column("dram_bytes", &RooflinePoint::dram_bytes),
+      placement_column("arithmetic_intensity_flop_per_byte",
+                       &RooflinePoint::arithmetic_intensity_flop_per_byte),
+      placement_column("l2_arithmetic_intensity_flop_per_byte",
+                       &RooflinePoint::l2_arithmetic_intensity_flop_per_byte),
+      placement_column("achieved_flop_per_s", &RooflinePoint::achieved_flop_per_s),
+      placement_column("achieved_bytes_per_s", &RooflinePoint::achieved_bytes_per_s),
+      placement_column("achieved_l2_bytes_per_s", &RooflinePoint::achieved_l2_bytes_per_s),
+      placement_column("dram_attainable_flop_per_s", &RooflinePoint::dram_attainable_flop_per_s),
+      placement_column("l2_attainable_flop_per_s", &RooflinePoint::l2_attainable_flop_per_s),
+      placement_column("attainable_flop_per_s", &RooflinePoint::attainable_flop_per_s),
+      placement_column("fraction_of_roof", &RooflinePoint::fraction_of_roof),
       point_column("above_roof",
                    [](const PointResult& p) {
                      return p.roofline ? std::string(p.roofline->above_roof ? "true" : "false")
@@ -182,14 +171,8 @@ const std::vector<CsvColumn>& columns() {
                      const auto kind = p.roofline ? p.roofline->roof.l2_source_kind : std::nullopt;
                      return kind ? to_string(*kind) : std::string();
                    }),
-      point_column("ridge_flop_per_byte",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::ridge_flop_per_byte));
-                   }),
-      point_column("l2_ridge_flop_per_byte",
-                   [](const PointResult& p) {
-                     return number(roof_value(p, &RooflinePoint::l2_ridge_flop_per_byte));
-                   }),
+      placement_column("ridge_flop_per_byte", &RooflinePoint::ridge_flop_per_byte),
+      placement_column("l2_ridge_flop_per_byte", &RooflinePoint::l2_ridge_flop_per_byte),
       point_column(
           "basis",
           [](const PointResult& p) { return p.roofline ? p.roofline->basis : std::string(); }),
@@ -197,6 +180,12 @@ const std::vector<CsvColumn>& columns() {
                    [](const PointResult& p) {
                      return p.roofline ? p.roofline->bytes_basis : std::string();
                    }),
+  };
+}
+
+/// Counter totals, device memory and the analytic model's figures.
+std::vector<CsvColumn> counter_and_model_columns() {
+  return {
       counter_total_column<&KernelCounters::sm_throughput_fraction>(),
       counter_total_column<&KernelCounters::dram_throughput_fraction>(),
       counter_total_column<&KernelCounters::l2_bytes>(),
@@ -210,6 +199,18 @@ const std::vector<CsvColumn>& columns() {
       point_column("analytic_implemented_dram_bytes",
                    [](const PointResult& p) { return number(p.analytic.implemented_dram_bytes); }),
   };
+}
+
+/// Every column, in the header's order.
+const std::vector<CsvColumn>& columns() {
+  static const std::vector<CsvColumn> kColumns = [] {
+    std::vector<CsvColumn> all;
+    for (auto part :
+         {shape_columns(), timing_columns(), placement_columns(), counter_and_model_columns()}) {
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  }();
   return kColumns;
 }
 
