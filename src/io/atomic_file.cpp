@@ -28,8 +28,7 @@ std::string temporary_name(const std::string& path) {
 }
 
 [[noreturn]] void fail(const std::string& path, const char* step, int error_number) {
-  throw bad_input(
-      fmt::format("cannot write '{}': {} failed: {}", path, step, std::strerror(error_number)));
+  throw output_file_error(path, step, error_number);
 }
 
 // Releases the temporary file on every failure path after it was created.
@@ -59,6 +58,26 @@ class TemporaryFile {
 };
 
 }  // namespace
+
+Error output_file_error(const std::string& path, const std::string& step, int error_number) {
+  const std::string what =
+      fmt::format("cannot write '{}': {} failed: {}", path, step, std::strerror(error_number));
+  switch (error_number) {
+    case ENOSPC:
+#if defined(EDQUOT) && EDQUOT != ENOSPC
+    case EDQUOT:
+#endif
+      return environment_error(
+          what + "; free space (or quota) on its filesystem, or write to another directory");
+    case EROFS:
+      return environment_error(what +
+                               "; the filesystem is read-only: write to a writable filesystem");
+    case EIO:
+      return environment_error(what + "; the device reported an I/O error: check the disk");
+    default:
+      return bad_input(what);
+  }
+}
 
 void check_output_file_path(const std::string& path) {
   // The rename would replace whatever the name points at: refuse anything but a regular file (or

@@ -4,7 +4,15 @@
 
 #include <string>
 
+#include "core/error.hpp"
+
 namespace rooflinectl {
+
+/// The Error for a failed `step` ("write", "rename", ...) of writing `path`, one line naming the
+/// path, the step and strerror(error_number). A full disk or quota (ENOSPC, EDQUOT), a read-only
+/// filesystem (EROFS) or an I/O error (EIO) is the environment's (exit 3) and the line says what
+/// to do; anything else (EACCES, EISDIR, ENOENT, ...) is a bad output path (exit 2).
+Error output_file_error(const std::string& path, const std::string& step, int error_number);
 
 /// Throws a bad-input Error when `path` is empty, "-", lies in a directory that does not exist,
 /// or names something that exists and is not a regular file (directory, device node, FIFO,
@@ -20,8 +28,9 @@ void write_stdout(const std::string& contents);
 /// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same
 /// directory (same filesystem, so the rename cannot degrade into a copy), which is fsync'ed and
 /// then renamed over `path` (rename(2) replaces the target atomically). On any failure the
-/// temporary file is removed, `path` is left as it was, and a bad-input Error names `path`, the
-/// step that failed and the OS reason (strerror), e.g. a directory that does not exist.
+/// temporary file is removed, `path` is left as it was, and the Error of output_file_error names
+/// `path`, the step that failed and the OS reason (strerror): bad input for e.g. a directory that
+/// does not exist, environment for a full disk.
 void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace rooflinectl

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -811,6 +813,39 @@ TEST_F(AtomicFileTest, FailedRenameRemovesTheTemporaryFile) {
   fs::create_directories(target / "child");
   EXPECT_THROW(write_file_atomically(target.string(), "x"), Error);
   EXPECT_EQ(directory_entries(dir_), std::set<std::string>{"occupied"});
+}
+
+TEST(OutputFileError, FullDiskReadOnlyAndIoErrorsAreTheEnvironmentsTheRestBadInput) {
+  struct Case {
+    int error_number;
+    ExitCode code;
+    const char* fix;  // what the line tells the user to do; "" for a bad path
+  };
+  const Case cases[] = {
+      {ENOSPC, ExitCode::kEnvironment, "free space"},
+      {EDQUOT, ExitCode::kEnvironment, "free space"},
+      {EROFS, ExitCode::kEnvironment, "writable filesystem"},
+      {EIO, ExitCode::kEnvironment, "check the disk"},
+      {EACCES, ExitCode::kBadInput, ""},
+      {EISDIR, ExitCode::kBadInput, ""},
+      {ENOENT, ExitCode::kBadInput, ""},
+      {ENOTDIR, ExitCode::kBadInput, ""},
+      {EPERM, ExitCode::kBadInput, ""},
+  };
+  for (const Case& c : cases) {
+    const Error e = output_file_error("/out/report.json", "write", c.error_number);
+    const std::string message = e.what();
+    EXPECT_EQ(e.exit_code(), c.code) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    const std::string head = std::string("cannot write '/out/report.json': write failed: ") +
+                             std::strerror(c.error_number);
+    EXPECT_EQ(message.rfind(head, 0), 0u) << message;
+    if (*c.fix != '\0') {
+      EXPECT_NE(message.find(c.fix), std::string::npos) << message;
+    } else {
+      EXPECT_EQ(message, head);
+    }
+  }
 }
 
 TEST_F(AtomicFileTest, LoadReportReadsWhatWasWritten) {
