@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,13 @@
 #include "cmd_model.hpp"
 #include "cmd_peaks.hpp"
 #include "cmd_plot.hpp"
+#include "cmd_profile.hpp"
 #include "cmd_report.hpp"
 #include "cmd_sweep.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 #include "core/version_text.hpp"
+#include "io/atomic_file.hpp"
 
 namespace {
 
@@ -62,6 +65,22 @@ std::string describe_extra_arguments(const CLI::App& root, const CLI::Error& e) 
                         positionals.size() == 1 ? "" : "s", fmt::join(positionals, ", "));
   return fmt::format("unexpected argument{} {} to '{}': it takes {}", extra.size() == 1 ? "" : "s",
                      words, sub->get_name(), takes);
+}
+
+/// Help, --version and the commands that print with fmt::print write through stdout's buffer,
+/// so a failed write (`> /dev/full`, a full disk) would show only when the buffer is flushed at
+/// exit, after the exit code is chosen. It is flushed and checked here instead: a success whose
+/// output was lost exits 3 with one error line; an exit code already not 0 stays, and a line
+/// already printed for an Error (write_stdout's own "cannot write to standard output") is not
+/// repeated.
+int finish(int code, bool error_printed) {
+  try {
+    rooflinectl::flush_stdout();
+  } catch (const rooflinectl::Error& e) {
+    if (!error_printed) fmt::print(stderr, "error: {}\n", e.what());
+    return code == 0 ? static_cast<int>(e.exit_code()) : code;
+  }
+  return code;
 }
 
 }  // namespace
@@ -106,6 +125,8 @@ int main(int argc, char** argv) {
   CLI::App* peaks = setup_peaks(app, peaks_options);
   PlotOptions plot_options;
   CLI::App* plot = setup_plot(app, plot_options);
+  ProfileOptions profile_options;
+  CLI::App* profile = setup_profile(app, profile_options);
   ReportOptions report_options;
   CLI::App* report = setup_report(app, report_options);
   DoctorOptions doctor_options;
@@ -114,11 +135,23 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help/version or the usage error
-    return code == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
+    // Help and --version are collected and written in one write_stdout, so a lost write names its
+    // reason (ENOSPC for `> /dev/full`); usage errors go to stderr as CLI11 formats them.
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = app.exit(e, out, err);
+    fmt::print(stderr, "{}", err.str());
+    if (code != 0) return finish(static_cast<int>(ExitCode::kBadInput), true);
+    try {
+      write_stdout(out.str());
+    } catch (const Error& failed) {
+      fmt::print(stderr, "error: {}\n", failed.what());
+      return static_cast<int>(failed.exit_code());
+    }
+    return finish(0, false);
   }
 
-  try {
+  const auto run_parsed = [&]() -> int {
     if (sweep->parsed()) return run_sweep_command(sweep_options);
     if (devices->parsed()) return run_devices_command(devices_options);
     if (list->parsed()) return run_list_command(list_options);
@@ -126,14 +159,18 @@ int main(int argc, char** argv) {
     if (model->parsed()) return run_model_command(model_options);
     if (peaks->parsed()) return run_peaks_command(peaks_options);
     if (plot->parsed()) return run_plot_command(plot_options);
+    if (profile->parsed()) return run_profile_command(profile_options);
     if (report->parsed()) return run_report_command(report_options);
     if (doctor->parsed()) return run_doctor_command(doctor_options);
+    return 0;
+  };
+  try {
+    return finish(run_parsed(), false);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return static_cast<int>(e.exit_code());
+    return finish(static_cast<int>(e.exit_code()), true);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: internal: {}\n", e.what());
-    return 4;
+    return finish(4, true);
   }
-  return 0;
 }

@@ -1,5 +1,6 @@
 # `cmake --install` and the Debian package (`cpack -G DEB` in the build directory):
 #   bin/rooflinectl
+#   lib/rooflinectl/librooflinectl_inject.so  the injection library of `rooflinectl profile`
 #   share/rooflinectl/report-schema.json      the JSON schema of sweep/model reports
 #   share/rooflinectl/configs/                sweep configs and the GPU datasheet table
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
@@ -10,6 +11,9 @@ include(GNUInstallDirs)
 
 set_target_properties(rooflinectl PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS rooflinectl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# `profile` looks for its injection library in ../lib/rooflinectl next to bin/ (app/cmd_profile.cpp).
+set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+install(TARGETS rooflinectl_inject LIBRARY DESTINATION lib/rooflinectl)
 install(FILES docs/report-schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
 install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/perf-notes.md

@@ -55,6 +55,11 @@ inline constexpr const char* kMetricFfmaPeakPerCycle =
 inline constexpr const char* kMetricTensorBf16PeakPerCycle =
     counter_field(&CounterPeaks::tensor_bf16_per_cycle).metric;
 
+/// Tensor-pipe warp instructions of every dtype (a hardware counter on GH100, no SASS
+/// patching): `profile` collects it to tell a kernel that used the tensor pipe with a dtype whose
+/// FLOPs its one pass does not count (fp16, tf32, fp8, int8). Not a report field.
+inline constexpr const char* kMetricTensorPipeInst = "sm__inst_executed_pipe_tensor.sum";
+
 /// Every metric above, in a fixed order: what a point's counter pass collects.
 const std::vector<std::string>& counter_metric_names();
 

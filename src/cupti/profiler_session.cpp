@@ -186,11 +186,22 @@ ProfilerSession::ProfilerSession(int device, std::vector<std::string> metrics)
 }
 
 ProfilerSession::ProfilerSession(int device) : device_(device) {
-  try {
-    RFL_CUDA_CHECK(cudaSetDevice(device_));
-    RFL_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
-    const CUcontext context = current_context();
+  RFL_CUDA_CHECK(cudaSetDevice(device_));
+  RFL_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context if it does not exist yet
+  attach(current_context());
+}
 
+ProfilerSession::ProfilerSession(CurrentContext) {
+  using GetDevice = CUresult (*)(CUdevice*);
+  const CUcontext context = current_context();
+  CUdevice device = 0;
+  check_driver(driver_function<GetDevice>("cuCtxGetDevice")(&device), "cuCtxGetDevice");
+  device_ = static_cast<int>(device);
+  attach(context);
+}
+
+void ProfilerSession::attach(CUctx_st* context) {
+  try {
     auto initialize = RFL_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     RFL_CUPTI_CALL(cuptiProfilerInitialize, &initialize);
     cupti_initialized_ = true;
@@ -356,6 +367,7 @@ ProfilerSession::ProfilerSession(ProfilerSession&& other) noexcept
       range_profiler_(std::exchange(other.range_profiler_, nullptr)),
       sets_(std::exchange(other.sets_, {})),
       profiled_set_(std::exchange(other.profiled_set_, kNoSet)),
+      ranges_open_(std::exchange(other.ranges_open_, false)),
       last_steps_(other.last_steps_) {}
 
 ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
@@ -368,6 +380,7 @@ ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
     range_profiler_ = std::exchange(other.range_profiler_, nullptr);
     sets_ = std::exchange(other.sets_, {});
     profiled_set_ = std::exchange(other.profiled_set_, kNoSet);
+    ranges_open_ = std::exchange(other.ranges_open_, false);
     last_steps_ = other.last_steps_;
   }
   return *this;
@@ -376,6 +389,12 @@ ProfilerSession& ProfilerSession::operator=(ProfilerSession&& other) noexcept {
 void ProfilerSession::release() noexcept {
   // Teardown in reverse order of setup; failures cannot be reported from here and leave nothing
   // this process could still clean up.
+  if (range_profiler_ != nullptr && ranges_open_) {
+    auto stop = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = range_profiler_;
+    (void)cuptiRangeProfilerStop(&stop);
+    ranges_open_ = false;
+  }
   if (range_profiler_ != nullptr) {
     auto disable = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params);
     disable.pRangeProfilerObject = range_profiler_;
@@ -504,6 +523,46 @@ std::vector<std::map<std::string, double>> ProfilerSession::decode_ranges(const 
     ranges.push_back(std::move(by_name));
   }
   return ranges;
+}
+
+void ProfilerSession::synchronize_context() {
+  using Synchronize = CUresult (*)();
+  check_driver(driver_function<Synchronize>("cuCtxSynchronize")(), "cuCtxSynchronize");
+}
+
+void ProfilerSession::begin_ranges(size_t set_index, const std::function<void()>& prepare) {
+  if (range_profiler_ == nullptr) {
+    throw environment_error("ProfilerSession::begin_ranges called on a moved-from session");
+  }
+  if (ranges_open_) throw environment_error("ProfilerSession::begin_ranges called twice");
+  metric_set(set_index);  // range check
+  set_up_collection(set_index);
+  prepare();
+  synchronize_context();
+  auto start = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+  start.pRangeProfilerObject = range_profiler_;
+  RFL_CUPTI_CALL(cuptiRangeProfilerStart, &start);
+  ranges_open_ = true;
+}
+
+std::vector<std::map<std::string, double>> ProfilerSession::end_ranges() {
+  if (!ranges_open_) throw environment_error("ProfilerSession::end_ranges without begin_ranges");
+  ranges_open_ = false;
+  auto stop = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+  stop.pRangeProfilerObject = range_profiler_;
+  try {
+    synchronize_context();
+  } catch (...) {
+    (void)cuptiRangeProfilerStop(&stop);
+    throw;
+  }
+  RFL_CUPTI_CALL(cuptiRangeProfilerStop, &stop);
+  const MetricSet& set = sets_[profiled_set_];
+  if (!stop.isAllPassSubmitted) {
+    throw environment_error(fmt::format(
+        "cuptiRangeProfilerStop: kernel replay left passes unsubmitted ({} pass(es))", set.passes));
+  }
+  return decode_ranges(set);
 }
 
 std::vector<std::map<std::string, double>> ProfilerSession::profile(

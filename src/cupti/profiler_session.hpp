@@ -21,6 +21,7 @@
 // Opaque CUPTI / driver handles, so that users of this header need no CUPTI include.
 struct CUpti_Profiler_Host_Object;
 struct CUpti_RangeProfiler_Object;
+struct CUctx_st;
 
 namespace rooflinectl {
 
@@ -45,6 +46,11 @@ class ProfilerSession {
   /// checks that the device supports the range profiler and enables the range profiler on the
   /// context, with no metric set yet. At most one session may exist per context at a time.
   explicit ProfilerSession(int device);
+  /// For a caller that does not own the context (an injected profiler): a session on the
+  /// context current on this thread and its device, leaving the current device and context as
+  /// they are. Otherwise as ProfilerSession(device).
+  struct CurrentContext {};
+  explicit ProfilerSession(CurrentContext);
   /// As ProfilerSession(device), then adds `metrics` as metric set 0 (see add_metric_set).
   ProfilerSession(int device, std::vector<std::string> metrics);
   /// Disables the range profiler and releases the host objects; never throws.
@@ -79,6 +85,17 @@ class ProfilerSession {
   std::vector<std::map<std::string, double>> profile(const std::function<void()>& prepare,
                                                      const std::function<void()>& launch,
                                                      size_t set = 0);
+
+  /// profile() in two halves, for a caller that does not enqueue the launch itself (the launch
+  /// callback of an injected profiler): sets up `set`, runs `prepare` unprofiled, synchronizes
+  /// the context and starts the profiler; every kernel launched on the context until
+  /// end_ranges() is one range. Errors as profile().
+  void begin_ranges(size_t set, const std::function<void()>& prepare);
+  /// Synchronizes the context, stops the profiler and decodes the ranges since begin_ranges().
+  /// The profiler is stopped on every way out. Errors as profile().
+  std::vector<std::map<std::string, double>> end_ranges();
+  /// The device the session profiles.
+  int device() const { return device_; }
 
   /// The step times of the last profile() call (zeros before the first, partial after a throw).
   const ProfileStepTimes& last_step_times() const { return last_steps_; }
@@ -122,6 +139,11 @@ class ProfilerSession {
   /// The ranges recorded in `set`'s counter-data image, one metric→value map per range.
   std::vector<std::map<std::string, double>> decode_ranges(const MetricSet& set);
   void release() noexcept;
+  /// The constructors' common part: CUPTI initialized and the range profiler enabled on
+  /// `context` (a CUcontext).
+  void attach(CUctx_st* context);
+  /// cuCtxSynchronize on the current context.
+  static void synchronize_context();
 
   static constexpr size_t kNoSet = static_cast<size_t>(-1);
 
@@ -132,6 +154,7 @@ class ProfilerSession {
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
   std::vector<MetricSet> sets_;
   size_t profiled_set_ = kNoSet;  ///< the set the range profiler object last collected
+  bool ranges_open_ = false;      ///< between begin_ranges and end_ranges
   ProfileStepTimes last_steps_;
 };
 

@@ -139,15 +139,27 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   temporary.commit();
 }
 
+namespace {
+
+[[noreturn]] void fail_stdout(int error_number) {
+  std::clearerr(stdout);
+  throw environment_error(fmt::format("cannot write to standard output: {}",
+                                      error_number ? std::strerror(error_number) : "write failed"));
+}
+
+}  // namespace
+
 void write_stdout(const std::string& contents) {
   errno = 0;
   const size_t written = std::fwrite(contents.data(), 1, contents.size(), stdout);
-  if (written != contents.size() || std::fflush(stdout) != 0) {
-    const int error = errno;
-    std::clearerr(stdout);
-    throw environment_error(fmt::format("cannot write to standard output: {}",
-                                        error ? std::strerror(error) : "write failed"));
-  }
+  if (written != contents.size() || std::fflush(stdout) != 0) fail_stdout(errno);
+}
+
+void flush_stdout() {
+  errno = 0;
+  // ferror: a write that failed earlier, when the buffer filled, leaves its mark on the stream
+  // even when this flush has nothing left to write.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) fail_stdout(errno);
 }
 
 }  // namespace rooflinectl

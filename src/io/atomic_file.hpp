@@ -25,6 +25,11 @@ void check_output_file_path(const std::string& path);
 /// output: <OS reason>": the output is incomplete through no fault of the input.
 void write_stdout(const std::string& contents);
 
+/// Flushes standard output; throws write_stdout's Error when the flush or any earlier write to
+/// stdout failed. `main` calls it before exiting, so output printed without write_stdout (help,
+/// --version, fmt::print) cannot be lost behind exit code 0.
+void flush_stdout();
+
 /// Writes `contents` to `path` atomically: the bytes go to a new temporary file in the same
 /// directory (same filesystem, so the rename cannot degrade into a copy), which is fsync'ed and
 /// then renamed over `path` (rename(2) replaces the target atomically). On any failure the

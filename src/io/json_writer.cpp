@@ -304,6 +304,18 @@ Json canary_to_json(const CanaryResult& c) {
 
 }  // namespace
 
+nlohmann::ordered_json counter_result_to_json(const CounterResult& counters) {
+  return counters_to_json(counters);
+}
+
+nlohmann::ordered_json roofline_point_to_json(const RooflinePoint& point) {
+  return roofline_to_json(point);
+}
+
+nlohmann::ordered_json device_record_to_json(const DeviceRecord& device) {
+  return device_to_json(device);
+}
+
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   Json j;
   j["ops"] = c.ops;

@@ -28,4 +28,12 @@ std::string report_to_json_text(const Report& report);
 /// "kernels" (operator → requested version key) only when the config holds any.
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& config);
 
+/// One point's counters as a report stores them ("counters" of a point): what `profile` writes
+/// per launch too.
+nlohmann::ordered_json counter_result_to_json(const CounterResult& counters);
+/// One placement as a report stores it ("roofline" of a point).
+nlohmann::ordered_json roofline_point_to_json(const RooflinePoint& point);
+/// The GPU as a report stores it ("device").
+nlohmann::ordered_json device_record_to_json(const DeviceRecord& device);
+
 }  // namespace rooflinectl

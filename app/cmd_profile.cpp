@@ -1,0 +1,197 @@
+#include "cmd_profile.hpp"
+
+#include <cupti.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "cli/strict_integer.hpp"
+#include "core/error.hpp"
+#include "core/utc_timestamp.hpp"
+#include "core/version.hpp"
+#include "device/device_info.hpp"
+#include "io/atomic_file.hpp"
+#include "io/profile_json.hpp"
+#include "profile/launch_selection.hpp"
+#include "program/child_process.hpp"
+#include "program/profile_assembly.hpp"
+#include "render/profile_table.hpp"
+#include "sweep/sweep_roofs.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr const char* kInjectLibraryName = "librooflinectl_inject.so";
+constexpr const char* kInjectLibraryVariable = "RFL_INJECT_LIBRARY";
+
+std::string directory_of_executable() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  path[n] = '\0';
+  std::string text(path);
+  return text.substr(0, text.rfind('/'));
+}
+
+bool is_file(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
+
+/// $RFL_INJECT_LIBRARY, else next to the executable (the build tree), else ../lib/rooflinectl
+/// (the package layout).
+std::string find_injection_library() {
+  if (const char* given = std::getenv(kInjectLibraryVariable); given != nullptr && *given != '\0') {
+    if (!is_file(given)) {
+      throw environment_error(fmt::format("{}={}: no such readable file", kInjectLibraryVariable, given));
+    }
+    return given;
+  }
+  const std::string dir = directory_of_executable();
+  for (const std::string& candidate :
+       {dir + "/" + kInjectLibraryName, dir + "/../lib/rooflinectl/" + kInjectLibraryName}) {
+    if (is_file(candidate)) return candidate;
+  }
+  throw environment_error(fmt::format(
+      "{} not found next to {} or in ../lib/rooflinectl: rebuild (it is built with rooflinectl) "
+      "or set {}",
+      kInjectLibraryName, dir, kInjectLibraryVariable));
+}
+
+/// The CUPTI library this binary uses: NVTX hands its ranges to CUPTI when
+/// NVTX_INJECTION64_PATH names it (CUPTI guide, "NVTX"). Empty when it cannot be told.
+std::string cupti_library_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) {
+    return "";
+  }
+  return info.dli_fname;
+}
+
+std::string make_record_directory() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                        "/rooflinectl-profile-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw environment_error(fmt::format("cannot create a directory for the raw records ({}): {}",
+                                        pattern, std::strerror(errno)));
+  }
+  return pattern;
+}
+
+/// Reads and removes every raw record file in `dir`, then the directory.
+std::vector<ProcessRecords> collect_records(const std::string& dir) {
+  std::vector<ProcessRecords> processes;
+  DIR* handle = opendir(dir.c_str());
+  std::vector<std::string> files;
+  if (handle != nullptr) {
+    while (const dirent* entry = readdir(handle)) {
+      const std::string name = entry->d_name;
+      if (name.size() > 6 && name.compare(name.size() - 6, 6, ".jsonl") == 0) files.push_back(name);
+    }
+    closedir(handle);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& name : files) {
+    const std::string path = dir + "/" + name;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    processes.push_back(parse_process_records(text.str(), path));
+    std::remove(path.c_str());
+  }
+  rmdir(dir.c_str());
+  return processes;
+}
+
+ProfileInputs gather_inputs(std::vector<ProcessRecords> processes, const ProfileOptions& o,
+                            const ChildExit& exit) {
+  ProfileInputs inputs;
+  inputs.processes = std::move(processes);
+  inputs.config = o.config;
+  inputs.program.command = o.command;
+  inputs.program.exit_code = exit.exit_code;
+  inputs.program.signal = exit.signal;
+  inputs.program.wall_time_s = exit.wall_time_s;
+  std::set<int> used;
+  for (const auto& p : inputs.processes) {
+    for (const auto& l : p.launches) used.insert(l.device);
+    for (const auto& a : p.activities) used.insert(a.device);
+  }
+  for (int device : used) {
+    DeviceRecord record = query_device(device);
+    inputs.peaks.emplace(device,
+                         prepare_sweep_roofs(record, std::nullopt, o.config.counters, std::cerr));
+    inputs.devices.emplace(device, std::move(record));
+  }
+  return inputs;
+}
+
+}  // namespace
+
+CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
+  CLI::App* sub = app.add_subcommand(
+      "profile",
+      "Run a CUDA program (a binary, python script.py, ...) and place each of its kernels on "
+      "this GPU's roofline: rooflinectl profile [options] -- CMD ARGS...");
+  sub->add_option("--output,-o", o.output, "JSON profile report (written atomically)")
+      ->capture_default_str();
+  sub->add_option("--kernel-regex", o.config.kernel_regex,
+                  "Profile only kernels whose demangled name this ECMAScript regex finds "
+                  "(ncu -k regex:); every launch is still timed");
+  sub->add_option("--nvtx-include", o.config.nvtx_include,
+                  "Profile only launches inside these NVTX push/pop ranges (ncu syntax: A/, A/B/, "
+                  "A/*/B, A/+/B, [A, A], regex:...); repeat to OR");
+  sub->add_option("--launch-skip", o.config.launch_skip,
+                  "Skip this many matching launches before profiling")
+      ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
+      ->capture_default_str();
+  sub->add_option("--launch-count", o.launch_count, "Profile at most this many launches")
+      ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
+      ->each([&o](const std::string&) { o.launch_count_given = true; });
+  sub->add_option("--sample-every", o.config.sample_every,
+                  "Profile one launch in K of each kernel name (the 1st, K+1th, ...)")
+      ->check(strict_integer<uint64_t>("integers 1, 2, ..."))
+      ->capture_default_str();
+  sub->add_flag("--no-counters", o.no_counters,
+                "Only time the launches (CUPTI activity records); no counters, no placement");
+  sub->add_flag("--quiet,-q", o.quiet, "Do not print the kernel table");
+  sub->add_option("command", o.command, "The program and its arguments, after --")->required();
+  return sub;
+}
+
+int run_profile_command(ProfileOptions& o) {
+  if (o.launch_count_given) o.config.launch_count = o.launch_count;
+  o.config.counters = !o.no_counters;
+  LaunchSelector check(o.config);  // a bad regex or NVTX expression: exit 2 before the program runs
+  check_output_file_path(o.output);
+  const std::string library = find_injection_library();
+  const std::string dir = make_record_directory();
+  std::vector<std::pair<std::string, std::string>> environment = profile_environment(o.config, dir);
+  environment.emplace_back("CUDA_INJECTION64_PATH", library);
+  const std::string cupti = cupti_library_path();
+  if (!cupti.empty()) environment.emplace_back("NVTX_INJECTION64_PATH", cupti);
+
+  ChildExit exit;
+  try {
+    exit = run_child(o.command, environment);
+  } catch (...) {
+    collect_records(dir);
+    throw;
+  }
+  ProfileReport report = assemble_profile(gather_inputs(collect_records(dir), o, exit));
+  report.tool_version = kToolVersion;
+  report.git_revision = kGitRevision;
+  report.timestamp_utc = utc_timestamp_now();
+  write_file_atomically(o.output, profile_report_to_json_text(report));
+  if (!o.quiet) write_stdout(format_profile_table(report));
+  fmt::print(stderr, "profile report written to {}\n", o.output);
+  return pass_through_status(exit);
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,57 @@
+#include "inject/launch_counters.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "cupti/metrics.hpp"
+#include "gpu/cuda_check.hpp"
+
+namespace rooflinectl {
+namespace {
+
+int64_t current_l2_bytes() {
+  int device = 0;
+  int l2_bytes = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  return l2_bytes;
+}
+
+/// The required byte metrics, then every candidate that keeps the set at one pass.
+std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
+  std::vector<std::string> set = required_byte_metrics();
+  std::vector<std::string> candidates = byte_metric_candidates(Dtype::kBf16);
+  candidates.emplace_back(kMetricTensorPipeInst);
+  for (const auto& metric : candidates) {
+    if (std::find(set.begin(), set.end(), metric) != set.end()) continue;
+    std::vector<std::string> trial = set;
+    trial.push_back(metric);
+    if (session.count_passes(trial) == 1) set = std::move(trial);
+  }
+  return set;
+}
+
+}  // namespace
+
+LaunchCounters::LaunchCounters()
+    : session_(ProfilerSession::CurrentContext{}), flusher_(current_l2_bytes()) {
+  set_ = session_.add_metric_set(one_pass_byte_set(session_));
+  CounterSession bytes;
+  bytes.role = "bytes";
+  bytes.replay = session_.replay_description(set_);
+  bytes.passes = session_.passes(set_);
+  bytes.metrics = session_.metrics(set_);
+  sessions_.push_back(std::move(bytes));
+}
+
+void LaunchCounters::begin() {
+  session_.begin_ranges(set_, [this] { flusher_.flush(nullptr); });
+}
+
+std::vector<std::map<std::string, double>> LaunchCounters::end() {
+  flusher_.read_sweep(nullptr);
+  return session_.end_ranges();
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,277 @@
+#include "program/profile_assembly.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "core/statistics.hpp"
+#include "cupti/metrics.hpp"
+#include "peaks/roof_selection.hpp"
+#include "profile/demangle.hpp"
+#include "result/placement_inputs.hpp"
+
+namespace rooflinectl {
+namespace {
+
+std::string dims(const std::array<uint32_t, 3>& d) {
+  return fmt::format("({},{},{})", d[0], d[1], d[2]);
+}
+
+std::array<uint32_t, 3> unsigned_dims(const std::array<int32_t, 3>& d) {
+  return {static_cast<uint32_t>(d[0]), static_cast<uint32_t>(d[1]), static_cast<uint32_t>(d[2])};
+}
+
+std::optional<double> finite_metric(const std::map<std::string, double>& range, const char* name) {
+  const auto found = range.find(name);
+  if (found == range.end() || !std::isfinite(found->second)) return std::nullopt;
+  return found->second;
+}
+
+/// Places one profiled launch, or says why it is not placed; always sets the verdict.
+void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
+                  const ProfileInputs& inputs) {
+  const LaunchRecord& record = launch.record;
+  if (!record.profiled) {
+    launch.roofline_null_reason = "not profiled: " + record.not_profiled_reason;
+    launch.verdict = "not profiled";
+    return;
+  }
+  launch.verdict = "not placed";
+  if (record.ranges.size() != 2) {
+    launch.roofline_null_reason = fmt::format(
+        "{} counter ranges for one launch (expected 2: the kernel, then the write-back sweep)",
+        record.ranges.size());
+    return;
+  }
+  CounterPassRanges ranges;
+  ranges.bytes = record.ranges;
+  launch.counters = counters_from_passes(ranges, {launch.name}, process.sessions,
+                                         process.cache_policy, process.sweep_method);
+  const CounterResult& counters = *launch.counters;
+  const auto device = inputs.devices.find(record.device);
+  const auto peaks = inputs.peaks.find(record.device);
+  if (device == inputs.devices.end() || peaks == inputs.peaks.end()) {
+    launch.roofline_null_reason = fmt::format("no roofs for device {}", record.device);
+    return;
+  }
+  std::string why;
+  const std::optional<Roof> roof =
+      select_point_roof(peaks->second.used, Pipe::kTensor, Dtype::kBf16, peaks->second, counters,
+                        device->second.cc_major, device->second.cc_minor, why);
+  if (!roof) {
+    launch.roofline_null_reason = "no roof: " + why;
+    return;
+  }
+  const std::optional<double> isolated = counters.dram_bytes_isolated();
+  const std::optional<double> bytes = isolated ? isolated : counters.total.dram_bytes();
+  const std::optional<double> time = counters.total.duration_s;
+  if (!bytes || !time || *bytes <= 0 || *time <= 0) {
+    launch.roofline_null_reason = "DRAM bytes or the duration were not counted";
+    return;
+  }
+  const double dram_fraction = *bytes / *time / roof->peak_bytes_per_s;
+  const std::optional<double> tensor_flop = counters.total.tensor_flop();
+  if (tensor_flop && *tensor_flop > 0) {
+    L2Bytes l2;
+    if (counters.total.l2_bytes && *counters.total.l2_bytes > 0) {
+      l2.bytes = counters.total.l2_bytes;
+    } else {
+      l2.null_reason = "L2 bytes not counted";
+    }
+    RooflinePoint point = place_on_roofline(*roof, *tensor_flop, *bytes, *time, "counters", l2);
+    point.bytes_basis = isolated ? kBytesIsolated : kBytesInWindow;
+    launch.verdict = fmt::format("{}-bound, {:.0f}% of its roof (bf16 tensor FLOPs)",
+                                 to_string(point.bound), 100.0 * point.fraction_of_roof);
+    launch.roofline = std::move(point);
+    return;
+  }
+  const std::optional<double> tensor_inst = finite_metric(record.ranges[0], kMetricTensorPipeInst);
+  if (tensor_inst && *tensor_inst > 0) {
+    launch.roofline_null_reason =
+        "tensor-pipe work in a dtype whose FLOPs the single-pass set does not count (fp16, "
+        "tf32, fp8 or int8)";
+    launch.verdict = fmt::format("not placed: non-bf16 tensor work, DRAM at {:.0f}% of its roof",
+                                 100.0 * dram_fraction);
+    return;
+  }
+  launch.roofline_null_reason =
+      "no tensor-pipe work, and SIMT FLOPs are not counted in single-pass mode";
+  launch.verdict =
+      dram_fraction >= kMemoryBoundDramFraction
+          ? fmt::format("memory-bound, DRAM at {:.0f}% of its roof (no tensor work)",
+                        100.0 * dram_fraction)
+          : fmt::format("undetermined, DRAM at {:.0f}% of its roof (no tensor work; SIMT FLOPs "
+                        "not counted)",
+                        100.0 * dram_fraction);
+}
+
+/// The launches of the processes: records joined with activities, then activities of their own.
+std::vector<ProfiledLaunch> join_launches(const ProfileInputs& inputs,
+                                          std::vector<const ProcessRecords*>& owner,
+                                          double& total_kernel_time_s) {
+  std::vector<ProfiledLaunch> launches;
+  total_kernel_time_s = 0;
+  for (const ProcessRecords& process : inputs.processes) {
+    const std::set<uint32_t> tool(process.tool_correlations.begin(),
+                                  process.tool_correlations.end());
+    std::map<uint32_t, const KernelActivity*> by_correlation;
+    for (const KernelActivity& a : process.activities) {
+      if (tool.count(a.correlation) != 0) continue;
+      total_kernel_time_s += static_cast<double>(a.end_ns - a.start_ns) * 1e-9;
+      by_correlation.emplace(a.correlation, &a);
+    }
+    std::set<uint32_t> joined;
+    for (const LaunchRecord& record : process.launches) {
+      ProfiledLaunch launch;
+      launch.record = record;
+      launch.name = demangle_kernel_name(record.mangled_name);
+      const auto found = by_correlation.find(record.correlation);
+      if (found != by_correlation.end()) {
+        launch.duration_s = static_cast<double>(found->second->end_ns - found->second->start_ns) * 1e-9;
+        joined.insert(record.correlation);
+      } else {
+        launch.duration_null_reason = process.complete
+                                          ? "no kernel activity record for this launch"
+                                          : "no kernel activity record (the process did not exit "
+                                            "normally, so CUPTI's last buffers were lost)";
+      }
+      launches.push_back(std::move(launch));
+      owner.push_back(&process);
+    }
+    for (const KernelActivity& a : process.activities) {
+      if (tool.count(a.correlation) != 0 || joined.count(a.correlation) != 0) continue;
+      ProfiledLaunch launch;
+      launch.record.pid = a.pid;
+      launch.record.correlation = a.correlation;
+      launch.record.mangled_name = a.name;
+      launch.record.grid = unsigned_dims(a.grid);
+      launch.record.block = unsigned_dims(a.block);
+      launch.record.dynamic_shared_bytes = static_cast<uint32_t>(a.dynamic_shared_bytes);
+      launch.record.device = a.device;
+      launch.record.api = a.graph_id != 0 ? "cuGraphLaunch" : "unknown";
+      launch.record.not_profiled_reason =
+          a.graph_id != 0
+              ? fmt::format("ran as a node of CUDA graph {}: graph launches are not profiled "
+                            "(disable CUDA graphs for per-kernel counters)",
+                            a.graph_id)
+              : "launched through a call rooflinectl does not hook";
+      launch.name = demangle_kernel_name(a.name);
+      launch.duration_s = static_cast<double>(a.end_ns - a.start_ns) * 1e-9;
+      launches.push_back(std::move(launch));
+      owner.push_back(&process);
+    }
+  }
+  return launches;
+}
+
+/// The profiled launch of `indices` with the median counted duration, or nullptr.
+const ProfiledLaunch* median_profiled(const std::vector<ProfiledLaunch>& launches,
+                                      const std::vector<size_t>& indices) {
+  std::vector<std::pair<double, size_t>> timed;
+  for (size_t i : indices) {
+    const auto& c = launches[i].counters;
+    if (c && c->total.duration_s) timed.emplace_back(*c->total.duration_s, i);
+  }
+  if (timed.empty()) return nullptr;
+  std::sort(timed.begin(), timed.end());
+  return &launches[timed[(timed.size() - 1) / 2].second];
+}
+
+std::vector<KernelSummary> summarize(const std::vector<ProfiledLaunch>& launches,
+                                     double total_kernel_time_s) {
+  std::map<std::string, std::vector<size_t>> groups;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const LaunchRecord& r = launches[i].record;
+    const std::string key = kernel_key(launches[i].name, r.grid, r.block, r.dynamic_shared_bytes,
+                                       r.nvtx_path);
+    auto& group = groups[key];
+    if (group.empty()) order.push_back(key);
+    group.push_back(i);
+  }
+  std::vector<KernelSummary> kernels;
+  for (const std::string& key : order) {
+    const std::vector<size_t>& indices = groups[key];
+    const ProfiledLaunch& first = launches[indices.front()];
+    KernelSummary k;
+    k.key = key;
+    k.name = first.name;
+    k.grid = first.record.grid;
+    k.block = first.record.block;
+    k.dynamic_shared_bytes = first.record.dynamic_shared_bytes;
+    k.nvtx_path = first.record.nvtx_path;
+    for (size_t i : indices) {
+      ++k.launches;
+      if (launches[i].record.profiled) ++k.profiled_launches;
+      if (launches[i].duration_s) k.durations_s.push_back(*launches[i].duration_s);
+    }
+    for (double d : k.durations_s) k.total_time_s += d;
+    if (!k.durations_s.empty()) k.median_time_s = median(k.durations_s);
+    k.share_of_gpu_time = total_kernel_time_s > 0 ? k.total_time_s / total_kernel_time_s : 0;
+    if (const ProfiledLaunch* m = median_profiled(launches, indices)) {
+      k.counters = m->counters;
+      k.roofline = m->roofline;
+      k.roofline_null_reason = m->roofline_null_reason;
+      k.verdict = m->verdict;
+    } else {
+      k.roofline_null_reason = "no launch of this kernel was profiled: " +
+                               first.record.not_profiled_reason;
+      k.verdict = "not profiled";
+    }
+    kernels.push_back(std::move(k));
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const KernelSummary& a, const KernelSummary& b) {
+    return a.total_time_s > b.total_time_s;
+  });
+  return kernels;
+}
+
+}  // namespace
+
+std::string kernel_key(const std::string& name, const std::array<uint32_t, 3>& grid,
+                       const std::array<uint32_t, 3>& block, uint32_t dynamic_shared_bytes,
+                       const std::vector<std::string>& nvtx_path) {
+  std::string nvtx;
+  for (const auto& range : nvtx_path) nvtx += (nvtx.empty() ? "" : "/") + range;
+  return fmt::format("{} grid={} block={} smem={} nvtx={}", name, dims(grid), dims(block),
+                     dynamic_shared_bytes, nvtx.empty() ? "-" : nvtx);
+}
+
+ProfileReport assemble_profile(const ProfileInputs& inputs) {
+  ProfileReport report;
+  report.program = inputs.program;
+  report.config = inputs.config;
+  for (const auto& [index, device] : inputs.devices) report.devices.push_back(device);
+  if (!inputs.peaks.empty()) report.peaks = inputs.peaks.begin()->second;
+  std::vector<const ProcessRecords*> owner;
+  report.launches = join_launches(inputs, owner, report.total_kernel_time_s);
+  for (size_t i = 0; i < report.launches.size(); ++i) {
+    place_launch(report.launches[i], *owner[i], inputs);
+  }
+  report.kernels = summarize(report.launches, report.total_kernel_time_s);
+  for (const ProcessRecords& process : inputs.processes) {
+    report.graph_launches += process.graph_launches;
+    for (const auto& warning : process.warnings) {
+      report.warnings.push_back(fmt::format("process {}: {}", process.pid, warning));
+    }
+    if (!process.complete) {
+      report.complete = false;
+      report.warnings.push_back(fmt::format(
+          "process {} did not exit normally: its last launches may lack durations", process.pid));
+    }
+  }
+  if (report.graph_launches > 0) {
+    report.warnings.push_back(fmt::format(
+        "{} CUDA graph launch(es): kernels run by a graph are timed but not profiled", 
+        report.graph_launches));
+  }
+  if (report.launches.empty()) {
+    report.warnings.push_back("the program launched no CUDA kernel");
+  }
+  return report;
+}
+
+}  // namespace rooflinectl

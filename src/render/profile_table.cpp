@@ -1,0 +1,106 @@
+#include "render/profile_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "render/value_format.hpp"
+
+namespace rooflinectl {
+namespace {
+
+constexpr size_t kMaxNameChars = 70;
+
+std::string command_line(const std::vector<std::string>& command) {
+  std::string out;
+  for (const auto& arg : command) out += (out.empty() ? "" : " ") + arg;
+  return out;
+}
+
+std::string outcome(const ProgramOutcome& program) {
+  if (program.exit_code) return fmt::format("exit {}", *program.exit_code);
+  if (program.signal) return fmt::format("killed by signal {}", *program.signal);
+  return "exit unknown";
+}
+
+std::string shortened(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  return text.substr(0, limit - 3) + "...";
+}
+
+std::string launch_shape(const KernelSummary& k) {
+  std::string nvtx;
+  for (const auto& range : k.nvtx_path) nvtx += (nvtx.empty() ? "" : "/") + range;
+  return fmt::format("grid ({},{},{}) block ({},{},{}){}{}", k.grid[0], k.grid[1], k.grid[2],
+                     k.block[0], k.block[1], k.block[2],
+                     k.dynamic_shared_bytes > 0 ? fmt::format(" smem {}", k.dynamic_shared_bytes)
+                                                : "",
+                     nvtx.empty() ? "" : " nvtx " + nvtx);
+}
+
+}  // namespace
+
+std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
+  size_t profiled = 0;
+  for (const auto& l : report.launches) profiled += l.record.profiled ? 1 : 0;
+  std::string out = fmt::format(
+      "rooflinectl profile: {} ({}; {:.2f} s wall)\n{} kernel launches ({} profiled), {} "
+      "kernels, GPU kernel time {}\n",
+      command_line(report.program.command), outcome(report.program), report.program.wall_time_s,
+      report.launches.size(), profiled, report.kernels.size(),
+      format_time_s(report.total_kernel_time_s));
+  if (!report.devices.empty()) {
+    out += fmt::format("GPU: {}; roofs: {}\n", report.devices.front().name,
+                       report.peaks ? to_string(report.peaks->used) : "none");
+  }
+  out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n", "share",
+                     "total", "median", "launches", "DRAM", "FLOP/B", "TFLOP/s", "TB/s", "roof",
+                     "verdict / kernel");
+  size_t row = 0;
+  double rest_time = 0;
+  size_t rest_kernels = 0;
+  for (const KernelSummary& k : report.kernels) {
+    if (row++ >= max_rows) {
+      rest_time += k.total_time_s;
+      ++rest_kernels;
+      continue;
+    }
+    std::optional<double> dram;
+    if (k.counters) {
+      dram = k.counters->dram_bytes_isolated();
+      if (!dram) dram = k.counters->total.dram_bytes();
+    }
+    const RooflinePoint* p = k.roofline ? &*k.roofline : nullptr;
+    std::optional<double> bytes_per_s;
+    if (p) {
+      bytes_per_s = p->achieved_bytes_per_s;
+    } else if (dram && k.counters && k.counters->total.duration_s) {
+      bytes_per_s = *dram / *k.counters->total.duration_s;
+    }
+    out += fmt::format(
+        "{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n", format_percent(k.share_of_gpu_time),
+        format_time_s(k.total_time_s), k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
+        fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
+        p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
+        p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
+        bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
+        p ? format_percent(p->fraction_of_roof) : kNoValue, k.verdict);
+    out += fmt::format("{:>6} {}  {}\n", "", shortened(k.name, kMaxNameChars), launch_shape(k));
+  }
+  if (rest_kernels > 0) {
+    out += fmt::format("{:>6} {:>10}  ({} more kernels)\n",
+                       format_percent(report.total_kernel_time_s > 0
+                                          ? rest_time / report.total_kernel_time_s
+                                          : 0.0),
+                       format_time_s(rest_time), rest_kernels);
+  }
+  out +=
+      "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before it); "
+      "FLOP/B, TFLOP/s and roof from bf16 tensor FLOPs (single-pass mode counts no SIMT "
+      "FLOPs); times from the CUPTI activity records of every launch\n";
+  for (const auto& warning : report.warnings) out += "warning: " + warning + "\n";
+  return out;
+}
+
+}  // namespace rooflinectl

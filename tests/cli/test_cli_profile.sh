@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `rooflinectl profile` without a GPU: bad input exits 2 with one error line and writes no report;
+# a program that makes no CUDA call gets a report saying it launched no kernel; the program's exit
+# status (and 128 + a killing signal) passes through, with the report still written.
+# Usage: test_cli_profile.sh BINARY
+set -u
+bin="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# bad_input PATTERN ARGS...: exit 2, one "error:" line naming PATTERN, no report file.
+bad_input() {
+  local pattern="$1"
+  shift
+  "$bin" profile -o "$work/bad.json" "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [[ $got -ne 2 ]]; then
+    fail "profile $* -> exit $got (want 2): $(head -c 300 "$work/stderr")"
+  elif ! grep -qF -- "$pattern" "$work/stderr" || [[ $(wc -l <"$work/stderr") -ne 1 ]]; then
+    fail "profile $* -> want one error line naming '$pattern': $(head -c 300 "$work/stderr")"
+  elif [[ -e "$work/bad.json" ]]; then
+    fail "profile $* -> wrote a report"
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+bad_input "command is required" --
+bad_input "cannot run '/nonexistent/program': No such file or directory" -- /nonexistent/program
+bad_input "--kernel-regex '(': bad regular expression" --kernel-regex '(' -- true
+bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/' -- true
+bad_input "--sample-every 0: must be >= 1" --sample-every 0 -- true
+bad_input "--launch-skip" --launch-skip -3 -- true
+
+# ran STATUS ARGS...: the program's status passes through and the report exists and is parseable.
+ran() {
+  local want="$1"
+  shift
+  rm -f "$work/report.json"
+  "$bin" profile --quiet -o "$work/report.json" -- "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    fail "profile -- $* -> exit $got (want $want): $(head -c 300 "$work/stderr")"
+  elif ! python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['kind']=='profile'" \
+      "$work/report.json"; then
+    fail "profile -- $* -> no parseable report"
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+ran 0 true
+python3 - "$work/report.json" <<'PY' || fail "profile -- true: report content"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["program"]["command"] == ["true"], r["program"]
+assert r["program"]["exit_code"] == 0 and r["program"]["signal"] is None, r["program"]
+assert r["summary"]["launches"] == 0, r["summary"]
+assert "the program launched no CUDA kernel" in r["warnings"], r["warnings"]
+PY
+ran 5 sh -c 'exit 5'
+ran 137 sh -c 'kill -9 $$'
+python3 - "$work/report.json" <<'PY' || fail "profile of a killed program: signal not recorded"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["program"]["signal"] == 9 and r["program"]["exit_code"] is None, r["program"]
+PY
+
+# The table goes to stdout after the program's own output.
+"$bin" profile -o "$work/report.json" -- echo program-output >"$work/stdout" 2>"$work/stderr"
+if ! head -1 "$work/stdout" | grep -qx program-output ||
+  ! grep -q "^rooflinectl profile: echo program-output (exit 0" "$work/stdout"; then
+  fail "profile -- echo: stdout $(head -c 300 "$work/stdout")"
+else
+  passes=$((passes + 1))
+fi
+
+echo "cli profile checks: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
