@@ -1,8 +1,6 @@
 #include "cmd_profile.hpp"
 
-#include <cupti.h>
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -48,7 +46,8 @@ bool is_file(const std::string& path) { return access(path.c_str(), R_OK) == 0; 
 std::string find_injection_library() {
   if (const char* given = std::getenv(kInjectLibraryVariable); given != nullptr && *given != '\0') {
     if (!is_file(given)) {
-      throw environment_error(fmt::format("{}={}: no such readable file", kInjectLibraryVariable, given));
+      throw environment_error(
+          fmt::format("{}={}: no such readable file", kInjectLibraryVariable, given));
     }
     return given;
   }
@@ -63,20 +62,10 @@ std::string find_injection_library() {
       kInjectLibraryName, dir, kInjectLibraryVariable));
 }
 
-/// The CUPTI library this binary uses: NVTX hands its ranges to CUPTI when
-/// NVTX_INJECTION64_PATH names it (CUPTI guide, "NVTX"). Empty when it cannot be told.
-std::string cupti_library_path() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) == 0 || info.dli_fname == nullptr) {
-    return "";
-  }
-  return info.dli_fname;
-}
-
 std::string make_record_directory() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/rooflinectl-profile-XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/rooflinectl-profile-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     throw environment_error(fmt::format("cannot create a directory for the raw records ({}): {}",
                                         pattern, std::strerror(errno)));
@@ -174,8 +163,8 @@ int run_profile_command(ProfileOptions& o) {
   const std::string dir = make_record_directory();
   std::vector<std::pair<std::string, std::string>> environment = profile_environment(o.config, dir);
   environment.emplace_back("CUDA_INJECTION64_PATH", library);
-  const std::string cupti = cupti_library_path();
-  if (!cupti.empty()) environment.emplace_back("NVTX_INJECTION64_PATH", cupti);
+  // NVTX ranges reach the library through its InitializeInjectionNvtx2 (src/inject/injection.cpp).
+  environment.emplace_back("NVTX_INJECTION64_PATH", library);
 
   ChildExit exit;
   try {

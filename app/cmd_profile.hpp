@@ -15,7 +15,7 @@ struct ProfileOptions {
   ProfileConfig config;
   std::string output = "rooflinectl-profile.json";  ///< the JSON report
   std::vector<std::string> command;                 ///< CMD ARGS
-  uint64_t launch_count = 0;                        ///< --launch-count (0 with launch_count_given false: none)
+  uint64_t launch_count = 0;  ///< --launch-count (0 with launch_count_given false: none)
   bool launch_count_given = false;
   bool no_counters = false;
   bool quiet = false;  ///< no table on stdout

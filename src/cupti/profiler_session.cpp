@@ -95,18 +95,23 @@ void check_cupti(CUptiResult result, const char* call) {
 
 /// A driver-API function, looked up through the runtime so that the library needs no link
 /// against libcuda (CUPTI wants a CUcontext; the runtime only hands out its primary context
-/// implicitly).
+/// implicitly). `version` picks the variant: the entry point as CUDA `version` defined it.
 template <class Function>
-Function driver_function(const char* symbol) {
+Function driver_function(const char* symbol, int version = CUDART_VERSION) {
   void* function = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  RFL_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &function, CUDART_VERSION,
-                                                  cudaEnableDefault, &found));
+  RFL_CUDA_CHECK(
+      cudaGetDriverEntryPointByVersion(symbol, &function, version, cudaEnableDefault, &found));
   if (found != cudaDriverEntryPointSuccess || function == nullptr) {
     throw environment_error(fmt::format("driver function {} not found: driver too old?", symbol));
   }
   return reinterpret_cast<Function>(function);
 }
+
+/// CUDA 13.0 gave cuCtxGetDevice and cuCtxSynchronize a _v2 that takes the context as an argument
+/// (cuda.h), and the entry point at CUDART_VERSION 13000 is that _v2; the CUDA 12.0 entry points
+/// keep the one-argument forms these calls use on the current context.
+constexpr int kCurrentContextEntryVersion = 12000;
 
 void check_driver(CUresult result, const char* call) {
   if (result != CUDA_SUCCESS) {
@@ -195,7 +200,8 @@ ProfilerSession::ProfilerSession(CurrentContext) {
   using GetDevice = CUresult (*)(CUdevice*);
   const CUcontext context = current_context();
   CUdevice device = 0;
-  check_driver(driver_function<GetDevice>("cuCtxGetDevice")(&device), "cuCtxGetDevice");
+  check_driver(driver_function<GetDevice>("cuCtxGetDevice", kCurrentContextEntryVersion)(&device),
+               "cuCtxGetDevice");
   device_ = static_cast<int>(device);
   attach(context);
 }
@@ -527,7 +533,8 @@ std::vector<std::map<std::string, double>> ProfilerSession::decode_ranges(const 
 
 void ProfilerSession::synchronize_context() {
   using Synchronize = CUresult (*)();
-  check_driver(driver_function<Synchronize>("cuCtxSynchronize")(), "cuCtxSynchronize");
+  check_driver(driver_function<Synchronize>("cuCtxSynchronize", kCurrentContextEntryVersion)(),
+               "cuCtxSynchronize");
 }
 
 void ProfilerSession::begin_ranges(size_t set_index, const std::function<void()>& prepare) {

@@ -6,6 +6,7 @@
 // the program: a failure becomes a warning record and the launch is left unprofiled.
 #include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
@@ -57,7 +58,9 @@ thread_local std::vector<std::string> t_nvtx;
 thread_local std::optional<PendingLaunch> t_pending;
 thread_local std::unique_lock<std::mutex> t_launch_lock;
 
-void warn(const std::string& text) { g_state->writer->write_line(simple_line(kRawWarning, "text", text)); }
+void warn(const std::string& text) {
+  g_state->writer->write_line(simple_line(kRawWarning, "text", text));
+}
 
 /// Grid, block, shared memory and stream of a launch call, from its parameters.
 bool read_launch_params(CUpti_CallbackId cbid, const void* params, LaunchRecord& record,
@@ -142,6 +145,7 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
 
   t_launch_lock = std::unique_lock<std::mutex>(s.launch_mutex);
   if (is_capturing(stream)) {
+    record.captured = true;
     record.not_profiled_reason =
         "captured into a CUDA graph (stream capture): it runs later as a graph node";
   } else {
@@ -208,8 +212,9 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
           message(static_cast<const nvtxRangePushEx_params*>(data->functionParams)->eventAttrib));
       break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
-      t_nvtx.push_back(message(
-          static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams)->core.eventAttrib));
+      t_nvtx.push_back(
+          message(static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams)
+                      ->core.eventAttrib));
       break;
     case CUPTI_CBID_NVTX_nvtxRangePop:
     case CUPTI_CBID_NVTX_nvtxDomainRangePop:
@@ -265,7 +270,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kActivityBufferAlignment, kActivityBufferBytes));
+  *buffer =
+      static_cast<uint8_t*>(std::aligned_alloc(kActivityBufferAlignment, kActivityBufferBytes));
   *size = *buffer != nullptr ? kActivityBufferBytes : 0;
   *max_records = 0;
 }
@@ -374,4 +380,23 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   start_tracing(*state);
   std::atexit(finish);
   return 1;
+}
+
+/// NVTX's injection entry point: `profile` points NVTX_INJECTION64_PATH at this library, which
+/// hands the call to InitializeInjectionNvtx2 of the libcupti it is linked against. Pointing NVTX
+/// at a libcupti path directly fails for programs that bring their own copy (PyTorch wheels load
+/// nvidia/cu13/lib/libcupti.so.13): NVTX would load a second CUPTI, without this library's
+/// subscriber, and the ranges would never arrive. Returns 0 (NVTX stays inert) when the call
+/// cannot be handed on.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    const void* (*get_export_table)(uint32_t)) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) {
+    return 0;
+  }
+  void* cupti = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (cupti == nullptr) return 0;
+  using Initialize = int (*)(const void* (*)(uint32_t));
+  const auto initialize = reinterpret_cast<Initialize>(dlsym(cupti, "InitializeInjectionNvtx2"));
+  return initialize != nullptr ? initialize(get_export_table) : 0;
 }

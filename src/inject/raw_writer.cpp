@@ -8,7 +8,9 @@
 
 namespace rooflinectl {
 
-std::string raw_record_file_name(long pid) { return fmt::format("rooflinectl-profile-{}.jsonl", pid); }
+std::string raw_record_file_name(long pid) {
+  return fmt::format("rooflinectl-profile-{}.jsonl", pid);
+}
 
 RawWriter::RawWriter(const std::string& dir) {
   const std::string path = dir + "/" + raw_record_file_name(static_cast<long>(getpid()));

@@ -44,6 +44,7 @@ LaunchRecord launch_from_json(const Json& j) {
   l.device = j.at("device").get<int>();
   l.nvtx_path = j.at("nvtx").get<std::vector<std::string>>();
   l.profiled = j.at("profiled").get<bool>();
+  l.captured = j.at("captured").get<bool>();
   l.not_profiled_reason = j.at("not_profiled_reason").get<std::string>();
   for (const auto& range : j.at("ranges")) l.ranges.push_back(metric_map_from_json(range));
   return l;
@@ -173,24 +174,19 @@ std::string launch_record_line(const LaunchRecord& l) {
                   {"device", l.device},
                   {"nvtx", l.nvtx_path},
                   {"profiled", l.profiled},
+                  {"captured", l.captured},
                   {"not_profiled_reason", l.not_profiled_reason},
                   {"ranges", ranges}};
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string kernel_activity_line(const KernelActivity& a) {
-  const Json j = {{"record", kRawActivity},
-                  {"correlation", a.correlation},
-                  {"pid", a.pid},
-                  {"name", a.name},
-                  {"start_ns", a.start_ns},
-                  {"end_ns", a.end_ns},
-                  {"device", a.device},
-                  {"stream", a.stream},
-                  {"graph_id", a.graph_id},
-                  {"grid", a.grid},
-                  {"block", a.block},
-                  {"dynamic_shared_bytes", a.dynamic_shared_bytes}};
+  const Json j = {{"record", kRawActivity}, {"correlation", a.correlation},
+                  {"pid", a.pid},           {"name", a.name},
+                  {"start_ns", a.start_ns}, {"end_ns", a.end_ns},
+                  {"device", a.device},     {"stream", a.stream},
+                  {"graph_id", a.graph_id}, {"grid", a.grid},
+                  {"block", a.block},       {"dynamic_shared_bytes", a.dynamic_shared_bytes}};
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -221,9 +217,9 @@ ProcessRecords parse_process_records(const std::string& text, const std::string&
     ++line_number;
     const size_t end = text.find('\n', begin);
     if (end == std::string::npos) {
-      records.warnings.push_back(fmt::format(
-          "{}: line {} is cut off (the process was killed while writing it): dropped", origin,
-          line_number));
+      records.warnings.push_back(
+          fmt::format("{}: line {} is cut off (the process was killed while writing it): dropped",
+                      origin, line_number));
       break;
     }
     const std::string line = text.substr(begin, end - begin);
@@ -234,8 +230,8 @@ ProcessRecords parse_process_records(const std::string& text, const std::string&
     } catch (const Error& e) {
       throw bad_input(fmt::format("{}: line {}: {}", origin, line_number, e.what()));
     } catch (const nlohmann::json::exception& e) {
-      throw bad_input(fmt::format("{}: line {}: malformed record: {}", origin, line_number,
-                                  e.what()));
+      throw bad_input(
+          fmt::format("{}: line {}: malformed record: {}", origin, line_number, e.what()));
     }
   }
   return records;
@@ -272,7 +268,8 @@ nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   OrderedJson devices = OrderedJson::array();
   for (const auto& d : report.devices) devices.push_back(device_record_to_json(d));
   j["devices"] = devices;
-  j["peaks"] = report.peaks ? OrderedJson(peaks_block_to_json(*report.peaks)) : OrderedJson(nullptr);
+  j["peaks"] =
+      report.peaks ? OrderedJson(peaks_block_to_json(*report.peaks)) : OrderedJson(nullptr);
   OrderedJson summary;
   summary["launches"] = report.launches.size();
   size_t profiled = 0;

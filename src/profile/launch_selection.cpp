@@ -34,9 +34,8 @@ LaunchSelector::LaunchSelector(const ProfileConfig& config) : config_(config) {
     try {
       name_regex_ = std::regex(config_.kernel_regex, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      throw bad_input(
-          fmt::format("--kernel-regex '{}': bad regular expression: {}", config_.kernel_regex,
-                      e.what()));
+      throw bad_input(fmt::format("--kernel-regex '{}': bad regular expression: {}",
+                                  config_.kernel_regex, e.what()));
     }
   }
   for (const auto& expression : config_.nvtx_include) nvtx_filters_.emplace_back(expression);
@@ -62,10 +61,11 @@ LaunchDecision LaunchSelector::decide(const std::string& demangled_name,
   return {true, ""};
 }
 
-std::vector<std::pair<std::string, std::string>> profile_environment(const ProfileConfig& config,
-                                                                     const std::string& output_dir) {
+std::vector<std::pair<std::string, std::string>> profile_environment(
+    const ProfileConfig& config, const std::string& output_dir) {
   std::string nvtx;
-  for (const auto& expression : config.nvtx_include) nvtx += (nvtx.empty() ? "" : "\n") + expression;
+  for (const auto& expression : config.nvtx_include)
+    nvtx += (nvtx.empty() ? "" : "\n") + expression;
   std::vector<std::pair<std::string, std::string>> out = {
       {kEnvOutputDir, output_dir},
       {kEnvKernelRegex, config.kernel_regex},

@@ -53,8 +53,8 @@ NvtxFilter::NvtxFilter(const std::string& expression) : expression_(expression) 
         try {
           element.pattern = std::regex(part, std::regex::ECMAScript);
         } catch (const std::regex_error& e) {
-          throw filter_error(expression, fmt::format("bad regular expression '{}': {}", part,
-                                                     e.what()));
+          throw filter_error(expression,
+                             fmt::format("bad regular expression '{}': {}", part, e.what()));
         }
       }
     }

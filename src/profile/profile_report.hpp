@@ -34,7 +34,10 @@ struct LaunchRecord {
   int device = 0;       ///< CUDA device ordinal of the launching context
   std::vector<std::string> nvtx_path;  ///< NVTX push/pop ranges open on the thread, outermost first
   bool profiled = false;               ///< counters were collected for this launch
-  std::string not_profiled_reason;     ///< why not (a filter, stream capture, an error)
+  /// The call was recorded into a CUDA graph by stream capture: nothing ran; its executions are
+  /// the graph's nodes, seen as kernel activities of the graph launch.
+  bool captured = false;
+  std::string not_profiled_reason;  ///< why not (a filter, stream capture, an error)
   /// The profiled ranges' metric values: the kernel, then the read-only write-back sweep.
   std::vector<std::map<std::string, double>> ranges;
 };
@@ -63,10 +66,10 @@ struct ProcessRecords {
   std::vector<std::string> warnings;        ///< what the library reported, one line each
   /// The metric sets the library collected, as recorded in each launch's counters.
   std::vector<CounterSession> sessions;
-  std::string cache_policy;    ///< how L2 was left before each profiled launch
-  std::string sweep_method;    ///< how the write-back was measured
-  bool complete = false;       ///< the library's end record was written (the process exited)
-  uint64_t graph_launches = 0; ///< cuGraphLaunch calls
+  std::string cache_policy;     ///< how L2 was left before each profiled launch
+  std::string sweep_method;     ///< how the write-back was measured
+  bool complete = false;        ///< the library's end record was written (the process exited)
+  uint64_t graph_launches = 0;  ///< cuGraphLaunch calls
 };
 
 /// How the program ended.
@@ -80,8 +83,8 @@ struct ProgramOutcome {
 /// One launch of the report: the record, its activity and its placement.
 struct ProfiledLaunch {
   LaunchRecord record;
-  std::string name;                   ///< demangled
-  std::optional<double> duration_s;   ///< from the activity record; nullopt when none joined
+  std::string name;                  ///< demangled
+  std::optional<double> duration_s;  ///< from the activity record; nullopt when none joined
   std::string duration_null_reason;
   std::optional<CounterResult> counters;  ///< when profiled
   std::optional<RooflinePoint> roofline;

@@ -32,7 +32,8 @@ int pass_through_status(const ChildExit& exit) {
 
 ChildExit run_child(const std::vector<std::string>& command,
                     const std::vector<std::pair<std::string, std::string>>& environment) {
-  if (command.empty()) throw bad_input("profile: no program given (usage: profile [options] -- CMD ARGS...)");
+  if (command.empty())
+    throw bad_input("profile: no program given (usage: profile [options] -- CMD ARGS...)");
   // The child reports a failed exec through this pipe (closed on a successful exec).
   int report_pipe[2];
   if (pipe2(report_pipe, O_CLOEXEC) != 0) {
@@ -61,7 +62,8 @@ ChildExit run_child(const std::vector<std::string>& command,
   struct sigaction forward {};
   forward.sa_handler = forward_signal;
   sigemptyset(&forward.sa_mask);
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   sigaction(SIGINT, &forward, &old_int);
   sigaction(SIGTERM, &forward, &old_term);
 

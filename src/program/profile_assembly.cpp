@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -103,35 +104,57 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
       dram_fraction >= kMemoryBoundDramFraction
           ? fmt::format("memory-bound, DRAM at {:.0f}% of its roof (no tensor work)",
                         100.0 * dram_fraction)
-          : fmt::format("undetermined, DRAM at {:.0f}% of its roof (no tensor work; SIMT FLOPs "
-                        "not counted)",
-                        100.0 * dram_fraction);
+          : fmt::format(
+                "undetermined, DRAM at {:.0f}% of its roof (no tensor work; SIMT FLOPs "
+                "not counted)",
+                100.0 * dram_fraction);
+}
+
+/// The activity of `record`: same correlation, same kernel and launch configuration. A launch's
+/// correlation ID is shared by the kernels the injection library runs inside its callback (the
+/// L2 flush, the read sweep, CUPTI's own), so the correlation alone does not identify it.
+bool is_activity_of(const KernelActivity& a, const LaunchRecord& record) {
+  return a.name == record.mangled_name && unsigned_dims(a.grid) == record.grid &&
+         unsigned_dims(a.block) == record.block;
 }
 
 /// The launches of the processes: records joined with activities, then activities of their own.
+/// Activities under a correlation of a recorded launch or of the library's own launches that are
+/// not the launch itself are the library's work and are left out, from the GPU time too. Calls
+/// captured into a CUDA graph ran nothing and are only counted (`captured_calls`).
 std::vector<ProfiledLaunch> join_launches(const ProfileInputs& inputs,
                                           std::vector<const ProcessRecords*>& owner,
-                                          double& total_kernel_time_s) {
+                                          double& total_kernel_time_s, int64_t& captured_calls) {
   std::vector<ProfiledLaunch> launches;
   total_kernel_time_s = 0;
+  captured_calls = 0;
+  const auto seconds = [](const KernelActivity& a) {
+    return static_cast<double>(a.end_ns - a.start_ns) * 1e-9;
+  };
   for (const ProcessRecords& process : inputs.processes) {
-    const std::set<uint32_t> tool(process.tool_correlations.begin(),
-                                  process.tool_correlations.end());
-    std::map<uint32_t, const KernelActivity*> by_correlation;
-    for (const KernelActivity& a : process.activities) {
-      if (tool.count(a.correlation) != 0) continue;
-      total_kernel_time_s += static_cast<double>(a.end_ns - a.start_ns) * 1e-9;
-      by_correlation.emplace(a.correlation, &a);
+    std::set<uint32_t> tool(process.tool_correlations.begin(), process.tool_correlations.end());
+    std::multimap<uint32_t, size_t> by_correlation;
+    for (size_t i = 0; i < process.activities.size(); ++i) {
+      by_correlation.emplace(process.activities[i].correlation, i);
     }
-    std::set<uint32_t> joined;
+    std::vector<bool> used(process.activities.size(), false);
     for (const LaunchRecord& record : process.launches) {
+      tool.insert(record.correlation);
+      if (record.captured) {
+        ++captured_calls;
+        continue;
+      }
       ProfiledLaunch launch;
       launch.record = record;
       launch.name = demangle_kernel_name(record.mangled_name);
-      const auto found = by_correlation.find(record.correlation);
-      if (found != by_correlation.end()) {
-        launch.duration_s = static_cast<double>(found->second->end_ns - found->second->start_ns) * 1e-9;
-        joined.insert(record.correlation);
+      const auto range = by_correlation.equal_range(record.correlation);
+      const auto found = std::find_if(range.first, range.second, [&](const auto& entry) {
+        return !used[entry.second] && is_activity_of(process.activities[entry.second], record);
+      });
+      if (found != range.second) {
+        used[found->second] = true;
+        launch.duration_s = seconds(process.activities[found->second]);
+        total_kernel_time_s += *launch.duration_s;
       } else {
         launch.duration_null_reason = process.complete
                                           ? "no kernel activity record for this launch"
@@ -141,8 +164,9 @@ std::vector<ProfiledLaunch> join_launches(const ProfileInputs& inputs,
       launches.push_back(std::move(launch));
       owner.push_back(&process);
     }
-    for (const KernelActivity& a : process.activities) {
-      if (tool.count(a.correlation) != 0 || joined.count(a.correlation) != 0) continue;
+    for (size_t i = 0; i < process.activities.size(); ++i) {
+      const KernelActivity& a = process.activities[i];
+      if (used[i] || tool.count(a.correlation) != 0) continue;
       ProfiledLaunch launch;
       launch.record.pid = a.pid;
       launch.record.correlation = a.correlation;
@@ -153,13 +177,14 @@ std::vector<ProfiledLaunch> join_launches(const ProfileInputs& inputs,
       launch.record.device = a.device;
       launch.record.api = a.graph_id != 0 ? "cuGraphLaunch" : "unknown";
       launch.record.not_profiled_reason =
-          a.graph_id != 0
-              ? fmt::format("ran as a node of CUDA graph {}: graph launches are not profiled "
-                            "(disable CUDA graphs for per-kernel counters)",
-                            a.graph_id)
-              : "launched through a call rooflinectl does not hook";
+          a.graph_id != 0 ? fmt::format(
+                                "ran as a node of CUDA graph {}: graph launches are not profiled "
+                                "(disable CUDA graphs for per-kernel counters)",
+                                a.graph_id)
+                          : "launched through a call rooflinectl does not hook";
       launch.name = demangle_kernel_name(a.name);
-      launch.duration_s = static_cast<double>(a.end_ns - a.start_ns) * 1e-9;
+      launch.duration_s = seconds(a);
+      total_kernel_time_s += *launch.duration_s;
       launches.push_back(std::move(launch));
       owner.push_back(&process);
     }
@@ -186,8 +211,8 @@ std::vector<KernelSummary> summarize(const std::vector<ProfiledLaunch>& launches
   std::vector<std::string> order;
   for (size_t i = 0; i < launches.size(); ++i) {
     const LaunchRecord& r = launches[i].record;
-    const std::string key = kernel_key(launches[i].name, r.grid, r.block, r.dynamic_shared_bytes,
-                                       r.nvtx_path);
+    const std::string key =
+        kernel_key(launches[i].name, r.grid, r.block, r.dynamic_shared_bytes, r.nvtx_path);
     auto& group = groups[key];
     if (group.empty()) order.push_back(key);
     group.push_back(i);
@@ -217,15 +242,16 @@ std::vector<KernelSummary> summarize(const std::vector<ProfiledLaunch>& launches
       k.roofline_null_reason = m->roofline_null_reason;
       k.verdict = m->verdict;
     } else {
-      k.roofline_null_reason = "no launch of this kernel was profiled: " +
-                               first.record.not_profiled_reason;
+      k.roofline_null_reason =
+          "no launch of this kernel was profiled: " + first.record.not_profiled_reason;
       k.verdict = "not profiled";
     }
     kernels.push_back(std::move(k));
   }
-  std::stable_sort(kernels.begin(), kernels.end(), [](const KernelSummary& a, const KernelSummary& b) {
-    return a.total_time_s > b.total_time_s;
-  });
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const KernelSummary& a, const KernelSummary& b) {
+                     return a.total_time_s > b.total_time_s;
+                   });
   return kernels;
 }
 
@@ -247,7 +273,8 @@ ProfileReport assemble_profile(const ProfileInputs& inputs) {
   for (const auto& [index, device] : inputs.devices) report.devices.push_back(device);
   if (!inputs.peaks.empty()) report.peaks = inputs.peaks.begin()->second;
   std::vector<const ProcessRecords*> owner;
-  report.launches = join_launches(inputs, owner, report.total_kernel_time_s);
+  int64_t captured_calls = 0;
+  report.launches = join_launches(inputs, owner, report.total_kernel_time_s, captured_calls);
   for (size_t i = 0; i < report.launches.size(); ++i) {
     place_launch(report.launches[i], *owner[i], inputs);
   }
@@ -264,9 +291,15 @@ ProfileReport assemble_profile(const ProfileInputs& inputs) {
     }
   }
   if (report.graph_launches > 0) {
+    report.warnings.push_back(
+        fmt::format("{} CUDA graph launch(es): kernels run by a graph are timed but not profiled",
+                    report.graph_launches));
+  }
+  if (captured_calls > 0) {
     report.warnings.push_back(fmt::format(
-        "{} CUDA graph launch(es): kernels run by a graph are timed but not profiled", 
-        report.graph_launches));
+        "{} kernel launch call(s) were captured into CUDA graphs (stream capture), not run: "
+        "their executions are the graph nodes",
+        captured_calls));
   }
   if (report.launches.empty()) {
     report.warnings.push_back("the program launched no CUDA kernel");

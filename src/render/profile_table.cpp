@@ -32,11 +32,11 @@ std::string shortened(const std::string& text, size_t limit) {
 std::string launch_shape(const KernelSummary& k) {
   std::string nvtx;
   for (const auto& range : k.nvtx_path) nvtx += (nvtx.empty() ? "" : "/") + range;
-  return fmt::format("grid ({},{},{}) block ({},{},{}){}{}", k.grid[0], k.grid[1], k.grid[2],
-                     k.block[0], k.block[1], k.block[2],
-                     k.dynamic_shared_bytes > 0 ? fmt::format(" smem {}", k.dynamic_shared_bytes)
-                                                : "",
-                     nvtx.empty() ? "" : " nvtx " + nvtx);
+  return fmt::format(
+      "grid ({},{},{}) block ({},{},{}){}{}", k.grid[0], k.grid[1], k.grid[2], k.block[0],
+      k.block[1], k.block[2],
+      k.dynamic_shared_bytes > 0 ? fmt::format(" smem {}", k.dynamic_shared_bytes) : "",
+      nvtx.empty() ? "" : " nvtx " + nvtx);
 }
 
 }  // namespace
@@ -78,22 +78,22 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
     } else if (dram && k.counters && k.counters->total.duration_s) {
       bytes_per_s = *dram / *k.counters->total.duration_s;
     }
-    out += fmt::format(
-        "{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n", format_percent(k.share_of_gpu_time),
-        format_time_s(k.total_time_s), k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
-        fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
-        p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
-        p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
-        bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
-        p ? format_percent(p->fraction_of_roof) : kNoValue, k.verdict);
+    out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
+                       format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
+                       k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
+                       fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
+                       p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
+                       p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
+                       bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
+                       p ? format_percent(p->fraction_of_roof) : kNoValue, k.verdict);
     out += fmt::format("{:>6} {}  {}\n", "", shortened(k.name, kMaxNameChars), launch_shape(k));
   }
   if (rest_kernels > 0) {
-    out += fmt::format("{:>6} {:>10}  ({} more kernels)\n",
-                       format_percent(report.total_kernel_time_s > 0
-                                          ? rest_time / report.total_kernel_time_s
-                                          : 0.0),
-                       format_time_s(rest_time), rest_kernels);
+    out += fmt::format(
+        "{:>6} {:>10}  ({} more kernels)\n",
+        format_percent(report.total_kernel_time_s > 0 ? rest_time / report.total_kernel_time_s
+                                                      : 0.0),
+        format_time_s(rest_time), rest_kernels);
   }
   out +=
       "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before it); "

@@ -44,7 +44,8 @@ Json profile(const std::string& options, const std::string& program_args, int ex
 
 std::string nvtx_of(const Json& launch) {
   std::string out;
-  for (const auto& range : launch.at("nvtx")) out += (out.empty() ? "" : "/") + range.get<std::string>();
+  for (const auto& range : launch.at("nvtx"))
+    out += (out.empty() ? "" : "/") + range.get<std::string>();
   return out;
 }
 
@@ -74,8 +75,6 @@ TEST(ProfileEndToEnd, CountsBytesAndFlopsOfAPlainCudaProgram) {
         EXPECT_NEAR(bytes, kScaleDramBytes, kBytesTolerance * kScaleDramBytes);
         EXPECT_NE(launch.at("verdict").get<std::string>().find("memory-bound"), std::string::npos)
             << launch.at("verdict");
-      } else {
-        EXPECT_FALSE(launch.at("profiled").get<bool>()) << "captured launches are not profiled";
       }
     } else if (nvtx_of(launch) == "gemm" && launch.at("profiled").get<bool>()) {
       const Json& tensor = launch.at("counters").at("total").at("tensor_bf16_flop");

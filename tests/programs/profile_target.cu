@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&x, kScaleElements * sizeof(float)), "cudaMalloc x");
   check(cudaMalloc(&y, kScaleElements * sizeof(float)), "cudaMalloc y");
   check(cudaMemset(x, 0, kScaleElements * sizeof(float)), "cudaMemset x");
+  check(cudaMemset(y, 0, kScaleElements * sizeof(float)), "cudaMemset y");
+  // One launch outside the ranges the test checks: on the H200 the first profiled launch of the
+  // process counted 5% more DRAM writes than the same launch after it (28 MiB of 512), with y
+  // written before and the L2 flushed; not yet explained (docs/profile.md, "Known gaps").
+  launch_scale(x, y, nullptr);
 
   nvtxRangePushA("scale");
   for (int i = 0; i < kScaleLaunches; ++i) launch_scale(x, y, nullptr);
@@ -75,8 +80,8 @@ int main(int argc, char** argv) {
   const float beta = 0.0f;
   nvtxRangePushA("gemm");
   for (int i = 0; i < kGemmLaunches; ++i) {
-    check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize, kGemmSize, &alpha,
-                       a, CUDA_R_16BF, kGemmSize, b, CUDA_R_16BF, kGemmSize, &beta, c, CUDA_R_16BF,
+    check(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, kGemmSize, kGemmSize, kGemmSize, &alpha, a,
+                       CUDA_R_16BF, kGemmSize, b, CUDA_R_16BF, kGemmSize, &beta, c, CUDA_R_16BF,
                        kGemmSize, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
   }

@@ -69,7 +69,7 @@ TEST(LaunchSelector, AppliesRegexNvtxSkipSampleAndCountInOrder) {
   LaunchSelector selector(config);
   EXPECT_EQ(selector.decide("gelu_kernel", {}).reason, "not matched by --kernel-regex");
   EXPECT_EQ(selector.decide("sm90_gemm", {}).reason, "skipped by --launch-skip");
-  EXPECT_TRUE(selector.decide("sm90_gemm", {}).profile);   // 1st of sm90_gemm after the skip
+  EXPECT_TRUE(selector.decide("sm90_gemm", {}).profile);  // 1st of sm90_gemm after the skip
   EXPECT_EQ(selector.decide("sm90_gemm", {}).reason, "not sampled by --sample-every");
   EXPECT_TRUE(selector.decide("other_gemm", {}).profile);  // sampled per kernel name
   EXPECT_TRUE(selector.exhausted());
@@ -177,9 +177,8 @@ std::vector<std::map<std::string, double>> ranges(double read, double write, dou
                                           {kMetricL2Bytes, 3 * (read + write)},
                                           {kMetricTensorBf16Ops, tensor_flop},
                                           {kMetricTensorPipeInst, tensor_flop > 0 ? 1e6 : 0}};
-  std::map<std::string, double> sweep = {{kMetricDramReadBytes, 2.4e8},
-                                         {kMetricDramWriteBytes, writeback},
-                                         {kMetricDurationNs, 5e4}};
+  std::map<std::string, double> sweep = {
+      {kMetricDramReadBytes, 2.4e8}, {kMetricDramWriteBytes, writeback}, {kMetricDurationNs, 5e4}};
   return {kernel, sweep};
 }
 
@@ -204,11 +203,16 @@ ProfileInputs synthetic_inputs() {
   copy.ranges = ranges(5e8, 4.5e8, 5e7, 0, 2.5e5);
   LaunchRecord skipped = launch(2, 12, "copy_kernel");
   skipped.not_profiled_reason = "not sampled by --sample-every";
-  p.launches = {gemm, copy, skipped};
+  LaunchRecord captured = launch(3, 14, "copy_kernel");
+  captured.captured = true;
+  captured.not_profiled_reason = "captured into a CUDA graph";
+  p.launches = {gemm, copy, skipped, captured};
   p.activities = {activity(10, "_Z4gemmv", 200000), activity(11, "copy_kernel", 250000),
                   activity(12, "copy_kernel", 150000), activity(13, "graph_node", 400000, 5),
-                  activity(99, "rooflinectl_flush", 1000000)};
-  p.tool_correlations = {99};
+                  activity(99, "rooflinectl_flush", 1000000),
+                  // The library's flush and sweep inside a launch's callback share its correlation.
+                  activity(10, "rooflinectl_flush", 1000000), activity(11, "WaitNs", 3000)};
+  p.tool_correlations = {10, 10, 11, 11, 99};
 
   ProfileInputs inputs;
   inputs.processes = {p};
@@ -265,9 +269,10 @@ TEST(ProfileAssembly, JoinsPlacesAndGroupsLaunches) {
   ASSERT_TRUE(report.kernels[0].median_time_s);
   EXPECT_DOUBLE_EQ(*report.kernels[0].median_time_s, 2e-4);
   EXPECT_EQ(report.kernels[0].key, "copy_kernel grid=(132,1,1) block=(256,1,1) smem=0 nvtx=-");
-  EXPECT_EQ(report.kernels[2].key,
-            "gemm() grid=(132,1,1) block=(256,1,1) smem=0 nvtx=block/mlp");
+  EXPECT_EQ(report.kernels[2].key, "gemm() grid=(132,1,1) block=(256,1,1) smem=0 nvtx=block/mlp");
   EXPECT_TRUE(report.complete);
+  EXPECT_NE(report.warnings.back().find("1 kernel launch call(s) were captured"), std::string::npos)
+      << report.warnings.back();
 }
 
 TEST(ProfileAssembly, NamesWhatItCouldNotDo) {
