@@ -73,7 +73,10 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
     launch.roofline_null_reason = "DRAM bytes or the duration were not counted";
     return;
   }
-  const double dram_fraction = *bytes / *time / roof->peak_bytes_per_s;
+  // The share of the DRAM roof sustained in the kernel's window: the write-backs the sweep counts
+  // after the window are not part of the kernel's duration.
+  const std::optional<double> window_bytes = counters.total.dram_bytes();
+  const double dram_fraction = window_bytes.value_or(*bytes) / *time / roof->peak_bytes_per_s;
   const std::optional<double> tensor_flop = counters.total.tensor_flop();
   if (tensor_flop && *tensor_flop > 0) {
     L2Bytes l2;

@@ -72,11 +72,12 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
       if (!dram) dram = k.counters->total.dram_bytes();
     }
     const RooflinePoint* p = k.roofline ? &*k.roofline : nullptr;
+    // The bandwidth DRAM sustained while the kernel ran: the write-backs after its window are
+    // left out (for a kernel whose output stays in L2 they would put it above the DRAM roof).
     std::optional<double> bytes_per_s;
-    if (p) {
-      bytes_per_s = p->achieved_bytes_per_s;
-    } else if (dram && k.counters && k.counters->total.duration_s) {
-      bytes_per_s = *dram / *k.counters->total.duration_s;
+    if (k.counters && k.counters->total.dram_bytes() && k.counters->total.duration_s &&
+        *k.counters->total.duration_s > 0) {
+      bytes_per_s = *k.counters->total.dram_bytes() / *k.counters->total.duration_s;
     }
     out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
                        format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
@@ -97,6 +98,7 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
   }
   out +=
       "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before it); "
+      "TB/s: the in-window DRAM bytes over the kernel's duration; "
       "FLOP/B, TFLOP/s and roof from bf16 tensor FLOPs (single-pass mode counts no SIMT "
       "FLOPs); times from the CUPTI activity records of every launch\n";
   for (const auto& warning : report.warnings) out += "warning: " + warning + "\n";

@@ -255,7 +255,8 @@ TEST(ProfileAssembly, JoinsPlacesAndGroupsLaunches) {
 
   const ProfiledLaunch& copy = report.launches[1];
   EXPECT_FALSE(copy.roofline);
-  EXPECT_NE(copy.verdict.find("memory-bound, DRAM at 83%"), std::string::npos) << copy.verdict;
+  // 0.95 GB in its window over 0.25 ms: 79% of the DRAM roof (the write-back comes after it).
+  EXPECT_NE(copy.verdict.find("memory-bound, DRAM at 79%"), std::string::npos) << copy.verdict;
   EXPECT_EQ(report.launches[2].verdict, "not profiled");
   const ProfiledLaunch& node = report.launches[3];
   EXPECT_EQ(node.record.api, "cuGraphLaunch");
