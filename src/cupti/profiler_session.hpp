@@ -96,6 +96,9 @@ class ProfilerSession {
   std::vector<std::map<std::string, double>> end_ranges();
   /// The device the session profiles.
   int device() const { return device_; }
+  /// cuCtxSynchronize on the current context (through its CUDA 12.0 entry point: CUDA 13's
+  /// cuCtxSynchronize_v2 takes a context). Throws an environment Error when it fails.
+  static void synchronize_context();
 
   /// The step times of the last profile() call (zeros before the first, partial after a throw).
   const ProfileStepTimes& last_step_times() const { return last_steps_; }
@@ -142,9 +145,6 @@ class ProfilerSession {
   /// The constructors' common part: CUPTI initialized and the range profiler enabled on
   /// `context` (a CUcontext).
   void attach(CUctx_st* context);
-  /// cuCtxSynchronize on the current context.
-  static void synchronize_context();
-
   static constexpr size_t kNoSet = static_cast<size_t>(-1);
 
   int device_ = 0;

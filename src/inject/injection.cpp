@@ -7,6 +7,7 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
@@ -39,6 +40,9 @@ struct InjectionState {
   std::mutex launch_mutex;  ///< held from a launch's entry to its exit: one launch at a time
   std::map<CUcontext, std::unique_ptr<LaunchCounters>> counters;
   std::map<CUcontext, std::string> counter_failures;  ///< contexts whose counters cannot run
+  /// The open counter collection and its launches, written when it closes (under launch_mutex).
+  LaunchCounters* collection = nullptr;
+  std::vector<LaunchRecord> collected;
   bool sessions_written = false;
   std::atomic<uint64_t> sequence{0};
   CUpti_SubscriberHandle subscriber = nullptr;
@@ -127,6 +131,36 @@ LaunchCounters* counters_for(CUcontext context, std::string& reason) {
   }
 }
 
+/// Closes the open counter collection, if any, and writes its launches: profiled with their
+/// ranges, or unprofiled with the reason the collection failed. Call with launch_mutex held.
+void close_collection() {
+  InjectionState& s = *g_state;
+  if (s.collection == nullptr) return;
+  LaunchCounters* collection = s.collection;
+  s.collection = nullptr;
+  std::vector<LaunchRecord> records = std::move(s.collected);
+  s.collected.clear();
+  t_in_tool = true;
+  try {
+    std::vector<LaunchCounters::LaunchRanges> ranges = collection->close();
+    if (ranges.size() != records.size()) {
+      throw environment_error(fmt::format("ranges of {} launch(es) for {} launch record(s)",
+                                          ranges.size(), records.size()));
+    }
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!records[i].not_profiled_reason.empty()) continue;  // its write-back sweep failed
+      records[i].ranges = std::move(ranges[i]);
+      records[i].profiled = true;
+    }
+  } catch (const std::exception& e) {
+    for (auto& record : records) {
+      record.not_profiled_reason = std::string("counter session failed: ") + e.what();
+    }
+  }
+  t_in_tool = false;
+  for (const auto& record : records) s.writer->write_line(launch_record_line(record));
+}
+
 void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   InjectionState& s = *g_state;
   PendingLaunch pending;
@@ -152,23 +186,32 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
     const LaunchDecision decision =
         s.selector->decide(demangle_kernel_name(record.mangled_name), record.nvtx_path);
     if (!decision.profile) {
+      // A kernel that is not isolated must not run inside a collection.
+      close_collection();
       record.not_profiled_reason = decision.reason;
     } else if (!s.config.counters) {
       record.not_profiled_reason = "--no-counters";
     } else {
-      t_in_tool = true;
       std::string reason;
+      t_in_tool = true;
       LaunchCounters* counters = counters_for(data->context, reason);
+      t_in_tool = false;
+      if (s.collection != nullptr && (s.collection != counters || s.collection->full())) {
+        close_collection();
+      }
       if (counters != nullptr) {
+        t_in_tool = true;
         try {
-          counters->begin();
+          counters->before_launch();
           pending.counters = counters;
         } catch (const std::exception& e) {
           reason = std::string("counter session failed to start: ") + e.what();
         }
+        // A collection it opened is closed later even when the flush inside it failed.
+        if (counters->open()) s.collection = counters;
+        t_in_tool = false;
       }
       if (pending.counters == nullptr) record.not_profiled_reason = reason;
-      t_in_tool = false;
     }
   }
   t_pending = std::move(pending);
@@ -180,16 +223,18 @@ void on_launch_exit() {
   t_pending.reset();
   LaunchRecord& record = pending.record;
   if (pending.counters != nullptr) {
+    // Written when its collection closes, in the collection's launch order.
     t_in_tool = true;
     try {
-      record.ranges = pending.counters->end();
-      record.profiled = true;
+      pending.counters->after_launch();
     } catch (const std::exception& e) {
       record.not_profiled_reason = std::string("counter session failed: ") + e.what();
     }
     t_in_tool = false;
+    g_state->collected.push_back(std::move(record));
+  } else {
+    g_state->writer->write_line(launch_record_line(record));
   }
-  g_state->writer->write_line(launch_record_line(record));
   if (t_launch_lock.owns_lock()) t_launch_lock.unlock();
 }
 
@@ -251,6 +296,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
     if (data->callbackSite == CUPTI_API_ENTER) {
+      // The graph's kernels are not isolated: they must not run inside a collection.
+      std::lock_guard<std::mutex> lock(g_state->launch_mutex);
+      close_collection();
       g_state->writer->write_line(simple_line(kRawGraphLaunch, "correlation", data->correlationId));
     }
     return;
@@ -305,6 +353,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 void finish() {
   if (g_state == nullptr || g_state->finished.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(g_state->launch_mutex);
+    close_collection();
+  }
   cuptiActivityFlushAll(1);
   // The counter sessions are left to the process's end: at exit the CUDA runtime may already be
   // tearing down, and releasing device memory or CUPTI objects then can fail or hang.

@@ -1,9 +1,12 @@
 #include "inject/launch_counters.hpp"
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 
+#include "core/error.hpp"
 #include "cupti/metrics.hpp"
 #include "gpu/cuda_check.hpp"
 
@@ -43,21 +46,46 @@ LaunchCounters::LaunchCounters()
   bytes.passes = session_.passes(set_);
   bytes.metrics = session_.metrics(set_);
   sessions_.push_back(std::move(bytes));
-  // One discarded range (the flush alone) before the program's first launch: on the H200 the
-  // first range of a session counted 28 MiB more DRAM writes than the same launch after it
+  // One discarded collection (the flush alone) before the program's first launch: on the H200
+  // the first range of a session counted 28 MiB more DRAM writes than the same launch after it
   // (tests/programs/profile_target's 512 MiB scale kernel: 539.6 MiB, then 512.0); with this
-  // range first, that launch counts 511.97 MiB. The cause is not known.
-  begin();
-  end();
-}
-
-void LaunchCounters::begin() {
+  // collection first, that launch counts 511.97 MiB. The cause is not known.
   session_.begin_ranges(set_, [this] { flusher_.flush(nullptr); });
+  session_.end_ranges();
 }
 
-std::vector<std::map<std::string, double>> LaunchCounters::end() {
+void LaunchCounters::before_launch() {
+  if (launches_ == 0) session_.begin_ranges(set_, [] {});
+  ++launches_;
+  flusher_.flush(nullptr);
+  ProfilerSession::synchronize_context();
+}
+
+void LaunchCounters::after_launch() {
+  ProfilerSession::synchronize_context();
   flusher_.read_sweep(nullptr);
-  return session_.end_ranges();
+}
+
+bool LaunchCounters::full() const {
+  return static_cast<int>(launches_ + 1) * kRangesPerLaunch > ProfilerSession::kMaxRanges;
+}
+
+std::vector<LaunchCounters::LaunchRanges> LaunchCounters::close() {
+  const size_t launches = launches_;
+  launches_ = 0;
+  const std::vector<std::map<std::string, double>> ranges = session_.end_ranges();
+  if (ranges.size() != launches * kRangesPerLaunch) {
+    throw environment_error(fmt::format(
+        "{} counter ranges for {} launch(es) (expected {} each: the flush, the kernel, the "
+        "write-back sweep)",
+        ranges.size(), launches, kRangesPerLaunch));
+  }
+  std::vector<LaunchRanges> per_launch(launches);
+  for (size_t i = 0; i < launches; ++i) {
+    per_launch[i].assign(ranges.begin() + static_cast<std::ptrdiff_t>(i * kRangesPerLaunch + 1),
+                         ranges.begin() + static_cast<std::ptrdiff_t>((i + 1) * kRangesPerLaunch));
+  }
+  return per_launch;
 }
 
 }  // namespace rooflinectl
