@@ -6,8 +6,8 @@
 // program's memory is never saved or restored.
 //
 // Several launches share one collection (one start and stop of the range profiler, which costs
-// about 30 ms on the H200 where a range costs about 1 ms): each launch is three ranges of it, the
-// flush's sweep (discarded), the program's kernel and the write-back sweep.
+// about 30 ms on the H200 where a range costs about 1 ms): each launch is a few ranges of it, the
+// flush's (discarded), the program's kernel and the write-back sweep.
 #pragma once
 
 #include <map>
@@ -40,21 +40,23 @@ class LaunchCounters {
   bool full() const;
   /// Stops the profiler and returns the ranges of every launch since the collection opened, in
   /// launch order. Throws an environment Error when the profiler fails or the ranges are not
-  /// three per launch (a kernel the collection did not expect ran inside it); the collection is
-  /// closed on every way out.
+  /// ranges_per_launch() per launch (a kernel the collection did not expect ran inside it); the
+  /// collection is closed on every way out.
   std::vector<LaunchRanges> close();
   const std::vector<CounterSession>& sessions() const { return sessions_; }
   std::string cache_policy() const { return flusher_.policy(); }
   std::string sweep_method() const { return flusher_.read_sweep_policy(); }
 
-  /// Ranges each launch takes in a collection: the flush's sweep, the kernel, the write-back.
-  static constexpr int kRangesPerLaunch = 3;
+  /// Ranges each launch takes in a collection: the flush's (counted when the counters start),
+  /// the kernel, the write-back sweep.
+  size_t ranges_per_launch() const { return flush_ranges_ + 2; }
 
  private:
   ProfilerSession session_;
   L2Flusher flusher_;
   size_t set_ = 0;
-  size_t launches_ = 0;  ///< launches in the open collection
+  size_t launches_ = 0;      ///< launches in the open collection
+  size_t flush_ranges_ = 0;  ///< ranges one L2 flush makes inside a collection
   std::vector<CounterSession> sessions_;
 };
 
