@@ -514,16 +514,7 @@ std::vector<std::map<std::string, double>> ProfilerSession::decode_ranges(const 
   std::vector<double> values(names.size());
   std::vector<std::map<std::string, double>> ranges;
   ranges.reserve(info.numTotalRanges);
-  range_names_.clear();
   for (size_t range = 0; range < info.numTotalRanges; ++range) {
-    auto range_info = RFL_CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params);
-    range_info.pCounterDataImage = set.counter_data_image.data();
-    range_info.counterDataImageSize = set.counter_data_image.size();
-    range_info.rangeIndex = range;
-    range_info.rangeDelimiter = "/";
-    RFL_CUPTI_CALL(cuptiRangeProfilerCounterDataGetRangeInfo, &range_info);
-    range_names_.emplace_back(range_info.rangeName != nullptr ? range_info.rangeName : "");
-
     auto evaluate = RFL_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
     evaluate.pHostObject = set.host;
     evaluate.pCounterDataImage = set.counter_data_image.data();

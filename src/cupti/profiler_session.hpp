@@ -94,9 +94,6 @@ class ProfilerSession {
   /// Synchronizes the context, stops the profiler and decodes the ranges since begin_ranges().
   /// The profiler is stopped on every way out. Errors as profile().
   std::vector<std::map<std::string, double>> end_ranges();
-  /// The names of the ranges the last end_ranges() or profile() decoded, in range order (for auto
-  /// ranges, the kernel's name as CUPTI gives it).
-  const std::vector<std::string>& range_names() const { return range_names_; }
   /// The device the session profiles.
   int device() const { return device_; }
   /// cuCtxSynchronize on the current context (through its CUDA 12.0 entry point: CUDA 13's
@@ -159,7 +156,6 @@ class ProfilerSession {
   size_t profiled_set_ = kNoSet;  ///< the set the range profiler object last collected
   bool ranges_open_ = false;      ///< between begin_ranges and end_ranges
   ProfileStepTimes last_steps_;
-  std::vector<std::string> range_names_;  ///< of the last decode
 };
 
 }  // namespace rooflinectl

@@ -7,6 +7,7 @@
 #include <cuda.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
@@ -141,19 +142,14 @@ void close_collection() {
   s.collected.clear();
   t_in_tool = true;
   try {
-    std::vector<std::string> names;
-    for (const auto& record : records) {
-      // A launch whose write-back sweep failed has no ranges to find: no name matches "".
-      names.push_back(record.not_profiled_reason.empty() ? record.mangled_name : "");
+    std::vector<LaunchCounters::LaunchRanges> ranges = collection->close();
+    if (ranges.size() != records.size()) {
+      throw environment_error(fmt::format("ranges of {} launch(es) for {} launch record(s)",
+                                          ranges.size(), records.size()));
     }
-    std::vector<LaunchCounters::LaunchResult> results = collection->close(names);
     for (size_t i = 0; i < records.size(); ++i) {
       if (!records[i].not_profiled_reason.empty()) continue;  // its write-back sweep failed
-      if (!results[i].failure.empty()) {
-        records[i].not_profiled_reason = "counters not attributable: " + results[i].failure;
-        continue;
-      }
-      records[i].ranges = std::move(results[i].ranges);
+      records[i].ranges = std::move(ranges[i]);
       records[i].profiled = true;
     }
   } catch (const std::exception& e) {

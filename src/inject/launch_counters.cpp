@@ -2,16 +2,13 @@
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
 
 #include "core/error.hpp"
 #include "cupti/metrics.hpp"
 #include "gpu/cuda_check.hpp"
-#include "profile/range_match.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -53,15 +50,11 @@ LaunchCounters::LaunchCounters()
   // the first range of a session counted 28 MiB more DRAM writes than the same launch after it
   // (tests/programs/profile_target's 512 MiB scale kernel: 539.6 MiB, then 512.0); with this
   // collection first, that launch counts 511.97 MiB. The cause is not known.
-  // It also names the ranges the flush itself makes (its sweep, and on the H200 one more: the
-  // persisting-L2 reset), so that a collection's ranges can be told apart by launch.
+  // It also counts the ranges the flush itself makes (its sweep, and on the H200 one more: the
+  // persisting-L2 reset), so that a collection's ranges can be split by launch.
   session_.begin_ranges(set_, [] {});
   flusher_.flush(nullptr);
-  session_.end_ranges();
-  flush_names_ = session_.range_names();
-  if (flush_names_.empty()) {
-    throw environment_error("an L2 flush inside a counter collection made no counter range");
-  }
+  flush_ranges_ = session_.end_ranges().size();
 }
 
 void LaunchCounters::before_launch() {
@@ -77,38 +70,26 @@ void LaunchCounters::after_launch() {
 }
 
 bool LaunchCounters::full() const {
-  // Half the room for this injection's own ranges: the rest for kernels it does not hook.
-  return 2 * (launches_ + 1) * ranges_per_launch() >
-         static_cast<size_t>(ProfilerSession::kMaxRanges);
+  return (launches_ + 1) * ranges_per_launch() > static_cast<size_t>(ProfilerSession::kMaxRanges);
 }
 
-std::vector<LaunchCounters::LaunchResult> LaunchCounters::close(
-    const std::vector<std::string>& mangled_names) {
+std::vector<LaunchCounters::LaunchRanges> LaunchCounters::close() {
+  const size_t launches = launches_;
   launches_ = 0;
   const std::vector<std::map<std::string, double>> ranges = session_.end_ranges();
-  const std::vector<std::string>& names = session_.range_names();
-  const std::string& sweep = flush_names_.back();  // the flush ends with the read-only sweep
-  std::vector<LaunchResult> results(mangled_names.size());
-  size_t from = 0;
-  for (size_t i = 0; i < mangled_names.size(); ++i) {
-    const std::optional<size_t> kernel =
-        find_launch_range(names, from, flush_names_, sweep, mangled_names[i]);
-    if (!kernel) {
-      const auto last = names.begin() + static_cast<std::ptrdiff_t>(
-                                            std::min(names.size(), from + ranges_per_launch()));
-      results[i].failure = fmt::format(
-          "its kernel's counter range was not found between an L2 flush and a write-back sweep "
-          "among the collection's {} ranges (from range {}: {})",
-          names.size(), from,
-          fmt::join(names.begin() + static_cast<std::ptrdiff_t>(std::min(from, names.size())), last,
-                    ", "));
-      continue;
-    }
-    results[i].ranges.assign(ranges.begin() + static_cast<std::ptrdiff_t>(*kernel),
-                             ranges.begin() + static_cast<std::ptrdiff_t>(*kernel + 2));
-    from = *kernel + 2;
+  const size_t each = ranges_per_launch();
+  if (ranges.size() != launches * each) {
+    throw environment_error(fmt::format(
+        "{} counter ranges for {} launch(es) (expected {} each: the flush's {}, the kernel, the "
+        "write-back sweep)",
+        ranges.size(), launches, each, flush_ranges_));
   }
-  return results;
+  std::vector<LaunchRanges> per_launch(launches);
+  for (size_t i = 0; i < launches; ++i) {
+    const auto first = ranges.begin() + static_cast<std::ptrdiff_t>(i * each + flush_ranges_);
+    per_launch[i].assign(first, first + 2);
+  }
+  return per_launch;
 }
 
 }  // namespace rooflinectl

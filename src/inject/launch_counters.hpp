@@ -36,35 +36,27 @@ class LaunchCounters {
   void after_launch();
   /// Whether a collection is open (before_launch() called since the last close()).
   bool open() const { return launches_ > 0; }
-  /// Whether the open collection may have room for no further launch (ProfilerSession::kMaxRanges;
-  /// kernels the injection does not hook take ranges too, so it is closed with room to spare).
+  /// Whether the open collection has room for no further launch (ProfilerSession::kMaxRanges).
   bool full() const;
-  /// The counters of one launch of a closed collection: its ranges, or why it has none.
-  struct LaunchResult {
-    LaunchRanges ranges;  ///< the kernel, then the write-back sweep; empty with `failure`
-    std::string failure;
-  };
-  /// Stops the profiler and returns the counters of every launch since the collection opened,
-  /// in launch order; `mangled_names` are those launches' kernel symbols. A launch's ranges are
-  /// found by name and place (profile/range_match.hpp): kernels rooflinectl does not hook (e.g.
-  /// one the driver runs for cudaCtxResetPersistingL2Cache in the program) are ranges too. A
-  /// launch whose ranges are not found gets a failure. Throws an environment Error when the
-  /// profiler fails; the collection is closed on every way out.
-  std::vector<LaunchResult> close(const std::vector<std::string>& mangled_names);
+  /// Stops the profiler and returns the ranges of every launch since the collection opened, in
+  /// launch order. Throws an environment Error when the profiler fails or the ranges are not
+  /// ranges_per_launch() per launch (a kernel the collection did not expect ran inside it); the
+  /// collection is closed on every way out.
+  std::vector<LaunchRanges> close();
   const std::vector<CounterSession>& sessions() const { return sessions_; }
   std::string cache_policy() const { return flusher_.policy(); }
   std::string sweep_method() const { return flusher_.read_sweep_policy(); }
 
-  /// Ranges each launch takes in a collection at least: the flush's (named when the counters
-  /// start), the kernel, the write-back sweep.
-  size_t ranges_per_launch() const { return flush_names_.size() + 2; }
+  /// Ranges each launch takes in a collection: the flush's (counted when the counters start),
+  /// the kernel, the write-back sweep.
+  size_t ranges_per_launch() const { return flush_ranges_ + 2; }
 
  private:
   ProfilerSession session_;
   L2Flusher flusher_;
   size_t set_ = 0;
-  size_t launches_ = 0;                   ///< launches in the open collection
-  std::vector<std::string> flush_names_;  ///< the ranges one L2 flush makes, by name
+  size_t launches_ = 0;      ///< launches in the open collection
+  size_t flush_ranges_ = 0;  ///< ranges one L2 flush makes inside a collection
   std::vector<CounterSession> sessions_;
 };
 
