@@ -303,6 +303,15 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     }
     return;
   }
+  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxResetPersistingL2Cache) {
+    // The driver runs a kernel of its own for it, which no launch callback announces: a
+    // collection it ran in would have one range more than its launches account for.
+    if (data->callbackSite == CUPTI_API_ENTER && !t_in_tool) {
+      std::lock_guard<std::mutex> lock(g_state->launch_mutex);
+      close_collection();
+    }
+    return;
+  }
   if (!is_launch(cbid)) return;
   if (t_in_tool) {
     if (data->callbackSite == CUPTI_API_ENTER) {
@@ -385,6 +394,7 @@ void start_tracing(InjectionState& s) {
       CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
       CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
       CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuCtxResetPersistingL2Cache,
   };
   for (const CUpti_CallbackId cbid : driver_callbacks) {
     cuptiEnableCallback(1, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);

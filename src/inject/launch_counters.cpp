@@ -81,7 +81,7 @@ std::vector<LaunchCounters::LaunchRanges> LaunchCounters::close() {
   if (ranges.size() != launches * each) {
     throw environment_error(fmt::format(
         "{} counter ranges for {} launch(es) (expected {} each: the flush's {}, the kernel, the "
-        "write-back sweep)",
+        "write-back sweep): a kernel no launch call announced ran while they were collected",
         ranges.size(), launches, each, flush_ranges_));
   }
   std::vector<LaunchRanges> per_launch(launches);
