@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/profile_json.hpp"
 #include "render/compare_writer.hpp"
 #include "render/junit_writer.hpp"
 
@@ -45,6 +46,11 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& f) {
 }
 
 Report load_report_to_compare(const std::string& path) {
+  // Matching kernels across two profiles is not written yet; a half comparison would mislead.
+  if (is_profile_report_file(path)) {
+    throw bad_input(fmt::format(
+        "compare does not read profile reports yet ({} is a `rooflinectl profile` report)", path));
+  }
   Report report = load_report(path);
   if (report.points.empty()) {
     throw bad_input(

@@ -29,7 +29,8 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& flags);
 
 /// Loads a report for `compare` or `sweep --baseline` (load_report) and throws a bad-input Error
 /// "<path> has no points" when it holds none: compared with it every point would read as added or
-/// removed, and the gate would pass on nothing.
+/// removed, and the gate would pass on nothing; and one saying compare does not read profile
+/// reports yet when `path` is a `rooflinectl profile` report.
 Report load_report_to_compare(const std::string& path);
 
 /// Flags and arguments of `compare`.

@@ -9,6 +9,8 @@
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/profile_json.hpp"
+#include "render/svg/svg_profile_roofline.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
 #include "result/consistency.hpp"
@@ -17,8 +19,10 @@
 namespace rooflinectl {
 
 CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
-  CLI::App* sub = app.add_subcommand("plot", "Draw a sweep report as an SVG chart");
-  sub->add_option("report", o.report, "JSON report written by `sweep --output`")->required();
+  CLI::App* sub = app.add_subcommand("plot", "Draw a sweep or profile report as an SVG chart");
+  sub->add_option("report", o.report,
+                  "JSON report written by `sweep --output` or `profile -o` (roofline only)")
+      ->required();
   sub->add_option("--output,-o", o.output, "SVG file to write (name ending in .svg)")->required();
   sub->add_option("--chart", o.chart,
                   "roofline (log-log, every point under its roof) | throughput (TFLOP/s, TB/s "
@@ -26,12 +30,39 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
   return sub;
 }
 
+namespace {
+
+// The roofline of a profile's kernels; a throughput chart plots a sweep against L, which a
+// profile does not have.
+int plot_profile_report(const PlotOptions& o) {
+  if (o.chart != "roofline") {
+    throw bad_input(fmt::format(
+        "--chart {}: {} is a `rooflinectl profile` report, which has only --chart roofline "
+        "(throughput plots a sweep against L)",
+        o.chart, o.report));
+  }
+  const ProfileReport report = load_profile_report(o.report);
+  if (report.kernels.empty()) {
+    throw bad_input(
+        fmt::format("{}: the profiled program ran no kernel: nothing to plot", o.report));
+  }
+  write_file_atomically(o.output, profile_roofline_svg(report));
+  const size_t unplaced = unplaced_kernel_lines(report).size();
+  fmt::print(
+      stderr, "roofline chart of {} kernels written to {}{}\n", report.kernels.size(), o.output,
+      unplaced ? fmt::format(" ({} without a placement, listed under the chart)", unplaced) : "");
+  return static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace
+
 int run_plot_command(const PlotOptions& o) {
   if (o.chart != "roofline" && o.chart != "throughput") {
     throw bad_input(fmt::format("invalid --chart '{}': allowed roofline, throughput", o.chart));
   }
   check_output_extension(o.output, ".svg", "the chart is SVG");
   check_output_file_path(o.output);
+  if (is_profile_report_file(o.report)) return plot_profile_report(o);
   const Report report = load_report(o.report);
   check_unique_points(report, o.report);
   check_report_consistency(report, o.report);

@@ -1,4 +1,5 @@
-// `rooflinectl plot`: draw a sweep report as an SVG chart (roofline or throughput against L).
+// `rooflinectl plot`: draw a sweep report as an SVG chart (roofline or throughput against L), or a
+// profile report's kernels on the roofline.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,7 +8,7 @@
 namespace rooflinectl {
 
 struct PlotOptions {
-  std::string report;              ///< JSON report written by `sweep --output`
+  std::string report;              ///< JSON report written by `sweep --output` or `profile -o`
   std::string output;              ///< SVG file to write (atomically)
   std::string chart = "roofline";  ///< roofline | throughput
 };
@@ -15,10 +16,12 @@ struct PlotOptions {
 /// Binds the arguments of `plot` to `options`.
 CLI::App* setup_plot(CLI::App& app, PlotOptions& options);
 
-/// Reads the report, draws the chart (roofline_svg or throughput_svg) and writes it to
-/// options.output atomically; prints one line on stderr naming the file and how many points were
-/// left out for lack of roofline data. Returns 0. Throws a bad-input Error (exit 2) for an unknown
-/// chart, an unreadable or invalid report, or an output path that cannot be written.
+/// Reads the report, draws the chart (roofline_svg or throughput_svg; for a profile report
+/// profile_roofline_svg) and writes it to options.output atomically; prints one line on stderr
+/// naming the file and how many points (kernels) were left out of the chart for lack of roofline
+/// data. Returns 0, or 1 when a sweep point lies above its roof. Throws a bad-input Error (exit 2)
+/// for an unknown chart, --chart throughput on a profile report, a profile with no kernel, an
+/// unreadable or invalid report, or an output path that cannot be written.
 int run_plot_command(const PlotOptions& options);
 
 }  // namespace rooflinectl

@@ -4,8 +4,11 @@
 
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
+#include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/profile_json.hpp"
+#include "render/profile_table.hpp"
 #include "result/consistency.hpp"
 #include "result/point_key.hpp"
 
@@ -13,8 +16,11 @@ namespace rooflinectl {
 
 CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
   CLI::App* sub = app.add_subcommand(
-      "report", "Print a saved sweep report as a table, Markdown, CSV, JSON or BMF");
-  sub->add_option("report", o.report, "JSON report written by `sweep --output`")->required();
+      "report",
+      "Print a saved sweep report as a table, Markdown, CSV, JSON or BMF (a profile report: table "
+      "or JSON)");
+  sub->add_option("report", o.report, "JSON report written by `sweep --output` or `profile -o`")
+      ->required();
   sub->add_option("--format", o.format,
                   "table (console) | md (Markdown for a pull request: one table per operator, "
                   "verdicts, the flash-vs-naive conclusion) | csv (one row per point, units in "
@@ -28,6 +34,30 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
   return sub;
 }
 
+namespace {
+
+void write_output(const ReportOptions& o, const std::string& text) {
+  if (!o.output_given) {
+    write_stdout(text);
+  } else {
+    write_file_atomically(o.output, text);
+    fmt::print(stderr, "written to {}\n", o.output);
+  }
+}
+
+// A profile report has kernels, not sweep points: the table `profile` printed, or the report
+// re-written; the per-point formats have nothing to show.
+std::string render_profile_report(const ProfileReport& report, ReportFormat format,
+                                  const std::string& path) {
+  if (format == ReportFormat::kTable) return format_profile_table(report);
+  if (format == ReportFormat::kJson) return profile_report_to_json_text(report);
+  throw bad_input(fmt::format(
+      "--format {}: {} is a `rooflinectl profile` report; allowed for profile reports: table, json",
+      format_name(format), path));
+}
+
+}  // namespace
+
 int run_report_command(const ReportOptions& o) {
   const ReportFormat format =
       parse_report_format(o.format, "--format",
@@ -40,16 +70,14 @@ int run_report_command(const ReportOptions& o) {
     check_output_is_not_input(o.output, o.report);
     check_output_file_path(o.output);
   }
+  if (is_profile_report_file(o.report)) {
+    write_output(o, render_profile_report(load_profile_report(o.report), format, o.report));
+    return static_cast<int>(ExitCode::kOk);
+  }
   const Report report = load_report(o.report);
   check_unique_points(report, o.report);
   check_report_consistency(report, o.report);
-  const std::string text = render_report(report, format);
-  if (!o.output_given) {
-    write_stdout(text);
-  } else {
-    write_file_atomically(o.output, text);
-    fmt::print(stderr, "written to {}\n", o.output);
-  }
+  write_output(o, render_report(report, format));
   return above_roof_exit_code(report);
 }
 

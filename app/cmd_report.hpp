@@ -1,4 +1,5 @@
-// `rooflinectl report`: print a saved sweep report as a table, Markdown, CSV or JSON.
+// `rooflinectl report`: print a saved sweep report as a table, Markdown, CSV or JSON, or a saved
+// profile report as a table or JSON.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,7 +8,7 @@
 namespace rooflinectl {
 
 struct ReportOptions {
-  std::string report;            ///< JSON report written by `sweep --output`
+  std::string report;            ///< JSON report written by `sweep --output` or `profile -o`
   std::string format = "table";  ///< table | md | csv | json
   std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
   bool output_given = false;     ///< --output was on the command line (an empty name is refused)
@@ -17,8 +18,11 @@ struct ReportOptions {
 CLI::App* setup_report(CLI::App& app, ReportOptions& options);
 
 /// Reads the report and prints it in options.format (render_report) on stdout, or writes it to
-/// options.output. Returns 0. Throws a bad-input Error (exit 2) for an unknown format, an
-/// unreadable or invalid report, or an output path that cannot be written.
+/// options.output (atomically). A profile report ("kind": "profile") prints as table
+/// (format_profile_table, what `profile` prints) or json (profile_report_to_json_text of the
+/// report read back). Returns 0, or 1 when a sweep point lies above its roof. Throws a bad-input
+/// Error (exit 2) for an unknown format, md, csv or bmf on a profile report, an unreadable or
+/// invalid report, or an output path that cannot be written.
 int run_report_command(const ReportOptions& options);
 
 }  // namespace rooflinectl

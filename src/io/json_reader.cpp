@@ -12,6 +12,7 @@
 #include "core/operator_names.hpp"
 #include "core/statistics.hpp"
 #include "io/peaks_json.hpp"
+#include "io/profile_json.hpp"
 #include "result/counter_fields.hpp"
 #include "result/placement_inputs.hpp"
 #include "result/point_key.hpp"
@@ -457,6 +458,14 @@ CanaryResult canary_from_json(const JsonObjectReader& r) {
 
 }  // namespace
 
+CounterResult counter_result_from_json(const JsonObjectReader& r, const std::string& where) {
+  return counters_from_json(r, where);
+}
+
+RooflinePoint roofline_point_from_json(const JsonObjectReader& r) { return roofline_from_json(r); }
+
+DeviceRecord device_record_from_json(const JsonObjectReader& r) { return device_from_json(r); }
+
 SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::string& origin,
                                    const std::string& where) {
   const JsonObjectReader r(object, origin, where);
@@ -501,6 +510,11 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
 Report report_from_json_text(const std::string& text, const std::string& origin) {
   const nlohmann::json document = parse_json_text(text, origin);
   const JsonObjectReader r(document, origin, "");
+  // A profile report has no "device" and would otherwise fail on that key, hiding the cause.
+  if (r.has("kind") && document.at("kind") == kProfileReportKind) {
+    throw bad_input(fmt::format(
+        "{}: a `rooflinectl profile` report (\"kind\": \"profile\"), not a sweep report", origin));
+  }
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.
   const int64_t version = r.get_int64("schema_version");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/json_input.hpp"
 #include "core/sweep_config.hpp"
 #include "result/report.hpp"
 
@@ -33,5 +34,21 @@ Report load_report(const std::string& path);
 /// Throws bad-input Errors as report_from_json_text.
 SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::string& origin,
                                    const std::string& where);
+
+/// Inverse of counter_result_to_json (a point's "counters", also each launch's and kernel's in a
+/// profile report). `where` names the owner in messages ("gelu at L = 4096"). Derived keys are
+/// not read. Throws a bad-input Error naming the key path for a missing or mistyped key or a
+/// negative counter value.
+CounterResult counter_result_from_json(const JsonObjectReader& r, const std::string& where);
+
+/// Inverse of roofline_point_to_json: reads the measured inputs (roof with its L2 ceiling, FLOPs,
+/// DRAM and L2 bytes, time, basis) and recomputes every derived value with place_on_roofline.
+/// Throws a bad-input Error naming the key for a roof peak, FLOP count, byte count or time that
+/// is not finite and > 0, and for an unknown bytes_basis.
+RooflinePoint roofline_point_from_json(const JsonObjectReader& r);
+
+/// Inverse of device_record_to_json. Throws a bad-input Error naming the key path for a missing
+/// or mistyped key.
+DeviceRecord device_record_from_json(const JsonObjectReader& r);
 
 }  // namespace rooflinectl

@@ -3,10 +3,17 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
+#include "core/json_input.hpp"
+#include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
 #include "io/peaks_json.hpp"
+#include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -156,6 +163,166 @@ OrderedJson launch_to_report_json(const ProfiledLaunch& l) {
   return j;
 }
 
+// ---- Reading a profile report back (profile_report_from_json) ----
+
+std::array<uint32_t, 3> dims_from_json(const JsonObjectReader& r, const std::string& key) {
+  const std::vector<int64_t> values = r.get_int64_array(key);
+  if (values.size() != 3) {
+    r.fail_key(key, fmt::format("expected 3 integers (x, y, z), found {}", values.size()));
+  }
+  std::array<uint32_t, 3> out{};
+  for (size_t i = 0; i < 3; ++i) {
+    if (values[i] < 0 || values[i] > std::numeric_limits<uint32_t>::max()) {
+      r.fail_key(key, fmt::format("{} is not a launch dimension (0 to 2^32 - 1)", values[i]));
+    }
+    out[i] = static_cast<uint32_t>(values[i]);
+  }
+  return out;
+}
+
+uint32_t get_uint32(const JsonObjectReader& r, const std::string& key) {
+  const uint64_t v = r.get_uint64(key);
+  if (v > std::numeric_limits<uint32_t>::max()) {
+    r.fail_key(key, fmt::format("{} does not fit a 32-bit unsigned integer", v));
+  }
+  return static_cast<uint32_t>(v);
+}
+
+std::optional<int> get_optional_int(const JsonObjectReader& r, const std::string& key) {
+  return r.is_null(key) ? std::nullopt : std::optional<int>(r.get_int(key));
+}
+
+// The writer stores a non-finite time as null without a reason (optional_number).
+std::string null_time_reason(const JsonObjectReader& r, const std::string& key) {
+  return r.has(key) ? r.get_string(key) : "not finite when the report was written";
+}
+
+// The placement must be what assemble_profile makes of the counters beside it: a hand-edited
+// FLOP count or time would otherwise print a verdict the counters do not support.
+void check_placement_follows_counters(const JsonObjectReader& r, const RooflinePoint& point,
+                                      const std::optional<CounterResult>& counters,
+                                      const std::string& where) {
+  if (!counters) r.fail_key("roofline", where + ": a placement without the counters it came from");
+  const std::optional<double> bytes = point.bytes_basis == kBytesIsolated
+                                          ? counters->dram_bytes_isolated()
+                                          : counters->total.dram_bytes();
+  const std::optional<double> flop = counters->total.tensor_flop();
+  const std::optional<double> time = counters->total.duration_s;
+  for (const auto& [key, placed, counted] :
+       {std::tuple<const char*, double, std::optional<double>>{"time_s", point.time_s, time},
+        {"flop", point.flop, flop},
+        {"dram_bytes", point.dram_bytes, bytes}}) {
+    if (!counted || std::fabs(placed - *counted) > 1e-9 * std::fabs(*counted)) {
+      r.fail_key(fmt::format("roofline.{}", key),
+                 fmt::format("{}: {} differs from the counters' {}", where, placed,
+                             counted ? fmt::format("{}", *counted) : std::string("null")));
+    }
+  }
+}
+
+// "counters", "roofline" and "roofline_null_reason" of a launch or a kernel.
+void read_placement(const JsonObjectReader& r, const std::string& where,
+                    std::optional<CounterResult>& counters, std::optional<RooflinePoint>& roofline,
+                    std::string& null_reason) {
+  if (!r.is_null("counters")) counters = counter_result_from_json(r.get_object("counters"), where);
+  if (r.is_null("roofline")) {
+    null_reason = r.get_string("roofline_null_reason");
+    return;
+  }
+  roofline = roofline_point_from_json(r.get_object("roofline"));
+  check_placement_follows_counters(r, *roofline, counters, where);
+}
+
+ProfiledLaunch launch_from_report_json(const JsonObjectReader& r) {
+  ProfiledLaunch l;
+  LaunchRecord& record = l.record;
+  record.sequence = r.get_uint64("sequence");
+  record.pid = r.get_int64("pid");
+  l.name = r.get_string("name");
+  record.mangled_name = r.get_string("mangled_name");
+  record.api = r.get_string("api");
+  record.grid = dims_from_json(r, "grid");
+  record.block = dims_from_json(r, "block");
+  record.dynamic_shared_bytes = get_uint32(r, "dynamic_shared_bytes");
+  record.stream = r.get_uint64("stream");
+  record.device = r.get_int("device");
+  record.nvtx_path = r.get_string_array("nvtx");
+  l.duration_s = r.get_optional_double("duration_s");
+  if (!l.duration_s) l.duration_null_reason = null_time_reason(r, "duration_null_reason");
+  record.profiled = r.get_bool("profiled");
+  if (!record.profiled) record.not_profiled_reason = r.get_string("not_profiled_reason");
+  l.verdict = r.get_string("verdict");
+  read_placement(r, fmt::format("launch {} ({})", record.sequence, l.name), l.counters, l.roofline,
+                 l.roofline_null_reason);
+  return l;
+}
+
+KernelSummary kernel_summary_from_json(const JsonObjectReader& r) {
+  KernelSummary k;
+  k.key = r.get_string("key");
+  k.name = r.get_string("name");
+  k.grid = dims_from_json(r, "grid");
+  k.block = dims_from_json(r, "block");
+  k.dynamic_shared_bytes = get_uint32(r, "dynamic_shared_bytes");
+  k.nvtx_path = r.get_string_array("nvtx");
+  k.launches = r.get_int("launches");
+  k.profiled_launches = r.get_int("profiled_launches");
+  if (k.profiled_launches < 0 || k.profiled_launches > k.launches) {
+    r.fail_key("profiled_launches",
+               fmt::format("{} of {} launches", k.profiled_launches, k.launches));
+  }
+  k.durations_s = r.get_double_array("durations_s");
+  k.total_time_s = r.get_double("total_time_s");
+  k.median_time_s = r.get_optional_double("median_time_s");
+  k.share_of_gpu_time = r.get_double("share_of_gpu_time");
+  // The chart's marker areas and the table's shares come from it.
+  if (!(k.share_of_gpu_time >= 0 && k.share_of_gpu_time <= 1 + 1e-9)) {
+    r.fail_key("share_of_gpu_time",
+               fmt::format("{}: must lie in 0..1, found {}", k.key, k.share_of_gpu_time));
+  }
+  k.verdict = r.get_string("verdict");
+  read_placement(r, k.key, k.counters, k.roofline, k.roofline_null_reason);
+  return k;
+}
+
+ProgramOutcome program_from_json(const JsonObjectReader& r, bool& complete) {
+  ProgramOutcome p;
+  p.command = r.get_string_array("command");
+  p.exit_code = get_optional_int(r, "exit_code");
+  p.signal = get_optional_int(r, "signal");
+  p.wall_time_s = r.get_double("wall_time_s");
+  complete = r.get_bool("complete");
+  return p;
+}
+
+ProfileConfig profile_config_from_json(const JsonObjectReader& r) {
+  ProfileConfig c;
+  c.mode = r.get_string("mode");
+  c.counters = r.get_bool("counters");
+  c.kernel_regex = r.get_string("kernel_regex");
+  c.nvtx_include = r.get_string_array("nvtx_include");
+  c.launch_skip = r.get_uint64("launch_skip");
+  if (!r.is_null("launch_count")) c.launch_count = r.get_uint64("launch_count");
+  c.sample_every = r.get_uint64("sample_every");
+  return c;
+}
+
+// The summary's counts are derived from the arrays; they are checked, not stored.
+void check_summary(const JsonObjectReader& summary, const ProfileReport& report) {
+  size_t profiled = 0;
+  for (const auto& l : report.launches) profiled += l.record.profiled ? 1 : 0;
+  for (const auto& [key, derived] :
+       {std::pair<const char*, uint64_t>{"launches", report.launches.size()},
+        {"profiled_launches", profiled},
+        {"kernels", report.kernels.size()}}) {
+    const uint64_t stored = summary.get_uint64(key);
+    if (stored != derived) {
+      summary.fail_key(key, fmt::format("{} differs from the {} counted in the report's arrays",
+                                        stored, derived));
+    }
+  }
+}
+
 }  // namespace
 
 std::string launch_record_line(const LaunchRecord& l) {
@@ -239,7 +406,7 @@ ProcessRecords parse_process_records(const std::string& text, const std::string&
 
 nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   OrderedJson j;
-  j["kind"] = "profile";
+  j["kind"] = kProfileReportKind;
   j["schema_version"] = kProfileSchemaVersion;
   OrderedJson tool{{"version", report.tool_version}};
   tool["git_revision"] =
@@ -293,6 +460,66 @@ std::string profile_report_to_json_text(const ProfileReport& report) {
   return profile_report_to_json(report).dump(2, ' ', false,
                                              nlohmann::ordered_json::error_handler_t::replace) +
          "\n";
+}
+
+bool is_profile_report(const nlohmann::json& document) {
+  if (!document.is_object()) return false;
+  const auto kind = document.find("kind");
+  return kind != document.end() && kind->is_string() && *kind == kProfileReportKind;
+}
+
+ProfileReport profile_report_from_json(const nlohmann::json& document, const std::string& origin) {
+  const JsonObjectReader r(document, origin, "");
+  if (!is_profile_report(document)) {
+    throw bad_input(fmt::format("{}: not a profile report (no \"kind\": \"{}\"; a sweep report?)",
+                                origin, kProfileReportKind));
+  }
+  // Checked before any other key: a report of another layout would fail on some renamed key.
+  const int64_t version = r.get_int64("schema_version");
+  if (version != kProfileSchemaVersion) {
+    throw bad_input(fmt::format(
+        "{}: profile report schema_version {} is not supported (this rooflinectl reads version {})",
+        origin, version, kProfileSchemaVersion));
+  }
+  ProfileReport report;
+  const JsonObjectReader tool = r.get_object("tool");
+  report.tool_version = tool.get_string("version");
+  report.git_revision = tool.get_optional_string("git_revision").value_or("");
+  report.timestamp_utc = r.get_string("timestamp_utc");
+  report.program = program_from_json(r.get_object("program"), report.complete);
+  report.config = profile_config_from_json(r.get_object("config"));
+  for (const auto& d : r.get_object_array("devices")) {
+    report.devices.push_back(device_record_from_json(d));
+  }
+  if (!r.is_null("peaks")) report.peaks = peaks_block_from_json(r.get_object("peaks"));
+  const JsonObjectReader summary = r.get_object("summary");
+  report.total_kernel_time_s = summary.get_double("total_kernel_time_s");
+  report.graph_launches = summary.get_uint64("graph_launches");
+  for (const auto& k : r.get_object_array("kernels")) {
+    report.kernels.push_back(kernel_summary_from_json(k));
+  }
+  for (const auto& l : r.get_object_array("launches")) {
+    report.launches.push_back(launch_from_report_json(l));
+  }
+  check_summary(summary, report);
+  report.warnings = r.get_string_array("warnings");
+  return report;
+}
+
+ProfileReport profile_report_from_json_text(const std::string& text, const std::string& origin) {
+  return profile_report_from_json(parse_json_text(text, origin), origin);
+}
+
+bool is_profile_report_file(const std::string& path) {
+  try {
+    return is_profile_report(parse_json_text(read_text_file(path, "report"), path));
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+ProfileReport load_profile_report(const std::string& path) {
+  return profile_report_from_json_text(read_text_file(path, "profile report"), path);
 }
 
 }  // namespace rooflinectl

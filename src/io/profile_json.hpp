@@ -10,6 +10,9 @@
 
 namespace rooflinectl {
 
+/// The "kind" member of a profile report; sweep reports have no "kind".
+inline constexpr const char* kProfileReportKind = "profile";
+
 /// Raw record kinds, the "record" member of each line.
 inline constexpr const char* kRawProcess = "process";
 inline constexpr const char* kRawSessions = "sessions";
@@ -41,5 +44,34 @@ ProcessRecords parse_process_records(const std::string& text, const std::string&
 nlohmann::ordered_json profile_report_to_json(const ProfileReport& report);
 /// profile_report_to_json dumped with a 2-space indent and a trailing newline.
 std::string profile_report_to_json_text(const ProfileReport& report);
+
+/// True when `document` is a JSON object whose "kind" is "profile" (what profile_report_to_json
+/// writes). Never throws.
+bool is_profile_report(const nlohmann::json& document);
+
+/// Inverse of profile_report_to_json: every key it writes is read back (doubles exactly, null as
+/// nullopt), so profile_report_to_json_text of the result gives the same text. Derived keys (the
+/// summary's counts, the counters' and placements' derived values) are recomputed, not read: the
+/// counts must match the arrays and each placement must follow its counters (time = the counted
+/// duration, FLOPs = the counted tensor FLOPs, DRAM bytes = the isolated or in-window bytes its
+/// bytes_basis names, relative 1e-9). A launch's correlation id, captured flag and raw ranges are
+/// not in the report and stay empty. `origin` names the source in messages (the file path).
+/// Throws a bad-input Error naming origin and, where one is at fault, the key path, for: a
+/// "kind" other than "profile"; a "schema_version" other than kProfileSchemaVersion (naming the
+/// found and the supported version); a missing required key or a value of the wrong type; a
+/// share of GPU time outside 0..1; counts or placements that contradict their sources.
+ProfileReport profile_report_from_json(const nlohmann::json& document, const std::string& origin);
+
+/// parse_json_text (a malformed document is a bad-input Error naming origin and the position),
+/// then profile_report_from_json.
+ProfileReport profile_report_from_json_text(const std::string& text, const std::string& origin);
+
+/// True when the file at `path` holds a profile report (is_profile_report); false when it cannot
+/// be read or parsed, which the reader called next reports. Never throws.
+bool is_profile_report_file(const std::string& path);
+
+/// Reads and parses the profile report at `path`; an unreadable file is a bad-input Error with
+/// the OS reason, otherwise as profile_report_from_json_text.
+ProfileReport load_profile_report(const std::string& path);
 
 }  // namespace rooflinectl

@@ -114,6 +114,18 @@ struct KernelSummary {
   std::string verdict;
 };
 
+/// The DRAM bandwidth `k` sustained while it ran, bytes/s: the in-window DRAM bytes of its median
+/// profiled launch over that launch's counted duration. The write-backs measured after the window
+/// are left out (for a kernel whose output stays in L2 they would put it above the DRAM roof).
+/// std::nullopt when the kernel has no counters, or they lack the bytes or a duration > 0.
+inline std::optional<double> in_window_dram_bytes_per_s(const KernelSummary& k) {
+  if (!k.counters) return std::nullopt;
+  const std::optional<double> bytes = k.counters->total.dram_bytes();
+  const std::optional<double> time = k.counters->total.duration_s;
+  if (!bytes || !time || !(*time > 0)) return std::nullopt;
+  return *bytes / *time;
+}
+
 /// The filters and mode a profile ran with.
 struct ProfileConfig {
   std::string kernel_regex;               ///< ECMAScript regex on the demangled name; empty: all

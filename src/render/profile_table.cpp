@@ -72,13 +72,7 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
       if (!dram) dram = k.counters->total.dram_bytes();
     }
     const RooflinePoint* p = k.roofline ? &*k.roofline : nullptr;
-    // The bandwidth DRAM sustained while the kernel ran: the write-backs after its window are
-    // left out (for a kernel whose output stays in L2 they would put it above the DRAM roof).
-    std::optional<double> bytes_per_s;
-    if (k.counters && k.counters->total.dram_bytes() && k.counters->total.duration_s &&
-        *k.counters->total.duration_s > 0) {
-      bytes_per_s = *k.counters->total.dram_bytes() / *k.counters->total.duration_s;
-    }
+    const std::optional<double> bytes_per_s = in_window_dram_bytes_per_s(k);
     out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
                        format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
                        k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "io/json_reader.hpp"
+#include "io/profile_json.hpp"
 #include "render/svg/svg_common.hpp"
+#include "render/svg/svg_profile_roofline.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
 
@@ -292,6 +294,113 @@ TEST(SvgCommon, TicksAndScales) {
   EXPECT_DOUBLE_EQ(s(10), 100);
   EXPECT_EQ(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
   EXPECT_EQ(lighten("#000000", 0.5), "#808080");
+}
+
+// ---- The roofline of a profile report (svg_profile_roofline) ----
+
+const std::string kH200Profile =
+    std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-profile-block.json";
+
+std::vector<std::string> texts_with_class(const tinyxml2::XMLDocument& doc,
+                                          const std::string& cls) {
+  std::vector<std::string> out;
+  for (const auto* e : with_class(doc, cls)) out.push_back(text_of(*e));
+  return out;
+}
+
+TEST(SvgProfileRoofline, OneMarkerPerPlacedKernelWithAreaProportionalToShare) {
+  const ProfileReport report = load_profile_report(kH200Profile);
+  Parsed svg(profile_roofline_svg(report));
+  const auto markers = with_class(svg.doc, "kernel");
+  std::vector<std::string> ranks;
+  for (size_t i = 0; i < report.kernels.size(); ++i) {
+    if (has_placement(report.kernels[i])) ranks.push_back(std::to_string(i + 1));
+  }
+  ASSERT_EQ(ranks, (std::vector<std::string>{"1", "2", "3", "4", "5", "7", "11"}));
+  ASSERT_EQ(markers.size(), ranks.size());
+  for (const auto& rank : ranks) EXPECT_EQ(count_if_attr(markers, "data-rank", rank), 1u) << rank;
+  // Drawn largest first; every share here is above the minimum radius, so r² / share is one
+  // constant and the radii fall as the shares do.
+  double previous_r = 1e9;
+  for (const auto* m : markers) {
+    const double r = m->DoubleAttribute("r"), share = m->DoubleAttribute("data-share");
+    EXPECT_LE(r, previous_r);
+    previous_r = r;
+    // r is written with two decimals: 1% covers the rounding of the smallest marker (r = 6.3).
+    EXPECT_NEAR(r * r / share, 48.0 * 48.0, 0.01 * 48.0 * 48.0) << attr(*m, "data-rank");
+  }
+  const auto first = std::find_if(markers.begin(), markers.end(),
+                                  [](const auto* m) { return attr(*m, "data-rank") == "1"; });
+  EXPECT_EQ(attr(**first, "data-name"), report.kernels[0].name);
+  EXPECT_EQ(with_class(svg.doc, "roof").size(), 1u);
+  EXPECT_EQ(with_class(svg.doc, "roof-hbm").size(), 1u);
+  EXPECT_EQ(with_class(svg.doc, "roof-l2").size(), 0u);  // the datasheet gives no L2 roof
+  EXPECT_EQ(with_class(svg.doc, "ridge").size(), 1u);
+  EXPECT_EQ(texts_with_class(svg.doc, "bases"),
+            (std::vector<std::string>{
+                "DRAM bytes: read + in-window write + write-back of the isolated launch; FLOPs: "
+                "bf16 tensor FLOPs (single-pass mode counts no SIMT FLOPs)"}));
+  const auto source = texts_with_class(svg.doc, "roof-source");
+  ASSERT_EQ(source.size(), 1u);
+  EXPECT_NE(source[0].find("datasheet (the report's peaks)"), std::string::npos) << source[0];
+  EXPECT_NE(source[0].find("no L2 roof: datasheets give no L2 bandwidth"), std::string::npos);
+  EXPECT_EQ(with_class(svg.doc, "placed-kernel").size(), 7u);
+}
+
+TEST(SvgProfileRoofline, KernelsWithoutAPlacementAreListedWithShareAndBandwidth) {
+  const ProfileReport report = load_profile_report(kH200Profile);
+  Parsed svg(profile_roofline_svg(report));
+  const auto listed = texts_with_class(svg.doc, "unplaced-kernel");
+  ASSERT_EQ(listed.size(), 16u);
+  // Each line as unplaced_kernel_lines says, cut to the width of the chart.
+  const std::vector<std::string> lines = unplaced_kernel_lines(report);
+  ASSERT_EQ(lines.size(), listed.size());
+  for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(listed[i], truncated_text(lines[i], 135));
+  // The GELU of the MLP: 5.1% of the GPU time, 256 MiB in 89.7 µs.
+  EXPECT_EQ(listed[0].rfind("#6  5.1%  2.72 TB/s  void at::native::vectorized_elementwise", 0), 0u)
+      << listed[0];
+  EXPECT_NE(listed[0].find("memory-bound, DRAM at 57%"), std::string::npos) << listed[0];
+  for (const auto& line : listed) EXPECT_NE(line.find(" TB/s  "), std::string::npos) << line;
+}
+
+TEST(SvgProfileRoofline, NamesAreEscapedAndTheL2RoofDrawnWhenThePeaksHaveOne) {
+  ProfileReport report = load_profile_report(kH200Profile);
+  const std::string placed_name = "gemm<a&b, \"c\">'d'";
+  const std::string unplaced_name = "copy<x<y>> & <z>";
+  report.kernels[0].name = placed_name;
+  report.kernels[5].name = unplaced_name;
+  report.peaks->datasheet.l2.value = 1.2e13;
+  const std::string text = profile_roofline_svg(report);
+  EXPECT_EQ(text.find(placed_name), std::string::npos);
+  EXPECT_EQ(text.find("<x<y>>"), std::string::npos);
+  Parsed svg(text);
+  const auto markers = with_class(svg.doc, "kernel");
+  EXPECT_EQ(count_if_attr(markers, "data-name", placed_name), 1u);
+  const auto listed = texts_with_class(svg.doc, "unplaced-kernel");
+  ASSERT_FALSE(listed.empty());
+  EXPECT_NE(listed[0].find(unplaced_name), std::string::npos) << listed[0];
+  EXPECT_EQ(with_class(svg.doc, "roof-l2").size(), 1u);
+}
+
+TEST(SvgProfileRoofline, WithoutPlacementsEveryKernelIsListed) {
+  ProfileReport report = load_profile_report(kH200Profile);
+  for (auto& k : report.kernels) k.roofline.reset();
+  Parsed svg(profile_roofline_svg(report));
+  EXPECT_TRUE(with_class(svg.doc, "kernel").empty());
+  EXPECT_EQ(with_class(svg.doc, "no-placement").size(), 1u);
+  EXPECT_EQ(with_class(svg.doc, "unplaced-kernel").size(), 23u);
+  EXPECT_EQ(with_class(svg.doc, "roof").size(), 1u);  // the roofs still come from the peaks
+}
+
+TEST(SvgProfileRoofline, ShortKernelNames) {
+  EXPECT_EQ(short_kernel_name("void at::native::vectorized_elementwise_kernel<8, at::native::"
+                              "GeluCUDAKernelImpl>(int, float*)"),
+            "vectorized_elementwise_kernel");
+  EXPECT_EQ(short_kernel_name("(anonymous namespace)::scale_kernel(float const*, float*)"),
+            "scale_kernel");
+  EXPECT_EQ(short_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 12),
+            "nvjet_sm90_…");
+  EXPECT_EQ(short_kernel_name("gemm()"), "gemm");
 }
 
 }  // namespace

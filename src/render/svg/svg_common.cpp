@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 
 #include "core/operator_names.hpp"
 
@@ -12,6 +13,9 @@ namespace rooflinectl {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
+constexpr const char* kInk = kSvgInk;
+constexpr double kTickPx = 12;
+constexpr double kLabelPx = 11;
 // Average advance of DejaVu Sans digits and lower case, in em, rounded up (see text_width_px).
 constexpr double kEmPerChar = 0.64;
 
@@ -49,6 +53,22 @@ double text_width_px(const std::string& text, double font_px) {
   size_t code_points = 0;
   for (const char c : text) code_points += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return static_cast<double>(code_points) * kEmPerChar * font_px;
+}
+
+std::string truncated_text(const std::string& text, size_t max_code_points) {
+  if (max_code_points == 0) return "";
+  size_t code_points = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++code_points == max_code_points) {
+      // The rest (this code point on) must fit in one code point, else it is replaced by "…".
+      size_t rest = 0;
+      for (size_t j = i; j < text.size(); ++j)
+        rest += (static_cast<unsigned char>(text[j]) & 0xC0) != 0x80;
+      return rest <= 1 ? text : text.substr(0, i) + "…";
+    }
+  }
+  return text;
 }
 
 Scale Scale::linear(double d0, double d1, double p0, double p1) {
@@ -216,10 +236,10 @@ bool LabelPlacer::nearer_to_another_marker(const Box& box, double x, double y) c
 }
 
 std::optional<Box> LabelPlacer::place(double x, double y, double width, double height,
-                                      LabelSide first) {
+                                      LabelSide first, double clearance_px) {
   constexpr double kGap = 5;  // px between the anchor and the nearest label edge
   for (const double reach : {1.0, 2.2, 3.5}) {
-    const double g = kGap * reach + 3;
+    const double g = kGap * reach + 3 + clearance_px;
     // Right, left, above, below, then the four diagonals: (x0, y0) of the text box.
     std::array<std::pair<double, double>, 8> candidates = {{
         {x + g, y - height / 2},
@@ -254,6 +274,140 @@ std::string svg_open(double width, double height, const std::string& title) {
       R"(<rect x="0" y="0" width="{0:g}" height="{1:g}" fill="#FFFFFF"/>)"
       "\n",
       width, height, kSvgFontFamily, xml_escape(title));
+}
+
+std::string log_grid_svg(const LogLogFrame& a) {
+  const Scale sx = a.sx(), sy = a.sy();
+  std::string svg = R"(<g class="grid" stroke-width="1">)"
+                    "\n";
+  const auto vertical_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)"
+                         "\n",
+                         sx(v), a.top, a.bottom, colour);
+    }
+  };
+  const auto horizontal_lines = [&](const std::vector<double>& ticks, const char* colour) {
+    for (const double v : ticks) {
+      svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)"
+                         "\n",
+                         sy(v), a.left, a.right, colour);
+    }
+  };
+  vertical_lines(log_minor_ticks(a.x_lo, a.x_hi), "#F0F0F0");
+  horizontal_lines(log_minor_ticks(a.y_lo, a.y_hi), "#F0F0F0");
+  vertical_lines(decade_ticks(a.x_lo, a.x_hi), "#D6D6D6");
+  horizontal_lines(decade_ticks(a.y_lo, a.y_hi), "#D6D6D6");
+  svg += "</g>\n";
+  svg += fmt::format(
+      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
+      "\n",
+      a.left, a.top, a.right - a.left, a.bottom - a.top, kInk);
+  return svg;
+}
+
+namespace {
+
+// The labelled ticks of a log axis: its decades, or 1, 2 and 5 × each decade when fewer than
+// three decades lie inside (one or two labels leave a short axis unreadable).
+std::vector<double> labelled_ticks(double lo, double hi) {
+  const std::vector<double> decades = decade_ticks(lo, hi);
+  return decades.size() < 3 ? log_125_ticks(lo, hi) : decades;
+}
+
+}  // namespace
+
+std::string log_axes_svg(const LogLogFrame& a, const std::string& x_title,
+                         const std::string& y_title, double y_unit) {
+  const Scale sx = a.sx(), sy = a.sy();
+  std::string svg = R"(<g class="axis x">)"
+                    "\n";
+  for (const double v : labelled_ticks(a.x_lo, a.x_hi)) {
+    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)", sx(v),
+                       a.bottom, a.bottom + 5, kInk);
+    svg +=
+        text_svg(sx(v), a.bottom + 20, format_tick(v), kTickPx, "middle", R"(class="tick")") + "\n";
+  }
+  svg += text_svg((a.left + a.right) / 2, a.bottom + 46, x_title, 13, "middle",
+                  R"(class="axis-title")");
+  svg += "\n</g>\n";
+  svg += R"(<g class="axis y">)"
+         "\n";
+  for (const double v : labelled_ticks(a.y_lo, a.y_hi)) {
+    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)", sy(v),
+                       a.left - 5, a.left, kInk);
+    svg += text_svg(a.left - 9, sy(v) + 4, format_tick(v / y_unit), kTickPx, "end",
+                    R"(class="tick")") +
+           "\n";
+  }
+  const double y_title_x = a.left - 62;
+  const double y_title_y = (a.top + a.bottom) / 2;
+  svg += text_svg(y_title_x, y_title_y, y_title, 13, "middle",
+                  fmt::format(R"svg(class="axis-title" transform="rotate(-90 {} {})")svg",
+                              y_title_x, y_title_y));
+  svg += "\n</g>\n";
+  return svg;
+}
+
+std::string slanted_roof_svg(const SlantedRoof& roof, const LogLogFrame& axes, double highest_peak,
+                             std::vector<Box>& avoid, LabelPlacer& labels) {
+  const Scale sx = axes.sx(), sy = axes.sy();
+  const double bw = roof.bytes_per_s;
+  const double i0 = std::max(axes.x_lo, axes.y_lo / bw);
+  const double i1 = std::min(axes.x_hi, highest_peak / bw);
+  if (!(i1 > i0)) return "";
+  const double x0 = sx(i0), y0 = sy(i0 * bw), x1 = sx(i1), y1 = sy(i1 * bw);
+  std::string svg = fmt::format(
+      R"(<line class="{}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
+      "\n",
+      roof.css_class, x0, y0, x1, y1, kInk, roof.dash);
+  const double length = std::hypot(x1 - x0, y1 - y0);
+  for (double t = 0; t <= length; t += 6) {
+    const double x = x0 + (x1 - x0) * t / length, y = y0 + (y1 - y0) * t / length;
+    labels.reserve(Box{x - 3, y - 3, x + 3, y + 3});
+  }
+  const double angle = std::atan2(y1 - y0, x1 - x0);
+  const double w = text_width_px(roof.text, kLabelPx);
+  const double nx = std::sin(angle) * 7, ny = -std::cos(angle) * 7;  // 7 px off the line
+  const auto footprint = [&](double t) {
+    std::vector<Box> boxes;
+    const double bx = x0 + (x1 - x0) * t + nx, by = y0 + (y1 - y0) * t + ny;
+    for (double u = 0; u <= w; u += 5) {
+      // Centre of the glyphs: half a font height above the baseline, perpendicular to it.
+      const double cx = bx + std::cos(angle) * u + std::sin(angle) * kLabelPx * 0.4;
+      const double cy = by + std::sin(angle) * u - std::cos(angle) * kLabelPx * 0.4;
+      boxes.push_back(Box{cx - 4, cy - 4, cx + 4, cy + 4});
+    }
+    return boxes;
+  };
+  const auto covered = [&](const std::vector<Box>& boxes) {
+    size_t n = 0;
+    for (const auto& m : avoid) {
+      n += std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.overlaps(m); });
+    }
+    return n;
+  };
+  double best_t = 0.5;
+  size_t best_covered = SIZE_MAX;
+  for (const double t : {0.5, 0.65, 0.35, 0.8, 0.2}) {
+    const size_t n = covered(footprint(t));
+    if (n < best_covered) {
+      best_t = t;
+      best_covered = n;
+    }
+  }
+  const double lx = x0 + (x1 - x0) * best_t + nx, ly = y0 + (y1 - y0) * best_t + ny;
+  svg +=
+      text_svg(lx, ly, roof.text, kLabelPx, "start",
+               fmt::format(
+                   R"svg(class="roof-label" fill="{}" transform="rotate({:.2f} {:.1f} {:.1f})")svg",
+                   kInk, angle * 180.0 / kPi, lx, ly)) +
+      "\n";
+  for (const auto& box : footprint(best_t)) {
+    labels.reserve(box);
+    avoid.push_back(box);
+  }
+  return svg;
 }
 
 }  // namespace rooflinectl

@@ -20,6 +20,13 @@ inline constexpr const char* kSvgFontFamily = "DejaVu Sans, Verdana, Arial, sans
 /// Counts code points, not bytes.
 double text_width_px(const std::string& text, double font_px);
 
+/// Ink of axes, roofs and their labels.
+inline constexpr const char* kSvgInk = "#333333";
+
+/// `text` cut to at most `max_code_points` code points, the last one "…" when cut (never inside
+/// a UTF-8 sequence).
+std::string truncated_text(const std::string& text, size_t max_code_points);
+
 /// Maps data values in [d0, d1] to pixels [p0, p1], linearly or on log10 (then d0, d1 > 0).
 class Scale {
  public:
@@ -105,9 +112,10 @@ class LabelPlacer {
   /// nearest-marker rule.
   void reserve_marker(double x, double y, double r);
   /// The text box chosen for a label of `width` × `height` px anchored at (x, y), now reserved;
-  /// nullopt when no candidate fits. `first` is tried before the others.
+  /// nullopt when no candidate fits. `first` is tried before the others. `clearance_px` moves
+  /// every candidate that much farther from the anchor (a marker's radius, when it is large).
   std::optional<Box> place(double x, double y, double width, double height,
-                           LabelSide first = LabelSide::kRight);
+                           LabelSide first = LabelSide::kRight, double clearance_px = 0);
   /// Every label box placed so far (tests check that none overlap).
   const std::vector<Box>& placed() const { return placed_; }
 
@@ -126,5 +134,40 @@ double distance_to_box(const Box& box, double x, double y);
 /// `<svg>` start tag with width, height and viewBox, a white background, the <title> (what a
 /// screen reader and a browser tab show) and the default font. Close with "</svg>\n".
 std::string svg_open(double width, double height, const std::string& title);
+
+/// A log-log plot area: the data ranges of both axes (all > 0) and the pixel frame they map onto
+/// (y grows downwards: y_lo sits at `bottom`).
+struct LogLogFrame {
+  double x_lo = 1e-1, x_hi = 1e4, y_lo = 1e11, y_hi = 1e16;
+  double left = 0, right = 0, top = 0, bottom = 0;
+  Scale sx() const { return Scale::log10(x_lo, x_hi, left, right); }
+  Scale sy() const { return Scale::log10(y_lo, y_hi, bottom, top); }
+};
+
+/// The grid of `frame` (the 2..9 minor lines of each decade faint, then the decades) and its frame.
+std::string log_grid_svg(const LogLogFrame& frame);
+
+/// Both axes of `frame`: decade ticks (1, 2 and 5 × each decade on an axis with fewer than three
+/// decades) labelled (class "tick") with format_tick(v) on x and
+/// format_tick(v / y_unit) on y (y_unit 1e12: FLOP/s shown as TFLOP/s), and the axis titles
+/// (class "axis-title"), x centred 46 px under the frame, y rotated 62 px left of it.
+std::string log_axes_svg(const LogLogFrame& frame, const std::string& x_title,
+                         const std::string& y_title, double y_unit);
+
+/// A bandwidth roof (bytes/s), drawn as a slope of attainable FLOP/s = I x bandwidth.
+struct SlantedRoof {
+  double bytes_per_s = 0;
+  const char* css_class = "";  ///< "roof-hbm", "roof-l2"
+  std::string text;            ///< its label
+  const char* dash = "";       ///< extra line attributes, e.g. a dash array
+};
+
+/// The slope of `roof` from the frame's left (or lower) edge up to `highest_peak` (FLOP/s),
+/// labelled just above it at the first of a few positions whose footprint (small boxes along the
+/// rotated text) covers the fewest of `avoid` (the markers and earlier slope labels), to which
+/// that footprint is then added. The line and its label are reserved in `labels`, so point labels
+/// keep off them. Empty when the slope does not cross the frame.
+std::string slanted_roof_svg(const SlantedRoof& roof, const LogLogFrame& frame, double highest_peak,
+                             std::vector<Box>& avoid, LabelPlacer& labels);
 
 }  // namespace rooflinectl

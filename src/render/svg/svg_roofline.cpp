@@ -26,15 +26,13 @@ constexpr double kLegendX = 762;
 constexpr double kMarkerRadius = 5.5;
 constexpr double kTitlePx = 18;
 constexpr double kSubtitlePx = 12;
-constexpr double kTickPx = 12;
 constexpr double kLabelPx = 11;
 // Shortest L is drawn this far towards white; the longest keeps the operator's full colour.
 constexpr double kLightestShade = 0.8;
 // Head room around the data on the log axes, as a factor, so no marker sits on the frame.
 constexpr double kAxisMargin = 2.0;
-constexpr const char* kInk = "#333333";
+constexpr const char* kInk = kSvgInk;
 constexpr size_t kMaxNoteChars = 150;
-constexpr double kPi = 3.14159265358979323846;
 // Labels farther than this from their marker get a leader line.
 constexpr double kLeaderMinPx = 14;
 
@@ -147,10 +145,8 @@ std::vector<std::string> points_without_roofline(const Report& report) {
 
 namespace {
 
-// The axis ranges of the log-log chart.
-struct Axes {
-  double x_lo = 1e-1, x_hi = 1e4, y_lo = 1e11, y_hi = 1e16;
-};
+// The axis ranges of the log-log chart on its plot area.
+using Axes = LogLogFrame;
 
 // A point drawn at its FLOP per L2 byte too: its L2 bytes are known.
 bool has_l2_marker(const PointResult& p) {
@@ -161,6 +157,10 @@ bool has_l2_marker(const PointResult& p) {
 // Every marker (DRAM and L2), every roof and every ridge point inside, with head room.
 Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs& roofs) {
   Axes axes;
+  axes.left = kPlotLeft;
+  axes.right = kPlotRight;
+  axes.top = kPlotTop;
+  axes.bottom = kPlotBottom;
   if (points.empty()) return axes;
   std::vector<double> xs, ys;
   for (const auto* p : points) {
@@ -180,79 +180,6 @@ Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs
   axes.y_lo = nice_floor_125(*std::min_element(ys.begin(), ys.end()) / kAxisMargin);
   axes.y_hi = nice_ceil_125(*std::max_element(ys.begin(), ys.end()) * kAxisMargin);
   return axes;
-}
-
-// A bandwidth roof, drawn as a slope.
-struct SlantedRoof {
-  double bytes_per_s = 0;
-  const char* css_class = "";  // "roof-hbm", "roof-l2"
-  std::string text;            // its label
-  const char* dash = "";       // extra line attributes, e.g. a dash array
-};
-
-// The slope from the chart's left edge up to `highest_peak`, labelled just above it at the first
-// of a few positions whose footprint (small boxes along the rotated text) covers the fewest of
-// `avoid` (the markers and earlier slope labels), to which that footprint is then added. The line
-// and its label are reserved in `labels`, so point labels keep off them.
-std::string slanted_roof_svg(const SlantedRoof& roof, const Scale& sx, const Scale& sy,
-                             const Axes& axes, double highest_peak, std::vector<Box>& avoid,
-                             LabelPlacer& labels) {
-  const double bw = roof.bytes_per_s;
-  const double i0 = std::max(axes.x_lo, axes.y_lo / bw);
-  const double i1 = std::min(axes.x_hi, highest_peak / bw);
-  if (!(i1 > i0)) return "";
-  const double x0 = sx(i0), y0 = sy(i0 * bw), x1 = sx(i1), y1 = sy(i1 * bw);
-  std::string svg = fmt::format(
-      R"(<line class="{}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
-      "\n",
-      roof.css_class, x0, y0, x1, y1, kInk, roof.dash);
-  const double length = std::hypot(x1 - x0, y1 - y0);
-  for (double t = 0; t <= length; t += 6) {
-    const double x = x0 + (x1 - x0) * t / length, y = y0 + (y1 - y0) * t / length;
-    labels.reserve(Box{x - 3, y - 3, x + 3, y + 3});
-  }
-  const double angle = std::atan2(y1 - y0, x1 - x0);
-  const double w = text_width_px(roof.text, kLabelPx);
-  const double nx = std::sin(angle) * 7, ny = -std::cos(angle) * 7;  // 7 px off the line
-  const auto footprint = [&](double t) {
-    std::vector<Box> boxes;
-    const double bx = x0 + (x1 - x0) * t + nx, by = y0 + (y1 - y0) * t + ny;
-    for (double u = 0; u <= w; u += 5) {
-      // Centre of the glyphs: half a font height above the baseline, perpendicular to it.
-      const double cx = bx + std::cos(angle) * u + std::sin(angle) * kLabelPx * 0.4;
-      const double cy = by + std::sin(angle) * u - std::cos(angle) * kLabelPx * 0.4;
-      boxes.push_back(Box{cx - 4, cy - 4, cx + 4, cy + 4});
-    }
-    return boxes;
-  };
-  const auto covered = [&](const std::vector<Box>& boxes) {
-    size_t n = 0;
-    for (const auto& m : avoid) {
-      n += std::any_of(boxes.begin(), boxes.end(), [&](const Box& b) { return b.overlaps(m); });
-    }
-    return n;
-  };
-  double best_t = 0.5;
-  size_t best_covered = SIZE_MAX;
-  for (const double t : {0.5, 0.65, 0.35, 0.8, 0.2}) {
-    const size_t n = covered(footprint(t));
-    if (n < best_covered) {
-      best_t = t;
-      best_covered = n;
-    }
-  }
-  const double lx = x0 + (x1 - x0) * best_t + nx, ly = y0 + (y1 - y0) * best_t + ny;
-  svg +=
-      text_svg(lx, ly, roof.text, kLabelPx, "start",
-               fmt::format(
-                   R"svg(class="roof-label" fill="{}" transform="rotate({:.2f} {:.1f} {:.1f})")svg",
-                   kInk, angle * 180.0 / kPi, lx, ly)) +
-      "\n";
-  for (const auto& box : footprint(best_t)) {
-    labels.reserve(box);
-    avoid.push_back(box);
-  }
-  return svg;
 }
 
 // The second marker of the hierarchical roofline: for each point with L2 bytes, a hollow marker of
@@ -380,13 +307,7 @@ Chart make_chart(const Report& report) {
   const bool any_l2_marker =
       std::any_of(points.begin(), points.end(), [](const auto* p) { return has_l2_marker(*p); });
   const Axes axes = axis_ranges(points, roofs);
-  return Chart{report,
-               roofs,
-               points,
-               any_l2_marker,
-               axes,
-               Scale::log10(axes.x_lo, axes.x_hi, kPlotLeft, kPlotRight),
-               Scale::log10(axes.y_lo, axes.y_hi, kPlotBottom, kPlotTop)};
+  return Chart{report, roofs, points, any_l2_marker, axes, axes.sx(), axes.sy()};
 }
 
 std::string gpu_name(const Report& report) {
@@ -421,75 +342,6 @@ std::string title_svg(const Chart& chart) {
                                     : std::string("hardware counters")) +
                    bytes_basis_short(report),
                kSubtitlePx, "start", R"(fill="#555555" class="roof-source")");
-  return svg;
-}
-
-// Grid lines and the plot frame: vertical lines at x ticks, horizontal ones at y ticks, minor
-// decades first, then decades.
-std::string grid_svg(const Chart& chart) {
-  const Axes& a = chart.axes;
-  std::string svg = R"(<g class="grid" stroke-width="1">)"
-                    "\n";
-  const auto vertical_lines = [&](const std::vector<double>& ticks, const char* colour) {
-    for (const double v : ticks) {
-      svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)"
-                         "\n",
-                         chart.sx(v), kPlotTop, kPlotBottom, colour);
-    }
-  };
-  const auto horizontal_lines = [&](const std::vector<double>& ticks, const char* colour) {
-    for (const double v : ticks) {
-      svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)"
-                         "\n",
-                         chart.sy(v), kPlotLeft, kPlotRight, colour);
-    }
-  };
-  vertical_lines(log_minor_ticks(a.x_lo, a.x_hi), "#F0F0F0");
-  horizontal_lines(log_minor_ticks(a.y_lo, a.y_hi), "#F0F0F0");
-  vertical_lines(decade_ticks(a.x_lo, a.x_hi), "#D6D6D6");
-  horizontal_lines(decade_ticks(a.y_lo, a.y_hi), "#D6D6D6");
-  svg += "</g>\n";
-  svg += fmt::format(
-      R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="1.2"/>)"
-      "\n",
-      kPlotLeft, kPlotTop, kPlotRight - kPlotLeft, kPlotBottom - kPlotTop, kInk);
-  return svg;
-}
-
-// Both axes: decade ticks with their labels and the axis titles.
-std::string axes_svg(const Chart& chart) {
-  const Axes& a = chart.axes;
-  std::string svg = R"(<g class="axis x">)"
-                    "\n";
-  for (const double v : decade_ticks(a.x_lo, a.x_hi)) {
-    svg += fmt::format(R"(<line x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}" stroke="{3}"/>)",
-                       chart.sx(v), kPlotBottom, kPlotBottom + 5, kInk);
-    svg += text_svg(chart.sx(v), kPlotBottom + 20, format_tick(v), kTickPx, "middle",
-                    R"(class="tick")") +
-           "\n";
-  }
-  svg += text_svg((kPlotLeft + kPlotRight) / 2, kPlotBottom + 46,
-                  chart.any_l2_marker
-                      ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
-                        "markers: of L2 traffic; log scale)"
-                      : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
-                  13, "middle", R"(class="axis-title")");
-  svg += "\n</g>\n";
-  svg += R"(<g class="axis y">)"
-         "\n";
-  for (const double v : decade_ticks(a.y_lo, a.y_hi)) {
-    svg += fmt::format(R"(<line x1="{1}" y1="{0:.1f}" x2="{2}" y2="{0:.1f}" stroke="{3}"/>)",
-                       chart.sy(v), kPlotLeft - 5, kPlotLeft, kInk);
-    svg += text_svg(kPlotLeft - 9, chart.sy(v) + 4, format_tick(v / 1e12), kTickPx, "end",
-                    R"(class="tick")") +
-           "\n";
-  }
-  const double y_title_x = 26;
-  const double y_title_y = (kPlotTop + kPlotBottom) / 2;
-  svg += text_svg(y_title_x, y_title_y, "Performance (TFLOP/s, log scale)", 13, "middle",
-                  fmt::format(R"svg(class="axis-title" transform="rotate(-90 {} {})")svg",
-                              y_title_x, y_title_y));
-  svg += "\n</g>\n";
   return svg;
 }
 
@@ -538,7 +390,7 @@ std::string slopes_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer&
   if (roofs.dram_bytes_per_s) {
     svg += slanted_roof_svg(SlantedRoof{*roofs.dram_bytes_per_s, "roof-hbm",
                                         "HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"), ""},
-                            chart.sx, chart.sy, chart.axes, highest_peak, avoid, labels);
+                            chart.axes, highest_peak, avoid, labels);
   }
   if (roofs.l2_bytes_per_s) {
     svg += slanted_roof_svg(
@@ -546,7 +398,7 @@ std::string slopes_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer&
             *roofs.l2_bytes_per_s, "roof-l2",
             fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds),
             R"( stroke-dasharray="6 3")"},
-        chart.sx, chart.sy, chart.axes, highest_peak, avoid, labels);
+        chart.axes, highest_peak, avoid, labels);
   }
   return svg;
 }
@@ -765,8 +617,13 @@ std::string roofline_svg(const Report& report) {
   std::string svg =
       svg_open(kWidth, kHeight, "Roofline of the rooflinectl sweep on " + gpu_name(report));
   svg += title_svg(chart);
-  svg += grid_svg(chart);
-  svg += axes_svg(chart);
+  svg += log_grid_svg(chart.axes);
+  svg += log_axes_svg(chart.axes,
+                      chart.any_l2_marker
+                          ? "Arithmetic intensity (FLOP per byte of DRAM traffic; hollow "
+                            "markers: of L2 traffic; log scale)"
+                          : "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)",
+                      "Performance (TFLOP/s, log scale)", 1e12);
 
   LabelPlacer labels(Box{kPlotLeft + 2, kPlotTop + 2, kPlotRight - 2, kPlotBottom - 2});
   std::vector<Box> avoid = marker_boxes(chart);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# report, plot and compare on a saved `rooflinectl profile` report (the committed H200 profile of
+# the PyTorch transformer block): report prints the table `profile` printed and re-writes the JSON
+# byte for byte; plot draws the kernels' roofline; the formats and commands that do not read
+# profile reports exit 2 with one line saying so and write nothing.
+# Usage: test_cli_profile_report.sh BINARY EXAMPLES_DIR
+set -u
+bin="$1"
+profile="$2/h200-profile-block.json"
+table="$2/h200-profile-block.txt"
+sweep="$2/h200-sweep.json"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# refused PATTERN ARGS...: exit 2, one "error:" line naming PATTERN, nothing written to $work/out.*.
+refused() {
+  local pattern="$1"
+  shift
+  rm -f "$work"/out.*
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [[ $got -ne 2 ]]; then
+    fail "$* -> exit $got (want 2): $(head -c 300 "$work/stderr")"
+  elif ! grep -qF -- "$pattern" "$work/stderr" || [[ $(wc -l <"$work/stderr") -ne 1 ]]; then
+    fail "$* -> want one error line naming '$pattern': $(head -c 300 "$work/stderr")"
+  elif compgen -G "$work/out.*" >/dev/null; then
+    fail "$* -> wrote $(ls "$work"/out.*)"
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+# ok ARGS...: exit 0.
+ok() {
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  [[ $got -eq 0 ]] || fail "$* -> exit $got (want 0): $(head -c 300 "$work/stderr")"
+  return $got
+}
+
+# The table: what `profile` printed on the H200 (the saved console output from its first line on,
+# less the "written to" line that went to stderr).
+sed -n '/^rooflinectl profile:/,$p' "$table" | grep -v '^profile report written to ' >"$work/want.txt"
+if ok report "$profile"; then
+  if cmp -s "$work/stdout" "$work/want.txt"; then passes=$((passes + 1)); else
+    fail "report table differs from $table: $(diff "$work/want.txt" "$work/stdout" | head -5)"
+  fi
+fi
+if ok report "$profile" --format table -o "$work/table.txt"; then
+  if cmp -s "$work/table.txt" "$work/want.txt" && grep -q "written to" "$work/stderr"; then
+    passes=$((passes + 1))
+  else
+    fail "report --format table -o: file differs or no 'written to' line"
+  fi
+fi
+
+# JSON: the report read back and written again is the same text.
+if ok report "$profile" --format json; then
+  if cmp -s "$work/stdout" "$profile"; then passes=$((passes + 1)); else
+    fail "report --format json differs from $profile"
+  fi
+fi
+if ok report "$profile" --format json -o "$work/copy.json"; then
+  if cmp -s "$work/copy.json" "$profile"; then passes=$((passes + 1)); else
+    fail "report --format json -o differs from $profile"
+  fi
+fi
+
+for format in md csv bmf; do
+  refused "--format $format: $profile is a \`rooflinectl profile\` report; allowed for profile reports: table, json" \
+    report "$profile" --format "$format"
+done
+refused "allowed for profile reports: table, json" report "$profile" --format md -o "$work/out.md"
+
+# The chart: an SVG with one marker per placed kernel and the unplaced ones listed.
+if ok plot "$profile" -o "$work/chart.svg"; then
+  if python3 - "$work/chart.svg" <<'PY'; then passes=$((passes + 1)); else fail "plot: chart content"; fi
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+def cls(name):
+    return [e for e in root.iter() if e.get("class") == name]
+assert root.tag.endswith("svg"), root.tag
+assert len(cls("kernel")) == 7, len(cls("kernel"))
+assert len(cls("unplaced-kernel")) == 16, len(cls("unplaced-kernel"))
+assert len(cls("roof-hbm")) == 1 and len(cls("roof")) == 1
+assert "bf16 tensor FLOPs" in cls("bases")[0].text, cls("bases")[0].text
+PY
+  grep -q "roofline chart of 23 kernels written to $work/chart.svg (16 without a placement" \
+    "$work/stderr" || fail "plot: stderr $(head -c 300 "$work/stderr")"
+fi
+refused "--chart throughput: $profile is a \`rooflinectl profile\` report, which has only --chart roofline" \
+  plot "$profile" --chart throughput -o "$work/out.svg"
+
+# compare refuses a profile report on either side, naming it.
+refused "compare does not read profile reports yet ($profile is a \`rooflinectl profile\` report)" \
+  compare "$profile" "$sweep"
+refused "compare does not read profile reports yet ($profile is a \`rooflinectl profile\` report)" \
+  compare "$sweep" "$profile" -o "$work/out.txt"
+
+echo "cli profile report checks: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
