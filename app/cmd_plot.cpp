@@ -82,7 +82,7 @@ int run_plot_command(const PlotOptions& o) {
              without_roofline
                  ? fmt::format(" ({} without roofline data, noted on the chart)", without_roofline)
                  : "");
-  return above_roof_exit_code(report);
+  return report_exit_code(report);
 }
 
 }  // namespace rooflinectl

@@ -19,9 +19,10 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& options);
 /// Reads the report, draws the chart (roofline_svg or throughput_svg; for a profile report
 /// profile_roofline_svg) and writes it to options.output atomically; prints one line on stderr
 /// naming the file and how many points (kernels) were left out of the chart for lack of roofline
-/// data. Returns 0, or 1 when a sweep point lies above its roof. Throws a bad-input Error (exit 2)
-/// for an unknown chart, --chart throughput on a profile report, a profile with no kernel, an
-/// unreadable or invalid report, or an output path that cannot be written.
+/// data. Returns report_exit_code for a sweep report: 0, or 1 when a point is not ok or above its
+/// roof; 0 for a profile report. Throws a bad-input Error (exit 2) for an unknown chart, --chart
+/// throughput on a profile report, a profile with no kernel, an unreadable or invalid report, a
+/// sweep report without an ok point, or an output path that cannot be written.
 int run_plot_command(const PlotOptions& options);
 
 }  // namespace rooflinectl

@@ -75,10 +75,17 @@ int run_report_command(const ReportOptions& o) {
     return static_cast<int>(ExitCode::kOk);
   }
   const Report report = load_report(o.report);
+  // As compare and plot: a report of no points has nothing to show, and an empty table would look
+  // like a result.
+  if (report.points.empty()) {
+    throw bad_input(fmt::format(
+        "{} has no points: nothing to report (a sweep writes one per operator and length)",
+        o.report));
+  }
   check_unique_points(report, o.report);
   check_report_consistency(report, o.report);
   write_output(o, render_report(report, format));
-  return above_roof_exit_code(report);
+  return report_exit_code(report);
 }
 
 }  // namespace rooflinectl

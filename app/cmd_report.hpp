@@ -20,9 +20,10 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& options);
 /// Reads the report and prints it in options.format (render_report) on stdout, or writes it to
 /// options.output (atomically). A profile report ("kind": "profile") prints as table
 /// (format_profile_table, what `profile` prints) or json (profile_report_to_json_text of the
-/// report read back). Returns 0, or 1 when a sweep point lies above its roof. Throws a bad-input
-/// Error (exit 2) for an unknown format, md, csv or bmf on a profile report, an unreadable or
-/// invalid report, or an output path that cannot be written.
+/// report read back). Returns report_exit_code for a sweep report: 0, or 1 when a point is not ok
+/// or above its roof; 0 for a profile report. Throws a bad-input Error (exit 2) for an unknown
+/// format, md, csv or bmf on a profile report, an unreadable or invalid report, a sweep report of
+/// no points, or an output path that cannot be written.
 int run_report_command(const ReportOptions& options);
 
 }  // namespace rooflinectl

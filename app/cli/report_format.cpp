@@ -31,22 +31,31 @@ const char* format_name(ReportFormat format) {
   return "";
 }
 
-int above_roof_exit_code(const Report& report) {
+int report_exit_code(const Report& report) {
   size_t above = 0;
-  const PointResult* first = nullptr;
+  size_t not_ok = 0;
+  const PointResult* first_above = nullptr;
+  const PointResult* first_not_ok = nullptr;
   for (const PointResult& p : report.points) {
-    if (p.roofline && p.roofline->above_roof) {
-      ++above;
-      if (first == nullptr) first = &p;
-    }
+    if (p.status != PointStatus::kOk && not_ok++ == 0) first_not_ok = &p;
+    if (p.roofline && p.roofline->above_roof && above++ == 0) first_above = &p;
   }
-  if (above == 0) return static_cast<int>(ExitCode::kOk);
-  fmt::print(stderr,
-             "{} point{} above {} roof (first: {} {} at L = {}): achieved exceeds attainable, a "
-             "unit, formula or counter error; exit {}\n",
-             above, above == 1 ? "" : "s", above == 1 ? "its" : "their", first->op, first->version,
-             first->shape.seq_len, static_cast<int>(ExitCode::kPartial));
-  return static_cast<int>(ExitCode::kPartial);
+  const int partial = static_cast<int>(ExitCode::kPartial);
+  if (not_ok > 0) {
+    const PointResult& p = *first_not_ok;
+    fmt::print(stderr, "{} of {} points not ok (first: {} at L = {}, {}{}{}); exit {}\n", not_ok,
+               report.points.size(), p.op, p.shape.seq_len, to_string(p.status),
+               p.reason.empty() ? "" : ": ", p.reason, partial);
+  }
+  if (above > 0) {
+    const PointResult& p = *first_above;
+    fmt::print(stderr,
+               "{} point{} above {} roof (first: {} {} at L = {}): achieved exceeds attainable, a "
+               "unit, formula or counter error; exit {}\n",
+               above, above == 1 ? "" : "s", above == 1 ? "its" : "their", p.op, p.version,
+               p.shape.seq_len, partial);
+  }
+  return not_ok + above > 0 ? partial : static_cast<int>(ExitCode::kOk);
 }
 
 const char* extension_of(ReportFormat format) {

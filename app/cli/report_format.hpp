@@ -22,10 +22,11 @@ const char* format_name(ReportFormat format);
 /// ".json".
 const char* extension_of(ReportFormat format);
 
-/// The exit code of `report` and `plot` for `report`: kOk, or kPartial (1, as a sweep with failed
-/// points) when a point lies above its roof, which is an error in a unit, a formula or a counter
-/// (README "roofs"); then one line on stderr names the points' count and the first one.
-int above_roof_exit_code(const Report& report);
+/// The exit code of `report` and `plot` for `report`, the one its sweep exited with: kOk, or
+/// kPartial (1) when a point is not ok (skipped, failed or interrupted) or lies above its roof,
+/// which is an error in a unit, a formula or a counter (README "roofs"); then one line on stderr
+/// per kind names the points' count and the first one.
+int report_exit_code(const Report& report);
 
 /// `report` rendered as `format`: table = console table then the flash-vs-naive summary (when
 /// the report has attention points) and the reconciliation flags; json = the report file's

@@ -545,7 +545,24 @@ for p in report["points"]:
     p.update(status="skipped", reason="does not fit", version="", validation=None, timing=None,
              roofline=None, roofline_null_reason="point skipped")
 json.dump(report, open(f"{sys.argv[2]}/all-skipped.json", "w"))
+report = json.load(open(sys.argv[1]))
+report["points"][3].update(status="skipped", reason="does not fit", version="", validation=None,
+                           timing=None, roofline=None, roofline_null_reason="point skipped")
+json.dump(report, open(f"{sys.argv[2]}/one-skipped.json", "w"))
 PY
+  run_case 2 "no-points.json has no points: nothing to report" - report "$inputs/no-points.json"
+  # A report with a point not ok exits 1 in report and plot, as the sweep that wrote it did; the
+  # output is still written.
+  for args in "report $inputs/one-skipped.json" "report $inputs/all-skipped.json" \
+              "plot $inputs/one-skipped.json -o $inputs/one-skipped.svg"; do
+    # shellcheck disable=SC2086
+    "$bin" $args >"$inputs/stdout" 2>"$inputs/stderr"
+    code=$?
+    if [[ $code -eq 1 ]] && grep -qE "^(1|42) of 42 points not ok \(first: [a-z_]+ at L = [0-9]+, skipped: does not fit\); exit 1$" "$inputs/stderr" &&
+       { [[ -s "$inputs/stdout" ]] || [[ -s "$inputs/one-skipped.svg" ]]; }; then
+      passes=$((passes + 1))
+    else fail "$args (a point not ok) -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
+  done
   run_case 2 "no-points.json has no points" - compare "$h200" "$inputs/no-points.json"
   run_case 2 "no-points.json has no points" - compare "$inputs/no-points.json" "$h200"
   run_case 2 "no point with status ok" - plot "$inputs/no-points.json" -o "$work/chart.svg"
