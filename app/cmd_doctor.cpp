@@ -204,8 +204,9 @@ std::string device_text(const DeviceDiagnosis& diagnosis) {
 std::string diagnosis_text(const Diagnosis& diagnosis) {
   std::string out = versions_text(diagnosis.versions) + host_text(diagnosis.host);
   if (diagnosis.visible_devices == 0) {
-    return out + fmt::format("\ndevices:       none visible ({})\nverdict:       {}\n",
-                             no_device_fix(nvidia_driver_loaded()), diagnosis.verdict());
+    return out + fmt::format("\ndevices:       none visible ({}): {}\nverdict:       {}\n",
+                             no_device_reason(), no_device_fix(nvidia_driver_loaded()),
+                             diagnosis.verdict());
   }
   for (const DeviceDiagnosis& d : diagnosis.devices) out += device_text(d);
   return out + fmt::format("\nverdict:       {}\n", diagnosis.verdict());

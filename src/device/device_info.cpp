@@ -36,7 +36,8 @@ std::string no_device_reason() {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();  // as device_count: an answer, not a sticky error
-    return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));
+    return no_device_cause(cudaGetErrorName(status), cudaGetErrorString(status),
+                           nvidia_driver_loaded());
   }
   return count == 0 ? "cudaGetDeviceCount reports 0 devices" : "";
 }

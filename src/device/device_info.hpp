@@ -10,9 +10,10 @@ namespace rooflinectl {
 /// throws, so that `rooflinectl devices` and the GPU tests can report "no GPU" themselves).
 int device_count();
 
-/// Why device_count() is 0: cudaGetDeviceCount's error as "<name>: <description>" (e.g.
-/// "cudaErrorNoDevice: no CUDA-capable device is detected"), or "cudaGetDeviceCount reports 0
-/// devices" when it succeeded with none. Empty when there is a device. Never throws.
+/// Why device_count() is 0: cudaGetDeviceCount's error in no_device_cause's words ("no NVIDIA
+/// driver is loaded: ..." without a driver, else e.g. "cudaErrorNoDevice: no CUDA-capable device
+/// is detected"), or "cudaGetDeviceCount reports 0 devices" when it succeeded with none. Empty
+/// when there is a device. Never throws.
 std::string no_device_reason();
 
 /// The one message every command gives when no GPU is found: "no CUDA GPU found (<reason>):

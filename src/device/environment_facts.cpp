@@ -1,5 +1,6 @@
 #include "device/environment_facts.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -72,11 +73,20 @@ bool device_name_says_mig(std::string_view name) {
   return name.find(" MIG ") != std::string_view::npos;
 }
 
+std::string no_device_cause(const std::string& cuda_error_name,
+                            const std::string& cuda_error_description, bool driver_loaded) {
+  if (!driver_loaded) {
+    return fmt::format(
+        "no NVIDIA driver is loaded: no /proc/driver/nvidia/version; CUDA reports {}",
+        cuda_error_name);
+  }
+  return fmt::format("{}: {}", cuda_error_name, cuda_error_description);
+}
+
 std::string no_device_fix(bool driver_loaded) {
   if (!driver_loaded) {
-    return "no NVIDIA driver is loaded (no /proc/driver/nvidia/version): install or load the "
-           "NVIDIA driver, then check that nvidia-smi lists the GPU (`rooflinectl doctor` says "
-           "more)";
+    return "install or load the NVIDIA driver, then check that nvidia-smi lists the GPU "
+           "(`rooflinectl doctor` says more)";
   }
   return "check nvidia-smi and CUDA_VISIBLE_DEVICES (`rooflinectl doctor` says more)";
 }

@@ -39,10 +39,18 @@ struct HostProfilingFacts {
 /// Reads the facts above for the calling process. Never throws.
 HostProfilingFacts read_host_profiling_facts();
 
+/// Why CUDA found no GPU, from cudaGetDeviceCount's error (`cuda_error_name`, e.g.
+/// "cudaErrorNoDevice", and its description): without a loaded NVIDIA kernel driver
+/// (`driver_loaded` false: no /proc/driver/nvidia/version) "no NVIDIA driver is loaded (...)",
+/// naming CUDA's error but not its description, which for a missing driver is "CUDA driver version
+/// is insufficient for CUDA runtime version" and sends the reader after a version; with a driver,
+/// "<name>: <description>".
+std::string no_device_cause(const std::string& cuda_error_name,
+                            const std::string& cuda_error_description, bool driver_loaded);
+
 /// The fix to print when CUDA finds no GPU: without a loaded NVIDIA kernel driver
-/// (`driver_loaded` false: no /proc/driver/nvidia/version) CUDA reports an "insufficient driver"
-/// error, and the fix is loading the driver, not a CUDA version; with one, the GPU is hidden
-/// (CUDA_VISIBLE_DEVICES) or absent.
+/// (`driver_loaded` false) loading the driver, not another CUDA version; with one, the GPU is
+/// hidden (CUDA_VISIBLE_DEVICES) or absent.
 std::string no_device_fix(bool driver_loaded);
 
 /// Whether the NVIDIA kernel driver is loaded (/proc/driver/nvidia/version exists).

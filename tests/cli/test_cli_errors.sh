@@ -423,6 +423,19 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
   else
     fail "devices --json without a GPU -> exit $code: $(head -c 300 "$inputs/stdout") $(head -c 300 "$inputs/stderr")"
   fi
+  # Without a loaded driver CUDA's own words are "driver version is insufficient": every command
+  # says that no driver is loaded instead, and how to load one.
+  if [[ ! -e /proc/driver/nvidia/version ]]; then
+    for args in devices "devices --json" doctor sweep peaks; do
+      # shellcheck disable=SC2086
+      "$bin" $args >"$inputs/stdout" 2>"$inputs/stderr"
+      if grep -q "no NVIDIA driver is loaded" "$inputs/stdout" "$inputs/stderr" &&
+         grep -q "install or load the NVIDIA driver" "$inputs/stdout" "$inputs/stderr" &&
+         ! grep -q "insufficient" "$inputs/stdout" "$inputs/stderr"; then
+        passes=$((passes + 1))
+      else fail "$args without a driver: $(head -c 300 "$inputs/stderr") $(grep -i -m1 -e driver -e insufficient "$inputs/stdout")"; fi
+    done
+  fi
 fi
 
 # Derived values in a report are recomputed on reading: a hand-edited fraction of roof of 5 on

@@ -61,9 +61,19 @@ TEST(EnvironmentFacts, ReadsThisProcessWithoutThrowing) {
 namespace rooflinectl {
 namespace {
 
+TEST(NoDeviceCause, WithoutADriverSaysSoNotThatTheDriverIsInsufficient) {
+  const std::string insufficient = "CUDA driver version is insufficient for CUDA runtime version";
+  const std::string no_driver = no_device_cause("cudaErrorInsufficientDriver", insufficient, false);
+  EXPECT_EQ(no_driver.rfind("no NVIDIA driver is loaded", 0), 0u) << no_driver;
+  EXPECT_NE(no_driver.find("cudaErrorInsufficientDriver"), std::string::npos) << no_driver;
+  EXPECT_EQ(no_driver.find("insufficient"), std::string::npos) << no_driver;
+  EXPECT_EQ(no_device_cause("cudaErrorNoDevice", "no CUDA-capable device is detected", true),
+            "cudaErrorNoDevice: no CUDA-capable device is detected");
+}
+
 TEST(NoDeviceFix, WithoutADriverTheFixIsTheDriverNotTheCudaVersion) {
   const std::string no_driver = no_device_fix(false);
-  EXPECT_NE(no_driver.find("no NVIDIA driver is loaded"), std::string::npos) << no_driver;
+  EXPECT_NE(no_driver.find("install or load the NVIDIA driver"), std::string::npos) << no_driver;
   EXPECT_NE(no_driver.find("rooflinectl doctor"), std::string::npos) << no_driver;
   const std::string hidden = no_device_fix(true);
   EXPECT_NE(hidden.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << hidden;
