@@ -25,7 +25,7 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
                  "back-to-back H200 runs of the wgmma GEMM differed by 5.5%)");
   sub.add_option("--by", f.by,
                  "What the time gate compares: time (median, clock-normalized for compute-bound "
-                 "points) | roof (fraction of the attainable roof)");
+                 "points) | roof (fraction of the attainable roof) (default time)");
   sub.add_flag(
       "--strict", f.strict,
       "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
@@ -75,7 +75,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
       ->capture_default_str();
   sub->add_option("--output,-o", o.output,
                   "Write the comparison here instead of stdout (atomically; name ending in the "
-                  "--format's extension: .txt, .md, .json, .xml)")
+                  "--format's extension: .txt, .md, .json, .xml) (default: stdout)")
       ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }

@@ -27,7 +27,7 @@ CLI::App* setup_devices(CLI::App& app, DevicesOptions& o) {
   CLI::App* sub = app.add_subcommand("devices",
                                      "List GPUs: name, compute capability, SMs, "
                                      "memory, clocks, whether counters can be read");
-  sub->add_flag("--json", o.json, "Print JSON");
+  sub->add_flag("--json", o.json, "Print JSON (default: text)");
   return sub;
 }
 

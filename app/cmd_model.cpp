@@ -24,10 +24,15 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
       "placement, attention memory, flash IO bound");
   sub->add_option("--gpu", o.gpu, "GPU spec id, e.g. h200-sxm (an unknown id lists the known ones)")
       ->required();
-  sub->add_option("--config", o.config_file, "JSON sweep config for ops, seq and shape");
+  sub->add_option("--config", o.config_file,
+                  "JSON sweep config for ops, seq and shape, keys as in configs/default.json; its "
+                  "values replace the built-in defaults the other options show, and options "
+                  "override it (default: none, the built-in defaults, the same as "
+                  "configs/default.json)");
   add_shape_options(*sub, o.shape);
-  sub->add_option("--format", o.format, "stdout format: table | json");
-  sub->add_option("--output,-o", o.output, "Write the JSON here (atomically; name ending in .json)")
+  sub->add_option("--format", o.format, "stdout format: table | json (default table)");
+  sub->add_option("--output,-o", o.output,
+                  "Write the JSON here (atomically; name ending in .json) (default: no file)")
       ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }

@@ -26,7 +26,7 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
   sub->add_option("--output,-o", o.output, "SVG file to write (name ending in .svg)")->required();
   sub->add_option("--chart", o.chart,
                   "roofline (log-log, every point under its roof) | throughput (TFLOP/s, TB/s "
-                  "and tokens/s against L)");
+                  "and tokens/s against L) (default roofline)");
   return sub;
 }
 

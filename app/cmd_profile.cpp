@@ -132,15 +132,17 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
       ->capture_default_str();
   sub->add_option("--kernel-regex", o.config.kernel_regex,
                   "Profile only kernels whose demangled name this ECMAScript regex finds "
-                  "(ncu -k regex:); every launch is still timed");
+                  "(ncu -k regex:); every launch is still timed (default: every kernel)");
   sub->add_option("--nvtx-include", o.config.nvtx_include,
                   "Profile only launches inside these NVTX push/pop ranges (ncu syntax: A/, A/B/, "
-                  "A/*/B, A/+/B, [A, A], regex:...); repeat to OR");
+                  "A/*/B, A/+/B, [A, A], regex:...); repeat to OR (default: inside or outside "
+                  "any range)");
   sub->add_option("--launch-skip", o.config.launch_skip,
                   "Skip this many matching launches before profiling")
       ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
       ->capture_default_str();
-  sub->add_option("--launch-count", o.launch_count, "Profile at most this many launches")
+  sub->add_option("--launch-count", o.launch_count,
+                  "Profile at most this many launches (default: no limit)")
       ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
       ->each([&o](const std::string&) { o.launch_count_given = true; });
   sub->add_option("--sample-every", o.config.sample_every,

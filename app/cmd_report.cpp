@@ -26,10 +26,11 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
                   "verdicts, the flash-vs-naive conclusion) | csv (one row per point, units in "
                   "the header) | json (the report re-validated, derived values recomputed, in "
                   "the format `sweep --output` writes) | bmf (Bencher Metric Format, as `sweep "
-                  "--format bmf` prints it, docs/ci.md)");
+                  "--format bmf` prints it, docs/ci.md) (default table)");
   sub->add_option("--output,-o", o.output,
                   "Write to this file instead of stdout (atomically; name ending in the --format's "
-                  "extension: .txt, .md, .csv, .json (json and bmf); never the input report)")
+                  "extension: .txt, .md, .csv, .json (json and bmf); never the input report) "
+                  "(default: stdout)")
       ->each([&o](const std::string&) { o.output_given = true; });
   return sub;
 }

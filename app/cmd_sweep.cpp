@@ -98,14 +98,20 @@ void check_output_path(const std::string& path) {
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "sweep", "Run operators over sequence lengths; place each on the roofline");
-  sub->add_option("--config", o.config_file, "JSON sweep config (default: configs/default.json)");
+  sub->add_option(
+      "--config", o.config_file,
+      "JSON sweep config, keys as in configs/default.json; its values replace the built-in "
+      "defaults the other options show, and options override it (default: none, the "
+      "built-in defaults, the same as configs/default.json)");
   add_shape_options(*sub, o.shape);
   sub->add_option("--output,-o", o.output,
-                  "Write the JSON report here (atomically; name ending in .json)")
+                  "Write the JSON report here (atomically; name ending in .json) (default: no "
+                  "report file)")
       ->each([&o](const std::string&) { o.output_given = true; });
   sub->add_option(
       "--format", o.format,
-      "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md)");
+      "stdout format: table | json | csv | md | bmf (Bencher Metric Format, docs/ci.md) (default "
+      "table)");
   CLI::Option* repetitions =
       sub->add_option("--repetitions", o.repetitions,
                       "Timed samples per point, fixed sampling (default 10)")
@@ -134,10 +140,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                 "Also count sm__throughput (Nsight Compute's SM speed-of-light, the table's SM %): "
                 "8 more CUPTI replay passes per point on Hopper, about +0.2 s a point")
       ->excludes(no_counters);
-  sub->add_option("--device", o.device, "CUDA device index")->check(device_index());
+  sub->add_option("--device", o.device, "CUDA device index (default 0)")->check(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
-                  "table goes to stderr), exit 1 on a regression (see `compare`)");
+                  "table goes to stderr), exit 1 on a regression (see `compare`) (default: none)");
   add_compare_gate_flags(*sub, o.gate);
   sub->add_option("--roof", o.roof,
                   "Roof source: datasheet | counters | measured (default: measured when "

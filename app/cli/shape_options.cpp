@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/kernel_version.hpp"
 #include "core/seq_range.hpp"
+#include "core/sweep_config.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -30,6 +31,8 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 }  // namespace
 
 void add_shape_options(CLI::App& sub, ShapeOptions& o) {
+  // The defaults shown are the built-in ones (a --config file replaces them).
+  const SweepConfig d = default_sweep_config();
   sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)");
   sub.add_option("--kernel", o.kernels,
                  "Kernel version of an operator, OP=VERSION, e.g. flash_attention=v2 (repeatable, "
@@ -40,18 +43,25 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
       ->allow_extra_args(false);
   sub.add_option("--seq", o.seq,
                  "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
-                 "512,1000,4097 (list)");
+                 "512,1000,4097 (list) (default " +
+                     d.seq_spec + ")");
   // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
   static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
   const std::string axis = "integers 1..2^50";
-  sub.add_option("--batch", o.batch, "Batch size B")->check(strict_integer<int64_t>(axis));
-  sub.add_option("--heads", o.heads, "Query heads H")->check(strict_integer<int64_t>(axis));
-  sub.add_option("--kv-heads", o.kv_heads, "KV heads H_kv (GQA; must divide H)")
+  sub.add_option("--batch", o.batch, fmt::format("Batch size B (default {})", d.base.batch))
       ->check(strict_integer<int64_t>(axis));
-  sub.add_option("--head-dim", o.head_dim, "Head dimension d")
+  sub.add_option("--heads", o.heads, fmt::format("Query heads H (default {})", d.base.heads))
       ->check(strict_integer<int64_t>(axis));
-  sub.add_option("--dtype", o.dtype, "Element type: bf16 | fp16");
-  sub.add_option("--gelu-form", o.gelu_form, "GELU form: erf | tanh");
+  sub.add_option("--kv-heads", o.kv_heads,
+                 "KV heads H_kv (GQA; must divide H) (default: --heads, MHA)")
+      ->check(strict_integer<int64_t>(axis));
+  sub.add_option("--head-dim", o.head_dim,
+                 fmt::format("Head dimension d (default {})", d.base.head_dim))
+      ->check(strict_integer<int64_t>(axis));
+  sub.add_option("--dtype", o.dtype,
+                 "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + ")");
+  sub.add_option("--gelu-form", o.gelu_form,
+                 "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + ")");
   sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
 }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Every sub-command's --help shows the default of every option that takes a value (CLI11's
+# "TEXT=value" or "default" in the description), and --config's help names what is read without
+# one: the built-in defaults, not a file. Usage: test_cli_help.sh BINARY
+set -u
+bin="$1"
+failures=0
+passes=0
+
+subcommands=$("$bin" --help | awk '/^Subcommands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
+[[ -n $subcommands ]] || { echo "FAIL: no subcommands in --help"; exit 1; }
+for sub in $subcommands; do
+  help=$("$bin" "$sub" --help) || { echo "FAIL: $sub --help exits $?"; failures=$((failures + 1)); continue; }
+  # One block per option: its line ("  --name TYPE ...", "  -o,--output TYPE ...") and the
+  # indented description lines under it. Options with a type take a value; flags have none.
+  missing=$(python3 - "$help" <<'PY'
+import re, sys
+blocks, current = [], None
+section = None
+for line in sys.argv[1].splitlines():
+    if re.match(r"^\S.*:$", line):
+        section = line
+        continue
+    if section == "Options:" and re.match(r"^  -", line):
+        current = [line]
+        blocks.append(current)
+    elif current is not None and re.match(r"^ {4,}\S", line):
+        current.append(line)
+    else:
+        current = None
+for block in blocks:
+    head = block[0].split()
+    name, rest = head[0], head[1:]
+    takes_value = bool(rest) and re.match(r"^(TEXT|INT|UINT|FLOAT|OP=VERSION)", rest[0])
+    text = " ".join(block)
+    if takes_value and "REQUIRED" not in text and "=" not in rest[0] and "default" not in text:
+        print(name)
+PY
+)
+  if [[ -z $missing ]]; then passes=$((passes + 1))
+  else echo "FAIL: $sub --help shows no default for: $(echo $missing)"; failures=$((failures + 1)); fi
+done
+
+for sub in sweep model; do
+  if "$bin" "$sub" --help | tr -s ' \n' ' ' | grep -q -- "--config TEXT JSON sweep config.*(default: none, the built-in defaults"; then
+    passes=$((passes + 1))
+  else echo "FAIL: $sub --help: --config does not say that without it the built-in defaults are read"; failures=$((failures + 1)); fi
+done
+
+echo "cli_help: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]
