@@ -126,10 +126,12 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       ->check(strict_integer<int>(fmt::format("integers 6..{}", kMaxRepetitions)));
   sub->add_option("--min-time", o.min_time_s,
                   "Adaptive sampling: least summed sample time per point, seconds (default 0)")
-      ->check(CLI::Range(0.0, kMaxSamplingSeconds));
+      ->check(strict_number(0, true, kMaxSamplingSeconds,
+                            fmt::format("seconds 0 to {:g}", kMaxSamplingSeconds)));
   sub->add_option("--max-time", o.max_time_s,
                   "Adaptive sampling: most sampling wall time per point, seconds (default 1)")
-      ->check(CLI::Range(1e-6, kMaxSamplingSeconds));
+      ->check(strict_number(0, false, kMaxSamplingSeconds,
+                            fmt::format("seconds above 0 up to {:g}", kMaxSamplingSeconds)));
   CLI::Option* no_counters =
       sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
   sub->add_flag("--require-counters", o.require_counters,
@@ -147,7 +149,9 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   add_compare_gate_flags(*sub, o.gate);
   sub->add_option("--roof", o.roof,
                   "Roof source: datasheet | counters | measured (default: measured when "
-                  "`rooflinectl peaks` has cached this GPU, else datasheet)");
+                  "`rooflinectl peaks` has cached this GPU, else datasheet)")
+      ->check(one_of({to_string(RoofSource::kDatasheet), to_string(RoofSource::kCounters),
+                      to_string(RoofSource::kMeasured)}));
   sub->add_option("--lock-clocks", o.lock_clocks,
                   "Lock the SM clocks for the sweep through NVML: base (the default applications "
                   "clock), reset on exit and on SIGINT/SIGTERM; needs root, else exit 3 "

@@ -7,6 +7,7 @@
 #include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/kernel_version.hpp"
+#include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
 #include "core/sweep_config.hpp"
 
@@ -33,7 +34,8 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   // The defaults shown are the built-in ones (a --config file replaces them).
   const SweepConfig d = default_sweep_config();
-  sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)");
+  sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)")
+      ->check(one_of(operator_names(), true));
   sub.add_option("--kernel", o.kernels,
                  "Kernel version of an operator, OP=VERSION, e.g. flash_attention=v2 (repeatable, "
                  "or comma-separated: gemm=v1,flash_attention=v2; `list` shows each operator's "
@@ -59,9 +61,11 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                  fmt::format("Head dimension d (default {})", d.base.head_dim))
       ->check(strict_integer<int64_t>(axis));
   sub.add_option("--dtype", o.dtype,
-                 "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + ")");
+                 "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + ")")
+      ->check(one_of({to_string(Dtype::kBf16), to_string(Dtype::kFp16)}));
   sub.add_option("--gelu-form", o.gelu_form,
-                 "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + ")");
+                 "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + ")")
+      ->check(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)}));
   sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
 }
 

@@ -1,14 +1,19 @@
-// A CLI11 validator for integer flags. CLI11's own conversion saturates an out-of-range integer
+// CLI11 validators for integer, number and named-choice flags. CLI11's own conversion saturates an
+// out-of-range integer
 // (--batch 99999999999999999999 becomes INT64_MAX, silently) and its own message for "1.5" names
 // the whole int64 range; this check runs on the token before conversion, refuses anything that is
 // not a base-10 integer of the flag's type, and names what the flag allows.
 #pragma once
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace rooflinectl {
 
@@ -32,6 +37,54 @@ CLI::Validator strict_integer(const std::string& allowed) {
         return "";
       },
       "INTEGER");
+}
+
+/// Validator for a number flag in [`low`, `high`] (above `low` when `low_inclusive` is false):
+/// the whole token must be a finite decimal number (strtod: "1e-3" and "0.5" read, "abc", "1s",
+/// "nan" and "inf" do not). `allowed` describes the range in words ("seconds 0..3600"); CLI11
+/// prefixes the flag: "--max-time: 'abc' is not a number (allowed: seconds above 0 up to 3600)".
+inline CLI::Validator strict_number(double low, bool low_inclusive, double high,
+                                    const std::string& allowed) {
+  return CLI::Validator(
+      [=](std::string& token) -> std::string {
+        char* end = nullptr;
+        const double value = token.empty() ? NAN : std::strtod(token.c_str(), &end);
+        if (token.empty() || end != token.c_str() + token.size() || !std::isfinite(value)) {
+          return fmt::format("'{}' is not a number (allowed: {})", token, allowed);
+        }
+        if (value > high || value < low || (!low_inclusive && value == low)) {
+          return fmt::format("'{}' is out of range (allowed: {})", token, allowed);
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+/// Validator for a flag that takes one of `names` (for --ops: each comma-separated item when
+/// `list` is true): "--dtype: 'fp8' is not allowed (allowed: bf16, fp16)".
+inline CLI::Validator one_of(const std::vector<std::string>& names, bool list = false) {
+  return CLI::Validator(
+      [=](std::string& token) -> std::string {
+        const auto known = [&](const std::string& item) {
+          for (const std::string& name : names) {
+            if (item == name) return true;
+          }
+          return false;
+        };
+        size_t start = 0;
+        while (true) {
+          const size_t comma = list ? token.find(',', start) : std::string::npos;
+          const std::string item =
+              token.substr(start, comma == std::string::npos ? comma : comma - start);
+          // An empty list item is split_list's error, which names the whole list.
+          if ((!list || !item.empty()) && !known(item)) {
+            return fmt::format("'{}' is not allowed (allowed: {})", item, fmt::join(names, ", "));
+          }
+          if (comma == std::string::npos) return "";
+          start = comma + 1;
+        }
+      },
+      "");
 }
 
 /// strict_integer for a --device flag: the number of devices is known only at run time, where

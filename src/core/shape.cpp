@@ -66,7 +66,8 @@ void validate_common_shape(const Shape& s) {
   positive("seq_len", "--seq", s.seq_len);
   if (s.heads % s.kv_heads != 0) {
     throw bad_input(fmt::format(
-        "invalid kv-heads {}: heads ({}) must be a multiple of kv-heads (GQA group size H/H_kv)",
+        "invalid kv-heads {} (--kv-heads): heads ({}) must be a multiple of kv-heads (GQA group "
+        "size H/H_kv)",
         s.kv_heads, s.heads));
   }
   // Every element count an operator derives (kernels/*.cu device_bytes and launch sizes) is one

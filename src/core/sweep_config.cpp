@@ -99,7 +99,8 @@ void validate_sweep_config(const SweepConfig& c) {
     for (size_t j = 0; j < i; ++j) {
       // A repeated name would run the same points twice and give compare two records per key.
       if (c.ops[i] == c.ops[j]) {
-        throw bad_input(fmt::format("invalid ops: '{}' is listed more than once", c.ops[i]));
+        throw bad_input(
+            fmt::format("invalid ops (--ops): '{}' is listed more than once", c.ops[i]));
       }
     }
   }
@@ -113,37 +114,41 @@ void validate_sweep_config(const SweepConfig& c) {
   first.seq_len = c.seq_lens.front();
   validate_common_shape(first);
   if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
-    throw bad_input(
-        fmt::format("invalid repetitions {}: allowed 1 to {}", c.repetitions, kMaxRepetitions));
+    throw bad_input(fmt::format("invalid repetitions {} (--repetitions): allowed 1 to {}",
+                                c.repetitions, kMaxRepetitions));
   }
   if (c.max_noise && !(*c.max_noise > 0 && *c.max_noise < 1)) {
     throw bad_input(fmt::format(
-        "invalid max-noise {}: allowed a fraction above 0 and below 1 (e.g. 0.01 for 1%)",
+        "invalid max-noise {} (--max-noise): allowed a fraction above 0 and below 1 (e.g. 0.01 for "
+        "1%)",
         *c.max_noise));
   }
   if (c.min_samples < 6 || c.min_samples > kMaxRepetitions) {
     throw bad_input(fmt::format(
-        "invalid min-samples {}: allowed 6 (the fewest for a 95% interval of the median) to {}",
+        "invalid min-samples {} (--min-samples): allowed 6 (the fewest for a 95% interval of the "
+        "median) to {}",
         c.min_samples, kMaxRepetitions));
   }
   if (!(c.min_time_s >= 0 && c.min_time_s <= kMaxSamplingSeconds)) {
-    throw bad_input(
-        fmt::format("invalid min-time {} s: allowed 0 to {} s", c.min_time_s, kMaxSamplingSeconds));
+    throw bad_input(fmt::format("invalid min-time {} s (--min-time): allowed 0 to {} s",
+                                c.min_time_s, kMaxSamplingSeconds));
   }
   if (!(c.max_time_s > 0 && c.max_time_s <= kMaxSamplingSeconds)) {
-    throw bad_input(fmt::format("invalid max-time {} s: allowed above 0 up to {} s", c.max_time_s,
-                                kMaxSamplingSeconds));
+    throw bad_input(fmt::format("invalid max-time {} s (--max-time): allowed above 0 up to {} s",
+                                c.max_time_s, kMaxSamplingSeconds));
   }
   if (c.min_time_s > c.max_time_s) {
     throw bad_input(
-        fmt::format("invalid min-time {} s: above max-time {} s", c.min_time_s, c.max_time_s));
+        fmt::format("invalid min-time {} s (--min-time): above max-time {} s (--max-time); allowed "
+                    "up to it",
+                    c.min_time_s, c.max_time_s));
   }
   if (c.warmup_runs < 0 || c.warmup_runs > kMaxRepetitions) {
     throw bad_input(
         fmt::format("invalid warmup-runs {}: allowed 0 to {}", c.warmup_runs, kMaxRepetitions));
   }
   if (c.device < 0) {
-    throw bad_input(fmt::format("invalid device {}: must be 0 or more", c.device));
+    throw bad_input(fmt::format("invalid device {} (--device): must be 0 or more", c.device));
   }
 }
 

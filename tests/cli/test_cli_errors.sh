@@ -114,9 +114,26 @@ bad "repetitions 0" sweep --repetitions 0
 # Adaptive sampling: bad bounds, bounds without --max-noise, and --repetitions beside it.
 bad "--max-noise: '150%' is out of range" sweep --max-noise 150%
 bad "--max-noise: 'low' is not a number" sweep --max-noise low
-bad "min-samples" sweep --max-noise 1% --min-samples 5
-bad "max-time" sweep --max-noise 1% --max-time 0
-bad "min-time 3 s: above max-time 2 s" sweep --max-noise 1% --min-time 3 --max-time 2
+# Each names the flag, the value and what is allowed.
+bad "invalid min-samples 5 (--min-samples): allowed 6" sweep --max-noise 1% --min-samples 5
+bad "--min-samples: '6.5' is not a whole number (allowed: integers 6..1000000)" \
+  sweep --max-noise 1% --min-samples 6.5
+bad "invalid min-samples 2000000 (--min-samples): allowed 6" \
+  sweep --max-noise 1% --min-samples 2000000
+for value in 0 -1 1e9 3601; do
+  bad "--max-time: '$value' is out of range (allowed: seconds above 0 up to 3600)" \
+    sweep --max-noise 1% --max-time "$value"
+done
+for value in abc nan inf 1s ""; do
+  bad "--max-time: '$value' is not a number (allowed: seconds above 0 up to 3600)" \
+    sweep --max-noise 1% --max-time "$value"
+  bad "--min-time: '$value' is not a number (allowed: seconds 0 to 3600)" \
+    sweep --max-noise 1% --min-time "$value"
+done
+bad "--min-time: '-1' is out of range (allowed: seconds 0 to 3600)" sweep --max-noise 1% --min-time=-1
+bad "invalid min-time 3 s (--min-time): above max-time 2 s (--max-time)" \
+  sweep --max-noise 1% --min-time 3 --max-time 2
+bad "invalid repetitions 0 (--repetitions): allowed 1 to 1000000" sweep --repetitions 0
 bad "without --max-noise" sweep --min-samples 20
 bad "excludes" sweep --max-noise 1% --repetitions 5
 bad "repetitions 2000000" sweep --repetitions 2000000
@@ -160,15 +177,20 @@ run_case 2 "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3)
 bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
 
 # ---- names ------------------------------------------------------------------------------------
-bad "'fp32'" sweep --dtype fp32
+bad "--dtype: 'fp32' is not allowed (allowed: bf16, fp16)" sweep --dtype fp32
 bad "'BF16'" sweep --dtype BF16
 bad "''" sweep --dtype ""
-bad "'relu'" sweep --gelu-form relu
-bad "'flashy'" sweep --ops flashy
+bad "--gelu-form: 'relu' is not allowed (allowed: erf, tanh)" sweep --gelu-form relu
+bad "--ops: 'flashy' is not allowed (allowed: naive_attention," sweep --ops flashy
+bad "--ops: 'flashy' is not allowed" sweep --ops gemm,flashy
+bad "--roof: 'theoretical' is not allowed (allowed: datasheet, counters, measured)" \
+  sweep --roof theoretical
+bad "invalid kv-heads 3 (--kv-heads)" sweep --kv-heads 3
+bad "invalid device -1 (--device)" sweep --device=-1
 bad "'GEMM'" sweep --ops GEMM
 bad "empty item" sweep --ops gemm,,gelu
 bad "empty item" sweep --ops ""
-bad "'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
+bad "invalid ops (--ops): 'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
 bad "'xml'" sweep --format xml
 bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
