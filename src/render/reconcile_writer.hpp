@@ -1,5 +1,6 @@
-// Console text for the reconciliation of a sweep report: one block per flagged check (analytic vs
-// counted outside its documented band) with its explanation. Pure host code, reads only.
+// Console text for the reconciliation of a sweep report: one block per operator and flagged check
+// (analytic vs counted outside its documented band) with its explanation once. Pure host code,
+// reads only.
 #pragma once
 
 #include <string>
@@ -8,8 +9,10 @@
 
 namespace rooflinectl {
 
-/// "reconciliation: N flagged of M checks" and then, per flagged check, operator, L, quantity vs
-/// reference, ratio, band and explanation. Empty when no point carries a reconciliation.
+/// "reconciliation (analytic vs counted): N of M checks flagged" and then, per operator and
+/// flagged quantity (and side of its band), one line with the quantity vs reference, the band and
+/// each flagged L with its ratio, and the explanation once, that of the first such point (the
+/// JSON keeps every point's). Empty when no point carries a reconciliation.
 std::string format_reconciliation_flags(const Report& report);
 
 }  // namespace rooflinectl

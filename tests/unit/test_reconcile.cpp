@@ -239,9 +239,26 @@ TEST(Reconcile, SurvivesTheJsonRoundTripAndOldReportsReadWithoutIt) {
       EXPECT_EQ(a[k].explanation, b[k].explanation);
     }
   }
+}
+
+// The table notes each flagged check once per operator (with every flagged L and its ratio), not
+// once per point: GELU's erf FLOP ratio is flagged at all seven lengths of the H200 sweep.
+TEST(Reconcile, TableNotesEachFlaggedCheckOncePerOperator) {
+  Report report = h200_report();
+  for (auto& p : report.points) p.reconciliation = reconcile(p, pipe_of(p.op), report.device);
   const std::string text = format_reconciliation_flags(report);
-  EXPECT_NE(text.find("gemm L=4096: dram_bytes"), std::string::npos) << text;
-  EXPECT_NE(text.find("gelu L=4096: flop"), std::string::npos) << text;
+  EXPECT_NE(text.find("  gelu: flop / analytic.flop (band "), std::string::npos) << text;
+  EXPECT_NE(text.find("at 7 points: L=512 "), std::string::npos) << text;
+  const auto count = [&text](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count("erf is not one special-function instruction"), 1u) << text;
+  EXPECT_EQ(count("  gelu: flop / analytic.flop"), 1u) << text;
+  EXPECT_NE(text.find("gemm: dram_bytes / "), std::string::npos) << text;
 }
 
 }  // namespace
