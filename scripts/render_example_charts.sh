@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the README's example from a sweep report: the two SVG charts rendered to PNG by
 # headless Chromium (Debian: apt-get install chromium) into docs/images/, and the Markdown report
-# into docs/examples/. Usage: scripts/render_example_charts.sh [REPORT.json] [BINARY]
+# into docs/examples/; and the profile example's kernel roofline (SVG, as `plot` writes it) from
+# docs/examples/h200-profile-block.json. Usage: scripts/render_example_charts.sh [REPORT.json] [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 report="${1:-docs/examples/h200-sweep.json}"
@@ -20,3 +21,4 @@ for spec in "roofline 1000 660" "throughput 1200 540"; do
     --screenshot="docs/images/h200-$chart.png" "file://$work/$chart.svg" 2>/dev/null
 done
 "$bin" report "$report" --format md -o docs/examples/h200-sweep.md
+"$bin" plot docs/examples/h200-profile-block.json -o docs/images/h200-profile-block.svg

@@ -356,10 +356,10 @@ TEST(SvgProfileRoofline, KernelsWithoutAPlacementAreListedWithShareAndBandwidth)
   const std::vector<std::string> lines = unplaced_kernel_lines(report);
   ASSERT_EQ(lines.size(), listed.size());
   for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(listed[i], truncated_text(lines[i], 135));
-  // The GELU of the MLP: 5.1% of the GPU time, 256 MiB in 89.7 µs.
-  EXPECT_EQ(listed[0].rfind("#6  5.1%  2.72 TB/s  void at::native::vectorized_elementwise", 0), 0u)
+  // The GELU of the MLP: 5.2% of the GPU time, 256 MiB in 90.0 µs.
+  EXPECT_EQ(listed[0].rfind("#6  5.2%  2.71 TB/s  void at::native::vectorized_elementwise", 0), 0u)
       << listed[0];
-  EXPECT_NE(listed[0].find("memory-bound, DRAM at 57%"), std::string::npos) << listed[0];
+  EXPECT_NE(listed[0].find("memory-bound, DRAM at 56%"), std::string::npos) << listed[0];
   for (const auto& line : listed) EXPECT_NE(line.find(" TB/s  "), std::string::npos) << line;
 }
 
