@@ -149,6 +149,9 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
                   "Profile one launch in K of each kernel name (the 1st, K+1th, ...)")
       ->check(strict_integer<uint64_t>("integers 1, 2, ..."))
       ->capture_default_str();
+  sub->add_flag("--include-nccl", o.config.include_nccl,
+                "Profile NCCL kernels too (default: timed only; serializing a collective's "
+                "launches can hang it)");
   sub->add_flag("--no-counters", o.no_counters,
                 "Only time the launches (CUPTI activity records); no counters, no placement");
   sub->add_flag("--quiet,-q", o.quiet, "Do not print the kernel table");

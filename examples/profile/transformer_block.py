@@ -21,7 +21,7 @@ def parse_args():
     p.add_argument("--seq", type=int, default=2048)
     p.add_argument("--d-model", type=int, default=2048)
     p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--iterations", type=int, default=8)
     return p.parse_args()
 
 

@@ -304,6 +304,8 @@ ProfileConfig profile_config_from_json(const JsonObjectReader& r) {
   c.launch_skip = r.get_uint64("launch_skip");
   if (!r.is_null("launch_count")) c.launch_count = r.get_uint64("launch_count");
   c.sample_every = r.get_uint64("sample_every");
+  // Reports written before --include-nccl existed profiled NCCL kernels like any other.
+  c.include_nccl = r.has("include_nccl") ? r.get_bool("include_nccl") : true;
   return c;
 }
 
@@ -431,6 +433,7 @@ nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   config["launch_count"] =
       report.config.launch_count ? OrderedJson(*report.config.launch_count) : OrderedJson(nullptr);
   config["sample_every"] = report.config.sample_every;
+  config["include_nccl"] = report.config.include_nccl;
   j["config"] = config;
   OrderedJson devices = OrderedJson::array();
   for (const auto& d : report.devices) devices.push_back(device_record_to_json(d));

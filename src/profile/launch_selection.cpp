@@ -16,6 +16,7 @@ constexpr const char* kEnvLaunchSkip = "RFL_PROFILE_LAUNCH_SKIP";
 constexpr const char* kEnvLaunchCount = "RFL_PROFILE_LAUNCH_COUNT";
 constexpr const char* kEnvSampleEvery = "RFL_PROFILE_SAMPLE_EVERY";
 constexpr const char* kEnvCounters = "RFL_PROFILE_COUNTERS";
+constexpr const char* kEnvIncludeNccl = "RFL_PROFILE_INCLUDE_NCCL";
 
 uint64_t parse_count(const char* variable, const char* text) {
   char* end = nullptr;
@@ -27,6 +28,15 @@ uint64_t parse_count(const char* variable, const char* text) {
 }
 
 }  // namespace
+
+bool is_nccl_kernel(const std::string& demangled_name) {
+  // The function name ends where its parameter or template list begins.
+  const size_t end = demangled_name.find_first_of("(<");
+  const std::string head = demangled_name.substr(0, end);
+  const size_t begin = head.find_last_of(" :");
+  const std::string function = begin == std::string::npos ? head : head.substr(begin + 1);
+  return function.rfind("ncclKernel", 0) == 0 || function.rfind("ncclDevKernel", 0) == 0;
+}
 
 LaunchSelector::LaunchSelector(const ProfileConfig& config) : config_(config) {
   if (config_.sample_every == 0) throw bad_input("--sample-every 0: must be >= 1");
@@ -47,6 +57,9 @@ bool LaunchSelector::exhausted() const {
 
 LaunchDecision LaunchSelector::decide(const std::string& demangled_name,
                                       const std::vector<std::string>& nvtx) {
+  if (!config_.include_nccl && is_nccl_kernel(demangled_name)) {
+    return {false, kNcclNotProfiledReason};
+  }
   if (name_regex_ && !std::regex_search(demangled_name, *name_regex_)) {
     return {false, "not matched by --kernel-regex"};
   }
@@ -74,6 +87,7 @@ std::vector<std::pair<std::string, std::string>> profile_environment(
       {kEnvLaunchCount, config.launch_count ? std::to_string(*config.launch_count) : ""},
       {kEnvSampleEvery, std::to_string(config.sample_every)},
       {kEnvCounters, config.counters ? "1" : "0"},
+      {kEnvIncludeNccl, config.include_nccl ? "1" : "0"},
   };
   return out;
 }
@@ -102,6 +116,7 @@ ProfileConfig profile_config_from_environment(const char* (*lookup)(const char*)
   const std::string every = get(kEnvSampleEvery);
   if (!every.empty()) config.sample_every = parse_count(kEnvSampleEvery, every.c_str());
   config.counters = get(kEnvCounters) != "0";
+  config.include_nccl = get(kEnvIncludeNccl) == "1";
   return config;
 }
 

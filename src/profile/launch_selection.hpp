@@ -16,16 +16,30 @@
 
 namespace rooflinectl {
 
+/// The reason a launch of an NCCL kernel is not profiled by default, as LaunchDecision::reason.
+inline constexpr const char* kNcclNotProfiledReason =
+    "NCCL kernel: not profiled by default (serializing a collective's launches and waiting for "
+    "each can hang it; --include-nccl profiles it)";
+
+/// Whether a demangled kernel name is one of NCCL's collective or point-to-point kernels: its
+/// function name (the last identifier before the parameter list, after any namespace or return
+/// type) begins with "ncclKernel" or "ncclDevKernel", the prefixes of NCCL's generated kernels
+/// (e.g. "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+/// "ncclKernel_AllReduce_RING_LL_Sum_float(...)").
+bool is_nccl_kernel(const std::string& demangled_name);
+
 /// The decision for one launch: profiled, or the reason it is not.
 struct LaunchDecision {
   bool profile = false;
   std::string reason;  ///< empty when profiled
 };
 
-/// Applies, in this order: the name regex (ECMAScript, searched in the demangled name) and the
-/// NVTX filters (any one matching) make a launch a candidate; the first `launch_skip`
-/// candidates are skipped; of the rest, the 1st, (K+1)th, (2K+1)th ... launch of each kernel name
-/// (K = sample_every) is kept; after `launch_count` kept launches nothing more is.
+/// Applies, in this order: NCCL kernels are left out unless config.include_nccl (they are not
+/// candidates: --launch-skip and --launch-count do not count them); the name regex (ECMAScript,
+/// searched in the demangled name) and the NVTX filters (any one matching) make a launch a
+/// candidate; the first `launch_skip` candidates are skipped; of the rest, the 1st, (K+1)th,
+/// (2K+1)th ... launch of each kernel name (K = sample_every) is kept; after `launch_count` kept
+/// launches nothing more is.
 class LaunchSelector {
  public:
   /// Throws a bad-input Error naming a bad regex or NVTX expression, or sample_every = 0.

@@ -134,6 +134,7 @@ struct ProfileConfig {
   std::optional<uint64_t> launch_count;  ///< nullopt: no limit
   uint64_t sample_every = 1;
   bool counters = true;
+  bool include_nccl = false;  ///< profile NCCL kernels too (--include-nccl); default: timed only
   std::string mode = "single-pass";
 };
 

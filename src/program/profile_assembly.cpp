@@ -12,6 +12,7 @@
 #include "cupti/metrics.hpp"
 #include "peaks/roof_selection.hpp"
 #include "profile/demangle.hpp"
+#include "profile/launch_selection.hpp"
 #include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
@@ -258,6 +259,23 @@ std::vector<KernelSummary> summarize(const std::vector<ProfiledLaunch>& launches
   return kernels;
 }
 
+/// How many launches were left out as NCCL kernels, and their distinct names (the first three,
+/// then how many more), for the report's warning.
+std::pair<size_t, std::string> nccl_launches_left_out(const std::vector<ProfiledLaunch>& launches) {
+  size_t count = 0;
+  std::vector<std::string> names;
+  for (const ProfiledLaunch& l : launches) {
+    if (l.record.not_profiled_reason != kNcclNotProfiledReason) continue;
+    ++count;
+    const std::string name = l.name.substr(0, l.name.find('('));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string listed;
+  for (size_t i = 0; i < names.size() && i < 3; ++i) listed += (i ? ", " : "") + names[i];
+  if (names.size() > 3) listed += fmt::format(" and {} more", names.size() - 3);
+  return {count, listed};
+}
+
 }  // namespace
 
 std::string kernel_key(const std::string& name, const std::array<uint32_t, 3>& grid,
@@ -303,6 +321,13 @@ ProfileReport assemble_profile(const ProfileInputs& inputs) {
         "{} kernel launch call(s) were captured into CUDA graphs (stream capture), not run: "
         "their executions are the graph nodes",
         captured_calls));
+  }
+  const auto nccl = nccl_launches_left_out(report.launches);
+  if (nccl.first > 0) {
+    report.warnings.push_back(fmt::format(
+        "{} launch(es) of NCCL kernels timed, not profiled ({}): serializing a collective's "
+        "launches can hang it; --include-nccl profiles them",
+        nccl.first, nccl.second));
   }
   if (report.launches.empty()) {
     report.warnings.push_back("the program launched no CUDA kernel");

@@ -89,6 +89,32 @@ TEST(LaunchSelector, AppliesRegexNvtxSkipSampleAndCountInOrder) {
   EXPECT_THROW(LaunchSelector{bad_regex}, Error);
 }
 
+TEST(LaunchSelector, LeavesOutNcclKernelsUnlessAsked) {
+  EXPECT_TRUE(
+      is_nccl_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+  EXPECT_TRUE(
+      is_nccl_kernel("ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long)"));
+  EXPECT_TRUE(is_nccl_kernel("void ncclKernel<1, 2>(ncclWork*)"));
+  EXPECT_TRUE(is_nccl_kernel("void nccl::ncclDevKernel_Generic(int)"));
+  EXPECT_FALSE(is_nccl_kernel("void my_ncclKernel_like(int)"));
+  EXPECT_FALSE(is_nccl_kernel("void gemm<ncclKernel>(int)"));  // only in a template argument
+  EXPECT_FALSE(is_nccl_kernel("nccl_pack_kernel"));
+
+  ProfileConfig config;
+  config.launch_skip = 1;
+  LaunchSelector selector(config);
+  const std::string all_reduce = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(int)";
+  EXPECT_EQ(selector.decide(all_reduce, {}).reason, kNcclNotProfiledReason);
+  // Not a candidate: --launch-skip 1 skips the next kernel, not the NCCL launch.
+  EXPECT_EQ(selector.decide("gemm", {}).reason, "skipped by --launch-skip");
+  EXPECT_TRUE(selector.decide("gemm", {}).profile);
+
+  config.launch_skip = 0;
+  config.include_nccl = true;
+  LaunchSelector including(config);
+  EXPECT_TRUE(including.decide(all_reduce, {}).profile);
+}
+
 std::map<std::string, std::string> g_environment;
 const char* fake_getenv(const char* name) {
   const auto found = g_environment.find(name);
@@ -103,6 +129,7 @@ TEST(ProfileEnvironment, CarriesTheConfigToTheLibraryAndBack) {
   config.launch_count = 10;
   config.sample_every = 4;
   config.counters = false;
+  config.include_nccl = true;
   g_environment.clear();
   for (const auto& [name, value] : profile_environment(config, "/tmp/records")) {
     g_environment[name] = value;
@@ -116,6 +143,9 @@ TEST(ProfileEnvironment, CarriesTheConfigToTheLibraryAndBack) {
   EXPECT_EQ(back.launch_count, std::optional<uint64_t>(10));
   EXPECT_EQ(back.sample_every, 4u);
   EXPECT_FALSE(back.counters);
+  EXPECT_TRUE(back.include_nccl);
+  g_environment["RFL_PROFILE_INCLUDE_NCCL"] = "0";
+  EXPECT_FALSE(profile_config_from_environment(fake_getenv, dir).include_nccl);
 
   g_environment["RFL_PROFILE_LAUNCH_COUNT"] = "";
   EXPECT_FALSE(profile_config_from_environment(fake_getenv, dir).launch_count);
@@ -289,6 +319,19 @@ TEST(ProfileAssembly, NamesWhatItCouldNotDo) {
   EXPECT_NE(report.launches[0].duration_null_reason.find("did not exit normally"),
             std::string::npos);
   EXPECT_NE(report.launches[1].verdict.find("non-bf16 tensor work"), std::string::npos);
+
+  ProfileInputs nccl = synthetic_inputs();
+  for (int i = 0; i < 2; ++i) {
+    LaunchRecord all_reduce = launch(10 + i, 90 + i, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    all_reduce.not_profiled_reason = kNcclNotProfiledReason;
+    nccl.processes[0].launches.push_back(all_reduce);
+  }
+  const ProfileReport with_nccl = assemble_profile(nccl);
+  ASSERT_FALSE(with_nccl.warnings.empty());
+  EXPECT_EQ(
+      with_nccl.warnings.back(),
+      "2 launch(es) of NCCL kernels timed, not profiled (ncclDevKernel_AllReduce_Sum_f32_RING_LL): "
+      "serializing a collective's launches can hang it; --include-nccl profiles them");
 
   ProfileInputs empty;
   empty.program.exit_code = 0;

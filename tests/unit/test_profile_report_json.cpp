@@ -18,6 +18,7 @@ namespace {
 
 const std::string kBlock = std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-profile-block.json";
 const std::string kTarget = std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-profile-target.json";
+const std::string kTriton = std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-profile-triton.json";
 const std::string kSweep = std::string(RFL_SOURCE_DIR) + "/docs/examples/h200-sweep.json";
 
 // The message of the bad-input Error that reading `edit`ed block profile throws ("" if none).
@@ -38,21 +39,29 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 TEST(ProfileReportReader, CommittedProfilesRoundTripByteForByte) {
-  for (const std::string& path : {kBlock, kTarget}) {
+  for (const std::string& path : {kBlock, kTarget, kTriton}) {
     const std::string text = read_text_file(path, "test");
     const ProfileReport report = profile_report_from_json_text(text, path);
     EXPECT_EQ(profile_report_to_json_text(report), text) << path;
   }
   const ProfileReport block = load_profile_report(kBlock);
-  EXPECT_EQ(block.launches.size(), 76u);
+  EXPECT_EQ(block.launches.size(), 106u);
   ASSERT_EQ(block.kernels.size(), 23u);
   ASSERT_TRUE(block.kernels[0].roofline);
   EXPECT_EQ(block.kernels[0].roofline->bound, Bound::kCompute);
-  EXPECT_FALSE(block.kernels[5].roofline);  // the GELU: no tensor FLOPs
-  EXPECT_FALSE(block.kernels[5].roofline_null_reason.empty());
+  EXPECT_FALSE(block.kernels[4].roofline);  // the GELU: no tensor FLOPs
+  EXPECT_FALSE(block.kernels[4].roofline_null_reason.empty());
   ASSERT_TRUE(block.peaks);
   EXPECT_EQ(block.peaks->used, RoofSource::kDatasheet);
   EXPECT_EQ(block.devices.at(0).name, "NVIDIA H200");
+}
+
+TEST(ProfileReportReader, ReportsWithoutIncludeNcclProfiledNcclKernels) {
+  nlohmann::json document = nlohmann::json::parse(read_text_file(kBlock, "test"));
+  document["config"]["include_nccl"] = false;
+  EXPECT_FALSE(profile_report_from_json_text(document.dump(), "edited.json").config.include_nccl);
+  document["config"].erase("include_nccl");  // as written before --include-nccl existed
+  EXPECT_TRUE(profile_report_from_json_text(document.dump(), "old.json").config.include_nccl);
 }
 
 TEST(ProfileReportReader, RefusesAnotherSchemaVersionNamingIt) {
@@ -81,8 +90,8 @@ TEST(ProfileReportReader, RefusesValuesThatContradictTheirSource) {
   EXPECT_TRUE(contains(flop, "kernels[0].roofline.flop")) << flop;
   EXPECT_TRUE(contains(flop, "differs from the counters'")) << flop;
   const std::string count =
-      error_after_edit([](nlohmann::json& j) { j["summary"]["launches"] = 75; });
-  EXPECT_TRUE(contains(count, "key 'summary.launches': 75 differs from the 76")) << count;
+      error_after_edit([](nlohmann::json& j) { j["summary"]["launches"] = 105; });
+  EXPECT_TRUE(contains(count, "key 'summary.launches': 105 differs from the 106")) << count;
   const std::string share =
       error_after_edit([](nlohmann::json& j) { j["kernels"][1]["share_of_gpu_time"] = -0.5; });
   EXPECT_TRUE(contains(share, "must lie in 0..1")) << share;

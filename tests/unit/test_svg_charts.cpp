@@ -316,7 +316,7 @@ TEST(SvgProfileRoofline, OneMarkerPerPlacedKernelWithAreaProportionalToShare) {
   for (size_t i = 0; i < report.kernels.size(); ++i) {
     if (has_placement(report.kernels[i])) ranks.push_back(std::to_string(i + 1));
   }
-  ASSERT_EQ(ranks, (std::vector<std::string>{"1", "2", "3", "4", "5", "7", "11"}));
+  ASSERT_EQ(ranks, (std::vector<std::string>{"1", "2", "3", "4", "6", "7", "13"}));
   ASSERT_EQ(markers.size(), ranks.size());
   for (const auto& rank : ranks) EXPECT_EQ(count_if_attr(markers, "data-rank", rank), 1u) << rank;
   // Drawn largest first; every share here is above the minimum radius, so r² / share is one
@@ -356,10 +356,10 @@ TEST(SvgProfileRoofline, KernelsWithoutAPlacementAreListedWithShareAndBandwidth)
   const std::vector<std::string> lines = unplaced_kernel_lines(report);
   ASSERT_EQ(lines.size(), listed.size());
   for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(listed[i], truncated_text(lines[i], 135));
-  // The GELU of the MLP: 5.2% of the GPU time, 256 MiB in 90.0 µs.
-  EXPECT_EQ(listed[0].rfind("#6  5.2%  2.71 TB/s  void at::native::vectorized_elementwise", 0), 0u)
+  // The GELU of the MLP: 5.5% of the GPU time, 256 MiB in 89.2 µs.
+  EXPECT_EQ(listed[0].rfind("#5  5.5%  2.73 TB/s  void at::native::vectorized_elementwise", 0), 0u)
       << listed[0];
-  EXPECT_NE(listed[0].find("memory-bound, DRAM at 56%"), std::string::npos) << listed[0];
+  EXPECT_NE(listed[0].find("memory-bound, DRAM at 57%"), std::string::npos) << listed[0];
   for (const auto& line : listed) EXPECT_NE(line.find(" TB/s  "), std::string::npos) << line;
 }
 
@@ -368,7 +368,7 @@ TEST(SvgProfileRoofline, NamesAreEscapedAndTheL2RoofDrawnWhenThePeaksHaveOne) {
   const std::string placed_name = "gemm<a&b, \"c\">'d'";
   const std::string unplaced_name = "copy<x<y>> & <z>";
   report.kernels[0].name = placed_name;
-  report.kernels[5].name = unplaced_name;
+  report.kernels[4].name = unplaced_name;
   report.peaks->datasheet.l2.value = 1.2e13;
   const std::string text = profile_roofline_svg(report);
   EXPECT_EQ(text.find(placed_name), std::string::npos);
