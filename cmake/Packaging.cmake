@@ -2,6 +2,7 @@
 #   bin/rooflinectl
 #   lib/rooflinectl/librooflinectl_inject.so  the injection library of `rooflinectl profile`
 #   share/rooflinectl/report-schema.json      the JSON schema of sweep/model reports
+#   share/rooflinectl/profile-report-schema.json  the JSON schema of `profile` reports
 #   share/rooflinectl/configs/                sweep configs and the GPU datasheet table
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
 # The binary keeps the CUDA toolkit's library directory in its RUNPATH, so the installed tool
@@ -14,7 +15,7 @@ install(TARGETS rooflinectl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # `profile` looks for its injection library in ../lib/rooflinectl next to bin/ (app/cmd_profile.cpp).
 set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS rooflinectl_inject LIBRARY DESTINATION lib/rooflinectl)
-install(FILES docs/report-schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
+install(FILES docs/report-schema.json docs/profile-report-schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
 install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/perf-notes.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})

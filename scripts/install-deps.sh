@@ -72,12 +72,13 @@ case "$distro" in
   "debian 12" | "ubuntu 22.04" | "ubuntu 24.04") ;;
   *) echo "install-deps: notice: tested on Debian 12 and Ubuntu 22.04/24.04, this is '$distro': trying the same packages" ;;
 esac
-command -v dpkg-query >/dev/null 2>&1 || fail "no dpkg-query: this script needs a Debian or Ubuntu system (install by hand: CMake >= 3.25, Ninja, g++, CLI11, fmt, nlohmann/json, GoogleTest, tinyxml2, Python 3)"
+command -v dpkg-query >/dev/null 2>&1 || fail "no dpkg-query: this script needs a Debian or Ubuntu system (install by hand: CMake >= 3.25, Ninja, g++, CLI11, fmt, nlohmann/json, GoogleTest, tinyxml2, Python 3 with jsonschema)"
 
 # Build: CMake, Ninja, g++, CLI11, fmt, nlohmann/json. Tests: GoogleTest, tinyxml2 (SVG checks),
-# Python 3 (the CLI tests edit reports with it; scripts/ncu_crosscheck.py and bench_gpu.py).
+# Python 3 (the CLI tests edit reports with it; scripts/ncu_crosscheck.py and bench_gpu.py) and
+# python3-jsonschema (the committed reports checked against docs/*schema.json).
 packages=(cmake ninja-build g++ libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libtinyxml2-dev
-  python3)
+  python3 python3-jsonschema)
 if ((fuzz)); then
   packages+=(clang)
 fi
