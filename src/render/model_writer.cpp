@@ -6,13 +6,17 @@
 #include <set>
 
 #include "core/operator_names.hpp"
+#include "render/value_format.hpp"
 
 namespace rooflinectl {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kMB = 1e6;  // decimal megabytes, the memory table's unit
+constexpr double kGiB = 1073741824.0;
+
+// Bytes with a decimal SI prefix (1 MB = 1e6 B), three significant digits: "16.8 MB", "70.4 PB".
+std::string bytes_si(double bytes) { return format_si(bytes, "B"); }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
@@ -22,6 +26,7 @@ std::string opt_number(const std::optional<double>& v, double scale, int decimal
 
 std::string format_time(const std::optional<double>& s) {
   if (!s) return "-";
+  if (*s < 1e-6) return fmt::format("{:.1f} ns", *s * 1e9);
   if (*s < 1e-3) return fmt::format("{:.1f} µs", *s * 1e6);
   if (*s < 1.0) return fmt::format("{:.2f} ms", *s * 1e3);
   return fmt::format("{:.3f} s", *s);
@@ -75,17 +80,16 @@ std::string predictions_table(const ModelReport& r) {
       "predicted (min bytes: inputs read once, outputs written once; impl: as implemented, "
       "flash without L2 reuse)\n";
   out += fmt::format(
-      "{:<17} {:>6} {:>10} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
-      "operator", "L", "GFLOP", "min MB", "impl MB", "I min", "I impl", "TF min", "TF impl",
+      "{:<17} {:>7} {:>11} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
+      "operator", "L", "FLOP", "min bytes", "impl bytes", "I min", "I impl", "TF min", "TF impl",
       "time >=", "time impl", "bnd min", "bnd impl");
   std::set<std::string> reasons;
   for (const auto& p : r.points) {
     out += fmt::format(
-        "{:<17} {:>6} {:>10} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
-        p.op, p.shape.seq_len, fixed(p.analytic.flop / 1e9, 2),
-        fixed(p.analytic.min_dram_bytes / kMB, 2),
-        fixed(p.analytic.implemented_dram_bytes / kMB, 2), fixed(p.min_intensity_flop_per_byte, 1),
-        fixed(p.implemented_intensity_flop_per_byte, 1),
+        "{:<17} {:>7} {:>11} {:>10} {:>11} {:>8} {:>6} {:>8} {:>8} {:>10} {:>10} {:<8} {:<8}\n",
+        p.op, p.shape.seq_len, format_si(p.analytic.flop, "FLOP"),
+        bytes_si(p.analytic.min_dram_bytes), bytes_si(p.analytic.implemented_dram_bytes),
+        fixed(p.min_intensity_flop_per_byte, 1), fixed(p.implemented_intensity_flop_per_byte, 1),
         opt_number(p.min_attainable_flop_per_s, 1e12, 1),
         opt_number(p.attainable_flop_per_s, 1e12, 1), format_time(p.time_lower_bound_s),
         format_time(p.implemented_time_s), p.min_bound ? to_string(*p.min_bound) : "-",
@@ -94,7 +98,8 @@ std::string predictions_table(const ModelReport& r) {
   }
   for (const auto& reason : reasons) out += fmt::format("  no roof: {}\n", reason);
   out +=
-      "  I = FLOP/byte; TF = attainable min(peak, I x BW) in TFLOP/s; time >= and bnd min use "
+      "  bytes in decimal units (1 MB = 1e6 B); I = FLOP/byte; TF = attainable min(peak, I x BW) "
+      "in TFLOP/s; time >= and bnd min use "
       "the min bytes (no implementation does better), time impl and bnd impl the implemented "
       "bytes. flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
       "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
@@ -106,20 +111,22 @@ std::string predictions_table(const ModelReport& r) {
 std::string attention_memory_table(const ModelReport& r) {
   std::string out;
   const GpuSpec& g = r.gpu;
-  out += fmt::format("attention memory (MB = 1e6 bytes; {} = {} bytes/element)\n",
+  out += fmt::format("attention memory (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
-  out += fmt::format("{:>6} {:>12} {:>14} {:>16} {:>16} {:>12} {:>6}\n", "L", "S/head MB",
-                     "S+P/head MB", "S+P all MB", "naive total MB", "KV cache MB", "fits");
+  out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", "L", "S/head", "S+P/head",
+                     "S+P all", "naive total", "KV cache", "fits");
   for (const auto& m : r.memory) {
-    out += fmt::format("{:>6} {:>12} {:>14} {:>16} {:>16} {:>12} {:>6}\n", m.seq_len,
-                       fixed(m.s_bytes_per_head / kMB, 2), fixed(m.s_and_p_bytes_per_head / kMB, 2),
-                       fixed(m.s_and_p_bytes_total / kMB, 1),
-                       fixed(m.naive_attention_bytes / kMB, 1), fixed(m.kv_cache_bytes / kMB, 2),
+    out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", m.seq_len,
+                       bytes_si(m.s_bytes_per_head), bytes_si(m.s_and_p_bytes_per_head),
+                       bytes_si(m.s_and_p_bytes_total), bytes_si(m.naive_attention_bytes),
+                       bytes_si(m.kv_cache_bytes),
                        m.naive_attention_bytes <= g.memory_bytes.value ? "yes" : "no");
   }
+  // Both units: datasheets say "141 GB" where the capacity is nearer 141 GiB (configs/gpus/).
   out += fmt::format(
-      "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GB: {}\n",
-      g.memory_bytes.value / 1e9, r.max_naive_seq_len);
+      "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GiB = {:.1f} GB "
+      "of device memory: {}\n",
+      g.memory_bytes.value / kGiB, g.memory_bytes.value / 1e9, r.max_naive_seq_len);
   out += "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
   return out;
 }
@@ -130,22 +137,23 @@ std::string flash_io_table(const ModelReport& r) {
   std::string out;
   const GpuSpec& g = r.gpu;
   out += fmt::format(
-      "\nflash attention IO bound (FlashAttention Thm 2, FA2 Alg. 1; M = {:.0f} KB shared memory "
+      "\nflash attention IO bound (FlashAttention Thm 2, FA2 Alg. 1; M = {:.0f} KiB shared memory "
       "per SM, cc {}.{})\n",
       *r.sram_bytes / 1024.0, g.cc_major, g.cc_minor);
-  out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", "L", "min MB", "paper Br",
-                     "paper MB", "kernel Br", "kernel MB", "Theta MB");
+  out += fmt::format("{:>7} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", "L", "min bytes",
+                     "paper Br", "paper bytes", "kernel Br", "kernel bytes", "Theta bytes");
   for (const auto& [seq_len, io] : r.flash_io) {
     Shape shape = r.base;
     shape.seq_len = seq_len;
     const double min_bytes = analytic_model(kFlashAttentionOp, shape).min_dram_bytes;
-    out += fmt::format("{:>6} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
-                       fixed(min_bytes / kMB, 1), io.paper_query_tile_rows,
-                       fixed(io.paper_io_bytes / kMB, 1), io.kernel_query_tile_rows,
-                       fixed(io.kernel_io_bytes / kMB, 1), fixed(io.theta_bytes / kMB, 1));
+    out += fmt::format("{:>7} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
+                       bytes_si(min_bytes), io.paper_query_tile_rows, bytes_si(io.paper_io_bytes),
+                       io.kernel_query_tile_rows, bytes_si(io.kernel_io_bytes),
+                       bytes_si(io.theta_bytes));
   }
   out +=
-      "  paper/kernel MB: Q, O, LSE once plus K and V once per query tile of Br rows (no L2 "
+      "  bytes in decimal units (1 MB = 1e6 B); paper/kernel bytes: Q, O, LSE once plus K and V "
+      "once per query tile of Br rows (no L2 "
       "reuse); Theta = B*H*L^2*d^2/M*e with constant 1\n";
   return out;
 }

@@ -404,7 +404,7 @@ else passes=$((passes + 1)); fi
 "$bin" model --gpu h200-sxm --seq 4096,8192 --dtype fp16 --output "$inputs/model.json" \
   >"$inputs/stdout" 2>"$inputs/stderr"
 code=$?
-if [[ $code -ne 0 ]] || ! grep -q "33.55" "$inputs/stdout" || ! grep -q "268.44" "$inputs/stdout" ||
+if [[ $code -ne 0 ]] || ! grep -q "33.6 MB" "$inputs/stdout" || ! grep -q "268 MB" "$inputs/stdout" ||
    ! grep -q '"model_schema_version"' "$inputs/model.json"; then
   fail "model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
 else passes=$((passes + 1)); fi

@@ -75,9 +75,9 @@ TEST(ModelReport, MemoryTableHasTheSeedsNumbers) {
   ASSERT_EQ(r.memory.size(), 2u);
   EXPECT_DOUBLE_EQ(r.memory[0].s_bytes_per_head, 33554432.0);
   const std::string text = format_model_table(r);
-  EXPECT_NE(text.find("33.55"), std::string::npos) << text;   // S per head, L = 4096
-  EXPECT_NE(text.find("67.11"), std::string::npos) << text;   // S + P per head
-  EXPECT_NE(text.find("268.44"), std::string::npos) << text;  // S + P per head, L = 8192
+  EXPECT_NE(text.find("33.6 MB"), std::string::npos) << text;  // S per head, L = 4096
+  EXPECT_NE(text.find("67.1 MB"), std::string::npos) << text;  // S + P per head
+  EXPECT_NE(text.find("268 MB"), std::string::npos) << text;   // S + P per head, L = 8192
   EXPECT_NE(text.find("NVIDIA H200 SXM 141GB"), std::string::npos);
   EXPECT_NE(text.find("ridge 206.1"), std::string::npos) << text;
   EXPECT_NE(text.find("largest L for naive attention"), std::string::npos);
@@ -85,6 +85,21 @@ TEST(ModelReport, MemoryTableHasTheSeedsNumbers) {
   // 141 GiB holds naive attention (16 heads) up to L ≈ 48.6k, so every listed L fits.
   EXPECT_GT(r.max_naive_seq_len, 40000);
   EXPECT_LT(r.max_naive_seq_len, 60000);
+}
+
+// Values from a few bytes to petabytes keep three significant digits and their unit, instead of
+// "0.00" or "70368744.2" in a fixed MB or GFLOP column; the device memory is named in GiB and GB.
+TEST(ModelReport, TinyAndHugeValuesKeepTheirDigitsAndUnits) {
+  const ModelReport r = h200_report(Dtype::kBf16, {1, 1048576});
+  const std::string text = format_model_table(r);
+  EXPECT_NE(text.find("32.8 kFLOP"), std::string::npos) << text;  // gelu at L = 1: 2048*16 FLOP
+  EXPECT_NE(text.find("6.8 ns"), std::string::npos) << text;      // its 32.8 kB at 4.8 TB/s
+  EXPECT_NE(text.find("9.01 PFLOP"), std::string::npos) << text;  // flash at L = 1048576
+  EXPECT_NE(text.find("70.4 TB"), std::string::npos) << text;     // S + P of all heads
+  EXPECT_NE(text.find("2.00 B"), std::string::npos) << text;      // S per head at L = 1
+  EXPECT_EQ(text.find(" 0.00 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("70368744"), std::string::npos) << text;
+  EXPECT_NE(text.find("in 141.0 GiB = 151.4 GB of device memory"), std::string::npos) << text;
 }
 
 TEST(ModelReport, JsonIsCompleteAndFinite) {
