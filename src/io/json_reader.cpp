@@ -369,6 +369,16 @@ PointResult point_from_json(const JsonObjectReader& r) {
   }
   p.reason = r.get_string("reason");
   p.seed = r.get_uint64("seed");
+  // Written since seeds were also given as text; absent in older reports.
+  if (r.has("seed_hex")) {
+    const std::string hex = r.get_string("seed_hex");
+    const bool well_formed = hex.size() == 18 && hex.rfind("0x", 0) == 0 &&
+                             hex.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
+    if (!well_formed || std::stoull(hex.substr(2), nullptr, 16) != p.seed) {
+      r.fail_key("seed_hex",
+                 fmt::format("'{}' is not seed {} as 0x and 16 lowercase hex digits", hex, p.seed));
+    }
+  }
   p.device_bytes_needed = r.get_int64("device_bytes_needed");
   if (!r.is_null("validation")) p.validation = validation_from_json(r.get_object("validation"));
   if (p.status == PointStatus::kOk && !(p.validation && p.validation->passed)) {

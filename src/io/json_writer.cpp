@@ -1,5 +1,7 @@
 #include "io/json_writer.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <optional>
 
@@ -250,6 +252,9 @@ Json point_to_json(const PointResult& p) {
   j["status"] = to_string(p.status);
   j["reason"] = p.reason;
   j["seed"] = p.seed;
+  // The same seed as text: JSON readers that hold numbers as doubles (JavaScript, jq, Python's
+  // json with parse_int=float) round integers above 2^53, and most seeds are above it.
+  j["seed_hex"] = fmt::format("0x{:016x}", p.seed);
   j["device_bytes_needed"] = p.device_bytes_needed;
   j["validation"] = p.validation ? validation_to_json(*p.validation) : Json(nullptr);
   j["timing"] = p.timing ? timing_to_json(*p.timing) : Json(nullptr);

@@ -717,6 +717,26 @@ TEST(ReportJson, CommittedReportsStillLoad) {
   }
 }
 
+// The seed is written twice: as the integer and as text that readers holding numbers as doubles
+// keep exactly (2^64 - 1 as a double rounds to 2^64). A text that is not the seed is refused; a
+// report written before the text existed reads.
+TEST(ReportJson, SeedTextIsExactAndCheckedAgainstTheSeed) {
+  const std::string text = report_to_json_text(full_report());
+  auto json = nlohmann::ordered_json::parse(text);
+  auto& point = json["points"][0];
+  EXPECT_EQ(point["seed_hex"], "0xffffffffffffffff");
+  for (const char* bad : {"0xfffffffffffffffe", "0xFFFFFFFFFFFFFFFF", "ffffffffffffffff", "0x1"}) {
+    point["seed_hex"] = bad;
+    std::string message;
+    EXPECT_EQ(exit_code_of(json.dump(), &message), ExitCode::kBadInput) << bad;
+    EXPECT_NE(message.find("seed_hex"), std::string::npos) << message;
+    EXPECT_NE(message.find(bad), std::string::npos) << message;
+  }
+  point.erase("seed_hex");
+  EXPECT_EQ(report_from_json_text(json.dump(), "old").points[0].seed,
+            std::numeric_limits<uint64_t>::max());
+}
+
 TEST(ReportJson, SweepConfigRoundTrips) {
   const SweepConfig original = full_report().config;
   const nlohmann::json json = nlohmann::json::parse(sweep_config_to_json(original).dump());
