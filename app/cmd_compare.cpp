@@ -9,6 +9,7 @@
 #include "io/profile_json.hpp"
 #include "render/compare_writer.hpp"
 #include "render/junit_writer.hpp"
+#include "render/profile_compare_writer.hpp"
 
 namespace rooflinectl {
 
@@ -46,10 +47,11 @@ CompareOptions compare_options_from_flags(const CompareGateFlags& f) {
 }
 
 Report load_report_to_compare(const std::string& path) {
-  // Matching kernels across two profiles is not written yet; a half comparison would mislead.
   if (is_profile_report_file(path)) {
     throw bad_input(fmt::format(
-        "compare does not read profile reports yet ({} is a `rooflinectl profile` report)", path));
+        "{} is a `rooflinectl profile` report; a sweep baseline must be a sweep report (compare "
+        "two profile reports with `rooflinectl compare`)",
+        path));
   }
   Report report = load_report(path);
   if (report.points.empty()) {
@@ -64,14 +66,23 @@ Report load_report_to_compare(const std::string& path) {
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "compare",
-      "Compare two sweep reports point by point: same, faster, slower (regression), "
-      "inconclusive, added, removed, failed. Exit 0: no regression; 1: a regression; 2: bad "
-      "input (unreadable report, schema or GPU mismatch)");
-  sub->add_option("base", o.base_file, "Baseline report (JSON from `sweep --output`)")->required();
-  sub->add_option("new", o.new_file, "New report to judge against the baseline")->required();
+      "Compare two sweep reports point by point, or two profile reports kernel by kernel: "
+      "same, faster, slower (regression), inconclusive, added, removed, failed. Exit 0: no "
+      "regression; 1: a regression; 2: bad input (unreadable report, schema or GPU mismatch)");
+  sub->add_option("base", o.base_file,
+                  "Baseline report (JSON from `sweep --output` or `profile --output`)")
+      ->required();
+  sub->add_option("new", o.new_file, "New report of the same kind to judge against the baseline")
+      ->required();
   add_compare_gate_flags(*sub, o.gate);
+  sub->add_option("--min-share", o.min_share,
+                  "Profile reports only: kernels under this share of the base program's GPU time "
+                  "are not gated by time (their counters still are), e.g. 1% or 0.01; 0 gates "
+                  "every kernel (default 1%)")
+      ->each([&o](const std::string&) { o.min_share_given = true; });
   sub->add_option("--format", o.format,
-                  "Output format: table | md | json | junit (JUnit XML for CI test reporters)")
+                  "Output format: table | md | json | junit (JUnit XML for CI test reporters; "
+                  "sweep reports only)")
       ->capture_default_str();
   sub->add_option("--output,-o", o.output,
                   "Write the comparison here instead of stdout (atomically; name ending in the "
@@ -86,21 +97,28 @@ struct CompareFormat {
   const char* name;
   const char* extension;  ///< of an --output file
   std::string (*render)(const CompareResult&);
+  /// The same format for two profile reports; nullptr when it has none (junit).
+  std::string (*render_profile)(const ProfileCompareResult&);
   bool has_warnings;  ///< the text carries the warnings itself
 };
 
-std::string render_json(const CompareResult& result) {
-  // Invalid UTF-8 in a copied reason becomes U+FFFD instead of throwing (as report_to_json_text).
-  return compare_to_json(result).dump(2, ' ', false,
-                                      nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+// Invalid UTF-8 in a copied reason or kernel name becomes U+FFFD instead of throwing (as
+// report_to_json_text).
+std::string json_text(const nlohmann::ordered_json& document) {
+  return document.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string render_json(const CompareResult& result) { return json_text(compare_to_json(result)); }
+
+std::string render_profile_json(const ProfileCompareResult& result) {
+  return json_text(profile_compare_to_json(result));
 }
 
 constexpr CompareFormat kFormats[] = {
-    {"table", ".txt", format_compare_table, true},
-    {"md", ".md", format_compare_markdown, true},
-    {"json", ".json", render_json, false},
-    {"junit", ".xml", format_compare_junit, true},
+    {"table", ".txt", format_compare_table, format_profile_compare_table, true},
+    {"md", ".md", format_compare_markdown, format_profile_compare_markdown, true},
+    {"json", ".json", render_json, render_profile_json, false},
+    {"junit", ".xml", format_compare_junit, nullptr, true},
 };
 
 const CompareFormat& parse_compare_format(const std::string& name) {
@@ -108,6 +126,59 @@ const CompareFormat& parse_compare_format(const std::string& name) {
     if (name == f.name) return f;
   }
   throw bad_input(fmt::format("invalid --format '{}': allowed table, md, json, junit", name));
+}
+
+void write_comparison(const CompareCommandOptions& o, const std::string& text) {
+  if (o.output_given) {
+    write_file_atomically(o.output, text);
+    fmt::print(stderr, "written to {}\n", o.output);
+  } else {
+    write_stdout(text);
+  }
+}
+
+const char* report_kind(bool is_profile) { return is_profile ? "profile" : "sweep"; }
+
+int run_profile_compare(const CompareCommandOptions& o, const CompareFormat& format) {
+  if (format.render_profile == nullptr) {
+    throw bad_input(fmt::format(
+        "--format {} is for sweep reports; allowed for profile reports: table, md, json",
+        format.name));
+  }
+  ProfileCompareOptions options;
+  options.gate = compare_options_from_flags(o.gate);
+  if (options.gate.by != CompareBy::kTime) {
+    throw bad_input(fmt::format(
+        "--by {} is for sweep reports; profile reports are compared by time (their launches "
+        "have no placement each)",
+        to_string(options.gate.by)));
+  }
+  options.min_share = parse_threshold(o.min_share, "--min-share", true);
+  const ProfileReport base = load_profile_report(o.base_file);
+  const ProfileReport current = load_profile_report(o.new_file);
+  const ProfileCompareResult result = compare_profiles(base, current, options);
+  if (!format.has_warnings) {
+    for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
+  }
+  write_comparison(o, format.render_profile(result));
+  return result.exit_code();
+}
+
+int run_sweep_compare(const CompareCommandOptions& o, const CompareFormat& format) {
+  if (o.min_share_given) {
+    throw bad_input(fmt::format("--min-share is for profile reports; {} and {} are sweep reports",
+                                o.base_file, o.new_file));
+  }
+  const CompareOptions options = compare_options_from_flags(o.gate);
+  const Report base = load_report_to_compare(o.base_file);
+  const Report current = load_report_to_compare(o.new_file);
+  const CompareResult result = compare_reports(base, current, options);
+  // JSON readers may not show the warnings the other formats carry.
+  if (!format.has_warnings) {
+    for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
+  }
+  write_comparison(o, format.render(result));
+  return result.exit_code();
 }
 
 }  // namespace
@@ -121,22 +192,15 @@ int run_compare_command(const CompareCommandOptions& o) {
     check_output_is_not_input(o.output, o.new_file);
     check_output_file_path(o.output);
   }
-  const CompareOptions options = compare_options_from_flags(o.gate);
-  const Report base = load_report_to_compare(o.base_file);
-  const Report current = load_report_to_compare(o.new_file);
-  const CompareResult result = compare_reports(base, current, options);
-  // JSON readers may not show the warnings the other formats carry.
-  if (!format.has_warnings) {
-    for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
+  const bool base_is_profile = is_profile_report_file(o.base_file);
+  const bool new_is_profile = is_profile_report_file(o.new_file);
+  if (base_is_profile != new_is_profile) {
+    throw bad_input(fmt::format(
+        "compare reads two reports of one kind: the base {} is a {} report, the new {} a {} "
+        "report",
+        o.base_file, report_kind(base_is_profile), o.new_file, report_kind(new_is_profile)));
   }
-  const std::string text = format.render(result);
-  if (o.output_given) {
-    write_file_atomically(o.output, text);
-    fmt::print(stderr, "written to {}\n", o.output);
-  } else {
-    write_stdout(text);
-  }
-  return result.exit_code();
+  return base_is_profile ? run_profile_compare(o, format) : run_sweep_compare(o, format);
 }
 
 }  // namespace rooflinectl

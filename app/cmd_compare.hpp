@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compare/compare.hpp"
+#include "compare/profile_compare.hpp"
 
 namespace rooflinectl {
 
@@ -27,10 +28,10 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& flags);
 /// Converts the flags to CompareOptions; throws a bad-input Error naming the bad flag value.
 CompareOptions compare_options_from_flags(const CompareGateFlags& flags);
 
-/// Loads a report for `compare` or `sweep --baseline` (load_report) and throws a bad-input Error
-/// "<path> has no points" when it holds none: compared with it every point would read as added or
-/// removed, and the gate would pass on nothing; and one saying compare does not read profile
-/// reports yet when `path` is a `rooflinectl profile` report.
+/// Loads a sweep report for `compare` or `sweep --baseline` (load_report) and throws a bad-input
+/// Error "<path> has no points" when it holds none: compared with it every point would read as
+/// added or removed, and the gate would pass on nothing; and one saying a sweep baseline must be
+/// a sweep report when `path` is a `rooflinectl profile` report.
 Report load_report_to_compare(const std::string& path);
 
 /// Flags and arguments of `compare`.
@@ -38,7 +39,9 @@ struct CompareCommandOptions {
   std::string base_file;
   std::string new_file;
   CompareGateFlags gate;
-  std::string format = "table";  ///< table | md | json | junit
+  std::string min_share = "1%";  ///< --min-share (profile reports only), parsed by parse_threshold
+  bool min_share_given = false;
+  std::string format = "table";  ///< table | md | json | junit (junit: sweep reports only)
   std::string output;            ///< --output/-o: file to write instead of stdout
   bool output_given = false;
 };
@@ -46,11 +49,14 @@ struct CompareCommandOptions {
 /// Binds the arguments and flags of `compare` to `options`.
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& options);
 
-/// Runs `compare`: loads both reports, compares, prints in the chosen format on stdout or writes
-/// it atomically to --output (whose extension must match the format). Returns
-/// 0 (no regression) or 1 (a regression; with --strict also an inconclusive point). Throws a
-/// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, different schema
-/// versions, or different GPUs without --allow-different-gpu.
+/// Runs `compare`: loads both reports, compares two sweep reports (compare_reports) or two
+/// profile reports (compare_profiles), prints in the chosen format on stdout or writes it
+/// atomically to --output (whose extension must match the format). Returns 0 (no regression) or
+/// 1 (a regression; with --strict also an inconclusive or removed point or kernel). Throws a
+/// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, a sweep report
+/// against a profile report (naming which file is which), --format junit, --by roof or --min-share
+/// where they do not apply, different schema versions, or different GPUs without
+/// --allow-different-gpu.
 int run_compare_command(const CompareCommandOptions& options);
 
 }  // namespace rooflinectl

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "compare/compare_power.hpp"
+#include "compare/gpu_match.hpp"
 #include "compare/point_set_difference.hpp"
 #include "compare/significance.hpp"
 #include "core/error.hpp"
@@ -63,12 +64,6 @@ constexpr GatedMetric kGatedMetrics[] = {
 };
 
 std::string format_count(double v) { return fmt::format("{:.4g}", v); }
-
-/// Traffic changes smaller than this are below what the byte counters resolve: every write-back
-/// sweep on the H200 carries 0.1–0.7 MB of DRAM writes that no kernel stored
-/// (docs/counter-method.md); two back-to-back sweeps of one build differed by 0.27 MB (6%) in
-/// layernorm's 4.5 MB at L = 512.
-constexpr double kTrafficResolutionFloorBytes = 1e6;
 
 /// Whether a traffic change at `level` cannot move the point's roof: both runs are placed, both
 /// compute-bound (binding level compute), so more bytes at that level lower no attainable
@@ -456,15 +451,6 @@ void adjust_p_values(std::vector<PendingPoint>& pending) {
 // ---------------------------------------------------------------------------------------------
 // Report-level checks.
 
-bool same_gpu(const DeviceRecord& a, const DeviceRecord& b) {
-  return a.name == b.name && a.cc_major == b.cc_major && a.cc_minor == b.cc_minor &&
-         a.sm_count == b.sm_count;
-}
-
-std::string describe_gpu(const DeviceRecord& d) {
-  return fmt::format("'{}' (cc {}.{}, {} SMs)", d.name, d.cc_major, d.cc_minor, d.sm_count);
-}
-
 void check_threshold(double value, const char* flag) {
   if (!(value > 0 && value < 1)) {
     throw bad_input(fmt::format("invalid {} {}: must be a fraction in (0, 1)", flag, value));
@@ -690,9 +676,10 @@ CompareResult compare_reports(const Report& base, const Report& current,
   return result;
 }
 
-double parse_threshold(const std::string& text, const std::string& flag) {
-  constexpr const char* kAllowed =
-      "a percentage like 5% or a fraction like 0.05, above 0 and below 1";
+double parse_threshold(const std::string& text, const std::string& flag, bool zero_allowed) {
+  const char* allowed = zero_allowed
+                            ? "a percentage like 1% or a fraction like 0.01, from 0 to below 1"
+                            : "a percentage like 5% or a fraction like 0.05, above 0 and below 1";
   const bool is_percent = !text.empty() && text.back() == '%';
   const std::string number = is_percent ? text.substr(0, text.size() - 1) : text;
   // from_chars, unlike strtod, takes no hex ("0x0.1"), no leading '+' and no whitespace.
@@ -700,16 +687,16 @@ double parse_threshold(const std::string& text, const std::string& flag) {
   const char* last = number.data() + number.size();
   const auto [ptr, ec] = std::from_chars(number.data(), last, value);
   if (number.empty() || ec != std::errc() || ptr != last || !std::isfinite(value)) {
-    throw bad_input(fmt::format("{}: '{}' is not a number (allowed: {})", flag, text, kAllowed));
+    throw bad_input(fmt::format("{}: '{}' is not a number (allowed: {})", flag, text, allowed));
   }
   const double fraction = is_percent ? value / 100.0 : value;
-  if (!(fraction > 0 && fraction < 1)) {
+  if (!((zero_allowed ? fraction >= 0 : fraction > 0) && fraction < 1)) {
     // A bare "5" most likely meant 5%, but 5 as a fraction is 500%: refused, not guessed.
     const std::string hint = !is_percent && value >= 1 && value < 100
                                  ? fmt::format("; for {} percent write {}%", text, text)
                                  : "";
     throw bad_input(
-        fmt::format("{}: '{}' is out of range (allowed: {}{})", flag, text, kAllowed, hint));
+        fmt::format("{}: '{}' is out of range (allowed: {}{})", flag, text, allowed, hint));
   }
   return fraction;
 }

@@ -56,6 +56,12 @@ struct CompareOptions {
 /// still gated.
 inline constexpr double kTimeResolutionFloorS = 1e-6;
 
+/// Traffic changes smaller than this are below what the byte counters resolve: every write-back
+/// sweep on the H200 carries 0.1–0.7 MB of DRAM writes that no kernel stored
+/// (docs/counter-method.md); two back-to-back sweeps of one build differed by 0.27 MB (6%) in
+/// layernorm's 4.5 MB at L = 512. Never gated, in the sweep or the profile comparison.
+inline constexpr double kTrafficResolutionFloorBytes = 1e6;
+
 /// SM clocks of two points closer than this (relative) are treated as equal: the clock probe
 /// reads 1.965 to 1.980 GHz on an idle H200 between consecutive points of one sweep.
 inline constexpr double kClockTolerance = 0.01;
@@ -184,8 +190,9 @@ CompareResult compare_reports(const Report& base, const Report& current,
 std::string format_duration_s(double seconds);
 
 /// Parses a threshold flag value: "5%" → 0.05, or a fraction "0.05" (decimal only: no hex, inf or
-/// nan). Must lie in (0, 1); otherwise a bad-input Error "<flag>: '<text>' is not a number" or
-/// "... is out of range", with what is allowed (a bare "5" is refused as ambiguous, with a hint).
-double parse_threshold(const std::string& text, const std::string& flag);
+/// nan). Must lie in (0, 1), or in [0, 1) when `zero_allowed` (--min-share: 0 gates every
+/// kernel); otherwise a bad-input Error "<flag>: '<text>' is not a number" or "... is out of
+/// range", with what is allowed (a bare "5" is refused as ambiguous, with a hint).
+double parse_threshold(const std::string& text, const std::string& flag, bool zero_allowed = false);
 
 }  // namespace rooflinectl

@@ -87,6 +87,24 @@ void check_time_gate_power(const std::vector<FamilyMember>& family, const std::s
       kMannWhitneyAlpha, flag, both, against_base));
 }
 
+std::vector<size_t> powered_family(const std::vector<FamilyMember>& candidates) {
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto floor_of = [&](size_t i) {
+    return time_gate_floor_p_value(candidates[i].base_samples, candidates[i].new_samples);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return floor_of(a) < floor_of(b); });
+  size_t size = 0;
+  while (size < order.size() &&
+         static_cast<double>(size + 1) * floor_of(order[size]) < kMannWhitneyAlpha) {
+    ++size;
+  }
+  order.resize(size);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
 std::vector<FamilyMember> planned_time_gate_family(const Report& base,
                                                    const std::vector<PointKey>& planned,
                                                    size_t repetitions) {

@@ -54,6 +54,14 @@ size_t equal_samples_needed(size_t family_size, double alpha);
 void check_time_gate_power(const std::vector<FamilyMember>& family,
                            const std::string& flag = "--repetitions");
 
+/// Indices into `candidates` (ascending) of the largest family whose every member can reach
+/// kMannWhitneyAlpha after the Holm adjustment over that family: with the members sorted by
+/// time_gate_floor_p_value, the first k where k × the k-th floor is below alpha (k × floor grows
+/// with k, so that k is the largest). A candidate left out cannot be tested by time with its
+/// sample counts; it would only raise the floor of every other member. Empty when even one
+/// candidate alone cannot reach alpha, or when there are none.
+std::vector<size_t> powered_family(const std::vector<FamilyMember>& candidates);
+
 /// The family a sweep of the points `planned` (version ignored), `repetitions` samples each, would
 /// test against `base` before it runs: the base points that are ok, hold finite samples and match
 /// a planned point (PointKey::same_point). `sweep --baseline` checks it with check_time_gate_power

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
 
 #include "compare/significance.hpp"
+#include "render/aligned_columns.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -123,13 +123,6 @@ std::string throttle_lines(const CompareResult& r, const std::string& prefix,
   return out;
 }
 
-size_t display_width(const std::string& text) {
-  // One column per UTF-8 code point ("µs" is 3 bytes, 2 columns).
-  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
-    return (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-  }));
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -139,33 +132,14 @@ std::string format_compare_table(const CompareResult& r) {
   std::string out = "rooflinectl compare: " + header_line(r) + "\n";
   for (const auto& w : r.warnings) out += "warning: " + w + "\n";
 
-  using Row = std::array<std::string, 9>;
-  std::vector<Row> rows = {
+  std::vector<std::vector<std::string>> rows = {
       {"verdict", "operator", "L", "version", "base", "new", "change", "p adj", "counters"}};
   for (const auto& p : r.points) {
     const Cells c = cells(p);
     rows.push_back({to_string(p.verdict), p.key.op, std::to_string(p.key.shape.seq_len),
                     version_text(p), c.base, c.current, c.change, c.p_value, c.counters});
   }
-  std::array<size_t, 9> widths{};
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], display_width(row[i]));
-  }
-  constexpr std::array<bool, 9> kRightAligned = {false, false, true, false, true,
-                                                 true,  true,  true, false};
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      const std::string fill(widths[i] - display_width(row[i]), ' ');
-      if (i > 0) line += "  ";
-      // The last column is not padded: trailing blanks only make copied output noisy.
-      if (i + 1 == row.size())
-        line += row[i];
-      else
-        line += kRightAligned[i] ? fill + row[i] : row[i] + fill;
-    }
-    out += line + "\n";
-  }
+  out += format_aligned_rows(rows, {false, false, true, false, true, true, true, true, false});
   bool any_reason = false;
   for (const auto& p : r.points) {
     if (!has_reason_line(p)) continue;

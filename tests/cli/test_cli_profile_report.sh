@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report, plot and compare on a saved `rooflinectl profile` report (the committed H200 profile of
+# report and plot on a saved `rooflinectl profile` report (the committed H200 profile of
 # the PyTorch transformer block): report prints the table `profile` printed and re-writes the JSON
 # byte for byte; plot draws the kernels' roofline; the formats and commands that do not read
 # profile reports exit 2 with one line saying so and write nothing.
@@ -99,11 +99,10 @@ fi
 refused "--chart throughput: $profile is a \`rooflinectl profile\` report, which has only --chart roofline" \
   plot "$profile" --chart throughput -o "$work/out.svg"
 
-# compare refuses a profile report on either side, naming it.
-refused "compare does not read profile reports yet ($profile is a \`rooflinectl profile\` report)" \
-  compare "$profile" "$sweep"
-refused "compare does not read profile reports yet ($profile is a \`rooflinectl profile\` report)" \
-  compare "$sweep" "$profile" -o "$work/out.txt"
+# sweep --baseline refuses a profile report before the GPU is touched, naming it (compare of two
+# profiles: test_cli_profile_compare.sh).
+refused "$profile is a \`rooflinectl profile\` report; a sweep baseline must be a sweep report" \
+  sweep --ops gelu --seq 512 --baseline "$profile"
 
 echo "cli profile report checks: $passes passed, $failures failed"
 [[ $failures -eq 0 ]]
