@@ -16,8 +16,8 @@ const KernelVersion& find_kernel_version(const std::string& op,
     if (version.key == wanted) return version;
     keys.push_back(version.key);
   }
-  throw bad_input(fmt::format("kernel '{}={}': unknown version '{}' of {} (allowed: {})", op,
-                              wanted, wanted, op, fmt::join(keys, ", ")));
+  throw bad_input(fmt::format("invalid --kernel '{}={}': unknown version '{}' of {} (allowed: {})",
+                              op, wanted, wanted, op, fmt::join(keys, ", ")));
 }
 
 KernelRequests parse_kernel_requests(const std::vector<std::string>& values) {

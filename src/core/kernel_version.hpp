@@ -28,8 +28,8 @@ inline constexpr const char* kDefaultVersionKey = "";
 using KernelRequests = std::map<std::string, std::string>;
 
 /// The version of operator `op` that `key` names among `versions`; an empty key
-/// (kDefaultVersionKey) names `default_key`. Throws bad_input "kernel 'OP=KEY': unknown version
-/// 'KEY' of OP (allowed: v1, v2, v3)" for any other key.
+/// (kDefaultVersionKey) names `default_key`. Throws bad_input "invalid --kernel 'OP=KEY': unknown
+/// version 'KEY' of OP (allowed: v1, v2, v3)" for any other key.
 const KernelVersion& find_kernel_version(const std::string& op,
                                          const std::vector<KernelVersion>& versions,
                                          const std::string& default_key, const std::string& key);

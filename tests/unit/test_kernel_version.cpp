@@ -48,7 +48,7 @@ TEST(KernelVersion, AnyOtherKeyIsBadInputNamingItAndTheDeclaredKeys) {
        {"v1", "v4", "3", " v2", "v2 ", "V2", "flash_attention_v2_mma_sync"}) {
     SCOPED_TRACE(key);
     EXPECT_EQ(bad_input_message([&] { find_kernel_version("flash_attention", kFlash, "v3", key); }),
-              "kernel 'flash_attention=" + key + "': unknown version '" + key +
+              "invalid --kernel 'flash_attention=" + key + "': unknown version '" + key +
                   "' of flash_attention (allowed: v2, v3)");
   }
 }
@@ -130,7 +130,7 @@ TEST(KernelDeclarations, CheckedRequests) {
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"gemm", "v9"}});
             }),
-            "kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3)");
+            "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3)");
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"flash", "v2"}});
             }),
