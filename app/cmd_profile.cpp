@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/output_extension.hpp"
 #include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/utc_timestamp.hpp"
@@ -163,6 +164,7 @@ int run_profile_command(ProfileOptions& o) {
   if (o.launch_count_given) o.config.launch_count = o.launch_count;
   o.config.counters = !o.no_counters;
   LaunchSelector check(o.config);  // a bad regex or NVTX expression: exit 2 before the program runs
+  check_output_extension(o.output, ".json", "the profile report is JSON");
   check_output_file_path(o.output);
   const std::string library = find_injection_library();
   const std::string dir = make_record_directory();

@@ -39,6 +39,16 @@ bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/
 bad_input "--sample-every 0: must be >= 1" --sample-every 0 -- true
 bad_input "--launch-skip" --launch-skip -3 -- true
 
+# The report is JSON: another extension is refused before the program runs, nothing written.
+"$bin" profile -o "$work/report.txt" -- true >"$work/stdout" 2>"$work/stderr"
+got=$?
+if [[ $got -ne 2 ]] || ! grep -qF ".json" "$work/stderr" || [[ $(wc -l <"$work/stderr") -ne 1 ]] ||
+   [[ -e "$work/report.txt" ]]; then
+  fail "profile -o report.txt -> exit $got, want 2 and one error line naming .json: $(head -c 300 "$work/stderr")"
+else
+  passes=$((passes + 1))
+fi
+
 # ran STATUS ARGS...: the program's status passes through and the report exists and is parseable.
 ran() {
   local want="$1"
