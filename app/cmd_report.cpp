@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
+#include "render/cross_gpu_writer.hpp"
 #include "render/profile_table.hpp"
 #include "result/consistency.hpp"
 #include "result/point_key.hpp"
@@ -19,7 +22,10 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
       "report",
       "Print a saved sweep report as a table, Markdown, CSV, JSON or BMF (a profile report: table "
       "or JSON)");
-  sub->add_option("report", o.report, "JSON report written by `sweep --output` or `profile -o`")
+  sub->add_option("reports", o.reports,
+                  "JSON report written by `sweep --output`, `merge` or `profile -o`; two or more "
+                  "sweep reports (e.g. the same sweep on an A100, an H100 and an H200): the same "
+                  "points side by side, each on its own GPU's roofs, with time ratios to the first")
       ->required();
   sub->add_option("--format", o.format,
                   "table (console) | md (Markdown for a pull request: one table per operator, "
@@ -57,6 +63,47 @@ std::string render_profile_report(const ProfileReport& report, ReportFormat form
       format_name(format), path));
 }
 
+// A report `report` can show: points, each unique, stored values consistent with the raw data.
+Report load_checked_report(const std::string& path) {
+  Report report = load_report(path);
+  // As compare and plot: a report of no points has nothing to show, and an empty table would look
+  // like a result.
+  if (report.points.empty()) {
+    throw bad_input(fmt::format(
+        "{} has no points: nothing to report (a sweep writes one per operator and length)", path));
+  }
+  check_unique_points(report, path);
+  check_report_consistency(report, path);
+  return report;
+}
+
+int run_cross_gpu_report(const ReportOptions& o, ReportFormat format) {
+  if (format != ReportFormat::kTable && format != ReportFormat::kMarkdown) {
+    throw bad_input(fmt::format(
+        "--format {} with {} reports: the side-by-side view is a table or md (one report at a "
+        "time for csv, json, bmf)",
+        format_name(format), o.reports.size()));
+  }
+  std::vector<Report> reports;
+  for (const std::string& path : o.reports) {
+    if (is_profile_report_file(path)) {
+      throw bad_input(fmt::format(
+          "{} is a `rooflinectl profile` report; the side-by-side view takes sweep reports "
+          "(compare two profile reports with `compare`)",
+          path));
+    }
+    reports.push_back(load_checked_report(path));
+  }
+  std::vector<CrossGpuReport> view;
+  int code = static_cast<int>(ExitCode::kOk);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    view.push_back({o.reports[i], &reports[i]});
+    code = std::max(code, report_exit_code(reports[i]));
+  }
+  write_output(o, format_cross_gpu_report(view, format == ReportFormat::kMarkdown));
+  return code;
+}
+
 }  // namespace
 
 int run_report_command(const ReportOptions& o) {
@@ -68,23 +115,16 @@ int run_report_command(const ReportOptions& o) {
     check_output_extension(
         o.output, extension_of(format),
         fmt::format("--format {} writes {}", format_name(format), extension_of(format)));
-    check_output_is_not_input(o.output, o.report);
+    for (const std::string& path : o.reports) check_output_is_not_input(o.output, path);
     check_output_file_path(o.output);
   }
-  if (is_profile_report_file(o.report)) {
-    write_output(o, render_profile_report(load_profile_report(o.report), format, o.report));
+  if (o.reports.size() > 1) return run_cross_gpu_report(o, format);
+  const std::string& path = o.reports.front();
+  if (is_profile_report_file(path)) {
+    write_output(o, render_profile_report(load_profile_report(path), format, path));
     return static_cast<int>(ExitCode::kOk);
   }
-  const Report report = load_report(o.report);
-  // As compare and plot: a report of no points has nothing to show, and an empty table would look
-  // like a result.
-  if (report.points.empty()) {
-    throw bad_input(fmt::format(
-        "{} has no points: nothing to report (a sweep writes one per operator and length)",
-        o.report));
-  }
-  check_unique_points(report, o.report);
-  check_report_consistency(report, o.report);
+  const Report report = load_checked_report(path);
   write_output(o, render_report(report, format));
   return report_exit_code(report);
 }

@@ -4,11 +4,14 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace rooflinectl {
 
 struct ReportOptions {
-  std::string report;            ///< JSON report written by `sweep --output` or `profile -o`
+  /// JSON reports written by `sweep --output`, `merge` or `profile -o`; two or more sweep
+  /// reports: the cross-GPU view (render/cross_gpu_writer.hpp)
+  std::vector<std::string> reports;
   std::string format = "table";  ///< table | md | csv | json
   std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
   bool output_given = false;     ///< --output was on the command line (an empty name is refused)
@@ -23,7 +26,9 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& options);
 /// report read back). Returns report_exit_code for a sweep report: 0, or 1 when a point is not ok
 /// or above its roof; 0 for a profile report. Throws a bad-input Error (exit 2) for an unknown
 /// format, md, csv or bmf on a profile report, an unreadable or invalid report, a sweep report of
-/// no points, or an output path that cannot be written.
+/// no points, or an output path that cannot be written. Two or more reports: the same points side
+/// by side (format_cross_gpu_report), table or md only, profile reports refused; returns 1 when a
+/// point of any report is not ok or above its roof, else 0.
 int run_report_command(const ReportOptions& options);
 
 }  // namespace rooflinectl

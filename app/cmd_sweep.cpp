@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -14,9 +15,13 @@
 #include "cli/strict_integer.hpp"
 #include "compare/compare.hpp"
 #include "compare/compare_power.hpp"
+#include "core/device_list.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/shard.hpp"
 #include "core/sweep_config.hpp"
+#include "core/sweep_plan.hpp"
+#include "device/device_info.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
@@ -24,11 +29,18 @@
 #include "render/table_writer.hpp"
 #include "result/consistency.hpp"
 #include "roofline/roof_source.hpp"
+#include "sweep/device_workers.hpp"
 #include "sweep/interruption.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace rooflinectl {
 namespace {
+
+std::optional<std::string> getenv_lookup(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
 
 SweepConfig build_config(const SweepOptions& o) {
   SweepConfig config =
@@ -61,19 +73,18 @@ SweepConfig build_config(const SweepOptions& o) {
     }
     config.lock_clocks = *o.lock_clocks;
   }
+  if (o.shard) {
+    config.shard = *o.shard == "auto" ? shard_from_environment(getenv_lookup)
+                                      : parse_shard_spec(*o.shard, "--shard");
+  }
   return config;
 }
 
-// The points the sweep will run, as compare matches them (the version is not known yet).
+// The points the sweep will run (its shard's), as compare matches them (the version is not
+// known yet).
 std::vector<PointKey> planned_points(const SweepConfig& config) {
   std::vector<PointKey> keys;
-  for (const std::string& op : config.ops) {
-    for (const int64_t seq_len : config.seq_lens) {
-      PointKey key{op, "", config.base};
-      key.shape.seq_len = seq_len;
-      keys.push_back(key);
-    }
-  }
+  for (const PlannedPoint& point : plan_points(config)) keys.push_back({point.op, "", point.shape});
   return keys;
 }
 
@@ -142,7 +153,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                 "Also count sm__throughput (Nsight Compute's SM speed-of-light, the table's SM %): "
                 "8 more CUPTI replay passes per point on Hopper, about +0.2 s a point")
       ->excludes(no_counters);
-  sub->add_option("--device", o.device, "CUDA device index (default 0)")->check(device_index());
+  CLI::Option* device =
+      sub->add_option("--device", o.device, "CUDA device index (default 0)")->check(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
                   "table goes to stderr), exit 1 on a regression (see `compare`) (default: none)");
@@ -156,6 +168,17 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                   "Lock the SM clocks for the sweep through NVML: base (the default applications "
                   "clock), reset on exit and on SIGINT/SIGTERM; needs root, else exit 3 "
                   "(default: clocks left alone)");
+  CLI::Option* shard = sub->add_option(
+      "--shard", o.shard,
+      "Run one shard of the sweep: i/n (1-based) or auto (Slurm array or Kubernetes Indexed Job, "
+      "docs/cluster.md); points go to shards by a hash of their key, and `merge` joins the "
+      "shards' reports (default: every point)");
+  sub->add_option("--devices", o.devices,
+                  "Spread the points over these GPUs of this host: all, or indices such as 0,1; "
+                  "one worker process per GPU runs a shard, and the report records each point's "
+                  "GPU (default: one GPU, --device)")
+      ->excludes(device)
+      ->excludes(shard);
   return sub;
 }
 
@@ -173,7 +196,13 @@ int run_sweep_command(const SweepOptions& o) {
     throw bad_input(
         "invalid --roof counters with --no-counters: counter-derived roofs need the counter pass");
   }
-  const SweepConfig config = build_config(o);
+  SweepConfig config = build_config(o);
+  // --devices: checked before the baseline is read; one device is a plain sweep on it.
+  std::vector<int> devices;
+  if (o.devices) {
+    devices = parse_device_list(*o.devices, device_count(), "--devices");
+    config.device = devices.front();
+  }
   // A bad baseline must cost nothing: it is read and checked before the GPU does any work.
   std::optional<Report> baseline;
   std::optional<CompareOptions> gate;
@@ -205,7 +234,9 @@ int run_sweep_command(const SweepOptions& o) {
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.
   const InterruptScope interrupt_scope;
-  const Report report = run_sweep(config, std::cerr, roof);
+  const Report report = devices.size() > 1
+                            ? run_sweep_on_devices(config, devices, WorkerFlags{o.roof}, std::cerr)
+                            : run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
   if (o.output_given) {
     write_file_atomically(o.output, json);

@@ -35,6 +35,10 @@ struct SweepOptions {
   std::optional<std::string> roof;  ///< --roof datasheet | counters | measured
   /// --lock-clocks base (NVML, root only)
   std::optional<std::string> lock_clocks;
+  /// --shard i/n | auto: run only that shard's points (core/shard.hpp)
+  std::optional<std::string> shard;
+  /// --devices 0,1,...|all: spread the points over these GPUs (sweep/device_workers.hpp)
+  std::optional<std::string> devices;
 };
 
 /// Binds the flags of `sweep` to `options`.

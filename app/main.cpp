@@ -14,6 +14,7 @@
 #include "cmd_devices.hpp"
 #include "cmd_doctor.hpp"
 #include "cmd_list.hpp"
+#include "cmd_merge.hpp"
 #include "cmd_model.hpp"
 #include "cmd_peaks.hpp"
 #include "cmd_plot.hpp"
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
   CLI::App* report = setup_report(app, report_options);
   DoctorOptions doctor_options;
   CLI::App* doctor = setup_doctor(app, doctor_options);
+  MergeCommandOptions merge_options;
+  CLI::App* merge = setup_merge(app, merge_options);
 
   try {
     app.parse(argc, argv);
@@ -162,6 +165,7 @@ int main(int argc, char** argv) {
     if (profile->parsed()) return run_profile_command(profile_options);
     if (report->parsed()) return run_report_command(report_options);
     if (doctor->parsed()) return run_doctor_command(doctor_options);
+    if (merge->parsed()) return run_merge_command(merge_options);
     return 0;
   };
   try {

@@ -35,12 +35,24 @@ inline std::string read_text_file(const std::string& path, const std::string& wh
   if (!in) {
     throw bad_input(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  // One read of the whole size (a 2000-point report is 20 MB: a stream copy grows and copies it
+  // several times); a file whose size is unknown (a pipe) is read through the stream.
+  std::string text;
+  std::error_code size_error;
+  const auto size = std::filesystem::file_size(path, size_error);
+  if (!size_error) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    in.clear();
+  }
+  std::ostringstream rest;
+  rest << in.rdbuf();
   if (in.bad()) {
     throw bad_input(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
   }
-  return text.str();
+  text += rest.str();
+  return text;
 }
 
 /// Parses `text` as JSON; a syntax error, or a member name repeated within one object

@@ -9,6 +9,7 @@
 
 #include "core/kernel_version.hpp"
 #include "core/shape.hpp"
+#include "core/shard.hpp"
 
 namespace rooflinectl {
 
@@ -50,6 +51,9 @@ struct SweepConfig {
   /// operator not named runs its default. A sweep's report records the key of every operator it
   /// ran, defaults included (the point's `version` says which version ran).
   KernelRequests kernels;
+  /// `--shard i/n`: run only this shard's points (core/sweep_plan.hpp, core/shard.hpp); nullopt:
+  /// every point. CLI only, not a config-file key; a report records it as config.shard.
+  std::optional<ShardSpec> shard;
 };
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),

@@ -18,6 +18,16 @@ int device_attribute(cudaDeviceAttr attribute, int index) {
   return value;
 }
 
+// cudaDeviceGetPCIBusId of `device` ("0000:19:00.0"); "" when CUDA gives none.
+std::string pci_bus_id(int device) {
+  char id[32] = {};  // "domain:bus:device.function": 13 characters and the terminator
+  if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return id;
+}
+
 }  // namespace
 
 int device_count() {
@@ -47,6 +57,15 @@ std::string no_device_message() {
                      no_device_fix(nvidia_driver_loaded()));
 }
 
+std::string gpu_uuid_text(const unsigned char* bytes) {
+  std::string hex;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) hex += '-';
+    hex += fmt::format("{:02x}", bytes[i]);
+  }
+  return "GPU-" + hex;
+}
+
 DeviceRecord query_device(int index) {
   const int count = device_count();
   if (count == 0) {
@@ -70,6 +89,8 @@ DeviceRecord query_device(int index) {
   // CUDA 13 dropped clockRate/memoryClockRate from cudaDeviceProp; the attributes remain (kHz).
   record.sm_clock_max_hz = device_attribute(cudaDevAttrClockRate, index) * kHzPerKHz;
   record.memory_clock_hz = device_attribute(cudaDevAttrMemoryClockRate, index) * kHzPerKHz;
+  record.uuid = gpu_uuid_text(reinterpret_cast<const unsigned char*>(prop.uuid.bytes));
+  record.pci_bus_id = pci_bus_id(index);
   RFL_CUDA_CHECK(cudaDriverGetVersion(&record.driver_version));
   RFL_CUDA_CHECK(cudaRuntimeGetVersion(&record.runtime_version));
   return record;

@@ -2,6 +2,8 @@
 // memory pre-check). Counter availability is decided elsewhere (src/cupti).
 #pragma once
 
+#include <string>
+
 #include "result/report.hpp"
 
 namespace rooflinectl {
@@ -22,9 +24,13 @@ std::string no_device_reason();
 /// CUDA_VISIBLE_DEVICES). Never throws.
 std::string no_device_message();
 
-/// Static facts of device `index` (name, compute capability, SM count, L2 and memory bytes, peak SM
-/// and memory clocks in Hz, bus width in bits, driver and runtime versions). Leaves
-/// `counters_available` false and `counters_reason` empty: the CUPTI probe fills them.
+/// The GPU UUID as nvidia-smi and NVML print it, "GPU-" and the 16 bytes of cudaDeviceProp::uuid
+/// in lowercase hex grouped 4-2-2-2-6 bytes, e.g. "GPU-5f2c3a8e-1b4d-7e90-a1b2-c3d4e5f60718".
+std::string gpu_uuid_text(const unsigned char* bytes);
+
+/// Static facts of device `index` (name, UUID, PCI bus id, compute capability, SM count, L2 and
+/// memory bytes, peak SM and memory clocks in Hz, bus width in bits, driver and runtime versions).
+/// Leaves `counters_available` false and `counters_reason` empty: the CUPTI probe fills them.
 /// Throws a bad-input Error when `index` is outside 0..count-1, an environment Error when there is
 /// no device or a CUDA query fails.
 DeviceRecord query_device(int index);

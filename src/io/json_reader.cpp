@@ -10,7 +10,9 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
+#include "core/shard.hpp"
 #include "core/statistics.hpp"
+#include "core/sweep_plan.hpp"
 #include "io/peaks_json.hpp"
 #include "io/profile_json.hpp"
 #include "result/counter_fields.hpp"
@@ -415,6 +417,11 @@ PointResult point_from_json(const JsonObjectReader& r) {
   if (r.has("reconciliation") && !r.is_null("reconciliation")) {
     p.reconciliation = reconciliation_from_json(r.get_object("reconciliation"));
   }
+  if (r.has("source")) {
+    const int64_t source = r.get_int64("source");
+    if (source < 0) r.fail_key("source", fmt::format("{} (allowed: 0 or more)", source));
+    p.source = static_cast<size_t>(source);
+  }
   p.peak_device_memory_bytes = optional_double_if_present(r, "peak_device_memory_bytes");
   require_non_negative(r, "peak_device_memory_bytes", p.peak_device_memory_bytes, where);
   if (!p.peak_device_memory_bytes) {
@@ -430,6 +437,9 @@ DeviceRecord device_from_json(const JsonObjectReader& r) {
   DeviceRecord d;
   d.index = r.get_int("index");
   d.name = r.get_string("name");
+  // Absent in reports written before they were recorded; null when unknown.
+  if (r.has("uuid")) d.uuid = r.get_optional_string("uuid").value_or("");
+  if (r.has("pci_bus_id")) d.pci_bus_id = r.get_optional_string("pci_bus_id").value_or("");
   d.cc_major = r.get_int("cc_major");
   d.cc_minor = r.get_int("cc_minor");
   d.sm_count = r.get_int("sm_count");
@@ -456,6 +466,33 @@ DeviceRecord device_from_json(const JsonObjectReader& r) {
   return d;
 }
 
+// config.shard of a shard's report, checked against the config it sits in: the rule and the
+// plan size must be this rooflinectl's, or merge could not tell which points the shard owes.
+ShardSpec shard_from_json(const JsonObjectReader& r, const SweepConfig& config) {
+  ShardSpec shard;
+  shard.count = r.get_int("count");
+  shard.index = r.get_int("index");
+  if (shard.count < 1 || shard.count > kMaxShardCount) {
+    r.fail_key("count", fmt::format("{} (allowed: 1..{})", shard.count, kMaxShardCount));
+  }
+  if (shard.index < 1 || shard.index > shard.count) {
+    r.fail_key("index", fmt::format("{} (allowed: 1..count = {})", shard.index, shard.count));
+  }
+  const std::string assignment = r.get_string("assignment");
+  if (assignment != kShardAssignment) {
+    r.fail_key("assignment", fmt::format("'{}' is not this rooflinectl's rule ('{}')", assignment,
+                                         kShardAssignment));
+  }
+  const int64_t planned = r.get_int64("planned_points");
+  const size_t expected = plan_all_points(config).size();
+  if (planned < 0 || static_cast<size_t>(planned) != expected) {
+    r.fail_key("planned_points",
+               fmt::format("{} differs from the {} points of the config's ops and seq_lens",
+                           planned, expected));
+  }
+  return shard;
+}
+
 CanaryResult canary_from_json(const JsonObjectReader& r) {
   CanaryResult c;
   c.copy_bytes_per_s = r.get_optional_double("copy_bytes_per_s");
@@ -464,6 +501,39 @@ CanaryResult canary_from_json(const JsonObjectReader& r) {
   c.samples_s = r.get_double_array("samples_s");
   c.method = r.get_string("method");
   return c;
+}
+
+// One entry of a merged report's "sources" (MergeSource).
+MergeSource merge_source_from_json(const JsonObjectReader& r) {
+  MergeSource source;
+  source.file = r.get_string("file");
+  const std::string shard = r.get_string("shard");
+  try {
+    source.shard = parse_shard_spec(shard, "shard");
+  } catch (const Error&) {
+    r.fail_key("shard", fmt::format("'{}' (allowed: i/n, 1 <= i <= n)", shard));
+  }
+  source.timestamp_utc = r.get_string("timestamp_utc");
+  source.device = device_from_json(r.get_object("device"));
+  if (!r.is_null("peaks")) source.peaks = peaks_block_from_json(r.get_object("peaks"));
+  if (!r.is_null("canary")) source.canary = canary_from_json(r.get_object("canary"));
+  return source;
+}
+
+// A merged report's points each name a source, and only a merged report's do.
+void check_point_sources(const Report& report, const JsonObjectReader& r) {
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const std::optional<size_t>& source = report.points[i].source;
+    if (report.sources.empty() && source) {
+      r.fail_key("points", fmt::format("points[{}] names source {} but the report has no "
+                                       "\"sources\" (only `merge` writes either)",
+                                       i, *source));
+    }
+    if (!report.sources.empty() && (!source || *source >= report.sources.size())) {
+      r.fail_key("points", fmt::format("points[{}] of a merged report needs a \"source\" in 0..{}",
+                                       i, report.sources.size() - 1));
+    }
+  }
 }
 
 }  // namespace
@@ -514,6 +584,7 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   // Absent before `--kernel` existed: every operator ran its default, or the version the
   // environment variables of that time asked for (each point's `version` says which ran).
   if (r.has("kernels")) c.kernels = r.get_string_map("kernels");
+  if (r.has("shard")) c.shard = shard_from_json(r.get_object("shard"), c);
   return c;
 }
 
@@ -552,6 +623,12 @@ Report report_from_json_text(const std::string& text, const std::string& origin)
   if (r.has("canary") && !r.is_null("canary")) {
     report.canary = canary_from_json(r.get_object("canary"));
   }
+  if (r.has("sources")) {
+    for (const auto& entry : r.get_object_array("sources")) {
+      report.sources.push_back(merge_source_from_json(entry));
+    }
+  }
+  check_point_sources(report, r);
   return report;
 }
 

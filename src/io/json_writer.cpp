@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/sweep_plan.hpp"
 #include "io/peaks_json.hpp"
 #include "result/counter_fields.hpp"
 #include "roofline/above_roof_guard.hpp"
@@ -269,6 +270,7 @@ Json point_to_json(const PointResult& p) {
   if (!p.peak_device_memory_bytes) {
     j["peak_device_memory_bytes_null_reason"] = p.peak_device_memory_null_reason;
   }
+  if (p.source) j["source"] = *p.source;
   return j;
 }
 
@@ -276,6 +278,8 @@ Json device_to_json(const DeviceRecord& d) {
   Json j;
   j["index"] = d.index;
   j["name"] = d.name;
+  j["uuid"] = d.uuid.empty() ? Json(nullptr) : Json(d.uuid);
+  j["pci_bus_id"] = d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id);
   j["cc_major"] = d.cc_major;
   j["cc_minor"] = d.cc_minor;
   j["sm_count"] = d.sm_count;
@@ -348,6 +352,38 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   // Absent when no version was on record, so that reports written before the key read back and
   // are written again unchanged.
   if (!c.kernels.empty()) j["kernels"] = c.kernels;
+  // Absent for a sweep of every point (and in a merged report, which holds every shard's).
+  if (c.shard) {
+    j["shard"] = Json{{"index", c.shard->index},
+                      {"count", c.shard->count},
+                      {"assignment", kShardAssignment},
+                      {"planned_points", plan_all_points(c).size()},
+                      {"shard_points", plan_points(c).size()}};
+  }
+  return j;
+}
+
+nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
+  Json j;
+  j["ops"] = c.ops;
+  j["seq"] = c.seq_spec;
+  j["batch"] = c.base.batch;
+  j["heads"] = c.base.heads;
+  j["kv_heads"] = c.base.kv_heads;
+  j["head_dim"] = c.base.head_dim;
+  j["dtype"] = to_string(c.base.dtype);
+  j["causal"] = c.base.causal;
+  j["gelu_form"] = to_string(c.base.gelu_form);
+  j["repetitions"] = c.repetitions;
+  if (c.max_noise) j["max_noise"] = *c.max_noise;
+  j["min_samples"] = c.min_samples;
+  j["min_time_s"] = c.min_time_s;
+  j["max_time_s"] = c.max_time_s;
+  j["warmup_runs"] = c.warmup_runs;
+  j["counters"] = c.counters;
+  j["warm_l2"] = c.warm_l2;
+  j["sm_throughput"] = c.sm_throughput;
+  if (!c.kernels.empty()) j["kernels"] = c.kernels;
   return j;
 }
 
@@ -370,6 +406,20 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   for (const auto& p : report.points) points.push_back(point_to_json(p));
   j["points"] = points;
   if (report.canary) j["canary"] = canary_to_json(*report.canary);
+  if (!report.sources.empty()) {
+    Json sources = Json::array();
+    for (const MergeSource& source : report.sources) {
+      Json entry;
+      entry["file"] = source.file;
+      entry["shard"] = source.shard.text();
+      entry["timestamp_utc"] = source.timestamp_utc;
+      entry["device"] = device_to_json(source.device);
+      entry["peaks"] = source.peaks ? Json(peaks_block_to_json(*source.peaks)) : Json(nullptr);
+      entry["canary"] = source.canary ? canary_to_json(*source.canary) : Json(nullptr);
+      sources.push_back(entry);
+    }
+    j["sources"] = sources;
+  }
   return j;
 }
 

@@ -28,6 +28,11 @@ std::string report_to_json_text(const Report& report);
 /// "kernels" (operator → requested version key) only when the config holds any.
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& config);
 
+/// `config` as a config file (`sweep --config`): only the keys parse_sweep_config reads, so that
+/// loading the text gives back every field it can hold (not device, shard, lock_clocks or
+/// require_counters, which are CLI only). What `sweep --devices` hands its workers.
+nlohmann::ordered_json sweep_config_file_json(const SweepConfig& config);
+
 /// One point's counters as a report stores them ("counters" of a point): what `profile` writes
 /// per launch too.
 nlohmann::ordered_json counter_result_to_json(const CounterResult& counters);

@@ -515,7 +515,13 @@ ProfileReport profile_report_from_json_text(const std::string& text, const std::
 
 bool is_profile_report_file(const std::string& path) {
   try {
-    return is_profile_report(parse_json_text(read_text_file(path, "report"), path));
+    // Only the top-level members are kept: a report of thousands of points is lexed here, not
+    // built into a document (its reader parses it in full afterwards).
+    using Event = nlohmann::json::parse_event_t;
+    const auto top_level_only = [](int depth, Event event, nlohmann::json& /*parsed*/) {
+      return depth == 0 || (depth == 1 && (event == Event::key || event == Event::value));
+    };
+    return is_profile_report(nlohmann::json::parse(read_text_file(path, "report"), top_level_only));
   } catch (const std::exception&) {
     return false;
   }

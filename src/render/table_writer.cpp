@@ -149,6 +149,20 @@ Row format_row(const PointResult& p, TableNotes& notes) {
 
 }  // namespace
 
+std::string format_sources_note(const Report& report) {
+  std::string out;
+  for (size_t i = 0; i < report.sources.size(); ++i) {
+    const MergeSource& source = report.sources[i];
+    size_t points = 0;
+    for (const PointResult& p : report.points) points += p.source == i ? 1 : 0;
+    out +=
+        fmt::format("shard {}: {} points measured on {} (device {}, {}), from {}\n",
+                    source.shard.text(), points, source.device.name, source.device.index,
+                    source.device.uuid.empty() ? "UUID unknown" : source.device.uuid, source.file);
+  }
+  return out;
+}
+
 std::string format_console_table(const Report& report) {
   std::vector<Row> rows;
   Row header;
@@ -182,6 +196,7 @@ std::string format_console_table(const Report& report) {
     out += "* placed from the analytic FLOPs and bytes (no counters for this point)\n";
   }
   if (const std::string basis = bytes_basis_summary(report); !basis.empty()) out += basis + "\n";
+  out += format_sources_note(report);
   if (notes.any_l2) {
     out +=
         "L2 FLOP/B: FLOPs per L2 byte (lts__t_bytes), placed under the L2 roof too; binding: the "

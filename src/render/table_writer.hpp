@@ -18,4 +18,8 @@ namespace rooflinectl {
 /// Ends with a newline; does not throw for any Report value.
 std::string format_console_table(const Report& report);
 
+/// For a merged report (`merge`, `sweep --devices`): one line per shard naming its GPU (name,
+/// index, UUID), its point count and the file it came from; "" for a report one sweep wrote.
+std::string format_sources_note(const Report& report);
+
 }  // namespace rooflinectl

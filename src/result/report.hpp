@@ -209,12 +209,20 @@ struct PointResult {
   /// when not measured (reports written before this field existed read as nullopt too).
   std::optional<double> peak_device_memory_bytes;
   std::string peak_device_memory_null_reason;  ///< empty when measured
+  /// In a report written by `merge`: the index into Report::sources of the shard report this
+  /// point came from (its GPU, roofs, canary); nullopt in a report a sweep wrote.
+  std::optional<size_t> source;
 };
 
 /// The GPU a report was measured on.
 struct DeviceRecord {
   int index = 0;
   std::string name;
+  /// "GPU-…" (device_info.hpp gpu_uuid_text): which GPU, not only which model, measured the
+  /// points; empty in reports written before it was recorded (the JSON then has null).
+  std::string uuid;
+  /// cudaDeviceGetPCIBusId, e.g. "0000:19:00.0"; empty when unknown (JSON null).
+  std::string pci_bus_id;
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
@@ -243,6 +251,18 @@ struct CanaryResult {
   std::string method;             ///< how it was measured, in one phrase
 };
 
+/// One shard report a `merge` joined: what the merged report needs to say where each of its
+/// points was measured. The sweep-wide fields (tool, config but the shard) are the merged
+/// report's own: merge refuses shards that differ in them.
+struct MergeSource {
+  std::string file;  ///< the path merge was given
+  ShardSpec shard;
+  std::string timestamp_utc;
+  DeviceRecord device;
+  std::optional<PeaksBlock> peaks;
+  std::optional<CanaryResult> canary;
+};
+
 /// Why a report's tool.git_revision is null.
 inline constexpr const char* kGitRevisionNullReason =
     "unknown: built outside a git checkout without RFL_GIT_REVISION=<hash> in the build "
@@ -264,6 +284,10 @@ struct Report {
   std::vector<PointResult> points;
   /// nullopt in reports written before the canary existed (the JSON key is then absent).
   std::optional<CanaryResult> canary;
+  /// The shard reports `merge` joined, in shard order; empty for a report a sweep wrote. In a
+  /// merged report `device`, `peaks` and `canary` are those of sources[0] and each point's
+  /// `source` names its own.
+  std::vector<MergeSource> sources;
 };
 
 /// The operators of `report.points` in the order they first appear (the sweep's run order), each

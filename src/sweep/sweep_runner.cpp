@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/phase_times.hpp"
+#include "core/sweep_plan.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
 #include "cupti/counter_engine.hpp"
@@ -58,17 +59,6 @@ struct SweepContext {
   // Per-sample clocks (when unavailable, its reason is recorded instead).
   const NvmlClocks* clocks = nullptr;
 };
-
-/// cudaDeviceGetPCIBusId of `device` ("0000:19:00.0"), the key NVML finds the GPU by; "" when
-/// CUDA gives none.
-std::string cuda_pci_bus_id(int device) {
-  char id[32] = {};  // "domain:bus:device.function": 13 characters and the terminator
-  if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof(id)), device) != cudaSuccess) {
-    cudaGetLastError();
-    return "";
-  }
-  return id;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -360,48 +350,50 @@ void mark_failed(PointResult& point, const Error& e) {
   point.roofline_null_reason = "point failed";
 }
 
-/// Measures every point (operators × lengths, in config order) into report.points, one progress
-/// line each; once interrupted, the remaining points are recorded as such. Returns the byte
-/// passes whose follow-up sessions are still to run, each with its point's index: those sessions
-/// follow the loop, so that CUPTI switches metric sets once per session, not per point.
+/// Measures every point of the plan (operators × lengths, in config order, cut to the shard)
+/// into report.points, one progress line each; once interrupted, the remaining points are
+/// recorded as such. Returns the byte passes whose follow-up sessions are still to run, each with
+/// its point's index: those sessions follow the loop, so that CUPTI switches metric sets once per
+/// session, not per point.
 std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report, SweepContext& ctx,
                                                                  std::ostream& progress) {
   const SweepConfig& config = ctx.config;
   const uint64_t base_seed = std::random_device{}();
-  const size_t total = config.ops.size() * config.seq_lens.size();
+  const std::vector<PlannedPoint> plan = plan_points(config);
+  const size_t total = plan.size();
   std::vector<std::pair<size_t, CounterPassRanges>> pending;
   size_t index = 0;
   SweepProgress shown(progress, total);
-  for (const auto& op : config.ops) {
+  for (const PlannedPoint& planned : plan) {
+    const std::string& op = planned.op;
     const OperatorSpec& spec = find_operator(op);
-    for (const int64_t seq_len : config.seq_lens) {
-      PointResult point;
-      point.op = op;
-      point.shape = config.base;
-      point.shape.seq_len = seq_len;
-      point.seed = base_seed + 0x9E3779B97F4A7C15ull * ++index;
-      point.analytic = analytic_model(op, point.shape);
-      if (mark_if_interrupted(point)) {
-        report.points.push_back(std::move(point));
-        continue;
-      }
-      const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
-      shown.start(index, fmt::format("{} L={}", op, seq_len));
-      try {
-        if (auto ranges = measure_point(point, spec, ctx)) {
-          pending.emplace_back(report.points.size(), std::move(*ranges));
-        }
-      } catch (const Error& e) {
-        mark_failed(point, e);
-        cudaGetLastError();  // clear a non-sticky error so the next point can run
-      }
-      shown.done();
-      if (point.status != PointStatus::kOk) {
-        shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
-      }
-      report_above_roof(point, label, shown);
+    const int64_t seq_len = planned.shape.seq_len;
+    PointResult point;
+    point.op = op;
+    point.shape = planned.shape;
+    point.seed = base_seed + 0x9E3779B97F4A7C15ull * planned.index;
+    point.analytic = analytic_model(op, point.shape);
+    ++index;
+    if (mark_if_interrupted(point)) {
       report.points.push_back(std::move(point));
+      continue;
     }
+    const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
+    shown.start(index, fmt::format("{} L={}", op, seq_len));
+    try {
+      if (auto ranges = measure_point(point, spec, ctx)) {
+        pending.emplace_back(report.points.size(), std::move(*ranges));
+      }
+    } catch (const Error& e) {
+      mark_failed(point, e);
+      cudaGetLastError();  // clear a non-sticky error so the next point can run
+    }
+    shown.done();
+    if (point.status != PointStatus::kOk) {
+      shown.note(fmt::format("{}: {}: {}", label, to_string(point.status), point.reason));
+    }
+    report_above_roof(point, label, shown);
+    report.points.push_back(std::move(point));
   }
   shown.finish();
   return pending;
@@ -441,6 +433,10 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
     report.config.kernels[op] = requested_version(config, find_operator(op));
   }
   report.device = query_device(config.device);
+  if (config.shard) {
+    fmt::print(progress, "shard {}: {} of the sweep's {} points ({})\n", config.shard->text(),
+               plan_points(config).size(), plan_all_points(config).size(), kShardAssignment);
+  }
   timed(phases, "context", [&] {
     RFL_CUDA_CHECK(cudaSetDevice(config.device));
     RFL_CUDA_CHECK(cudaFree(nullptr));  // create the context before CUPTI attaches to it
@@ -448,7 +444,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
 
   // NVML for this GPU, matched by PCI bus id (CUDA and NVML orders can differ). Unavailable (no
   // driver NVML): the sweep runs and records why there are no clocks.
-  const NvmlClocks clocks(cuda_pci_bus_id(config.device));
+  const NvmlClocks clocks(report.device.pci_bus_id);
   if (!clocks.available()) {
     fmt::print(progress, "notice: per-sample clocks not recorded: {}\n",
                clocks.unavailable_reason());

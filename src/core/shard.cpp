@@ -1,0 +1,114 @@
+#include "core/shard.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+
+namespace rooflinectl {
+namespace {
+
+// A whole decimal number, nothing else; nullopt otherwise.
+std::optional<int64_t> whole_number(std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+int64_t env_number(const EnvLookup& env, const std::string& name) {
+  const std::optional<std::string> text = env(name);
+  if (!text) {
+    throw bad_input(fmt::format("invalid --shard auto: {} is not set", name));
+  }
+  const std::optional<int64_t> value = whole_number(*text);
+  if (!value) {
+    throw bad_input(
+        fmt::format("invalid --shard auto: {}='{}' (allowed: a whole number)", name, *text));
+  }
+  return *value;
+}
+
+ShardSpec checked_shard(int64_t index, int64_t count, const std::string& what) {
+  if (count < 1 || count > kMaxShardCount || index < 1 || index > count) {
+    throw bad_input(fmt::format(
+        "invalid --shard auto: {} gives shard {}/{} (allowed: 1 <= index <= count <= {})", what,
+        index, count, kMaxShardCount));
+  }
+  return ShardSpec{static_cast<int>(index), static_cast<int>(count)};
+}
+
+}  // namespace
+
+std::string ShardSpec::text() const { return fmt::format("{}/{}", index, count); }
+
+ShardSpec parse_shard_spec(std::string_view text, std::string_view flag) {
+  const size_t slash = text.find('/');
+  const auto refuse = [&] {
+    return bad_input(fmt::format(
+        "invalid {} '{}': allowed i/n with whole numbers 1 <= i <= n <= {}, e.g. 2/4, or auto",
+        flag, text, kMaxShardCount));
+  };
+  if (slash == std::string_view::npos) throw refuse();
+  const std::optional<int64_t> index = whole_number(text.substr(0, slash));
+  const std::optional<int64_t> count = whole_number(text.substr(slash + 1));
+  if (!index || !count || *count < 1 || *count > kMaxShardCount || *index < 1 || *index > *count) {
+    throw refuse();
+  }
+  return ShardSpec{static_cast<int>(*index), static_cast<int>(*count)};
+}
+
+ShardSpec shard_from_environment(const EnvLookup& env) {
+  if (env("SLURM_ARRAY_TASK_ID")) {
+    const int64_t id = env_number(env, "SLURM_ARRAY_TASK_ID");
+    const int64_t min = env_number(env, "SLURM_ARRAY_TASK_MIN");
+    const int64_t count = env_number(env, "SLURM_ARRAY_TASK_COUNT");
+    if (env("SLURM_ARRAY_TASK_STEP")) {
+      const int64_t step = env_number(env, "SLURM_ARRAY_TASK_STEP");
+      if (step != 1) {
+        throw bad_input(fmt::format(
+            "invalid --shard auto: SLURM_ARRAY_TASK_STEP={} (allowed: 1; a stepped array such "
+            "as --array=0-6:2 leaves gaps between shard indices)",
+            step));
+      }
+    }
+    return checked_shard(id - min + 1, count,
+                         fmt::format("SLURM_ARRAY_TASK_ID={} with SLURM_ARRAY_TASK_MIN={} and "
+                                     "SLURM_ARRAY_TASK_COUNT={}",
+                                     id, min, count));
+  }
+  if (env("JOB_COMPLETION_INDEX")) {
+    const int64_t index = env_number(env, "JOB_COMPLETION_INDEX");
+    const int64_t count = env_number(env, "RFL_SHARD_COUNT");
+    return checked_shard(
+        index + 1, count,
+        fmt::format("JOB_COMPLETION_INDEX={} with RFL_SHARD_COUNT={}", index, count));
+  }
+  throw bad_input(
+      "invalid --shard auto: neither SLURM_ARRAY_TASK_ID (a Slurm job array) nor "
+      "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) is set; pass --shard i/n instead");
+}
+
+std::string shard_point_key(const std::string& op, const Shape& shape) {
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}", op, shape.seq_len, shape.batch,
+                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
+                     shape.causal ? 1 : 0, to_string(shape.gelu_form));
+}
+
+uint64_t fnv1a_64(std::string_view text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+int shard_of_point(const std::string& op, const Shape& shape, int count) {
+  return 1 + static_cast<int>(fnv1a_64(shard_point_key(op, shape)) % static_cast<uint64_t>(count));
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,32 @@
+#include "core/sweep_plan.hpp"
+
+#include "core/shard.hpp"
+
+namespace rooflinectl {
+
+std::vector<PlannedPoint> plan_all_points(const SweepConfig& config) {
+  std::vector<PlannedPoint> points;
+  points.reserve(config.ops.size() * config.seq_lens.size());
+  for (const std::string& op : config.ops) {
+    for (const int64_t seq_len : config.seq_lens) {
+      PlannedPoint point{op, config.base, points.size() + 1};
+      point.shape.seq_len = seq_len;
+      points.push_back(point);
+    }
+  }
+  return points;
+}
+
+std::vector<PlannedPoint> plan_points(const SweepConfig& config) {
+  std::vector<PlannedPoint> points = plan_all_points(config);
+  if (!config.shard) return points;
+  std::vector<PlannedPoint> mine;
+  for (const PlannedPoint& point : points) {
+    if (shard_of_point(point.op, point.shape, config.shard->count) == config.shard->index) {
+      mine.push_back(point);
+    }
+  }
+  return mine;
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,35 @@
+// `sweep --devices 0,1,…|all`: one sweep spread over the GPUs of one host, one worker process per
+// GPU (CUPTI's range profiler is per process), each worker a `rooflinectl sweep --shard i/n` on
+// its own device; the parent merges their reports (merge/shard_merge.hpp) into one.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/sweep_config.hpp"
+#include "result/report.hpp"
+
+namespace rooflinectl {
+
+/// The `sweep` flags a worker needs that its config file cannot hold.
+struct WorkerFlags {
+  std::optional<std::string> roof;  ///< --roof, passed on when given
+};
+
+/// Runs the points of `config` on `devices` (distinct CUDA indices, at least two): worker i runs
+/// `rooflinectl sweep --config <config> --device devices[i] --shard i+1/n` (this executable,
+/// /proc/self/exe) in its own process group, its progress lines copied to `progress` prefixed
+/// with "[gpu D] ". The first SIGINT/SIGTERM the parent catches (core/interrupt.hpp) is passed to
+/// every worker as SIGINT: each stops between points and writes its report, and the merged report
+/// marks the points not run as interrupted. Returns the merged report: every point of the plan in
+/// run order, each with its `source` (the worker's device, roofs and canary); sources[i].file
+/// names the worker. Throws the worker's own Error class (exit 2, 3 or 4, with its last error
+/// line) when a worker fails before writing its report, an environment Error when a worker cannot
+/// be started, and merge's bad-input Errors when the workers' reports cannot be joined (different
+/// GPU models are allowed: each point keeps its own device).
+Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& devices,
+                            const WorkerFlags& flags, std::ostream& progress);
+
+}  // namespace rooflinectl
