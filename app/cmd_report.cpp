@@ -7,6 +7,7 @@
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
 #include "core/error.hpp"
+#include "core/json_input.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
@@ -64,8 +65,8 @@ std::string render_profile_report(const ProfileReport& report, ReportFormat form
 }
 
 // A report `report` can show: points, each unique, stored values consistent with the raw data.
-Report load_checked_report(const std::string& path) {
-  Report report = load_report(path);
+Report checked_report(const nlohmann::json& document, const std::string& path) {
+  Report report = report_from_json(document, path);
   // As compare and plot: a report of no points has nothing to show, and an empty table would look
   // like a result.
   if (report.points.empty()) {
@@ -86,13 +87,14 @@ int run_cross_gpu_report(const ReportOptions& o, ReportFormat format) {
   }
   std::vector<Report> reports;
   for (const std::string& path : o.reports) {
-    if (is_profile_report_file(path)) {
+    const nlohmann::json document = parse_json_text(read_text_file(path, "report"), path);
+    if (is_profile_report(document)) {
       throw bad_input(fmt::format(
           "{} is a `rooflinectl profile` report; the side-by-side view takes sweep reports "
           "(compare two profile reports with `compare`)",
           path));
     }
-    reports.push_back(load_checked_report(path));
+    reports.push_back(checked_report(document, path));
   }
   std::vector<CrossGpuReport> view;
   int code = static_cast<int>(ExitCode::kOk);
@@ -119,12 +121,14 @@ int run_report_command(const ReportOptions& o) {
     check_output_file_path(o.output);
   }
   if (o.reports.size() > 1) return run_cross_gpu_report(o, format);
+  // Read and parsed once: a merged report of thousands of points is tens of MB.
   const std::string& path = o.reports.front();
-  if (is_profile_report_file(path)) {
-    write_output(o, render_profile_report(load_profile_report(path), format, path));
+  const nlohmann::json document = parse_json_text(read_text_file(path, "report"), path);
+  if (is_profile_report(document)) {
+    write_output(o, render_profile_report(profile_report_from_json(document, path), format, path));
     return static_cast<int>(ExitCode::kOk);
   }
-  const Report report = load_checked_report(path);
+  const Report report = checked_report(document, path);
   write_output(o, render_report(report, format));
   return report_exit_code(report);
 }

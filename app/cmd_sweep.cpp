@@ -77,6 +77,15 @@ SweepConfig build_config(const SweepOptions& o) {
     config.shard = *o.shard == "auto" ? shard_from_environment(getenv_lookup)
                                       : parse_shard_spec(*o.shard, "--shard");
   }
+  if (o.plan_indices) {
+    if (!o.shard || *o.shard == "auto") {
+      throw bad_input(
+          "invalid --plan-indices without --shard i/n: the explicit plan positions of one worker "
+          "of `sweep --devices`");
+    }
+    config.shard->plan_indices =
+        parse_plan_indices(*o.plan_indices, plan_all_points(config).size(), "--plan-indices");
+  }
   return config;
 }
 
@@ -173,6 +182,10 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       "Run one shard of the sweep: i/n (1-based) or auto (Slurm array or Kubernetes Indexed Job, "
       "docs/cluster.md); points go to shards by a hash of their key, and `merge` joins the "
       "shards' reports (default: every point)");
+  // The workers of --devices run their explicit share of the plan (sweep/device_workers.hpp).
+  sub->add_option("--plan-indices", o.plan_indices,
+                  "Internal (sweep --devices workers): with --shard i/n, the plan positions to run")
+      ->group("");
   sub->add_option("--devices", o.devices,
                   "Spread the points over these GPUs of this host: all, or indices such as 0,1; "
                   "one worker process per GPU runs a shard, and the report records each point's "

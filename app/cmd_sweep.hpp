@@ -39,6 +39,9 @@ struct SweepOptions {
   std::optional<std::string> shard;
   /// --devices 0,1,...|all: spread the points over these GPUs (sweep/device_workers.hpp)
   std::optional<std::string> devices;
+  /// --plan-indices 1,4,...: with --shard i/n, the plan positions this shard runs (what `sweep
+  /// --devices` passes its workers; not shown in --help)
+  std::optional<std::string> plan_indices;
 };
 
 /// Binds the flags of `sweep` to `options`.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/error.hpp"
@@ -61,6 +62,29 @@ ShardSpec parse_shard_spec(std::string_view text, std::string_view flag) {
   return ShardSpec{static_cast<int>(*index), static_cast<int>(*count)};
 }
 
+std::vector<size_t> parse_plan_indices(std::string_view text, size_t plan_size,
+                                       std::string_view flag) {
+  std::vector<size_t> indices;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const std::optional<int64_t> value = whole_number(item);
+    if (!value || *value < 1 || static_cast<uint64_t>(*value) > plan_size) {
+      throw bad_input(fmt::format("invalid {} item '{}' (allowed: plan positions 1..{})", flag,
+                                  item, plan_size));
+    }
+    indices.push_back(static_cast<size_t>(*value));
+    start = comma + 1;
+  }
+  std::sort(indices.begin(), indices.end());
+  const auto repeated = std::adjacent_find(indices.begin(), indices.end());
+  if (repeated != indices.end()) {
+    throw bad_input(fmt::format("invalid {}: plan position {} is listed twice", flag, *repeated));
+  }
+  return indices;
+}
+
 ShardSpec shard_from_environment(const EnvLookup& env) {
   if (env("SLURM_ARRAY_TASK_ID")) {
     const int64_t id = env_number(env, "SLURM_ARRAY_TASK_ID");
@@ -109,6 +133,24 @@ uint64_t fnv1a_64(std::string_view text) {
 
 int shard_of_point(const std::string& op, const Shape& shape, int count) {
   return 1 + static_cast<int>(fnv1a_64(shard_point_key(op, shape)) % static_cast<uint64_t>(count));
+}
+
+std::vector<std::vector<size_t>> balance_plan_positions(const std::vector<double>& costs,
+                                                        int workers) {
+  std::vector<size_t> order(costs.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return costs[a] > costs[b]; });
+  std::vector<std::vector<size_t>> assigned(static_cast<size_t>(std::max(workers, 1)));
+  std::vector<double> load(assigned.size(), 0.0);
+  for (const size_t k : order) {
+    const size_t least =
+        static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    assigned[least].push_back(k + 1);
+    load[least] += costs[k];
+  }
+  for (auto& positions : assigned) std::sort(positions.begin(), positions.end());
+  return assigned;
 }
 
 }  // namespace rooflinectl

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/shape.hpp"
 
@@ -21,20 +22,39 @@ inline constexpr int kMaxShardCount = 100000;
 inline constexpr const char* kShardAssignment =
     "1 + FNV-1a 64-bit hash of the point key (op|L|B|H|H_kv|d|dtype|causal|gelu_form) mod count";
 
+/// How `sweep --devices` assigns points to its workers, in words (recorded in each worker's
+/// report, with the list itself).
+inline constexpr const char* kBalancedAssignment =
+    "explicit list (sweep --devices): points by predicted time, longest first, each onto the "
+    "worker with the least predicted time so far";
+
 /// Shard `index` of `count`, 1-based (Slurm's `--array=1-n` and `sweep --shard 2/4` read alike).
 struct ShardSpec {
   int index = 1;
   int count = 1;
+  /// The 1-based positions in the whole plan (core/sweep_plan.hpp plan_all_points) this shard
+  /// runs, ascending, when they were assigned explicitly (kBalancedAssignment); empty: the hash
+  /// rule kShardAssignment decides.
+  std::vector<size_t> plan_indices;
   bool operator==(const ShardSpec& other) const {
-    return index == other.index && count == other.count;
+    return index == other.index && count == other.count && plan_indices == other.plan_indices;
   }
   /// "i/n", e.g. "2/4".
   std::string text() const;
+  /// kShardAssignment or kBalancedAssignment.
+  const char* assignment() const {
+    return plan_indices.empty() ? kShardAssignment : kBalancedAssignment;
+  }
 };
 
 /// Parses "i/n" with 1 ≤ i ≤ n ≤ kMaxShardCount, integers only. Throws a bad-input Error naming
 /// `flag` and the text otherwise.
 ShardSpec parse_shard_spec(std::string_view text, std::string_view flag);
+
+/// Parses an explicit list of plan positions, "3,1,7" (whole numbers 1..plan_size, each once),
+/// returned ascending. Throws a bad-input Error naming `flag`, the item and what is allowed.
+std::vector<size_t> parse_plan_indices(std::string_view text, size_t plan_size,
+                                       std::string_view flag);
 
 /// Looks up one environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
@@ -60,5 +80,14 @@ uint64_t fnv1a_64(std::string_view text);
 
 /// The 1-based shard of `count` the point belongs to (kShardAssignment).
 int shard_of_point(const std::string& op, const Shape& shape, int count);
+
+/// kBalancedAssignment: `costs[k]` is the predicted time of plan position k + 1; returns, for each
+/// of `workers` (≥ 1) workers, its plan positions ascending. Longest processing time first
+/// (Graham 1969, "Bounds on multiprocessing timing anomalies": within 4/3 of the best makespan):
+/// positions by cost descending (ties: lower position first) each go to the worker with the least
+/// cost so far (ties: lower worker). A worker may get no position when there are fewer positions
+/// than workers.
+std::vector<std::vector<size_t>> balance_plan_positions(const std::vector<double>& costs,
+                                                        int workers);
 
 }  // namespace rooflinectl

@@ -24,7 +24,11 @@ struct PlannedPoint {
 /// of config.seq_lens, in that order.
 std::vector<PlannedPoint> plan_all_points(const SweepConfig& config);
 
-/// plan_all_points, cut to config.shard's points (shard_of_point) when config.shard is set.
+/// Whether `shard` runs `point`: the point's plan position is in shard.plan_indices when the
+/// shard has an explicit list, else shard_of_point decides.
+bool shard_runs(const ShardSpec& shard, const PlannedPoint& point);
+
+/// plan_all_points, cut to config.shard's points (shard_runs) when config.shard is set.
 std::vector<PlannedPoint> plan_points(const SweepConfig& config);
 
 }  // namespace rooflinectl

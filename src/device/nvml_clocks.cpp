@@ -23,6 +23,10 @@ using ClockEventReasonsFn = int (*)(void*, unsigned long long*);
 using DefaultApplicationsClockFn = int (*)(void*, int, unsigned*);
 using SetGpuLockedClocksFn = int (*)(void*, unsigned, unsigned);
 using ResetGpuLockedClocksFn = int (*)(void*);
+using VbiosVersionFn = int (*)(void*, char*, unsigned);
+using EccModeFn = int (*)(void*, int*, int*);
+using EnforcedPowerLimitFn = int (*)(void*, unsigned*);
+using MigModeFn = int (*)(void*, unsigned*, unsigned*);
 
 template <typename Fn>
 Fn symbol(void* library, const char* name) {
@@ -101,6 +105,22 @@ NvmlLoad load_nvml(const std::string& library_name) {
   }
   if (const auto f = symbol<ResetGpuLockedClocksFn>(handle, "nvmlDeviceResetGpuLockedClocks")) {
     api.reset_gpu_locked_clocks = [f](NvmlDevice d) { return f(d); };
+  }
+  if (const auto f = symbol<VbiosVersionFn>(handle, "nvmlDeviceGetVbiosVersion")) {
+    api.vbios_version = [f](NvmlDevice d, char* text, unsigned length) {
+      return f(d, text, length);
+    };
+  }
+  if (const auto f = symbol<EccModeFn>(handle, "nvmlDeviceGetEccMode")) {
+    api.ecc_mode = [f](NvmlDevice d, int* current, int* pending) { return f(d, current, pending); };
+  }
+  if (const auto f = symbol<EnforcedPowerLimitFn>(handle, "nvmlDeviceGetEnforcedPowerLimit")) {
+    api.enforced_power_limit = [f](NvmlDevice d, unsigned* milliwatts) { return f(d, milliwatts); };
+  }
+  if (const auto f = symbol<MigModeFn>(handle, "nvmlDeviceGetMigMode")) {
+    api.mig_mode = [f](NvmlDevice d, unsigned* current, unsigned* pending) {
+      return f(d, current, pending);
+    };
   }
   out.api = std::move(api);
   return out;

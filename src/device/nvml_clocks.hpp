@@ -43,7 +43,7 @@ inline constexpr int kNvmlClockMem = 2;       ///< NVML_CLOCK_MEM
 /// The NVML entry points used, each returning an nvmlReturn_t as int (kNvml*). load_nvml fills it
 /// from the real library; tests fill it with fakes. An empty std::function is an entry point the
 /// library lacks (the optional ones: error_string, default_applications_clock,
-/// set_gpu_locked_clocks, reset_gpu_locked_clocks).
+/// set_gpu_locked_clocks, reset_gpu_locked_clocks and the fingerprint's four).
 struct NvmlApi {
   std::function<int()> init;      ///< nvmlInit_v2
   std::function<int()> shutdown;  ///< nvmlShutdown
@@ -63,6 +63,17 @@ struct NvmlApi {
   std::function<int(NvmlDevice, unsigned, unsigned)> set_gpu_locked_clocks;
   /// nvmlDeviceResetGpuLockedClocks(device): back to the default (unlocked) behaviour.
   std::function<int(NvmlDevice)> reset_gpu_locked_clocks;
+  // The fingerprint a report records per GPU (device/nvml_fingerprint.hpp); optional entries.
+  /// nvmlDeviceGetVbiosVersion(device, char* version, unsigned length).
+  std::function<int(NvmlDevice, char*, unsigned)> vbios_version;
+  /// nvmlDeviceGetEccMode(device, nvmlEnableState_t* current, nvmlEnableState_t* pending):
+  /// NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1.
+  std::function<int(NvmlDevice, int*, int*)> ecc_mode;
+  /// nvmlDeviceGetEnforcedPowerLimit(device, unsigned* milliwatts): the limit in force.
+  std::function<int(NvmlDevice, unsigned*)> enforced_power_limit;
+  /// nvmlDeviceGetMigMode(device, unsigned* current, unsigned* pending):
+  /// NVML_DEVICE_MIG_DISABLE 0, NVML_DEVICE_MIG_ENABLE 1.
+  std::function<int(NvmlDevice, unsigned*, unsigned*)> mig_mode;
   /// Keeps the dlopen handle alive while any copy of the table lives (null for fakes).
   std::shared_ptr<void> library;
 };

@@ -437,9 +437,25 @@ DeviceRecord device_from_json(const JsonObjectReader& r) {
   DeviceRecord d;
   d.index = r.get_int("index");
   d.name = r.get_string("name");
-  // Absent in reports written before they were recorded; null when unknown.
-  if (r.has("uuid")) d.uuid = r.get_optional_string("uuid").value_or("");
-  if (r.has("pci_bus_id")) d.pci_bus_id = r.get_optional_string("pci_bus_id").value_or("");
+  // Absent in reports written before they were recorded (then not written back either); null
+  // when unknown.
+  d.identity_recorded = r.has("uuid");
+  if (d.identity_recorded) {
+    d.uuid = r.get_optional_string("uuid").value_or("");
+    d.pci_bus_id = r.get_optional_string("pci_bus_id").value_or("");
+    d.vbios_version = r.get_optional_string("vbios_version");
+    const auto optional_bool = [&](const std::string& key) {
+      return r.is_null(key) ? std::nullopt : std::optional<bool>(r.get_bool(key));
+    };
+    d.ecc_enabled = optional_bool("ecc_enabled");
+    d.power_limit_w = r.get_optional_double("power_limit_w");
+    d.mig_enabled = optional_bool("mig_enabled");
+    if (r.has("fingerprint_null_reason")) {
+      d.fingerprint_null_reason = r.get_string("fingerprint_null_reason");
+    }
+  } else {
+    d.fingerprint_null_reason = "not recorded: written before the GPU's UUID and fingerprint were";
+  }
   d.cc_major = r.get_int("cc_major");
   d.cc_minor = r.get_int("cc_minor");
   d.sm_count = r.get_int("sm_count");
@@ -478,17 +494,28 @@ ShardSpec shard_from_json(const JsonObjectReader& r, const SweepConfig& config) 
   if (shard.index < 1 || shard.index > shard.count) {
     r.fail_key("index", fmt::format("{} (allowed: 1..count = {})", shard.index, shard.count));
   }
-  const std::string assignment = r.get_string("assignment");
-  if (assignment != kShardAssignment) {
-    r.fail_key("assignment", fmt::format("'{}' is not this rooflinectl's rule ('{}')", assignment,
-                                         kShardAssignment));
-  }
   const int64_t planned = r.get_int64("planned_points");
   const size_t expected = plan_all_points(config).size();
   if (planned < 0 || static_cast<size_t>(planned) != expected) {
     r.fail_key("planned_points",
                fmt::format("{} differs from the {} points of the config's ops and seq_lens",
                            planned, expected));
+  }
+  const std::string assignment = r.get_string("assignment");
+  if (assignment == kBalancedAssignment) {
+    // Written ascending and unique; read through the same parser as the worker's flag.
+    std::string list;
+    for (const int64_t index : r.get_int64_array("plan_indices")) {
+      list += (list.empty() ? "" : ",") + std::to_string(index);
+    }
+    try {
+      shard.plan_indices = parse_plan_indices(list, expected, "plan_indices");
+    } catch (const Error& e) {
+      r.fail_key("plan_indices", e.what());
+    }
+  } else if (assignment != kShardAssignment) {
+    r.fail_key("assignment", fmt::format("'{}' is not one of this rooflinectl's rules ('{}', '{}')",
+                                         assignment, kShardAssignment, kBalancedAssignment));
   }
   return shard;
 }
@@ -589,7 +616,10 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
 }
 
 Report report_from_json_text(const std::string& text, const std::string& origin) {
-  const nlohmann::json document = parse_json_text(text, origin);
+  return report_from_json(parse_json_text(text, origin), origin);
+}
+
+Report report_from_json(const nlohmann::json& document, const std::string& origin) {
   const JsonObjectReader r(document, origin, "");
   // A profile report has no "device" and would otherwise fail on that key, hiding the cause.
   if (r.has("kind") && document.at("kind") == kProfileReportKind) {

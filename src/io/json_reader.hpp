@@ -25,6 +25,10 @@ namespace rooflinectl {
 /// timing.median_s by more than rounding (relative 1e-9; naming the point and both values).
 Report report_from_json_text(const std::string& text, const std::string& origin);
 
+/// report_from_json_text of a document already parsed (parse_json_text), for a caller that reads
+/// a file once and then decides by its "kind" which reader takes it. Same errors but the syntax.
+Report report_from_json(const nlohmann::json& document, const std::string& origin);
+
 /// Reads and parses the report file at `path`; an unreadable file is a bad-input Error with the
 /// OS reason.
 Report load_report(const std::string& path);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/parallel_for.hpp"
 #include "core/sweep_plan.hpp"
 #include "io/peaks_json.hpp"
 #include "result/counter_fields.hpp"
@@ -278,8 +279,18 @@ Json device_to_json(const DeviceRecord& d) {
   Json j;
   j["index"] = d.index;
   j["name"] = d.name;
-  j["uuid"] = d.uuid.empty() ? Json(nullptr) : Json(d.uuid);
-  j["pci_bus_id"] = d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id);
+  // Reports read from before these keys existed are written back without them.
+  if (d.identity_recorded) {
+    j["uuid"] = d.uuid.empty() ? Json(nullptr) : Json(d.uuid);
+    j["pci_bus_id"] = d.pci_bus_id.empty() ? Json(nullptr) : Json(d.pci_bus_id);
+    j["vbios_version"] = d.vbios_version ? Json(*d.vbios_version) : Json(nullptr);
+    j["ecc_enabled"] = d.ecc_enabled ? Json(*d.ecc_enabled) : Json(nullptr);
+    j["power_limit_w"] = d.power_limit_w ? Json(*d.power_limit_w) : Json(nullptr);
+    j["mig_enabled"] = d.mig_enabled ? Json(*d.mig_enabled) : Json(nullptr);
+    if (!d.fingerprint_null_reason.empty()) {
+      j["fingerprint_null_reason"] = d.fingerprint_null_reason;
+    }
+  }
   j["cc_major"] = d.cc_major;
   j["cc_minor"] = d.cc_minor;
   j["sm_count"] = d.sm_count;
@@ -356,9 +367,10 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   if (c.shard) {
     j["shard"] = Json{{"index", c.shard->index},
                       {"count", c.shard->count},
-                      {"assignment", kShardAssignment},
+                      {"assignment", c.shard->assignment()},
                       {"planned_points", plan_all_points(c).size()},
                       {"shard_points", plan_points(c).size()}};
+    if (!c.shard->plan_indices.empty()) j["shard"]["plan_indices"] = c.shard->plan_indices;
   }
   return j;
 }
@@ -402,9 +414,15 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);
   j["peaks"] = report.peaks ? Json(peaks_block_to_json(*report.peaks)) : Json(nullptr);
-  Json points = Json::array();
-  for (const auto& p : report.points) points.push_back(point_to_json(p));
-  j["points"] = points;
+  // Points are independent: a merged report of thousands is built on the host's cores (each
+  // chunk of 256 or more points on one thread, in order, so the output is the same).
+  std::vector<Json> points(report.points.size());
+  parallel_for(static_cast<int64_t>(points.size()), 256, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      points[static_cast<size_t>(i)] = point_to_json(report.points[static_cast<size_t>(i)]);
+    }
+  });
+  j["points"] = Json(std::move(points));
   if (report.canary) j["canary"] = canary_to_json(*report.canary);
   if (!report.sources.empty()) {
     Json sources = Json::array();

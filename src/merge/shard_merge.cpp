@@ -73,6 +73,12 @@ void check_same_sweep(const MergeInput& first, const MergeInput& other) {
                                   value.dump(), first.file));
     }
   }
+  if (std::string(a.config.shard->assignment()) != b.config.shard->assignment()) {
+    throw bad_input(fmt::format(
+        "cannot merge {}: its points were assigned by '{}', those of {} "
+        "by '{}'",
+        other.file, b.config.shard->assignment(), first.file, a.config.shard->assignment()));
+  }
   if (a.config.shard->count != b.config.shard->count) {
     throw bad_input(fmt::format("cannot merge {}: it is shard {} but {} is shard {}", other.file,
                                 b.config.shard->text(), first.file, a.config.shard->text()));
@@ -172,20 +178,50 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
   MergeResult result;
   check_gpus(inputs, options, result.warnings);
 
-  // Where each measured point came from, keyed as the plan names points.
-  std::map<std::string, std::pair<size_t, size_t>> measured;  // key -> (input, point)
+  // The plan, and which input owes each of its points (inputs are in shard order, every shard
+  // once: check_shard_set).
+  const std::vector<PlannedPoint> plan = plan_all_points(inputs.front().report.config);
+  std::map<std::string, size_t> plan_position;  // point key -> index into plan
+  for (size_t k = 0; k < plan.size(); ++k) {
+    plan_position.emplace(shard_point_key(plan[k].op, plan[k].shape), k);
+  }
+  constexpr size_t kNoOwner = static_cast<size_t>(-1);
+  std::vector<size_t> owner(plan.size(), kNoOwner);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ShardSpec& shard = *inputs[i].report.config.shard;
+    for (size_t k = 0; k < plan.size(); ++k) {
+      if (!shard_runs(shard, plan[k])) continue;
+      if (owner[k] != kNoOwner) {
+        throw bad_input(fmt::format(
+            "cannot merge {}: it is assigned point '{}', which {} is assigned too", inputs[i].file,
+            PointKey{plan[k].op, "", plan[k].shape}.shape_label(), inputs[owner[k]].file));
+      }
+      owner[k] = i;
+    }
+  }
+  const auto owner_text = [&](size_t k) {
+    return owner[k] == kNoOwner ? std::string("no shard")
+                                : "shard " + inputs[owner[k]].report.config.shard->text();
+  };
+
+  // Where each measured point came from: (input, point), keyed as the plan names points.
+  std::map<std::string, std::pair<size_t, size_t>> measured;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Report& report = inputs[i].report;
-    const int count = report.config.shard->count;
     for (size_t j = 0; j < report.points.size(); ++j) {
       const PointResult& point = report.points[j];
       const std::string key = shard_point_key(point.op, point.shape);
-      const int owner = shard_of_point(point.op, point.shape, count);
-      if (owner != report.config.shard->index) {
+      const auto position = plan_position.find(key);
+      if (position == plan_position.end()) {
+        throw bad_input(fmt::format(
+            "cannot merge {}: point '{}' is not in the sweep its config plans (ops × seq_lens)",
+            inputs[i].file, point_key(point).shape_label()));
+      }
+      if (owner[position->second] != i) {
         throw bad_input(
-            fmt::format("cannot merge {}: point '{}' belongs to shard {}, not to this report's {}",
+            fmt::format("cannot merge {}: point '{}' belongs to {}, not to this report's shard {}",
                         inputs[i].file, point_key(point).shape_label(),
-                        ShardSpec{owner, count}.text(), report.config.shard->text()));
+                        owner_text(position->second), report.config.shard->text()));
       }
       measured.emplace(key, std::make_pair(i, j));
     }
@@ -206,27 +242,21 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
     merged.sources.push_back({input.file, *input.report.config.shard, input.report.timestamp_utc,
                               input.report.device, input.report.peaks, input.report.canary});
   }
-  for (const PlannedPoint& planned : plan_all_points(config)) {
-    const auto found = measured.find(shard_point_key(planned.op, planned.shape));
+  for (size_t k = 0; k < plan.size(); ++k) {
+    const auto found = measured.find(shard_point_key(plan[k].op, plan[k].shape));
     if (found == measured.end()) {
-      const int owner = shard_of_point(planned.op, planned.shape, first.config.shard->count);
-      throw bad_input(fmt::format("cannot merge: {} has no point '{}' (shard {} owes it)",
-                                  inputs[static_cast<size_t>(owner - 1)].file,
-                                  PointKey{planned.op, "", planned.shape}.shape_label(),
-                                  ShardSpec{owner, first.config.shard->count}.text()));
+      const std::string label = PointKey{plan[k].op, "", plan[k].shape}.shape_label();
+      if (owner[k] == kNoOwner) {
+        throw bad_input(fmt::format(
+            "cannot merge: no shard is assigned point '{}' (plan position {})", label, k + 1));
+      }
+      throw bad_input(fmt::format("cannot merge: {} has no point '{}' ({} owes it)",
+                                  inputs[owner[k]].file, label, owner_text(k)));
     }
     const auto [input_index, point_index] = found->second;
     PointResult point = inputs[input_index].report.points[point_index];
     point.source = input_index;
     merged.points.push_back(std::move(point));
-    measured.erase(found);
-  }
-  if (!measured.empty()) {
-    const auto [input_index, point_index] = measured.begin()->second;
-    throw bad_input(fmt::format(
-        "cannot merge {}: point '{}' is not in the sweep its config plans (ops × seq_lens)",
-        inputs[input_index].file,
-        point_key(inputs[input_index].report.points[point_index]).shape_label()));
   }
   return result;
 }

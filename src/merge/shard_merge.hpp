@@ -35,8 +35,10 @@ struct MergeResult {
 /// (config.shard) of the current schema; all must share the tool version and git revision, the
 /// config (but the shard index and the CUDA device index), the shard count, the counter method
 /// (counters on or off, available or not, and the sessions' replay modes and metric sets) and the
-/// roof source used. Each shard must hold exactly the points its index owes (shard_of_point):
-/// a point of another shard, a missing one or one in two shards is refused. Different GPU models
+/// roof source used, and the assignment rule. Each shard must hold exactly the points its index
+/// owes (core/sweep_plan.hpp shard_runs: the hash rule, or the shard's explicit list from `sweep
+/// --devices`): a point of another shard, a missing one, one in two shards, or a plan position
+/// that two explicit lists claim or none does, is refused. Different GPU models
 /// are refused unless options.allow_different_gpus. The merged report keeps every shard's device,
 /// roofs and canary in `sources` (in shard order) and each point's index into it; its own
 /// device, peaks and canary are those of shard 1, its timestamp the merge's, its config the

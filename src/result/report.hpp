@@ -223,6 +223,20 @@ struct DeviceRecord {
   std::string uuid;
   /// cudaDeviceGetPCIBusId, e.g. "0000:19:00.0"; empty when unknown (JSON null).
   std::string pci_bus_id;
+  // What NVML says of the board and its state (device/nvml_fingerprint.hpp): which GPU measured a
+  // point is only known with these once sweeps spread over GPUs and hosts. Each nullopt when
+  // NVML is unavailable or the query unsupported, with fingerprint_null_reason saying why; all
+  // absent in reports written before they were recorded.
+  std::optional<std::string> vbios_version;  ///< nvmlDeviceGetVbiosVersion
+  std::optional<bool> ecc_enabled;           ///< nvmlDeviceGetEccMode, current mode
+  std::optional<double> power_limit_w;       ///< nvmlDeviceGetEnforcedPowerLimit, watts
+  std::optional<bool> mig_enabled;           ///< nvmlDeviceGetMigMode, current mode
+  /// False for a device read from a report written before the UUID, PCI bus id and fingerprint
+  /// were recorded: its JSON has none of those keys, and writing it back adds none.
+  bool identity_recorded = true;
+  /// Why a fingerprint field is null, one clause per field ("ECC: Not Supported (code 3)"); empty
+  /// when every field was read.
+  std::string fingerprint_null_reason;
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +18,14 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/shard.hpp"
+#include "core/sweep_plan.hpp"
+#include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "kernels/operator.hpp"
 #include "merge/shard_merge.hpp"
+#include "model/prediction.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -179,6 +184,27 @@ void supervise(std::vector<Worker>& workers, std::ostream& progress) {
   throw std::runtime_error(message);
 }
 
+// Reference roofs for the predicted costs that balance the workers: only the ratios between
+// points matter, and those change little from one GPU generation to the next.
+constexpr const char* kCostModelGpu = "h200-sxm";
+// Per-point work besides the timed launches (allocation, filling, validation, the counter
+// sessions): about 40-50 ms a point in the H200 sweeps of docs/perf-notes.md.
+constexpr double kPointOverheadS = 0.05;
+// Launches of the kernel a point makes: warm-ups, timed samples, validation and counter passes.
+constexpr double kLaunchesPerPoint = 20;
+
+/// Each planned point's predicted wall time in a worker: the fixed cost plus its launches at the
+/// time the datasheet roofs of kCostModelGpu allow (model/prediction.hpp implemented_time_s).
+std::vector<double> predicted_point_costs(const SweepConfig& config) {
+  const GpuSpec& gpu = find_gpu_spec(kCostModelGpu);
+  std::vector<double> costs;
+  for (const PlannedPoint& point : plan_all_points(config)) {
+    const Prediction p = predict(point.op, find_operator(point.op).pipe, point.shape, gpu);
+    costs.push_back(kPointOverheadS + kLaunchesPerPoint * p.implemented_time_s.value_or(0.0));
+  }
+  return costs;
+}
+
 }  // namespace
 
 Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& devices,
@@ -190,11 +216,25 @@ Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& d
   const std::string config_path = dir.path() + "/config.json";
   write_file_atomically(config_path, sweep_config_file_json(config).dump(2) + "\n");
   const std::string executable = self_executable();
-  const int count = static_cast<int>(devices.size());
-  std::vector<Worker> workers(devices.size());
+  // Balanced by predicted time; a GPU left without points (more GPUs than points) gets no worker.
+  std::vector<std::vector<size_t>> shares =
+      balance_plan_positions(predicted_point_costs(config), static_cast<int>(devices.size()));
+  std::vector<int> used_devices;
+  for (size_t i = 0; i < shares.size(); ++i) {
+    if (!shares[i].empty()) used_devices.push_back(devices[i]);
+  }
+  shares.erase(std::remove_if(shares.begin(), shares.end(),
+                              [](const std::vector<size_t>& share) { return share.empty(); }),
+               shares.end());
+  const int count = static_cast<int>(shares.size());
+  std::vector<Worker> workers(shares.size());
   for (int i = 0; i < count; ++i) {
     Worker& worker = workers[static_cast<size_t>(i)];
-    worker.device = devices[static_cast<size_t>(i)];
+    worker.device = used_devices[static_cast<size_t>(i)];
+    std::string positions;
+    for (const size_t position : shares[static_cast<size_t>(i)]) {
+      positions += (positions.empty() ? "" : ",") + std::to_string(position);
+    }
     worker.report_path = fmt::format("{}/shard-{}.json", dir.path(), i + 1);
     std::vector<std::string> args = {executable, "sweep",
                                      "--config", config_path,
@@ -205,8 +245,9 @@ Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& d
     if (flags.roof) args.insert(args.end(), {"--roof", *flags.roof});
     if (config.require_counters) args.emplace_back("--require-counters");
     if (!config.lock_clocks.empty()) args.insert(args.end(), {"--lock-clocks", config.lock_clocks});
-    fmt::print(progress, "sweep --devices: shard {} on device {}\n", ShardSpec{i + 1, count}.text(),
-               worker.device);
+    fmt::print(progress, "sweep --devices: {} points on device {} (shard {}, {})\n",
+               shares[static_cast<size_t>(i)].size(), worker.device, ShardSpec{i + 1, count}.text(),
+               "balanced by predicted time");
     start_worker(worker, args);
   }
   supervise(workers, progress);
@@ -223,7 +264,7 @@ Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& d
   for (const std::string& warning : merged.warnings) {
     fmt::print(progress, "warning: {}\n", warning);
   }
-  merged.report.config.device = devices.front();
+  merged.report.config.device = used_devices.front();
   merged.report.config.require_counters = config.require_counters;
   merged.report.config.lock_clocks = config.lock_clocks;
   return std::move(merged.report);

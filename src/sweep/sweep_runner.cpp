@@ -20,6 +20,7 @@
 #include "cupti/metrics.hpp"
 #include "device/device_info.hpp"
 #include "device/nvml_clocks.hpp"
+#include "device/nvml_fingerprint.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/stream.hpp"
 #include "kernels/operator.hpp"
@@ -445,6 +446,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   // NVML for this GPU, matched by PCI bus id (CUDA and NVML orders can differ). Unavailable (no
   // driver NVML): the sweep runs and records why there are no clocks.
   const NvmlClocks clocks(report.device.pci_bus_id);
+  read_nvml_fingerprint(clocks, report.device);
   if (!clocks.available()) {
     fmt::print(progress, "notice: per-sample clocks not recorded: {}\n",
                clocks.unavailable_reason());

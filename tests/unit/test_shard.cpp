@@ -145,6 +145,46 @@ TEST(ShardAssignment, ShardsPartitionThePlanAndAddingALengthMovesNothingElse) {
   }
 }
 
+TEST(BalancedAssignment, LongestFirstOntoTheLeastLoadedWorker) {
+  // Costs 7 (position 2), 5 (4), 4 (5), 3 (3), 1 (1) over two workers: 7 -> w0; 5 -> w1;
+  // 4 -> w1 (5 < 7); 3 -> w0 (7 < 9); 1 -> w1 (9 < 10). Loads 10 and 10.
+  const std::vector<double> costs = {1, 7, 3, 5, 4};  // positions 1..5
+  const auto shares = balance_plan_positions(costs, 2);
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_EQ(shares[0], (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(shares[1], (std::vector<size_t>{1, 4, 5}));
+  // More workers than positions: the extra ones get none.
+  const auto wide = balance_plan_positions({2, 1}, 4);
+  EXPECT_EQ(wide[0], (std::vector<size_t>{1}));
+  EXPECT_EQ(wide[1], (std::vector<size_t>{2}));
+  EXPECT_TRUE(wide[2].empty());
+  EXPECT_TRUE(wide[3].empty());
+}
+
+TEST(BalancedAssignment, ExplicitListsDecideWhichPointsAShardRuns) {
+  SweepConfig config = default_sweep_config();
+  config.shard = ShardSpec{2, 2, {1, 42}};
+  const std::vector<PlannedPoint> mine = plan_points(config);
+  ASSERT_EQ(mine.size(), 2u);
+  EXPECT_EQ(mine[0].op, "naive_attention");
+  EXPECT_EQ(mine[0].shape.seq_len, 512);
+  EXPECT_EQ(mine[1].op, "decode_attention");
+  EXPECT_EQ(mine[1].shape.seq_len, 32768);
+  EXPECT_EQ(config.shard->assignment(), std::string(kBalancedAssignment));
+}
+
+TEST(BalancedAssignment, PlanIndicesParser) {
+  EXPECT_EQ(parse_plan_indices("7,1,3", 42, "--plan-indices"), (std::vector<size_t>{1, 3, 7}));
+  EXPECT_NE(error_of([] {
+              parse_plan_indices("1,43", 42, "--plan-indices");
+            }).find("item '43' (allowed: plan positions 1..42)"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_plan_indices("3,3", 42, "--plan-indices"); }).find("listed twice"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_plan_indices("", 42, "--plan-indices"); }).find("item ''"),
+            std::string::npos);
+}
+
 // --- merge_shard_reports on shards cut from the committed H200 sweep -------------------------
 
 const Report& h200_report() {
@@ -188,6 +228,62 @@ TEST(ShardMerge, JoinsShardsBackIntoTheSweepInRunOrder) {
   EXPECT_EQ(merged.report.sources[0].file, "shard1.json");  // shard order, not input order
   EXPECT_FALSE(merged.report.config.shard.has_value());
   EXPECT_TRUE(merged.warnings.empty());
+}
+
+// The H200 report cut as `sweep --devices` cuts it: explicit balanced lists.
+std::vector<MergeInput> cut_balanced(const std::vector<std::vector<size_t>>& shares) {
+  std::vector<MergeInput> shards;
+  const int count = static_cast<int>(shares.size());
+  for (int index = 1; index <= count; ++index) {
+    Report shard = h200_report();
+    shard.config.shard = ShardSpec{index, count, shares[static_cast<size_t>(index - 1)]};
+    shard.points.clear();
+    for (const size_t position : shares[static_cast<size_t>(index - 1)]) {
+      shard.points.push_back(h200_report().points[position - 1]);
+    }
+    shards.push_back({"worker" + std::to_string(index) + ".json", shard});
+  }
+  return shards;
+}
+
+TEST(ShardMerge, JoinsBalancedWorkerShards) {
+  std::vector<double> costs;
+  for (const PointResult& p : h200_report().points) costs.push_back(p.timing->median_s);
+  const MergeResult merged =
+      merge_shard_reports(cut_balanced(balance_plan_positions(costs, 3)), {});
+  ASSERT_EQ(merged.report.points.size(), h200_report().points.size());
+  for (size_t i = 0; i < merged.report.points.size(); ++i) {
+    EXPECT_EQ(merged.report.points[i].timing->median_s, h200_report().points[i].timing->median_s);
+  }
+  // Round trip of a worker's report keeps its list.
+  const MergeInput worker = cut_balanced(balance_plan_positions(costs, 3))[1];
+  const Report back = report_from_json_text(report_to_json_text(worker.report), "worker");
+  EXPECT_EQ(back.config.shard->plan_indices, worker.report.config.shard->plan_indices);
+}
+
+TEST(ShardMerge, BalancedListsThatOverlapOrLeaveAPointOutAreRefused) {
+  std::vector<size_t> first;
+  std::vector<size_t> second;
+  for (size_t k = 1; k <= 42; ++k) (k % 2 == 1 ? first : second).push_back(k);
+  {
+    std::vector<size_t> overlapping = second;
+    overlapping.insert(overlapping.begin(), 1);
+    std::vector<MergeInput> shards = cut_balanced({first, overlapping});
+    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("is assigned too"),
+              std::string::npos);
+  }
+  {
+    std::vector<size_t> short_second(second.begin(), second.end() - 1);
+    std::vector<MergeInput> shards = cut_balanced({first, short_second});
+    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("no shard is assigned"),
+              std::string::npos);
+  }
+  {
+    std::vector<MergeInput> shards = cut_balanced({first, second});
+    shards[1] = cut(2)[1];  // a hash shard beside a balanced one
+    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("were assigned by"),
+              std::string::npos);
+  }
 }
 
 TEST(ShardMerge, MissingShardIsNamed) {
