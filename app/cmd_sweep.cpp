@@ -10,13 +10,16 @@
 #include <iostream>
 
 #include "cli/output_extension.hpp"
+#include "cli/preset_support.hpp"
 #include "cli/report_format.hpp"
 #include "cli/strict_integer.hpp"
 #include "compare/compare.hpp"
 #include "compare/compare_power.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/model_preset.hpp"
 #include "core/sweep_config.hpp"
+#include "device/device_info.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
@@ -174,6 +177,8 @@ int run_sweep_command(const SweepOptions& o) {
         "invalid --roof counters with --no-counters: counter-derived roofs need the counter pass");
   }
   const SweepConfig config = build_config(o);
+  const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
+  if (preset) check_preset_sweepable(*preset, config);
   // A bad baseline must cost nothing: it is read and checked before the GPU does any work.
   std::optional<Report> baseline;
   std::optional<CompareOptions> gate;
@@ -205,6 +210,11 @@ int run_sweep_command(const SweepOptions& o) {
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.
   const InterruptScope interrupt_scope;
+  // Said before the points run, where a long sweep's reader sees it; without a GPU run_sweep's
+  // one error line is all stderr holds.
+  if (preset && device_count() > 0) {
+    fmt::print(stderr, "{}\n", preset_sweep_notice(*preset, config.base));
+  }
   const Report report = run_sweep(config, std::cerr, roof);
   const std::string json = report_to_json_text(report);
   if (o.output_given) {
