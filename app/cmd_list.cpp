@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model_preset.hpp"
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
 #include "io/atomic_file.hpp"
@@ -50,6 +51,35 @@ std::vector<AxisDefault> axis_defaults() {
   };
 }
 
+/// One preset's layer in a line: "d_model 4096, H 32, H_kv 8, d 128, ffn 14336 swiglu, rmsnorm, 32
+/// layers, vocab 128256".
+std::string preset_summary(const ModelPreset& p) {
+  const std::string gelu = p.gelu_form ? fmt::format(" ({} GELU)", to_string(*p.gelu_form)) : "";
+  return fmt::format("d_model {}, H {}, H_kv {}, d {}, ffn {} {}{}, {}, {} layers, vocab {}",
+                     p.widths.d_model, p.heads, p.kv_heads, p.head_dim, p.widths.ffn_dim,
+                     to_string(p.widths.ffn_kind), gelu, to_string(p.widths.norm), p.layers,
+                     p.vocab_size);
+}
+
+nlohmann::ordered_json preset_json(const ModelPreset& p) {
+  nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+  for (const auto& [key, source] : p.sources) sources[key] = source;
+  return {{"id", p.id},
+          {"name", p.name},
+          {"d_model", p.widths.d_model},
+          {"heads", p.heads},
+          {"kv_heads", p.kv_heads},
+          {"head_dim", p.head_dim},
+          {"ffn_dim", p.widths.ffn_dim},
+          {"ffn_kind", to_string(p.widths.ffn_kind)},
+          {"gelu_form", p.gelu_form ? nlohmann::ordered_json(to_string(*p.gelu_form))
+                                    : nlohmann::ordered_json(nullptr)},
+          {"norm", to_string(p.widths.norm)},
+          {"layers", p.layers},
+          {"vocab_size", p.vocab_size},
+          {"sources", sources}};
+}
+
 /// What `version` needs and, when that is not met, the version that runs instead.
 std::string version_needs_text(const KernelVersion& version) {
   return version.fallback.empty() ? version.needs
@@ -77,6 +107,10 @@ std::string list_text() {
   }
   out += "counters (CUPTI range profiler, one range per kernel):\n";
   for (const auto& name : counter_metric_names()) out += fmt::format("  {}\n", name);
+  out += "model presets (--model NAME; each value's source in configs/models/NAME.json):\n";
+  for (const ModelPreset& preset : builtin_model_presets()) {
+    out += fmt::format("  {:<16} {}: {}\n", preset.id, preset.name, preset_summary(preset));
+  }
   return out;
 }
 
@@ -106,12 +140,15 @@ std::string list_json() {
     if (!axis.note.empty()) entry["note"] = axis.note;
     axes.push_back(std::move(entry));
   }
+  nlohmann::ordered_json presets = nlohmann::ordered_json::array();
+  for (const ModelPreset& preset : builtin_model_presets()) presets.push_back(preset_json(preset));
   const nlohmann::ordered_json list = {
       {"operators", operators},
       {"axes", axes},
       {"counters",
        {{"collector", "CUPTI range profiler, one range per kernel"},
-        {"metrics", counter_metric_names()}}}};
+        {"metrics", counter_metric_names()}}},
+      {"model_presets", presets}};
   return list.dump(2) + "\n";
 }
 
@@ -121,7 +158,7 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
   CLI::App* sub =
       app.add_subcommand("list",
                          "List operators with their kernel versions, sweep axes with defaults, "
-                         "and counters");
+                         "counters and model presets");
   sub->add_flag("--json", o.json, "Print the same content as JSON (default: text)");
   return sub;
 }

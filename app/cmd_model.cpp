@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "cli/output_extension.hpp"
+#include "cli/preset_support.hpp"
 #include "core/error.hpp"
+#include "core/model_preset.hpp"
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
@@ -50,13 +52,25 @@ int run_model_command(const ModelOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
   apply_shape_options(o.shape, config);
-  // The same shape checks as sweep (head_dim support per kernel, GQA divisibility, ...), all
-  // host-only: a prediction for a shape no kernel runs would not be comparable with any sweep.
-  check_sweep_plan(config);
+  const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
+  std::vector<std::string> refusals;
+  if (preset) {
+    // A preset describes a published model, not a sweep: its gemm, gelu and layernorm widths are
+    // ones no sweep runs, and a head_dim the kernels lack (Gemma 2's 256) is still worth
+    // planning. The shape must be valid; what the kernels refuse becomes a note.
+    check_plan_shapes(config);
+    check_kernel_requests(config.kernels);
+    refusals = sweep_refusals(config);
+  } else {
+    // The same shape checks as sweep (head_dim support per kernel, GQA divisibility, ...), all
+    // host-only: a prediction for a shape no kernel runs would not be comparable with any sweep.
+    check_sweep_plan(config);
+  }
   std::vector<std::pair<std::string, Pipe>> ops;
   for (const auto& op : config.ops) ops.emplace_back(op, find_operator(op).pipe);
 
-  const ModelReport report = build_model_report(config, ops, gpu);
+  ModelReport report = build_model_report(config, ops, gpu, preset);
+  report.notes.insert(report.notes.end(), refusals.begin(), refusals.end());
   const std::string json = model_report_to_json_text(report);
   if (o.output_given) {
     write_file_atomically(o.output, json);

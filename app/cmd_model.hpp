@@ -23,9 +23,12 @@ struct ModelOptions {
 /// Binds the flags of `model` to `options`.
 CLI::App* setup_model(CLI::App& app, ModelOptions& options);
 
-/// Runs `model`; returns 0. Throws a bad-input Error (exit 2) for an unknown --gpu (listing the
-/// known ids), a bad shape, operator or format, or an --output in a missing directory or not
-/// ending in .json (the file is JSON whatever --format says, as `sweep --output`).
+/// Runs `model`; returns 0. Throws a bad-input Error (exit 2) for an unknown --gpu or --model
+/// (listing the known ids), a bad shape, operator or format, or an --output in a missing directory
+/// or not ending in .json (the file is JSON whatever --format says, as `sweep --output`). Without
+/// --model a shape a kernel refuses (e.g. --head-dim 96) is bad input, as in `sweep`; with
+/// --model the prediction is made at the preset's widths and a kernel's refusal is one of the
+/// report's notes.
 int run_model_command(const ModelOptions& options);
 
 }  // namespace rooflinectl

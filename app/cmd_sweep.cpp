@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cli/output_extension.hpp"
+#include "cli/preset_support.hpp"
 #include "cli/report_format.hpp"
 #include "cli/strict_integer.hpp"
 #include "compare/compare.hpp"
@@ -18,6 +19,7 @@
 #include "core/device_list.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/model_preset.hpp"
 #include "core/shard.hpp"
 #include "core/sweep_config.hpp"
 #include "core/sweep_plan.hpp"
@@ -210,6 +212,8 @@ int run_sweep_command(const SweepOptions& o) {
         "invalid --roof counters with --no-counters: counter-derived roofs need the counter pass");
   }
   SweepConfig config = build_config(o);
+  const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
+  if (preset) check_preset_sweepable(*preset, config);
   // --devices: checked before the baseline is read; one device is a plain sweep on it.
   std::vector<int> devices;
   if (o.devices) {
@@ -247,6 +251,11 @@ int run_sweep_command(const SweepOptions& o) {
   // Caught from here until the report is written: a signal stops the sweep between points and
   // the points done so far are still written (atomically), never half a file.
   const InterruptScope interrupt_scope;
+  // Said before the points run, where a long sweep's reader sees it; without a GPU run_sweep's
+  // one error line is all stderr holds.
+  if (preset && device_count() > 0) {
+    fmt::print(stderr, "{}\n", preset_sweep_notice(*preset, config.base));
+  }
   const Report report = devices.size() > 1
                             ? run_sweep_on_devices(config, devices, WorkerFlags{o.roof}, std::cerr)
                             : run_sweep(config, std::cerr, roof);

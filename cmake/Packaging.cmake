@@ -3,7 +3,7 @@
 #   lib/rooflinectl/librooflinectl_inject.so  the injection library of `rooflinectl profile`
 #   share/rooflinectl/report-schema.json      the JSON schema of sweep/model reports
 #   share/rooflinectl/profile-report-schema.json  the JSON schema of `profile` reports
-#   share/rooflinectl/configs/                sweep configs and the GPU datasheet table
+#   share/rooflinectl/configs/                sweep configs, the GPU datasheet table, model presets
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
 # The binary keeps the CUDA toolkit's library directory in its RUNPATH, so the installed tool
 # finds libcudart, libcupti and libcublas where the build found them (/usr/local/cuda-13.0/... for
@@ -17,7 +17,8 @@ set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH 
 install(TARGETS rooflinectl_inject LIBRARY DESTINATION lib/rooflinectl)
 install(FILES docs/report-schema.json docs/profile-report-schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
-install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/perf-notes.md
+install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/models.md
+              docs/perf-notes.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/examples docs/images DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

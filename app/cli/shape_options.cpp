@@ -1,12 +1,14 @@
 #include "cli/shape_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <vector>
 
 #include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/kernel_version.hpp"
+#include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
 #include "core/sweep_config.hpp"
@@ -34,6 +36,15 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   // The defaults shown are the built-in ones (a --config file replaces them).
   const SweepConfig d = default_sweep_config();
+  std::vector<std::string> preset_ids;
+  for (const ModelPreset& preset : builtin_model_presets()) preset_ids.push_back(preset.id);
+  sub.add_option("--model", o.model,
+                 fmt::format("Model preset (configs/models/, `list` shows each with its sources): "
+                             "{}. Sets --heads, --kv-heads, --head-dim and, for a GELU FFN, "
+                             "--gelu-form; those flags given explicitly beat the preset, and the "
+                             "preset beats --config (default: none)",
+                             fmt::join(preset_ids, ", ")))
+      ->type_name("NAME");
   sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)")
       ->check(one_of(operator_names(), true));
   sub.add_option("--kernel", o.kernels,
@@ -52,13 +63,17 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   const std::string axis = "integers 1..2^50";
   sub.add_option("--batch", o.batch, fmt::format("Batch size B (default {})", d.base.batch))
       ->check(strict_integer<int64_t>(axis));
-  sub.add_option("--heads", o.heads, fmt::format("Query heads H (default {})", d.base.heads))
+  sub.add_option(
+         "--heads", o.heads,
+         fmt::format("Query heads H (default {}; with --model, the preset's)", d.base.heads))
       ->check(strict_integer<int64_t>(axis));
   sub.add_option("--kv-heads", o.kv_heads,
-                 "KV heads H_kv (GQA; must divide H) (default: --heads, MHA)")
+                 "KV heads H_kv (GQA; must divide H) (default: H, MHA; with --model and no "
+                 "--heads, the preset's)")
       ->check(strict_integer<int64_t>(axis));
-  sub.add_option("--head-dim", o.head_dim,
-                 fmt::format("Head dimension d (default {})", d.base.head_dim))
+  sub.add_option(
+         "--head-dim", o.head_dim,
+         fmt::format("Head dimension d (default {}; with --model, the preset's)", d.base.head_dim))
       ->check(strict_integer<int64_t>(axis));
   sub.add_option("--dtype", o.dtype,
                  "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + ")")
@@ -70,6 +85,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
 }
 
 void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
+  if (o.model) apply_preset_shape(find_model_preset(*o.model), config.base);
   if (o.ops) config.ops = split_list(*o.ops, "--ops");
   for (const auto& [op, key] : parse_kernel_requests(o.kernels)) config.kernels[op] = key;
   if (o.seq) {

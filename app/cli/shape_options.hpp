@@ -1,6 +1,6 @@
-// The operator and shape flags that `sweep` and `model` share (--ops, --kernel, --seq, --batch,
-// --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to a
-// SweepConfig.
+// The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
+// --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to
+// a SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,9 @@ namespace rooflinectl {
 
 /// Unset optionals keep the config's (or the built-in default) value.
 struct ShapeOptions {
+  /// --model: a preset id (configs/models/<id>.json) whose heads, kv_heads, head_dim (and GELU
+  /// form) replace the config's; the flags below still override it.
+  std::optional<std::string> model;
   std::optional<std::string> ops;  ///< comma-separated operator names
   /// --kernel values, one per occurrence: "OP=VERSION" or comma-separated lists of them
   std::vector<std::string> kernels;
@@ -31,9 +34,11 @@ struct ShapeOptions {
 /// Binds the shared flags of `sub` to `options`.
 void add_shape_options(CLI::App& sub, ShapeOptions& options);
 
-/// Overrides `config` with the flags that were given. --heads without --kv-heads sets kv_heads =
-/// heads (multi-head attention); a --kernel request replaces the config's for that operator.
-/// Throws a bad-input Error naming the flag for a malformed --ops, --kernel, --seq, --dtype or
+/// Overrides `config` with the flags that were given, in order of precedence: the config (file or
+/// built-in) < the --model preset (apply_preset_shape) < the other flags. --heads without
+/// --kv-heads sets kv_heads = heads (multi-head attention), preset or not; a --kernel request
+/// replaces the config's for that operator. Throws a bad-input Error naming the flag for an
+/// unknown --model (listing the known ids) or a malformed --ops, --kernel, --seq, --dtype or
 /// --gelu-form; the values are checked further by check_sweep_plan (operator and version names
 /// among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);

@@ -1,19 +1,14 @@
-// The spec files of configs/gpus/, embedded at configure time by cmake/EmbedGpuSpecs.cmake into a
+// The spec files of configs/gpus/, embedded at configure time by cmake/EmbedJsonFiles.cmake into a
 // generated .cpp that defines this function. Internal to src/device/gpu_spec.cpp and its tests.
 #pragma once
 
-#include <string>
 #include <vector>
+
+#include "core/embedded_file.hpp"
 
 namespace rooflinectl {
 
-/// One embedded spec file: its path relative to the source tree (for error messages) and its text.
-struct EmbeddedSpecFile {
-  std::string path;
-  std::string json_text;
-};
-
 /// Every configs/gpus/*.json listed in CMakeLists.txt, in list order.
-const std::vector<EmbeddedSpecFile>& embedded_gpu_spec_files();
+const std::vector<EmbeddedFile>& embedded_gpu_spec_files();
 
 }  // namespace rooflinectl

@@ -54,40 +54,46 @@ AnalyticResult flash_attention_model(const Shape& s) {
   return r;
 }
 
-AnalyticResult gemm_model(const Shape& s) {
+// The FFN width as the formulas name it: "4*d_model" at the sweep kernels' widths, else the
+// preset's "ffn_dim" (the two differ for every published model with a gated FFN).
+std::string ffn_width_name(const Shape& s, const LayerWidths& w) {
+  return w.ffn_dim == 4 * w.d_model && w.d_model == s.d_model() ? "4*d_model" : "ffn_dim";
+}
+
+AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
   const double m = static_cast<double>(s.tokens());
-  const double k = static_cast<double>(s.d_model());
-  const double n = 4.0 * k;
+  const double k = static_cast<double>(w.d_model);
+  const double n = static_cast<double>(w.ffn_dim);
   const double e = dtype_size_bytes(s.dtype);
   AnalyticResult r;
   r.flop = 2.0 * m * n * k;
   r.min_dram_bytes = (m * k + k * n + m * n) * e;
   r.implemented_dram_bytes = r.min_dram_bytes;
-  r.flop_formula = "2*M*N*K, M = B*L, K = d_model, N = 4*d_model";
+  r.flop_formula = "2*M*N*K, M = B*L, K = d_model, N = " + ffn_width_name(s, w);
   r.bytes_formula = "(M*K + K*N + M*N)*e";
   return r;
 }
 
-AnalyticResult gelu_model(const Shape& s) {
-  const double n = static_cast<double>(s.tokens()) * 4.0 * static_cast<double>(s.d_model());
+AnalyticResult gelu_model(const Shape& s, const LayerWidths& w) {
+  const double n = static_cast<double>(s.tokens()) * static_cast<double>(w.ffn_dim);
   const double e = dtype_size_bytes(s.dtype);
   const bool erf_form = s.gelu_form == GeluForm::kErf;
   AnalyticResult r;
   r.flop = (erf_form ? 4.0 : 8.0) * n;
   r.min_dram_bytes = 2.0 * n * e;
   r.implemented_dram_bytes = r.min_dram_bytes;
-  r.flop_formula = erf_form ? "4*N, N = B*L*4*d_model (erf itself not counted)"
-                            : "8*N, N = B*L*4*d_model (tanh itself not counted)";
+  r.flop_formula = fmt::format("{}*N, N = B*L*{} ({} itself not counted)", erf_form ? 4 : 8,
+                               ffn_width_name(s, w), erf_form ? "erf" : "tanh");
   r.bytes_formula = "2*N*e";
   return r;
 }
 
-AnalyticResult layernorm_model(const Shape& s) {
-  const double n = static_cast<double>(s.tokens()) * static_cast<double>(s.d_model());
+AnalyticResult layernorm_model(const Shape& s, const LayerWidths& w) {
+  const double n = static_cast<double>(s.tokens()) * static_cast<double>(w.d_model);
   const double e = dtype_size_bytes(s.dtype);
   AnalyticResult r;
   r.flop = 8.0 * n;
-  r.min_dram_bytes = 2.0 * n * e + 2.0 * static_cast<double>(s.d_model()) * e;
+  r.min_dram_bytes = 2.0 * n * e + 2.0 * static_cast<double>(w.d_model) * e;
   r.implemented_dram_bytes = r.min_dram_bytes;
   r.flop_formula = "8*N, N = B*L*d_model";
   r.bytes_formula = "2*N*e + 2*d_model*e (x, y, gamma, beta)";
@@ -109,11 +115,16 @@ AnalyticResult decode_attention_model(const Shape& s) {
 }  // namespace
 
 AnalyticResult analytic_model(const std::string& op, const Shape& shape) {
+  return analytic_model(op, shape, kernel_layer_widths(shape));
+}
+
+AnalyticResult analytic_model(const std::string& op, const Shape& shape,
+                              const LayerWidths& widths) {
   if (op == kNaiveAttentionOp) return naive_attention_model(shape);
   if (op == kFlashAttentionOp) return flash_attention_model(shape);
-  if (op == kGemmOp) return gemm_model(shape);
-  if (op == kGeluOp) return gelu_model(shape);
-  if (op == kLayernormOp) return layernorm_model(shape);
+  if (op == kGemmOp) return gemm_model(shape, widths);
+  if (op == kGeluOp) return gelu_model(shape, widths);
+  if (op == kLayernormOp) return layernorm_model(shape, widths);
   if (op == kDecodeAttentionOp) return decode_attention_model(shape);
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/kernel_tiles.hpp"
+#include "core/layer_widths.hpp"
 #include "core/shape.hpp"
 #include "result/report.hpp"
 
@@ -35,8 +36,15 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///   layernorm:        N = B·L·d_model; flop 8·N (sum 1, centre 1, square-accumulate 2,
 ///                     normalize 2, affine 2); bytes 2·N·e + 2·d_model·e
 ///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o)
+/// at the sweep kernels' widths (kernel_layer_widths: d_model = H·d, FFN = 4·d_model).
 /// Throws a bad-input Error for an unknown operator name.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
+
+/// analytic_model at explicit layer widths (a model preset's): gemm is the FFN up projection
+/// M = B·L, K = widths.d_model, N = widths.ffn_dim (a gated FFN's gate projection is a second GEMM
+/// of the same size, not included); gelu runs over N = B·L·widths.ffn_dim; layernorm over
+/// B·L·widths.d_model. The attention operators depend on `shape` alone. Throws as analytic_model.
+AnalyticResult analytic_model(const std::string& op, const Shape& shape, const LayerWidths& widths);
 
 /// DRAM bytes the operator's outputs alone take (written once): the write part of the minimum
 /// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm:

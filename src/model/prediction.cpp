@@ -37,12 +37,13 @@ std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype,
   return roof;
 }
 
-Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const GpuSpec& gpu) {
+Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const LayerWidths& widths,
+                   const GpuSpec& gpu) {
   Prediction p;
   p.op = op;
   p.shape = shape;
   p.pipe = pipe;
-  p.analytic = analytic_model(op, shape);
+  p.analytic = analytic_model(op, shape, widths);
   p.min_intensity_flop_per_byte = p.analytic.flop / p.analytic.min_dram_bytes;
   p.implemented_intensity_flop_per_byte = p.analytic.flop / p.analytic.implemented_dram_bytes;
   p.roof = datasheet_roof(gpu, pipe, shape.dtype, p.roof_null_reason);
@@ -63,10 +64,15 @@ Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const G
 
 ModelReport build_model_report(const SweepConfig& config,
                                const std::vector<std::pair<std::string, Pipe>>& ops,
-                               const GpuSpec& gpu) {
+                               const GpuSpec& gpu, const ModelPreset* preset) {
   ModelReport r;
   r.gpu = gpu;
   r.base = config.base;
+  r.widths = preset ? preset->widths : kernel_layer_widths(config.base);
+  if (preset) {
+    r.preset = preset->id;
+    r.notes = preset_layer_notes(*preset);
+  }
   r.seq_lens = config.seq_lens;
   r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);
   bool flash = false;
@@ -75,7 +81,7 @@ ModelReport build_model_report(const SweepConfig& config,
     for (const int64_t seq_len : config.seq_lens) {
       Shape shape = config.base;
       shape.seq_len = seq_len;
-      r.points.push_back(predict(op, pipe, shape, gpu));
+      r.points.push_back(predict(op, pipe, shape, r.widths, gpu));
     }
   }
   for (const int64_t seq_len : config.seq_lens) {
@@ -87,6 +93,41 @@ ModelReport build_model_report(const SweepConfig& config,
   }
   r.max_naive_seq_len = max_naive_attention_seq_len(config.base, gpu.memory_bytes.value);
   return r;
+}
+
+std::vector<std::string> preset_layer_notes(const ModelPreset& preset) {
+  const LayerWidths& w = preset.widths;
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format(
+      "gemm is the FFN up projection of {} (M = B*L, K = d_model = {}, N = ffn_dim = {}); the "
+      "down projection (K = ffn_dim, N = d_model, the same FLOPs) and the attention projections "
+      "are not predicted",
+      preset.id, w.d_model, w.ffn_dim));
+  if (is_gated(w.ffn_kind)) {
+    const std::string act = w.ffn_kind == FfnKind::kSwiglu ? "SiLU" : "GELU";
+    notes.push_back(fmt::format(
+        "{} also runs the gate projection, a second GEMM of the up projection's FLOPs and bytes "
+        "(the FFN's first half is twice the gemm row)",
+        to_string(w.ffn_kind)));
+    notes.push_back(fmt::format(
+        "{}'s element-wise step {}(gate)*up reads 2*N and writes N elements (3*N*e bytes, N = "
+        "B*L*ffn_dim); the gelu row is a GELU over the same N (2*N*e bytes){}",
+        to_string(w.ffn_kind), act,
+        w.ffn_kind == FfnKind::kSwiglu ? ", with GELU's FLOPs, not SiLU's" : ""));
+  }
+  if (w.norm == NormKind::kRmsNorm) {
+    notes.push_back(
+        "the norm of this model is RMSNorm: the layernorm row reads and writes the same "
+        "B*L*d_model elements, and its 8 FLOP per element count the centring and beta RMSNorm "
+        "does not have");
+  }
+  if (preset.heads * preset.head_dim != w.d_model) {
+    notes.push_back(fmt::format(
+        "the attention width heads*head_dim = {}*{} = {} differs from d_model = {} (the Q and "
+        "output projections map between them)",
+        preset.heads, preset.head_dim, preset.heads * preset.head_dim, w.d_model));
+  }
+  return notes;
 }
 
 }  // namespace rooflinectl

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/layer_widths.hpp"
+#include "core/model_preset.hpp"
 #include "core/pipe.hpp"
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
@@ -46,14 +48,24 @@ struct Prediction {
   std::optional<double> implemented_time_s;
 };
 
-/// Predicts `op` (analytic_model; bad-input Error for an unknown name) at `shape` on `gpu`.
-Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const GpuSpec& gpu);
+/// Predicts `op` (analytic_model; bad-input Error for an unknown name) at `shape` and the layer
+/// `widths` (gemm, gelu, layernorm) on `gpu`.
+Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const LayerWidths& widths,
+                   const GpuSpec& gpu);
 
 /// Everything `rooflinectl model` prints: predictions (operator-major, then L), the attention
 /// memory table and the flash IO bounds per L, and the largest L naive attention fits in.
 struct ModelReport {
   GpuSpec gpu;
   Shape base;  ///< every axis but seq_len
+  /// The widths gemm, gelu and layernorm are predicted at: the preset's, else the sweep kernels'
+  /// (kernel_layer_widths of base).
+  LayerWidths widths;
+  std::optional<std::string> preset;  ///< the --model preset's id; nullopt: none
+  /// What the predictions leave out or where they differ from the preset's layer (the gate
+  /// projection, the gated element-wise step, RMSNorm, the kernels that cannot run the shape),
+  /// one sentence each; empty without a preset.
+  std::vector<std::string> notes;
   std::vector<int64_t> seq_lens;
   std::vector<Prediction> points;
   std::vector<AttentionMemory> memory;  ///< one per L
@@ -66,9 +78,19 @@ struct ModelReport {
 };
 
 /// Builds the model report of `config` (ops, seq_lens, base shape; validate_sweep_config first)
-/// on `gpu`. `ops` pairs each operator of the config with the pipe whose roof applies.
+/// on `gpu`. `ops` pairs each operator of the config with the pipe whose roof applies. With a
+/// `preset` (`model --model NAME`; null: none), gemm, gelu and layernorm are predicted at its
+/// widths and `notes` holds preset_layer_notes.
 ModelReport build_model_report(const SweepConfig& config,
                                const std::vector<std::pair<std::string, Pipe>>& ops,
-                               const GpuSpec& gpu);
+                               const GpuSpec& gpu, const ModelPreset* preset = nullptr);
+
+/// What a prediction at `preset`'s widths leaves out of its layer, one sentence each: the
+/// down projection; for a gated FFN the gate projection (a second GEMM of the up projection's
+/// FLOPs and bytes) and the element-wise step act(gate)·up, which reads 2·N and writes N
+/// elements where the gelu operator reads N and writes N; for RMSNorm, that layernorm's FLOPs
+/// count the centring and β it does not have; and when heads·head_dim ≠ d_model, that the
+/// attention width differs from the hidden size.
+std::vector<std::string> preset_layer_notes(const ModelPreset& preset);
 
 }  // namespace rooflinectl

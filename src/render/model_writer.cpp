@@ -33,8 +33,8 @@ std::string format_time(const std::optional<double>& s) {
 }
 
 std::string shape_line(const Shape& s) {
-  return fmt::format("B={} H={} H_kv={} d={} d_model={} {} {} gelu={}", s.batch, s.heads,
-                     s.kv_heads, s.head_dim, s.d_model(), to_string(s.dtype),
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}", s.batch, s.heads, s.kv_heads,
+                     s.head_dim, s.d_model(), to_string(s.dtype),
                      s.causal ? "causal" : "non-causal", to_string(s.gelu_form));
 }
 
@@ -51,6 +51,23 @@ void put_optional(Json& j, const std::string& key, const std::optional<double>& 
   }
   j[key] = nullptr;
   j[key + "_null_reason"] = reason;
+}
+
+// The layer widths gemm, gelu and layernorm are predicted at, and where they come from.
+std::string layer_line(const ModelReport& r) {
+  const LayerWidths& w = r.widths;
+  const std::string origin = r.preset ? fmt::format("--model {}", *r.preset)
+                                      : "the sweep kernels': d_model = H*d, ffn_dim = 4*d_model";
+  return fmt::format("layer: d_model={} ffn_dim={} ffn={} norm={} ({})", w.d_model, w.ffn_dim,
+                     to_string(w.ffn_kind), to_string(w.norm), origin);
+}
+
+// What the predictions at a preset's widths leave out; empty without a preset.
+std::string notes_lines(const ModelReport& r) {
+  if (r.notes.empty()) return "";
+  std::string out = "notes:\n";
+  for (const auto& note : r.notes) out += fmt::format("  - {}\n", note);
+  return out + "\n";
 }
 
 // The GPU, its datasheet roofs and the base shape.
@@ -70,7 +87,8 @@ std::string gpu_lines(const ModelReport& r) {
     out += fmt::format("  {:<11} {:.1f} TFLOP/s, ridge {:.1f} FLOP/B  [{}]\n", label,
                        p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);
   }
-  out += fmt::format("  shape: {}\n\n", shape_line(r.base));
+  out += fmt::format("  shape: {}\n", shape_line(r.base));
+  out += fmt::format("  {}\n\n", layer_line(r));
   return out;
 }
 
@@ -161,7 +179,8 @@ std::string flash_io_table(const ModelReport& r) {
 }  // namespace
 
 std::string format_model_table(const ModelReport& r) {
-  return gpu_lines(r) + predictions_table(r) + attention_memory_table(r) + flash_io_table(r);
+  return gpu_lines(r) + notes_lines(r) + predictions_table(r) + attention_memory_table(r) +
+         flash_io_table(r);
 }
 
 nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
@@ -191,6 +210,12 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
                     {"causal", r.base.causal},
                     {"dtype", to_string(r.base.dtype)},
                     {"gelu_form", to_string(r.base.gelu_form)}};
+  j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
+                    {"d_model", r.widths.d_model},
+                    {"ffn_dim", r.widths.ffn_dim},
+                    {"ffn_kind", to_string(r.widths.ffn_kind)},
+                    {"norm", to_string(r.widths.norm)},
+                    {"notes", r.notes}};
   j["seq_lens"] = r.seq_lens;
 
   Json points = Json::array();

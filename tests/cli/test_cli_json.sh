@@ -36,7 +36,13 @@ if [[ $code -ne 0 ]]; then
   fail "list --json -> exit $code: $(head -c 300 "$work/stderr")"
 else
   json_check "list --json keys" "$work/list.json" '
-assert list(doc) == ["operators", "axes", "counters"], list(doc)
+assert list(doc) == ["operators", "axes", "counters", "model_presets"], list(doc)
+presets = {p["id"]: p for p in doc["model_presets"]}
+assert presets["llama-3.1-8b"]["ffn_dim"] == 14336 and presets["llama-3.1-8b"]["kv_heads"] == 8, presets
+assert presets["gemma-2-9b"]["head_dim"] == 256 and presets["gemma-2-9b"]["gelu_form"] == "tanh", presets
+assert presets["llama-3.1-8b"]["gelu_form"] is None, presets["llama-3.1-8b"]
+for p in doc["model_presets"]:
+    assert p["sources"] and all(p["sources"].values()), p
 for op in doc["operators"]:
     assert list(op) == ["name", "pipe", "summary", "default_version", "versions"], op
     assert op["pipe"] in ("tensor", "fp32"), op
@@ -67,7 +73,10 @@ assert text[0].startswith("operators"), text[0]
 ops = [l for l in listed if not l.startswith("    ")]
 versions = [l.split() for l in listed if l.startswith("    ")]
 axes = text[text.index("axes (defaults):") + 1:[i for i, l in enumerate(text) if l.startswith("counters")][0]]
-metrics = [l.strip() for l in text[[i for i, l in enumerate(text) if l.startswith("counters")][0] + 1:] if l]
+presets_at = [i for i, l in enumerate(text) if l.startswith("model presets")][0]
+metrics = [l.strip() for l in text[[i for i, l in enumerate(text) if l.startswith("counters")][0] + 1:presets_at] if l]
+presets = [l.split()[0] for l in text[presets_at + 1:] if l]
+assert presets == [p["id"] for p in doc["model_presets"]], presets
 assert [l.split()[0] for l in ops] == [o["name"] for o in doc["operators"]], ops
 assert [l.split()[1] for l in ops] == [o["pipe"] for o in doc["operators"]], ops
 want = [(v["key"], v["name"], v["key"] == o["default_version"])

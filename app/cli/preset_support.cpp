@@ -1,0 +1,65 @@
+#include "cli/preset_support.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/layer_widths.hpp"
+#include "kernels/operator.hpp"
+
+namespace rooflinectl {
+
+void check_plan_shapes(const SweepConfig& config) {
+  validate_sweep_config(config);
+  for (const int64_t seq_len : config.seq_lens) {
+    Shape shape = config.base;
+    shape.seq_len = seq_len;
+    validate_common_shape(shape);
+  }
+}
+
+std::vector<std::string> sweep_refusals(const SweepConfig& config) {
+  std::vector<std::string> refusals;
+  for (const auto& op : config.ops) {
+    const OperatorSpec& spec = find_operator(op);
+    for (const int64_t seq_len : config.seq_lens) {
+      Shape shape = config.base;
+      shape.seq_len = seq_len;
+      try {
+        spec.check_shape(shape);
+      } catch (const Error& e) {
+        refusals.push_back(
+            fmt::format("sweep cannot run {} at L = {}: {}", op, seq_len, std::string(e.what())));
+        break;
+      }
+    }
+  }
+  return refusals;
+}
+
+void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config) {
+  check_plan_shapes(config);
+  const Shape& s = config.base;
+  if (s.heads != preset.heads || s.kv_heads != preset.kv_heads || s.head_dim != preset.head_dim) {
+    return;  // a flag replaced a preset axis: check_sweep_plan names that flag's value
+  }
+  const std::vector<std::string> refusals = sweep_refusals(config);
+  if (refusals.empty()) return;
+  throw bad_input(fmt::format(
+      "invalid --model {}: {} (the preset sets heads {}, kv-heads {}, head-dim {}; --heads, "
+      "--kv-heads and --head-dim override it, and `rooflinectl model --model {}` predicts the "
+      "preset without a kernel)",
+      preset.id, refusals.front(), preset.heads, preset.kv_heads, preset.head_dim, preset.id));
+}
+
+std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape) {
+  const LayerWidths kernel = kernel_layer_widths(shape);
+  return fmt::format(
+      "notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it); gemm, gelu "
+      "and layernorm still run the kernels' widths d_model = H*d = {} and FFN = 4*d_model = {} "
+      "(a GELU MLP), not the preset's d_model {} and ffn_dim {} ({}); `rooflinectl model --model "
+      "{}` predicts those",
+      preset.id, preset.heads, preset.kv_heads, preset.head_dim, kernel.d_model, kernel.ffn_dim,
+      preset.widths.d_model, preset.widths.ffn_dim, to_string(preset.widths.ffn_kind), preset.id);
+}
+
+}  // namespace rooflinectl

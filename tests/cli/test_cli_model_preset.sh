@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# `--model NAME` on the built binary, no GPU needed: `model --model` predicts at the preset's
+# shapes (gemm at its FFN width), a flag beats the preset, an unknown preset and a preset the
+# sweep's kernels cannot run exit 2 with one error line before any GPU work, and `list` shows
+# the presets. Usage: test_cli_model_preset.sh BINARY
+set -u
+bin="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# refused WANT PATTERN ARGS...: exit WANT, stderr one "error:" line containing PATTERN (literal),
+# empty stdout, no report file.
+refused() {
+  local want="$1" pattern="$2"
+  shift 2
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    fail "rooflinectl $* -> exit $got (want $want): $(head -c 300 "$work/stderr")"
+  elif ! grep -qF -- "$pattern" "$work/stderr"; then
+    fail "rooflinectl $* -> stderr does not name '$pattern': $(head -c 400 "$work/stderr")"
+  elif [[ $(wc -l <"$work/stderr") -ne 1 ]] || ! grep -q '^error: ' "$work/stderr"; then
+    fail "rooflinectl $* -> want one 'error:' line: $(head -c 400 "$work/stderr")"
+  elif [[ -s "$work/stdout" || -e "$work/report.json" ]]; then
+    fail "rooflinectl $* -> wrote output"
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+# model_json NAME PYTHON ARGS...: runs `model --format json ARGS`, parses stdout into `doc` and runs
+# the PYTHON assertions.
+model_json() {
+  local name="$1" code="$2"
+  shift 2
+  if ! "$bin" model --format json "$@" >"$work/model.json" 2>"$work/stderr"; then
+    fail "$name: model $* -> exit $?: $(head -c 300 "$work/stderr")"
+    return
+  fi
+  if python3 -c "import json, sys
+doc = json.load(open(sys.argv[1]))
+pts = {(p['op'], p['seq_len']): p for p in doc['points']}
+$code" "$work/model.json" 2>"$work/py.err"; then
+    passes=$((passes + 1))
+  else
+    fail "$name: $(tail -c 400 "$work/py.err")"
+  fi
+}
+
+# ---- model --model: the preset's attention axes and widths -----------------------------------
+model_json "llama-3.1-8b" '
+assert doc["shape"]["heads"] == 32 and doc["shape"]["kv_heads"] == 8, doc["shape"]
+assert doc["shape"]["head_dim"] == 128, doc["shape"]
+layer = doc["layer"]
+assert layer["preset"] == "llama-3.1-8b" and layer["d_model"] == 4096, layer
+assert layer["ffn_dim"] == 14336 and layer["ffn_kind"] == "swiglu", layer
+assert layer["norm"] == "rmsnorm", layer
+assert any("gate projection" in n for n in layer["notes"]), layer["notes"]
+# The FFN up projection at B*L = 4096 tokens: 2 * 4096 * 4096 * 14336 FLOP.
+assert pts[("gemm", 4096)]["flop"] == 2 * 4096 * 4096 * 14336, pts[("gemm", 4096)]
+assert pts[("gelu", 4096)]["min_dram_bytes"] == 2 * 4096 * 14336 * 2
+assert pts[("layernorm", 4096)]["flop"] == 8 * 4096 * 4096
+' --gpu h200-sxm --model llama-3.1-8b --seq 4096
+
+# Gemma 2: head_dim 256 is predicted (the kernels lack it: a note), d_model 3584 is not H*d.
+model_json "gemma-2-9b" '
+assert doc["shape"]["head_dim"] == 256 and doc["shape"]["gelu_form"] == "tanh", doc["shape"]
+notes = doc["layer"]["notes"]
+assert any("sweep cannot run flash_attention" in n and "256" in n for n in notes), notes
+assert any("differs from d_model = 3584" in n for n in notes), notes
+assert pts[("flash_attention", 512)]["flop"] == 4 * 16 * 512 * 512 * 256
+assert pts[("layernorm", 512)]["flop"] == 8 * 512 * 3584
+' --gpu h200-sxm --model gemma-2-9b --seq 512
+
+# A flag given explicitly beats the preset; --heads alone means MHA.
+model_json "flags beat the preset" '
+assert doc["shape"]["heads"] == 32 and doc["shape"]["kv_heads"] == 32, doc["shape"]
+assert doc["shape"]["head_dim"] == 64, doc["shape"]
+assert doc["layer"]["ffn_dim"] == 14336, doc["layer"]
+' --gpu h200-sxm --model llama-3.1-8b --kv-heads 32 --head-dim 64 --seq 512
+
+# Without --model nothing changes: the sweep kernels' widths.
+model_json "no preset" '
+assert doc["layer"]["preset"] is None and doc["layer"]["ffn_dim"] == 4 * 2048, doc["layer"]
+assert doc["layer"]["notes"] == [], doc["layer"]
+' --gpu h200-sxm --seq 512
+
+if "$bin" model --gpu h200-sxm --model llama-3.1-8b --seq 4096 >"$work/table.txt" 2>&1 &&
+   grep -qF "layer: d_model=4096 ffn_dim=14336 ffn=swiglu norm=rmsnorm (--model llama-3.1-8b)" "$work/table.txt" &&
+   grep -qF "notes:" "$work/table.txt"; then
+  passes=$((passes + 1))
+else
+  fail "model --model llama-3.1-8b table: $(head -c 600 "$work/table.txt")"
+fi
+
+# ---- refusals: one error line, exit 2, before any GPU work -----------------------------------
+refused 2 "unknown model preset 'llama-4' (--model): known gpt2, gpt2-xl, llama-3.1-8b" \
+  model --gpu h200-sxm --model llama-4
+refused 2 "gemma-2-9b" model --gpu h200-sxm --model llama-4
+refused 2 "unknown model preset 'llama-4'" sweep --model llama-4 --output "$work/report.json"
+refused 2 "invalid --model gemma-2-9b: sweep cannot run flash_attention at L = 512" \
+  sweep --model gemma-2-9b --output "$work/report.json"
+refused 2 "flash_attention: unsupported head-dim 256 (supported: 64, 128) (the preset sets heads 16" \
+  sweep --model gemma-2-9b --ops flash_attention --output "$work/report.json"
+refused 2 "invalid --model phi-3-mini-4k: sweep cannot run decode_attention at L = 512: decode_attention: head-dim 96 is not supported: allowed 64, 128" \
+  sweep --model phi-3-mini-4k --ops decode_attention --seq 512
+# A value a flag gave keeps the kernel's own message (not blamed on the preset).
+refused 2 "flash_attention: unsupported head-dim 96" sweep --model llama-3.1-8b --head-dim 96 --ops flash_attention
+refused 2 "invalid batch 0 (--batch)" sweep --model llama-3.1-8b --batch 0
+
+# ---- a runnable preset reaches the GPU check (exit 3 without one, one line) -----------------
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  refused 3 "no CUDA GPU" sweep --model llama-3.1-8b --seq 512 --ops gelu
+  refused 3 "no CUDA GPU" sweep --model gemma-2-9b --head-dim 128 --seq 512 --ops flash_attention
+fi
+
+# ---- list shows the presets -------------------------------------------------------------------
+if "$bin" list >"$work/list.txt" 2>&1 &&
+   grep -qE "^  gemma-2-9b +Gemma 2 9B: d_model 3584, H 16, H_kv 8, d 256, ffn 14336 geglu \(tanh GELU\), rmsnorm, 42 layers" "$work/list.txt"; then
+  passes=$((passes + 1))
+else
+  fail "list does not show gemma-2-9b: $(grep -A9 'model presets' "$work/list.txt" | head -c 800)"
+fi
+
+echo "cli_model_preset: $passes passed, $failures failed"
+[[ $failures -eq 0 ]]

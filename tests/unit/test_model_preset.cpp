@@ -1,0 +1,184 @@
+// Model presets: every embedded file loads with the published numbers written here (so a typo in
+// a file or here fails), malformed presets are refused naming the file and key, and unknown ids
+// list the known ones.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/model_preset.hpp"
+#include "core/model_preset_embedded.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// The published values, copied by hand from each model's config.json (the sources the files
+/// name); GPT-2's FFN width is 4·n_embd (n_inner null).
+struct Published {
+  const char* id;
+  int64_t d_model, heads, kv_heads, head_dim, ffn_dim;
+  FfnKind ffn_kind;
+  NormKind norm;
+  int64_t layers, vocab_size;
+};
+
+const std::vector<Published> kPublished = {
+    {"gpt2", 768, 12, 12, 64, 3072, FfnKind::kGeluMlp, NormKind::kLayerNorm, 12, 50257},
+    {"gpt2-xl", 1600, 25, 25, 64, 6400, FfnKind::kGeluMlp, NormKind::kLayerNorm, 48, 50257},
+    {"llama-3.1-8b", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 128256},
+    {"llama-3.1-70b", 8192, 64, 8, 128, 28672, FfnKind::kSwiglu, NormKind::kRmsNorm, 80, 128256},
+    {"mistral-7b-v0.3", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32768},
+    {"qwen2.5-7b", 3584, 28, 4, 128, 18944, FfnKind::kSwiglu, NormKind::kRmsNorm, 28, 152064},
+    {"gemma-2-9b", 3584, 16, 8, 256, 14336, FfnKind::kGeglu, NormKind::kRmsNorm, 42, 256000},
+    {"phi-3-mini-4k", 3072, 32, 32, 96, 8192, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32064},
+};
+
+TEST(ModelPreset, EveryPresetHasThePublishedNumbers) {
+  ASSERT_EQ(builtin_model_presets().size(), kPublished.size());
+  for (const Published& want : kPublished) {
+    SCOPED_TRACE(want.id);
+    const ModelPreset& p = find_model_preset(want.id);
+    EXPECT_EQ(p.widths.d_model, want.d_model);
+    EXPECT_EQ(p.heads, want.heads);
+    EXPECT_EQ(p.kv_heads, want.kv_heads);
+    EXPECT_EQ(p.head_dim, want.head_dim);
+    EXPECT_EQ(p.widths.ffn_dim, want.ffn_dim);
+    EXPECT_EQ(p.widths.ffn_kind, want.ffn_kind);
+    EXPECT_EQ(p.widths.norm, want.norm);
+    EXPECT_EQ(p.layers, want.layers);
+    EXPECT_EQ(p.vocab_size, want.vocab_size);
+    // Every value names its source; the GELU presets use the tanh form (gelu_new,
+    // gelu_pytorch_tanh), the SwiGLU ones none.
+    EXPECT_EQ(p.sources.size(), want.ffn_kind == FfnKind::kSwiglu ? 9u : 10u);
+    for (const auto& [key, source] : p.sources) EXPECT_FALSE(source.empty()) << key;
+    if (want.ffn_kind == FfnKind::kSwiglu) {
+      EXPECT_FALSE(p.gelu_form.has_value());
+    } else {
+      EXPECT_EQ(p.gelu_form, GeluForm::kTanh);
+    }
+  }
+}
+
+TEST(ModelPreset, AttentionWidthMayDifferFromTheHiddenSize) {
+  const ModelPreset& gemma = find_model_preset("gemma-2-9b");
+  EXPECT_EQ(gemma.heads * gemma.head_dim, 4096);
+  EXPECT_EQ(gemma.widths.d_model, 3584);
+  const ModelPreset& gpt2 = find_model_preset("gpt2");
+  EXPECT_EQ(gpt2.heads * gpt2.head_dim, gpt2.widths.d_model);  // 12 × 64 = 768
+}
+
+TEST(ModelPreset, IdsAreTheFileNames) {
+  for (const EmbeddedFile& file : embedded_model_preset_files()) {
+    const ModelPreset p = parse_model_preset(file.json_text, file.path);
+    EXPECT_EQ("configs/models/" + p.id + ".json", file.path);
+  }
+}
+
+TEST(ModelPreset, UnknownIdListsTheKnownOnes) {
+  try {
+    find_model_preset("llama-9");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown model preset 'llama-9' (--model)"), std::string::npos) << m;
+    for (const Published& p : kPublished) EXPECT_NE(m.find(p.id), std::string::npos) << m;
+  }
+}
+
+TEST(ModelPreset, ApplySetsTheAttentionAxesOnly) {
+  Shape s;
+  s.batch = 4;
+  s.seq_len = 2048;
+  s.causal = true;
+  apply_preset_shape(find_model_preset("gemma-2-9b"), s);
+  EXPECT_EQ(s.heads, 16);
+  EXPECT_EQ(s.kv_heads, 8);
+  EXPECT_EQ(s.head_dim, 256);
+  EXPECT_EQ(s.gelu_form, GeluForm::kTanh);
+  EXPECT_EQ(s.batch, 4);
+  EXPECT_EQ(s.seq_len, 2048);
+  EXPECT_TRUE(s.causal);
+  Shape t;  // SwiGLU: the GELU form stays as it was
+  apply_preset_shape(find_model_preset("llama-3.1-8b"), t);
+  EXPECT_EQ(t.gelu_form, GeluForm::kErf);
+}
+
+// A minimal valid preset; the refusal tests break one thing at a time.
+constexpr const char* kValid = R"({
+  "id": "test-model", "name": "Test Model",
+  "d_model": {"value": 1024, "source": "test config"},
+  "heads": {"value": 16, "source": "test config"},
+  "kv_heads": {"value": 4, "source": "test config"},
+  "head_dim": {"value": 64, "source": "test config"},
+  "ffn_dim": {"value": 4096, "source": "test config"},
+  "ffn_kind": {"value": "gelu_mlp", "source": "test config"},
+  "gelu_form": {"value": "erf", "source": "test config"},
+  "norm": {"value": "layernorm", "source": "test config"},
+  "layers": {"value": 24, "source": "test config"},
+  "vocab_size": {"value": 50000, "source": "test config"}
+})";
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_model_preset(text, "models/test.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    return e.what();
+  }
+  return "";
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(ModelPreset, ParsesAValidFile) {
+  const ModelPreset p = parse_model_preset(kValid, "models/test.json");
+  EXPECT_EQ(p.id, "test-model");
+  EXPECT_EQ(p.widths.ffn_dim, 4096);
+  EXPECT_EQ(p.gelu_form, GeluForm::kErf);
+  EXPECT_EQ(p.sources.at("kv_heads"), "test config");
+}
+
+// Each malformed preset is one error line naming the file and the key.
+TEST(ModelPreset, MalformedPresetsNameFileAndKey) {
+  struct Case {
+    std::string from, to, key, what;
+  };
+  const std::vector<Case> cases = {
+      {R"("heads": {"value": 16,)", R"("heads": {"value": 0,)", "heads.value", "out of range"},
+      {R"("ffn_dim": {"value": 4096,)", R"("ffn_dim": {"value": 4096.5,)", "ffn_dim.value",
+       "integer"},
+      {R"("d_model": {"value": 1024,)", R"("d_model": {"value": "1024",)", "d_model.value", ""},
+      {R"("layers": {"value": 24, "source": "test config"})", R"("layers": 24)", "layers",
+       "object"},
+      {R"("head_dim": {"value": 64, "source": "test config"})",
+       R"("head_dim": {"value": 64, "source": " "})", "head_dim.source", "where the value"},
+      {R"("kv_heads": {"value": 4,)", R"("kv_heads": {"value": 5,)", "kv_heads",
+       "does not divide heads 16"},
+      {R"("gelu_mlp")", R"("relu_mlp")", "ffn_kind.value", "allowed gelu_mlp, swiglu, geglu"},
+      {R"("layernorm")", R"("batchnorm")", "norm.value", "allowed layernorm, rmsnorm"},
+      {R"("gelu_mlp")", R"("swiglu")", "gelu_form", "not allowed for ffn_kind swiglu"},
+      {R"("gelu_form": {"value": "erf", "source": "test config"},)", "", "gelu_form",
+       "required for ffn_kind gelu_mlp"},
+      {R"("vocab_size": {"value": 50000, "source": "test config"})",
+       R"("vocab": {"value": 50000, "source": "test config"})", "vocab", "unknown key"},
+      {R"("layers": {"value": 24, "source": "test config"},)", "", "layers", "missing"},
+      {R"("test-model")", R"("Test Model")", "id", "lower-case"},
+  };
+  for (const Case& c : cases) {
+    const std::string m = error_of(replaced(kValid, c.from, c.to));
+    SCOPED_TRACE(c.to);
+    EXPECT_NE(m.find("models/test.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("'" + c.key + "'"), std::string::npos) << m;
+    EXPECT_NE(m.find(c.what), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl

@@ -1,0 +1,75 @@
+// The shape flags `sweep` and `model` share (app/cli/shape_options.cpp), parsed as the command
+// line parses them: the --model preset replaces the config's attention axes, and a flag given
+// explicitly beats the preset.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli/shape_options.hpp"
+#include "core/error.hpp"
+#include "core/sweep_config.hpp"
+
+namespace rooflinectl {
+namespace {
+
+/// The config after parsing `args` (without the program name) onto the built-in defaults.
+SweepConfig parsed(std::vector<std::string> args) {
+  CLI::App app;
+  ShapeOptions options;
+  add_shape_options(app, options);
+  std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
+  app.parse(args);
+  SweepConfig config = default_sweep_config();
+  apply_shape_options(options, config);
+  return config;
+}
+
+TEST(ShapeOptions, PresetSetsTheAttentionAxes) {
+  const Shape s = parsed({"--model", "llama-3.1-8b"}).base;
+  EXPECT_EQ(s.heads, 32);
+  EXPECT_EQ(s.kv_heads, 8);
+  EXPECT_EQ(s.head_dim, 128);
+  EXPECT_EQ(s.batch, 1);  // not a preset axis
+}
+
+TEST(ShapeOptions, ExplicitFlagsBeatThePreset) {
+  const Shape s = parsed({"--model", "llama-3.1-8b", "--kv-heads", "32", "--head-dim", "64"}).base;
+  EXPECT_EQ(s.heads, 32);     // from the preset
+  EXPECT_EQ(s.kv_heads, 32);  // the flag
+  EXPECT_EQ(s.head_dim, 64);  // the flag
+  // --heads alone means multi-head attention, preset or not.
+  const Shape h = parsed({"--heads", "16", "--model", "llama-3.1-8b"}).base;
+  EXPECT_EQ(h.heads, 16);
+  EXPECT_EQ(h.kv_heads, 16);
+  // The preset's GELU form (GPT-2: tanh) gives way to --gelu-form.
+  EXPECT_EQ(parsed({"--model", "gpt2"}).base.gelu_form, GeluForm::kTanh);
+  EXPECT_EQ(parsed({"--model", "gpt2", "--gelu-form", "erf"}).base.gelu_form, GeluForm::kErf);
+}
+
+TEST(ShapeOptions, PresetBeatsTheConfig) {
+  CLI::App app;
+  ShapeOptions options;
+  add_shape_options(app, options);
+  app.parse(std::vector<std::string>{"phi-3-mini-4k", "--model"});
+  SweepConfig config = parse_sweep_config(R"({"heads": 8, "kv_heads": 2, "head_dim": 64})", "c");
+  apply_shape_options(options, config);
+  EXPECT_EQ(config.base.heads, 32);
+  EXPECT_EQ(config.base.kv_heads, 32);
+  EXPECT_EQ(config.base.head_dim, 96);
+}
+
+TEST(ShapeOptions, UnknownPresetIsBadInput) {
+  try {
+    parsed({"--model", "gpt5"});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_NE(std::string(e.what()).find("known gpt2, gpt2-xl"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rooflinectl
