@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/layer_widths.hpp"
 #include "core/shard.hpp"
 #include "core/sweep_plan.hpp"
 #include "device/gpu_spec.hpp"
@@ -199,7 +200,8 @@ std::vector<double> predicted_point_costs(const SweepConfig& config) {
   const GpuSpec& gpu = find_gpu_spec(kCostModelGpu);
   std::vector<double> costs;
   for (const PlannedPoint& point : plan_all_points(config)) {
-    const Prediction p = predict(point.op, find_operator(point.op).pipe, point.shape, gpu);
+    const Prediction p = predict(point.op, find_operator(point.op).pipe, point.shape,
+                                 kernel_layer_widths(point.shape), gpu);
     costs.push_back(kPointOverheadS + kLaunchesPerPoint * p.implemented_time_s.value_or(0.0));
   }
   return costs;
