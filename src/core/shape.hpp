@@ -80,12 +80,11 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
 /// key. Recorded in each report's config.
 inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 
-/// Checks the axes shared by all operators (positive, GQA divisibility, the KV layout:
-/// validate_kv_layout) and that no tensor every operator's shape implies (Q/O, the FFN
-/// activation and weight) exceeds kMaxTensorElements (products computed without overflow: e.g.
-/// batch 4000000000 with seq_len 2147483648 is refused naming the product); throws bad-input
-/// Error. The L² score matrices are not checked here: only
-/// operators that materialize them call validate_score_matrix_size as well.
+/// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout) and
+/// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
+/// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len
+/// 2147483648 is refused naming the product); throws bad-input Error. The L² score matrices are
+/// not checked here: only operators that materialize them call validate_score_matrix_size too.
 void validate_common_shape(const Shape& shape);
 
 /// Checks the KV-cache layout axes: a paged layout needs a page size in kKvPageSizes, a
