@@ -815,6 +815,12 @@ void check_decode_shape(const Shape& shape) {
     throw bad_input(fmt::format("decode_attention: head-dim {} is not supported: allowed 64, 128",
                                 shape.head_dim));
   }
+  if (shape.kv_layout == KvLayout::kPaged && shape.seq_len > std::numeric_limits<int32_t>::max()) {
+    throw bad_input(fmt::format(
+        "decode_attention: seq_len {} over a paged KV cache: positions are 32-bit (allowed up to "
+        "{})",
+        shape.seq_len, std::numeric_limits<int32_t>::max()));
+  }
   if (block_table_entries(shape) > std::numeric_limits<int32_t>::max()) {
     throw bad_input(fmt::format(
         "decode_attention: {} pages (batch {} × ceil({} / page size {})) do not fit the int32 "

@@ -52,10 +52,13 @@ struct DecodeParams {
 /// 2^page_shift, that holds position `pos` of KV head `kv_head` of the sequence whose block-table
 /// row is `pages`: (pages[pos / P]·kv_heads + kv_head)·P + pos mod P. One 4-byte block-table
 /// read per call (through the read-only cache: every lane of a key row asks for the same entry).
+/// Positions are 32-bit (check_decode_shape keeps a paged seq_len within int32): 64-bit ones
+/// doubled decode_split_kv_kernel's spills at its 64-register bound.
 __device__ __forceinline__ int64_t paged_kv_row(const int32_t* pages, int64_t kv_heads,
                                                 int64_t kv_head, int page_shift, int64_t pos) {
-  const int64_t page = __ldg(pages + (pos >> page_shift));
-  return ((page * kv_heads + kv_head) << page_shift) + (pos & ((int64_t{1} << page_shift) - 1));
+  const int pos32 = static_cast<int>(pos);
+  const int64_t page = __ldg(pages + (pos32 >> page_shift));
+  return ((page * kv_heads + kv_head) << page_shift) + (pos32 & ((1 << page_shift) - 1));
 }
 
 /// What kv_row and step_rows need of one segment (a block's keys in one KV head batch_kv).
