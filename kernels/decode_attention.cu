@@ -1,9 +1,8 @@
 // Decode attention: one query token per sequence against a KV cache of L = seq_len positions.
 // Q, O: [batch, heads, head_dim]; K, V: [batch, kv_heads, L, head_dim]; 16-bit, fp32 math.
-// Or a paged KV cache (--kv-layout paged): K and V in pages of P = 16..128 positions, [pages,
-// kv_heads, P, head_dim], position t of sequence b in page block_table[b][t / P] at row t mod P;
-// the pages are a seeded random permutation of the pool (scattered_block_table). Each kernel
-// below exists for both layouts and differs only in the row a key is read from (kv_row, step_row).
+// Paged (--kv-layout paged): K, V [pages, kv_heads, P, head_dim], position t of sequence b at row
+// t mod P of page block_table[b][t / P], pages scattered (scattered_block_table); each kernel
+// has a paged instantiation that differs only in where a key's row is (kv_row, step_row).
 // Query head h reads KV head h / g, g = heads / kv_heads (GQA; g = 1 is multi-head attention).
 // O = softmax(q·Kᵀ·scale)·V, scale = 1/sqrt(head_dim); the single query sits at the last
 // position, so a causal mask hides nothing and the causal flag is ignored.
@@ -853,7 +852,9 @@ void check_decode_shape(const Shape& shape) {
 OperatorSpec decode_attention_spec() {
   OperatorSpec spec;
   spec.name = kDecodeAttentionOp;
-  spec.summary = "one query token per sequence over a KV cache of L positions (GQA, split-KV)";
+  spec.summary =
+      "one query token per sequence over a KV cache of L positions (GQA, split-KV; contiguous or "
+      "paged)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;
   // Q and O [B, H, d], K and V (kv_elements) in dtype; fp32 workspace [parts, slots, g, d + 2]
