@@ -47,6 +47,12 @@ std::vector<AxisDefault> axis_defaults() {
        {"erf", "tanh"},
        ""},
       {"--causal", "causal", d.base.causal, d.base.causal ? "on" : "off", {}, ""},
+      {"--kv-layout",
+       "kv_layout",
+       to_string(d.base.kv_layout),
+       to_string(d.base.kv_layout),
+       {"contiguous", "paged"},
+       "decode_attention only; paged takes --page-size 16|32|64|128 (default 16)"},
       integer("--repetitions", "repetitions", d.repetitions, ""),
   };
 }

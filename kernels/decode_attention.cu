@@ -1,5 +1,8 @@
 // Decode attention: one query token per sequence against a KV cache of L = seq_len positions.
 // Q, O: [batch, heads, head_dim]; K, V: [batch, kv_heads, L, head_dim]; 16-bit, fp32 math.
+// Paged (--kv-layout paged): K, V [pages, kv_heads, P, head_dim], position t of sequence b at row
+// t mod P of page block_table[b][t / P], pages scattered (scattered_block_table); each kernel
+// has a paged instantiation that differs only in where a key's row is (kv_row, step_row).
 // Query head h reads KV head h / g, g = heads / kv_heads (GQA; g = 1 is multi-head attention).
 // O = softmax(q·Kᵀ·scale)·V, scale = 1/sqrt(head_dim); the single query sits at the last
 // position, so a causal mask hides nothing and the causal flag is ignored.
@@ -18,7 +21,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
 #include <type_traits>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/kernel_tiles.hpp"
@@ -38,7 +45,13 @@ using decode::block_part;
 using decode::BlockPart;
 using decode::DecodeParams;
 using decode::finish_segment;
+using decode::kv_row;
+using decode::kv_segment;
+using decode::KvSegment;
 using decode::merge_state;
+using decode::step_row;
+using decode::step_rows;
+using decode::StepRows;
 
 constexpr int kDecodeWarps = 8;
 constexpr int kDecodeThreads = kDecodeWarps * 32;
@@ -84,7 +97,7 @@ __device__ __forceinline__ uint4 load_streaming(const void* src) {
 // group's partial dot products; each lane group keeps its own online softmax, merged across
 // groups (shuffles), then warps (shared memory) at the end of the segment. Launch bound: 4 blocks
 // per SM (64 registers), v2's occupancy, which the folded-in merge must not lower.
-template <class T, int kHeadDim, int kHeads>
+template <class T, int kHeadDim, int kHeads, KvLayout kLayout>
 __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(const DecodeParams p) {
   using Tr = DecodeTraits<kHeadDim, kHeads>;
   // 16-byte aligned: finish_segment reads and writes it as float4.
@@ -104,6 +117,7 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
     const int64_t batch_kv = seg_begin / p.kv_len;
     const int64_t seg_end = min(part.end, (batch_kv + 1) * p.kv_len);
     const int64_t row0 = batch_kv * p.group + part.head_begin;  // first query row of the block
+    const KvSegment seg = kv_segment<kLayout>(p, batch_kv);
 
     float q[kHeads][kElemsPerVec];
 #pragma unroll
@@ -140,8 +154,9 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
         k_raw[i] = make_uint4(0, 0, 0, 0);
         v_raw[i] = make_uint4(0, 0, 0, 0);
         if (valid[i]) {
-          k_raw[i] = load_streaming(k + key * kHeadDim + col);
-          v_raw[i] = load_streaming(v + key * kHeadDim + col);
+          const int64_t row = kv_row<kLayout>(p, seg, key);
+          k_raw[i] = load_streaming(k + row * kHeadDim + col);
+          v_raw[i] = load_streaming(v + row * kHeadDim + col);
         }
       }
 
@@ -235,6 +250,7 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
 constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
+static_assert(kMmaKeys <= decode::kMaxStepKeys, "step_rows covers a step");
 // Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over
 // 64 KV heads) in one round of loads, within the kernel's 128 registers (12 spilled 16 bytes at
 // d = 128 once the ticket protocol was added).
@@ -284,8 +300,11 @@ __device__ __forceinline__ uint32_t word(const uint4& v, int i) {
 //     d = dim_of(j) (row group) and dim_of(d/16 + j) (row group + 8), see below.
 // Each lane group of 4 lanes (one head row of S) keeps that head's running max; the P·V rescale
 // needs the max of the heads in its accumulator columns (2·tid, 2·tid + 1), fetched by shuffle.
-template <class T, int kHeadDim, int kHeadTiles>
-__global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
+// Launch bound: 4 blocks per SM (128 registers) except 16 heads at d = 128 (220 registers, 2);
+// 16 heads at d = 64 fit 128 without spills, and without the bound ptxas took 130 once DecodeParams
+// grew by the paged-cache fields, which left 3 blocks per SM.
+template <class T, int kHeadDim, int kHeadTiles, KvLayout kLayout>
+__global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64 ? 4 : 2)
     decode_split_kv_mma_kernel(const DecodeParams p) {
   constexpr int kHeads = kHeadTiles * 8;
   constexpr int kChunksK = kHeadDim / 32;   // 16-byte K (and q) vectors per key row per lane
@@ -310,6 +329,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
     const int64_t batch_kv = seg_begin / p.kv_len;
     const int64_t seg_end = min(part.end, (batch_kv + 1) * p.kv_len);
     const int64_t row0 = batch_kv * p.group + part.head_begin;  // first query row of the block
+    const KvSegment seg = kv_segment<kLayout>(p, batch_kv);
 
     uint4 q[kHeadTiles][kChunksK];
 #pragma unroll
@@ -336,21 +356,24 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 ? 4 : 2)
          key0 += int64_t{kMmaWarps} * kMmaKeys) {
       uint4 k_raw[2][kChunksK];
       uint4 v_raw[4][kChunksV];
+      const StepRows rows = step_rows<kLayout>(p, seg, key0);
 #pragma unroll
       for (int t = 0; t < 2; ++t) {
         const int64_t key = key0 + t * 8 + group;
+        const int64_t row = step_row<kLayout>(rows, key0, key);
 #pragma unroll
         for (int i = 0; i < kChunksK; ++i) {
-          k_raw[t][i] = key < seg_end ? load_streaming(k + key * kHeadDim + i * 32 + tid * 8)
+          k_raw[t][i] = key < seg_end ? load_streaming(k + row * kHeadDim + i * 32 + tid * 8)
                                       : make_uint4(0, 0, 0, 0);
         }
       }
 #pragma unroll
       for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
         const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
+        const int64_t row = step_row<kLayout>(rows, key0, key);
 #pragma unroll
         for (int c = 0; c < kChunksV; ++c) {
-          v_raw[r][c] = key < seg_end ? load_streaming(v + key * kHeadDim + c * 64 + group * 8)
+          v_raw[r][c] = key < seg_end ? load_streaming(v + row * kHeadDim + c * 64 + group * 8)
                                       : make_uint4(0, 0, 0, 0);
         }
       }
@@ -469,30 +492,37 @@ struct DecodeKernels {
 };
 
 // g = 1: the CUDA-core kernel with one head per block (v4). g ≥ 2: the tensor-core kernel with
-// 8 (g ≤ 8) or 16 query heads per block (v5).
-template <class T, int kHeadDim>
-DecodeKernels kernels_for_dim(int heads_per_block) {
+// 8 (g ≤ 8) or 16 query heads per block (v5). Each for a contiguous or a paged KV cache.
+template <class T, int kHeadDim, KvLayout kLayout>
+DecodeKernels kernels_for_layout(int64_t heads_per_block) {
   switch (heads_per_block) {
     case 1:
-      return {&decode_split_kv_kernel<T, kHeadDim, 1>, kDecodeThreads};
+      return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
     case 8:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1>, kMmaThreads};
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1, kLayout>, kMmaThreads};
     default:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2>, kMmaThreads};
+      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2, kLayout>, kMmaThreads};
   }
 }
 
+template <class T, int kHeadDim>
+DecodeKernels kernels_for_dim(KvLayout layout, int64_t heads_per_block) {
+  return layout == KvLayout::kPaged
+             ? kernels_for_layout<T, kHeadDim, KvLayout::kPaged>(heads_per_block)
+             : kernels_for_layout<T, kHeadDim, KvLayout::kContiguous>(heads_per_block);
+}
+
 template <class T>
-DecodeKernels kernels_for_type(int64_t head_dim, int heads_per_block) {
-  return head_dim == 64 ? kernels_for_dim<T, 64>(heads_per_block)
-                        : kernels_for_dim<T, 128>(heads_per_block);
+DecodeKernels kernels_for_type(int64_t head_dim, KvLayout layout, int64_t heads_per_block) {
+  return head_dim == 64 ? kernels_for_dim<T, 64>(layout, heads_per_block)
+                        : kernels_for_dim<T, 128>(layout, heads_per_block);
 }
 
 /// Everything the launches of one shape need; the same plan sizes the workspace.
 struct DecodePlan {
   DecodeKernels kernels;
-  int heads_per_block = 1;  ///< 1 (g = 1), 8 (2 ≤ g ≤ 8) or 16
-  int64_t head_chunks = 1;  ///< blocks per part along the GQA group (gridDim.y)
+  int64_t heads_per_block = 1;  ///< decode_heads_per_block(g): 1, 8 or 16
+  int64_t head_chunks = 1;      ///< blocks per part along the GQA group (gridDim.y)
   int64_t parts = 1;
   int64_t keys_per_part = 1;
   int64_t slots = 1;
@@ -513,11 +543,12 @@ int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
 DecodePlan make_decode_plan(const Shape& s) {
   DecodePlan plan;
   const int64_t group = s.group_size();
-  plan.heads_per_block = group == 1 ? 1 : group <= 8 ? 8 : 16;
-  plan.head_chunks = (group + plan.heads_per_block - 1) / plan.heads_per_block;
-  plan.kernels = s.dtype == Dtype::kBf16
-                     ? kernels_for_type<__nv_bfloat16>(s.head_dim, plan.heads_per_block)
-                     : kernels_for_type<__half>(s.head_dim, plan.heads_per_block);
+  plan.heads_per_block = decode_heads_per_block(group);
+  plan.head_chunks = decode_head_chunks(group);
+  plan.kernels =
+      s.dtype == Dtype::kBf16
+          ? kernels_for_type<__nv_bfloat16>(s.head_dim, s.kv_layout, plan.heads_per_block)
+          : kernels_for_type<__half>(s.head_dim, s.kv_layout, plan.heads_per_block);
   if (plan.head_chunks > 65535) {
     throw bad_input(fmt::format(
         "decode_attention: heads {} / kv-heads {} needs {} head chunks, over the grid limit 65535",
@@ -528,8 +559,14 @@ DecodePlan make_decode_plan(const Shape& s) {
   int resident = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  // Sized by the contiguous kernel for either layout, so that a paged cache is split into the
+  // same parts and summed in the same order (both kernels carry the same launch bounds).
+  const DecodeKernels contiguous =
+      s.dtype == Dtype::kBf16
+          ? kernels_for_type<__nv_bfloat16>(s.head_dim, KvLayout::kContiguous, plan.heads_per_block)
+          : kernels_for_type<__half>(s.head_dim, KvLayout::kContiguous, plan.heads_per_block);
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &resident, reinterpret_cast<const void*>(plan.kernels.split), plan.kernels.split_threads, 0));
+      &resident, reinterpret_cast<const void*>(contiguous.split), contiguous.split_threads, 0));
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
   const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
   plan.keys_per_part = (total_keys + parts - 1) / parts;
@@ -542,6 +579,62 @@ DecodePlan make_decode_plan(const Shape& s) {
                                 plan.parts, decode::kTicketMask));
   }
   return plan;
+}
+
+/// Elements of K (and of V): [batch, kv_heads, seq_len, head_dim] contiguous; paged, the pool of
+/// batch·kv_pages_per_sequence() pages of [kv_heads, page_size, head_dim] (the last page of each
+/// sequence padded when page_size does not divide seq_len; the padding is never read).
+int64_t kv_elements(const Shape& s) {
+  if (s.kv_layout == KvLayout::kPaged) {
+    return s.batch * s.kv_pages_per_sequence() * s.kv_heads * s.page_size * s.head_dim;
+  }
+  return s.batch * s.kv_heads * s.seq_len * s.head_dim;
+}
+
+/// Block-table entries (int32): batch × kv_pages_per_sequence(); 0 when contiguous.
+int64_t block_table_entries(const Shape& s) { return s.batch * s.kv_pages_per_sequence(); }
+
+/// Seed of the page shuffle: the block table is the same for every point of one shape, whatever
+/// the data seed.
+constexpr uint64_t kPageShuffleSeed = 0x9e3779b97f4a7c15ull;
+
+/// The block table of a paged cache, row-major [batch, pages per sequence]: a random permutation
+/// (std::mt19937_64 seeded with kPageShuffleSeed, std::shuffle) of the pool's pages 0 ..
+/// batch·pages − 1, so that consecutive pages of a sequence lie far apart in memory, as a serving
+/// engine's allocator leaves them after many sequences came and went.
+std::vector<int32_t> scattered_block_table(const Shape& s) {
+  std::vector<int32_t> table(static_cast<size_t>(block_table_entries(s)));
+  std::iota(table.begin(), table.end(), 0);
+  std::mt19937_64 rng(kPageShuffleSeed);
+  std::shuffle(table.begin(), table.end(), rng);
+  return table;
+}
+
+/// Which way copy_pages_kernel copies.
+enum class PageCopy { kToPages, kFromPages };
+
+// Copies K or V between the contiguous layout [batch, kv_heads, seq_len, head_dim] and the paged
+// pool (DecodeParams), one 16-byte vector per thread and grid-stride step. Not timed: fill_random
+// writes the paged cache through it and validate reads it back for the reference.
+template <PageCopy kDirection>
+__global__ void copy_pages_kernel(const uint4* __restrict__ from, uint4* __restrict__ to,
+                                  const int32_t* __restrict__ block_table, int64_t kv_len,
+                                  int64_t kv_heads, int64_t pages_per_seq, int page_shift,
+                                  int64_t vecs_per_row, int64_t total_vecs) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total_vecs;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    const int64_t row = i / vecs_per_row;  // contiguous row: (b·kv_heads + kv_head)·kv_len + pos
+    const int64_t batch_kv = row / kv_len;
+    const int64_t paged =
+        decode::paged_kv_row(block_table + (batch_kv / kv_heads) * pages_per_seq, kv_heads,
+                             batch_kv % kv_heads, page_shift, row % kv_len);
+    const int64_t paged_i = paged * vecs_per_row + i % vecs_per_row;
+    if constexpr (kDirection == PageCopy::kToPages) {
+      to[paged_i] = from[i];
+    } else {
+      to[i] = from[paged_i];
+    }
+  }
 }
 
 int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {
@@ -564,18 +657,27 @@ const std::vector<KernelVersion>& decode_attention_versions() {
   return versions;
 }
 
+/// Decode attention at one shape, over a contiguous or a paged KV cache (Shape::kv_layout). A
+/// paged run holds K and V as page pools and the scattered block table (scattered_block_table);
+/// given the same seed, it holds the same K and V values as a contiguous run, page by page.
 class DecodeAttentionRun final : public OperatorRun {
  public:
   explicit DecodeAttentionRun(const Shape& shape)
       : shape_(shape),
         plan_(make_decode_plan(shape)),
         q_(shape.batch * shape.heads * shape.head_dim),
-        k_(shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim),
+        k_(kv_elements(shape)),
         v_(k_.count()),
         o_(q_.count()),
         partial_o_(workspace_floats(shape, plan_)),
         partial_ml_(workspace_stats(shape, plan_)),
-        arrivals_(workspace_counters(shape, plan_)) {
+        arrivals_(workspace_counters(shape, plan_)),
+        block_table_(block_table_entries(shape)) {
+    if (paged()) {
+      const std::vector<int32_t> table = scattered_block_table(shape_);
+      RFL_CUDA_CHECK(cudaMemcpy(block_table_.get(), table.data(),
+                                static_cast<size_t>(block_table_.bytes()), cudaMemcpyHostToDevice));
+    }
     // Zeroed once: each launch leaves every counter at zero again (arrive_ticket). Synchronized
     // because launches may come on a non-blocking stream, unordered with this memset.
     RFL_CUDA_CHECK(cudaMemset(arrivals_.get(), 0, static_cast<size_t>(arrivals_.bytes())));
@@ -585,17 +687,26 @@ class DecodeAttentionRun final : public OperatorRun {
   void fill_random(uint64_t seed) override {
     // q twice as wide as k so the softmax is not nearly flat (score std ≈ 0.67 at any head_dim).
     fill_uniform(q_.get(), q_.count(), shape_.dtype, seed, -2.0f, 2.0f);
-    fill_uniform(k_.get(), k_.count(), shape_.dtype, seed + 1, -1.0f, 1.0f);
-    fill_uniform(v_.get(), v_.count(), shape_.dtype, seed + 2, -1.0f, 1.0f);
+    fill_kv(k_, seed + 1);
+    fill_kv(v_, seed + 2);
   }
 
   Validation validate() override {
     launch(nullptr);
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    // The reference reads contiguous K and V: a paged cache is gathered back for it.
+    const int64_t contiguous_count = paged() ? contiguous_kv_elements() : 0;
+    DeviceBuffer<uint16_t> k_gathered(contiguous_count);
+    DeviceBuffer<uint16_t> v_gathered(contiguous_count);
+    if (paged()) {
+      copy_pages<PageCopy::kFromPages>(k_.get(), k_gathered.get());
+      copy_pages<PageCopy::kFromPages>(v_.get(), v_gathered.get());
+      RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    }
     AttentionProblem problem;
     problem.q = q_.get();
-    problem.k = k_.get();
-    problem.v = v_.get();
+    problem.k = paged() ? k_gathered.get() : k_.get();
+    problem.v = paged() ? v_gathered.get() : v_.get();
     problem.batch = shape_.batch;
     problem.heads = shape_.heads;
     problem.kv_heads = shape_.kv_heads;
@@ -623,6 +734,10 @@ class DecodeAttentionRun final : public OperatorRun {
     params.keys_per_part = plan_.keys_per_part;
     params.slots = plan_.slots;
     params.q_scale_log2 = static_cast<float>(softmax_scale() * kLog2e);
+    params.block_table = block_table_.get();
+    params.pages_per_seq = shape_.kv_pages_per_sequence();
+    params.kv_heads = shape_.kv_heads;
+    params.page_shift = paged() ? page_shift() : 0;
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
     plan_.kernels
@@ -637,15 +752,49 @@ class DecodeAttentionRun final : public OperatorRun {
     // v4 at g = 1, v5 for GQA, whichever was asked for (decode_attention_versions).
     return decode_attention_versions()[shape_.group_size() == 1 ? 0 : 1].name;
   }
+  /// q and o; k and v in the layout Shape documents (paged: the page pools, "k_pages" and
+  /// "v_pages", whose rows the block table orders).
   std::vector<DeviceTensorView> tensors() override {
     return {{"q", q_.get(), q_.count()},
-            {"k", k_.get(), k_.count()},
-            {"v", v_.get(), v_.count()},
+            {paged() ? "k_pages" : "k", k_.get(), k_.count()},
+            {paged() ? "v_pages" : "v", v_.get(), v_.count()},
             {"o", o_.get(), o_.count()}};
   }
 
  private:
   double softmax_scale() const { return 1.0 / std::sqrt(static_cast<double>(shape_.head_dim)); }
+  bool paged() const { return shape_.kv_layout == KvLayout::kPaged; }
+  int page_shift() const { return __builtin_ctzll(static_cast<uint64_t>(shape_.page_size)); }
+  int64_t contiguous_kv_elements() const {
+    return shape_.batch * shape_.kv_heads * shape_.seq_len * shape_.head_dim;
+  }
+
+  // Contiguous: K or V filled in place. Paged: filled contiguous in a scratch buffer, then
+  // scattered into the pages, so the values match a contiguous run of the same seed.
+  void fill_kv(DeviceBuffer<uint16_t>& kv, uint64_t seed) {
+    if (!paged()) {
+      fill_uniform(kv.get(), kv.count(), shape_.dtype, seed, -1.0f, 1.0f);
+      return;
+    }
+    DeviceBuffer<uint16_t> contiguous(contiguous_kv_elements());
+    fill_uniform(contiguous.get(), contiguous.count(), shape_.dtype, seed, -1.0f, 1.0f);
+    copy_pages<PageCopy::kToPages>(contiguous.get(), kv.get());
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());  // before `contiguous` is freed
+  }
+
+  // kToPages: `contiguous` → `pages`; kFromPages: `pages` → `contiguous`.
+  template <PageCopy kDirection>
+  void copy_pages(const uint16_t* from, uint16_t* to) {
+    const int64_t vecs_per_row = shape_.head_dim / kElemsPerVec;
+    const int64_t total_vecs = contiguous_kv_elements() / kElemsPerVec;
+    constexpr int kThreads = 256;
+    const int64_t blocks = std::min<int64_t>((total_vecs + kThreads - 1) / kThreads, 65535);
+    copy_pages_kernel<kDirection><<<static_cast<unsigned>(blocks), kThreads>>>(
+        reinterpret_cast<const uint4*>(from), reinterpret_cast<uint4*>(to), block_table_.get(),
+        shape_.seq_len, shape_.kv_heads, shape_.kv_pages_per_sequence(), page_shift(), vecs_per_row,
+        total_vecs);
+    RFL_CHECK_LAUNCH();
+  }
 
   Shape shape_;
   DecodePlan plan_;
@@ -656,6 +805,7 @@ class DecodeAttentionRun final : public OperatorRun {
   DeviceBuffer<float> partial_o_;
   DeviceBuffer<float2> partial_ml_;
   DeviceBuffer<unsigned int> arrivals_;
+  DeviceBuffer<int32_t> block_table_;  ///< paged only: [batch, pages per sequence]
 };
 
 void check_decode_shape(const Shape& shape) {
@@ -663,6 +813,18 @@ void check_decode_shape(const Shape& shape) {
   if (shape.head_dim != 64 && shape.head_dim != 128) {
     throw bad_input(fmt::format("decode_attention: head-dim {} is not supported: allowed 64, 128",
                                 shape.head_dim));
+  }
+  if (shape.kv_layout == KvLayout::kPaged && shape.seq_len > std::numeric_limits<int32_t>::max()) {
+    throw bad_input(fmt::format(
+        "decode_attention: seq_len {} over a paged KV cache: positions are 32-bit (allowed up to "
+        "{})",
+        shape.seq_len, std::numeric_limits<int32_t>::max()));
+  }
+  if (block_table_entries(shape) > std::numeric_limits<int32_t>::max()) {
+    throw bad_input(fmt::format(
+        "decode_attention: {} pages (batch {} × ceil({} / page size {})) do not fit the int32 "
+        "block table: lower batch or seq_len, or raise --page-size",
+        block_table_entries(shape), shape.batch, shape.seq_len, shape.page_size));
   }
 }
 
@@ -683,20 +845,31 @@ void check_decode_shape(const Shape& shape) {
 //   workspace, parts·slots·g·(d + 2)·4 bytes written by the split kernel and read back by the
 //   merging blocks (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark
 //   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
+//   Paged: + 4·B·ceil(L/P) minimum (each block-table entry once); as implemented, every block
+//   reads the entries of its own keys, so a sequence's entries are read by each of its H_kv KV
+//   heads and decode_head_chunks(g) head chunks: + 4·B·H_kv·chunks·ceil(L/P) (the ≤ parts
+//   entries of pages cut by a part boundary, read by both parts, are not counted).
 OperatorSpec decode_attention_spec() {
   OperatorSpec spec;
   spec.name = kDecodeAttentionOp;
-  spec.summary = "one query token per sequence over a KV cache of L positions (GQA, split-KV)";
+  spec.summary =
+      "one query token per sequence over a KV cache of L positions (GQA, split-KV; contiguous or "
+      "paged)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;
-  // Q and O [B, H, d], K and V [B, H_kv, L, d] in dtype; fp32 workspace [parts, slots, g, d + 2]
-  // and the arrival counters [B·H_kv, head chunks].
+  // Q and O [B, H, d], K and V (kv_elements) in dtype; fp32 workspace [parts, slots, g, d + 2]
+  // and the arrival counters [B·H_kv, head chunks]. Paged: the int32 block table and, while
+  // validate gathers the pages back for the reference, contiguous copies of K and V.
   // The part count depends on the current device (SM count, occupancy), hence the plan.
   spec.device_bytes = [](const Shape& shape) {
     const DecodePlan plan = make_decode_plan(shape);
     const int64_t e = dtype_size_bytes(shape.dtype);
-    return 2 * shape.batch * shape.heads * shape.head_dim * e +
-           2 * shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim * e +
+    const int64_t gathered =
+        shape.kv_layout == KvLayout::kPaged
+            ? 2 * shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim * e
+            : 0;
+    return 2 * shape.batch * shape.heads * shape.head_dim * e + 2 * kv_elements(shape) * e +
+           block_table_entries(shape) * int64_t{sizeof(int32_t)} + gathered +
            workspace_floats(shape, plan) * int64_t{sizeof(float)} +
            workspace_stats(shape, plan) * int64_t{sizeof(float2)} +
            workspace_counters(shape, plan) * int64_t{sizeof(unsigned int)};

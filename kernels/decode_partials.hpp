@@ -1,5 +1,6 @@
 // Decode attention's split-KV bookkeeping (kernels/decode_attention.cu): the kernel parameters,
-// a block's part of the flat key range, the log-sum-exp merge, and the end of a segment: the
+// where a key's K and V row lies (contiguous or paged KV cache), a block's part of the flat key
+// range, the log-sum-exp merge, and the end of a segment: the
 // block's partial to the fp32 workspace, then, in the last block to finish a KV head, the merge
 // of all its parts into O (the step a separate combine kernel did up to v3). Device code:
 // include from .cu files only.
@@ -10,13 +11,14 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/shape.hpp"
 #include "kernels/common/pack_pair.hpp"
 
 namespace rooflinectl::decode {
 
 /// Kernel arguments. The cache is one flat range of total_keys = batch·kv_heads·kv_len keys:
-/// flat key f is row f of K and V seen as [total_keys, head_dim], in KV head f / kv_len (the
-/// batch·kv_heads index b·kv_heads + kv_head). Part x covers flat keys
+/// flat key f is position f mod kv_len of KV head f / kv_len (the batch·kv_heads index
+/// b·kv_heads + kv_head); where its K and V rows lie, see step_rows. Part x covers flat keys
 /// [x·keys_per_part, min(total_keys, (x + 1)·keys_per_part)). Query rows (b·heads + h) of KV
 /// head f / kv_len are (f / kv_len)·group + r, r < group.
 struct DecodeParams {
@@ -38,7 +40,106 @@ struct DecodeParams {
   int64_t keys_per_part;
   int64_t slots;       ///< most KV heads one part touches
   float q_scale_log2;  ///< softmax scale · log2(e): scores come out ready for exp2
+  /// Paged KV cache only (null, 0 when contiguous): int32 page indices [batch, pages_per_seq]
+  /// into K and V seen as [pages, kv_heads, page_size, head_dim], page_size = 2^page_shift.
+  const int32_t* block_table;
+  int64_t pages_per_seq;
+  int64_t kv_heads;
+  int page_shift;
 };
+
+/// Row (of head_dim elements) of a paged K or V pool, [pages, kv_heads, P, head_dim] with P =
+/// 2^page_shift, that holds position `pos` of KV head `kv_head` of the sequence whose block-table
+/// row is `pages`: (pages[pos / P]·kv_heads + kv_head)·P + pos mod P. One 4-byte block-table
+/// read per call (through the read-only cache: every lane of a key row asks for the same entry).
+/// Positions are 32-bit (check_decode_shape keeps a paged seq_len within int32): 64-bit ones
+/// doubled decode_split_kv_kernel's spills at its 64-register bound.
+__device__ __forceinline__ int64_t paged_kv_row(const int32_t* pages, int64_t kv_heads,
+                                                int64_t kv_head, int page_shift, int64_t pos) {
+  const int pos32 = static_cast<int>(pos);
+  const int64_t page = __ldg(pages + (pos32 >> page_shift));
+  return ((page * kv_heads + kv_head) << page_shift) + (pos32 & ((1 << page_shift) - 1));
+}
+
+/// What kv_row and step_rows need of one segment (a block's keys in one KV head batch_kv).
+struct KvSegment {
+  int64_t first_key;     ///< flat key of position 0: batch_kv·kv_len
+  const int32_t* pages;  ///< paged: the sequence's block-table row
+  int64_t kv_head;       ///< paged: batch_kv mod kv_heads
+};
+
+template <KvLayout kLayout>
+__device__ __forceinline__ KvSegment kv_segment(const DecodeParams& p, int64_t batch_kv) {
+  KvSegment seg{batch_kv * p.kv_len, nullptr, 0};
+  if constexpr (kLayout == KvLayout::kPaged) {
+    seg.pages = p.block_table + (batch_kv / p.kv_heads) * p.pages_per_seq;
+    seg.kv_head = batch_kv % p.kv_heads;
+  }
+  return seg;
+}
+
+/// Row of K and V (rows of head_dim elements) holding flat key `key` of segment `seg`: the key
+/// itself in a contiguous [batch, kv_heads, kv_len, head_dim] cache, paged_kv_row (one
+/// block-table read per key) in a paged one. decode_split_kv_kernel reads its rows through it.
+template <KvLayout kLayout>
+__device__ __forceinline__ int64_t kv_row(const DecodeParams& p, const KvSegment& seg,
+                                          int64_t key) {
+  if constexpr (kLayout == KvLayout::kPaged) {
+    return paged_kv_row(seg.pages, p.kv_heads, seg.kv_head, p.page_shift, key - seg.first_key);
+  } else {
+    return key;
+  }
+}
+
+/// Where the K and V rows of one warp step's keys key0 .. key0 + kMaxStepKeys − 1 lie in a paged
+/// cache: key0 + j is at row j + (j < in_first ? first_base : second_base). The step meets at
+/// most two pages (P ≥ 16 = kMaxStepKeys), whose block-table entries are read once per step (the
+/// same two for every lane). decode_split_kv_mma_kernel reads its rows through it: per-key
+/// lookups (kv_row) spilled registers there, two per step do not.
+struct StepRows {
+  int64_t first_base;
+  int64_t second_base;
+  int in_first;
+};
+
+/// Most consecutive keys of one warp step of decode_split_kv_mma_kernel; the smallest page size
+/// must hold them.
+constexpr int kMaxStepKeys = 16;
+static_assert(kKvPageSizes[0] >= kMaxStepKeys, "a warp step meets at most two pages");
+
+template <KvLayout kLayout>
+__device__ __forceinline__ StepRows step_rows(const DecodeParams& p, const KvSegment& seg,
+                                              int64_t key0) {
+  if constexpr (kLayout == KvLayout::kPaged) {
+    const int64_t pos0 = key0 - seg.first_key;
+    const int64_t page_size = int64_t{1} << p.page_shift;
+    StepRows r;
+    r.in_first = static_cast<int>(page_size - (pos0 & (page_size - 1)));
+    r.first_base = paged_kv_row(seg.pages, p.kv_heads, seg.kv_head, p.page_shift, pos0);
+    // Past the sequence's last page every key of the step is beyond seg_end and never loaded.
+    const int64_t next = pos0 + r.in_first;  // first position of the next page
+    r.second_base =
+        (next < p.kv_len ? paged_kv_row(seg.pages, p.kv_heads, seg.kv_head, p.page_shift, next)
+                         : 0) -
+        r.in_first;
+    return r;
+  } else {
+    return {};  // contiguous: step_row needs nothing
+  }
+}
+
+/// Row of K and V of key `key` = key0 + j of the step that step_rows(…, key0) describes: the key
+/// itself when contiguous. With kv_row, the only place the two layouts differ: both kernels visit
+/// the same keys in the same order either way, so their sums are the same.
+template <KvLayout kLayout>
+__device__ __forceinline__ int64_t step_row(const StepRows& r, int64_t key0, int64_t key) {
+  if constexpr (kLayout == KvLayout::kPaged) {
+    const int j = static_cast<int>(key - key0);
+    return j + (j < r.in_first ? r.first_base : r.second_base);
+  } else {
+    return key;
+  }
+}
 
 /// Arrival word of a (KV head, head chunk) in the ticket protocol: the low 16 bits count the
 /// blocks that finished streaming (tickets), the high 16 bits those whose partial is written.

@@ -81,6 +81,16 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   sub.add_option("--gelu-form", o.gelu_form,
                  "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + ")")
       ->check(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)}));
+  sub.add_option("--kv-layout", o.kv_layout,
+                 "KV cache of decode_attention: contiguous | paged (pages scattered through a "
+                 "block table) (default " +
+                     to_string(d.base.kv_layout) + ")")
+      ->check(one_of({to_string(KvLayout::kContiguous), to_string(KvLayout::kPaged)}));
+  sub.add_option("--page-size", o.page_size,
+                 fmt::format("KV positions per page with --kv-layout paged: 16 | 32 | 64 | 128 "
+                             "(default {})",
+                             kDefaultKvPageSize))
+      ->check(strict_integer<int64_t>(axis));
   sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
 }
 
@@ -102,6 +112,15 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   if (o.dtype) config.base.dtype = parse_dtype(*o.dtype);
   if (o.gelu_form) config.base.gelu_form = parse_gelu_form(*o.gelu_form);
   if (o.causal) config.base.causal = true;
+  if (o.kv_layout) {
+    config.base.kv_layout = parse_kv_layout(*o.kv_layout);
+    if (config.base.kv_layout == KvLayout::kContiguous) {
+      config.base.page_size = 0;
+    } else if (config.base.page_size == 0) {
+      config.base.page_size = kDefaultKvPageSize;
+    }
+  }
+  if (o.page_size) config.base.page_size = *o.page_size;  // checked by validate_kv_layout
 }
 
 }  // namespace rooflinectl

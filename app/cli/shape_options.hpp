@@ -1,6 +1,6 @@
 // The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
-// --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal): bound once, applied to
-// a SweepConfig.
+// --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal, --kv-layout,
+// --page-size): bound once, applied to a SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,6 +28,8 @@ struct ShapeOptions {
   std::optional<int64_t> head_dim;
   std::optional<std::string> dtype;
   std::optional<std::string> gelu_form;
+  std::optional<std::string> kv_layout;  ///< "contiguous" | "paged" (decode_attention)
+  std::optional<int64_t> page_size;      ///< KV positions per page (--kv-layout paged)
   bool causal = false;
 };
 
@@ -37,10 +39,11 @@ void add_shape_options(CLI::App& sub, ShapeOptions& options);
 /// Overrides `config` with the flags that were given, in order of precedence: the config (file or
 /// built-in) < the --model preset (apply_preset_shape) < the other flags. --heads without
 /// --kv-heads sets kv_heads = heads (multi-head attention), preset or not; a --kernel request
-/// replaces the config's for that operator. Throws a bad-input Error naming the flag for an
-/// unknown --model (listing the known ids) or a malformed --ops, --kernel, --seq, --dtype or
-/// --gelu-form; the values are checked further by check_sweep_plan (operator and version names
-/// among them).
+/// replaces the config's for that operator; --kv-layout paged without --page-size (and no page
+/// size in the config) takes kDefaultKvPageSize, --kv-layout contiguous without it drops the
+/// config's page size. Throws a bad-input Error naming the flag for an unknown --model (listing
+/// the known ids) or a malformed --ops, --kernel, --seq, --dtype, --gelu-form or --kv-layout; the
+/// values are checked further by check_sweep_plan (operator and version names among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
 
 }  // namespace rooflinectl

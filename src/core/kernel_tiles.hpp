@@ -43,4 +43,19 @@ inline constexpr GemmBlockTile kGemmWgmmaTile{128, 256};
 /// chip holds.
 inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 
+/// Query heads one decode attention block computes for GQA group g = heads / kv_heads: 1 at
+/// g = 1 (the CUDA-core kernel), 8 at 2 ≤ g ≤ 8 and 16 above (the tensor-core kernel's one or two
+/// m16 row tiles of 8 heads).
+constexpr int64_t decode_heads_per_block(int64_t group) {
+  return group == 1 ? 1 : group <= 8 ? 8 : 16;
+}
+
+/// Blocks that share one part of the decode split along the GQA group (the grid's y extent):
+/// ceil(g / decode_heads_per_block(g)). Each of them reads the part's keys and, for a paged KV
+/// cache, their block-table entries.
+constexpr int64_t decode_head_chunks(int64_t group) {
+  const int64_t per_block = decode_heads_per_block(group);
+  return (group + per_block - 1) / per_block;
+}
+
 }  // namespace rooflinectl

@@ -1,8 +1,11 @@
 #include "core/shape.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <optional>
 
 #include "core/error.hpp"
@@ -12,6 +15,14 @@ namespace rooflinectl {
 std::string to_string(Dtype dtype) { return dtype == Dtype::kBf16 ? "bf16" : "fp16"; }
 
 std::string to_string(GeluForm form) { return form == GeluForm::kErf ? "erf" : "tanh"; }
+
+std::string to_string(KvLayout layout) {
+  return layout == KvLayout::kContiguous ? "contiguous" : "paged";
+}
+
+std::string kv_layout_label(const Shape& s) {
+  return s.kv_layout == KvLayout::kPaged ? fmt::format("paged/{}", s.page_size) : std::string();
+}
 
 Dtype parse_dtype(std::string_view text) {
   if (text == "bf16") return Dtype::kBf16;
@@ -23,6 +34,30 @@ GeluForm parse_gelu_form(std::string_view text) {
   if (text == "erf") return GeluForm::kErf;
   if (text == "tanh") return GeluForm::kTanh;
   throw bad_input(fmt::format("invalid GELU form '{}': allowed erf, tanh", text));
+}
+
+KvLayout parse_kv_layout(std::string_view text) {
+  if (text == "contiguous") return KvLayout::kContiguous;
+  if (text == "paged") return KvLayout::kPaged;
+  throw bad_input(
+      fmt::format("invalid KV layout '{}' (--kv-layout): allowed contiguous, paged", text));
+}
+
+void validate_kv_layout(const Shape& s) {
+  if (s.kv_layout == KvLayout::kContiguous) {
+    if (s.page_size != 0) {
+      throw bad_input(
+          fmt::format("invalid page size {} (--page-size): needs --kv-layout paged (the KV cache "
+                      "is contiguous)",
+                      s.page_size));
+    }
+    return;
+  }
+  if (std::find(std::begin(kKvPageSizes), std::end(kKvPageSizes), s.page_size) ==
+      std::end(kKvPageSizes)) {
+    throw bad_input(fmt::format("invalid page size {} (--page-size): allowed {}", s.page_size,
+                                fmt::join(kKvPageSizes, ", ")));
+  }
 }
 
 namespace {
@@ -64,6 +99,7 @@ void validate_common_shape(const Shape& s) {
   positive("kv-heads", "--kv-heads", s.kv_heads);
   positive("head-dim", "--head-dim", s.head_dim);
   positive("seq_len", "--seq", s.seq_len);
+  validate_kv_layout(s);
   if (s.heads % s.kv_heads != 0) {
     throw bad_input(fmt::format(
         "invalid kv-heads {} (--kv-heads): heads ({}) must be a multiple of kv-heads (GQA group "

@@ -14,18 +14,34 @@ enum class Dtype { kBf16, kFp16 };
 /// (Hendrycks & Gimpel 2016, eq. in §2).
 enum class GeluForm { kErf, kTanh };
 
+/// Layout of decode attention's KV cache: one contiguous [batch, kv_heads, seq_len, head_dim]
+/// tensor each for K and V, or fixed-size pages of `page_size` positions reached through a
+/// per-sequence block table (PagedAttention, Kwon et al. 2023, "Efficient Memory Management for
+/// Large Language Model Serving with PagedAttention"). Other operators are contiguous only.
+enum class KvLayout { kContiguous, kPaged };
+
+/// Page sizes (KV positions per page) the paged layout allows: powers of two from 16 to 128.
+inline constexpr int64_t kKvPageSizes[] = {16, 32, 64, 128};
+/// Page size of `--kv-layout paged` without `--page-size`.
+inline constexpr int64_t kDefaultKvPageSize = 16;
+
 /// Size of one element in bytes (2 for both bf16 and fp16).
 constexpr int64_t dtype_size_bytes(Dtype) { return 2; }
 std::string to_string(Dtype dtype);
 std::string to_string(GeluForm form);
+std::string to_string(KvLayout layout);
 /// Parses "bf16" | "fp16"; throws a bad-input Error naming the token otherwise.
 Dtype parse_dtype(std::string_view text);
 /// Parses "erf" | "tanh"; throws a bad-input Error naming the token otherwise.
 GeluForm parse_gelu_form(std::string_view text);
+/// Parses "contiguous" | "paged"; throws a bad-input Error naming the token otherwise.
+KvLayout parse_kv_layout(std::string_view text);
 
 /// Shape of one point. Tensor layouts used by every operator:
 ///   Q, O: [batch, heads, seq_len, head_dim]; K, V: [batch, kv_heads, seq_len, head_dim]
-///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions);
+///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions;
+///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
+///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
 ///   GEMM X: [batch·seq_len, d_model], W: [d_model, 4·d_model];
 ///   GELU: [batch·seq_len, 4·d_model]; LayerNorm: [batch·seq_len, d_model].
 struct Shape {
@@ -37,11 +53,22 @@ struct Shape {
   bool causal = false;    ///< bottom-right aligned mask, as FlashAttention-2
   Dtype dtype = Dtype::kBf16;
   GeluForm gelu_form = GeluForm::kErf;
+  KvLayout kv_layout = KvLayout::kContiguous;  ///< decode_attention only
+  /// KV positions per page when kv_layout is kPaged (one of kKvPageSizes); 0 when contiguous.
+  int64_t page_size = 0;
 
   int64_t d_model() const { return heads * head_dim; }
   int64_t tokens() const { return batch * seq_len; }
   int64_t group_size() const { return heads / kv_heads; }
+  /// Pages of one sequence's KV cache, ceil(seq_len / page_size); 0 when contiguous.
+  int64_t kv_pages_per_sequence() const {
+    return kv_layout == KvLayout::kPaged ? (seq_len + page_size - 1) / page_size : 0;
+  }
 };
+
+/// Short label of a paged KV cache for tables and point labels, "paged/16" (layout/page size);
+/// empty for a contiguous one (the only layout reports had before paging).
+std::string kv_layout_label(const Shape& shape);
 
 /// Upper bound on the element count of any tensor a shape implies (2^50 ≈ 1.1e15, i.e. 2 PiB
 /// of bf16: far beyond any GPU). It exists so that byte counts derived from element counts
@@ -53,12 +80,18 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
 /// key. Recorded in each report's config.
 inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 
-/// Checks the axes shared by all operators (positive, GQA divisibility) and that no tensor every
-/// operator's shape implies (Q/O, the FFN activation and weight) exceeds kMaxTensorElements
-/// (products computed without overflow: e.g. batch 4000000000 with seq_len 2147483648 is refused
-/// naming the product); throws bad-input Error. The L² score matrices are not checked here: only
-/// operators that materialize them call validate_score_matrix_size as well.
+/// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout) and
+/// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
+/// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len
+/// 2147483648 is refused naming the product); throws bad-input Error. The L² score matrices are
+/// not checked here: only operators that materialize them call validate_score_matrix_size too.
 void validate_common_shape(const Shape& shape);
+
+/// Checks the KV-cache layout axes: a paged layout needs a page size in kKvPageSizes, a
+/// contiguous one none (page_size 0). Throws a bad-input Error naming the flag and the allowed
+/// values: "invalid page size 24 (--page-size): allowed 16, 32, 64, 128", "invalid page size 32
+/// (--page-size): needs --kv-layout paged".
+void validate_kv_layout(const Shape& shape);
 
 /// Checks that the attention score matrices S and P, batch × heads × seq_len² elements each, stay
 /// within kMaxTensorElements; throws a bad-input Error naming the product otherwise. For operators

@@ -20,7 +20,8 @@ inline constexpr int kMaxShardCount = 100000;
 
 /// How a point is assigned to a shard, in words (recorded in each shard's report).
 inline constexpr const char* kShardAssignment =
-    "1 + FNV-1a 64-bit hash of the point key (op|L|B|H|H_kv|d|dtype|causal|gelu_form) mod count";
+    "1 + FNV-1a 64-bit hash of the point key (op|L|B|H|H_kv|d|dtype|causal|gelu_form[|kv]) mod "
+    "count";
 
 /// How `sweep --devices` assigns points to its workers, in words (recorded in each worker's
 /// report, with the list itself).
@@ -70,7 +71,8 @@ using EnvLookup = std::function<std::optional<std::string>(const std::string& na
 /// of range, or when neither scheduler's variables are set.
 ShardSpec shard_from_environment(const EnvLookup& env);
 
-/// The point key kShardAssignment hashes, e.g. "gelu|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf".
+/// The point key kShardAssignment hashes, e.g. "gelu|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf",
+/// with "|kv=paged/16" appended for decode attention over a paged KV cache.
 /// Changing its form moves points between shards: a unit test pins it.
 std::string shard_point_key(const std::string& op, const Shape& shape);
 

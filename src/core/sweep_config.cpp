@@ -15,10 +15,10 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",       "seq",         "batch",      "heads",         "kv_heads",
-      "head_dim",  "dtype",       "causal",     "gelu_form",     "repetitions",
-      "max_noise", "min_samples", "min_time_s", "max_time_s",    "warmup_runs",
-      "counters",  "warm_l2",     "device",     "sm_throughput", "kernels"};
+      "ops",           "seq",        "batch",       "heads",       "kv_heads",  "head_dim",
+      "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
+      "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
+      "sm_throughput", "kernels",    "kv_layout",   "page_size"};
   return keys;
 }
 
@@ -68,6 +68,12 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   if (r.has("dtype")) c.base.dtype = r.get_parsed("dtype", parse_dtype);
   if (r.has("causal")) c.base.causal = r.get_bool("causal");
   if (r.has("gelu_form")) c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  if (r.has("kv_layout")) c.base.kv_layout = r.get_parsed("kv_layout", parse_kv_layout);
+  if (r.has("page_size")) {
+    c.base.page_size = r.get_int64("page_size");
+  } else if (c.base.kv_layout == KvLayout::kPaged) {
+    c.base.page_size = kDefaultKvPageSize;
+  }
   if (r.has("repetitions")) c.repetitions = get_int_at_least(r, "repetitions", 1);
   if (r.has("max_noise")) c.max_noise = r.get_double("max_noise");
   if (r.has("min_samples")) c.min_samples = get_int_at_least(r, "min_samples", 1);
@@ -113,6 +119,18 @@ void validate_sweep_config(const SweepConfig& c) {
   Shape first = c.base;
   first.seq_len = c.seq_lens.front();
   validate_common_shape(first);
+  if (c.base.kv_layout == KvLayout::kPaged) {
+    // Refused rather than ignored: a report whose flash or GEMM points say "paged" would claim a
+    // layout those kernels never read.
+    for (const std::string& op : c.ops) {
+      if (op != kDecodeAttentionOp) {
+        throw bad_input(fmt::format(
+            "invalid --kv-layout paged with operator '{}' (--ops): a paged KV cache is read by {} "
+            "only (run it with --ops {})",
+            op, kDecodeAttentionOp, kDecodeAttentionOp));
+      }
+    }
+  }
   if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
     throw bad_input(fmt::format("invalid repetitions {} (--repetitions): allowed 1 to {}",
                                 c.repetitions, kMaxRepetitions));

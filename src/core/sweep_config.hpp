@@ -58,8 +58,10 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "repetitions", "max_noise" (a fraction), "min_samples", "min_time_s",
-/// "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device", "kernels" (an
+/// "gelu_form", "kv_layout" ("contiguous" | "paged"), "page_size" (KV positions per page; 16 when
+/// "kv_layout" is "paged" without it), "repetitions", "max_noise" (a fraction), "min_samples",
+/// "min_time_s", "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device",
+/// "kernels" (an
 /// object of operator name to version key, e.g. {"gemm": "v1"}; the names are checked against the
 /// operators' declarations later, with the plan). Unknown keys and wrong types are bad-input
 /// Errors naming `origin` (the file) and the key.
@@ -74,7 +76,8 @@ SweepConfig default_sweep_config();
 /// Checks the whole config: known-positive axes, repetitions ≥ 1, the adaptive-sampling bounds
 /// (0 < max_noise < 1, min_samples ≥ 6, 0 ≤ min_time_s ≤ max_time_s, max_time_s > 0), non-empty
 /// ops and seq_lens,
-/// kv-heads dividing heads. Operator names are checked by the kernels registry. Throws bad-input.
+/// kv-heads dividing heads, the KV layout (validate_kv_layout; a paged layout with decode_attention
+/// as the only operator). Operator names are checked by the kernels registry. Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 
 }  // namespace rooflinectl

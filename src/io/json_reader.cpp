@@ -73,6 +73,19 @@ int64_t get_positive_int64(const JsonObjectReader& r, const std::string& key) {
   return v;
 }
 
+// "kv_layout" and "page_size" are written for a paged KV cache only (json_writer.cpp): absent,
+// the cache is contiguous.
+void read_kv_layout(const JsonObjectReader& r, Shape& s) {
+  if (!r.has("kv_layout")) return;
+  s.kv_layout = r.get_parsed("kv_layout", parse_kv_layout);
+  if (s.kv_layout == KvLayout::kPaged) s.page_size = r.get_int64("page_size");
+  try {
+    validate_kv_layout(s);
+  } catch (const Error& e) {
+    r.fail_key("page_size", e.what());
+  }
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
   s.batch = get_positive_int64(r, "batch");
@@ -83,6 +96,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   s.causal = r.get_bool("causal");
   s.dtype = r.get_parsed("dtype", parse_dtype);
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  read_kv_layout(r, s);
   return s;
 }
 
@@ -587,6 +601,7 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   c.base.dtype = r.get_parsed("dtype", parse_dtype);
   c.base.causal = r.get_bool("causal");
   c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  read_kv_layout(r, c.base);
   c.repetitions = r.get_int("repetitions");
   // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.
   if (r.has("max_noise")) c.max_noise = r.get_optional_double("max_noise");

@@ -42,6 +42,14 @@ void put_optional(Json& object, const std::string& key, const std::optional<doub
   put_number(object, key, *v);
 }
 
+// Only a paged KV cache is written: absent keys read as contiguous, the layout of every report
+// before paged decode existed, so those reports (and their golden files) stay as they are.
+void put_kv_layout(Json& j, const Shape& s) {
+  if (s.kv_layout != KvLayout::kPaged) return;
+  j["kv_layout"] = to_string(s.kv_layout);
+  j["page_size"] = s.page_size;
+}
+
 Json shape_to_json(const Shape& s) {
   Json j;
   j["batch"] = s.batch;
@@ -52,6 +60,7 @@ Json shape_to_json(const Shape& s) {
   j["causal"] = s.causal;
   j["dtype"] = to_string(s.dtype);
   j["gelu_form"] = to_string(s.gelu_form);
+  put_kv_layout(j, s);
   j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
   return j;
 }
@@ -349,6 +358,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["causal"] = c.base.causal;
   j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
   j["gelu_form"] = to_string(c.base.gelu_form);
+  put_kv_layout(j, c.base);
   j["repetitions"] = c.repetitions;
   j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);
   j["min_samples"] = c.min_samples;
@@ -386,6 +396,7 @@ nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
   j["dtype"] = to_string(c.base.dtype);
   j["causal"] = c.base.causal;
   j["gelu_form"] = to_string(c.base.gelu_form);
+  put_kv_layout(j, c.base);
   j["repetitions"] = c.repetitions;
   if (c.max_noise) j["max_noise"] = *c.max_noise;
   j["min_samples"] = c.min_samples;

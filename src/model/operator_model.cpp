@@ -15,6 +15,15 @@ double attention_pairs(int64_t seq_len, bool causal) {
   return causal ? l * (l + 1.0) / 2.0 : l * l;
 }
 
+BlockTableBytes decode_block_table_bytes(const Shape& s) {
+  if (s.kv_layout != KvLayout::kPaged) return {};
+  const double entries =
+      static_cast<double>(s.batch) * static_cast<double>(s.kv_pages_per_sequence()) * 4.0;
+  const double readers =
+      static_cast<double>(s.kv_heads) * static_cast<double>(decode_head_chunks(s.group_size()));
+  return {entries, entries * readers};
+}
+
 namespace {
 
 AnalyticResult naive_attention_model(const Shape& s) {
@@ -103,12 +112,21 @@ AnalyticResult layernorm_model(const Shape& s, const LayerWidths& w) {
 AnalyticResult decode_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
   const double e = dtype_size_bytes(s.dtype);
+  const BlockTableBytes table = decode_block_table_bytes(s);
   AnalyticResult r;
   r.flop = 4.0 * b * h * l * d;
-  r.min_dram_bytes = 2.0 * b * hkv * l * d * e + 2.0 * b * h * d * e;
-  r.implemented_dram_bytes = r.min_dram_bytes;
+  r.min_dram_bytes = 2.0 * b * hkv * l * d * e + 2.0 * b * h * d * e + table.min_bytes;
+  r.implemented_dram_bytes = r.min_dram_bytes - table.min_bytes + table.implemented_bytes;
   r.flop_formula = "4*B*H*L*d";
-  r.bytes_formula = "2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o)";
+  if (s.kv_layout == KvLayout::kPaged) {
+    r.bytes_formula = fmt::format(
+        "paged KV cache, {}-position pages: 2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o) + "
+        "block table min 4*B*ceil(L/{}), implemented 4*B*H_kv*{}*ceil(L/{}) (once per KV head "
+        "and head chunk)",
+        s.page_size, s.page_size, decode_head_chunks(s.group_size()), s.page_size);
+  } else {
+    r.bytes_formula = "contiguous KV cache: 2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o)";
+  }
   return r;
 }
 

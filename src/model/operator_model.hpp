@@ -35,7 +35,9 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
 ///   layernorm:        N = B·L·d_model; flop 8·N (sum 1, centre 1, square-accumulate 2,
 ///                     normalize 2, affine 2); bytes 2·N·e + 2·d_model·e
-///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o)
+///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o), plus
+///                     for a paged KV cache the block table (decode_block_table_bytes: min and
+///                     implemented); the bytes formula names the layout and page size
 /// at the sweep kernels' widths (kernel_layer_widths: d_model = H·d, FFN = 4·d_model).
 /// Throws a bad-input Error for an unknown operator name.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
@@ -45,6 +47,18 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape);
 /// of the same size, not included); gelu runs over N = B·L·widths.ffn_dim; layernorm over
 /// B·L·widths.d_model. The attention operators depend on `shape` alone. Throws as analytic_model.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape, const LayerWidths& widths);
+
+/// Block-table bytes decode attention reads over a paged KV cache of P-position pages
+/// (kernels/decode_attention.cu; int32 entries, [B, ceil(L/P)]). Both 0 for a contiguous cache.
+struct BlockTableBytes {
+  double min_bytes = 0;  ///< 4·B·ceil(L/P): each entry once
+  /// 4·B·H_kv·C·ceil(L/P), C = decode_head_chunks(g): every block reads the entries of its own
+  /// keys, so a sequence's row is read once per KV head and head chunk (the entries of the ≤
+  /// parts pages a part boundary cuts, read by both parts, are left out: the part count depends
+  /// on the device and they add at most 4 bytes per part).
+  double implemented_bytes = 0;
+};
+BlockTableBytes decode_block_table_bytes(const Shape& shape);
 
 /// DRAM bytes the operator's outputs alone take (written once): the write part of the minimum
 /// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm:

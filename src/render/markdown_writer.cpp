@@ -171,8 +171,13 @@ std::string operator_section(const std::string& op, const Report& report) {
   }
   std::string ran;
   for (const auto& v : versions) ran += fmt::format("{}`{}`", ran.empty() ? "" : ", ", v);
-  std::string out =
-      fmt::format("### `{}`{}: {}\n\n", op, ran.empty() ? "" : " (" + ran + ")", verdict(points));
+  // One sweep has one KV layout: a paged one is named after the operator, "`decode_attention`
+  // paged/16".
+  const std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
+                                 ? " " + kv_layout_label(points.front()->shape)
+                                 : std::string();
+  std::string out = fmt::format("### `{}`{}{}: {}\n\n", op, layout,
+                                ran.empty() ? "" : " (" + ran + ")", verdict(points));
   out += fmt::format(
       "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | L2 FLOP/B | bound | binding | % of roof | "
       "SM % of peak | DRAM % of peak | peak memory | validation | status |\n",

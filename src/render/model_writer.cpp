@@ -33,9 +33,11 @@ std::string format_time(const std::optional<double>& s) {
 }
 
 std::string shape_line(const Shape& s) {
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}", s.batch, s.heads, s.kv_heads,
+  const std::string layout =
+      s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}", s.batch, s.heads, s.kv_heads,
                      s.head_dim, s.d_model(), to_string(s.dtype),
-                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form));
+                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -210,6 +212,10 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
                     {"causal", r.base.causal},
                     {"dtype", to_string(r.base.dtype)},
                     {"gelu_form", to_string(r.base.gelu_form)}};
+  if (r.base.kv_layout == KvLayout::kPaged) {  // absent: contiguous, as in the sweep report
+    j["shape"]["kv_layout"] = to_string(r.base.kv_layout);
+    j["shape"]["page_size"] = r.base.page_size;
+  }
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},
                     {"ffn_dim", r.widths.ffn_dim},

@@ -114,7 +114,8 @@ struct TableNotes {
 Row format_row(const PointResult& p, TableNotes& notes) {
   Row row;
   row.fill(kMissing);
-  row[0] = p.op;
+  // A paged decode point names its layout beside the operator: "decode_attention paged/16".
+  row[0] = p.shape.kv_layout == KvLayout::kPaged ? p.op + " " + kv_layout_label(p.shape) : p.op;
   if (!p.version.empty()) row[1] = p.version;
   row[2] = std::to_string(p.shape.seq_len);
   if (p.timing) row[3] = format_time(p.timing->median_s);

@@ -192,6 +192,26 @@ bad "empty item" sweep --ops gemm,,gelu
 bad "empty item" sweep --ops ""
 bad "invalid ops (--ops): 'gemm' is listed more than once" sweep --ops gemm,gelu,gemm
 bad "'xml'" sweep --format xml
+# ---- KV-cache layout (decode_attention only; refused with any other operator) ----------------
+bad "--kv-layout: 'blocked' is not allowed (allowed: contiguous, paged)" \
+  sweep --ops decode_attention --kv-layout blocked
+for page in 0 8 24 256 -16; do
+  bad "invalid page size $page (--page-size): allowed 16, 32, 64, 128" \
+    sweep --ops decode_attention --kv-layout paged --page-size="$page"
+done
+bad "--page-size: 'abc' is not a whole number" sweep --ops decode_attention --kv-layout paged \
+  --page-size abc
+bad "invalid page size 32 (--page-size): needs --kv-layout paged" \
+  sweep --ops decode_attention --page-size 32
+bad "invalid page size 16 (--page-size): needs --kv-layout paged" \
+  sweep --ops decode_attention --kv-layout contiguous --page-size 16
+bad "invalid --kv-layout paged with operator 'naive_attention' (--ops)" sweep --kv-layout paged
+bad "invalid --kv-layout paged with operator 'flash_attention' (--ops)" \
+  sweep --ops decode_attention,flash_attention --kv-layout paged --page-size 64
+bad "invalid page size 24 (--page-size): allowed 16, 32, 64, 128" \
+  model --gpu h200-sxm --ops decode_attention --kv-layout paged --page-size 24
+bad "invalid --kv-layout paged with operator 'gemm' (--ops)" \
+  model --gpu h200-sxm --ops gemm --kv-layout paged
 bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
 # The allowed list is CLI11's own subcommand list, all nine of them.
@@ -242,6 +262,13 @@ config_case ops-unknown '{"ops": ["gemm", "softmax"]}' "'softmax'"
 config_case reps-huge '{"repetitions": 99999999999}' "'repetitions'"
 config_case causal-int '{"causal": 1}' "'causal'"
 config_case device-negative '{"device": -1}' "'device'"
+config_case kv-layout-name '{"ops": ["decode_attention"], "kv_layout": "ring"}' "'ring'"
+config_case page-size-alone '{"ops": ["decode_attention"], "page_size": 64}' \
+  "invalid page size 64 (--page-size): needs --kv-layout paged"
+config_case page-size-bad '{"ops": ["decode_attention"], "kv_layout": "paged", "page_size": 48}' \
+  "invalid page size 48 (--page-size): allowed 16, 32, 64, 128"
+config_case paged-gemm '{"ops": ["gemm"], "kv_layout": "paged"}' \
+  "invalid --kv-layout paged with operator 'gemm' (--ops)"
 # nlohmann would keep the last of two equal keys, silently.
 config_case duplicate-key '{"batch": 2, "heads": 8, "batch": 4}' \
   "key 'batch' appears more than once in the document (allowed: each key once)"

@@ -50,7 +50,7 @@ def cut(report, count):
         shard["config"]["shard"] = {
             "index": index, "count": count,
             "assignment": "1 + FNV-1a 64-bit hash of the point key "
-                          "(op|L|B|H|H_kv|d|dtype|causal|gelu_form) mod count",
+                          "(op|L|B|H|H_kv|d|dtype|causal|gelu_form[|kv]) mod count",
             "planned_points": planned, "shard_points": len(shard["points"])}
         shards.append(shard)
     return shards

@@ -57,6 +57,20 @@ class ReportSchemas(unittest.TestCase):
         report = load(os.path.join(DOCS, "examples", "h200-sweep.json"))
         self.assertEqual(errors(SWEEP_SCHEMA, report), [])
 
+    def test_paged_kv_layout_holds_and_bad_page_sizes_do_not(self):
+        report = load(os.path.join(DOCS, "examples", "h200-sweep.json"))
+        decode = [p for p in report["points"] if p["op"] == "decode_attention"]
+        self.assertTrue(decode)
+        for where in (decode[0]["shape"], report["config"]):
+            where.update(kv_layout="paged", page_size=64)
+        self.assertEqual(errors(SWEEP_SCHEMA, report), [])
+        decode[0]["shape"]["page_size"] = 24
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+        decode[0]["shape"].update(kv_layout="contiguous", page_size=16)  # never written
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+        del decode[0]["shape"]["kv_layout"]  # a page size without the layout
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+
     def test_committed_profile_reports_hold(self):
         self.assertGreaterEqual(len(PROFILES), 3)
         for path in PROFILES:

@@ -65,6 +65,8 @@ TEST(WorkerConfigFile, ReadsBackEveryFieldAConfigFileHolds) {
   config.base.dtype = Dtype::kFp16;
   config.base.causal = true;
   config.base.gelu_form = GeluForm::kTanh;
+  config.base.kv_layout = KvLayout::kPaged;
+  config.base.page_size = 64;
   config.max_noise = 0.02;
   config.min_samples = 12;
   config.min_time_s = 0.5;
@@ -88,6 +90,8 @@ TEST(WorkerConfigFile, ReadsBackEveryFieldAConfigFileHolds) {
   EXPECT_EQ(back.base.dtype, Dtype::kFp16);
   EXPECT_TRUE(back.base.causal);
   EXPECT_EQ(back.base.gelu_form, GeluForm::kTanh);
+  EXPECT_EQ(back.base.kv_layout, KvLayout::kPaged);
+  EXPECT_EQ(back.base.page_size, 64);
   EXPECT_EQ(back.max_noise, config.max_noise);
   EXPECT_EQ(back.min_samples, 12);
   EXPECT_EQ(back.min_time_s, 0.5);

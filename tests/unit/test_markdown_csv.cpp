@@ -102,6 +102,18 @@ TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
   EXPECT_NE(md.find("not compared: L = 32768: naive_attention skipped"), std::string::npos);
 }
 
+TEST(MarkdownWriter, PagedDecodeHeadingNamesTheLayout) {
+  Report report = load_report(kDataDir + "report_fixed.json");
+  for (PointResult& p : report.points) {
+    if (p.op != "decode_attention") continue;
+    p.shape.kv_layout = KvLayout::kPaged;
+    p.shape.page_size = 128;
+  }
+  const std::string md = format_markdown_report(report);
+  EXPECT_NE(md.find("### `decode_attention` paged/128 (`"), std::string::npos) << md;
+  EXPECT_NE(md.find("### `gelu` (`"), std::string::npos);
+}
+
 TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
   const std::string md = format_markdown_report(
       load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json"));

@@ -72,6 +72,49 @@ TEST(OperatorModel, DecodeIntensityIsAboutTheGroupSize) {
   EXPECT_NEAR(gqa.flop / gqa.min_dram_bytes, 4.0, 4e-3);
 }
 
+// Block-table bytes by hand. B = 2, H = 32, H_kv = 8 (g = 4: one head chunk of 8 heads per
+// block), L = 1000 (not a page multiple), P = 16: ceil(1000/16) = 63 pages per sequence, 126
+// int32 entries = 504 bytes once; each of the 8 KV heads reads its sequence's row: 4032 bytes.
+TEST(OperatorModel, DecodePagedCountsTheBlockTable) {
+  Shape s = default_shape(1000);
+  s.batch = 2;
+  s.heads = 32;
+  s.kv_heads = 8;
+  const AnalyticResult contiguous = analytic_model("decode_attention", s);
+  // K and V: 2 × 2 × 8 × 1000 × 128 × 2 B = 8 192 000; q and o: 2 × 2 × 32 × 128 × 2 B = 32 768.
+  EXPECT_DOUBLE_EQ(contiguous.min_dram_bytes, 8192000.0 + 32768.0);
+  EXPECT_DOUBLE_EQ(contiguous.implemented_dram_bytes, contiguous.min_dram_bytes);
+  EXPECT_NE(contiguous.bytes_formula.find("contiguous KV cache"), std::string::npos);
+
+  s.kv_layout = KvLayout::kPaged;
+  s.page_size = 16;
+  const BlockTableBytes table = decode_block_table_bytes(s);
+  EXPECT_DOUBLE_EQ(table.min_bytes, 504.0);
+  EXPECT_DOUBLE_EQ(table.implemented_bytes, 4032.0);
+  const AnalyticResult paged = analytic_model("decode_attention", s);
+  EXPECT_DOUBLE_EQ(paged.flop, contiguous.flop);
+  EXPECT_DOUBLE_EQ(paged.min_dram_bytes, 8224768.0 + 504.0);
+  EXPECT_DOUBLE_EQ(paged.implemented_dram_bytes, 8224768.0 + 4032.0);
+  EXPECT_NE(paged.bytes_formula.find("paged KV cache, 16-position pages"), std::string::npos);
+}
+
+// g = 32 (H = 64, H_kv = 2) takes two head chunks of 16 heads, and each reads the table: B = 1,
+// L = 4096, P = 128: 32 entries = 128 bytes once, × 2 KV heads × 2 chunks = 512 bytes.
+TEST(OperatorModel, DecodePagedTableIsReadPerHeadChunk) {
+  Shape s = default_shape(4096);
+  s.heads = 64;
+  s.kv_heads = 2;
+  s.kv_layout = KvLayout::kPaged;
+  s.page_size = 128;
+  const BlockTableBytes table = decode_block_table_bytes(s);
+  EXPECT_DOUBLE_EQ(table.min_bytes, 128.0);
+  EXPECT_DOUBLE_EQ(table.implemented_bytes, 512.0);
+  s.kv_layout = KvLayout::kContiguous;
+  s.page_size = 0;
+  EXPECT_DOUBLE_EQ(decode_block_table_bytes(s).min_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(decode_block_table_bytes(s).implemented_bytes, 0.0);
+}
+
 TEST(OperatorModel, TokensPerSecond) {
   Shape s = default_shape(4096);
   s.batch = 2;

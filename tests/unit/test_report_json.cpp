@@ -20,6 +20,7 @@
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "result/point_key.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
@@ -125,6 +126,11 @@ PointResult full_point() {
   return p;
 }
 
+PointResult paged_as(PointResult p, int64_t page_size) {
+  p.shape.page_size = page_size;
+  return p;
+}
+
 Report full_report() {
   Report r;
   r.tool_version = "0.1.0";
@@ -224,6 +230,42 @@ TEST(ReportJson, SchemaVersionIsPinnedAndFirstKey) {
   for (const auto& item : json.items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"schema_version", "tool", "timestamp_utc", "device",
                                             "config", "peaks", "points"}));
+}
+
+// A paged decode point writes its layout and page size and reads them back; a contiguous point
+// writes neither (absent reads as contiguous), and the point label names the layout.
+TEST(ReportJson, PagedKvLayoutRoundTrips) {
+  Report original = full_report();
+  PointResult paged = original.points[0];
+  paged.op = "decode_attention";
+  paged.shape.kv_layout = KvLayout::kPaged;
+  paged.shape.page_size = 64;
+  original.points.push_back(paged);
+  const std::string text = report_to_json_text(original);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["points"][0]["shape"].contains("kv_layout"));
+  EXPECT_FALSE(j["points"][0]["shape"].contains("page_size"));
+  EXPECT_EQ(j["points"][1]["shape"]["kv_layout"], "paged");
+  EXPECT_EQ(j["points"][1]["shape"]["page_size"], 64);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[0].shape.kv_layout, KvLayout::kContiguous);
+  EXPECT_EQ(back.points[0].shape.page_size, 0);
+  EXPECT_EQ(back.points[1].shape.kv_layout, KvLayout::kPaged);
+  EXPECT_EQ(back.points[1].shape.page_size, 64);
+  EXPECT_NE(point_key(back.points[1]).label().find(" paged/64"), std::string::npos);
+  EXPECT_FALSE(point_key(back.points[1]).same_point(point_key(paged_as(back.points[1], 16))));
+
+  std::string bad = text;
+  const std::string page_64 = "\"page_size\": 64";
+  bad.replace(bad.find(page_64), page_64.size(), "\"page_size\": 24");
+  try {
+    report_from_json_text(bad, "memory");
+    ADD_FAILURE() << "page size 24 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid page size 24"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ReportJson, FullReportRoundTripsExactly) {

@@ -111,6 +111,12 @@ TEST(ShardAssignment, PointKeyAndHashArePinned) {
   Shape shape;
   shape.seq_len = 4096;
   EXPECT_EQ(shard_point_key("gelu", shape), "gelu|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf");
+  shape.kv_layout = KvLayout::kPaged;
+  shape.page_size = 16;
+  EXPECT_EQ(shard_point_key("decode_attention", shape),
+            "decode_attention|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf|kv=paged/16");
+  shape = Shape{};
+  shape.seq_len = 4096;
   // FNV-1a 64 test vectors of its published definition: "" and "a".
   EXPECT_EQ(fnv1a_64(""), 14695981039346656037ull);
   EXPECT_EQ(fnv1a_64("a"), 0xaf63dc4c8601ec8cull);

@@ -82,8 +82,8 @@ TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
   for (const auto& item : file.items()) keys.insert(item.key());
   EXPECT_EQ(keys,
             (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim", "dtype",
-                                   "causal", "gelu_form", "repetitions", "warmup_runs", "counters",
-                                   "warm_l2", "device", "sm_throughput", "kernels"}));
+                                   "causal", "gelu_form", "kv_layout", "repetitions", "warmup_runs",
+                                   "counters", "warm_l2", "device", "sm_throughput", "kernels"}));
 }
 
 TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
@@ -221,6 +221,39 @@ TEST(SweepConfig, ValidateChecksTheWholeConfig) {
   c = default_sweep_config();
   c.repetitions = 0;
   EXPECT_TRUE(contains(validate_error(c), "repetitions"));
+}
+
+TEST(SweepConfig, KvLayoutKeys) {
+  SweepConfig c = parse_sweep_config(R"({"ops": ["decode_attention"], "kv_layout": "paged"})", "f");
+  EXPECT_EQ(c.base.kv_layout, KvLayout::kPaged);
+  EXPECT_EQ(c.base.page_size, kDefaultKvPageSize);  // paged without a page size: 16
+  validate_sweep_config(c);
+  c = parse_sweep_config(R"({"ops": ["decode_attention"], "kv_layout": "paged", "page_size": 128})",
+                         "f");
+  EXPECT_EQ(c.base.page_size, 128);
+  validate_sweep_config(c);
+  EXPECT_EQ(default_sweep_config().base.kv_layout, KvLayout::kContiguous);
+  EXPECT_EQ(default_sweep_config().base.page_size, 0);
+  EXPECT_TRUE(contains(parse_error(R"({"kv_layout": "ring"})"), "'ring'"));
+
+  c = parse_sweep_config(R"({"ops": ["decode_attention"], "page_size": 64})", "f");
+  EXPECT_EQ(validate_error(c),
+            "invalid page size 64 (--page-size): needs --kv-layout paged (the KV cache is "
+            "contiguous)");
+  for (const int64_t page : {0, 8, 24, 256}) {
+    c = default_sweep_config();
+    c.ops = {"decode_attention"};
+    c.base.kv_layout = KvLayout::kPaged;
+    c.base.page_size = page;
+    EXPECT_EQ(validate_error(c), "invalid page size " + std::to_string(page) +
+                                     " (--page-size): allowed 16, 32, 64, 128");
+  }
+  // Refused, not ignored, beside any other operator (the default runs all six).
+  c = default_sweep_config();
+  c.base.kv_layout = KvLayout::kPaged;
+  c.base.page_size = 32;
+  EXPECT_TRUE(contains(validate_error(c),
+                       "invalid --kv-layout paged with operator 'naive_attention' (--ops)"));
 }
 
 // nlohmann refuses a number past double's range while parsing with out_of_range (406), not

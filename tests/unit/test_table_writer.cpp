@@ -85,6 +85,18 @@ TEST(TableWriter, RowNamesTheKernelVersion) {
   EXPECT_EQ(lines[0].find("version"), lines[3].find("-")) << lines[3];  // skipped: no kernel ran
 }
 
+TEST(TableWriter, PagedDecodeRowNamesItsLayout) {
+  Report r;
+  PointResult paged = ok_point("decode_attention", 4096, 1e-4, 1e9, 1e9, "counters");
+  paged.shape.kv_layout = KvLayout::kPaged;
+  paged.shape.page_size = 16;
+  r.points = {paged, ok_point("decode_attention", 8192, 2e-4, 2e9, 2e9, "counters")};
+  const std::vector<std::string> lines = lines_of(format_console_table(r));
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[2].rfind("decode_attention paged/16 ", 0), 0u) << lines[2];
+  EXPECT_FALSE(contains(lines[3], "paged")) << lines[3];  // contiguous: the operator alone
+}
+
 TEST(TableWriter, FooterNamesTheRoofValuesNotTheCacheFile) {
   Report r;
   r.config.base.dtype = Dtype::kBf16;
