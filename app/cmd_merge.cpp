@@ -29,9 +29,10 @@ CLI::App* setup_merge(CLI::App& app, MergeCommandOptions& o) {
                   "Write the merged report here (atomically; name ending in .json; never one of "
                   "the inputs)")
       ->required();
-  sub->add_flag("--allow-different-gpus", o.allow_different_gpus,
-                "Merge shards measured on different GPU models; each point keeps its GPU and "
-                "roofs (default: refused)");
+  sub->add_flag(
+      "--allow-different-gpus,--allow-different-gpu", o.allow_different_gpus,
+      "Merge shards measured on different GPU models; each point keeps its GPU and "
+      "roofs; --allow-different-gpu, compare's spelling, is the same flag (default: refused)");
   return sub;
 }
 

@@ -386,27 +386,13 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
 }
 
 nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
-  Json j;
-  j["ops"] = c.ops;
-  j["seq"] = c.seq_spec;
-  j["batch"] = c.base.batch;
-  j["heads"] = c.base.heads;
-  j["kv_heads"] = c.base.kv_heads;
-  j["head_dim"] = c.base.head_dim;
-  j["dtype"] = to_string(c.base.dtype);
-  j["causal"] = c.base.causal;
-  j["gelu_form"] = to_string(c.base.gelu_form);
-  put_kv_layout(j, c.base);
-  j["repetitions"] = c.repetitions;
-  if (c.max_noise) j["max_noise"] = *c.max_noise;
-  j["min_samples"] = c.min_samples;
-  j["min_time_s"] = c.min_time_s;
-  j["max_time_s"] = c.max_time_s;
-  j["warmup_runs"] = c.warmup_runs;
-  j["counters"] = c.counters;
-  j["warm_l2"] = c.warm_l2;
-  j["sm_throughput"] = c.sm_throughput;
-  if (!c.kernels.empty()) j["kernels"] = c.kernels;
+  // The report's record of the config, less what the loader does not read: the expanded lengths
+  // and the mask alignment (derived), and the CLI-only device, clock lock and shard.
+  Json j = sweep_config_to_json(c);
+  for (const char* key : {"seq_lens", "mask_alignment", "device", "lock_clocks", "shard"}) {
+    j.erase(key);
+  }
+  if (!c.max_noise) j.erase("max_noise");  // null in a report; a config file leaves it out
   return j;
 }
 

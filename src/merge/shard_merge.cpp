@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "compare/gpu_match.hpp"
 #include "core/error.hpp"
 #include "core/shard.hpp"
 #include "core/sweep_plan.hpp"
-#include "core/utc_timestamp.hpp"
 #include "io/json_writer.hpp"
 #include "result/point_key.hpp"
 
@@ -27,8 +27,10 @@ Json sweep_identity(const SweepConfig& config) {
 }
 
 // How a report's counters were collected, in one line: shards of different methods measured
-// different quantities (docs/counter-method.md) and cannot sit in one report.
-std::string counter_method(const Report& report) {
+// different quantities (docs/counter-method.md) and cannot sit in one report. nullopt when
+// counters were on and available but no point was counted (a shard of no points, or whose points
+// were all skipped): such a shard says nothing about the method.
+std::optional<std::string> counter_method(const Report& report) {
   if (!report.config.counters) return "no counters (--no-counters)";
   if (!report.device.counters_available) {
     return fmt::format("counters unavailable ({})", report.device.counters_reason);
@@ -44,7 +46,24 @@ std::string counter_method(const Report& report) {
     }
     return method;
   }
-  return "counters available, no point counted";
+  return std::nullopt;
+}
+
+// Every shard that counted a point counted it the same way.
+void check_counter_methods(const std::vector<MergeInput>& inputs) {
+  const MergeInput* reference = nullptr;
+  std::string reference_method;
+  for (const MergeInput& input : inputs) {
+    const std::optional<std::string> method = counter_method(input.report);
+    if (!method) continue;
+    if (reference == nullptr) {
+      reference = &input;
+      reference_method = *method;
+    } else if (*method != reference_method) {
+      throw bad_input(fmt::format("cannot merge {}: counted with {}, {} with {}", input.file,
+                                  *method, reference->file, reference_method));
+    }
+  }
 }
 
 void check_same_sweep(const MergeInput& first, const MergeInput& other) {
@@ -82,12 +101,6 @@ void check_same_sweep(const MergeInput& first, const MergeInput& other) {
   if (a.config.shard->count != b.config.shard->count) {
     throw bad_input(fmt::format("cannot merge {}: it is shard {} but {} is shard {}", other.file,
                                 b.config.shard->text(), first.file, a.config.shard->text()));
-  }
-  const std::string method_a = counter_method(a);
-  const std::string method_b = counter_method(b);
-  if (method_a != method_b) {
-    throw bad_input(fmt::format("cannot merge {}: counted with {}, {} with {}", other.file,
-                                method_b, first.file, method_a));
   }
   const auto roof = [](const Report& r) {
     return r.peaks ? to_string(r.peaks->used) : std::string("none");
@@ -174,6 +187,7 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
     check_unique_points(report, input.file);
   }
   for (size_t i = 1; i < inputs.size(); ++i) check_same_sweep(inputs.front(), inputs[i]);
+  check_counter_methods(inputs);
   check_shard_set(inputs);
   MergeResult result;
   check_gpus(inputs, options, result.warnings);
@@ -233,7 +247,11 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
   merged.schema_version = first.schema_version;
   merged.tool_version = first.tool_version;
   merged.git_revision = first.git_revision;
-  merged.timestamp_utc = utc_timestamp_now();
+  // When the sweep was measured: its last shard's time (each shard's own is in sources); ISO
+  // 8601 UTC strings of one format order as text.
+  for (const MergeInput& input : inputs) {
+    merged.timestamp_utc = std::max(merged.timestamp_utc, input.report.timestamp_utc);
+  }
   merged.device = first.device;
   merged.peaks = first.peaks;
   merged.canary = first.canary;

@@ -34,14 +34,15 @@ struct MergeResult {
 /// that sweep, in the sweep's run order (core/sweep_plan.hpp). Every input must be a shard report
 /// (config.shard) of the current schema; all must share the tool version and git revision, the
 /// config (but the shard index and the CUDA device index), the shard count, the counter method
-/// (counters on or off, available or not, and the sessions' replay modes and metric sets) and the
+/// (counters on or off, available or not, and the sessions' replay modes and metric sets, among
+/// the shards that counted a point: a shard of no points merges with any) and the
 /// roof source used, and the assignment rule. Each shard must hold exactly the points its index
 /// owes (core/sweep_plan.hpp shard_runs: the hash rule, or the shard's explicit list from `sweep
 /// --devices`): a point of another shard, a missing one, one in two shards, or a plan position
 /// that two explicit lists claim or none does, is refused. Different GPU models
 /// are refused unless options.allow_different_gpus. The merged report keeps every shard's device,
 /// roofs and canary in `sources` (in shard order) and each point's index into it; its own
-/// device, peaks and canary are those of shard 1, its timestamp the merge's, its config the
+/// device, peaks and canary are those of shard 1, its timestamp the latest shard's, its config the
 /// sweep's without a shard. Throws a bad-input Error naming the file(s) and the cause.
 MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptions& options);
 

@@ -65,7 +65,12 @@ std::vector<CsvColumn> shape_columns() {
       point_column("op", [](const PointResult& p) { return p.op; }),
       point_column("version", [](const PointResult& p) { return p.version; }),
       // The GPU is one per report; repeated on every row so that CSVs of several GPUs concatenate.
-      {"device", [](const Report& r, const PointResult&) { return r.device.name; }},
+      // In a merged report, the GPU of the point's own shard.
+      {"device",
+       [](const Report& r, const PointResult& p) {
+         return p.source && *p.source < r.sources.size() ? r.sources[*p.source].device.name
+                                                         : r.device.name;
+       }},
       point_column("seq_len", [](const PointResult& p) { return std::to_string(p.shape.seq_len); }),
       point_column("batch", [](const PointResult& p) { return std::to_string(p.shape.batch); }),
       point_column("heads", [](const PointResult& p) { return std::to_string(p.shape.heads); }),

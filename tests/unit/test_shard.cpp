@@ -292,6 +292,16 @@ TEST(ShardMerge, BalancedListsThatOverlapOrLeaveAPointOutAreRefused) {
   }
 }
 
+TEST(ShardMerge, AShardOfNoPointsMergesAndTheTimestampIsTheLastShards) {
+  // The default sweep cut 8 ways (docs/cluster.md's recipes) leaves shard 5/8 empty.
+  std::vector<MergeInput> shards = cut(8);
+  ASSERT_TRUE(shards[4].report.points.empty());
+  shards[6].report.timestamp_utc = "2026-12-06T01:02:03Z";
+  const MergeResult merged = merge_shard_reports(shards, {});
+  EXPECT_EQ(merged.report.points.size(), h200_report().points.size());
+  EXPECT_EQ(merged.report.timestamp_utc, "2026-12-06T01:02:03Z");
+}
+
 TEST(ShardMerge, MissingShardIsNamed) {
   std::vector<MergeInput> shards = cut(3);
   shards.erase(shards.begin() + 1);
