@@ -13,10 +13,8 @@
 namespace rooflinectl {
 namespace {
 
-// The point key without the kernel version: operator and shape.
-std::string row_key(const PointResult& point) {
-  return point.op + " " + point_key(point).shape_label();
-}
+// The point key without the kernel version: operator and shape ("gelu L=4096 B=1 ...").
+std::string row_key(const PointResult& point) { return point_key(point).shape_label(); }
 
 std::string roof_source_text(const Report& report) {
   return report.peaks ? to_string(report.peaks->used) : std::string("counter-derived");
