@@ -217,7 +217,9 @@ int run_sweep_command(const SweepOptions& o) {
   // --devices: checked before the baseline is read; one device is a plain sweep on it.
   std::vector<int> devices;
   if (o.devices) {
-    devices = parse_device_list(*o.devices, device_count(), "--devices");
+    const int count = device_count();
+    devices =
+        parse_device_list(*o.devices, count, "--devices", count == 0 ? no_device_message() : "");
     config.device = devices.front();
   }
   // A bad baseline must cost nothing: it is read and checked before the GPU does any work.

@@ -10,12 +10,9 @@
 
 namespace rooflinectl {
 
-std::vector<int> parse_device_list(std::string_view text, int device_count, std::string_view flag) {
-  const auto no_device = [&] {
-    return environment_error(
-        fmt::format("{} {}: no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES)",
-                    flag, text));
-  };
+std::vector<int> parse_device_list(std::string_view text, int device_count, std::string_view flag,
+                                   const std::string& no_device_text) {
+  const auto no_device = [&] { return environment_error(no_device_text); };
   if (text == "all") {
     if (device_count == 0) throw no_device();
     std::vector<int> all(static_cast<size_t>(device_count));

@@ -15,7 +15,7 @@ namespace {
 
 ExitCode code_of(const std::string& text, int count, std::string* message = nullptr) {
   try {
-    parse_device_list(text, count, "--devices");
+    parse_device_list(text, count, "--devices", "no GPU: install the driver");
   } catch (const Error& e) {
     if (message != nullptr) *message = e.what();
     return e.exit_code();
@@ -24,9 +24,9 @@ ExitCode code_of(const std::string& text, int count, std::string* message = null
 }
 
 TEST(DeviceList, AllAndListsInTheOrderGiven) {
-  EXPECT_EQ(parse_device_list("all", 4, "--devices"), (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(parse_device_list("2,0", 4, "--devices"), (std::vector<int>{2, 0}));
-  EXPECT_EQ(parse_device_list("1", 2, "--devices"), (std::vector<int>{1}));
+  EXPECT_EQ(parse_device_list("all", 4, "--devices", ""), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(parse_device_list("2,0", 4, "--devices", ""), (std::vector<int>{2, 0}));
+  EXPECT_EQ(parse_device_list("1", 2, "--devices", ""), (std::vector<int>{1}));
 }
 
 TEST(DeviceList, BadItemsAreBadInputNamingTheItem) {
@@ -48,7 +48,7 @@ TEST(DeviceList, BadItemsAreBadInputNamingTheItem) {
 TEST(DeviceList, NoGpuIsAnEnvironmentProblemOnceTheTextIsWellFormed) {
   std::string message;
   EXPECT_EQ(code_of("all", 0, &message), ExitCode::kEnvironment);
-  EXPECT_NE(message.find("no CUDA device is visible"), std::string::npos) << message;
+  EXPECT_NE(message.find("no GPU: install the driver"), std::string::npos) << message;
   EXPECT_EQ(code_of("0,1", 0), ExitCode::kEnvironment);
   EXPECT_EQ(code_of("0,y", 0), ExitCode::kBadInput);
 }
