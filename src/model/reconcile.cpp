@@ -192,7 +192,7 @@ void add_flash_checks(Reconciliation& r, const PointResult& p, const DeviceRecor
     c.explanation = fmt::format(
         "FlashAttention Theorem 2 count for M = {:.0f} KB of shared memory per SM (cc {}.{}): "
         "paper block Br = min(ceil(M/(4*d*e)), d) = {} rows gives {}; the kernel's Br = {} gives "
-        "{} (implemented_dram_bytes), Theta(B*H*L^2*d^2/M) with constant 1 is {}. DRAM moved "
+        "{} (implemented_dram_bytes), Theta(B*H*L^2*d^2*e^2/M) with constant 1 is {}. DRAM moved "
         "{:.3f}x the paper count and {:.2f}x the minimum: {}",
         io.sram_bytes / 1024.0, device.cc_major, device.cc_minor, io.paper_query_tile_rows,
         mb(io.paper_io_bytes), io.kernel_query_tile_rows, mb(io.kernel_io_bytes),

@@ -174,7 +174,9 @@ std::string flash_io_table(const ModelReport& r) {
   out +=
       "  bytes in decimal units (1 MB = 1e6 B); paper/kernel bytes: Q, O, LSE once plus K and V "
       "once per query tile of Br rows (no L2 "
-      "reuse); Theta = B*H*L^2*d^2/M*e with constant 1\n";
+      "reuse); Theta = B*H*L^2*d^2*e^2/M with M in bytes (Thm 2 counts M in elements, M/e), "
+      "constant 1: an order of growth, not a bound; it sits below the min bytes (Q, K, V, O "
+      "once) while L*d*e < 4*M\n";
   return out;
 }
 
