@@ -190,7 +190,7 @@ void add_flash_checks(Reconciliation& r, const PointResult& p, const DeviceRecor
     ReconcileCheck c = make_check("dram_bytes", "flash_io_bound.paper_io_bytes", dram,
                                   io.paper_io_bytes, std::nullopt, std::nullopt);
     c.explanation = fmt::format(
-        "FlashAttention Theorem 2 count for M = {:.0f} KB of shared memory per SM (cc {}.{}): "
+        "FlashAttention Theorem 2 count for M = {:.0f} KiB of shared memory per SM (cc {}.{}): "
         "paper block Br = min(ceil(M/(4*d*e)), d) = {} rows gives {}; the kernel's Br = {} gives "
         "{} (implemented_dram_bytes), Theta(B*H*L^2*d^2*e^2/M) with constant 1 is {}. DRAM moved "
         "{:.3f}x the paper count and {:.2f}x the minimum: {}",
