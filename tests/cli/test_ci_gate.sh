@@ -7,10 +7,7 @@ set -u
 bin="$1"
 gate="$2"
 report="$3"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
 # expect WANT_CODE OUT_DIR FILE PATTERN ARGS...: run the gate into OUT_DIR, check its exit code and
 # that FILE (under OUT_DIR) matches PATTERN.
@@ -21,12 +18,11 @@ expect() {
     >/dev/null 2>"$work/stderr"
   local got=$?
   if [[ $got -ne $want ]] || ! grep -q -- "$pattern" "$dir/$file" 2>/dev/null; then
-    echo "FAIL: ci-gate.sh $* -> exit $got (want $want), $file ~ '$pattern'"
-    echo "  $file: $(head -c 300 "$dir/$file" 2>/dev/null)"
-    echo "  stderr: $(head -c 300 "$work/stderr")"
-    failures=$((failures + 1))
+    fail "ci-gate.sh $* -> exit $got (want $want), $file ~ '$pattern'
+  $file: $(head -c 300 "$dir/$file" 2>/dev/null)
+  stderr: $(head -c 300 "$work/stderr")"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -57,14 +53,12 @@ expect 2 "$work/refused" summary.md "comparison refused" --baseline "$work/h100.
 if ! nvidia-smi >/dev/null 2>&1; then
   expect 3 "$work/nogpu" summary.md "not run.*environment" --baseline "$report" -- --ops gelu
   if ! grep -q "not run" "$work/step-summary.md"; then
-    echo "FAIL: the exit-3 summary was not appended to GITHUB_STEP_SUMMARY"
-    failures=$((failures + 1))
+    fail "the exit-3 summary was not appended to GITHUB_STEP_SUMMARY"
   fi
 fi
 "$gate" --bin "$bin" --bogus >/dev/null 2>"$work/stderr"
 if [[ $? -ne 2 ]] || ! grep -q "unknown argument '--bogus'" "$work/stderr"; then
-  echo "FAIL: an unknown argument is not exit 2"; failures=$((failures + 1))
+  fail "an unknown argument is not exit 2"
 fi
 
-echo "ci_gate: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "ci_gate"

@@ -5,29 +5,7 @@
 set -u
 bin="$1"
 report="$2"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-# check WANT_CODE STDOUT_PATTERN STDERR_PATTERN ARGS...: run and check the exit code and that
-# stdout and stderr match their patterns ("" matches anything).
-check() {
-  local want="$1" out_pattern="$2" err_pattern="$3"
-  shift 3
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local got=$?
-  if [[ $got -ne $want ]] ||
-     { [[ -n $out_pattern ]] && ! grep -q -- "$out_pattern" "$work/stdout"; } ||
-     { [[ -n $err_pattern ]] && ! grep -q -- "$err_pattern" "$work/stderr"; }; then
-    echo "FAIL: rooflinectl $* -> exit $got (want $want)"
-    echo "  stdout: $(head -c 300 "$work/stdout")"
-    echo "  stderr: $(head -c 300 "$work/stderr")"
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$(dirname "$0")/harness.sh"
 
 # Identical reports: no regression, in every format.
 check 0 "no regression" "" compare "$report" "$report"
@@ -74,13 +52,13 @@ check 1 '<failure message="slower: ' "" compare "$report" "$work/l2_up.json" --f
 check 0 'failures="0" skipped="0"' "" compare "$report" "$report" --format junit
 check 1 "" "written to $work/cmp.md" compare "$report" "$work/l2_up.json" --format md -o "$work/cmp.md"
 if ! grep -q "1 regression" "$work/cmp.md"; then
-  echo "FAIL: compare -o did not write the comparison"; failures=$((failures + 1))
+  fail "compare -o did not write the comparison"
 fi
 check 2 "" "--format junit writes .xml" compare "$report" "$report" --format junit -o "$work/x.json"
 "$bin" compare "$report" "$report" >/dev/full 2>"$work/stderr"
 code=$?
 if [[ $code -ne 3 ]]; then
-  echo "FAIL: compare > /dev/full -> exit $code (want 3)"; failures=$((failures + 1))
+  fail "compare > /dev/full -> exit $code (want 3)"
 fi
 
 # Bad input: exit 2 with one error line naming the problem.
@@ -216,5 +194,4 @@ PY
 check 1 "dram_bytes +" "" compare "$(dirname "$0")/../../docs/examples/h200-sweep.json" \
   "$work/more-writeback.json"
 
-echo "cli_compare: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "cli_compare"

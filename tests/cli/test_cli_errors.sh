@@ -8,17 +8,10 @@
 # root (CI does): root bypasses file permissions, so those inputs are not bad for root.
 set -u
 bin="$1"
-work="$(mktemp -d)"    # output directory of every case: must stay empty
-inputs="$(mktemp -d)"  # config files the cases read
+source "$(dirname "$0")/harness.sh"  # $work: the output directory of every case, must stay empty
+inputs="$(mktemp -d)"                  # config files the cases read
 trap 'chmod -R u+rwx "$work" "$inputs"; rm -rf "$work" "$inputs"' EXIT
-failures=0
-passes=0
 skips=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
 
 # run_case WANT PATTERN OUTPUT ARGS...: runs the binary with ARGS and --output OUTPUT (none when
 # OUTPUT is "-"); checks the exit code, that stderr is one line matching PATTERN (grep -F, so
@@ -44,7 +37,7 @@ run_case() {
     fail "rooflinectl ${args[*]} -> left files: $(ls -A "$work")"
     rm -rf "${work:?}"/*
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -322,7 +315,7 @@ for case in "gelu 268435456" "layernorm 268435456" "gemm 16777216" "decode_atten
             "flash_attention 16777216"; do
   read -r op len <<<"$case"
   if "$bin" model --gpu h200-sxm --ops "$op" --seq "$len" >"$inputs/stdout" 2>"$inputs/stderr"; then
-    passes=$((passes + 1))
+    pass
   else
     fail "model --ops $op --seq $len -> exit $?: $(head -c 300 "$inputs/stderr")"
   fi
@@ -336,7 +329,7 @@ if [[ -w /dev/full ]]; then
     "$bin" $args >/dev/full 2>"$inputs/stderr"
     code=$?
     if [[ $code -eq 3 ]] && grep -q "^error: cannot write to standard output" "$inputs/stderr"; then
-      passes=$((passes + 1))
+      pass
     else fail "$args >/dev/full -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   done
   # Help and --version go through stdout's buffer too (CLI11 prints them): a lost write is not a
@@ -347,7 +340,7 @@ if [[ -w /dev/full ]]; then
     code=$?
     if [[ $code -eq 3 ]] && [[ $(wc -l <"$inputs/stderr") -eq 1 ]] &&
        grep -q "^error: cannot write to standard output: No space left on device" "$inputs/stderr"; then
-      passes=$((passes + 1))
+      pass
     else fail "$args >/dev/full -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   done
 else
@@ -424,7 +417,7 @@ run_case 2 "--device -1" - peaks --device -1
 code=$?
 if [[ $code -ne 0 ]] || ! cmp -s "$inputs/model-default.json" "$inputs/model-v1.json"; then
   fail "model --kernel gemm=v1,flash_attention=v2 -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
-else passes=$((passes + 1)); fi
+else pass; fi
 
 # `model` needs no GPU: the worked example of src/model/memory_model.hpp (fp16, d = 128) comes out of the memory table,
 # and --output writes the JSON.
@@ -434,31 +427,31 @@ code=$?
 if [[ $code -ne 0 ]] || ! grep -q "33.6 MB" "$inputs/stdout" || ! grep -q "268 MB" "$inputs/stdout" ||
    ! grep -q '"model_schema_version"' "$inputs/model.json"; then
   fail "model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
-else passes=$((passes + 1)); fi
+else pass; fi
 
 # plot and report on the committed H200 report: charts are SVG documents, CSV has one row per point.
 for chart in roofline throughput; do
   if "$bin" plot "$h200" --chart "$chart" -o "$inputs/$chart.svg" 2>"$inputs/stderr" &&
      head -c 4 "$inputs/$chart.svg" | grep -q "<svg" && tail -n 1 "$inputs/$chart.svg" | grep -q "</svg>"; then
-    passes=$((passes + 1))
+    pass
   else
     fail "plot --chart $chart: $(head -c 300 "$inputs/stderr")"
   fi
 done
 rows=$("$bin" report "$h200" --format csv 2>/dev/null | wc -l)
-if [[ $rows -eq 43 ]]; then passes=$((passes + 1)); else
+if [[ $rows -eq 43 ]]; then pass; else
   fail "report --format csv printed $rows lines (want header + 42)"; fi
 # report --format json: the report re-validated and re-derived, readable again by report itself.
 if "$bin" report "$h200" --format json >"$inputs/normalized.json" 2>"$inputs/stderr" &&
    cmp -s <("$bin" report "$inputs/normalized.json" --format csv) <("$bin" report "$h200" --format csv) &&
    grep -q '"schema_version"' "$inputs/normalized.json"; then
-  passes=$((passes + 1)); else fail "report --format json: $(head -c 300 "$inputs/stderr")"; fi
+  pass; else fail "report --format json: $(head -c 300 "$inputs/stderr")"; fi
 # report --format bmf: the Bencher export of a saved report, one benchmark per point.
 if python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (len(d) == 42 and all("latency" in v or "throughput" in v for v in d.values())))' \
      < <("$bin" report "$h200" --format bmf 2>/dev/null); then
-  passes=$((passes + 1)); else fail "report --format bmf: not 42 benchmarks with a measure"; fi
+  pass; else fail "report --format bmf: not 42 benchmarks with a measure"; fi
 if "$bin" report "$h200" --format md 2>/dev/null | grep -qE "FlashAttention's gain is significant (beyond L = |at every L compared, from L = )"; then
-  passes=$((passes + 1)); else fail "report --format md lacks the conclusion"; fi
+  pass; else fail "report --format md lacks the conclusion"; fi
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   run_case 3 "no CUDA GPU found (" - peaks
   run_case 3 "no CUDA GPU found (" - devices
@@ -468,7 +461,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
   if [[ $code -eq 3 ]] && [[ $(wc -l <"$inputs/stderr") -eq 1 ]] &&
      grep -q '^error: no CUDA GPU found' "$inputs/stderr" &&
      python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["devices"] == [] and d["error"] == "no CUDA GPU found" and d["reason"]))' "$inputs/stdout" 2>/dev/null; then
-    passes=$((passes + 1))
+    pass
   else
     fail "devices --json without a GPU -> exit $code: $(head -c 300 "$inputs/stdout") $(head -c 300 "$inputs/stderr")"
   fi
@@ -481,7 +474,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
       if grep -q "no NVIDIA driver is loaded" "$inputs/stdout" "$inputs/stderr" &&
          grep -q "install or load the NVIDIA driver" "$inputs/stdout" "$inputs/stderr" &&
          ! grep -q "insufficient" "$inputs/stdout" "$inputs/stderr"; then
-        passes=$((passes + 1))
+        pass
       else fail "$args without a driver: $(head -c 300 "$inputs/stderr") $(grep -i -m1 -e driver -e insufficient "$inputs/stdout")"; fi
     done
   fi
@@ -502,7 +495,7 @@ PY
   for format in table md; do
     if "$bin" report "$inputs/edited.json" --format "$format" >"$inputs/stdout" 2>"$inputs/stderr" &&
        ! grep -qE '(^|[^0-9.])500(\.0+)? ?%' "$inputs/stdout"; then
-      passes=$((passes + 1))
+      pass
     else
       fail "report --format $format of an edited report: $(grep -m1 -E '500' "$inputs/stdout") $(head -c 300 "$inputs/stderr")"
     fi
@@ -589,12 +582,12 @@ PY
   code=$?
   if [[ $code -eq 1 ]] && grep -q "ERROR: above roof!" "$inputs/stdout" &&
      grep -q "1 point above its roof" "$inputs/stderr"; then
-    passes=$((passes + 1))
+    pass
   else fail "report of an above-roof point -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   "$bin" plot "$inputs/above-roof.json" -o "$inputs/above.svg" >/dev/null 2>"$inputs/stderr"
   code=$?
   if [[ $code -eq 1 ]] && grep -q 'class="above-roof"' "$inputs/above.svg"; then
-    passes=$((passes + 1))
+    pass
   else fail "plot of an above-roof point -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   # A report of no points, or of no ok point, gives nothing to compare or plot.
   python3 - "$h200" "$inputs" <<'PY'
@@ -622,7 +615,7 @@ PY
     code=$?
     if [[ $code -eq 1 ]] && grep -qE "^(1|42) of 42 points not ok \(first: [a-z_]+ at L = [0-9]+, skipped: does not fit\); exit 1$" "$inputs/stderr" &&
        { [[ -s "$inputs/stdout" ]] || [[ -s "$inputs/one-skipped.svg" ]]; }; then
-      passes=$((passes + 1))
+      pass
     else fail "$args (a point not ok) -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
   done
   run_case 2 "no-points.json has no points" - compare "$h200" "$inputs/no-points.json"
@@ -641,5 +634,4 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
     --kernel gemm=v1,flash_attention=v2 --kernel gelu=v2
 fi
 
-echo "cli_errors: $passes passed, $failures failed, $skips skipped"
-[[ $failures -eq 0 ]]
+finish "cli_errors" "$skips skipped"

@@ -4,13 +4,12 @@
 # one: the built-in defaults, not a file. Usage: test_cli_help.sh BINARY
 set -u
 bin="$1"
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
 subcommands=$("$bin" --help | awk '/^Subcommands:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
-[[ -n $subcommands ]] || { echo "FAIL: no subcommands in --help"; exit 1; }
+[[ -n $subcommands ]] || { fail "no subcommands in --help"; exit 1; }
 for sub in $subcommands; do
-  help=$("$bin" "$sub" --help) || { echo "FAIL: $sub --help exits $?"; failures=$((failures + 1)); continue; }
+  help=$("$bin" "$sub" --help) || { fail "$sub --help exits $?"; continue; }
   # One block per option: its line ("  --name TYPE ...", "  -o,--output TYPE ...") and the
   # indented description lines under it. Options with a type take a value; flags have none.
   missing=$(python3 - "$help" <<'PY'
@@ -37,15 +36,14 @@ for block in blocks:
         print(name)
 PY
 )
-  if [[ -z $missing ]]; then passes=$((passes + 1))
-  else echo "FAIL: $sub --help shows no default for: $(echo $missing)"; failures=$((failures + 1)); fi
+  if [[ -z $missing ]]; then pass
+  else fail "$sub --help shows no default for: $(echo $missing)"; fi
 done
 
 for sub in sweep model; do
   if "$bin" "$sub" --help | tr -s ' \n' ' ' | grep -q -- "--config TEXT JSON sweep config.*(default: none, the built-in defaults"; then
-    passes=$((passes + 1))
-  else echo "FAIL: $sub --help: --config does not say that without it the built-in defaults are read"; failures=$((failures + 1)); fi
+    pass
+  else fail "$sub --help: --config does not say that without it the built-in defaults are read"; fi
 done
 
-echo "cli_help: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "cli_help"

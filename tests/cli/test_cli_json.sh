@@ -5,27 +5,11 @@
 # Usage: test_cli_json.sh BINARY
 set -u
 bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# json_check NAME FILE PYTHON: parses FILE as JSON (json.load(sys.stdin)) into `doc`, then runs
-# the PYTHON statements, which raise (assert) on a mismatch; sys.argv[1] is $work.
+# json_check NAME FILE PYTHON: python_check with sys.argv[1] = $work.
 json_check() {
-  local name="$1" file="$2" code="$3"
-  if python3 -c "import json, sys
-doc = json.load(sys.stdin)
-$code" "$work" <"$file" 2>"$work/py.err"; then
-    passes=$((passes + 1))
-  else
-    fail "$name: $(tail -c 400 "$work/py.err")"
-  fi
+  python_check "$1" "$2" "$3" "$work"
 }
 
 # ---- list --json: the same operators, axes and counters as `list` ---------------------------
@@ -101,7 +85,7 @@ if [[ $json_code -ne $text_code ]]; then
 elif [[ $json_code -ne 0 && $json_code -ne 3 ]]; then
   fail "doctor --json -> exit $json_code (want 0 or 3): $(head -c 300 "$work/stderr")"
 else
-  passes=$((passes + 1))
+  pass
   json_check "doctor --json keys" "$work/doctor.json" "
 assert list(doc) == ['versions', 'host', 'visible_devices', 'devices', 'verdict'], list(doc)
 assert {'rooflinectl', 'cuda_driver', 'cuda_runtime', 'cupti'} <= set(doc['versions'])
@@ -122,10 +106,9 @@ fi
 "$bin" doctor --json --device=-1 >"$work/stdout" 2>"$work/stderr"
 code=$?
 if [[ $code -eq 2 && ! -s "$work/stdout" ]] && grep -q -- "--device -1" "$work/stderr"; then
-  passes=$((passes + 1))
+  pass
 else
   fail "doctor --json --device=-1 -> exit $code: $(head -c 300 "$work/stderr")"
 fi
 
-echo "cli_json: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish cli_json

@@ -5,33 +5,15 @@
 # the presets. Usage: test_cli_model_preset.sh BINARY
 set -u
 bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# refused WANT PATTERN ARGS...: exit WANT, stderr one "error:" line containing PATTERN (literal),
-# empty stdout, no report file.
+# refused WANT PATTERN ARGS...: refused_run, and no report file.
 refused() {
-  local want="$1" pattern="$2"
-  shift 2
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    fail "rooflinectl $* -> exit $got (want $want): $(head -c 300 "$work/stderr")"
-  elif ! grep -qF -- "$pattern" "$work/stderr"; then
-    fail "rooflinectl $* -> stderr does not name '$pattern': $(head -c 400 "$work/stderr")"
-  elif [[ $(wc -l <"$work/stderr") -ne 1 ]] || ! grep -q '^error: ' "$work/stderr"; then
-    fail "rooflinectl $* -> want one 'error:' line: $(head -c 400 "$work/stderr")"
-  elif [[ -s "$work/stdout" || -e "$work/report.json" ]]; then
-    fail "rooflinectl $* -> wrote output"
+  refused_run "$@" || return
+  if [[ -e "$work/report.json" ]]; then
+    fail "rooflinectl ${*:3} -> wrote $work/report.json"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -44,14 +26,8 @@ model_json() {
     fail "$name: model $* -> exit $?: $(head -c 300 "$work/stderr")"
     return
   fi
-  if python3 -c "import json, sys
-doc = json.load(open(sys.argv[1]))
-pts = {(p['op'], p['seq_len']): p for p in doc['points']}
-$code" "$work/model.json" 2>"$work/py.err"; then
-    passes=$((passes + 1))
-  else
-    fail "$name: $(tail -c 400 "$work/py.err")"
-  fi
+  python_check "$name" "$work/model.json" "pts = {(p['op'], p['seq_len']): p for p in doc['points']}
+$code"
 }
 
 # ---- model --model: the preset's attention axes and widths -----------------------------------
@@ -95,7 +71,7 @@ assert doc["layer"]["notes"] == [], doc["layer"]
 if "$bin" model --gpu h200-sxm --model llama-3.1-8b --seq 4096 >"$work/table.txt" 2>&1 &&
    grep -qF "layer: d_model=4096 ffn_dim=14336 ffn=swiglu norm=rmsnorm (--model llama-3.1-8b)" "$work/table.txt" &&
    grep -qF "notes:" "$work/table.txt"; then
-  passes=$((passes + 1))
+  pass
 else
   fail "model --model llama-3.1-8b table: $(head -c 600 "$work/table.txt")"
 fi
@@ -124,10 +100,9 @@ fi
 # ---- list shows the presets -------------------------------------------------------------------
 if "$bin" list >"$work/list.txt" 2>&1 &&
    grep -qE "^  gemma-2-9b +Gemma 2 9B: d_model 3584, H 16, H_kv 8, d 256, ffn 14336 geglu \(tanh GELU\), rmsnorm, 42 layers" "$work/list.txt"; then
-  passes=$((passes + 1))
+  pass
 else
   fail "list does not show gemma-2-9b: $(grep -A9 'model presets' "$work/list.txt" | head -c 800)"
 fi
 
-echo "cli_model_preset: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish cli_model_preset

@@ -5,30 +5,18 @@
 # Usage: test_cli_profile.sh BINARY
 set -u
 bin="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# bad_input PATTERN ARGS...: exit 2, one "error:" line naming PATTERN, no report file.
+# bad_input PATTERN ARGS...: `profile -o $work/bad.json ARGS` refused (refused_run, exit 2), no
+# report file.
 bad_input() {
   local pattern="$1"
   shift
-  "$bin" profile -o "$work/bad.json" "$@" >"$work/stdout" 2>"$work/stderr"
-  local got=$?
-  if [[ $got -ne 2 ]]; then
-    fail "profile $* -> exit $got (want 2): $(head -c 300 "$work/stderr")"
-  elif ! grep -qF -- "$pattern" "$work/stderr" || [[ $(wc -l <"$work/stderr") -ne 1 ]]; then
-    fail "profile $* -> want one error line naming '$pattern': $(head -c 300 "$work/stderr")"
-  elif [[ -e "$work/bad.json" ]]; then
+  refused_run 2 "$pattern" profile -o "$work/bad.json" "$@" || return
+  if [[ -e "$work/bad.json" ]]; then
     fail "profile $* -> wrote a report"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -46,7 +34,7 @@ if [[ $got -ne 2 ]] || ! grep -qF ".json" "$work/stderr" || [[ $(wc -l <"$work/s
    [[ -e "$work/report.txt" ]]; then
   fail "profile -o report.txt -> exit $got, want 2 and one error line naming .json: $(head -c 300 "$work/stderr")"
 else
-  passes=$((passes + 1))
+  pass
 fi
 
 # ran STATUS ARGS...: the program's status passes through and the report exists and is parseable.
@@ -62,7 +50,7 @@ ran() {
       "$work/report.json"; then
     fail "profile -- $* -> no parseable report"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -89,8 +77,7 @@ if ! head -1 "$work/stdout" | grep -qx program-output ||
   ! grep -q "^rooflinectl profile: echo program-output (exit 0" "$work/stdout"; then
   fail "profile -- echo: stdout $(head -c 300 "$work/stdout")"
 else
-  passes=$((passes + 1))
+  pass
 fi
 
-echo "cli profile checks: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "cli profile checks"

@@ -8,31 +8,7 @@ set -u
 bin="$1"
 profile="$2/h200-profile-block.json"
 sweep="$2/h200-sweep.json"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-# check WANT_CODE STDOUT_PATTERN STDERR_PATTERN ARGS...: run and check the exit code and that
-# stdout and stderr match their patterns ("" matches anything). A refusal (exit 2) must be one
-# "error:" line.
-check() {
-  local want="$1" out_pattern="$2" err_pattern="$3"
-  shift 3
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local got=$?
-  if [[ $got -ne $want ]] ||
-     { [[ -n $out_pattern ]] && ! grep -q -- "$out_pattern" "$work/stdout"; } ||
-     { [[ -n $err_pattern ]] && ! grep -qF -- "$err_pattern" "$work/stderr"; } ||
-     { [[ $want -eq 2 ]] && [[ $(wc -l <"$work/stderr") -ne 1 ]]; }; then
-    echo "FAIL: rooflinectl $* -> exit $got (want $want)"
-    echo "  stdout: $(head -c 400 "$work/stdout")"
-    echo "  stderr: $(head -c 400 "$work/stderr")"
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$(dirname "$0")/harness.sh"
 
 # edit OUT SCALE [DRAM_FACTOR]: a copy of the block profile whose kernel with 16 launches (the
 # attention GEMMs, kernels[1]) has every duration times SCALE, and whose GELU (kernels[4],
@@ -111,5 +87,4 @@ check 2 "" "--format junit is for sweep reports; allowed for profile reports: ta
 check 2 "" "--min-share is for profile reports" compare "$sweep" "$sweep" --min-share 2%
 check 2 "" "--by roof is for sweep reports" compare "$profile" "$profile" --by roof
 
-echo "cli profile compare checks: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "cli profile compare checks"

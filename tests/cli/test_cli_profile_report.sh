@@ -9,31 +9,18 @@ bin="$1"
 profile="$2/h200-profile-block.json"
 table="$2/h200-profile-block.txt"
 sweep="$2/h200-sweep.json"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# refused PATTERN ARGS...: exit 2, one "error:" line naming PATTERN, nothing written to $work/out.*.
+# refused PATTERN ARGS...: refused_run with exit 2, and nothing written to $work/out.*.
 refused() {
   local pattern="$1"
   shift
   rm -f "$work"/out.*
-  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
-  local got=$?
-  if [[ $got -ne 2 ]]; then
-    fail "$* -> exit $got (want 2): $(head -c 300 "$work/stderr")"
-  elif ! grep -qF -- "$pattern" "$work/stderr" || [[ $(wc -l <"$work/stderr") -ne 1 ]]; then
-    fail "$* -> want one error line naming '$pattern': $(head -c 300 "$work/stderr")"
-  elif compgen -G "$work/out.*" >/dev/null; then
+  refused_run 2 "$pattern" "$@" || return
+  if compgen -G "$work/out.*" >/dev/null; then
     fail "$* -> wrote $(ls "$work"/out.*)"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -49,13 +36,13 @@ ok() {
 # less the "written to" line that went to stderr).
 sed -n '/^rooflinectl profile:/,$p' "$table" | grep -v '^profile report written to ' >"$work/want.txt"
 if ok report "$profile"; then
-  if cmp -s "$work/stdout" "$work/want.txt"; then passes=$((passes + 1)); else
+  if cmp -s "$work/stdout" "$work/want.txt"; then pass; else
     fail "report table differs from $table: $(diff "$work/want.txt" "$work/stdout" | head -5)"
   fi
 fi
 if ok report "$profile" --format table -o "$work/table.txt"; then
   if cmp -s "$work/table.txt" "$work/want.txt" && grep -q "written to" "$work/stderr"; then
-    passes=$((passes + 1))
+    pass
   else
     fail "report --format table -o: file differs or no 'written to' line"
   fi
@@ -63,12 +50,12 @@ fi
 
 # JSON: the report read back and written again is the same text.
 if ok report "$profile" --format json; then
-  if cmp -s "$work/stdout" "$profile"; then passes=$((passes + 1)); else
+  if cmp -s "$work/stdout" "$profile"; then pass; else
     fail "report --format json differs from $profile"
   fi
 fi
 if ok report "$profile" --format json -o "$work/copy.json"; then
-  if cmp -s "$work/copy.json" "$profile"; then passes=$((passes + 1)); else
+  if cmp -s "$work/copy.json" "$profile"; then pass; else
     fail "report --format json -o differs from $profile"
   fi
 fi
@@ -81,7 +68,7 @@ refused "allowed for profile reports: table, json" report "$profile" --format md
 
 # The chart: an SVG with one marker per placed kernel and the unplaced ones listed.
 if ok plot "$profile" -o "$work/chart.svg"; then
-  if python3 - "$work/chart.svg" <<'PY'; then passes=$((passes + 1)); else fail "plot: chart content"; fi
+  if python3 - "$work/chart.svg" <<'PY'; then pass; else fail "plot: chart content"; fi
 import sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -104,5 +91,4 @@ refused "--chart throughput: $profile is a \`rooflinectl profile\` report, which
 refused "$profile is a \`rooflinectl profile\` report; a sweep baseline must be a sweep report" \
   sweep --ops gelu --seq 512 --baseline "$profile"
 
-echo "cli profile report checks: $passes passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish "cli profile report checks"

@@ -5,15 +5,12 @@
 # Usage: test_install_deps.sh SCRIPT
 set -u
 script="$1"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
+source "$(dirname "$0")/harness.sh"
 
-# check WANT_CODE STDERR_PATTERN STDOUT_PATTERN -- COMMAND...: run COMMAND, check its exit code,
-# that stderr has at most one line matching STDERR_PATTERN and stdout matches STDOUT_PATTERN ("" =
-# anything).
-check() {
+# check_command WANT_CODE STDERR_PATTERN STDOUT_PATTERN -- COMMAND...: run COMMAND, check its
+# exit code, that stderr has at most one line matching STDERR_PATTERN and stdout matches
+# STDOUT_PATTERN ("" = anything).
+check_command() {
   local want="$1" err_pattern="$2" out_pattern="$3"
   shift 4
   "$@" >"$work/stdout" 2>"$work/stderr"
@@ -23,12 +20,11 @@ check() {
   if [[ $got -ne $want ]] || ((err_lines > 1)) ||
      { [[ -n $err_pattern ]] && ! grep -q -- "$err_pattern" "$work/stderr"; } ||
      { [[ -n $out_pattern ]] && ! grep -q -- "$out_pattern" "$work/stdout"; }; then
-    echo "FAIL: $* -> exit $got (want $want), $err_lines stderr lines"
-    echo "  stdout: $(head -c 400 "$work/stdout")"
-    echo "  stderr: $(head -c 400 "$work/stderr")"
-    failures=$((failures + 1))
+    fail "$* -> exit $got (want $want), $err_lines stderr lines
+  stdout: $(head -c 400 "$work/stdout")
+  stderr: $(head -c 400 "$work/stderr")"
   else
-    passes=$((passes + 1))
+    pass
   fi
 }
 
@@ -52,20 +48,18 @@ printf '#!/bin/sh\nexit 1\n' >"$work/fakebin/dpkg-query"
 printf '#!/bin/sh\ntouch "%s/apt-get-called"\n' "$work" >"$work/fakebin/apt-get"
 chmod +x "$work/fakebin/dpkg-query" "$work/fakebin/apt-get"
 
-check 3 "CUDA toolkit not found: no nvcc at $work/absent/nvcc" "" -- \
+check_command 3 "CUDA toolkit not found: no nvcc at $work/absent/nvcc" "" -- \
   env CUDACXX="$work/absent/nvcc" bash "$script" --check
-check 3 "CUDA 12.4 .* is too old" "" -- env CUDACXX="$work/cuda12/bin/nvcc" bash "$script" --check
-check 3 "CUPTI not found: no cupti.h" "" -- env CUDACXX="$work/nocupti/bin/nvcc" bash "$script"
-check 3 "packages missing" "missing: cmake ninja-build g++ libcli11-dev" -- \
+check_command 3 "CUDA 12.4 .* is too old" "" -- env CUDACXX="$work/cuda12/bin/nvcc" bash "$script" --check
+check_command 3 "CUPTI not found: no cupti.h" "" -- env CUDACXX="$work/nocupti/bin/nvcc" bash "$script"
+check_command 3 "packages missing" "missing: cmake ninja-build g++ libcli11-dev" -- \
   env PATH="$work/fakebin:$PATH" CUDACXX="$work/cuda13/bin/nvcc" bash "$script" --check
-check 3 "" "missing: .* clang" -- \
+check_command 3 "" "missing: .* clang" -- \
   env PATH="$work/fakebin:$PATH" CUDACXX="$work/cuda13/bin/nvcc" bash "$script" --check --fuzz
 if [[ -e "$work/apt-get-called" ]]; then
-  echo "FAIL: --check called apt-get"
-  failures=$((failures + 1))
+  fail "--check called apt-get"
 fi
-check 2 "unknown option '--bogus' (allowed: --fuzz, --check, --help)" "" -- bash "$script" --bogus
-check 0 "" "--check" -- bash "$script" --help
+check_command 2 "unknown option '--bogus' (allowed: --fuzz, --check, --help)" "" -- bash "$script" --bogus
+check_command 0 "" "--check" -- bash "$script" --help
 
-echo "install_deps: $passes passed, $failures failed"
-((failures == 0))
+finish install_deps
