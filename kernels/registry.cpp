@@ -44,8 +44,8 @@ void check_kernel_requests(const KernelRequests& requests) {
     if (spec == operator_specs().end()) {
       std::vector<std::string> names;
       for (const auto& s : operator_specs()) names.push_back(s.name);
-      throw bad_input(fmt::format("kernel '{}={}': unknown operator '{}' (allowed: {})", op, key,
-                                  op, fmt::join(names, ", ")));
+      throw bad_input(fmt::format("invalid --kernel '{}={}': unknown operator '{}' (allowed: {})",
+                                  op, key, op, fmt::join(names, ", ")));
     }
     find_version(*spec, key);
   }

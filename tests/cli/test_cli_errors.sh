@@ -153,7 +153,7 @@ bad "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3)" \
   sweep --ops gemm --seq 512 --kernel gemm=v7
 bad "kernel 'flash_attention=3': unknown version '3' of flash_attention (allowed: v2, v3)" \
   sweep --ops flash_attention --seq 512 --kernel flash_attention=3
-bad "kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, flash_attention, gemm," \
+bad "invalid --kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, flash_attention, gemm," \
   sweep --seq 512 --kernel flash=v2
 bad "kernel 'gemm=v7'" sweep --ops gelu --seq 512 --kernel gelu=v2,gemm=v7
 bad "kernel 'gemm=v7'" sweep --ops gemm --seq 512 --kernel flash_attention=v2 --kernel gemm=v7

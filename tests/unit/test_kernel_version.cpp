@@ -134,7 +134,7 @@ TEST(KernelDeclarations, CheckedRequests) {
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"flash", "v2"}});
             }),
-            "kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, "
+            "invalid --kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, "
             "flash_attention, gemm, gelu, layernorm, decode_attention)");
 }
 
