@@ -7,13 +7,18 @@
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
 # The binary keeps the CUDA toolkit's library directory in its RUNPATH, so the installed tool
 # finds libcudart, libcupti and libcublas where the build found them (/usr/local/cuda-13.0/... for
-# NVIDIA's packages) without an ld.so.conf entry.
+# NVIDIA's packages) without an ld.so.conf entry. The build tree's binaries get the same RUNPATH
+# (BUILD_WITH_INSTALL_RPATH): the build RUNPATH CMake computes for a target that links the CUDA
+# driver stub ends in an empty entry ("/usr/local/cuda/lib:"), which makes the dynamic loader
+# search the current directory.
 include(GNUInstallDirs)
 
-set_target_properties(rooflinectl PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+set_target_properties(rooflinectl PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE
+                                             BUILD_WITH_INSTALL_RPATH TRUE)
 install(TARGETS rooflinectl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # `profile` looks for its injection library in ../lib/rooflinectl next to bin/ (app/cmd_profile.cpp).
-set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE
+                                                    BUILD_WITH_INSTALL_RPATH TRUE)
 install(TARGETS rooflinectl_inject LIBRARY DESTINATION lib/rooflinectl)
 install(FILES docs/report-schema.json docs/profile-report-schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
