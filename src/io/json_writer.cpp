@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "core/parallel_for.hpp"
 #include "core/sweep_plan.hpp"
@@ -72,7 +73,7 @@ Json validation_to_json(const Validation& v) {
   Json tolerance;
   put_number(tolerance, "abs", v.tolerance.abs);
   put_number(tolerance, "rel", v.tolerance.rel);
-  j["tolerance"] = tolerance;
+  j["tolerance"] = std::move(tolerance);
   j["checked_elements"] = v.checked_elements;
   j["failed_elements"] = v.failed_elements;
   j["non_finite_elements"] = v.non_finite_elements;
@@ -97,7 +98,7 @@ Json timing_to_json(const TimingResult& t) {
       samples_reason = non_finite_reason(s) + " at index " + std::to_string(i);
     }
   }
-  j["samples_s"] = samples;
+  j["samples_s"] = std::move(samples);
   if (!samples_reason.empty()) j["samples_s_null_reason"] = samples_reason;
   put_number(j, "median_s", t.median_s);
   put_number(j, "min_s", t.min_s);
@@ -117,9 +118,9 @@ Json timing_to_json(const TimingResult& t) {
       put_number(reading, "memory_clock_hz", c.memory_clock_hz);
       reading["clock_event_reasons"] = c.clock_event_reasons;
       reading["throttled"] = c.power_or_thermal_throttled;  // derived; recomputed when read
-      clocks.push_back(reading);
+      clocks.push_back(std::move(reading));
     }
-    j["sample_clocks"] = clocks;
+    j["sample_clocks"] = std::move(clocks);
   } else {
     j["sample_clocks"] = nullptr;
     j["sample_clocks_null_reason"] =
@@ -164,7 +165,7 @@ Json counters_to_json(const CounterResult& c) {
     put_optional(session, "wall_time_s", s.wall_time_s);
     sessions.push_back(std::move(session));
   }
-  j["sessions"] = sessions;
+  j["sessions"] = std::move(sessions);
   put_optional(j, "dram_writeback_bytes", c.dram_writeback_bytes);
   if (!c.dram_writeback_bytes) j["dram_writeback_bytes_null_reason"] = c.writeback_null_reason;
   j["writeback_method"] = c.writeback_method;
@@ -173,13 +174,13 @@ Json counters_to_json(const CounterResult& c) {
   put_optional(j, "dram_bytes_isolated", c.dram_bytes_isolated());
   Json kernels = Json::array();
   for (const auto& k : c.kernels) kernels.push_back(kernel_counters_to_json(k));
-  j["kernels"] = kernels;
+  j["kernels"] = std::move(kernels);
   j["total"] = kernel_counters_to_json(c.total);
   Json peaks;
   for (const CounterPeakField& f : kCounterPeakFields) {
     put_optional(peaks, f.json_key, c.peaks.*f.member);
   }
-  j["peaks"] = peaks;
+  j["peaks"] = std::move(peaks);
   return j;
 }
 
@@ -205,7 +206,7 @@ Json roofline_to_json(const RooflinePoint& r) {
   roof["l2_source"] = r.roof.l2_source;
   roof["l2_source_kind"] =
       r.roof.l2_source_kind ? Json(to_string(*r.roof.l2_source_kind)) : Json(nullptr);
-  j["roof"] = roof;
+  j["roof"] = std::move(roof);
   put_number(j, "flop", r.flop);
   put_number(j, "dram_bytes", r.dram_bytes);
   put_optional(j, "l2_bytes", r.l2_bytes);
@@ -248,9 +249,9 @@ Json reconciliation_to_json(const Reconciliation& r) {
     put_optional(check, "band_high", c.band_high);
     check["flagged"] = c.flagged;
     check["explanation"] = c.explanation;
-    checks.push_back(check);
+    checks.push_back(std::move(check));
   }
-  j["checks"] = checks;
+  j["checks"] = std::move(checks);
   j["null_reason"] = r.null_reason;
   return j;
 }
@@ -326,7 +327,7 @@ Json canary_to_json(const CanaryResult& c) {
     // A non-finite time would be an upstream bug; JSON has no NaN, so it is stored as null.
     samples.push_back(std::isfinite(s) ? Json(s) : Json(nullptr));
   }
-  j["samples_s"] = samples;
+  j["samples_s"] = std::move(samples);
   j["method"] = c.method;
   return j;
 }
@@ -406,7 +407,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   } else {
     tool["git_revision"] = report.git_revision;
   }
-  j["tool"] = tool;
+  j["tool"] = std::move(tool);
   j["timestamp_utc"] = report.timestamp_utc;
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);
@@ -431,19 +432,21 @@ nlohmann::ordered_json report_to_json(const Report& report) {
       entry["device"] = device_to_json(source.device);
       entry["peaks"] = source.peaks ? Json(peaks_block_to_json(*source.peaks)) : Json(nullptr);
       entry["canary"] = source.canary ? canary_to_json(*source.canary) : Json(nullptr);
-      sources.push_back(entry);
+      sources.push_back(std::move(entry));
     }
-    j["sources"] = sources;
+    j["sources"] = std::move(sources);
   }
   return j;
 }
 
 std::string report_to_json_text(const Report& report) {
   // Invalid UTF-8 (a kernel name or OS message with stray bytes) becomes U+FFFD instead of
-  // throwing, so writing a report never fails on its text.
-  return report_to_json(report).dump(2, ' ', false,
-                                     nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+  // throwing, so writing a report never fails on its text. The newline is appended in place: a
+  // merged report's text is tens of MB.
+  std::string text =
+      report_to_json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  text += '\n';
+  return text;
 }
 
 }  // namespace rooflinectl
