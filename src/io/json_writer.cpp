@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -33,6 +34,18 @@ void put_number(Json& object, const std::string& key, double v) {
   }
   object[key] = nullptr;
   object[key + "_null_reason"] = non_finite_reason(v);
+}
+
+// An empty object with room for `members` members. ordered_json keeps an object's members in a
+// std::vector of (const key, value) pairs; a const key cannot be moved, so each time that vector
+// grows it copies every member, nested values and all. An object that holds big values (the
+// points, a point's counters and timing) is given its room up front: without it, writing a
+// 2016-point report copied the whole points array once more (the root's ninth key) and every
+// point's counters and timing several times.
+Json object_with_room(size_t members) {
+  Json j = Json::object();
+  j.get_ref<Json::object_t&>().reserve(members);
+  return j;
 }
 
 void put_optional(Json& object, const std::string& key, const std::optional<double>& v) {
@@ -84,7 +97,7 @@ Json validation_to_json(const Validation& v) {
 }
 
 Json timing_to_json(const TimingResult& t) {
-  Json j;
+  Json j = object_with_room(20);  // the 16 keys below, and null reasons
   Json samples = Json::array();
   std::string samples_reason;
   for (size_t i = 0; i < t.samples_s.size(); ++i) {
@@ -142,7 +155,7 @@ Json clock_lock_to_json(const ClockLockRecord& lock) {
 }
 
 Json kernel_counters_to_json(const KernelCounters& k) {
-  Json j;
+  Json j = object_with_room(1 + std::size(kCounterFields) + std::size(kDerivedCounterFields));
   j["name"] = k.name;
   for (const CounterField& f : kCounterFields) put_optional(j, f.json_key, k.*f.member);
   // Derived, written so a reader needs no formulas; not read back.
@@ -153,7 +166,7 @@ Json kernel_counters_to_json(const KernelCounters& k) {
 }
 
 Json counters_to_json(const CounterResult& c) {
-  Json j;
+  Json j = object_with_room(16);  // the 13 keys below, and null reasons
   j["null_reason"] = c.null_reason ? Json(*c.null_reason) : Json(nullptr);
   j["passes"] = c.passes;
   j["cache_policy"] = c.cache_policy;
@@ -195,7 +208,7 @@ Json analytic_to_json(const AnalyticResult& a) {
 }
 
 Json roofline_to_json(const RooflinePoint& r) {
-  Json j;
+  Json j = object_with_room(28);  // the 24 keys below, and null reasons
   j["pipe"] = to_string(r.roof.pipe);
   Json roof;
   put_number(roof, "peak_flop_per_s", r.roof.peak_flop_per_s);
@@ -257,7 +270,7 @@ Json reconciliation_to_json(const Reconciliation& r) {
 }
 
 Json point_to_json(const PointResult& p) {
-  Json j;
+  Json j = object_with_room(24);  // the 19 keys below, and null reasons
   j["op"] = p.op;
   j["version"] = p.version;
   j["shape"] = shape_to_json(p.shape);
@@ -398,7 +411,7 @@ nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
 }
 
 nlohmann::ordered_json report_to_json(const Report& report) {
-  Json j;
+  Json j = object_with_room(9);  // schema_version ... sources
   j["schema_version"] = kReportSchemaVersion;
   Json tool{{"version", report.tool_version}};
   if (report.git_revision.empty()) {
