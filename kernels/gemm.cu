@@ -509,19 +509,19 @@ class GemmRun final : public OperatorRun {
     // Hopper kernels store through TMA, which initcheck does not track (it reported every
     // element of this buffer as uninitialized on the H200, 2026-11-29).
     RFL_CUDA_CHECK(cudaMemset(reference.get(), 0xFF, static_cast<size_t>(reference.bytes())));
-    RFL_CUBLAS_CHECK(cublasSetStream(cublas_.get(), nullptr));
+    RFL_CUBLAS_CHECK(cublas_api().set_stream(cublas_.get(), nullptr));
     // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
-    RFL_CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_workspace_.get(),
-                                        static_cast<size_t>(cublas_workspace_.bytes())));
+    RFL_CUBLAS_CHECK(cublas_api().set_workspace(cublas_.get(), cublas_workspace_.get(),
+                                                static_cast<size_t>(cublas_workspace_.bytes())));
     const float one = 1.0f;
     const float zero = 0.0f;
     const cudaDataType_t type = cublas_type(dtype_);
     RFL_CUBLAS_CHECK(
-        cublasGemmEx(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dims_.n),
-                     static_cast<int>(dims_.m), static_cast<int>(dims_.k), &one, w_.get(), type,
-                     static_cast<int>(dims_.n), x_.get(), type, static_cast<int>(dims_.k), &zero,
-                     reference.get(), CUDA_R_32F, static_cast<int>(dims_.n), CUBLAS_COMPUTE_32F,
-                     CUBLAS_GEMM_DEFAULT));
+        cublas_api().gemm_ex(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dims_.n),
+                             static_cast<int>(dims_.m), static_cast<int>(dims_.k), &one, w_.get(),
+                             type, static_cast<int>(dims_.n), x_.get(), type,
+                             static_cast<int>(dims_.k), &zero, reference.get(), CUDA_R_32F,
+                             static_cast<int>(dims_.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
 
     return compare_on_device(c_.get(), dtype_, reference.get(), dims_.m * dims_.n, tol, "");

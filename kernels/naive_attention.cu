@@ -672,10 +672,10 @@ class NaiveAttentionRun final : public OperatorRun {
   // advance by one head per batch entry while Q, S, P and O advance by g heads; g calls in all
   // (one when heads == kv_heads). Each matrix stays ≤ L² elements for cuBLAS's int sizes.
   void launch(cudaStream_t stream) override {
-    RFL_CUBLAS_CHECK(cublasSetStream(cublas_.get(), stream));
+    RFL_CUBLAS_CHECK(cublas_api().set_stream(cublas_.get(), stream));
     // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
-    RFL_CUBLAS_CHECK(cublasSetWorkspace(cublas_.get(), cublas_workspace_.get(),
-                                        static_cast<size_t>(cublas_workspace_.bytes())));
+    RFL_CUBLAS_CHECK(cublas_api().set_workspace(cublas_.get(), cublas_workspace_.get(),
+                                                static_cast<size_t>(cublas_workspace_.bytes())));
     const int64_t seq = shape_.seq_len;
     const int64_t dim = shape_.head_dim;
     const int batches = static_cast<int>(shape_.batch * shape_.kv_heads);
@@ -687,7 +687,7 @@ class NaiveAttentionRun final : public OperatorRun {
     const float zero = 0.0f;
 
     for (int64_t r = 0; r < group_; ++r) {
-      RFL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      RFL_CUBLAS_CHECK(cublas_api().gemm_strided_batched_ex(
           cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l, l, d, &scale, k_.get(), type, d, seq * dim,
           q_.get() + r * seq * dim, type, d, group_ * seq * dim, &zero, s_.get() + r * seq * seq,
           type, l, group_ * seq * seq, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -695,7 +695,7 @@ class NaiveAttentionRun final : public OperatorRun {
     launch_masked_softmax(s_.get(), p_.get(), shape_.batch * shape_.heads * seq, seq, seq,
                           shape_.causal, shape_.dtype, stream);
     for (int64_t r = 0; r < group_; ++r) {
-      RFL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      RFL_CUBLAS_CHECK(cublas_api().gemm_strided_batched_ex(
           cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, l, l, &one, v_.get(), type, d, seq * dim,
           p_.get() + r * seq * seq, type, l, group_ * seq * seq, &zero, o_.get() + r * seq * dim,
           type, d, group_ * seq * dim, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));

@@ -56,10 +56,13 @@ inline std::string read_text_file(const std::string& path, const std::string& wh
 }
 
 /// Parses `text` as JSON; a syntax error, or a member name repeated within one object
-/// (DuplicateKeyCheck), is a bad-input Error naming `origin` and the position or key.
+/// (StrictDomBuilder), is a bad-input Error naming `origin` and the position or key.
 inline nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return nlohmann::json::parse(text, DuplicateKeyCheck(origin));
+    nlohmann::json document;
+    StrictDomBuilder builder(document, origin);
+    nlohmann::json::sax_parse(text, &builder);
+    return document;
   } catch (const nlohmann::json::parse_error& e) {
     throw bad_input(fmt::format("{}: malformed JSON: {}", origin, e.what()));
   } catch (const nlohmann::json::out_of_range& e) {

@@ -663,7 +663,9 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
   if (r.has("peaks") && !r.is_null("peaks")) {
     report.peaks = peaks_block_from_json(r.get_object("peaks"));
   }
-  for (const auto& p : r.get_object_array("points")) report.points.push_back(point_from_json(p));
+  const std::vector<JsonObjectReader> points = r.get_object_array("points");
+  report.points.reserve(points.size());  // a merged report holds thousands
+  for (const JsonObjectReader& p : points) report.points.push_back(point_from_json(p));
   // Optional: reports written before the canary existed have no such key.
   if (r.has("canary") && !r.is_null("canary")) {
     report.canary = canary_from_json(r.get_object("canary"));

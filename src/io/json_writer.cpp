@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 #include <optional>
+#include <utility>
 
 #include "core/parallel_for.hpp"
 #include "core/sweep_plan.hpp"
@@ -32,6 +34,18 @@ void put_number(Json& object, const std::string& key, double v) {
   }
   object[key] = nullptr;
   object[key + "_null_reason"] = non_finite_reason(v);
+}
+
+// An empty object with room for `members` members. ordered_json keeps an object's members in a
+// std::vector of (const key, value) pairs; a const key cannot be moved, so each time that vector
+// grows it copies every member, nested values and all. An object that holds big values (the
+// points, a point's counters and timing) is given its room up front: without it, writing a
+// 2016-point report copied the whole points array once more (the root's ninth key) and every
+// point's counters and timing several times.
+Json object_with_room(size_t members) {
+  Json j = Json::object();
+  j.get_ref<Json::object_t&>().reserve(members);
+  return j;
 }
 
 void put_optional(Json& object, const std::string& key, const std::optional<double>& v) {
@@ -72,7 +86,7 @@ Json validation_to_json(const Validation& v) {
   Json tolerance;
   put_number(tolerance, "abs", v.tolerance.abs);
   put_number(tolerance, "rel", v.tolerance.rel);
-  j["tolerance"] = tolerance;
+  j["tolerance"] = std::move(tolerance);
   j["checked_elements"] = v.checked_elements;
   j["failed_elements"] = v.failed_elements;
   j["non_finite_elements"] = v.non_finite_elements;
@@ -83,7 +97,7 @@ Json validation_to_json(const Validation& v) {
 }
 
 Json timing_to_json(const TimingResult& t) {
-  Json j;
+  Json j = object_with_room(20);  // the 16 keys below, and null reasons
   Json samples = Json::array();
   std::string samples_reason;
   for (size_t i = 0; i < t.samples_s.size(); ++i) {
@@ -97,7 +111,7 @@ Json timing_to_json(const TimingResult& t) {
       samples_reason = non_finite_reason(s) + " at index " + std::to_string(i);
     }
   }
-  j["samples_s"] = samples;
+  j["samples_s"] = std::move(samples);
   if (!samples_reason.empty()) j["samples_s_null_reason"] = samples_reason;
   put_number(j, "median_s", t.median_s);
   put_number(j, "min_s", t.min_s);
@@ -117,9 +131,9 @@ Json timing_to_json(const TimingResult& t) {
       put_number(reading, "memory_clock_hz", c.memory_clock_hz);
       reading["clock_event_reasons"] = c.clock_event_reasons;
       reading["throttled"] = c.power_or_thermal_throttled;  // derived; recomputed when read
-      clocks.push_back(reading);
+      clocks.push_back(std::move(reading));
     }
-    j["sample_clocks"] = clocks;
+    j["sample_clocks"] = std::move(clocks);
   } else {
     j["sample_clocks"] = nullptr;
     j["sample_clocks_null_reason"] =
@@ -141,7 +155,7 @@ Json clock_lock_to_json(const ClockLockRecord& lock) {
 }
 
 Json kernel_counters_to_json(const KernelCounters& k) {
-  Json j;
+  Json j = object_with_room(1 + std::size(kCounterFields) + std::size(kDerivedCounterFields));
   j["name"] = k.name;
   for (const CounterField& f : kCounterFields) put_optional(j, f.json_key, k.*f.member);
   // Derived, written so a reader needs no formulas; not read back.
@@ -152,7 +166,7 @@ Json kernel_counters_to_json(const KernelCounters& k) {
 }
 
 Json counters_to_json(const CounterResult& c) {
-  Json j;
+  Json j = object_with_room(16);  // the 13 keys below, and null reasons
   j["null_reason"] = c.null_reason ? Json(*c.null_reason) : Json(nullptr);
   j["passes"] = c.passes;
   j["cache_policy"] = c.cache_policy;
@@ -164,7 +178,7 @@ Json counters_to_json(const CounterResult& c) {
     put_optional(session, "wall_time_s", s.wall_time_s);
     sessions.push_back(std::move(session));
   }
-  j["sessions"] = sessions;
+  j["sessions"] = std::move(sessions);
   put_optional(j, "dram_writeback_bytes", c.dram_writeback_bytes);
   if (!c.dram_writeback_bytes) j["dram_writeback_bytes_null_reason"] = c.writeback_null_reason;
   j["writeback_method"] = c.writeback_method;
@@ -173,13 +187,13 @@ Json counters_to_json(const CounterResult& c) {
   put_optional(j, "dram_bytes_isolated", c.dram_bytes_isolated());
   Json kernels = Json::array();
   for (const auto& k : c.kernels) kernels.push_back(kernel_counters_to_json(k));
-  j["kernels"] = kernels;
+  j["kernels"] = std::move(kernels);
   j["total"] = kernel_counters_to_json(c.total);
   Json peaks;
   for (const CounterPeakField& f : kCounterPeakFields) {
     put_optional(peaks, f.json_key, c.peaks.*f.member);
   }
-  j["peaks"] = peaks;
+  j["peaks"] = std::move(peaks);
   return j;
 }
 
@@ -194,7 +208,7 @@ Json analytic_to_json(const AnalyticResult& a) {
 }
 
 Json roofline_to_json(const RooflinePoint& r) {
-  Json j;
+  Json j = object_with_room(28);  // the 24 keys below, and null reasons
   j["pipe"] = to_string(r.roof.pipe);
   Json roof;
   put_number(roof, "peak_flop_per_s", r.roof.peak_flop_per_s);
@@ -205,7 +219,7 @@ Json roofline_to_json(const RooflinePoint& r) {
   roof["l2_source"] = r.roof.l2_source;
   roof["l2_source_kind"] =
       r.roof.l2_source_kind ? Json(to_string(*r.roof.l2_source_kind)) : Json(nullptr);
-  j["roof"] = roof;
+  j["roof"] = std::move(roof);
   put_number(j, "flop", r.flop);
   put_number(j, "dram_bytes", r.dram_bytes);
   put_optional(j, "l2_bytes", r.l2_bytes);
@@ -248,15 +262,15 @@ Json reconciliation_to_json(const Reconciliation& r) {
     put_optional(check, "band_high", c.band_high);
     check["flagged"] = c.flagged;
     check["explanation"] = c.explanation;
-    checks.push_back(check);
+    checks.push_back(std::move(check));
   }
-  j["checks"] = checks;
+  j["checks"] = std::move(checks);
   j["null_reason"] = r.null_reason;
   return j;
 }
 
 Json point_to_json(const PointResult& p) {
-  Json j;
+  Json j = object_with_room(24);  // the 19 keys below, and null reasons
   j["op"] = p.op;
   j["version"] = p.version;
   j["shape"] = shape_to_json(p.shape);
@@ -326,7 +340,7 @@ Json canary_to_json(const CanaryResult& c) {
     // A non-finite time would be an upstream bug; JSON has no NaN, so it is stored as null.
     samples.push_back(std::isfinite(s) ? Json(s) : Json(nullptr));
   }
-  j["samples_s"] = samples;
+  j["samples_s"] = std::move(samples);
   j["method"] = c.method;
   return j;
 }
@@ -397,7 +411,7 @@ nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
 }
 
 nlohmann::ordered_json report_to_json(const Report& report) {
-  Json j;
+  Json j = object_with_room(9);  // schema_version ... sources
   j["schema_version"] = kReportSchemaVersion;
   Json tool{{"version", report.tool_version}};
   if (report.git_revision.empty()) {
@@ -406,7 +420,7 @@ nlohmann::ordered_json report_to_json(const Report& report) {
   } else {
     tool["git_revision"] = report.git_revision;
   }
-  j["tool"] = tool;
+  j["tool"] = std::move(tool);
   j["timestamp_utc"] = report.timestamp_utc;
   j["device"] = device_to_json(report.device);
   j["config"] = sweep_config_to_json(report.config);
@@ -431,19 +445,21 @@ nlohmann::ordered_json report_to_json(const Report& report) {
       entry["device"] = device_to_json(source.device);
       entry["peaks"] = source.peaks ? Json(peaks_block_to_json(*source.peaks)) : Json(nullptr);
       entry["canary"] = source.canary ? canary_to_json(*source.canary) : Json(nullptr);
-      sources.push_back(entry);
+      sources.push_back(std::move(entry));
     }
-    j["sources"] = sources;
+    j["sources"] = std::move(sources);
   }
   return j;
 }
 
 std::string report_to_json_text(const Report& report) {
   // Invalid UTF-8 (a kernel name or OS message with stray bytes) becomes U+FFFD instead of
-  // throwing, so writing a report never fails on its text.
-  return report_to_json(report).dump(2, ' ', false,
-                                     nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+  // throwing, so writing a report never fails on its text. The newline is appended in place: a
+  // merged report's text is tens of MB.
+  std::string text =
+      report_to_json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  text += '\n';
+  return text;
 }
 
 }  // namespace rooflinectl

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "compare/gpu_match.hpp"
 #include "core/error.hpp"
@@ -260,6 +261,7 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
     merged.sources.push_back({input.file, *input.report.config.shard, input.report.timestamp_utc,
                               input.report.device, input.report.peaks, input.report.canary});
   }
+  merged.points.reserve(plan.size());
   for (size_t k = 0; k < plan.size(); ++k) {
     const auto found = measured.find(shard_point_key(plan[k].op, plan[k].shape));
     if (found == measured.end()) {
@@ -272,7 +274,9 @@ MergeResult merge_shard_reports(std::vector<MergeInput> inputs, const MergeOptio
                                   inputs[owner[k]].file, label, owner_text(k)));
     }
     const auto [input_index, point_index] = found->second;
-    PointResult point = inputs[input_index].report.points[point_index];
+    // Moved: each measured point is taken once (measured is keyed by point), and the inputs are
+    // this function's own.
+    PointResult point = std::move(inputs[input_index].report.points[point_index]);
     point.source = input_index;
     merged.points.push_back(std::move(point));
   }

@@ -2,6 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "core/error.hpp"
 
 namespace rooflinectl {
@@ -17,15 +24,19 @@ std::string axes_text(const Shape& shape) {
                      shape.causal ? " causal" : "", to_string(shape.gelu_form), layout);
 }
 
+// What tells points apart (the operator and every shape axis, not the kernel version), as a
+// tuple of references: equal for the same point, and ordered, so that points can be sorted.
+auto point_identity(const std::string& op, const Shape& s) {
+  return std::tie(op, s.batch, s.heads, s.kv_heads, s.head_dim, s.seq_len, s.causal, s.dtype,
+                  s.gelu_form, s.kv_layout, s.page_size);
+}
+
+auto point_identity(const PointResult& point) { return point_identity(point.op, point.shape); }
+
 }  // namespace
 
 bool PointKey::same_point(const PointKey& o) const {
-  const Shape& a = shape;
-  const Shape& b = o.shape;
-  return op == o.op && a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads &&
-         a.head_dim == b.head_dim && a.seq_len == b.seq_len && a.causal == b.causal &&
-         a.dtype == b.dtype && a.gelu_form == b.gelu_form && a.kv_layout == b.kv_layout &&
-         a.page_size == b.page_size;
+  return point_identity(op, shape) == point_identity(o.op, o.shape);
 }
 
 std::string PointKey::label() const {
@@ -37,15 +48,27 @@ std::string PointKey::shape_label() const { return fmt::format("{} {}", op, axes
 PointKey point_key(const PointResult& point) { return {point.op, point.version, point.shape}; }
 
 void check_unique_points(const Report& report, const std::string& origin) {
-  for (size_t i = 0; i < report.points.size(); ++i) {
-    const PointKey key = point_key(report.points[i]);
-    for (size_t j = i + 1; j < report.points.size(); ++j) {
-      if (point_key(report.points[j]).same_point(key)) {
-        throw bad_input(fmt::format("{}: point '{}' appears twice (points[{}] and points[{}])",
-                                    origin, key.shape_label(), i, j));
-      }
+  // Positions sorted by point (stable: equal points stay in report order), so each repeated
+  // point's first and second occurrences sit side by side: O(n log n) for the thousands of
+  // points of a merged report. Named: the repeated point that comes first, with its next
+  // occurrence.
+  const auto identity = [&](size_t i) { return point_identity(report.points[i]); };
+  std::vector<size_t> order(report.points.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return identity(a) < identity(b); });
+  std::optional<std::pair<size_t, size_t>> repeat;
+  for (size_t k = 0; k + 1 < order.size(); ++k) {
+    const bool first_occurrence = k == 0 || identity(order[k - 1]) != identity(order[k]);
+    const bool repeated = identity(order[k]) == identity(order[k + 1]);
+    if (first_occurrence && repeated && (!repeat || order[k] < repeat->first)) {
+      repeat = std::make_pair(order[k], order[k + 1]);
     }
   }
+  if (!repeat) return;
+  throw bad_input(fmt::format("{}: point '{}' appears twice (points[{}] and points[{}])", origin,
+                              point_key(report.points[repeat->first]).shape_label(), repeat->first,
+                              repeat->second));
 }
 
 }  // namespace rooflinectl

@@ -8,7 +8,9 @@ refusal exits 2 with one "error:" line naming its cause and writes no file; the 
 variables of the docs/cluster.md recipes reach the GPU check (exit 3 here), malformed ones exit 2;
 and a merge plus a `report` of 2016 synthetic points, timed: the time is printed (the issue's
 target is 2 s on the 2-core CPU machine; docs/cluster.md has the measured figure) and the test
-fails above LIMIT_S, a bound that catches work growing faster than the point count, not noise.
+fails above LIMIT_S, a bound that catches work growing faster than the point count, not noise
+(about four times the idle figure, and well above the 3.4 s the machine gave while a parallel
+build kept both cores busy).
 
 Usage: test_merge_cli.py ROOFLINECTL H200_SWEEP_JSON
 """
@@ -21,7 +23,7 @@ import tempfile
 import time
 
 BIN, EXAMPLE = sys.argv[1], sys.argv[2]
-LIMIT_S = 8.0
+LIMIT_S = 6.0
 failures = []
 
 
@@ -177,9 +179,11 @@ def main():
         big_merged = os.path.join(d, "big-merged.json")
         start = time.monotonic()
         r = run(["merge"] + big_shards + ["-o", big_merged])
+        merged_at = time.monotonic()
         r2 = run(["report", big_merged]) if r.returncode == 0 else r
         elapsed = time.monotonic() - start
-        print(f"merge + report of {len(big['points'])} points: {elapsed:.2f} s")
+        print(f"merge + report of {len(big['points'])} points: {elapsed:.2f} s "
+              f"(merge {merged_at - start:.2f} s, report {elapsed - (merged_at - start):.2f} s)")
         if r.returncode != 0 or r2.returncode != 0:
             failures.append(f"2016-point merge/report: exit {r.returncode}/{r2.returncode}: "
                             f"{(r.stderr + r2.stderr).strip()[:400]}")
