@@ -161,7 +161,7 @@ def main():
         expect_refusal("plan index outside the plan", ["sweep", "--shard", "1/2", "--plan-indices",
                                                        "1,43"], 2, "item '43'", d)
         expect_refusal("devices without GPU", ["sweep", "--devices", "all"], 3,
-                       "no CUDA device", d)
+                       "no CUDA GPU found (", d)
 
         # 2016 synthetic points (6 operators x 336 lengths), as four shards: merge, then report.
         big = copy.deepcopy(report)
