@@ -75,8 +75,9 @@ std::vector<T> axis_values(const std::vector<T>& list, const T& base_value) {
 std::string axis_value_text(SweepAxis axis, const Shape& shape);
 
 /// The values of the axes that vary in `axes` and that `op` uses, for a point label:
-/// "B=8 H_kv=8 d=64 fp16 causal" (batch B, heads H, kv_heads H_kv, head_dim d, the dtype, causal
-/// or non-causal, the GELU form); empty when none varies (a sweep as before lists).
+/// "fp16 B=8 H_kv=8 d=64 causal" (in product order: the dtype, batch B, heads H, kv_heads H_kv,
+/// head_dim d, causal or non-causal, the GELU form); empty when none varies (a sweep as before
+/// lists).
 std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const Shape& shape);
 
 /// How a summary line (Markdown, chart titles) shows `axis`: its value in `base` ("8", "bf16",

@@ -116,7 +116,7 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   Row row;
   row.fill(kMissing);
   // A paged decode point names its layout beside the operator: "decode_attention paged/16"; a
-  // sweep with lists, the point's values of the axes that vary: "flash_attention B=8 fp16".
+  // sweep with lists, the point's values of the axes that vary: "flash_attention fp16 B=8".
   row[0] = p.shape.kv_layout == KvLayout::kPaged ? p.op + " " + kv_layout_label(p.shape) : p.op;
   const std::string swept = swept_axes_label(axes, p.op, p.shape);
   if (!swept.empty()) row[0] += " " + swept;

@@ -145,7 +145,7 @@ void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ct
 }
 
 /// The point in progress lines and NVTX ranges: "gemm L=4096", with the values of the axes that
-/// vary when the sweep has lists ("flash_attention B=8 fp16 L=4096").
+/// vary when the sweep has lists ("flash_attention fp16 B=8 L=4096").
 std::string point_text(const SweepConfig& config, const PointResult& point) {
   const std::string axes = swept_axes_label(config.axes, point.op, point.shape);
   return fmt::format("{}{} L={}", point.op, axes.empty() ? "" : " " + axes, point.shape.seq_len);

@@ -185,8 +185,8 @@ TEST(SweepAxes, LabelNamesTheVaryingAxesTheOperatorUses) {
   s.batch = 8;
   s.dtype = Dtype::kFp16;
   s.causal = true;
-  EXPECT_EQ(swept_axes_label(c.axes, "flash_attention", s), "B=8 fp16 causal");
-  EXPECT_EQ(swept_axes_label(c.axes, "gelu", s), "B=8 fp16");  // gelu has no causal
+  EXPECT_EQ(swept_axes_label(c.axes, "flash_attention", s), "fp16 B=8 causal");
+  EXPECT_EQ(swept_axes_label(c.axes, "gelu", s), "fp16 B=8");  // gelu has no causal
   EXPECT_EQ(swept_axes_label(SweepAxes{}, "gelu", s), "");
   EXPECT_EQ(axis_summary(c.axes, c.base, SweepAxis::kBatch), "{1, 8}");
   EXPECT_EQ(axis_summary(c.axes, c.base, SweepAxis::kCausal), "{non-causal, causal}");

@@ -487,7 +487,7 @@ std::string roofs_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer& 
 }
 
 // The series a point belongs to: its operator, and in a sweep with lists the values of the axes
-// that vary ("flash_attention B=8 fp16"), so that one line joins one combination's points.
+// that vary ("flash_attention fp16 B=8"), so that one line joins one combination's points.
 std::string series_name(const Report& report, const PointResult& p) {
   const std::string swept = swept_axes_label(report.config.axes, p.op, p.shape);
   return swept.empty() ? p.op : p.op + " " + swept;
