@@ -9,6 +9,7 @@
 #include "cli/preset_support.hpp"
 #include "core/error.hpp"
 #include "core/model_preset.hpp"
+#include "core/sweep_axes.hpp"
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
@@ -52,6 +53,21 @@ int run_model_command(const ModelOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
   apply_shape_options(o.shape, config);
+  // The model report describes one shape (its "shape" block and tables); lists are sweep's.
+  for (const SweepAxis axis : kSweepAxes) {
+    if (config.axes.varies(axis)) {
+      throw bad_input(fmt::format(
+          "invalid {} with several values for `model`: it predicts one shape (give one value; "
+          "`sweep` takes lists)",
+          axis_flag(axis)));
+    }
+  }
+  if (!config.filter.empty()) {
+    throw bad_input(
+        fmt::format("invalid config key 'filter' ('{}') for `model`: it predicts one "
+                    "shape (the filter is sweep's)",
+                    config.filter));
+  }
   const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
   std::vector<std::string> refusals;
   if (preset) {

@@ -48,6 +48,7 @@ SweepConfig build_config(const SweepOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
   apply_shape_options(o.shape, config);
+  if (o.filter) config.filter = *o.filter;
   if (o.repetitions) config.repetitions = *o.repetitions;
   if (o.max_noise) config.max_noise = parse_threshold(*o.max_noise, "--max-noise");
   if (o.min_samples) config.min_samples = *o.min_samples;
@@ -119,13 +120,22 @@ void check_output_path(const std::string& path) {
 
 CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   CLI::App* sub = app.add_subcommand(
-      "sweep", "Run operators over sequence lengths; place each on the roofline");
+      "sweep",
+      "Run operators over sequence lengths (and any shape axis given a list); place each on the "
+      "roofline");
   sub->add_option(
       "--config", o.config_file,
       "JSON sweep config, keys as in configs/default.json; its values replace the built-in "
       "defaults the other options show, and options override it (default: none, the "
       "built-in defaults, the same as configs/default.json)");
   add_shape_options(*sub, o.shape);
+  sub->add_option("--filter", o.filter,
+                  "Keep the points of the axis product where EXPR holds: FIELD OP VALUE terms "
+                  "joined by , or & (and) and | (or), e.g. 'op!=gelu,batch>=8' or "
+                  "'op!=flash_attention|head_dim!=96'; FIELD op, batch, heads, kv_heads, head_dim, "
+                  "dtype, causal, gelu_form, seq; OP = != < <= > >= (README, \"Axes and "
+                  "products\") (default: every point)")
+      ->type_name("EXPR");
   sub->add_option("--output,-o", o.output,
                   "Write the JSON report here (atomically; name ending in .json) (default: no "
                   "report file)")

@@ -14,7 +14,9 @@ namespace rooflinectl {
 /// Flags of `sweep`; unset optionals keep the config file's (or the built-in default) value.
 struct SweepOptions {
   std::string config_file;
-  ShapeOptions shape;            ///< --ops, --seq and the shape flags, shared with `model`
+  ShapeOptions shape;  ///< --ops, --seq and the shape flags, shared with `model`
+  /// --filter EXPR: the points of the axis product to keep (core/point_filter.hpp)
+  std::optional<std::string> filter;
   std::string output;            ///< JSON report path (must end in .json); empty: none
   bool output_given = false;     ///< --output was on the command line (an empty name is refused)
   std::string format = "table";  ///< stdout format: table | json | csv | md

@@ -2,35 +2,33 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "core/error.hpp"
 #include "core/layer_widths.hpp"
+#include "core/sweep_plan.hpp"
 #include "kernels/operator.hpp"
 
 namespace rooflinectl {
 
 void check_plan_shapes(const SweepConfig& config) {
   validate_sweep_config(config);
-  for (const int64_t seq_len : config.seq_lens) {
-    Shape shape = config.base;
-    shape.seq_len = seq_len;
-    validate_common_shape(shape);
+  for (const PlannedPoint& point : plan_all_points(config)) {
+    check_planned_point(config, point, validate_common_shape);
   }
 }
 
 std::vector<std::string> sweep_refusals(const SweepConfig& config) {
   std::vector<std::string> refusals;
-  for (const auto& op : config.ops) {
-    const OperatorSpec& spec = find_operator(op);
-    for (const int64_t seq_len : config.seq_lens) {
-      Shape shape = config.base;
-      shape.seq_len = seq_len;
-      try {
-        spec.check_shape(shape);
-      } catch (const Error& e) {
-        refusals.push_back(
-            fmt::format("sweep cannot run {} at L = {}: {}", op, seq_len, std::string(e.what())));
-        break;
-      }
+  std::set<std::string> refused_ops;  // one refusal per operator: its first point that cannot run
+  for (const PlannedPoint& point : plan_all_points(config)) {
+    if (refused_ops.count(point.op) > 0) continue;
+    try {
+      find_operator(point.op).check_shape(point.shape);
+    } catch (const Error& e) {
+      refusals.push_back(fmt::format("sweep cannot run {} at L = {}: {}", point.op,
+                                     point.shape.seq_len, std::string(e.what())));
+      refused_ops.insert(point.op);
     }
   }
   return refusals;

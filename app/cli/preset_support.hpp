@@ -12,7 +12,8 @@
 namespace rooflinectl {
 
 /// Checks what every point of `config` must satisfy whatever its kernels run:
-/// validate_sweep_config and validate_common_shape at each L. Throws a bad-input Error.
+/// validate_sweep_config and validate_common_shape at each point of the plan. Throws a bad-input
+/// Error.
 void check_plan_shapes(const SweepConfig& config);
 
 /// One sentence per operator of `config.ops` whose kernel refuses a point of the plan (its

@@ -5,12 +5,14 @@
 
 #include <vector>
 
+#include "cli/list_validator.hpp"
 #include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/kernel_version.hpp"
 #include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
+#include "core/sweep_axes.hpp"
 #include "core/sweep_config.hpp"
 
 namespace rooflinectl {
@@ -61,26 +63,29 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
   static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
   const std::string axis = "integers 1..2^50";
-  sub.add_option("--batch", o.batch, fmt::format("Batch size B (default {})", d.base.batch))
-      ->check(strict_integer<int64_t>(axis));
-  sub.add_option(
-         "--heads", o.heads,
-         fmt::format("Query heads H (default {}; with --model, the preset's)", d.base.heads))
-      ->check(strict_integer<int64_t>(axis));
+  const std::string lists = "; a comma list sweeps each value (README, \"Axes and products\")";
+  sub.add_option("--batch", o.batch,
+                 fmt::format("Batch size B (default {}{})", d.base.batch, lists))
+      ->check(list_of(strict_integer<int64_t>(axis)));
+  sub.add_option("--heads", o.heads,
+                 fmt::format("Query heads H (default {}; with --model, the preset's{})",
+                             d.base.heads, lists))
+      ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--kv-heads", o.kv_heads,
                  "KV heads H_kv (GQA; must divide H) (default: H, MHA; with --model and no "
-                 "--heads, the preset's)")
-      ->check(strict_integer<int64_t>(axis));
-  sub.add_option(
-         "--head-dim", o.head_dim,
-         fmt::format("Head dimension d (default {}; with --model, the preset's)", d.base.head_dim))
-      ->check(strict_integer<int64_t>(axis));
+                 "--heads, the preset's" +
+                     lists + ")")
+      ->check(list_of(strict_integer<int64_t>(axis)));
+  sub.add_option("--head-dim", o.head_dim,
+                 fmt::format("Head dimension d (default {}; with --model, the preset's{})",
+                             d.base.head_dim, lists))
+      ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--dtype", o.dtype,
-                 "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + ")")
-      ->check(one_of({to_string(Dtype::kBf16), to_string(Dtype::kFp16)}));
+                 "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + lists + ")")
+      ->check(list_of(one_of({to_string(Dtype::kBf16), to_string(Dtype::kFp16)})));
   sub.add_option("--gelu-form", o.gelu_form,
-                 "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + ")")
-      ->check(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)}));
+                 "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + lists + ")")
+      ->check(list_of(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)})));
   sub.add_option("--kv-layout", o.kv_layout,
                  "KV cache of decode_attention: contiguous | paged (pages scattered through a "
                  "block table) (default " +
@@ -91,27 +96,65 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                              "(default {})",
                              kDefaultKvPageSize))
       ->check(strict_integer<int64_t>(axis));
-  sub.add_flag("--causal", o.causal, "Causal mask (bottom-right aligned)");
+  sub.add_option("--causal", o.causal,
+                 "Causal mask (bottom-right aligned): --causal alone is on; off | on, or off,on to "
+                 "sweep both (default off)")
+      ->expected(0, 1)
+      ->default_str("on")
+      ->check(list_of(one_of({"off", "on"})));
 }
 
 void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
-  if (o.model) apply_preset_shape(find_model_preset(*o.model), config.base);
+  if (o.model) {
+    const ModelPreset& preset = find_model_preset(*o.model);
+    apply_preset_shape(preset, config.base);
+    // The preset's values replace the config's lists of the axes it sets.
+    config.axes.heads.clear();
+    config.axes.kv_heads.clear();
+    config.axes.head_dim.clear();
+    if (preset.gelu_form) config.axes.gelu_form.clear();
+  }
   if (o.ops) config.ops = split_list(*o.ops, "--ops");
   for (const auto& [op, key] : parse_kernel_requests(o.kernels)) config.kernels[op] = key;
   if (o.seq) {
     config.seq_lens = parse_seq_spec(*o.seq);
     config.seq_spec = *o.seq;
   }
-  if (o.batch) config.base.batch = *o.batch;
-  if (o.heads) config.base.heads = *o.heads;
-  if (o.kv_heads)
-    config.base.kv_heads = *o.kv_heads;
-  else if (o.heads)
-    config.base.kv_heads = *o.heads;  // MHA unless --kv-heads says otherwise
-  if (o.head_dim) config.base.head_dim = *o.head_dim;
-  if (o.dtype) config.base.dtype = parse_dtype(*o.dtype);
-  if (o.gelu_form) config.base.gelu_form = parse_gelu_form(*o.gelu_form);
-  if (o.causal) config.base.causal = true;
+  SweepAxes& a = config.axes;
+  Shape& base = config.base;
+  if (o.batch) set_axis_values(a.batch, base.batch, parse_int_axis_list(*o.batch, "--batch"));
+  if (o.heads) set_axis_values(a.heads, base.heads, parse_int_axis_list(*o.heads, "--heads"));
+  if (o.kv_heads) {
+    set_axis_values(a.kv_heads, base.kv_heads, parse_int_axis_list(*o.kv_heads, "--kv-heads"));
+  } else if (o.heads) {
+    if (!a.heads.empty()) {
+      throw bad_input(fmt::format(
+          "invalid --heads '{}' without --kv-heads: with several heads values give the KV heads "
+          "too, one value or a list (e.g. --kv-heads {}); each pair where kv-heads divides heads "
+          "runs",
+          *o.heads, *o.heads));
+    }
+    // MHA unless --kv-heads says otherwise
+    set_axis_values(a.kv_heads, base.kv_heads, std::vector<int64_t>{base.heads});
+  }
+  if (o.head_dim) {
+    set_axis_values(a.head_dim, base.head_dim, parse_int_axis_list(*o.head_dim, "--head-dim"));
+  }
+  if (o.dtype) {
+    std::vector<Dtype> values;
+    for (const std::string& item : split_axis_list(*o.dtype, "--dtype")) {
+      values.push_back(parse_dtype(item));
+    }
+    set_axis_values(a.dtype, base.dtype, values);
+  }
+  if (o.gelu_form) {
+    std::vector<GeluForm> values;
+    for (const std::string& item : split_axis_list(*o.gelu_form, "--gelu-form")) {
+      values.push_back(parse_gelu_form(item));
+    }
+    set_axis_values(a.gelu_form, base.gelu_form, values);
+  }
+  if (o.causal) set_axis_values(a.causal, base.causal, parse_causal_list(*o.causal));
   if (o.kv_layout) {
     config.base.kv_layout = parse_kv_layout(*o.kv_layout);
     if (config.base.kv_layout == KvLayout::kContiguous) {

@@ -22,15 +22,16 @@ struct ShapeOptions {
   /// --kernel values, one per occurrence: "OP=VERSION" or comma-separated lists of them
   std::vector<std::string> kernels;
   std::optional<std::string> seq;  ///< --seq spec (see parse_seq_spec)
-  std::optional<int64_t> batch;
-  std::optional<int64_t> heads;
-  std::optional<int64_t> kv_heads;
-  std::optional<int64_t> head_dim;
+  // The axes below take one value or a comma list of values, swept as a product.
+  std::optional<std::string> batch;
+  std::optional<std::string> heads;
+  std::optional<std::string> kv_heads;
+  std::optional<std::string> head_dim;
   std::optional<std::string> dtype;
   std::optional<std::string> gelu_form;
+  std::optional<std::string> causal;     ///< "on" for a bare --causal, else "off", "on" or "off,on"
   std::optional<std::string> kv_layout;  ///< "contiguous" | "paged" (decode_attention)
   std::optional<int64_t> page_size;      ///< KV positions per page (--kv-layout paged)
-  bool causal = false;
 };
 
 /// Binds the shared flags of `sub` to `options`.
@@ -41,9 +42,12 @@ void add_shape_options(CLI::App& sub, ShapeOptions& options);
 /// --kv-heads sets kv_heads = heads (multi-head attention), preset or not; a --kernel request
 /// replaces the config's for that operator; --kv-layout paged without --page-size (and no page
 /// size in the config) takes kDefaultKvPageSize, --kv-layout contiguous without it drops the
-/// config's page size. Throws a bad-input Error naming the flag for an unknown --model (listing
-/// the known ids) or a malformed --ops, --kernel, --seq, --dtype, --gelu-form or --kv-layout; the
-/// values are checked further by check_sweep_plan (operator and version names among them).
+/// config's page size. An axis flag given a comma list sets that axis's list (core/sweep_axes.hpp),
+/// one value fixes it; the preset clears the lists of the axes it sets. --heads with several values
+/// needs --kv-heads (no single kv-heads default fits every heads value). Throws a bad-input Error
+/// naming the flag for an unknown --model (listing the known ids) or a malformed --ops, --kernel,
+/// --seq, --dtype, --gelu-form or --kv-layout; the values are checked further by check_sweep_plan
+/// (operator and version names among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
 
 }  // namespace rooflinectl

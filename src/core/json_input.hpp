@@ -90,6 +90,8 @@ class JsonObjectReader {
   bool has(const std::string& key) const { return object_.contains(key); }
   /// True when the member is JSON null; a missing member is an error, not null.
   bool is_null(const std::string& key) const { return required(key).is_null(); }
+  /// True when the member is a JSON array; a missing member is an error.
+  bool is_array(const std::string& key) const { return required(key).is_array(); }
 
   /// Throws for the first member whose name is not in `allowed` (strict files catch typos).
   void reject_unknown_keys(const std::vector<std::string>& allowed) const {
@@ -194,6 +196,19 @@ class JsonObjectReader {
     const nlohmann::json& array = required_array(key);
     for (size_t i = 0; i < array.size(); ++i)
       out.push_back(as_int64(array[i], element_path(key, i)));
+    return out;
+  }
+
+  std::vector<bool> get_bool_array(const std::string& key) const {
+    std::vector<bool> out;
+    const nlohmann::json& array = required_array(key);
+    for (size_t i = 0; i < array.size(); ++i) {
+      if (!array[i].is_boolean()) {
+        fail(element_path(key, i),
+             fmt::format("expected true or false, found {}", describe(array[i])));
+      }
+      out.push_back(array[i].get<bool>());
+    }
     return out;
   }
 

@@ -34,6 +34,14 @@ inline const std::vector<std::string>& operator_names() {
 
 /// Returns `text` when it is one of operator_names(); throws a bad-input Error naming the token and
 /// the allowed names otherwise (case-sensitive: "GEMM" is refused).
+/// Whether `text` is one of kOperatorNames.
+inline bool is_operator_name(std::string_view text) {
+  for (const char* name : kOperatorNames) {
+    if (text == name) return true;
+  }
+  return false;
+}
+
 inline std::string parse_operator_name(std::string_view text) {
   std::string allowed;
   for (const auto& name : operator_names()) {

@@ -5,7 +5,9 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
+#include "core/point_filter.hpp"
 #include "core/seq_range.hpp"
+#include "core/sweep_plan.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -18,14 +20,8 @@ const std::vector<std::string>& config_keys() {
       "ops",           "seq",        "batch",       "heads",       "kv_heads",  "head_dim",
       "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
       "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
-      "sm_throughput", "kernels",    "kv_layout",   "page_size"};
+      "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter"};
   return keys;
-}
-
-int64_t get_at_least(const JsonObjectReader& r, const std::string& key, int64_t minimum) {
-  const int64_t v = r.get_int64(key);
-  if (v < minimum) r.fail_key(key, fmt::format("value {} must be at least {}", v, minimum));
-  return v;
 }
 
 int get_int_at_least(const JsonObjectReader& r, const std::string& key, int minimum) {
@@ -34,7 +30,74 @@ int get_int_at_least(const JsonObjectReader& r, const std::string& key, int mini
   return v;
 }
 
+/// Reads `key` as one value or a non-empty array of distinct values (a swept axis): `read_one`
+/// reads the scalar form, `read_all` the array form.
+template <typename T, typename ReadOne, typename ReadAll>
+std::vector<T> get_axis(const JsonObjectReader& r, const std::string& key, ReadOne read_one,
+                        ReadAll read_all) {
+  if (!r.is_array(key)) return {read_one()};
+  std::vector<T> values = read_all();
+  if (values.empty()) r.fail_key(key, "an empty array (give one value or several)");
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (values[i] == values[j]) {
+        r.fail_key(key, fmt::format("element {} repeats element {} (each value once)", i, j));
+      }
+    }
+  }
+  return values;
+}
+
+std::vector<int64_t> get_int_axis(const JsonObjectReader& r, const std::string& key) {
+  std::vector<int64_t> values = get_axis<int64_t>(
+      r, key, [&] { return r.get_int64(key); }, [&] { return r.get_int64_array(key); });
+  for (const int64_t v : values) {
+    if (v < 1) r.fail_key(key, fmt::format("value {} must be at least 1", v));
+  }
+  return values;
+}
+
+template <typename Parse>
+auto get_parsed_axis(const JsonObjectReader& r, const std::string& key, Parse parse) {
+  using T = decltype(parse(std::string()));
+  return get_axis<T>(
+      r, key, [&] { return r.get_parsed(key, parse); },
+      [&] {
+        std::vector<T> out;
+        for (const std::string& text : r.get_string_array(key)) {
+          try {
+            out.push_back(parse(text));
+          } catch (const Error& e) {
+            r.fail_key(key, e.what());
+          }
+        }
+        return out;
+      });
+}
+
 }  // namespace
+
+void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
+  const auto given = [&](const char* key) { return required || r.has(key); };
+  SweepAxes& a = c.axes;
+  if (given("batch")) set_axis_values(a.batch, c.base.batch, get_int_axis(r, "batch"));
+  if (given("heads")) set_axis_values(a.heads, c.base.heads, get_int_axis(r, "heads"));
+  if (given("kv_heads")) set_axis_values(a.kv_heads, c.base.kv_heads, get_int_axis(r, "kv_heads"));
+  if (given("head_dim")) set_axis_values(a.head_dim, c.base.head_dim, get_int_axis(r, "head_dim"));
+  if (given("dtype")) {
+    set_axis_values(a.dtype, c.base.dtype, get_parsed_axis(r, "dtype", parse_dtype));
+  }
+  if (given("causal")) {
+    set_axis_values(a.causal, c.base.causal,
+                    get_axis<bool>(
+                        r, "causal", [&] { return r.get_bool("causal"); },
+                        [&] { return r.get_bool_array("causal"); }));
+  }
+  if (given("gelu_form")) {
+    set_axis_values(a.gelu_form, c.base.gelu_form,
+                    get_parsed_axis(r, "gelu_form", parse_gelu_form));
+  }
+}
 
 SweepConfig default_sweep_config() {
   SweepConfig c;
@@ -61,13 +124,11 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
     c.seq_spec = r.get_string("seq");
     c.seq_lens = r.get_parsed("seq", parse_seq_spec);
   }
-  if (r.has("batch")) c.base.batch = get_at_least(r, "batch", 1);
-  if (r.has("heads")) c.base.heads = get_at_least(r, "heads", 1);
-  if (r.has("kv_heads")) c.base.kv_heads = get_at_least(r, "kv_heads", 1);
-  if (r.has("head_dim")) c.base.head_dim = get_at_least(r, "head_dim", 1);
-  if (r.has("dtype")) c.base.dtype = r.get_parsed("dtype", parse_dtype);
-  if (r.has("causal")) c.base.causal = r.get_bool("causal");
-  if (r.has("gelu_form")) c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  read_shape_axes(r, c, false);
+  if (r.has("filter")) {
+    c.filter = r.get_string("filter");
+    r.get_parsed("filter", parse_point_filter);  // a bad expression names the file and key
+  }
   if (r.has("kv_layout")) c.base.kv_layout = r.get_parsed("kv_layout", parse_kv_layout);
   if (r.has("page_size")) {
     c.base.page_size = r.get_int64("page_size");
@@ -116,9 +177,20 @@ void validate_sweep_config(const SweepConfig& c) {
       throw bad_input(fmt::format("invalid sequence length {}: must be a positive integer", len));
     }
   }
-  Shape first = c.base;
-  first.seq_len = c.seq_lens.front();
-  validate_common_shape(first);
+  if (!c.filter.empty()) parse_point_filter(c.filter);
+  const std::vector<PlannedPoint> plan = plan_all_points(c);
+  if (plan.empty()) {
+    throw bad_input(fmt::format(
+        "invalid --filter '{}': it drops every point of the sweep (a point is kept when the "
+        "expression holds)",
+        c.filter));
+  }
+  // Each combination of the axes at the first length, as before lists; the other lengths are
+  // checked with the operators' shapes (check_sweep_plan).
+  for (PlannedPoint point : plan) {
+    point.shape.seq_len = c.seq_lens.front();
+    check_planned_point(c, point, validate_common_shape);
+  }
   if (c.base.kv_layout == KvLayout::kPaged) {
     // Refused rather than ignored: a report whose flash or GEMM points say "paged" would claim a
     // layout those kernels never read.

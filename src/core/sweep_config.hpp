@@ -1,4 +1,4 @@
-// What a sweep runs: operators × sequence lengths at one base shape, and how it measures.
+// What a sweep runs: operators × the shape axes' values × sequence lengths, and how it measures.
 // Loaded from a JSON config (configs/default.json) and overridden by CLI flags.
 #pragma once
 
@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/json_input.hpp"
 #include "core/kernel_version.hpp"
 #include "core/shape.hpp"
 #include "core/shard.hpp"
+#include "core/sweep_axes.hpp"
 
 namespace rooflinectl {
 
@@ -24,8 +26,14 @@ struct SweepConfig {
   std::vector<std::string> ops;   ///< operator names, in run order
   std::vector<int64_t> seq_lens;  ///< L values
   std::string seq_spec;           ///< the --seq text the lengths came from
-  Shape base;                     ///< every axis but seq_len
-  int repetitions = 10;           ///< timed samples per point (≥ 1) when max_noise is unset
+  /// Every axis but seq_len; an axis with a list in `axes` holds the list's first value here.
+  Shape base;
+  /// The axes swept as lists (empty lists: the base shape's value). The plan is their product
+  /// (core/sweep_plan.hpp).
+  SweepAxes axes;
+  /// `--filter` expression (core/point_filter.hpp) the plan's points must satisfy; "" keeps all.
+  std::string filter;
+  int repetitions = 10;  ///< timed samples per point (≥ 1) when max_noise is unset
   /// Adaptive sampling (measure/timing.hpp TimingOptions, nvbench's --max-noise): sample each
   /// point until the median's 95% interval half-width over the median is at most this fraction
   /// (0 < max_noise < 1), with at least min_samples samples and min_time_s of sample time, or
@@ -58,14 +66,21 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "kv_layout" ("contiguous" | "paged"), "page_size" (KV positions per page; 16 when
-/// "kv_layout" is "paged" without it), "repetitions", "max_noise" (a fraction), "min_samples",
-/// "min_time_s", "max_time_s", "warmup_runs", "counters", "warm_l2", "sm_throughput", "device",
-/// "kernels" (an
-/// object of operator name to version key, e.g. {"gemm": "v1"}; the names are checked against the
-/// operators' declarations later, with the plan). Unknown keys and wrong types are bad-input
-/// Errors naming `origin` (the file) and the key.
+/// "gelu_form" (each a value or a non-empty array of distinct values, swept as a product),
+/// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
+/// positions per page; 16 when "kv_layout" is "paged" without it), "repetitions", "max_noise" (a
+/// fraction), "min_samples", "min_time_s", "max_time_s", "warmup_runs", "counters", "warm_l2",
+/// "sm_throughput", "device", "kernels" (an object of operator name to version key, e.g. {"gemm":
+/// "v1"}; the names are checked against the operators' declarations later, with the plan). Unknown
+/// keys and wrong types are bad-input Errors naming `origin` (the file) and the key.
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
+
+/// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal" and
+/// "gelu_form" of a config file or a report's config into `config` (base shape and lists): each
+/// a value, or a non-empty array of distinct values. A missing key is an error when `required`
+/// (a report), else keeps the config's value. Wrong types, values below 1 and repeated elements
+/// are bad-input Errors naming the key.
+void read_shape_axes(const JsonObjectReader& reader, SweepConfig& config, bool required);
 
 /// Reads and parses the file at `path`; a missing or unreadable file is a bad-input Error.
 SweepConfig load_sweep_config(const std::string& path);
@@ -76,8 +91,11 @@ SweepConfig default_sweep_config();
 /// Checks the whole config: known-positive axes, repetitions ≥ 1, the adaptive-sampling bounds
 /// (0 < max_noise < 1, min_samples ≥ 6, 0 ≤ min_time_s ≤ max_time_s, max_time_s > 0), non-empty
 /// ops and seq_lens,
-/// kv-heads dividing heads, the KV layout (validate_kv_layout; a paged layout with decode_attention
-/// as the only operator). Operator names are checked by the kernels registry. Throws bad-input.
+/// the filter's grammar, every combination of the axes' values (kv-heads dividing heads, sizes;
+/// the error of a combination of a sweep with lists names it and the --filter term that drops it),
+/// a plan that the filter leaves points in, the KV layout (validate_kv_layout; a paged layout with
+/// decode_attention as the only operator). Operator names are checked by the kernels registry.
+/// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 
 }  // namespace rooflinectl

@@ -1,22 +1,97 @@
 #include "core/sweep_plan.hpp"
 
-#include <algorithm>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/point_filter.hpp"
 #include "core/shard.hpp"
 
 namespace rooflinectl {
 
+namespace {
+
+/// Replaces each shape of `shapes` by one copy per value of `values` (outer loop: the shapes),
+/// `set` writing the value; one value or fewer leaves `shapes` as they are.
+template <typename T, typename Set>
+void expand(std::vector<Shape>& shapes, const std::vector<T>& values, Set set) {
+  if (values.size() < 2) return;
+  std::vector<Shape> out;
+  out.reserve(shapes.size() * values.size());
+  for (const Shape& shape : shapes) {
+    for (const T& value : values) {
+      out.push_back(shape);
+      set(out.back(), value);
+    }
+  }
+  shapes = std::move(out);
+}
+
+/// The combinations of every axis but dtype and seq_len that `op` runs at `dtype`.
+std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string& op, Dtype dtype) {
+  const SweepAxes& a = config.axes;
+  const auto used = [&](SweepAxis axis, const auto& list) {
+    return operator_uses_axis(op, axis) ? list : std::decay_t<decltype(list)>{};
+  };
+  std::vector<Shape> shapes{config.base};
+  shapes.front().dtype = dtype;
+  expand(shapes, used(SweepAxis::kBatch, a.batch), [](Shape& s, int64_t v) { s.batch = v; });
+  expand(shapes, used(SweepAxis::kHeads, a.heads), [](Shape& s, int64_t v) { s.heads = v; });
+  expand(shapes, used(SweepAxis::kKvHeads, a.kv_heads),
+         [](Shape& s, int64_t v) { s.kv_heads = v; });
+  expand(shapes, used(SweepAxis::kHeadDim, a.head_dim),
+         [](Shape& s, int64_t v) { s.head_dim = v; });
+  expand(shapes, used(SweepAxis::kCausal, a.causal), [](Shape& s, bool v) { s.causal = v; });
+  expand(shapes, used(SweepAxis::kGeluForm, a.gelu_form),
+         [](Shape& s, GeluForm v) { s.gelu_form = v; });
+  return shapes;
+}
+
+}  // namespace
+
 std::vector<PlannedPoint> plan_all_points(const SweepConfig& config) {
+  std::optional<PointFilter> filter;
+  if (!config.filter.empty()) filter = parse_point_filter(config.filter);
   std::vector<PlannedPoint> points;
-  points.reserve(config.ops.size() * config.seq_lens.size());
-  for (const std::string& op : config.ops) {
-    for (const int64_t seq_len : config.seq_lens) {
-      PlannedPoint point{op, config.base, points.size() + 1};
-      point.shape.seq_len = seq_len;
-      points.push_back(point);
+  for (const Dtype dtype : axis_values(config.axes.dtype, config.base.dtype)) {
+    for (const std::string& op : config.ops) {
+      for (const Shape& shape : operator_shapes(config, op, dtype)) {
+        for (const int64_t seq_len : config.seq_lens) {
+          PlannedPoint point{op, shape, points.size() + 1};
+          point.shape.seq_len = seq_len;
+          if (filter && !filter->keeps(op, point.shape)) continue;
+          points.push_back(std::move(point));
+        }
+      }
     }
   }
   return points;
+}
+
+void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
+                         const std::function<void(const Shape&)>& check) {
+  if (config.axes.none()) {
+    check(point.shape);
+    return;
+  }
+  try {
+    check(point.shape);
+  } catch (const Error& e) {
+    if (e.exit_code() != ExitCode::kBadInput) throw;
+    std::string term = "op!=" + point.op;
+    for (const SweepAxis axis : kSweepAxes) {
+      if (config.axes.varies(axis) && operator_uses_axis(point.op, axis)) {
+        term += fmt::format("|{}!={}", axis_name(axis), axis_value_text(axis, point.shape));
+      }
+    }
+    const std::string label = swept_axes_label(config.axes, point.op, point.shape);
+    throw bad_input(fmt::format("{}: in the combination {}{} (drop it with --filter '{}')",
+                                e.what(), point.op, label.empty() ? "" : " " + label, term));
+  }
 }
 
 bool shard_runs(const ShardSpec& shard, const PlannedPoint& point) {

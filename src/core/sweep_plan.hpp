@@ -1,8 +1,10 @@
-// The points a sweep runs, in run order: operators × sequence lengths at the config's base
-// shape, cut to the config's shard when it has one. Read by the sweep loop, by `sweep
+// The points a sweep runs, in run order: the product of dtype, operators, the other shape axes and
+// sequence lengths, kept by the config's --filter, cut to the config's shard when it has one. Read
+// by the sweep loop, by `sweep
 // --baseline`'s power check and by `merge`, so that all three agree on what a sweep is.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,22 @@ struct PlannedPoint {
   size_t index = 0;
 };
 
-/// Every point of `config`, ignoring config.shard: for each operator of config.ops, each length
-/// of config.seq_lens, in that order.
+/// Every point of `config`, ignoring config.shard, in product order, outermost first: dtype, the
+/// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, seq_len
+/// (each axis in the order its values were given). An axis the operator does not use
+/// (operator_uses_axis) takes its first value only, so it does not multiply that operator's
+/// points. Points the config's filter drops are left out (indices count the kept points); a
+/// malformed filter is a bad-input Error. Dtype is outermost so that a sweep counts each dtype's
+/// points with one counter set-up (its tensor pipe's metrics). Without lists: operators ×
+/// lengths, as before lists.
 std::vector<PlannedPoint> plan_all_points(const SweepConfig& config);
+
+/// Runs `check` on the shape of `point` (a bad-input Error for a shape that cannot run). In a
+/// sweep with lists, its error is re-thrown naming the combination and the --filter term that
+/// drops it: "...: in the combination flash_attention d=96 (drop it with --filter
+/// 'op!=flash_attention|head_dim!=96')"; without lists it propagates unchanged.
+void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
+                         const std::function<void(const Shape&)>& check);
 
 /// Whether `shard` runs `point`: the point's plan position is in shard.plan_indices when the
 /// shard has an explicit list, else shard_of_point decides.

@@ -594,14 +594,9 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   c.ops = r.get_string_array("ops");
   c.seq_spec = r.get_string("seq");
   c.seq_lens = r.get_int64_array("seq_lens");
-  c.base.batch = r.get_int64("batch");
-  c.base.heads = r.get_int64("heads");
-  c.base.kv_heads = r.get_int64("kv_heads");
-  c.base.head_dim = r.get_int64("head_dim");
-  c.base.dtype = r.get_parsed("dtype", parse_dtype);
-  c.base.causal = r.get_bool("causal");
-  c.base.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
+  read_shape_axes(r, c, true);  // each a value, or an array for an axis swept as a list
   read_kv_layout(r, c.base);
+  if (r.has("filter")) c.filter = r.get_string("filter");  // absent: no --filter
   c.repetitions = r.get_int("repetitions");
   // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.
   if (r.has("max_noise")) c.max_noise = r.get_optional_double("max_noise");

@@ -359,20 +359,36 @@ nlohmann::ordered_json device_record_to_json(const DeviceRecord& device) {
   return device_to_json(device);
 }
 
+namespace {
+
+/// The names of `values` (dtypes or GELU forms): one as a string, several as an array.
+template <typename T>
+Json texts(const std::vector<T>& values) {
+  if (values.size() == 1) return Json(to_string(values.front()));
+  Json array = Json::array();
+  for (const T& value : values) array.push_back(to_string(value));
+  return array;
+}
+
+}  // namespace
+
 nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   Json j;
   j["ops"] = c.ops;
   j["seq"] = c.seq_spec;
   j["seq_lens"] = c.seq_lens;
-  j["batch"] = c.base.batch;
-  j["heads"] = c.base.heads;
-  j["kv_heads"] = c.base.kv_heads;
-  j["head_dim"] = c.base.head_dim;
-  j["dtype"] = to_string(c.base.dtype);
-  j["causal"] = c.base.causal;
+  // Each shape axis as its one value, or as the array of its values when swept as a list.
+  const SweepAxes& a = c.axes;
+  j["batch"] = a.batch.empty() ? Json(c.base.batch) : Json(a.batch);
+  j["heads"] = a.heads.empty() ? Json(c.base.heads) : Json(a.heads);
+  j["kv_heads"] = a.kv_heads.empty() ? Json(c.base.kv_heads) : Json(a.kv_heads);
+  j["head_dim"] = a.head_dim.empty() ? Json(c.base.head_dim) : Json(a.head_dim);
+  j["dtype"] = texts(axis_values(a.dtype, c.base.dtype));
+  j["causal"] = a.causal.empty() ? Json(c.base.causal) : Json(a.causal);
   j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
-  j["gelu_form"] = to_string(c.base.gelu_form);
+  j["gelu_form"] = texts(axis_values(a.gelu_form, c.base.gelu_form));
   put_kv_layout(j, c.base);
+  if (!c.filter.empty()) j["filter"] = c.filter;  // absent without --filter
   j["repetitions"] = c.repetitions;
   j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);
   j["min_samples"] = c.min_samples;

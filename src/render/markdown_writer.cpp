@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/operator_names.hpp"
+#include "core/sweep_axes.hpp"
 #include "render/attention_summary.hpp"
 #include "render/bytes_basis_text.hpp"
 #include "render/value_format.hpp"
@@ -156,10 +157,15 @@ std::string point_row(const PointResult& p) {
   return row + "\n";
 }
 
-std::string operator_section(const std::string& op, const Report& report) {
+/// The table of `op`'s points whose values of the varying axes read `swept` (swept_axes_label;
+/// "" in a sweep without lists: every point of `op`).
+std::string operator_section(const std::string& op, const std::string& swept,
+                             const Report& report) {
   std::vector<const PointResult*> points;
   for (const auto& p : report.points) {
-    if (p.op == op) points.push_back(&p);
+    if (p.op == op && swept_axes_label(report.config.axes, op, p.shape) == swept) {
+      points.push_back(&p);
+    }
   }
   // The kernel versions that ran (CSV and JSON name them per point), in order of first use.
   std::vector<std::string> versions;
@@ -176,8 +182,9 @@ std::string operator_section(const std::string& op, const Report& report) {
   const std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
                                  ? " " + kv_layout_label(points.front()->shape)
                                  : std::string();
-  std::string out = fmt::format("### `{}`{}{}: {}\n\n", op, layout,
-                                ran.empty() ? "" : " (" + ran + ")", verdict(points));
+  std::string out =
+      fmt::format("### `{}`{}{}{}: {}\n\n", op, layout, swept.empty() ? "" : " " + swept,
+                  ran.empty() ? "" : " (" + ran + ")", verdict(points));
   out += fmt::format(
       "| L | {} | tokens/s | TFLOP/s | TB/s | FLOP/B | L2 FLOP/B | bound | binding | % of roof | "
       "SM % of peak | DRAM % of peak | peak memory | validation | status |\n",
@@ -292,9 +299,11 @@ std::string format_markdown_report(const Report& report) {
       d.driver_version % 1000 / 10, d.runtime_version / 1000, d.runtime_version % 1000 / 10,
       report.tool_version, report.git_revision.empty() ? "" : " (" + report.git_revision + ")",
       report.timestamp_utc);
+  const auto axis = [&](SweepAxis a) { return axis_summary(report.config.axes, s, a); };
   out += fmt::format(
-      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} after {} warm-ups, L2 {}.\n\n", s.batch,
-      s.heads, s.kv_heads, s.head_dim, to_string(s.dtype), s.causal ? "causal" : "non-causal",
+      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} after {} warm-ups, L2 {}.\n\n",
+      axis(SweepAxis::kBatch), axis(SweepAxis::kHeads), axis(SweepAxis::kKvHeads),
+      axis(SweepAxis::kHeadDim), axis(SweepAxis::kDtype), axis(SweepAxis::kCausal),
       report.config.max_noise
           ? fmt::format("samples until the median's noise is at most {:.2g}% (min {} samples, "
                         "max {:g} s a point)",
@@ -309,7 +318,18 @@ std::string format_markdown_report(const Report& report) {
     out += "**Conclusion:** " + summary.conclusion + "\n\n";
     out += attention_section(summary);
   }
-  for (const auto& op : operators_in_order(report)) out += operator_section(op, report);
+  // One table per operator and, in a sweep with lists, per combination of the varying axes.
+  for (const auto& op : operators_in_order(report)) {
+    std::vector<std::string> groups;
+    for (const auto& p : report.points) {
+      if (p.op != op) continue;
+      std::string swept = swept_axes_label(report.config.axes, op, p.shape);
+      if (std::find(groups.begin(), groups.end(), swept) == groups.end()) {
+        groups.push_back(std::move(swept));
+      }
+    }
+    for (const auto& swept : groups) out += operator_section(op, swept, report);
+  }
   out += notes(report);
   return out;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/sweep_axes.hpp"
 #include "render/bytes_basis_text.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/value_format.hpp"
@@ -111,11 +112,14 @@ struct TableNotes {
   bool any_l2 = false;  ///< a point placed under the L2 roof too
 };
 
-Row format_row(const PointResult& p, TableNotes& notes) {
+Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   Row row;
   row.fill(kMissing);
-  // A paged decode point names its layout beside the operator: "decode_attention paged/16".
+  // A paged decode point names its layout beside the operator: "decode_attention paged/16"; a
+  // sweep with lists, the point's values of the axes that vary: "flash_attention fp16 B=8".
   row[0] = p.shape.kv_layout == KvLayout::kPaged ? p.op + " " + kv_layout_label(p.shape) : p.op;
+  const std::string swept = swept_axes_label(axes, p.op, p.shape);
+  if (!swept.empty()) row[0] += " " + swept;
   if (!p.version.empty()) row[1] = p.version;
   row[2] = std::to_string(p.shape.seq_len);
   if (p.timing) row[3] = format_time(p.timing->median_s);
@@ -170,7 +174,7 @@ std::string format_console_table(const Report& report) {
   for (size_t c = 0; c < kColumns.size(); ++c) header[c] = kColumns[c].title;
   rows.push_back(header);
   TableNotes notes;
-  for (const auto& p : report.points) rows.push_back(format_row(p, notes));
+  for (const auto& p : report.points) rows.push_back(format_row(p, report.config.axes, notes));
 
   std::array<size_t, kColumns.size()> widths{};
   for (const auto& row : rows) {
@@ -222,8 +226,9 @@ std::string format_console_table(const Report& report) {
           fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds));
     }
     if (roofs.tensor_flop_per_s) {
-      values.push_back(fmt::format("{} tensor {}", to_string(report.config.base.dtype),
-                                   format_si(*roofs.tensor_flop_per_s, "FLOP/s")));
+      values.push_back(fmt::format(
+          "{} tensor {}", axis_summary(report.config.axes, report.config.base, SweepAxis::kDtype),
+          format_si(*roofs.tensor_flop_per_s, "FLOP/s")));
     }
     if (roofs.fp32_flop_per_s)
       values.push_back("fp32 " + format_si(*roofs.fp32_flop_per_s, "FLOP/s"));

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "core/phase_times.hpp"
+#include "core/sweep_axes.hpp"
 #include "core/sweep_plan.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
@@ -143,6 +144,13 @@ void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ct
   point.reconciliation = reconcile(point, spec.pipe, ctx.device);
 }
 
+/// The point in progress lines and NVTX ranges: "gemm L=4096", with the values of the axes that
+/// vary when the sweep has lists ("flash_attention fp16 B=8 L=4096").
+std::string point_text(const SweepConfig& config, const PointResult& point) {
+  const std::string axes = swept_axes_label(config.axes, point.op, point.shape);
+  return fmt::format("{}{} L={}", point.op, axes.empty() ? "" : " " + axes, point.shape.seq_len);
+}
+
 /// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
 /// on; without counters the point is placed at once (on the analytic model).
 std::optional<CounterPassRanges> measure_point(PointResult& point, const OperatorSpec& spec,
@@ -178,7 +186,7 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   timing_options.repetitions = ctx.config.repetitions;
   timing_options.warmup_runs = ctx.config.warmup_runs;
   timing_options.flush_l2 = !ctx.config.warm_l2;
-  timing_options.nvtx_range = fmt::format("{} L={}", point.op, point.shape.seq_len);
+  timing_options.nvtx_range = point_text(ctx.config, point);
   timing_options.max_noise = ctx.config.max_noise;
   timing_options.min_samples = ctx.config.min_samples;
   timing_options.min_time_s = ctx.config.min_time_s;
@@ -273,14 +281,14 @@ void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& p
         continue;
       }
       const std::string what =
-          fmt::format("counters ({} session) {} L={}", role, point.op, point.shape.seq_len);
+          fmt::format("counters ({} session) {}", role, point_text(ctx.config, point));
       shown.start(i + 1, what);
       try {
         follow_up_point(point, spec, ctx, ranges, index);
         if (index + 1 == ctx.profiler->follow_up_count()) {
           report_above_roof(point,
-                            fmt::format("[{} {}/{}] {} L={}", role, i + 1, pending.size(), point.op,
-                                        point.shape.seq_len),
+                            fmt::format("[{} {}/{}] {}", role, i + 1, pending.size(),
+                                        point_text(ctx.config, point)),
                             shown);
         }
       } catch (const Error& e) {
@@ -314,19 +322,23 @@ CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& pr
   }
 }
 
-/// Opens the sweep's counter engine into ctx.profiler and warms it up, or records in
+/// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics) into
+/// ctx.profiler, closing the previous one first, and warms it up, or records in
 /// ctx.counters_null_reason why there is none: --no-counters, or CUPTI refused (the sweep then
 /// times only, unless --require-counters makes that an environment Error). Its wall time is the
 /// phase "counter set-up".
-void open_counter_engine(SweepContext& ctx, std::ostream& progress) {
+void open_counter_engine(SweepContext& ctx, Dtype dtype, std::ostream& progress) {
   const SweepConfig& config = ctx.config;
   const auto start = std::chrono::steady_clock::now();
+  ctx.profiler.reset();  // one CUPTI session at a time
   if (!config.counters) {
     ctx.counters_null_reason = "counters disabled (--no-counters)";
+  } else if (!ctx.counters_null_reason.empty()) {
+    // An earlier dtype's set-up was refused: CUPTI's refusals are the environment's, not the
+    // metric set's, so the sweep stays timing-only rather than printing the notice again.
   } else {
     try {
-      ctx.profiler =
-          std::make_unique<CounterEngine>(config.device, config.base.dtype, config.sm_throughput);
+      ctx.profiler = std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput);
       ctx.profiler->warm_up([&] { ctx.flusher.read_sweep(ctx.stream); });
     } catch (const Error& e) {
       if (config.require_counters) {
@@ -351,24 +363,19 @@ void mark_failed(PointResult& point, const Error& e) {
   point.roofline_null_reason = "point failed";
 }
 
-/// Measures every point of the plan (operators × lengths, in config order, cut to the shard)
-/// into report.points, one progress line each; once interrupted, the remaining points are
-/// recorded as such. Returns the byte passes whose follow-up sessions are still to run, each with
-/// its point's index: those sessions follow the loop, so that CUPTI switches metric sets once per
-/// session, not per point.
-std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report, SweepContext& ctx,
-                                                                 std::ostream& progress) {
-  const SweepConfig& config = ctx.config;
-  const uint64_t base_seed = std::random_device{}();
-  const std::vector<PlannedPoint> plan = plan_points(config);
-  const size_t total = plan.size();
+/// Measures `plan` (points of one dtype, in plan order) into report.points, one progress line
+/// each, numbered after `index` (the points before them) of `total`; once interrupted, the
+/// remaining points are recorded as such. Returns the byte passes whose follow-up sessions are
+/// still to run, each with its point's index: those sessions follow the loop, so that CUPTI
+/// switches metric sets once per session, not per point.
+std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
+    Report& report, SweepContext& ctx, const std::vector<PlannedPoint>& plan, size_t index,
+    size_t total, uint64_t base_seed, std::ostream& progress) {
   std::vector<std::pair<size_t, CounterPassRanges>> pending;
-  size_t index = 0;
   SweepProgress shown(progress, total);
   for (const PlannedPoint& planned : plan) {
     const std::string& op = planned.op;
     const OperatorSpec& spec = find_operator(op);
-    const int64_t seq_len = planned.shape.seq_len;
     PointResult point;
     point.op = op;
     point.shape = planned.shape;
@@ -379,8 +386,9 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report,
       report.points.push_back(std::move(point));
       continue;
     }
-    const std::string label = fmt::format("[{}/{}] {} L={}", index, total, op, seq_len);
-    shown.start(index, fmt::format("{} L={}", op, seq_len));
+    const std::string what = point_text(ctx.config, point);
+    const std::string label = fmt::format("[{}/{}] {}", index, total, what);
+    shown.start(index, what);
     try {
       if (auto ranges = measure_point(point, spec, ctx)) {
         pending.emplace_back(report.points.size(), std::move(*ranges));
@@ -405,13 +413,8 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(Report& report,
 void check_sweep_plan(const SweepConfig& config) {
   validate_sweep_config(config);
   check_kernel_requests(config.kernels);
-  for (const auto& op : config.ops) {
-    const OperatorSpec& spec = find_operator(op);
-    for (const int64_t seq_len : config.seq_lens) {
-      Shape shape = config.base;
-      shape.seq_len = seq_len;
-      spec.check_shape(shape);
-    }
+  for (const PlannedPoint& point : plan_all_points(config)) {
+    check_planned_point(config, point, find_operator(point.op).check_shape);
   }
 }
 
@@ -464,7 +467,19 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   });
   SweepContext ctx{config, report.device, flusher, stream.get(), phases};
   ctx.clocks = &clocks;
-  open_counter_engine(ctx, progress);
+  // The plan's points by dtype (its outermost axis, so each dtype's points are contiguous): each
+  // dtype's points are counted by an engine of that dtype's tensor-pipe metrics, opened once.
+  const std::vector<PlannedPoint> plan = plan_points(config);
+  std::vector<std::vector<PlannedPoint>> dtype_groups;
+  for (const PlannedPoint& point : plan) {
+    if (dtype_groups.empty() || dtype_groups.back().front().shape.dtype != point.shape.dtype) {
+      dtype_groups.emplace_back();
+    }
+    dtype_groups.back().push_back(point);
+  }
+  open_counter_engine(
+      ctx, dtype_groups.empty() ? config.base.dtype : dtype_groups.front().front().shape.dtype,
+      progress);
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
   PeaksBlock peaks = timed(phases, "roofs", [&] {
@@ -472,8 +487,18 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   });
   ctx.peaks = &peaks;
 
-  std::vector<std::pair<size_t, CounterPassRanges>> pending = measure_points(report, ctx, progress);
-  if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
+  const uint64_t base_seed = std::random_device{}();
+  size_t done = 0;
+  for (size_t group = 0; group < dtype_groups.size(); ++group) {
+    if (group > 0 && ctx.profiler) {
+      open_counter_engine(ctx, dtype_groups[group].front().shape.dtype, progress);
+    }
+    std::vector<std::pair<size_t, CounterPassRanges>> pending =
+        measure_points(report, ctx, dtype_groups[group], done, plan.size(), base_seed, progress);
+    done += dtype_groups[group].size();
+    if (ctx.profiler) run_follow_up_sessions(pending, report, ctx, progress);
+  }
+  ctx.profiler.reset();
   timed(phases, "roofs", [&] { finish_sweep_roofs(peaks, report.points, report.device); });
   report.peaks = peaks;
   if (clock_lock) report.device.clock_lock = clock_lock->restore();

@@ -169,6 +169,23 @@ run_case 2 "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3)
 # One OP=VERSION per --kernel: a second word is not taken as another request.
 bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
 
+# ---- axes as lists and --filter (README, "Axes and products") --------------------------------
+bad "--batch: 'x' is not a whole number (allowed: integers 1..2^50)" sweep --batch 1,x
+bad "invalid --batch '1,8,1': 1 is listed twice" sweep --batch 1,8,1
+bad "empty item" sweep --batch 1,,8
+bad "--dtype: 'fp32' is not allowed (allowed: bf16, fp16)" sweep --dtype bf16,fp32
+bad "--causal: 'maybe' is not allowed (allowed: off, on)" sweep --causal off,maybe
+bad "invalid --heads '16,32' without --kv-heads" sweep --heads 16,32
+bad "in the combination flash_attention H=16 H_kv=32 (drop it with --filter 'op!=flash_attention|heads!=16|kv_heads!=32')" \
+  sweep --ops flash_attention --heads 16,32 --kv-heads 8,32
+bad "in the combination flash_attention d=96 (drop it with --filter 'op!=flash_attention|head_dim!=96')" \
+  sweep --ops flash_attention,gemm --head-dim 64,96
+bad "invalid --filter 'batch>>8': term 'batch>>8': value '>8' is not an integer" sweep --filter 'batch>>8'
+bad "unknown field 'bach'" sweep --filter 'bach=8'
+bad "term 'dtype<fp16': dtype takes = or != only" sweep --filter 'op=gemm,dtype<fp16'
+bad "it drops every point of the sweep" sweep --filter 'seq>100000'
+run_case 2 "invalid --batch with several values for \`model\`" - model --gpu h200-sxm --batch 1,8
+
 # ---- names ------------------------------------------------------------------------------------
 bad "--dtype: 'fp32' is not allowed (allowed: bf16, fp16)" sweep --dtype fp32
 bad "'BF16'" sweep --dtype BF16
@@ -233,6 +250,10 @@ config_case() {  # config_case NAME JSON PATTERN
   bad "$3" sweep --config "$inputs/$1.json"
 }
 config_case unknown-key '{"batchsize": 2}' "'batchsize'"
+config_case batch-empty-array '{"batch": []}' "'batch'"
+config_case batch-repeated '{"batch": [1, 8, 1]}' "element 2 repeats element 0"
+config_case dtype-array-bad '{"dtype": ["bf16", "fp8"]}' "fp8"
+config_case filter-bad '{"filter": "batch>>8"}' "'filter'"
 config_case kernels-string '{"kernels": "gemm=v1"}' "'kernels'"
 config_case kernels-number '{"kernels": {"gemm": 1}}' "'kernels.gemm'"
 config_case kernels-empty '{"kernels": {"gemm": ""}}' "empty version for gemm"

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "io/json_reader.hpp"
 #include "run_rooflinectl.hpp"
@@ -73,6 +75,44 @@ TEST(SweepEndToEnd, NoCountersPlacesOnTheAnalyticModel) {
     }
     if (p.op == "gelu") EXPECT_EQ(p.roofline->bound, Bound::kMemory);
     if (p.op == "flash_attention") EXPECT_EQ(p.roofline->bound, Bound::kCompute);
+  }
+  std::filesystem::remove(path);
+}
+
+// A product of axes (README, "Axes and products"): 2 dtypes × (gelu: 2 batches × 2 lengths +
+// flash attention: 2 batches × 2 causal × 2 lengths) = 24 points, in the documented order, each
+// ok and counted with its own dtype's tensor metric (one counter engine per dtype).
+TEST(SweepEndToEnd, AxisProductRunsEveryCombinationWithItsDtypesCounters) {
+  const std::string path = temp_report_path("rooflinectl-e2e-product.json");
+  ASSERT_EQ(run_rooflinectl("sweep --ops gelu,flash_attention --seq 512,1024 --batch 1,2 "
+                            "--dtype bf16,fp16 --causal off,on --repetitions 3 --output " +
+                            path + " > /dev/null"),
+            0);
+  const Report report = load_report(path);
+  ASSERT_EQ(report.points.size(), 24u);
+  EXPECT_EQ(report.config.axes.dtype, (std::vector<Dtype>{Dtype::kBf16, Dtype::kFp16}));
+  EXPECT_EQ(report.config.axes.batch, (std::vector<int64_t>{1, 2}));
+  for (size_t i = 0; i < report.points.size(); ++i) {
+    const PointResult& p = report.points[i];
+    SCOPED_TRACE(p.op + " B=" + std::to_string(p.shape.batch) + " " + to_string(p.shape.dtype) +
+                 (p.shape.causal ? " causal" : "") + " L=" + std::to_string(p.shape.seq_len));
+    EXPECT_EQ(p.shape.dtype, i < 12 ? Dtype::kBf16 : Dtype::kFp16);  // dtype outermost
+    EXPECT_EQ(p.op, i % 12 < 4 ? "gelu" : "flash_attention");
+    if (p.op == "gelu") EXPECT_FALSE(p.shape.causal);  // gelu does not run once per causal value
+    EXPECT_EQ(p.status, PointStatus::kOk) << p.reason;
+    ASSERT_TRUE(p.validation);
+    EXPECT_TRUE(p.validation->passed);
+    EXPECT_FALSE(p.counters.null_reason) << *p.counters.null_reason;
+    ASSERT_TRUE(p.roofline) << p.roofline_null_reason;
+    EXPECT_FALSE(p.roofline->above_roof);
+    if (p.op == "flash_attention") {
+      // Counted tensor FLOPs on the pipe of the point's own dtype (in its metric set).
+      const std::optional<double>& own = p.shape.dtype == Dtype::kBf16
+                                             ? p.counters.total.tensor_bf16_flop
+                                             : p.counters.total.tensor_fp16_flop;
+      ASSERT_TRUE(own) << "the point's own dtype's tensor FLOPs were not counted";
+      EXPECT_GT(*own, 0.0);
+    }
   }
   std::filesystem::remove(path);
 }

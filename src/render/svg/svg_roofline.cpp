@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/sweep_axes.hpp"
 #include "render/bytes_basis_text.hpp"
 #include "render/svg/svg_common.hpp"
 #include "render/value_format.hpp"
@@ -323,12 +324,14 @@ std::string title_svg(const Chart& chart) {
                              fmt::format("Roofline: {} (cc {}.{}, {} SMs)", gpu_name(report),
                                          d.cc_major, d.cc_minor, d.sm_count),
                              kTitlePx, "start", R"(font-weight="bold" class="title")");
-  svg += text_svg(kPlotLeft, 54,
-                  fmt::format("{} points · B = {}, H = {}, H_kv = {}, d = {}, {}, {} · sweep of {}",
-                              chart.points.size(), base.batch, base.heads, base.kv_heads,
-                              base.head_dim, to_string(base.dtype),
-                              base.causal ? "causal" : "non-causal", report.timestamp_utc),
-                  kSubtitlePx, "start", R"(fill="#555555")");
+  const auto axis = [&](SweepAxis a) { return axis_summary(report.config.axes, base, a); };
+  svg +=
+      text_svg(kPlotLeft, 54,
+               fmt::format("{} points · B = {}, H = {}, H_kv = {}, d = {}, {}, {} · sweep of {}",
+                           chart.points.size(), axis(SweepAxis::kBatch), axis(SweepAxis::kHeads),
+                           axis(SweepAxis::kKvHeads), axis(SweepAxis::kHeadDim),
+                           axis(SweepAxis::kDtype), axis(SweepAxis::kCausal), report.timestamp_utc),
+               kSubtitlePx, "start", R"(fill="#555555")");
   const size_t analytic =
       std::count_if(chart.points.begin(), chart.points.end(),
                     [](const auto* p) { return p->roofline->basis == "analytic"; });
@@ -415,7 +418,9 @@ std::string flat_roofs_svg(const Chart& chart, LabelPlacer& labels) {
   };
   const PipeRoof pipe_roofs[] = {
       {Pipe::kTensor, roofs.tensor_flop_per_s,
-       to_string(chart.report.config.base.dtype) + " tensor-core roof", ""},
+       axis_summary(chart.report.config.axes, chart.report.config.base, SweepAxis::kDtype) +
+           " tensor-core roof",
+       ""},
       {Pipe::kFp32, roofs.fp32_flop_per_s, "fp32 FMA roof", R"( stroke-dasharray="7 4")"},
   };
   std::string svg;
@@ -481,14 +486,36 @@ std::string roofs_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer& 
   return svg + "</g>\n";
 }
 
-// Each operator's placed points in L order, at their pixel positions.
+// The series a point belongs to: its operator, and in a sweep with lists the values of the axes
+// that vary ("flash_attention fp16 B=8"), so that one line joins one combination's points.
+std::string series_name(const Report& report, const PointResult& p) {
+  const std::string swept = swept_axes_label(report.config.axes, p.op, p.shape);
+  return swept.empty() ? p.op : p.op + " " + swept;
+}
+
+// The series in legend order: operators in report order, each operator's combinations in order
+// of first appearance (without lists: the operators).
+std::vector<std::string> series_in_order(const Report& report) {
+  std::vector<std::string> names;
+  for (const auto& op : operators_in_order(report)) {
+    for (const auto& p : report.points) {
+      if (p.op != op) continue;
+      std::string name = series_name(report, p);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// Each series' placed points in L order, at their pixel positions.
 using Series = std::map<std::string, std::vector<PlacedPoint>>;
 
 Series placed_series(const Chart& chart) {
   Series series;
   for (const auto* p : chart.points) {
-    series[p->op].push_back({p, chart.sx(p->roofline->arithmetic_intensity_flop_per_byte),
-                             chart.sy(p->roofline->achieved_flop_per_s)});
+    series[series_name(chart.report, *p)].push_back(
+        {p, chart.sx(p->roofline->arithmetic_intensity_flop_per_byte),
+         chart.sy(p->roofline->achieved_flop_per_s)});
   }
   for (auto& [op, pts] : series) {
     std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) {
@@ -630,7 +657,7 @@ std::string roofline_svg(const Report& report) {
   svg += roofs_svg(chart, avoid, labels);
 
   // Series: the lines, the L2 markers, then the markers on top and their labels.
-  const std::vector<std::string> ops = operators_in_order(report);
+  const std::vector<std::string> ops = series_in_order(report);
   const std::map<int64_t, double> shade = shades(report);
   const Series series = placed_series(chart);
   svg += series_lines_svg(ops, series);

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "core/sweep_axes.hpp"
 #include "render/attention_summary.hpp"
 #include "render/svg/svg_common.hpp"
 #include "render/svg/svg_roofline.hpp"
@@ -350,6 +351,7 @@ std::string draw_panel(const Panel& panel, double left, const Scale& sx,
 std::string throughput_svg(const Report& report) {
   const DeviceRecord& d = report.device;
   const Shape& base = report.config.base;
+  const auto axis = [&](SweepAxis a) { return axis_summary(report.config.axes, base, a); };
   const std::string gpu = d.name.empty() ? "unknown GPU" : d.name;
   std::string svg =
       svg_open(kWidth, kHeight, "Throughput against sequence length, rooflinectl sweep on " + gpu);
@@ -361,8 +363,9 @@ std::string throughput_svg(const Report& report) {
   svg += text_svg(kPanelLeft - 40, 54,
                   fmt::format("B = {}, H = {}, H_kv = {}, d = {}, {}, {} · median of {} timed "
                               "runs, L2 flushed · sweep of {}",
-                              base.batch, base.heads, base.kv_heads, base.head_dim,
-                              to_string(base.dtype), base.causal ? "causal" : "non-causal",
+                              axis(SweepAxis::kBatch), axis(SweepAxis::kHeads),
+                              axis(SweepAxis::kKvHeads), axis(SweepAxis::kHeadDim),
+                              axis(SweepAxis::kDtype), axis(SweepAxis::kCausal),
                               report.config.repetitions, report.timestamp_utc),
                   12, "start", R"(fill="#555555")") +
          "\n";
