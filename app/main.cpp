@@ -13,6 +13,7 @@
 #include "cmd_compare.hpp"
 #include "cmd_devices.hpp"
 #include "cmd_doctor.hpp"
+#include "cmd_layer.hpp"
 #include "cmd_list.hpp"
 #include "cmd_merge.hpp"
 #include "cmd_model.hpp"
@@ -122,6 +123,8 @@ int main(int argc, char** argv) {
   CLI::App* compare = setup_compare(app, compare_options);
   ModelOptions model_options;
   CLI::App* model = setup_model(app, model_options);
+  LayerOptions layer_options;
+  CLI::App* layer = setup_layer(app, layer_options);
   PeaksOptions peaks_options;
   CLI::App* peaks = setup_peaks(app, peaks_options);
   PlotOptions plot_options;
@@ -160,6 +163,7 @@ int main(int argc, char** argv) {
     if (list->parsed()) return run_list_command(list_options);
     if (compare->parsed()) return run_compare_command(compare_options);
     if (model->parsed()) return run_model_command(model_options);
+    if (layer->parsed()) return run_layer_command(layer_options);
     if (peaks->parsed()) return run_peaks_command(peaks_options);
     if (plot->parsed()) return run_plot_command(plot_options);
     if (profile->parsed()) return run_profile_command(profile_options);

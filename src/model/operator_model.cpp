@@ -15,6 +15,20 @@ double attention_pairs(int64_t seq_len, bool causal) {
   return causal ? l * (l + 1.0) / 2.0 : l * l;
 }
 
+AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
+                             const std::string& dims_text) {
+  const double md = static_cast<double>(m), nd = static_cast<double>(n);
+  const double kd = static_cast<double>(k);
+  const double e = dtype_size_bytes(dtype);
+  AnalyticResult r;
+  r.flop = 2.0 * md * nd * kd;
+  r.min_dram_bytes = (md * kd + kd * nd + md * nd) * e;
+  r.implemented_dram_bytes = r.min_dram_bytes;
+  r.flop_formula = "2*M*N*K, " + dims_text;
+  r.bytes_formula = "(M*K + K*N + M*N)*e";
+  return r;
+}
+
 BlockTableBytes decode_block_table_bytes(const Shape& s) {
   if (s.kv_layout != KvLayout::kPaged) return {};
   const double entries =
@@ -70,17 +84,8 @@ std::string ffn_width_name(const Shape& s, const LayerWidths& w) {
 }
 
 AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
-  const double m = static_cast<double>(s.tokens());
-  const double k = static_cast<double>(w.d_model);
-  const double n = static_cast<double>(w.ffn_dim);
-  const double e = dtype_size_bytes(s.dtype);
-  AnalyticResult r;
-  r.flop = 2.0 * m * n * k;
-  r.min_dram_bytes = (m * k + k * n + m * n) * e;
-  r.implemented_dram_bytes = r.min_dram_bytes;
-  r.flop_formula = "2*M*N*K, M = B*L, K = d_model, N = " + ffn_width_name(s, w);
-  r.bytes_formula = "(M*K + K*N + M*N)*e";
-  return r;
+  return gemm_analytic(s.tokens(), w.ffn_dim, w.d_model, s.dtype,
+                       "M = B*L, K = d_model, N = " + ffn_width_name(s, w));
 }
 
 AnalyticResult gelu_model(const Shape& s, const LayerWidths& w) {

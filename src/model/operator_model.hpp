@@ -48,6 +48,14 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape);
 /// B·L·widths.d_model. The attention operators depend on `shape` alone. Throws as analytic_model.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape, const LayerWidths& widths);
 
+/// A GEMM C[M,N] = X[M,K]·W[K,N] at any M, N, K in `dtype` (the gemm operator's formula, which
+/// analytic_model's gemm applies at M = B·L, K = d_model, N = ffn_dim): flop 2·M·N·K (one
+/// multiply and one add per term); min bytes = implemented bytes = (M·K + K·N + M·N)·e, X and W
+/// read once and C written once. flop_formula names M, N and K with the caller's
+/// `dims_text`, e.g. "M = B*L, K = d_model, N = ffn_dim".
+AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
+                             const std::string& dims_text);
+
 /// Block-table bytes decode attention reads over a paged KV cache of P-position pages
 /// (kernels/decode_attention.cu; int32 entries, [B, ceil(L/P)]). Both 0 for a contiguous cache.
 struct BlockTableBytes {

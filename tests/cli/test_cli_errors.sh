@@ -225,7 +225,7 @@ bad "invalid --kv-layout paged with operator 'gemm' (--ops)" \
 bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
 # The allowed list is CLI11's own subcommand list, all nine of them.
-run_case 2 "allowed sweep, devices, list, compare, model, peaks, plot, profile, report, doctor" - bogus
+run_case 2 "allowed sweep, devices, list, compare, model, layer, peaks, plot, profile, report, doctor, merge" - bogus
 bad "--no-counters" sweep --no-counters --require-counters
 run_case 2 "--device -1" - doctor --device=-1
 # Stray positional arguments are named, in the order given, with what the subcommand takes.

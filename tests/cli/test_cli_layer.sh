@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `layer --analytic` on the built binary, no GPU needed: the prefill and decode views of a preset
+# on a datasheet GPU (table and JSON, the JSON against docs/layer-report-schema.json when
+# python3-jsonschema is there), and each bad input as one error line with exit 2 and nothing on
+# stdout. Usage: test_cli_layer.sh BINARY SCHEMA
+set -u
+bin="$1"
+schema="$2"
+source "$(dirname "$0")/harness.sh"
+
+# ---- prefill and decode of llama-3.1-8b on the H200 ------------------------------------------
+check 0 "^prefill summary" "" layer --model llama-3.1-8b --phase prefill --seq 512..32768 \
+  --gpu h200-sxm --analytic
+check 0 "beyond L = .* attention takes over from each FFN GEMM" "" layer --model llama-3.1-8b \
+  --phase prefill --gpu h200-sxm --analytic
+check 0 "B = 64, context = 131072" "" layer --model llama-3.1-8b --phase decode \
+  --context 512..131072 --batch 1,16,64 --gpu h200-sxm --analytic
+
+if "$bin" layer --model llama-3.1-8b --phase decode --context 512,32768 --batch 1,64 \
+  --gpu h200-sxm --analytic --format json -o "$work/layer.json" >"$work/stdout.json" \
+  2>"$work/stderr"; then
+  pass
+else
+  fail "layer --format json -o: exit $?: $(head -c 300 "$work/stderr")"
+fi
+if cmp -s "$work/layer.json" "$work/stdout.json"; then pass; else fail "-o file differs from stdout"; fi
+python_check "decode json" "$work/layer.json" '
+assert doc["phase"] == "decode" and doc["length_axis"] == "context", doc["phase"]
+assert doc["batches"] == [1, 64] and doc["lengths"] == [512, 32768]
+pts = {(p["batch"], p["context"]): p for p in doc["points"]}
+assert len(pts) == 4
+p = pts[(1, 512)]
+ops = {o["name"]: o for o in p["operators"]}
+assert ops["qkv_proj"]["gemm_mnk"] == [1, 6144, 4096], ops["qkv_proj"]
+# One decode step at B = 1 reads the layer its bf16 weights: 2*(4096*6144 + 4096*4096 + 3*4096*14336) + 2 gammas.
+w = 2 * (4096 * 6144 + 4096 * 4096 + 3 * 4096 * 14336) + 2 * 4096 * 2
+assert p["weight_bytes"] == w, p["weight_bytes"]
+assert all(o["bound"] == "memory" for o in p["operators"])
+assert abs(p["decode_tokens_per_s"] - 1 / (32 * p["layer_time_s"])) < 1e-9 * p["decode_tokens_per_s"]
+big = pts[(64, 32768)]
+assert big["peak_memory"]["kv_cache_bytes"] == 32 * 2 * 64 * 8 * 32768 * 128 * 2
+assert big["peak_memory"]["fits"] is False
+assert any("KV cache outweighs the weights" in c for c in doc["conclusion"]), doc["conclusion"]
+'
+if python3 -c "import jsonschema" 2>/dev/null; then
+  python_check "schema" "$work/layer.json" '
+import jsonschema
+jsonschema.validate(doc, json.load(open(sys.argv[1])))
+' "$schema"
+  "$bin" layer --model gpt2 --phase prefill --seq 512,1024 --gpu a100-sxm4-80gb --analytic \
+    --format json >"$work/prefill.json" 2>/dev/null ||
+    "$bin" layer --model gpt2 --phase prefill --seq 512,1024 --gpu h100-sxm --analytic \
+      --format json >"$work/prefill.json"
+  python_check "prefill schema" "$work/prefill.json" '
+import jsonschema
+jsonschema.validate(doc, json.load(open(sys.argv[1])))
+assert doc["points"][0]["seq_len"] == 512 and "ttft_s" in doc["points"][0]
+' "$schema"
+fi
+
+# ---- bad input: one error line, exit 2 --------------------------------------------------------
+refused_run 2 "not built yet: add --analytic --gpu ID" layer --model llama-3.1-8b --phase decode && pass
+refused_run 2 "needs --gpu ID" layer --model llama-3.1-8b --phase decode --analytic && pass
+refused_run 2 "invalid --phase 'training': allowed prefill, decode" layer --model llama-3.1-8b \
+  --phase training --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid --context '4096' with --phase prefill" layer --model llama-3.1-8b \
+  --phase prefill --context 4096 --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid --seq '4096' with --phase decode" layer --model llama-3.1-8b \
+  --phase decode --seq 4096 --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid --batch '1,0': '0' is out of range" layer --model llama-3.1-8b \
+  --phase decode --batch 1,0 --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid --context '512..1000'" layer --model llama-3.1-8b --phase decode \
+  --context 512..1000 --gpu h200-sxm --analytic && pass
+refused_run 2 "unknown model preset 'llama-9'" layer --model llama-9 --phase decode \
+  --gpu h200-sxm --analytic && pass
+refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 --analytic && pass
+refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-3.1-8b \
+  --phase decode --gpu h200-sxm --analytic --format csv && pass
+refused_run 2 "must end in .json" layer --model llama-3.1-8b --phase decode --gpu h200-sxm \
+  --analytic -o "$work/layer.txt" && pass
+
+finish cli_layer
