@@ -98,17 +98,20 @@ PointFilter::Condition parse_condition(const std::string& term, const std::strin
   if (c.op != "=" && c.op != "!=") {
     fail(fmt::format("{} takes = or != only, not '{}'", c.field, c.op));
   }
+  if (c.field == "causal") {
+    if (value != "on" && value != "off") {
+      fail(fmt::format("value '{}' is not on or off (causal takes on, off)", value));
+    }
+    c.text = value;
+    return c;
+  }
   try {
     if (c.field == "op") {
       c.text = parse_operator_name(value);
     } else if (c.field == "dtype") {
       c.text = to_string(parse_dtype(value));
-    } else if (c.field == "gelu_form") {
-      c.text = to_string(parse_gelu_form(value));
-    } else if (value == "on" || value == "off") {
-      c.text = value;
     } else {
-      fail(fmt::format("value '{}' is not on or off (causal takes on, off)", value));
+      c.text = to_string(parse_gelu_form(value));
     }
   } catch (const Error& e) {
     if (e.exit_code() != ExitCode::kBadInput) throw;

@@ -86,19 +86,20 @@ void check_tensor_size(const char* formula, const std::string& values,
 
 }  // namespace
 
-void validate_common_shape(const Shape& s) {
+void check_positive_axis(const char* name, const char* flag, int64_t v) {
   // `flag` is where the value comes from on the command line (the config file uses the name).
-  auto positive = [](const char* name, const char* flag, int64_t v) {
-    if (v <= 0) {
-      throw bad_input(
-          fmt::format("invalid {} {} ({}): must be a positive integer (1 and up)", name, v, flag));
-    }
-  };
-  positive("batch", "--batch", s.batch);
-  positive("heads", "--heads", s.heads);
-  positive("kv-heads", "--kv-heads", s.kv_heads);
-  positive("head-dim", "--head-dim", s.head_dim);
-  positive("seq_len", "--seq", s.seq_len);
+  if (v <= 0) {
+    throw bad_input(
+        fmt::format("invalid {} {} ({}): must be a positive integer (1 and up)", name, v, flag));
+  }
+}
+
+void validate_common_shape(const Shape& s) {
+  check_positive_axis("batch", "--batch", s.batch);
+  check_positive_axis("heads", "--heads", s.heads);
+  check_positive_axis("kv-heads", "--kv-heads", s.kv_heads);
+  check_positive_axis("head-dim", "--head-dim", s.head_dim);
+  check_positive_axis("seq_len", "--seq", s.seq_len);
   validate_kv_layout(s);
   if (s.heads % s.kv_heads != 0) {
     throw bad_input(fmt::format(

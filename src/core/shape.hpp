@@ -80,6 +80,10 @@ inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
 /// key. Recorded in each report's config.
 inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 
+/// Checks that the value `v` of the shape axis `name` (given on the command line as `flag`, e.g.
+/// "batch", "--batch") is a positive integer; throws a bad-input Error naming both otherwise.
+void check_positive_axis(const char* name, const char* flag, int64_t v);
+
 /// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout) and
 /// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
 /// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len

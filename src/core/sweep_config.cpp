@@ -177,6 +177,11 @@ void validate_sweep_config(const SweepConfig& c) {
       throw bad_input(fmt::format("invalid sequence length {}: must be a positive integer", len));
     }
   }
+  // A listed value no combination can run is that value's error, not a combination's.
+  for (const int64_t v : c.axes.batch) check_positive_axis("batch", "--batch", v);
+  for (const int64_t v : c.axes.heads) check_positive_axis("heads", "--heads", v);
+  for (const int64_t v : c.axes.kv_heads) check_positive_axis("kv-heads", "--kv-heads", v);
+  for (const int64_t v : c.axes.head_dim) check_positive_axis("head-dim", "--head-dim", v);
   if (!c.filter.empty()) parse_point_filter(c.filter);
   const std::vector<PlannedPoint> plan = plan_all_points(c);
   if (plan.empty()) {

@@ -636,6 +636,14 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
     throw bad_input(fmt::format(
         "{}: a `rooflinectl profile` report (\"kind\": \"profile\"), not a sweep report", origin));
   }
+  // Likewise `layer --analytic` output (docs/layer-report-schema.json): a prediction, no points.
+  if (r.has("layer_schema_version")) {
+    throw bad_input(
+        fmt::format("{}: a `rooflinectl layer --analytic` report (\"layer_schema_version\"), not a "
+                    "sweep report: "
+                    "it holds datasheet predictions, nothing report, plot, compare or merge read",
+                    origin));
+  }
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.
   const int64_t version = r.get_int64("schema_version");

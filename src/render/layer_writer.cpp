@@ -113,9 +113,10 @@ std::string operator_table(const LayerReport& r, const LayerPrediction& p) {
   out += format_aligned_rows(rows, {false, false, true, true, true, true, true, true, true, true,
                                     true, false, true, true});
   out += fmt::format(
-      "peak memory {} = weights {} + KV cache {} + largest activation {} ({}); {} of {}\n\n",
+      "peak memory {} = weights {} + KV cache {} + largest activation {} ({}; embedding and LM "
+      "head left out); {} the GPU's {}\n\n",
       gb_and_gib(m.total_bytes), gb_and_gib(m.weight_bytes), gb_and_gib(m.kv_cache_bytes),
-      gb_and_gib(m.activation_bytes), m.largest_activation_op, m.fits ? "fits" : "exceeds",
+      gb_and_gib(m.activation_bytes), m.largest_activation_op, m.fits ? "fits in" : "exceeds",
       gb_and_gib(r.gpu.memory_bytes.value));
   return out;
 }

@@ -79,4 +79,11 @@ refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-
 refused_run 2 "must end in .json" layer --model llama-3.1-8b --phase decode --gpu h200-sxm \
   --analytic -o "$work/layer.txt" && pass
 
+# A layer report is no sweep report: the commands that read reports say what it is.
+for cmd in report compare; do
+  args=("$work/layer.json")
+  [[ $cmd == compare ]] && args+=("$work/layer.json")
+  refused_run 2 "a \`rooflinectl layer --analytic\` report" "$cmd" "${args[@]}" && pass
+done
+
 finish cli_layer

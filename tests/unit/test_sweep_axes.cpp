@@ -163,6 +163,19 @@ TEST(SweepAxes, InvalidCombinationIsRefusedWithTheFilterThatDropsIt) {
   EXPECT_EQ(plan_all_points(filtered).size(), 3u);
 }
 
+TEST(SweepAxes, AListedValueNoCombinationCanRunIsThatValuesError) {
+  // As `--batch 0,8` parses: the first value is the base shape's, the list holds both.
+  SweepConfig c = config_of(R"({"batch": [1, 8]})");
+  c.base.batch = 0;
+  c.axes.batch = {0, 8};
+  EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
+            "invalid batch 0 (--batch): must be a positive integer (1 and up)");
+  c = config_of(R"({"head_dim": [64, 128]})");
+  c.axes.head_dim = {64, -128};
+  EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
+            "invalid head-dim -128 (--head-dim): must be a positive integer (1 and up)");
+}
+
 TEST(SweepAxes, OneValueErrorsAreUnchanged) {
   const SweepConfig c = config_of(R"({"heads": 16, "kv_heads": 32})");
   EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
