@@ -82,7 +82,17 @@ void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
   SweepAxes& a = c.axes;
   if (given("batch")) set_axis_values(a.batch, c.base.batch, get_int_axis(r, "batch"));
   if (given("heads")) set_axis_values(a.heads, c.base.heads, get_int_axis(r, "heads"));
-  if (given("kv_heads")) set_axis_values(a.kv_heads, c.base.kv_heads, get_int_axis(r, "kv_heads"));
+  if (given("kv_heads")) {
+    set_axis_values(a.kv_heads, c.base.kv_heads, get_int_axis(r, "kv_heads"));
+  } else if (r.has("heads")) {
+    // As --heads without --kv-heads: MHA, and a list of heads needs its KV heads named.
+    if (!a.heads.empty()) {
+      r.fail_key("heads",
+                 "an array of heads needs \"kv_heads\" too (one value or an array; each pair where "
+                 "kv_heads divides heads runs)");
+    }
+    set_axis_values(a.kv_heads, c.base.kv_heads, std::vector<int64_t>{c.base.heads});
+  }
   if (given("head_dim")) set_axis_values(a.head_dim, c.base.head_dim, get_int_axis(r, "head_dim"));
   if (given("dtype")) {
     set_axis_values(a.dtype, c.base.dtype, get_parsed_axis(r, "dtype", parse_dtype));

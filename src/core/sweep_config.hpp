@@ -78,8 +78,9 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
 /// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal" and
 /// "gelu_form" of a config file or a report's config into `config` (base shape and lists): each
 /// a value, or a non-empty array of distinct values. A missing key is an error when `required`
-/// (a report), else keeps the config's value. Wrong types, values below 1 and repeated elements
-/// are bad-input Errors naming the key.
+/// (a report), else keeps the config's value; "heads" without "kv_heads" means MHA (kv_heads =
+/// heads), as --heads without --kv-heads does, and an array of heads needs "kv_heads". Wrong types,
+/// values below 1 and repeated elements are bad-input Errors naming the key.
 void read_shape_axes(const JsonObjectReader& reader, SweepConfig& config, bool required);
 
 /// Reads and parses the file at `path`; a missing or unreadable file is a bad-input Error.

@@ -176,6 +176,16 @@ TEST(SweepAxes, AListedValueNoCombinationCanRunIsThatValuesError) {
             "invalid head-dim -128 (--head-dim): must be a positive integer (1 and up)");
 }
 
+TEST(SweepAxes, ConfigHeadsWithoutKvHeadsMeansMhaAsOnTheCommandLine) {
+  const SweepConfig c = config_of(R"({"heads": 24})");
+  EXPECT_EQ(c.base.heads, 24);
+  EXPECT_EQ(c.base.kv_heads, 24);
+  EXPECT_NO_THROW(validate_sweep_config(c));
+  EXPECT_EQ(config_of(R"({"heads": 32, "kv_heads": 8})").base.kv_heads, 8);
+  const std::string message = bad_input_message([] { config_of(R"({"heads": [16, 32]})"); });
+  EXPECT_NE(message.find("an array of heads needs \"kv_heads\" too"), std::string::npos) << message;
+}
+
 TEST(SweepAxes, OneValueErrorsAreUnchanged) {
   const SweepConfig c = config_of(R"({"heads": 16, "kv_heads": 32})");
   EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
