@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bad_input_message.hpp"
 #include "core/error.hpp"
 #include "core/shard.hpp"
 #include "core/sweep_plan.hpp"
@@ -28,17 +29,6 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
   };
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
-}
-
 TEST(ShardSpec, ParsesOneBasedIndexOverCount) {
   EXPECT_EQ(parse_shard_spec("2/4", "--shard"), (ShardSpec{2, 4}));
   EXPECT_EQ(parse_shard_spec("1/1", "--shard"), (ShardSpec{1, 1}));
@@ -48,7 +38,7 @@ TEST(ShardSpec, ParsesOneBasedIndexOverCount) {
 TEST(ShardSpec, RefusesMalformedAndOutOfRange) {
   for (const char* bad :
        {"0/4", "5/4", "4", "/4", "1/", "a/b", "1/0", "-1/4", "1/4x", "1.5/4", "1/100001", ""}) {
-    const std::string message = error_of([&] { parse_shard_spec(bad, "--shard"); });
+    const std::string message = bad_input_message([&] { parse_shard_spec(bad, "--shard"); });
     EXPECT_NE(message.find(std::string("invalid --shard '") + bad + "'"), std::string::npos)
         << message;
     EXPECT_NE(message.find("1 <= i <= n"), std::string::npos) << message;
@@ -79,28 +69,29 @@ TEST(ShardFromEnvironment, KubernetesIndexedJobIsZeroBased) {
 }
 
 TEST(ShardFromEnvironment, RefusesWhatCannotBeAShard) {
-  EXPECT_NE(
-      error_of([] { shard_from_environment(env_of({})); }).find("neither SLURM_ARRAY_TASK_ID"),
-      std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(bad_input_message([] {
+              shard_from_environment(env_of({}));
+            }).find("neither SLURM_ARRAY_TASK_ID"),
+            std::string::npos);
+  EXPECT_NE(bad_input_message([] {
               shard_from_environment(env_of({{"SLURM_ARRAY_TASK_ID", "0"},
                                              {"SLURM_ARRAY_TASK_MIN", "0"},
                                              {"SLURM_ARRAY_TASK_COUNT", "4"},
                                              {"SLURM_ARRAY_TASK_STEP", "2"}}));
             }).find("SLURM_ARRAY_TASK_STEP=2"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(bad_input_message([] {
               shard_from_environment(env_of({{"SLURM_ARRAY_TASK_ID", "x"},
                                              {"SLURM_ARRAY_TASK_MIN", "0"},
                                              {"SLURM_ARRAY_TASK_COUNT", "4"}}));
             }).find("SLURM_ARRAY_TASK_ID='x'"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(bad_input_message([] {
               shard_from_environment(env_of({{"JOB_COMPLETION_INDEX", "0"}}));
             }).find("RFL_SHARD_COUNT is not set"),
             std::string::npos);
   EXPECT_NE(
-      error_of([] {
+      bad_input_message([] {
         shard_from_environment(env_of({{"JOB_COMPLETION_INDEX", "3"}, {"RFL_SHARD_COUNT", "3"}}));
       }).find("gives shard 4/3"),
       std::string::npos);
@@ -181,13 +172,15 @@ TEST(BalancedAssignment, ExplicitListsDecideWhichPointsAShardRuns) {
 
 TEST(BalancedAssignment, PlanIndicesParser) {
   EXPECT_EQ(parse_plan_indices("7,1,3", 42, "--plan-indices"), (std::vector<size_t>{1, 3, 7}));
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(bad_input_message([] {
               parse_plan_indices("1,43", 42, "--plan-indices");
             }).find("item '43' (allowed: plan positions 1..42)"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_plan_indices("3,3", 42, "--plan-indices"); }).find("listed twice"),
+  EXPECT_NE(bad_input_message([] {
+              parse_plan_indices("3,3", 42, "--plan-indices");
+            }).find("listed twice"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_plan_indices("", 42, "--plan-indices"); }).find("item ''"),
+  EXPECT_NE(bad_input_message([] { parse_plan_indices("", 42, "--plan-indices"); }).find("item ''"),
             std::string::npos);
 }
 
@@ -275,19 +268,20 @@ TEST(ShardMerge, BalancedListsThatOverlapOrLeaveAPointOutAreRefused) {
     std::vector<size_t> overlapping = second;
     overlapping.insert(overlapping.begin(), 1);
     std::vector<MergeInput> shards = cut_balanced({first, overlapping});
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("is assigned too"),
+    EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("is assigned too"),
               std::string::npos);
   }
   {
     std::vector<size_t> short_second(second.begin(), second.end() - 1);
     std::vector<MergeInput> shards = cut_balanced({first, short_second});
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("no shard is assigned"),
-              std::string::npos);
+    EXPECT_NE(
+        bad_input_message([&] { merge_shard_reports(shards, {}); }).find("no shard is assigned"),
+        std::string::npos);
   }
   {
     std::vector<MergeInput> shards = cut_balanced({first, second});
     shards[1] = cut(2)[1];  // a hash shard beside a balanced one
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("were assigned by"),
+    EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("were assigned by"),
               std::string::npos);
   }
 }
@@ -305,36 +299,39 @@ TEST(ShardMerge, AShardOfNoPointsMergesAndTheTimestampIsTheLastShards) {
 TEST(ShardMerge, MissingShardIsNamed) {
   std::vector<MergeInput> shards = cut(3);
   shards.erase(shards.begin() + 1);
-  EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("missing shard 2/3 of 3"),
-            std::string::npos);
+  EXPECT_NE(
+      bad_input_message([&] { merge_shard_reports(shards, {}); }).find("missing shard 2/3 of 3"),
+      std::string::npos);
 }
 
 TEST(ShardMerge, ShardGivenTwiceIsRefused) {
   std::vector<MergeInput> shards = cut(2);
   shards.push_back(shards[0]);
   shards.back().file = "again.json";
-  EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("shard 1/2 is given twice"),
-            std::string::npos);
+  EXPECT_NE(
+      bad_input_message([&] { merge_shard_reports(shards, {}); }).find("shard 1/2 is given twice"),
+      std::string::npos);
 }
 
 TEST(ShardMerge, PointOfAnotherShardIsRefused) {
   std::vector<MergeInput> shards = cut(2);
   shards[0].report.points.push_back(shards[1].report.points.front());
-  EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("belongs to shard 2/2"),
-            std::string::npos);
+  EXPECT_NE(
+      bad_input_message([&] { merge_shard_reports(shards, {}); }).find("belongs to shard 2/2"),
+      std::string::npos);
 }
 
 TEST(ShardMerge, PointMissingFromItsShardIsNamed) {
   std::vector<MergeInput> shards = cut(2);
   shards[1].report.points.pop_back();
-  const std::string message = error_of([&] { merge_shard_reports(shards, {}); });
+  const std::string message = bad_input_message([&] { merge_shard_reports(shards, {}); });
   EXPECT_NE(message.find("shard2.json has no point"), std::string::npos) << message;
 }
 
 TEST(ShardMerge, PointMeasuredTwiceIsRefused) {
   std::vector<MergeInput> shards = cut(2);
   shards[0].report.points.push_back(shards[0].report.points.front());
-  EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("shard1.json"),
+  EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("shard1.json"),
             std::string::npos);
 }
 
@@ -342,33 +339,34 @@ TEST(ShardMerge, RefusesShardsOfDifferentSweepsBuildsAndCounts) {
   {
     std::vector<MergeInput> shards = cut(2);
     shards[1].report.config.base.batch = 2;
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("config.batch is 2"),
+    EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("config.batch is 2"),
               std::string::npos);
   }
   {
     std::vector<MergeInput> shards = cut(2);
     shards[1].report.git_revision = "0123456789ab";
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("from one build"),
+    EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("from one build"),
               std::string::npos);
   }
   {
     std::vector<MergeInput> shards = cut(2);
     std::vector<MergeInput> other = cut(3);
     shards[1] = other[1];
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("shard 2/3"),
+    EXPECT_NE(bad_input_message([&] { merge_shard_reports(shards, {}); }).find("shard 2/3"),
               std::string::npos);
   }
   {
     std::vector<MergeInput> shards = cut(2);
     shards[1].report.config.counters = false;
-    const std::string message = error_of([&] { merge_shard_reports(shards, {}); });
+    const std::string message = bad_input_message([&] { merge_shard_reports(shards, {}); });
     EXPECT_NE(message.find("config.counters"), std::string::npos) << message;
   }
   {
     std::vector<MergeInput> shards = cut(2);
     shards[1].report.config.shard.reset();
-    EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("not a shard report"),
-              std::string::npos);
+    EXPECT_NE(
+        bad_input_message([&] { merge_shard_reports(shards, {}); }).find("not a shard report"),
+        std::string::npos);
   }
 }
 
@@ -377,8 +375,9 @@ TEST(ShardMerge, DifferentGpuModelsOnlyWhenAllowed) {
   shards[1].report.device.name = "NVIDIA A100-SXM4-80GB";
   shards[1].report.device.cc_major = 8;
   shards[1].report.device.cc_minor = 0;
-  EXPECT_NE(error_of([&] { merge_shard_reports(shards, {}); }).find("--allow-different-gpus"),
-            std::string::npos);
+  EXPECT_NE(
+      bad_input_message([&] { merge_shard_reports(shards, {}); }).find("--allow-different-gpus"),
+      std::string::npos);
   MergeOptions allow;
   allow.allow_different_gpus = true;
   const MergeResult merged = merge_shard_reports(shards, allow);
@@ -397,7 +396,7 @@ TEST(ShardMerge, MergedReportRoundTripsThroughJson) {
   for (size_t i = 0; i < back.points.size(); ++i) {
     EXPECT_EQ(back.points[i].source, merged.report.points[i].source);
   }
-  EXPECT_NE(error_of([&] {
+  EXPECT_NE(bad_input_message([&] {
               merge_shard_reports({{"merged.json", back}}, {});
             }).find("already a merged report"),
             std::string::npos);
@@ -413,8 +412,9 @@ TEST(ShardMerge, ShardReportRoundTripsAndItsPlanSizeIsChecked) {
   const size_t at = edited.find(planned);
   ASSERT_NE(at, std::string::npos);
   edited.replace(at, planned.size(), "\"planned_points\": 41");
-  EXPECT_NE(error_of([&] { report_from_json_text(edited, "edited"); }).find("planned_points"),
-            std::string::npos);
+  EXPECT_NE(
+      bad_input_message([&] { report_from_json_text(edited, "edited"); }).find("planned_points"),
+      std::string::npos);
 }
 
 }  // namespace

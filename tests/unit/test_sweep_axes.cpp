@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bad_input_message.hpp"
 #include "core/error.hpp"
 #include "core/shard.hpp"
 #include "core/sweep_axes.hpp"
@@ -31,17 +32,6 @@ std::vector<std::string> point_texts(const SweepConfig& config) {
                   to_string(s.gelu_form) + " " + std::to_string(s.seq_len));
   }
   return out;
-}
-
-std::string bad_input_message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return "";
 }
 
 TEST(SweepAxes, ScalarsKeepTheOldPlan) {
