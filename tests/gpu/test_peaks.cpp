@@ -137,7 +137,12 @@ TEST(Peaks, CopyBandwidthIsSixtyToHundredPercentOfTheDatasheet) {
   EXPECT_GE(*set.dram.value, std::max(*copy.rate, *driver_copy.rate));
 }
 
-TEST(Peaks, Bf16TensorRateIsFiftyToHundredPercentOfTheDenseDatasheet) {
+// Datasheet tensor rates are quoted at a boost clock below the highest SM clock: H100 SXM's
+// 989.4 TFLOP/s is 132 SMs x 4096 dense bf16 FLOP/clock x 1.83 GHz (H100 whitepaper), while the
+// device runs up to 1.98 GHz, so a cool GPU measures up to 1.98 / 1.83 = 1.082x the datasheet
+// (a run on an H100 failed the earlier 100% bound once; its value was not kept, three reruns
+// read 99.6%). The bound leaves room for the clock ratio, not more.
+TEST(Peaks, Bf16TensorRateIsFiftyToHundredTenPercentOfTheDenseDatasheet) {
   const GpuSpec* s = spec();
   if (s == nullptr) GTEST_SKIP() << measured().device.name << " is not in the datasheet table";
   const auto it = s->dense_tensor_flop_per_s.find("bf16");
@@ -149,7 +154,7 @@ TEST(Peaks, Bf16TensorRateIsFiftyToHundredPercentOfTheDenseDatasheet) {
               *set.tensor_bf16.value / 1e12, set.tensor_bf16.source.c_str(),
               it->second.value / 1e12, ratio * 100);
   EXPECT_GE(ratio, 0.50);
-  EXPECT_LE(ratio, 1.00);
+  EXPECT_LE(ratio, 1.10);
 }
 
 TEST(Peaks, CountersConfirmTheWrittenAccounting) {

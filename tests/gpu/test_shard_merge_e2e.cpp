@@ -15,8 +15,10 @@
 namespace rooflinectl {
 namespace {
 
+// Nine repetitions: the fewest with which `compare` can flag a time regression over 12 points
+// (it refuses, exit 2, to compare reports that could never fail its gate).
 const std::string kSweep =
-    "sweep --ops gemm,gelu,layernorm,decode_attention --seq 512,1024,2048 --repetitions 3";
+    "sweep --ops gemm,gelu,layernorm,decode_attention --seq 512,1024,2048 --repetitions 9";
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("rooflinectl-shard-" + name)).string();
