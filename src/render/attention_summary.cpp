@@ -90,7 +90,7 @@ AttentionSummary summarize_attention(const Report& report) {
     if (p.op == kFlashAttentionOp) flash.emplace(p.shape.seq_len, &p);
     if (p.op == kNaiveAttentionOp) naive.emplace(p.shape.seq_len, &p);
   }
-  summary.any_attention_point = !flash.empty() || !naive.empty();
+  summary.both_attention_ops = !flash.empty() && !naive.empty();
 
   std::map<int64_t, bool> lengths;
   for (const auto& [l, p] : flash) lengths[l] = true;
@@ -146,7 +146,7 @@ AttentionSummary summarize_attention(const Report& report) {
 }
 
 std::string format_attention_summary_text(const AttentionSummary& summary) {
-  if (!summary.any_attention_point) return "";
+  if (!summary.both_attention_ops) return "";
   std::string out = "Flash vs naive attention (speedup = naive time / flash time):\n";
   for (const auto& c : summary.comparisons) {
     const std::string memory = c.memory_reduction_fraction

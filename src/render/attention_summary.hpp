@@ -35,7 +35,9 @@ struct AttentionComparison {
 /// The summary. `comparisons` is empty when the report lacks ok points of both operators at a
 /// common L; `conclusion` then says so.
 struct AttentionSummary {
-  bool any_attention_point = false;  ///< the report has a flash or naive attention point
+  /// The report has points of both flash_attention and naive_attention (of any status): the
+  /// question is asked. A sweep of one of them alone (`--ops flash_attention`) asks nothing.
+  bool both_attention_ops = false;
   std::vector<AttentionComparison> comparisons;  ///< ascending L
   /// Smallest compared L from which flash is ≥ kSignificantSpeedup × naive at every larger compared
   /// L too; nullopt when the largest compared L falls short (no sustained crossover).
@@ -59,7 +61,7 @@ AttentionSummary summarize_attention(const Report& report);
 
 /// Plain-text rendering for the console: one line per compared L (L, naive and flash time,
 /// speedup, peak memory of each, reduction), the excluded Ls, then the conclusion. Empty when
-/// the report has no attention point at all.
+/// the report lacks points of either operator (both_attention_ops false).
 std::string format_attention_summary_text(const AttentionSummary& summary);
 
 }  // namespace rooflinectl

@@ -314,7 +314,7 @@ std::string format_markdown_report(const Report& report) {
       report.config.warm_l2 ? "left warm" : "flushed before each sample");
 
   const AttentionSummary summary = summarize_attention(report);
-  if (summary.any_attention_point) {
+  if (summary.both_attention_ops) {
     out += "**Conclusion:** " + summary.conclusion + "\n\n";
     out += attention_section(summary);
   }

@@ -1,6 +1,7 @@
 // Flash-vs-naive summary: pairing, speedup and memory arithmetic, crossover rule, the sentence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -140,7 +141,18 @@ TEST(AttentionSummary, ReportWithoutAttentionHasNothingToSay) {
   Report r;
   r.points.push_back(timed("gemm", 1024, 1e-3, std::nullopt));
   const AttentionSummary s = summarize_attention(r);
-  EXPECT_FALSE(s.any_attention_point);
+  EXPECT_FALSE(s.both_attention_ops);
+  EXPECT_EQ(format_attention_summary_text(s), "");
+}
+
+TEST(AttentionSummary, FlashAloneAsksNothing) {
+  Report r = synthetic({512, 1024}, {1.5, 2.0});
+  r.points.erase(std::remove_if(r.points.begin(), r.points.end(),
+                                [](const PointResult& p) { return p.op == kNaiveAttentionOp; }),
+                 r.points.end());
+  ASSERT_FALSE(r.points.empty());
+  const AttentionSummary s = summarize_attention(r);
+  EXPECT_FALSE(s.both_attention_ops);
   EXPECT_EQ(format_attention_summary_text(s), "");
 }
 
