@@ -1,17 +1,20 @@
-// The FFN up-projection GEMM: C[M, N] = X[M, K] · W[K, N], M = batch·seq_len, K = d_model,
-// N = 4·d_model, every matrix row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
-//   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), the default on compute capability
-//                            9.0: wgmma from swizzled shared memory, TMA loads and stores, a
-//                            persistent grid in clusters of 2 blocks that multicast W.
-//   gemm_v2_wgmma_tma        the same kernel without clusters, where no 2-block cluster can be
-//                            resident.
-//   gemm_v1_mma_sync         this file, everywhere else: mma.sync m16n8k16, 128×128×32 block
-//                            tiles, 8 warps of 64×32, a 4-stage cp.async pipeline into padded
-//                            shared memory, fragments loaded with ldmatrix (.trans for W).
-// Selection: `--kernel gemm=v1` runs v1 on any device, "v2" v2 on compute capability 9.0 (for
-// comparisons); "v3", the default, v3 there (gemm_versions, select_gemm_version).
-// File order: CPU reference, device helpers and kernel, launcher, OperatorRun, registration.
-// The measurements of all three: docs/perf-notes.md.
+// A GEMM C[M, N] = X[M, K] · W[K, N] at any (M, N, K) of a transformer layer (Shape::gemm_dims:
+// by default the FFN up projection M = batch·seq_len, K = d_model, N = 4·d_model), every matrix
+// row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
+//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 (decode's M = batch) on any device:
+//                            the weight stream is memory-bound there, so one row of 16·ceil(M/16)
+//                            × 128 tiles, K split over ~512 blocks (mma.sync, cp.async), fp32
+//                            partials summed in split order by the last block of each column.
+//   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), above 64 rows on compute capability
+//                            9.0: wgmma, TMA loads and stores, persistent 2-block clusters
+//                            multicasting W.
+//   gemm_v2_wgmma_tma        the same kernel without clusters, where none can be resident.
+//   gemm_v1_mma_sync         this file, above 64 rows everywhere else: mma.sync m16n8k16,
+//                            128×128×32 block tiles, 8 warps, a 4-stage cp.async pipeline.
+// Selection: `--kernel gemm=KEY` names a version; one the device or M cannot run falls back
+// v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
+// File order: CPU reference, device helpers and kernels, launchers, OperatorRun, registration.
+// The measurements: docs/perf-notes.md.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -93,29 +96,31 @@ void merge_validation(Validation& total, const Validation& part, const std::stri
 // ---------------------------------------------------------------------------------------------
 // Kernel
 
-/// Compile-time tiling of gemm_mma_sync_kernel. A block computes a kBlockM × kBlockN tile of C,
-/// stepping over K in kBlockK slices; each warp owns a kWarpTileM × kWarpTileN sub-tile made of
+/// Compile-time tiling of the mma.sync kernels (gemm_mma_sync_kernel, gemm_skinny_splitk_kernel).
+/// A block computes a kBlockM × kBlockN tile of C, stepping over K in kBlockK slices; its warps
+/// form a kWarpsM × kWarpsN grid, each owning a kWarpTileM × kWarpTileN sub-tile made of
 /// m16n8k16 MMA tiles. Shared memory holds kStages slices of X and W.
-struct GemmTraits {
-  static constexpr int kBlockM = kGemmMmaSyncTile.rows;  // the model's tile (core/kernel_tiles.hpp)
-  static constexpr int kBlockN = kGemmMmaSyncTile.cols;
-  static constexpr int kBlockK = 32;
-  static constexpr int kWarpsM = 2;
+template <int kBlockM_, int kBlockN_, int kBlockK_, int kWarpsM_, int kMinBlocksPerSm_>
+struct MmaSyncTraits {
+  static constexpr int kBlockM = kBlockM_;
+  static constexpr int kBlockN = kBlockN_;
+  static constexpr int kBlockK = kBlockK_;
+  static constexpr int kWarpsM = kWarpsM_;
   static constexpr int kWarpsN = 4;
   static constexpr int kWarps = kWarpsM * kWarpsN;
   static constexpr int kThreads = 32 * kWarps;
   // 4 stages: with kBlockK = 32 each slice is only two MMA k-steps, so more slices in flight are
-  // needed to cover DRAM latency; 2 blocks/SM still fit (2 × 74 KiB of 227 KiB).
+  // needed to cover DRAM latency.
   static constexpr int kStages = 4;
-  static constexpr int kMinBlocksPerSm = 2;
+  static constexpr int kMinBlocksPerSm = kMinBlocksPerSm_;
 
   static constexpr int kMmaM = 16;
   static constexpr int kMmaN = 8;
   static constexpr int kMmaK = 16;
-  static constexpr int kWarpTileM = kBlockM / kWarpsM;   // 64
-  static constexpr int kWarpTileN = kBlockN / kWarpsN;   // 32
-  static constexpr int kMmaTilesM = kWarpTileM / kMmaM;  // 4
-  static constexpr int kMmaTilesN = kWarpTileN / kMmaN;  // 4
+  static constexpr int kWarpTileM = kBlockM / kWarpsM;
+  static constexpr int kWarpTileN = kBlockN / kWarpsN;
+  static constexpr int kMmaTilesM = kWarpTileM / kMmaM;
+  static constexpr int kMmaTilesN = kWarpTileN / kMmaN;
 
   static constexpr int kElemBytes = 2;
   static constexpr int kChunkElems = 16 / kElemBytes;  // one cp.async / ldmatrix row = 16 bytes
@@ -130,23 +135,42 @@ struct GemmTraits {
 
   static constexpr int kChunksPerRowA = kBlockK / kChunkElems;
   static constexpr int kChunksPerRowB = kBlockN / kChunkElems;
-  static constexpr int kChunksPerThreadA = kBlockM * kChunksPerRowA / kThreads;
-  static constexpr int kChunksPerThreadB = kBlockK * kChunksPerRowB / kThreads;
+  static constexpr int kChunksA = kBlockM * kChunksPerRowA;
+  static constexpr int kChunksB = kBlockK * kChunksPerRowB;
+  // A slice of X may have fewer chunks than the block has threads, or not a multiple of them
+  // (the skinny tiles of 16 and 48 rows): the last round is guarded.
+  static constexpr int kChunksPerThreadA = (kChunksA + kThreads - 1) / kThreads;
+  static constexpr int kChunksPerThreadB = kChunksB / kThreads;
 
   static_assert(kWarpTileM * kWarpsM == kBlockM && kWarpTileN * kWarpsN == kBlockN);
   static_assert(kWarpTileM % kMmaM == 0, "warp tile rows must be whole MMA tiles");
   static_assert(kWarpTileN % (2 * kMmaN) == 0, "one ldmatrix.x4.trans feeds two n8 tiles");
   static_assert(kBlockK % kMmaK == 0, "a K slice must be whole MMA k-steps");
-  static_assert(kBlockM * kChunksPerRowA % kThreads == 0, "X slice must split evenly");
-  static_assert(kBlockK * kChunksPerRowB % kThreads == 0, "W slice must split evenly");
+  static_assert(kChunksB % kThreads == 0, "W slice must split evenly");
   static_assert((kSmemRowA * kElemBytes / 16) % 2 == 1, "X rows: odd multiple of 16 bytes");
   static_assert((kSmemRowB * kElemBytes / 16) % 2 == 1, "W rows: odd multiple of 16 bytes");
   static_assert(kStages >= 2, "cp.async pipeline needs at least double buffering");
   static_assert(kSmemBytes * kMinBlocksPerSm <= 227 * 1024, "sm_90 opt-in shared memory");
   static_assert(kMmaTilesM * kMmaTilesN * 4 <= 64,
-                "more than 64 fp32 accumulators per thread would not leave 2 blocks/SM within "
-                "128 registers per thread");
+                "more than 64 fp32 accumulators per thread would not leave kMinBlocksPerSm "
+                "blocks/SM within the register file");
 };
+
+/// gemm_v1_mma_sync: 128×128 tiles (the model's, core/kernel_tiles.hpp), 2 × 4 warps of 64×32;
+/// 2 blocks/SM fit (2 × 74 KiB of 227 KiB).
+using GemmTraits = MmaSyncTraits<static_cast<int>(kGemmMmaSyncTile.rows),
+                                 static_cast<int>(kGemmMmaSyncTile.cols), 32, 2, 2>;
+
+/// gemm_v4_skinny_splitk at kRowTiles = ceil(M/16) (1 to 4): one row of 16·kRowTiles × 128
+/// tiles, 1 × 4 warps of 16·kRowTiles × 32, 4 blocks/SM (≤ 49 KiB each), so that each SM keeps
+/// 4 × 3 slices of W (24 KiB per block) in flight; 3 at 4 row tiles, whose 64 accumulators per
+/// thread spilled within the 128 registers of 4 blocks (ptxas, sm_80).
+template <int kRowTiles>
+using SkinnyTraits = MmaSyncTraits<16 * kRowTiles, static_cast<int>(kGemmSkinnyTileCols),
+                                   static_cast<int>(kGemmSkinnySliceK), 1, kRowTiles == 4 ? 3 : 4>;
+
+static_assert(SkinnyTraits<1>::kMmaTilesM == 1 && SkinnyTraits<4>::kMmaTilesM == 4);
+static_assert(4 * 16 == kGemmSkinnyMaxRows, "kRowTiles 1..4 cover M up to kGemmSkinnyMaxRows");
 
 /// Pointers and sizes of one GEMM. Row-major: x [m, k], w [k, n], c [m, n], all in one 16-bit
 /// dtype. Requires k % 8 == 0 and n % 8 == 0 (16-byte rows for cp.async) and 16-byte aligned
@@ -211,15 +235,17 @@ __device__ __forceinline__ void mma_m16n8k16(float (&c)[4], const uint32_t (&a)[
 /// Issues the cp.async copies of K slice [k0, k0 + kBlockK) of the block's X rows and W columns
 /// into one pipeline stage. Out-of-range chunks (M, N or K edge) are zero-filled, so they add
 /// nothing to the accumulators.
-template <class T>
+template <class Tr, class T>
 __device__ __forceinline__ void load_slice(const GemmParams& p, T* stage_a, T* stage_b,
                                            int64_t block_m, int64_t block_n, int64_t k0) {
-  using Tr = GemmTraits;
   const T* x = static_cast<const T*>(p.x);
   const T* w = static_cast<const T*>(p.w);
 #pragma unroll
   for (int i = 0; i < Tr::kChunksPerThreadA; ++i) {
     const int chunk = static_cast<int>(threadIdx.x) + i * Tr::kThreads;
+    if constexpr (Tr::kChunksA % Tr::kThreads != 0) {
+      if (chunk >= Tr::kChunksA) break;
+    }
     const int row = chunk / Tr::kChunksPerRowA;
     const int col = (chunk % Tr::kChunksPerRowA) * Tr::kChunkElems;
     const int64_t global_row = block_m + row;
@@ -241,34 +267,32 @@ __device__ __forceinline__ void load_slice(const GemmParams& p, T* stage_a, T* s
   }
 }
 
-/// One block per kBlockM × kBlockN tile of C, tiles numbered row-major over a 1-D grid (no
-/// 65535 limit on M; consecutive blocks share X rows). Shared memory: GemmTraits::kSmemBytes.
-template <class T>
-__global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPerSm)
-    gemm_mma_sync_kernel(const GemmParams p) {
-  using Tr = GemmTraits;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
+/// The fp32 accumulators of one thread: its MMA tiles of its warp's sub-tile.
+template <class Tr>
+using Accumulators = float[Tr::kMmaTilesM][Tr::kMmaTilesN][4];
+
+/// acc += X[block_m.., k_begin .. k_begin + k_slices·kBlockK) · W[.., block_n..] for the block's
+/// tile, through the kStages-deep cp.async pipeline in `smem_raw` (Tr::kSmemBytes). K beyond
+/// p.k is zero-filled, so the last slice may be partial.
+template <class Tr, class T>
+__device__ __forceinline__ void mma_sync_block_tile(const GemmParams& p, unsigned char* smem_raw,
+                                                    int64_t block_m, int64_t block_n,
+                                                    int64_t k_begin, int64_t k_slices,
+                                                    Accumulators<Tr>& acc) {
   T* smem_a = reinterpret_cast<T*>(smem_raw);
   T* smem_b = smem_a + Tr::kStages * Tr::kStageElemsA;
-
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int warp_m = warp / Tr::kWarpsN;
   const int warp_n = warp % Tr::kWarpsN;
-  const int64_t n_tiles = (p.n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int64_t block_m = static_cast<int64_t>(blockIdx.x) / n_tiles * Tr::kBlockM;
-  const int64_t block_n = static_cast<int64_t>(blockIdx.x) % n_tiles * Tr::kBlockN;
-  const int64_t k_slices = (p.k + Tr::kBlockK - 1) / Tr::kBlockK;
-
-  float acc[Tr::kMmaTilesM][Tr::kMmaTilesN][4] = {};
 
   // Prologue: slices 0 .. kStages-2 in flight, one commit group each (empty past the end, so the
   // group count per iteration stays fixed and wait_group<kStages-2> always means "slice kt ready").
 #pragma unroll
   for (int s = 0; s < Tr::kStages - 1; ++s) {
     if (s < k_slices) {
-      load_slice<T>(p, smem_a + s * Tr::kStageElemsA, smem_b + s * Tr::kStageElemsB, block_m,
-                    block_n, static_cast<int64_t>(s) * Tr::kBlockK);
+      load_slice<Tr, T>(p, smem_a + s * Tr::kStageElemsA, smem_b + s * Tr::kStageElemsB, block_m,
+                        block_n, k_begin + static_cast<int64_t>(s) * Tr::kBlockK);
     }
     cp_async_commit();
   }
@@ -287,8 +311,8 @@ __global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPe
     const int64_t next = kt + Tr::kStages - 1;
     if (next < k_slices) {
       const int stage = static_cast<int>(next % Tr::kStages);
-      load_slice<T>(p, smem_a + stage * Tr::kStageElemsA, smem_b + stage * Tr::kStageElemsB,
-                    block_m, block_n, next * Tr::kBlockK);
+      load_slice<Tr, T>(p, smem_a + stage * Tr::kStageElemsA, smem_b + stage * Tr::kStageElemsB,
+                        block_m, block_n, k_begin + next * Tr::kBlockK);
     }
     cp_async_commit();
 
@@ -321,11 +345,19 @@ __global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPe
       }
     }
   }
+}
 
-  // Epilogue: accumulator c0,c1 is (row g, cols 2t, 2t+1) of the MMA tile and c2,c3 the same
-  // columns of row g + 8 (g = lane / 4, t = lane % 4); each pair is one 4-byte store. n is even,
-  // so a pair is either wholly inside C or wholly outside.
-  T* c = static_cast<T*>(p.c);
+/// Calls `visit(mt, nt, half, row, col)` for each pair of adjacent accumulators this thread holds
+/// that lies inside C: accumulator c0,c1 is (row g, cols 2t, 2t+1) of the MMA tile and c2,c3 the
+/// same columns of row g + 8 (g = lane / 4, t = lane % 4; PTX ISA, "Matrix Fragments for
+/// mma.m16n8k16"). n is even, so a pair is either wholly inside C or wholly outside.
+template <class Tr, class Visit>
+__device__ __forceinline__ void for_each_pair(const GemmParams& p, int64_t block_m, int64_t block_n,
+                                              Visit visit) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int warp_m = warp / Tr::kWarpsN;
+  const int warp_n = warp % Tr::kWarpsN;
   const int g = lane / 4;
   const int t = lane % 4;
 #pragma unroll
@@ -337,36 +369,137 @@ __global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPe
 #pragma unroll
       for (int nt = 0; nt < Tr::kMmaTilesN; ++nt) {
         const int64_t col = block_n + warp_n * Tr::kWarpTileN + nt * Tr::kMmaN + 2 * t;
-        if (col < p.n) {
-          *reinterpret_cast<uint32_t*>(c + row * p.n + col) =
-              pack_pair<T>(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
-        }
+        if (col < p.n) visit(mt, nt, half, row, col);
       }
     }
   }
 }
 
+/// Writes the block's accumulators to C in the dtype, one 4-byte store per pair.
+template <class Tr, class T>
+__device__ __forceinline__ void store_tile(const GemmParams& p, const Accumulators<Tr>& acc,
+                                           int64_t block_m, int64_t block_n) {
+  T* c = static_cast<T*>(p.c);
+  for_each_pair<Tr>(p, block_m, block_n, [&](int mt, int nt, int half, int64_t row, int64_t col) {
+    *reinterpret_cast<uint32_t*>(c + row * p.n + col) =
+        pack_pair<T>(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
+  });
+}
+
+/// gemm_v1_mma_sync: one block per kBlockM × kBlockN tile of C, tiles numbered row-major over a
+/// 1-D grid (no 65535 limit on M; consecutive blocks share X rows). Shared memory:
+/// GemmTraits::kSmemBytes.
+template <class T>
+__global__ void __launch_bounds__(GemmTraits::kThreads, GemmTraits::kMinBlocksPerSm)
+    gemm_mma_sync_kernel(const GemmParams p) {
+  using Tr = GemmTraits;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int64_t n_tiles = (p.n + Tr::kBlockN - 1) / Tr::kBlockN;
+  const int64_t block_m = static_cast<int64_t>(blockIdx.x) / n_tiles * Tr::kBlockM;
+  const int64_t block_n = static_cast<int64_t>(blockIdx.x) % n_tiles * Tr::kBlockN;
+  Accumulators<Tr> acc = {};
+  mma_sync_block_tile<Tr, T>(p, smem_raw, block_m, block_n, 0,
+                             (p.k + Tr::kBlockK - 1) / Tr::kBlockK, acc);
+  store_tile<Tr, T>(p, acc, block_m, block_n);
+}
+
+/// gemm_v4_skinny_splitk's arguments beyond the GEMM's: the split of K (gemm_skinny_split), the
+/// fp32 partials [splits][m][n] (unused when splits = 1) and one arrival counter per column tile,
+/// 0 before every launch (the run zeroes them once; each reduction re-arms its own).
+struct SkinnyParams {
+  GemmParams gemm;
+  float* partials;
+  int* tile_counters;
+  int64_t splits;
+  int64_t k_per_split;
+};
+
+/// gemm_v4_skinny_splitk: block (x, y) computes column tile x of the one row of tiles (M ≤
+/// 16·kRowTiles) over K split y, [y·k_per_split, min(K, (y+1)·k_per_split)). With one split it
+/// stores C directly; otherwise it stores its fp32 partial, and the last of the tile's splits to
+/// arrive (an atomic counter, after a fence that publishes the partial) sums all partials in split
+/// order (so the result does not depend on arrival order), stores C and re-arms the counter.
+/// Shared memory: SkinnyTraits<kRowTiles>::kSmemBytes.
+template <class T, int kRowTiles>
+__global__ void __launch_bounds__(SkinnyTraits<kRowTiles>::kThreads,
+                                  SkinnyTraits<kRowTiles>::kMinBlocksPerSm)
+    gemm_skinny_splitk_kernel(const SkinnyParams sp) {
+  using Tr = SkinnyTraits<kRowTiles>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  __shared__ bool last_split;
+  const GemmParams& p = sp.gemm;
+  const int64_t tile = blockIdx.x;
+  const int64_t split = blockIdx.y;
+  const int64_t block_n = tile * Tr::kBlockN;
+  const int64_t k_begin = split * sp.k_per_split;
+  // > 0: gemm_skinny_split leaves no split empty; the last one ends at K.
+  const int64_t k_len = p.k - k_begin < sp.k_per_split ? p.k - k_begin : sp.k_per_split;
+  Accumulators<Tr> acc = {};
+  mma_sync_block_tile<Tr, T>(p, smem_raw, 0, block_n, k_begin,
+                             (k_len + Tr::kBlockK - 1) / Tr::kBlockK, acc);
+  if (sp.splits == 1) {
+    store_tile<Tr, T>(p, acc, 0, block_n);
+    return;
+  }
+
+  const int64_t plane = p.m * p.n;  // one split's partial [m][n]
+  float* mine = sp.partials + split * plane;
+  for_each_pair<Tr>(p, 0, block_n, [&](int mt, int nt, int half, int64_t row, int64_t col) {
+    *reinterpret_cast<float2*>(mine + row * p.n + col) =
+        make_float2(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
+  });
+  // Publish this block's partial before counting it (CUDA C++ Programming Guide, "Memory Fence
+  // Functions": the last block to increment the counter then sees every other block's stores).
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last_split = atomicAdd(sp.tile_counters + tile, 1) == static_cast<int>(sp.splits - 1);
+  }
+  __syncthreads();
+  if (!last_split) return;
+  __threadfence();
+  for_each_pair<Tr>(p, 0, block_n, [&](int mt, int nt, int half, int64_t row, int64_t col) {
+    float2 sum = make_float2(0.0f, 0.0f);
+    for (int64_t s = 0; s < sp.splits; ++s) {
+      // .cg: from L2, where the other blocks' stores are, never a stale L1 line.
+      const float2 v =
+          __ldcg(reinterpret_cast<const float2*>(sp.partials + s * plane + row * p.n + col));
+      sum.x += v.x;
+      sum.y += v.y;
+    }
+    acc[mt][nt][2 * half] = sum.x;
+    acc[mt][nt][2 * half + 1] = sum.y;
+  });
+  store_tile<Tr, T>(p, acc, 0, block_n);
+  if (threadIdx.x == 0) sp.tile_counters[tile] = 0;  // re-armed for the next launch
+}
+
 // ---------------------------------------------------------------------------------------------
 // Launcher
 
-/// Raises the kernel's dynamic shared-memory limit (above the 48 KiB default); once per run,
-/// so that launch() stays a bare kernel launch. Throws environment_error when the device's
-/// opt-in limit is smaller than the tile needs.
-template <class T>
-void prepare_gemm_kernel() {
+/// Raises `kernel`'s dynamic shared-memory limit to `smem_bytes` (above the 48 KiB default); once
+/// per run, so that launch() stays a bare kernel launch. Throws environment_error naming `name`
+/// when the device's opt-in limit is smaller than the tile needs.
+template <class Kernel>
+void allow_dynamic_smem(Kernel kernel, int smem_bytes, const char* name) {
   int device = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   int optin_bytes = 0;
   RFL_CUDA_CHECK(
       cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (optin_bytes < GemmTraits::kSmemBytes) {
+  if (optin_bytes < smem_bytes) {
     throw environment_error(
-        fmt::format("gemm_mma_sync needs {} bytes of shared memory per block, device {} allows {}",
-                    GemmTraits::kSmemBytes, device, optin_bytes));
+        fmt::format("{} needs {} bytes of shared memory per block, device {} allows {}", name,
+                    smem_bytes, device, optin_bytes));
   }
-  RFL_CUDA_CHECK(cudaFuncSetAttribute(gemm_mma_sync_kernel<T>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      GemmTraits::kSmemBytes));
+  RFL_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+}
+
+template <class T>
+void prepare_gemm_kernel() {
+  allow_dynamic_smem(gemm_mma_sync_kernel<T>, GemmTraits::kSmemBytes, "gemm_mma_sync");
 }
 
 int64_t gemm_block_count(int64_t m, int64_t n) {
@@ -381,27 +514,77 @@ void launch_gemm(const GemmParams& p, cudaStream_t stream) {
   RFL_CHECK_LAUNCH();
 }
 
+/// Calls `f(std::integral_constant<int, R>{})` with the skinny kernel's row tiles R = ceil(m/16)
+/// for 1 ≤ m ≤ kGemmSkinnyMaxRows; throws bad_input for any other m (the version selection never
+/// asks for one).
+template <class F>
+void with_row_tiles(int64_t m, F&& f) {
+  switch ((m + 15) / 16) {
+    case 1:
+      f(std::integral_constant<int, 1>{});
+      return;
+    case 2:
+      f(std::integral_constant<int, 2>{});
+      return;
+    case 3:
+      f(std::integral_constant<int, 3>{});
+      return;
+    case 4:
+      if (m <= kGemmSkinnyMaxRows) {
+        f(std::integral_constant<int, 4>{});
+        return;
+      }
+  }
+  throw bad_input(fmt::format("gemm_skinny_splitk: M = {} unsupported (allowed 1 to {})", m,
+                              kGemmSkinnyMaxRows));
+}
+
+template <class T>
+void prepare_skinny_kernel(int64_t m) {
+  with_row_tiles(m, [](auto rows) {
+    constexpr int kRows = decltype(rows)::value;
+    allow_dynamic_smem(gemm_skinny_splitk_kernel<T, kRows>, SkinnyTraits<kRows>::kSmemBytes,
+                       "gemm_skinny_splitk");
+  });
+}
+
+/// Grid: ceil(N/128) column tiles × splits (≤ kGemmSkinnyTargetBlocks, well inside gridDim.y).
+template <class T>
+void launch_skinny(const SkinnyParams& sp, cudaStream_t stream) {
+  const int64_t col_tiles = (sp.gemm.n + kGemmSkinnyTileCols - 1) / kGemmSkinnyTileCols;
+  const dim3 grid(static_cast<unsigned int>(col_tiles), static_cast<unsigned int>(sp.splits));
+  with_row_tiles(sp.gemm.m, [&](auto rows) {
+    constexpr int kRows = decltype(rows)::value;
+    using Tr = SkinnyTraits<kRows>;
+    gemm_skinny_splitk_kernel<T, kRows><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(sp);
+  });
+  RFL_CHECK_LAUNCH();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-/// The versions `--kernel gemm=KEY` chooses from; v3 is the default.
+/// The versions `--kernel gemm=KEY` chooses from; v4 is the default (v3 above 64 rows).
 const std::vector<KernelVersion>& gemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v1", "gemm_v1_mma_sync", "compute capability 8.0+", ""},
       {"v2", "gemm_v2_wgmma_tma", "compute capability 9.0 (sm_90a code)", "v1"},
       {"v3", "gemm_v3_wgmma_multicast",
-       "compute capability 9.0 (sm_90a code) and a resident 2-block cluster", "v2"}};
+       "compute capability 9.0 (sm_90a code) and a resident 2-block cluster", "v2"},
+      {"v4", kGemmSkinnyVersionName,
+       fmt::format("M = batch*seq_len <= {} (compute capability 8.0+)", kGemmSkinnyMaxRows), "v3"}};
   return versions;
 }
-constexpr const char* kDefaultGemmVersion = "v3";
+constexpr const char* kDefaultGemmVersion = "v4";
 
-/// The version `key` asks for when the device can run it, else v1 (v2 and v3 on another
-/// architecture fall back to v1, and version() says so). v3 may still become v2 in
-/// prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input for an undeclared key.
-std::string select_gemm_version(const std::string& key) {
+/// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v4 above 64
+/// rows gives way to v3, v2 and v3 off compute capability 9.0 to v1, and version() says so). v3
+/// may still become v2 in prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input for
+/// an undeclared key.
+std::string select_gemm_version(const std::string& key, int64_t m) {
   const KernelVersion& requested =
       find_kernel_version("gemm", gemm_versions(), kDefaultGemmVersion, key);
-  return gemm_version_for(requested.key, current_compute_capability());
+  return gemm_version_for(requested.key, m, current_compute_capability());
 }
 
 /// The name OperatorRun::version() reports for the declared `key`.
@@ -412,29 +595,47 @@ const std::string& gemm_version_name(const std::string& key) {
 // ---------------------------------------------------------------------------------------------
 // OperatorRun
 
-struct GemmDims {
-  int64_t m;  ///< tokens = batch·seq_len
-  int64_t k;  ///< d_model
-  int64_t n;  ///< 4·d_model
+/// Scratch of gemm_v4_skinny_splitk at (M, N, K): the fp32 partials (splits·M·N floats, none
+/// with one split) and one int32 arrival counter per column tile.
+struct SkinnyScratch {
+  int64_t partial_floats = 0;
+  int64_t counters = 0;
 };
 
-GemmDims gemm_dims(const Shape& s) { return {s.tokens(), s.d_model(), 4 * s.d_model()}; }
+SkinnyScratch skinny_scratch(const GemmDims& d) {
+  const GemmSplitK split = gemm_skinny_split(d.m, d.n, d.k);
+  return {split.splits > 1 ? split.splits * d.m * d.n : 0,
+          (d.n + kGemmSkinnyTileCols - 1) / kGemmSkinnyTileCols};
+}
 
 cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_16BF : CUDA_R_16F; }
 
 class GemmRun final : public OperatorRun {
  public:
   GemmRun(const Shape& shape, const std::string& version_key)
-      : dims_(gemm_dims(shape)),
+      : dims_(shape.gemm_dims()),
         dtype_(shape.dtype),
+        version_(select_gemm_version(version_key, dims_.m)),
         x_(dims_.m * dims_.k),
         w_(dims_.k * dims_.n),
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (const std::string version = select_gemm_version(version_key); version != "v1") {
+    if (version_ == "v4") {
+      split_ = gemm_skinny_split(dims_.m, dims_.n, dims_.k);
+      const SkinnyScratch scratch = skinny_scratch(dims_);
+      partials_ = DeviceBuffer<float>(scratch.partial_floats);
+      tile_counters_ = DeviceBuffer<int>(scratch.counters);
+      RFL_CUDA_CHECK(
+          cudaMemset(tile_counters_.get(), 0, static_cast<size_t>(tile_counters_.bytes())));
+      if (dtype_ == Dtype::kBf16) {
+        prepare_skinny_kernel<__nv_bfloat16>(dims_.m);
+      } else {
+        prepare_skinny_kernel<__half>(dims_.m);
+      }
+    } else if (version_ != "v1") {
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
-                                  dtype_ == Dtype::kBf16, version == "v3");
+                                  dtype_ == Dtype::kBf16, version_ == "v3");
     } else if (dtype_ == Dtype::kBf16) {
       prepare_gemm_kernel<__nv_bfloat16>();
     } else {
@@ -443,7 +644,7 @@ class GemmRun final : public OperatorRun {
   }
 
   // X uniform in [-1, 1), W uniform in [-1, 1)/sqrt(K): each output is a sum of K terms of
-  // variance 1/(9K), so C has standard deviation 1/3 whatever d_model is, and the default
+  // variance 1/(9K), so C has standard deviation 1/3 whatever K is, and the default
   // O(1)-magnitude tolerance applies.
   void fill_random(uint64_t seed) override {
     const float w_bound = 1.0f / std::sqrt(static_cast<float>(dims_.k));
@@ -454,9 +655,9 @@ class GemmRun final : public OperatorRun {
   // Two references, neither sharing code with the kernel: cuBLAS (fp32 output) over every
   // element, compared on the GPU (compare_on_device: the host test, in float64), and float64 on
   // the CPU over kCpuSampleRows rows. Tolerance: default_tolerance —
-  // the output is O(1) and the kernel's only error beyond fp32 summation order is the final
-  // rounding to the dtype (relative u = 2^-8 bf16, 2^-11 fp16), well inside the default
-  // abs = rel = 2u (bf16) / 4u (fp16).
+  // the output is O(1) and the kernel's only error beyond fp32 summation order (split-K: fp32
+  // partials summed in fp32) is the final rounding to the dtype (relative u = 2^-8 bf16, 2^-11
+  // fp16), well inside the default abs = rel = 2u (bf16) / 4u (fp16).
   Validation validate() override {
     // C poisoned with NaN (0xFFFF in bf16 and fp16) first: an element the kernel fails to write
     // fails both comparisons. v2/v3 write C only through TMA stores, which compute-sanitizer's
@@ -484,19 +685,27 @@ class GemmRun final : public OperatorRun {
       return;
     }
     const GemmParams p{x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k};
-    if (dtype_ == Dtype::kBf16) {
-      launch_gemm<__nv_bfloat16>(p, stream);
+    const bool bf16 = dtype_ == Dtype::kBf16;
+    if (version_ == "v4") {
+      const SkinnyParams sp{p, partials_.get(), tile_counters_.get(), split_.splits,
+                            split_.k_per_split};
+      bf16 ? launch_skinny<__nv_bfloat16>(sp, stream) : launch_skinny<__half>(sp, stream);
     } else {
-      launch_gemm<__half>(p, stream);
+      bf16 ? launch_gemm<__nv_bfloat16>(p, stream) : launch_gemm<__half>(p, stream);
     }
   }
 
+  std::vector<DeviceTensorView> tensors() override {
+    return {{"x", x_.get(), x_.count()}, {"w", w_.get(), w_.count()}, {"c", c_.get(), c_.count()}};
+  }
+
   std::vector<std::string> kernel_names() const override {
+    if (version_ == "v4") return {"gemm_skinny_splitk"};
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
   std::string version() const override {
-    if (!wgmma_) return gemm_version_name("v1");
-    return gemm_version_name(wgmma_->cluster_m == 2 ? "v3" : "v2");
+    if (wgmma_) return gemm_version_name(wgmma_->cluster_m == 2 ? "v3" : "v2");
+    return gemm_version_name(version_);
   }
 
  private:
@@ -552,50 +761,62 @@ class GemmRun final : public OperatorRun {
 
   GemmDims dims_;
   Dtype dtype_;
+  std::string version_;  ///< the key that runs: "v4", "v1", or "v2"/"v3" (then wgmma_ says which)
   DeviceBuffer<uint16_t> x_;
   DeviceBuffer<uint16_t> w_;
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
   std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 or v3 runs (tensor maps of x_, w_)
+  GemmSplitK split_;                      ///< v4 only, as the two buffers below
+  DeviceBuffer<float> partials_;
+  DeviceBuffer<int> tile_counters_;
 };
 
 void check_gemm_shape(const Shape& s) {
-  validate_common_shape(s);
-  const GemmDims d = gemm_dims(s);
+  validate_common_shape(s);  // explicit N and K: validate_gemm_dims (multiples of 8)
+  const GemmDims d = s.gemm_dims();
   if (d.k % 8 != 0) {
     throw bad_input(
         fmt::format("invalid d_model {} (heads {} × head-dim {}) for gemm: must be a multiple of 8 "
-                    "(16-byte rows for cp.async)",
+                    "(16-byte rows for cp.async), or give --gemm-k",
                     d.k, s.heads, s.head_dim));
   }
   // cuBLAS (the reference) takes int dimensions; the kernel's 1-D grid takes an int block count.
-  if (d.m > INT_MAX || d.n > INT_MAX || gemm_block_count(d.m, d.n) > INT_MAX) {
+  if (d.m > INT_MAX || d.n > INT_MAX || d.k > INT_MAX || gemm_block_count(d.m, d.n) > INT_MAX) {
     throw bad_input(fmt::format(
-        "gemm shape M = {} (batch × seq_len), N = {} (4 × d_model) too large: M, N and the "
-        "number of {}×{} tiles must be at most {}",
-        d.m, d.n, GemmTraits::kBlockM, GemmTraits::kBlockN, INT_MAX));
+        "gemm shape M = {} (batch × seq_len), N = {}, K = {} too large: M, N, K and the number of "
+        "{}×{} tiles must be at most {}",
+        d.m, d.n, d.k, GemmTraits::kBlockM, GemmTraits::kBlockN, INT_MAX));
   }
 }
 
 }  // namespace
 
 // Analytic model (src/model): FLOPs = 2·M·N·K (one multiply and one add per term);
-// minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes.
+// minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes; at
+// M ≤ 64 the skinny version adds its fp32 partials, 2·splits·M·N·4 (gemm_skinny_partial_bytes).
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = kGemmOp;
   spec.summary =
-      "FFN up-projection X[B·L, d_model] × W[d_model, 4·d_model], wgmma + TMA tensor cores on "
-      "sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
+      "GEMM X[B·L, K] × W[K, N], by default the FFN up projection K = d_model, N = 4·d_model "
+      "(--gemm-n, --gemm-k: any projection); split-K mma.sync at B·L <= 64, wgmma + TMA tensor "
+      "cores above on sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
-  // only while validate() runs) and the cuBLAS workspace.
+  // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs the
+  // skinny version), its partials and counters.
   spec.device_bytes = [](const Shape& s) {
-    const GemmDims d = gemm_dims(s);
+    const GemmDims d = s.gemm_dims();
     const int64_t e = dtype_size_bytes(s.dtype);
-    return (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
+    int64_t bytes = (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
+    if (d.m <= kGemmSkinnyMaxRows) {
+      const SkinnyScratch scratch = skinny_scratch(d);
+      bytes += scratch.partial_floats * 4 + scratch.counters * 4;
+    }
+    return bytes;
   };
   spec.versions = gemm_versions();
   spec.default_version = kDefaultGemmVersion;

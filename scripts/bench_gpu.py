@@ -45,7 +45,13 @@ kDecodeSeqs = (4096, 32768, 131072)
 kLayerNormRows = 16384
 kLayerNormDModels = (1024, 2048, 4096, 8192)
 kCeilingCopyElements = 1 << 30  # 2 GiB of bf16 each way: far beyond L2 (60 MiB on H200)
-kOperators = ("flash_attention", "naive_attention", "gemm", "gelu", "layernorm",
+# Llama-3.1-8B's projections (d_model 4096, H 32, H_kv 8, d 128, ffn 14336): name, N, K; each at
+# decode M = batch (1, 16, 64) and prefill M = B·L (512, 4096), run as `--gemm-n N --gemm-k K`.
+kLayerGemmModel = "llama-3.1-8b"
+kLayerGemms = (("qkv", (32 + 2 * 8) * 128, 4096), ("o", 4096, 32 * 128),
+               ("gate_up", 14336, 4096), ("down", 4096, 14336))
+kLayerGemmRows = (1, 16, 64, 512, 4096)  # M = B·L with B = 1
+kOperators = ("flash_attention", "naive_attention", "gemm", "gemm_layer", "gelu", "layernorm",
               "decode_attention")
 
 
@@ -160,6 +166,21 @@ def plan(operators: tuple) -> tuple:
             rows.append(Row("gemm", {"m": m, "n": n, "k": k}, f"M={m} N={n} K={k}", "gemm", m,
                             make_ref("matmul", "cuBLAS", m=m, n=n, k=k), 2.0 * m * n * k, "FLOP",
                             "2·M·N·K", Target(0.9, "≥ 0.9× cuBLAS")))
+
+    if "gemm_layer" in want:
+        # Rows of operator gemm (so that the report's gemm points are found); one sweep per
+        # projection over the M values as --seq.
+        for name, n, k in kLayerGemms:
+            key = f"gemm-{kLayerGemmModel}-{name}"
+            sweeps.append(Sweep(key, ("gemm",), kLayerGemmRows,
+                                ("--batch", "1", "--gemm-n", str(n), "--gemm-k", str(k))))
+            for m in kLayerGemmRows:
+                phase = "decode" if m <= 64 else "prefill"
+                rows.append(Row("gemm", {"m": m, "n": n, "k": k, "model": kLayerGemmModel,
+                                         "projection": name, "phase": phase},
+                                f"{kLayerGemmModel} {name} M={m} N={n} K={k}", key, m,
+                                make_ref("matmul", "cuBLAS", m=m, n=n, k=k), 2.0 * m * n * k,
+                                "FLOP", "2·M·N·K", Target(0.9, "≥ 0.9× cuBLAS")))
 
     if "gelu" in want:
         n = 4 * kGemmDModel

@@ -96,6 +96,18 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                              "(default {})",
                              kDefaultKvPageSize))
       ->check(strict_integer<int64_t>(axis));
+  // Checked by validate_gemm_dims (multiple of 8), so the error names the value and the rule.
+  const std::string gemm_dim = "0, or multiples of 8 up to 2^50";
+  sub.add_option(
+         "--gemm-n", o.gemm_n,
+         "gemm's N, e.g. a layer's QKV projection (H + 2*H_kv)*d, or ffn_dim: a multiple of "
+         "8 (default 0: 4*d_model, the FFN up projection). M is batch*seq_len (decode: "
+         "--seq 1)")
+      ->check(strict_integer<int64_t>(gemm_dim));
+  sub.add_option("--gemm-k", o.gemm_k,
+                 "gemm's K, e.g. ffn_dim for the FFN down projection: a multiple of 8 (default 0: "
+                 "d_model = H*d)")
+      ->check(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--causal", o.causal,
                  "Causal mask (bottom-right aligned): --causal alone is on; off | on, or off,on to "
                  "sweep both (default off)")
@@ -164,6 +176,8 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
     }
   }
   if (o.page_size) config.base.page_size = *o.page_size;  // checked by validate_kv_layout
+  if (o.gemm_n) config.base.gemm_n = *o.gemm_n;           // checked by validate_gemm_dims
+  if (o.gemm_k) config.base.gemm_k = *o.gemm_k;
 }
 
 }  // namespace rooflinectl

@@ -1,6 +1,6 @@
 // The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
 // --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal, --kv-layout,
-// --page-size): bound once, applied to a SweepConfig.
+// --page-size, --gemm-n, --gemm-k): bound once, applied to a SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -32,6 +32,8 @@ struct ShapeOptions {
   std::optional<std::string> causal;     ///< "on" for a bare --causal, else "off", "on" or "off,on"
   std::optional<std::string> kv_layout;  ///< "contiguous" | "paged" (decode_attention)
   std::optional<int64_t> page_size;      ///< KV positions per page (--kv-layout paged)
+  std::optional<int64_t> gemm_n;         ///< gemm's N (0: 4·d_model)
+  std::optional<int64_t> gemm_k;         ///< gemm's K (0: d_model)
 };
 
 /// Binds the shared flags of `sub` to `options`.

@@ -1,11 +1,15 @@
 #include "core/kernel_dispatch.hpp"
 
+#include "core/kernel_tiles.hpp"
+
 namespace rooflinectl {
 
 bool runs_sm90a_code(ComputeCapability cc) { return cc.major == 9 && cc.minor == 0; }
 
-std::string gemm_version_for(const std::string& requested, ComputeCapability cc) {
-  return requested != "v1" && runs_sm90a_code(cc) ? requested : "v1";
+std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCapability cc) {
+  if (requested == "v4" && m <= kGemmSkinnyMaxRows) return "v4";
+  const std::string tiled = requested == "v4" ? "v3" : requested;
+  return tiled != "v1" && runs_sm90a_code(cc) ? tiled : "v1";
 }
 
 std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,

@@ -1,7 +1,8 @@
 // Tile facts of the operator kernels that the analytic models need, defined once: the kernels'
 // compile-time traits take their values from here (kernels/flash_attention.cu FlashTraits,
-// kernels/gemm.cu GemmTraits, kernels/gemm_wgmma.cu GemmWgmmaTraits, kernels/decode_attention.cu)
-// and src/model reads the same constants. Plain constexpr values: host and device code alike.
+// kernels/gemm.cu GemmTraits and SkinnyTraits, kernels/gemm_wgmma.cu GemmWgmmaTraits,
+// kernels/decode_attention.cu) and src/model reads the same constants. Plain constexpr values: host
+// and device code alike.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,48 @@ inline constexpr GemmBlockTile kGemmMmaSyncTile{128, 128};
 /// Block tile of gemm_v2_wgmma_tma and gemm_v3_wgmma_multicast (GemmWgmmaTraits::kBlockM ×
 /// kBlockN).
 inline constexpr GemmBlockTile kGemmWgmmaTile{128, 256};
+
+/// gemm_v4_skinny_splitk (kernels/gemm.cu), the default at M ≤ kGemmSkinnyMaxRows: one row of
+/// block tiles of 16·ceil(M/16) rows × kGemmSkinnyTileCols columns, K cut into splits of whole
+/// kGemmSkinnySliceK slices, fp32 partials reduced by the last block of each column tile.
+inline constexpr int64_t kGemmSkinnyMaxRows = 64;
+/// Its version name as reported per point (kernels/gemm.cu declares it, src/model reads tiles by
+/// it).
+inline constexpr const char* kGemmSkinnyVersionName = "gemm_v4_skinny_splitk";
+inline constexpr int64_t kGemmSkinnyTileCols = 128;
+inline constexpr int64_t kGemmSkinnySliceK = 32;
+/// Blocks the split aims at: about 4 resident blocks per SM on 132-SM GPUs (H100, H200), so the
+/// weight stream keeps enough bytes in flight; fixed rather than read from the device so that the
+/// analytic partial bytes are the kernel's on every GPU (a smaller GPU runs more waves).
+inline constexpr int64_t kGemmSkinnyTargetBlocks = 512;
+
+/// Block tile of gemm_v4_skinny_splitk at M rows: 16·ceil(M/16) × kGemmSkinnyTileCols.
+constexpr GemmBlockTile gemm_skinny_tile(int64_t m) {
+  return {(m + 15) / 16 * 16, kGemmSkinnyTileCols};
+}
+
+/// How gemm_v4_skinny_splitk cuts K: `splits` ranges of `k_per_split` (a multiple of
+/// kGemmSkinnySliceK; the last range ends at K), none empty.
+struct GemmSplitK {
+  int64_t splits = 1;
+  int64_t k_per_split = 0;
+};
+
+/// The split of K at (M, N, K), M, N, K ≥ 1: as many splits as bring the grid (ceil(N/128)
+/// column tiles × splits) to kGemmSkinnyTargetBlocks, capped so that the fp32 partials
+/// (splits·M·N·4 bytes written and read back) stay within a quarter of W's K·N·2 bytes
+/// (splits ≤ K/(8·M)), and at one slice per split; then evened out so that no split is empty.
+constexpr GemmSplitK gemm_skinny_split(int64_t m, int64_t n, int64_t k) {
+  const int64_t col_tiles = (n + kGemmSkinnyTileCols - 1) / kGemmSkinnyTileCols;
+  const int64_t slices = (k + kGemmSkinnySliceK - 1) / kGemmSkinnySliceK;
+  int64_t splits = (kGemmSkinnyTargetBlocks + col_tiles - 1) / col_tiles;
+  const int64_t partial_cap = k / (8 * m);
+  if (splits > partial_cap) splits = partial_cap;
+  if (splits > slices) splits = slices;
+  if (splits < 1) splits = 1;
+  const int64_t slices_per_split = (slices + splits - 1) / splits;
+  return {(slices + slices_per_split - 1) / slices_per_split, slices_per_split * kGemmSkinnySliceK};
+}
 
 /// Fewest keys one part of the decode attention split takes: the flat range of B·H_kv·L keys is
 /// cut into at most ceil(B·H_kv·L / 64) parts, and each part writes a fp32 partial (d values, max,

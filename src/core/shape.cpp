@@ -24,6 +24,12 @@ std::string kv_layout_label(const Shape& s) {
   return s.kv_layout == KvLayout::kPaged ? fmt::format("paged/{}", s.page_size) : std::string();
 }
 
+std::string gemm_dims_label(const Shape& s) {
+  if (s.gemm_n == 0 && s.gemm_k == 0) return std::string();
+  const GemmDims d = s.gemm_dims();
+  return fmt::format("N={} K={}", d.n, d.k);
+}
+
 Dtype parse_dtype(std::string_view text) {
   if (text == "bf16") return Dtype::kBf16;
   if (text == "fp16") return Dtype::kFp16;
@@ -86,6 +92,28 @@ void check_tensor_size(const char* formula, const std::string& values,
 
 }  // namespace
 
+void validate_gemm_dims(const Shape& s) {
+  const auto check = [](const char* name, int64_t v, const char* default_text) {
+    if (v < 0 || v % 8 != 0) {
+      throw bad_input(fmt::format(
+          "invalid {} {} (--{}): allowed 0 ({}) or a positive multiple of 8 (16-byte rows of W "
+          "and C for cp.async and TMA)",
+          name, v, name, default_text));
+    }
+  };
+  check("gemm-n", s.gemm_n, "N = 4·d_model");
+  check("gemm-k", s.gemm_k, "K = d_model");
+  if (s.gemm_n == 0 && s.gemm_k == 0) return;  // the FFN shapes validate_common_shape bounds
+  const GemmDims d = s.gemm_dims();
+  check_tensor_size("M × K (GEMM X, M = batch × seq_len)",
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.k),
+                    {s.batch, s.seq_len, d.k});
+  check_tensor_size("K × N (GEMM W)", fmt::format("{} × {}", d.k, d.n), {d.k, d.n});
+  check_tensor_size("M × N (GEMM C, M = batch × seq_len)",
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.n),
+                    {s.batch, s.seq_len, d.n});
+}
+
 void check_positive_axis(const char* name, const char* flag, int64_t v) {
   // `flag` is where the value comes from on the command line (the config file uses the name).
   if (v <= 0) {
@@ -120,6 +148,7 @@ void validate_common_shape(const Shape& s) {
   check_tensor_size("4 × (heads × head-dim)² (FFN weight)",
                     fmt::format("4 × ({} × {})²", s.heads, s.head_dim),
                     {4, s.heads, s.head_dim, s.heads, s.head_dim});
+  validate_gemm_dims(s);  // after the checks that bound d_model, its default K
 }
 
 void validate_score_matrix_size(const Shape& s) {

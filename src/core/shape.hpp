@@ -37,12 +37,17 @@ GeluForm parse_gelu_form(std::string_view text);
 /// Parses "contiguous" | "paged"; throws a bad-input Error naming the token otherwise.
 KvLayout parse_kv_layout(std::string_view text);
 
+/// The (M, N, K) of a GEMM, element counts: C[M, N] = X[M, K] · W[K, N].
+struct GemmDims {
+  int64_t m = 0, n = 0, k = 0;
+};
+
 /// Shape of one point. Tensor layouts used by every operator:
 ///   Q, O: [batch, heads, seq_len, head_dim]; K, V: [batch, kv_heads, seq_len, head_dim]
 ///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions;
 ///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
 ///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
-///   GEMM X: [batch·seq_len, d_model], W: [d_model, 4·d_model];
+///   GEMM X: [batch·seq_len, K], W: [K, N], C: [batch·seq_len, N] with N, K = gemm_dims();
 ///   GELU: [batch·seq_len, 4·d_model]; LayerNorm: [batch·seq_len, d_model].
 struct Shape {
   int64_t batch = 1;
@@ -56,8 +61,17 @@ struct Shape {
   KvLayout kv_layout = KvLayout::kContiguous;  ///< decode_attention only
   /// KV positions per page when kv_layout is kPaged (one of kKvPageSizes); 0 when contiguous.
   int64_t page_size = 0;
+  /// gemm only: the GEMM's N and K (any projection of a layer: QKV, output, FFN up/gate/down);
+  /// 0 takes the FFN up projection's N = 4·d_model, K = d_model. M is always tokens(), so
+  /// decode's M = batch is `--seq 1`. Other operators' points carry 0 (core/sweep_plan.cpp).
+  int64_t gemm_n = 0;
+  int64_t gemm_k = 0;
 
   int64_t d_model() const { return heads * head_dim; }
+  /// The gemm operator's M = batch·seq_len, N (gemm_n, else 4·d_model), K (gemm_k, else d_model).
+  GemmDims gemm_dims() const {
+    return {tokens(), gemm_n != 0 ? gemm_n : 4 * d_model(), gemm_k != 0 ? gemm_k : d_model()};
+  }
   int64_t tokens() const { return batch * seq_len; }
   int64_t group_size() const { return heads / kv_heads; }
   /// Pages of one sequence's KV cache, ceil(seq_len / page_size); 0 when contiguous.
@@ -69,6 +83,10 @@ struct Shape {
 /// Short label of a paged KV cache for tables and point labels, "paged/16" (layout/page size);
 /// empty for a contiguous one (the only layout reports had before paging).
 std::string kv_layout_label(const Shape& shape);
+
+/// Short label of explicit GEMM dims for tables and point labels, "N=6144 K=4096" (the
+/// effective values of both); empty when gemm_n and gemm_k are 0 (the default up projection).
+std::string gemm_dims_label(const Shape& shape);
 
 /// Upper bound on the element count of any tensor a shape implies (2^50 ≈ 1.1e15, i.e. 2 PiB
 /// of bf16: far beyond any GPU). It exists so that byte counts derived from element counts
@@ -84,12 +102,19 @@ inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 /// "batch", "--batch") is a positive integer; throws a bad-input Error naming both otherwise.
 void check_positive_axis(const char* name, const char* flag, int64_t v);
 
-/// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout) and
+/// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout,
+/// validate_gemm_dims) and
 /// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
 /// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len
 /// 2147483648 is refused naming the product); throws bad-input Error. The L² score matrices are
 /// not checked here: only operators that materialize them call validate_score_matrix_size too.
 void validate_common_shape(const Shape& shape);
+
+/// Checks the explicit GEMM dims: gemm_n and gemm_k each 0 (the default) or a positive multiple
+/// of 8 (16-byte rows of W, X and C for cp.async and TMA), and X, W and C (M·K, K·N, M·N) within
+/// kMaxTensorElements. Throws a bad-input Error naming the flag, the value and what is allowed:
+/// "invalid gemm-n 100 (--gemm-n): allowed 0 (N = 4·d_model) or a positive multiple of 8 ...".
+void validate_gemm_dims(const Shape& shape);
 
 /// Checks the KV-cache layout axes: a paged layout needs a page size in kKvPageSizes, a
 /// contiguous one none (page_size 0). Throws a bad-input Error naming the flag and the allowed

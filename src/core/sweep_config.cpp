@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/operator_names.hpp"
@@ -17,10 +19,11 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",           "seq",        "batch",       "heads",       "kv_heads",  "head_dim",
-      "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
-      "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
-      "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter"};
+      "ops",       "seq",         "batch",      "heads",         "kv_heads",
+      "head_dim",  "dtype",       "causal",     "gelu_form",     "repetitions",
+      "max_noise", "min_samples", "min_time_s", "max_time_s",    "warmup_runs",
+      "counters",  "warm_l2",     "device",     "sm_throughput", "kernels",
+      "kv_layout", "page_size",   "filter",     "gemm_n",        "gemm_k"};
   return keys;
 }
 
@@ -145,6 +148,8 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   } else if (c.base.kv_layout == KvLayout::kPaged) {
     c.base.page_size = kDefaultKvPageSize;
   }
+  if (r.has("gemm_n")) c.base.gemm_n = r.get_int64("gemm_n");  // checked by validate_gemm_dims
+  if (r.has("gemm_k")) c.base.gemm_k = r.get_int64("gemm_k");
   if (r.has("repetitions")) c.repetitions = get_int_at_least(r, "repetitions", 1);
   if (r.has("max_noise")) c.max_noise = r.get_double("max_noise");
   if (r.has("min_samples")) c.min_samples = get_int_at_least(r, "min_samples", 1);
@@ -192,6 +197,17 @@ void validate_sweep_config(const SweepConfig& c) {
   for (const int64_t v : c.axes.heads) check_positive_axis("heads", "--heads", v);
   for (const int64_t v : c.axes.kv_heads) check_positive_axis("kv-heads", "--kv-heads", v);
   for (const int64_t v : c.axes.head_dim) check_positive_axis("head-dim", "--head-dim", v);
+  validate_gemm_dims(c.base);
+  if (c.base.gemm_n != 0 || c.base.gemm_k != 0) {
+    if (std::find(c.ops.begin(), c.ops.end(), kGemmOp) == c.ops.end()) {
+      const bool n = c.base.gemm_n != 0;
+      throw bad_input(fmt::format(
+          "invalid {} {} (--{}): it sets the gemm operator's {}, and the operators (--ops) do "
+          "not include gemm (add it)",
+          n ? "gemm-n" : "gemm-k", n ? c.base.gemm_n : c.base.gemm_k, n ? "gemm-n" : "gemm-k",
+          n ? "N" : "K"));
+    }
+  }
   if (!c.filter.empty()) parse_point_filter(c.filter);
   const std::vector<PlannedPoint> plan = plan_all_points(c);
   if (plan.empty()) {

@@ -68,7 +68,8 @@ struct SweepConfig {
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
 /// "gelu_form" (each a value or a non-empty array of distinct values, swept as a product),
 /// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
-/// positions per page; 16 when "kv_layout" is "paged" without it), "repetitions", "max_noise" (a
+/// positions per page; 16 when "kv_layout" is "paged" without it), "gemm_n" and "gemm_k" (the
+/// gemm operator's N and K; 0 or absent: 4·d_model and d_model), "repetitions", "max_noise" (a
 /// fraction), "min_samples", "min_time_s", "max_time_s", "warmup_runs", "counters", "warm_l2",
 /// "sm_throughput", "device", "kernels" (an object of operator name to version key, e.g. {"gemm":
 /// "v1"}; the names are checked against the operators' declarations later, with the plan). Unknown
@@ -95,7 +96,8 @@ SweepConfig default_sweep_config();
 /// the filter's grammar, every combination of the axes' values (kv-heads dividing heads, sizes;
 /// the error of a combination of a sweep with lists names it and the --filter term that drops it),
 /// a plan that the filter leaves points in, the KV layout (validate_kv_layout; a paged layout with
-/// decode_attention as the only operator). Operator names are checked by the kernels registry.
+/// decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones need
+/// gemm among the operators). Operator names are checked by the kernels registry.
 /// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/operator_names.hpp"
 #include "core/point_filter.hpp"
 #include "core/shard.hpp"
 
@@ -39,6 +40,10 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
   };
   std::vector<Shape> shapes{config.base};
   shapes.front().dtype = dtype;
+  if (op != kGemmOp) {  // explicit GEMM dims are gemm's alone: the other points stay as before
+    shapes.front().gemm_n = 0;
+    shapes.front().gemm_k = 0;
+  }
   expand(shapes, used(SweepAxis::kBatch, a.batch), [](Shape& s, int64_t v) { s.batch = v; });
   expand(shapes, used(SweepAxis::kHeads, a.heads), [](Shape& s, int64_t v) { s.heads = v; });
   expand(shapes, used(SweepAxis::kKvHeads, a.kv_heads),

@@ -26,7 +26,8 @@ struct PlannedPoint {
 /// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, seq_len
 /// (each axis in the order its values were given). An axis the operator does not use
 /// (operator_uses_axis) takes its first value only, so it does not multiply that operator's
-/// points. Points the config's filter drops are left out (indices count the kept points); a
+/// points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's. Points the
+/// config's filter drops are left out (indices count the kept points); a
 /// malformed filter is a bad-input Error. Dtype is outermost so that a sweep counts each dtype's
 /// points with one counter set-up (its tensor pipe's metrics). Without lists: operators ×
 /// lengths, as before lists.

@@ -86,6 +86,22 @@ void read_kv_layout(const JsonObjectReader& r, Shape& s) {
   }
 }
 
+// "gemm_n" and "gemm_k" are written only when set (json_writer.cpp): absent, 0 (the default).
+void read_gemm_dims(const JsonObjectReader& r, Shape& s) {
+  // Each key checked as it is read, so a bad value is blamed on its own key.
+  const auto read = [&](const char* key, int64_t& field) {
+    if (!r.has(key)) return;
+    field = r.get_int64(key);
+    try {
+      validate_gemm_dims(s);
+    } catch (const Error& e) {
+      r.fail_key(key, e.what());
+    }
+  };
+  read("gemm_n", s.gemm_n);
+  read("gemm_k", s.gemm_k);
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
   s.batch = get_positive_int64(r, "batch");
@@ -97,6 +113,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   s.dtype = r.get_parsed("dtype", parse_dtype);
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
   read_kv_layout(r, s);
+  read_gemm_dims(r, s);
   return s;
 }
 
@@ -596,6 +613,7 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   c.seq_lens = r.get_int64_array("seq_lens");
   read_shape_axes(r, c, true);  // each a value, or an array for an axis swept as a list
   read_kv_layout(r, c.base);
+  read_gemm_dims(r, c.base);
   if (r.has("filter")) c.filter = r.get_string("filter");  // absent: no --filter
   c.repetitions = r.get_int("repetitions");
   // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.

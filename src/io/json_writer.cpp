@@ -64,6 +64,13 @@ void put_kv_layout(Json& j, const Shape& s) {
   j["page_size"] = s.page_size;
 }
 
+// Explicit GEMM dims are written only when set (gemm points of a sweep given --gemm-n/--gemm-k):
+// absent keys read as 0, the FFN up projection of every report before them.
+void put_gemm_dims(Json& j, const Shape& s) {
+  if (s.gemm_n != 0) j["gemm_n"] = s.gemm_n;
+  if (s.gemm_k != 0) j["gemm_k"] = s.gemm_k;
+}
+
 Json shape_to_json(const Shape& s) {
   Json j;
   j["batch"] = s.batch;
@@ -75,6 +82,7 @@ Json shape_to_json(const Shape& s) {
   j["dtype"] = to_string(s.dtype);
   j["gelu_form"] = to_string(s.gelu_form);
   put_kv_layout(j, s);
+  put_gemm_dims(j, s);
   j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
   return j;
 }
@@ -388,6 +396,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
   j["gelu_form"] = texts(axis_values(a.gelu_form, c.base.gelu_form));
   put_kv_layout(j, c.base);
+  put_gemm_dims(j, c.base);
   if (!c.filter.empty()) j["filter"] = c.filter;  // absent without --filter
   j["repetitions"] = c.repetitions;
   j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);

@@ -11,6 +11,7 @@
 
 #include "core/model_preset.hpp"
 #include "core/pipe.hpp"
+#include "core/shape.hpp"
 
 namespace rooflinectl {
 
@@ -33,11 +34,6 @@ struct LayerPoint {
   int64_t seq_len = 512;
 };
 
-/// The (M, N, K) of a GEMM operator, element counts: C[M,N] = X[M,K]·W[K,N].
-struct GemmDims {
-  int64_t m = 0, n = 0, k = 0;
-};
-
 /// One operator of the layer at one point. Bytes are the minimum DRAM traffic (each input read
 /// once, each output written once), bf16 (e = 2 bytes), split by what they are.
 struct LayerOperator {
@@ -49,7 +45,7 @@ struct LayerOperator {
   /// | "gelu" | "swiglu" | "geglu".
   std::string kind;
   Pipe pipe = Pipe::kTensor;     ///< whose roof applies: tensor (GEMMs, attention) or FP32
-  std::optional<GemmDims> gemm;  ///< GEMMs only
+  std::optional<GemmDims> gemm;  ///< GEMMs only (core/shape.hpp)
   double flop = 0;
   double weight_bytes = 0;  ///< parameters read: W of a GEMM, γ (and β) of a norm
   /// K and V read: the decode KV cache of `context` positions, or the prompt's K and V that flash

@@ -29,6 +29,14 @@ AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
   return r;
 }
 
+double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k) {
+  if (m > kGemmSkinnyMaxRows) return 0;
+  const GemmSplitK split = gemm_skinny_split(m, n, k);
+  if (split.splits == 1) return 0;  // one split writes C directly
+  return 2.0 * static_cast<double>(split.splits) * static_cast<double>(m) * static_cast<double>(n) *
+         4.0;
+}
+
 BlockTableBytes decode_block_table_bytes(const Shape& s) {
   if (s.kv_layout != KvLayout::kPaged) return {};
   const double entries =
@@ -83,9 +91,24 @@ std::string ffn_width_name(const Shape& s, const LayerWidths& w) {
   return w.ffn_dim == 4 * w.d_model && w.d_model == s.d_model() ? "4*d_model" : "ffn_dim";
 }
 
+// Explicit dims (--gemm-n, --gemm-k) beat the widths; the default is the FFN up projection.
 AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
-  return gemm_analytic(s.tokens(), w.ffn_dim, w.d_model, s.dtype,
-                       "M = B*L, K = d_model, N = " + ffn_width_name(s, w));
+  const int64_t m = s.tokens();
+  const int64_t n = s.gemm_n != 0 ? s.gemm_n : w.ffn_dim;
+  const int64_t k = s.gemm_k != 0 ? s.gemm_k : w.d_model;
+  AnalyticResult r =
+      gemm_analytic(m, n, k, s.dtype,
+                    fmt::format("M = B*L, K = {}, N = {}", s.gemm_k != 0 ? "gemm_k" : "d_model",
+                                s.gemm_n != 0 ? "gemm_n" : ffn_width_name(s, w)));
+  if (const double partials = gemm_skinny_partial_bytes(m, n, k); partials > 0) {
+    const GemmSplitK split = gemm_skinny_split(m, n, k);
+    r.implemented_dram_bytes += partials;
+    r.bytes_formula += fmt::format(
+        "; implemented at M <= {} (gemm_v4_skinny_splitk, the default there) + 2*S*M*N*4 (fp32 "
+        "partials of S = {} K splits written and read back)",
+        kGemmSkinnyMaxRows, split.splits);
+  }
+  return r;
 }
 
 AnalyticResult gelu_model(const Shape& s, const LayerWidths& w) {
@@ -159,7 +182,7 @@ double min_dram_write_bytes(const std::string& op, const Shape& s) {
   const double d_model = static_cast<double>(s.d_model());
   if (op == kNaiveAttentionOp) return b * h * l * d * e;
   if (op == kFlashAttentionOp) return b * h * l * d * e + 4.0 * b * h * l;
-  if (op == kGemmOp) return tokens * 4.0 * d_model * e;
+  if (op == kGemmOp) return tokens * static_cast<double>(s.gemm_dims().n) * e;
   if (op == kGeluOp) return tokens * 4.0 * d_model * e;
   if (op == kLayernormOp) return tokens * d_model * e;
   if (op == kDecodeAttentionOp) return b * h * d * e;
@@ -226,15 +249,16 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
   return r;
 }
 
-GemmBlockTile gemm_block_tile(const std::string& version) {
+GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
   if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") {
     return kGemmWgmmaTile;
   }
+  if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
   return kGemmMmaSyncTile;
 }
 
 double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
-  const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
+  const auto [m, n, k] = s.gemm_dims();
   const double col_blocks = static_cast<double>((n + tile.cols - 1) / tile.cols);
   const double row_blocks = static_cast<double>((m + tile.rows - 1) / tile.rows);
   const double e = dtype_size_bytes(s.dtype);

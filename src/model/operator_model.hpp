@@ -13,10 +13,10 @@
 
 namespace rooflinectl {
 
-/// The tile of `version` as reported per point: "gemm_v3_wgmma_multicast" and
-/// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name
-/// (older or unknown reports) gets v1's tile.
-GemmBlockTile gemm_block_tile(const std::string& version);
+/// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast" and
+/// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk" gemm_skinny_tile(m),
+/// "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
+GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);
 
 /// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
 /// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).
@@ -29,7 +29,9 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///                     and read once: + 4·B·H·L²·e
 ///   flash_attention:  flop 4·B·H·d·pairs (pairs = L² or L(L+1)/2 causal); min bytes Q,K,V,O +
 ///                     LSE (4·B·H·L); implemented re-reads K,V once per query tile of Br rows
-///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = 4·d_model; bytes (MK+KN+MN)·e
+///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = 4·d_model (or the shape's
+///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
+///                     gemm_skinny_partial_bytes (the default version there)
 ///   gelu:             N = B·L·4·d_model; flop 4·N (erf form) or 8·N (tanh form), counting the
 ///                     add/mul/FMA-as-2 arithmetic around the special function, which itself is
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
@@ -43,7 +45,8 @@ double attention_pairs(int64_t seq_len, bool causal);
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
 
 /// analytic_model at explicit layer widths (a model preset's): gemm is the FFN up projection
-/// M = B·L, K = widths.d_model, N = widths.ffn_dim (a gated FFN's gate projection is a second GEMM
+/// M = B·L, K = widths.d_model, N = widths.ffn_dim unless the shape's gemm_k, gemm_n say
+/// otherwise (a gated FFN's gate projection is a second GEMM
 /// of the same size, not included); gelu runs over N = B·L·widths.ffn_dim; layernorm over
 /// B·L·widths.d_model. The attention operators depend on `shape` alone. Throws as analytic_model.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape, const LayerWidths& widths);
@@ -55,6 +58,12 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape, const L
 /// `dims_text`, e.g. "M = B*L, K = d_model, N = ffn_dim".
 AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
                              const std::string& dims_text);
+
+/// DRAM bytes of gemm_v4_skinny_splitk's fp32 partials at (M, N, K): 2·S·M·N·4 (written by
+/// each of the S = gemm_skinny_split(M, N, K).splits K splits, read back by the reduction) when
+/// M ≤ kGemmSkinnyMaxRows and S > 1; 0 otherwise (S = 1 writes C directly; above 64 rows the
+/// skinny kernel does not run). An upper bound: L2 may keep the partials until they are read.
+double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k);
 
 /// Block-table bytes decode attention reads over a paged KV cache of P-position pages
 /// (kernels/decode_attention.cu; int32 entries, [B, ceil(L/P)]). Both 0 for a contiguous cache.
@@ -115,9 +124,9 @@ struct FlashIoBound {
 /// 0.
 FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 
-/// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/128)
-/// column blocks reads all of X (M·K) and each of the ceil(M/128) row blocks all of W (K·N),
-/// times e. The measured reads fall between (M·K + K·N)·e and this.
+/// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/cols)
+/// column blocks reads all of X (M·K) and each of the ceil(M/rows) row blocks all of W (K·N),
+/// times e, at the shape's gemm_dims(). The measured reads fall between (M·K + K·N)·e and this.
 double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
 /// Tokens processed per second: B·L / time for prefill operators, B / time for decode (one new

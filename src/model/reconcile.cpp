@@ -39,8 +39,8 @@ std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
            flash_computed_pairs(s.seq_len, s.head_dim, s.causal);
   }
   if (p.op == kGemmOp) {
-    const int64_t m = s.tokens(), k = s.d_model(), n = 4 * s.d_model();
-    const GemmBlockTile tile = gemm_block_tile(p.version);
+    const auto [m, n, k] = s.gemm_dims();
+    const GemmBlockTile tile = gemm_block_tile(p.version, m);
     const double m_padded = static_cast<double>((m + tile.rows - 1) / tile.rows * tile.rows);
     const double n_padded = static_cast<double>((n + tile.cols - 1) / tile.cols * tile.cols);
     return 2.0 * m_padded * n_padded * static_cast<double>(k);
@@ -138,7 +138,7 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
   if (p.op == kGemmOp && t.dram_read_bytes) {
     const double min_write = min_dram_write_bytes(p.op, p.shape);
     const double min_read = p.analytic.min_dram_bytes - min_write;
-    const GemmBlockTile tile = gemm_block_tile(p.version);
+    const GemmBlockTile tile = gemm_block_tile(p.version, p.shape.tokens());
     const double no_reuse = gemm_no_reuse_read_bytes(p.shape, tile);
     const double absorbed = 1.0 - (*t.dram_read_bytes - min_read) / (no_reuse - min_read);
     const bool grouped = p.version == "gemm_v2_wgmma_tma" || p.version == "gemm_v3_wgmma_multicast";

@@ -179,9 +179,15 @@ std::string operator_section(const std::string& op, const std::string& swept,
   for (const auto& v : versions) ran += fmt::format("{}`{}`", ran.empty() ? "" : ", ", v);
   // One sweep has one KV layout: a paged one is named after the operator, "`decode_attention`
   // paged/16".
-  const std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
-                                 ? " " + kv_layout_label(points.front()->shape)
-                                 : std::string();
+  // Likewise one sweep has one set of GEMM dims: "`gemm` N=6144 K=4096".
+  std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
+                           ? " " + kv_layout_label(points.front()->shape)
+                           : std::string();
+  if (!points.empty()) {
+    if (const std::string gemm = gemm_dims_label(points.front()->shape); !gemm.empty()) {
+      layout += " " + gemm;
+    }
+  }
   std::string out =
       fmt::format("### `{}`{}{}{}: {}\n\n", op, layout, swept.empty() ? "" : " " + swept,
                   ran.empty() ? "" : " (" + ran + ")", verdict(points));

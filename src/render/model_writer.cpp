@@ -35,9 +35,11 @@ std::string format_time(const std::optional<double>& s) {
 std::string shape_line(const Shape& s) {
   const std::string layout =
       s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}", s.batch, s.heads, s.kv_heads,
-                     s.head_dim, s.d_model(), to_string(s.dtype),
-                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout);
+  const std::string gemm = gemm_dims_label(s);
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}", s.batch, s.heads,
+                     s.kv_heads, s.head_dim, s.d_model(), to_string(s.dtype),
+                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout,
+                     gemm.empty() ? "" : " gemm " + gemm);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -218,6 +220,8 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
     j["shape"]["kv_layout"] = to_string(r.base.kv_layout);
     j["shape"]["page_size"] = r.base.page_size;
   }
+  if (r.base.gemm_n != 0) j["shape"]["gemm_n"] = r.base.gemm_n;  // absent: 4*d_model, as above
+  if (r.base.gemm_k != 0) j["shape"]["gemm_k"] = r.base.gemm_k;
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},
                     {"ffn_dim", r.widths.ffn_dim},

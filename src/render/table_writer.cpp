@@ -117,7 +117,9 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   row.fill(kMissing);
   // A paged decode point names its layout beside the operator: "decode_attention paged/16"; a
   // sweep with lists, the point's values of the axes that vary: "flash_attention fp16 B=8".
+  // A gemm at explicit dims names them the same way: "gemm N=6144 K=4096".
   row[0] = p.shape.kv_layout == KvLayout::kPaged ? p.op + " " + kv_layout_label(p.shape) : p.op;
+  if (const std::string gemm = gemm_dims_label(p.shape); !gemm.empty()) row[0] += " " + gemm;
   const std::string swept = swept_axes_label(axes, p.op, p.shape);
   if (!swept.empty()) row[0] += " " + swept;
   if (!p.version.empty()) row[1] = p.version;

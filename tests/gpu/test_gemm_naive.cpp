@@ -177,18 +177,23 @@ TEST(Gemm, SmallKAndOddM) {
 
 TEST(Gemm, RejectsAnUndeclaredVersionKey) {
   try {
-    find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), "v4");
-    ADD_FAILURE() << "version key v4 accepted";
+    find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), "v9");
+    ADD_FAILURE() << "version key v9 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
-    EXPECT_NE(std::string(e.what()).find("'gemm=v4'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'gemm=v9'"), std::string::npos) << e.what();
   }
 }
 
-TEST(Gemm, DefaultIsV3) {
-  const Shape shape = gemm_shape(64, 1, 64, Dtype::kBf16);
-  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, kDefaultVersionKey);
-  expect_gemm_version(*run, "v3");
+// The default (v4) is the skinny split-K kernel up to 64 rows and v3 (v1 off sm_90) above.
+TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenV3) {
+  const std::unique_ptr<OperatorRun> skinny =
+      find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), kDefaultVersionKey);
+  EXPECT_EQ(skinny->version(), "gemm_v4_skinny_splitk");
+  EXPECT_EQ(skinny->kernel_names(), std::vector<std::string>{"gemm_skinny_splitk"});
+  const std::unique_ptr<OperatorRun> tiled =
+      find_operator("gemm").create(gemm_shape(65, 1, 64, Dtype::kBf16), kDefaultVersionKey);
+  expect_gemm_version(*tiled, "v3");
 }
 
 TEST(Gemm, RejectsDModelNotMultipleOf8) {
@@ -212,13 +217,18 @@ TEST(Gemm, SpecDeclaresTensorPipeAndScratch) {
             (m * k + k * n + m * n) * 2 + m * n * 4 + (int64_t{32} << 20));
 }
 
+// One kernel and nothing else (no memset) per launch, the split-K version (M = 16) included.
 TEST(Gemm, OneKernelPerLaunch) {
-  const Shape shape = gemm_shape(1000, 8, 128, Dtype::kBf16);
-  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, kDefaultVersionKey);
-  run->fill_random(3);
-  const LaunchCount count = count_launches(*run);
-  EXPECT_EQ(count.kernels, run->kernel_names().size());
-  EXPECT_EQ(count.other, 0u);
+  for (const int64_t tokens : {1000, 16}) {
+    SCOPED_TRACE(tokens);
+    const Shape shape = gemm_shape(tokens, 8, 128, Dtype::kBf16);
+    const std::unique_ptr<OperatorRun> run =
+        find_operator("gemm").create(shape, kDefaultVersionKey);
+    run->fill_random(3);
+    const LaunchCount count = count_launches(*run);
+    EXPECT_EQ(count.kernels, run->kernel_names().size());
+    EXPECT_EQ(count.other, 0u);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

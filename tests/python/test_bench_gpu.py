@@ -44,7 +44,7 @@ class PlanTest(unittest.TestCase):
         for row in flash:
             self.assertEqual(row.shape["batch"] * row.shape["seq_len"], 16384)
             self.assertEqual(row.shape["heads"], 16)
-        gemm = [r for r in self.rows if r.operator == "gemm"]
+        gemm = [r for r in self.rows if r.sweep_key == "gemm"]
         self.assertEqual([r.shape["m"] for r in gemm], [4096, 8192, 16384, 32768])
         self.assertTrue(all(r.shape["n"] == 8192 and r.shape["k"] == 2048 for r in gemm))
         decode = {(r.shape["kv_heads"], r.seq_len) for r in self.rows
@@ -78,6 +78,20 @@ class PlanTest(unittest.TestCase):
             self.assertIn(piece, text)
         self.assertIn("--causal", self.by_key["attention-L4096-causal"].flags)
         self.assertNotIn("--causal", self.by_key["attention-L4096-non-causal"].flags)
+
+    def test_llama_layer_gemm_shapes(self):
+        layer = [r for r in self.rows if r.sweep_key.startswith("gemm-llama-3.1-8b-")]
+        self.assertEqual({(r.shape["n"], r.shape["k"]) for r in layer},
+                         {(6144, 4096), (4096, 4096), (14336, 4096), (4096, 14336)})
+        self.assertEqual(sorted({r.shape["m"] for r in layer}), [1, 16, 64, 512, 4096])
+        self.assertEqual(len(layer), 4 * 5)
+        self.assertTrue(all(r.operator == "gemm" and r.seq_len == r.shape["m"] for r in layer))
+        self.assertTrue(all(r.target.min_ratio == 0.9 for r in layer))
+        self.assertEqual({r.shape["phase"] for r in layer if r.shape["m"] <= 64}, {"decode"})
+        text = " ".join(self.by_key["gemm-llama-3.1-8b-down"].command("rooflinectl", 5))
+        for piece in ("--ops gemm", "--seq 1,16,64,512,4096", "--gemm-n 4096",
+                      "--gemm-k 14336", "--batch 1"):
+            self.assertIn(piece, text)
 
     def test_subset(self):
         sweeps, rows = bg.plan(("gemm",))
@@ -177,7 +191,7 @@ class OutputTest(unittest.TestCase):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(bg.main(["--dry-run"]), 0)
-        self.assertIn("15 sweeps, 58 rows", out.getvalue())
+        self.assertIn("19 sweeps, 78 rows", out.getvalue())
         with contextlib.redirect_stderr(io.StringIO()):
             with self.assertRaises(SystemExit):
                 bg.main(["--dry-run", "--ops", "softmax"])

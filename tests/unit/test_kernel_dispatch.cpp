@@ -25,17 +25,31 @@ TEST(KernelDispatch, Sm90aCodeRunsOnComputeCapability90Only) {
 }
 
 TEST(KernelDispatch, GemmRunsTheRequestedVersionOnHopper) {
-  EXPECT_EQ(gemm_version_for("v3", kH200), "v3");
-  EXPECT_EQ(gemm_version_for("v2", kH200), "v2");
-  EXPECT_EQ(gemm_version_for("v1", kH200), "v1");
+  for (const int64_t m : {1, 64, 65, 4096}) {
+    SCOPED_TRACE(m);
+    EXPECT_EQ(gemm_version_for("v3", m, kH200), "v3");
+    EXPECT_EQ(gemm_version_for("v2", m, kH200), "v2");
+    EXPECT_EQ(gemm_version_for("v1", m, kH200), "v1");
+  }
 }
 
 TEST(KernelDispatch, GemmFallsBackToMmaSyncOffHopper) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
     SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
-    EXPECT_EQ(gemm_version_for("v3", cc), "v1");
-    EXPECT_EQ(gemm_version_for("v2", cc), "v1");
-    EXPECT_EQ(gemm_version_for("v1", cc), "v1");
+    EXPECT_EQ(gemm_version_for("v3", 4096, cc), "v1");
+    EXPECT_EQ(gemm_version_for("v2", 4096, cc), "v1");
+    EXPECT_EQ(gemm_version_for("v1", 4096, cc), "v1");
+    EXPECT_EQ(gemm_version_for("v4", 65, cc), "v1");  // v4 -> v3 -> v1
+  }
+}
+
+// The skinny split-K version (the default) runs at M = batch·seq_len up to 64 on every device,
+// and above that gives way to v3 (v1 off Hopper).
+TEST(KernelDispatch, GemmSkinnyRunsUpTo64RowsAnywhere) {
+  for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {
+    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
+    for (const int64_t m : {1, 3, 16, 17, 63, 64}) EXPECT_EQ(gemm_version_for("v4", m, cc), "v4");
+    EXPECT_EQ(gemm_version_for("v4", 65, cc), cc.major == 9 && cc.minor == 0 ? "v3" : "v1");
   }
 }
 

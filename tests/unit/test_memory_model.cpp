@@ -130,10 +130,10 @@ TEST(MemoryModel, WriteBytesAndGemmReuse) {
   EXPECT_DOUBLE_EQ(min_dram_write_bytes("decode_attention", s), 16 * 128.0 * 2);
   EXPECT_THROW(min_dram_write_bytes("softmax", s), Error);
   // 64 column blocks each read X (4096 × 2048), 32 row blocks each read W (2048 × 8192).
-  EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v1_mma_sync")),
+  EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v1_mma_sync", s.tokens())),
                    (64.0 * 4096 * 2048 + 32.0 * 2048 * 8192) * 2);
   // v2's 128 × 256 tiles: half as many tile columns re-read X.
-  EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v2_wgmma_tma")),
+  EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v2_wgmma_tma", s.tokens())),
                    (32.0 * 4096 * 2048 + 32.0 * 2048 * 8192) * 2);
 }
 

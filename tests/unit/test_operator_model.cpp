@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "core/error.hpp"
 #include "model/operator_model.hpp"
 
@@ -46,6 +49,87 @@ TEST(OperatorModel, GemmIsTwoMNK) {
   const double m = 4096, k = 2048, n = 8192;
   EXPECT_DOUBLE_EQ(r.flop, 2 * m * n * k);
   EXPECT_DOUBLE_EQ(r.min_dram_bytes, (m * k + k * n + m * n) * 2);
+}
+
+// Llama-3.1-8B's QKV projection at prefill M = 512: N = (32 + 2·8)·128 = 6144, K = 4096.
+// FLOPs 2·512·6144·4096 = 25 769 803 776; bytes (512·4096 + 4096·6144 + 512·6144)·2
+// = (2 097 152 + 25 165 824 + 3 145 728)·2 = 60 817 408. Above 64 rows no partials.
+TEST(OperatorModel, GemmAtExplicitDims) {
+  Shape s = default_shape(512);
+  s.gemm_n = 6144;
+  s.gemm_k = 4096;
+  const AnalyticResult r = analytic_model("gemm", s);
+  EXPECT_DOUBLE_EQ(r.flop, 25769803776.0);
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, 60817408.0);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 60817408.0);
+  EXPECT_EQ(r.flop_formula, "2*M*N*K, M = B*L, K = gemm_k, N = gemm_n");
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("gemm", s), 512.0 * 6144 * 2);
+  // The explicit dims beat a preset's widths too.
+  const LayerWidths widths{4096, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm};
+  EXPECT_DOUBLE_EQ(analytic_model("gemm", s, widths).flop, 25769803776.0);
+}
+
+// The default shape is the FFN up projection as before: M = 4096, K = 2048, N = 8192.
+TEST(OperatorModel, GemmDefaultDimsUnchanged) {
+  const AnalyticResult r = analytic_model("gemm", default_shape(4096));
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, r.min_dram_bytes);
+  EXPECT_EQ(r.flop_formula, "2*M*N*K, M = B*L, K = d_model, N = 4*d_model");
+  EXPECT_EQ(r.bytes_formula, "(M*K + K*N + M*N)*e");
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("gemm", default_shape(4096)), 4096.0 * 8192 * 2);
+}
+
+// Decode M = 16 (batch 16, L = 1), Llama-3.1-8B's down projection K = 14336, N = 4096:
+// 32 column tiles of 128 → 16 splits wanted (512 blocks); the cap K/(8·M) = 112 and the 448
+// slices of 32 allow them; 448/16 = 28 slices = 896 per split. Partials 2·16·16·4096·4 bytes
+// = 8 388 608 on top of (16·14336 + 14336·4096 + 16·4096)·2 = 118 030 336.
+TEST(OperatorModel, GemmDecodeCountsSplitKPartials) {
+  Shape s = default_shape(1);
+  s.batch = 16;
+  s.gemm_n = 4096;
+  s.gemm_k = 14336;
+  const GemmSplitK split = gemm_skinny_split(16, 4096, 14336);
+  EXPECT_EQ(split.splits, 16);
+  EXPECT_EQ(split.k_per_split, 896);
+  const AnalyticResult r = analytic_model("gemm", s);
+  EXPECT_DOUBLE_EQ(r.flop, 2.0 * 16 * 4096 * 14336);
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, 118030336.0);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 118030336.0 + 8388608.0);
+  EXPECT_NE(r.bytes_formula.find("S = 16 K splits"), std::string::npos) << r.bytes_formula;
+}
+
+// The split: capped by the partials (K/(8·M)) and by the slices, never leaving a split empty, and
+// one split (no partials) where the column tiles alone fill the target.
+TEST(OperatorModel, GemmSkinnySplitRules) {
+  // M = 64, N = K = 4096: 16 wanted, the cap K/(8·64) = 8 holds it; 128 slices / 8 = 16 each.
+  EXPECT_EQ(gemm_skinny_split(64, 4096, 4096).splits, 8);
+  EXPECT_EQ(gemm_skinny_split(64, 4096, 4096).k_per_split, 512);
+  // M = 1, QKV N = 6144: 48 tiles → 11 wanted; 128 slices → 12 per split → 11 splits (the last
+  // 8 slices).
+  EXPECT_EQ(gemm_skinny_split(1, 6144, 4096).splits, 11);
+  EXPECT_EQ(gemm_skinny_split(1, 6144, 4096).k_per_split, 384);
+  // K = 40: 2 slices (the second one partial); 10 splits wanted, 2 allowed by the slices, but the
+  // cap 40/(8·1) = 5 does not bind; each split one slice.
+  EXPECT_EQ(gemm_skinny_split(1, 8, 40).splits, 2);
+  EXPECT_EQ(gemm_skinny_split(1, 8, 40).k_per_split, 32);
+  // K = 8 at M = 64: the cap is 0, one split.
+  EXPECT_EQ(gemm_skinny_split(64, 4096, 8).splits, 1);
+  // N = 65536: 512 column tiles fill the target alone: one split, C written directly.
+  EXPECT_EQ(gemm_skinny_split(1, 65536, 4096).splits, 1);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(1, 65536, 4096), 0.0);
+  // Above 64 rows the skinny kernel does not run: no partials.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(65, 4096, 4096), 0.0);
+  // Every (M, N, K) of the Llama-3.1-8B layer: the splits cover K exactly once, none empty.
+  for (const int64_t m : {1, 3, 16, 64}) {
+    for (const auto [n, k] :
+         {std::pair<int64_t, int64_t>{6144, 4096}, {4096, 4096}, {14336, 4096}, {4096, 14336}}) {
+      const GemmSplitK sp = gemm_skinny_split(m, n, k);
+      SCOPED_TRACE(testing::Message() << m << " " << n << " " << k);
+      EXPECT_EQ(sp.k_per_split % 32, 0);
+      EXPECT_LT((sp.splits - 1) * sp.k_per_split, k);  // the last split is not empty
+      EXPECT_GE(sp.splits * sp.k_per_split, k);        // and they reach K
+      EXPECT_LE(sp.splits, std::max<int64_t>(1, k / (8 * m)));
+    }
+  }
 }
 
 TEST(OperatorModel, ElementwiseConventions) {

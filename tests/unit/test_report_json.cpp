@@ -268,6 +268,44 @@ TEST(ReportJson, PagedKvLayoutRoundTrips) {
   }
 }
 
+// A gemm point at explicit dims writes gemm_n and gemm_k and reads them back; a default point
+// writes neither (absent reads as 0), and the point label names the dims.
+TEST(ReportJson, GemmDimsRoundTrip) {
+  Report original = full_report();
+  PointResult qkv = original.points[0];
+  qkv.op = "gemm";
+  qkv.shape.gemm_n = 6144;
+  qkv.shape.gemm_k = 4096;
+  original.points.push_back(qkv);
+  const std::string text = report_to_json_text(original);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["points"][0]["shape"].contains("gemm_n"));
+  EXPECT_FALSE(j["points"][0]["shape"].contains("gemm_k"));
+  EXPECT_EQ(j["points"][1]["shape"]["gemm_n"], 6144);
+  EXPECT_EQ(j["points"][1]["shape"]["gemm_k"], 4096);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[0].shape.gemm_n, 0);
+  EXPECT_EQ(back.points[1].shape.gemm_n, 6144);
+  EXPECT_EQ(back.points[1].shape.gemm_k, 4096);
+  EXPECT_NE(point_key(back.points[1]).label().find(" N=6144 K=4096"), std::string::npos);
+  EXPECT_EQ(point_key(back.points[0]).label().find("N="), std::string::npos);
+  PointResult other_k = back.points[1];
+  other_k.shape.gemm_k = 14336;
+  EXPECT_FALSE(point_key(back.points[1]).same_point(point_key(other_k)));
+
+  std::string bad = text;
+  const std::string n_6144 = "\"gemm_n\": 6144";
+  bad.replace(bad.find(n_6144), n_6144.size(), "\"gemm_n\": 6100");
+  try {
+    report_from_json_text(bad, "memory");
+    ADD_FAILURE() << "gemm_n 6100 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid gemm-n 6100"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ReportJson, FullReportRoundTripsExactly) {
   const Report original = full_report();
   const std::string text = report_to_json_text(original);

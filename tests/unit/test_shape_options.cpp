@@ -61,6 +61,42 @@ TEST(ShapeOptions, PresetBeatsTheConfig) {
   EXPECT_EQ(config.base.head_dim, 96);
 }
 
+TEST(ShapeOptions, GemmDimsFlags) {
+  const SweepConfig c = parsed({"--ops", "gemm", "--gemm-n", "6144", "--gemm-k", "4096"});
+  EXPECT_EQ(c.base.gemm_n, 6144);
+  EXPECT_EQ(c.base.gemm_k, 4096);
+  const GemmDims d = c.base.gemm_dims();
+  EXPECT_EQ(d.n, 6144);
+  EXPECT_EQ(d.k, 4096);
+  EXPECT_EQ(d.m, c.base.batch * c.base.seq_len);
+  // Without the flags: the FFN up projection, as before (N = 4·d_model, K = d_model = 2048).
+  const Shape plain = parsed({}).base;
+  EXPECT_EQ(plain.gemm_n, 0);
+  EXPECT_EQ(plain.gemm_k, 0);
+  EXPECT_EQ(plain.gemm_dims().n, 8192);
+  EXPECT_EQ(plain.gemm_dims().k, 2048);
+  // The preset does not touch them.
+  EXPECT_EQ(parsed({"--model", "llama-3.1-8b", "--gemm-k", "14336"}).base.gemm_k, 14336);
+}
+
+TEST(ShapeOptions, GemmDimsFlagTakesWholeNumbersOnly) {
+  for (const char* flag : {"--gemm-n", "--gemm-k"}) {
+    SCOPED_TRACE(flag);
+    EXPECT_THROW(parsed({flag, "1.5"}), CLI::ValidationError);
+    EXPECT_THROW(parsed({flag, "wide"}), CLI::ValidationError);
+  }
+  // A whole number that is not a multiple of 8 parses, and the config validation names it.
+  SweepConfig c = parsed({"--ops", "gemm", "--gemm-n", "12"});
+  try {
+    validate_sweep_config(c);
+    ADD_FAILURE() << "--gemm-n 12 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_EQ(std::string(e.what()).rfind("invalid gemm-n 12 (--gemm-n): allowed 0", 0), 0u)
+        << e.what();
+  }
+}
+
 TEST(ShapeOptions, UnknownPresetIsBadInput) {
   try {
     parsed({"--model", "gpt5"});

@@ -113,6 +113,24 @@ TEST(SweepAxes, AxesAnOperatorDoesNotUse) {
                             }));
 }
 
+// Explicit GEMM dims are gemm's alone: the other operators' points carry 0, so their reports,
+// keys and shards are those of a sweep without them; the gemm point's shard key names them.
+TEST(SweepAxes, GemmDimsReachOnlyGemmPoints) {
+  const SweepConfig c =
+      config_of(R"({"ops": ["gelu", "gemm"], "seq": "1", "gemm_n": 6144, "gemm_k": 4096})");
+  const std::vector<PlannedPoint> plan = plan_all_points(c);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].op, "gelu");
+  EXPECT_EQ(plan[0].shape.gemm_n, 0);
+  EXPECT_EQ(plan[0].shape.gemm_k, 0);
+  EXPECT_EQ(plan[1].op, "gemm");
+  EXPECT_EQ(plan[1].shape.gemm_n, 6144);
+  EXPECT_EQ(plan[1].shape.gemm_k, 4096);
+  EXPECT_EQ(shard_point_key("gemm", plan[1].shape),
+            "gemm|L=1|B=1|H=16|Hkv=16|d=128|bf16|0|erf|gemm=N=6144 K=4096");
+  EXPECT_EQ(shard_point_key("gelu", plan[0].shape), "gelu|L=1|B=1|H=16|Hkv=16|d=128|bf16|0|erf");
+}
+
 TEST(SweepAxes, ConfigArraysAreCheckedPerElement) {
   EXPECT_NE(bad_input_message([] { config_of(R"({"batch": []})"); }).find("'batch'"),
             std::string::npos);

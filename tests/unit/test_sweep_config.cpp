@@ -256,6 +256,34 @@ TEST(SweepConfig, KvLayoutKeys) {
                        "invalid --kv-layout paged with operator 'naive_attention' (--ops)"));
 }
 
+// "gemm_n" and "gemm_k" set the gemm operator's N and K: 0 or absent is the FFN up projection, a
+// value must be a multiple of 8, and gemm must be among the operators.
+TEST(SweepConfig, GemmDimsKeys) {
+  SweepConfig c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_n": 6144, "gemm_k": 4096})", "f");
+  EXPECT_EQ(c.base.gemm_n, 6144);
+  EXPECT_EQ(c.base.gemm_k, 4096);
+  validate_sweep_config(c);
+  EXPECT_EQ(default_sweep_config().base.gemm_n, 0);
+  EXPECT_EQ(default_sweep_config().base.gemm_k, 0);
+
+  c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_n": 100})", "f");
+  EXPECT_EQ(validate_error(c),
+            "invalid gemm-n 100 (--gemm-n): allowed 0 (N = 4·d_model) or a positive multiple of 8 "
+            "(16-byte rows of W and C for cp.async and TMA)");
+  c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_k": -8})", "f");
+  EXPECT_EQ(validate_error(c),
+            "invalid gemm-k -8 (--gemm-k): allowed 0 (K = d_model) or a positive multiple of 8 "
+            "(16-byte rows of W and C for cp.async and TMA)");
+  c = parse_sweep_config(R"({"ops": ["gelu", "layernorm"], "gemm_k": 14336})", "f");
+  EXPECT_EQ(validate_error(c),
+            "invalid gemm-k 14336 (--gemm-k): it sets the gemm operator's K, and the operators "
+            "(--ops) do not include gemm (add it)");
+  // W = K × N past 2^50 elements is refused naming the product.
+  c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_n": 1099511627776, "gemm_k": 2048})", "f");
+  EXPECT_TRUE(contains(validate_error(c), "K × N (GEMM W) = 2048 × 1099511627776 exceeds"));
+  EXPECT_TRUE(contains(parse_error(R"({"gemm_n": "wide"})"), "gemm_n"));
+}
+
 // nlohmann refuses a number past double's range while parsing with out_of_range (406), not
 // parse_error: it must still be bad input naming the file (found by fuzz_report_reader).
 // nlohmann keeps the last of two equal keys; a config that says "batch" twice is refused instead,
