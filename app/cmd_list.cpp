@@ -45,7 +45,7 @@ std::vector<AxisDefault> axis_defaults() {
        to_string(d.base.gelu_form),
        to_string(d.base.gelu_form),
        {"erf", "tanh"},
-       ""},
+       "gelu and geglu"},
       {"--causal", "causal", d.base.causal, d.base.causal ? "on" : "off", {}, ""},
       {"--kv-layout",
        "kv_layout",
@@ -93,7 +93,10 @@ std::string version_needs_text(const KernelVersion& version) {
 }
 
 std::string list_text() {
-  std::string out = "operators, each with its kernel versions (--kernel OP=VERSION):\n";
+  std::string out = fmt::format(
+      "operators, each with its kernel versions (--kernel OP=VERSION); without --ops a sweep runs "
+      "{}:\n",
+      fmt::join(default_sweep_operator_names(), ", "));
   for (const auto& spec : operator_specs()) {
     out += fmt::format("  {:<18} {:<7} {}\n", spec.name, to_string(spec.pipe), spec.summary);
     for (const KernelVersion& version : spec.versions) {

@@ -6,10 +6,11 @@
 // (8 elements) read with ld.global.cs and written with st.global.cs, no grid-stride loop (the
 // pattern that matches cudaMemcpy on the H200, docs/perf-notes.md); the thread after the last
 // vector does the count % 8 tail. The math takes few issue slots per element:
-//   erf:  Φ from Abramowitz & Stegun 7.1.26 (below), 15 instructions;
+//   erf:  Φ from Abramowitz & Stegun 7.1.26, 15 instructions;
 //   tanh: 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), 7 instructions;
-// both with the MUFU ex2.approx.ftz and rcp.approx.ftz instructions. Its accuracy is stated at
-// gelu() below; v1 and the measurements are in docs/perf-notes.md.
+// both with the MUFU ex2.approx.ftz and rcp.approx.ftz instructions (gelu() in
+// kernels/common/activation_math.hpp, which states its accuracy and which geglu shares); v1 and
+// the measurements are in docs/perf-notes.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -24,7 +25,8 @@
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "kernels/common/fast_math.hpp"
+#include "kernels/common/activation_math.hpp"
+#include "kernels/common/activation_reference.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/operator.hpp"
@@ -39,61 +41,12 @@ constexpr int64_t kFullCheckElements = int64_t{1} << 22;
 constexpr int64_t kEdgeElements = 4096;    // always checked at both ends of a sampled tensor
 constexpr int64_t kSampleChunks = 16384;   // strided chunks between the two edges
 constexpr int64_t kSampleChunkElems = 64;  // contiguous, so every lane of a 16-byte vector is hit
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
-constexpr double kGeluCubic = 0.044715;
 
-// ---------------------------------------------------------------------------------------------
-// CPU reference (float64, std::erf / std::tanh), applied to the 16-bit input as stored.
-
-double gelu_reference(double x, GeluForm form) {
-  if (form == GeluForm::kErf) return 0.5 * x * (1.0 + std::erf(x * kInvSqrt2));
-  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
-}
+// CPU reference: gelu_reference (kernels/common/activation_reference.hpp, float64), applied to the
+// 16-bit input as stored.
 
 // ---------------------------------------------------------------------------------------------
 // Kernel.
-
-// Constants of the two forms, folded so that each costs the instruction counts stated above.
-constexpr double kLog2e = 1.44269504088896340736;
-// Abramowitz & Stegun, Handbook of Mathematical Functions (1964), 7.1.26 (after Hastings):
-// erf(a) = 1 − t·(a1 + t·(a2 + t·(a3 + t·(a4 + t·a5))))·e^(−a²) + ε, t = 1/(1 + p·a), a ≥ 0,
-// |ε| ≤ 1.5e-7. With a = |x|/√2: 1 − Φ(|x|) = Φ(−|x|) = 0.5·erfc(a), so 0.5 and 1/√2 fold into
-// the constants below.
-constexpr double kAsP = 0.3275911;
-constexpr double kAsA1 = 0.254829592;
-constexpr double kAsA2 = -0.284496736;
-constexpr double kAsA3 = 1.421413741;
-constexpr double kAsA4 = -1.453152027;
-constexpr double kAsA5 = 1.061405429;
-
-// Accuracy of the fp32 math, before rounding to the 16-bit output (checked in float64 against
-// std::erf over x in [−10, 10]): erf form, A&S 7.1.26 has |error of erf| ≤ 1.5e-7, so Φ(x) is
-// within 7.5e-8 and gelu within 2.2e-7 absolute everywhere, relative ≤ 4.7e-4 for x ≥ −4 (the
-// tail x·Φ(x) → 0 keeps only the absolute bound, like 1 + erff(x/√2) in fp32, whose absolute error
-// is ~6e-8 there); tanh form, the sigmoid identity is exact and the two approximate MUFU results
-// add a relative error of ~3e-7. Both far inside the bf16/fp16 tolerances of validate().
-template <GeluForm kForm>
-__device__ __forceinline__ float gelu(float x) {
-  if constexpr (kForm == GeluForm::kErf) {
-    // tail = Φ(−|x|) = 0.5·t·poly(t)·e^(−x²/2); gelu = x·(1 − tail) for x ≥ 0, x·tail below.
-    const float t = rcp_approx(fmaf(static_cast<float>(kAsP * kInvSqrt2), fabsf(x), 1.0f));
-    float poly = static_cast<float>(0.5 * kAsA5);
-    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA4));
-    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA3));
-    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA2));
-    poly = fmaf(poly, t, static_cast<float>(0.5 * kAsA1));
-    const float gauss = ex2_approx(x * (x * static_cast<float>(-0.5 * kLog2e)));
-    const float x_tail = x * (poly * t * gauss);
-    return x >= 0.0f ? x - x_tail : x_tail;
-  } else {
-    // 0.5·(1 + tanh(u)) = 1/(1 + e^(−2u)), −2u·log2(e) = x·(c1 + c3·x²).
-    constexpr double kC1 = -2.0 * kLog2e * kSqrt2OverPi;
-    const float exponent =
-        x * fmaf(static_cast<float>(kC1 * kGeluCubic), x * x, static_cast<float>(kC1));
-    return x * rcp_approx(1.0f + ex2_approx(exponent));
-  }
-}
 
 #ifdef RFL_TEST_SLOWDOWN
 // Test-only (CMake -DRFL_TEST_SLOWDOWN=ON, OFF by default, never in a shipped binary): with

@@ -6,8 +6,9 @@
 // variance is a sum of non-negative centred terms: no E[x²] - μ² cancellation and no overflow for
 // fp16 rows of ±20000 (x² = 4e8, Σ over 65536 elements = 2.6e13, far below fp32's 3.4e38). Rows
 // up to d_model 2048 take a warp each (4 rows per block, shuffle-only reductions); wider rows the
-// fewest of 64, 128, 256 or 1024 threads that hold them (shuffles, then one shared-memory step).
-// v1 and the measurements: docs/perf-notes.md.
+// fewest of 64, 128, 256 or 1024 threads that hold them (shuffles, then one shared-memory step;
+// kernels/common/row_reduce.hpp, shared with rmsnorm). v1 and the measurements:
+// docs/perf-notes.md.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -22,6 +23,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
 #include "kernels/common/pack_pair.hpp"
+#include "kernels/common/row_reduce.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/operator.hpp"
@@ -29,11 +31,7 @@
 namespace rooflinectl {
 namespace {
 
-constexpr int kMaxVecsPerThread = 8;  // 64 elements of the row in registers per thread
-constexpr int kWarpRowsPerBlock = 4;  // rows per block in the warp-per-row configuration
-constexpr int64_t kMaxCheckedRows = 4096;
-// Caps the CPU reference at ~4M elements (a few hundred ms) for the widest rows.
-constexpr int64_t kMaxCheckedElements = int64_t{1} << 22;
+static_assert(kLayerNormMaxWidth == kRowMaxWidth, "with_row_config holds every supported width");
 
 // ---------------------------------------------------------------------------------------------
 // CPU reference (float64, centred two-pass), on the 16-bit values as stored.
@@ -52,39 +50,10 @@ void layernorm_reference_row(const double* x, const double* gamma, const double*
 // ---------------------------------------------------------------------------------------------
 // Kernel.
 
-// Butterfly sum over groups of `kLanes` lanes: every lane ends with the same (bitwise) total,
-// because each step adds the same two operands in either order.
-template <int kLanes>
-__device__ __forceinline__ float butterfly_sum(float v) {
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2)
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-// Sum over the kThreadsPerRow threads of a row, returned to all of them. A warp-wide row needs
-// only shuffles; a block-wide row adds one shared-memory exchange of the per-warp sums, which
-// every warp then reduces itself (no second barrier, and identical results in all warps).
-// `scratch` must not be reused by the block before every thread has returned from here.
-template <int kThreadsPerRow>
-__device__ __forceinline__ float row_sum(float v, float* scratch) {
-  v = butterfly_sum<32>(v);
-  if constexpr (kThreadsPerRow == 32) {
-    return v;
-  } else {
-    constexpr int kWarps = kThreadsPerRow / 32;
-    static_assert((kWarps & (kWarps - 1)) == 0 && kWarps <= 32, "warps per row: power of 2, ≤ 32");
-    const int lane = threadIdx.x % 32;
-    if (lane == 0) scratch[threadIdx.x / 32] = v;
-    __syncthreads();
-    return butterfly_sum<kWarps>(scratch[lane % kWarps]);
-  }
-}
-
 // One row per kThreadsPerRow threads; thread t of a row owns the 16-byte vectors t, t +
 // kThreadsPerRow,
 // ... (so each load instruction of a warp reads 512 contiguous bytes). The caller guarantees
-// vecs_per_row ≤ kThreadsPerRow · kMaxVecsPerThread.
+// vecs_per_row ≤ kThreadsPerRow · kRowMaxVecsPerThread.
 template <class T, int kThreadsPerRow, int kRowsPerBlock>
 __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
     layernorm_kernel(const T* __restrict__ x, const T* __restrict__ gamma,
@@ -107,16 +76,16 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
   auto* yr = reinterpret_cast<uint4*>(y) + row_offset;
   const float inv_width = 1.0f / static_cast<float>(vecs_per_row * kElemsPerVec);
 
-  uint4 v[kMaxVecsPerThread];
+  uint4 v[kRowMaxVecsPerThread];
 #pragma unroll
-  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+  for (int k = 0; k < kRowMaxVecsPerThread; ++k) {
     const int i = t + k * kThreadsPerRow;
     if (i < vecs_per_row) v[k] = xr[i];
   }
 
   float sum = 0.0f;
 #pragma unroll
-  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+  for (int k = 0; k < kRowMaxVecsPerThread; ++k) {
     if (t + k * kThreadsPerRow < vecs_per_row) {
       float f[kElemsPerVec];
       unpack8<T, Widen::kOpaque>(v[k], f);
@@ -128,7 +97,7 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
 
   float sq = 0.0f;
 #pragma unroll
-  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+  for (int k = 0; k < kRowMaxVecsPerThread; ++k) {
     if (t + k * kThreadsPerRow < vecs_per_row) {
       float f[kElemsPerVec];
       unpack8<T, Widen::kOpaque>(v[k], f);
@@ -143,7 +112,7 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
   const float rstd = rsqrtf(var + kLayerNormEpsilon);
 
 #pragma unroll
-  for (int k = 0; k < kMaxVecsPerThread; ++k) {
+  for (int k = 0; k < kRowMaxVecsPerThread; ++k) {
     const int i = t + k * kThreadsPerRow;
     if (i < vecs_per_row) {
       float f[kElemsPerVec];
@@ -162,27 +131,6 @@ __global__ void __launch_bounds__(kThreadsPerRow* kRowsPerBlock)
 // ---------------------------------------------------------------------------------------------
 // Launchers.
 
-struct LayerNormConfig {
-  int threads_per_row;
-  int rows_per_block;
-};
-
-// The fewest threads per row whose registers (kMaxVecsPerThread vectors each) hold the row, in
-// steps of powers of 2: a warp per row up to d_model 2048 (shuffle-only reductions, 4 rows per
-// 128-thread block), then 64, 128, 256 threads up to 4096, 8192, 16384, and a 1024-thread block
-// up to 65536. So every benchmark width (2048, 4096, 8192) gives each thread the full 8 vectors,
-// 128 bytes of loads in flight. v1 used 256 threads from 2056 on: at d_model 4096 each thread
-// then had only 2 loads in flight before the two block-wide reductions and the dependent γ/β
-// reads, and the kernel reached 0.69× copy against 0.89–0.90× at 2048 and 8192 (4–8 loads).
-LayerNormConfig choose_layernorm_config(int64_t d_model) {
-  const int64_t vecs = d_model / kElemsPerVec;
-  if (vecs <= 32 * kMaxVecsPerThread) return {32, kWarpRowsPerBlock};
-  for (const int threads : {64, 128, 256}) {
-    if (vecs <= threads * kMaxVecsPerThread) return {threads, 1};
-  }
-  return {1024, 1};
-}
-
 template <class T, int kThreadsPerRow, int kRowsPerBlock>
 void launch_config(const void* x, const void* gamma, const void* beta, void* y, int64_t rows,
                    int64_t d_model, cudaStream_t stream) {
@@ -198,26 +146,14 @@ void launch_config(const void* x, const void* gamma, const void* beta, void* y, 
   RFL_CHECK_LAUNCH();
 }
 
+// The configuration with_row_config (kernels/common/row_reduce.hpp) chooses for d_model.
 template <class T>
 void launch_typed(const void* x, const void* gamma, const void* beta, void* y, int64_t rows,
                   int64_t d_model, cudaStream_t stream) {
-  const LayerNormConfig config = choose_layernorm_config(d_model);
-  if (config.threads_per_row == 32) {
-    launch_config<T, 32, kWarpRowsPerBlock>(x, gamma, beta, y, rows, d_model, stream);
-  } else if (config.threads_per_row == 64) {
-    launch_config<T, 64, 1>(x, gamma, beta, y, rows, d_model, stream);
-  } else if (config.threads_per_row == 128) {
-    launch_config<T, 128, 1>(x, gamma, beta, y, rows, d_model, stream);
-  } else if (config.threads_per_row == 256) {
-    launch_config<T, 256, 1>(x, gamma, beta, y, rows, d_model, stream);
-  } else {
-    launch_config<T, 1024, 1>(x, gamma, beta, y, rows, d_model, stream);
-  }
-}
-
-// Copies the 16-bit row `row` (width elements) of `data` to the host as double.
-std::vector<double> download_row(const uint16_t* data, int64_t row, int64_t width, Dtype dtype) {
-  return download_as_double(data + row * width, width, dtype);
+  with_row_config(d_model, [&](auto threads_per_row, auto rows_per_block) {
+    launch_config<T, decltype(threads_per_row)::value, decltype(rows_per_block)::value>(
+        x, gamma, beta, y, rows, d_model, stream);
+  });
 }
 
 /// The versions `--kernel layernorm=KEY` names.
@@ -244,23 +180,22 @@ class LayerNormRun final : public OperatorRun {
     fill_uniform(beta_.get(), width_, shape_.dtype, seed + 2, -0.5f, 0.5f);
   }
 
-  // All rows when they fit the element budget; otherwise the first, the last and evenly spaced
-  // rows between them (deterministic, so a failure reproduces).
+  // The rows checked_rows picks: all when they fit the element budget; otherwise the first, the
+  // last and evenly spaced rows between them.
   Validation validate() override {
     launch(nullptr);
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<double> gamma = download_as_double(gamma_.get(), width_, shape_.dtype);
     const std::vector<double> beta = download_as_double(beta_.get(), width_, shape_.dtype);
-    const int64_t sampled =
-        std::max<int64_t>(std::min({rows_, kMaxCheckedRows, kMaxCheckedElements / width_}),
-                          std::min<int64_t>(rows_, 2));
+    const std::vector<int64_t> rows = checked_rows(rows_, width_);
+    const auto sampled = static_cast<int64_t>(rows.size());
     std::vector<double> out;
     std::vector<double> ref(static_cast<size_t>(sampled * width_));
     out.reserve(ref.size());
     for (int64_t i = 0; i < sampled; ++i) {
-      const int64_t row = sampled == 1 ? 0 : i * (rows_ - 1) / (sampled - 1);
-      const std::vector<double> x = download_row(x_.get(), row, width_, shape_.dtype);
-      const std::vector<double> y = download_row(y_.get(), row, width_, shape_.dtype);
+      const int64_t row = rows[static_cast<size_t>(i)];
+      const std::vector<double> x = download_row_as_double(x_.get(), row, width_, shape_.dtype);
+      const std::vector<double> y = download_row_as_double(y_.get(), row, width_, shape_.dtype);
       layernorm_reference_row(x.data(), gamma.data(), beta.data(), width_, ref.data() + i * width_);
       out.insert(out.end(), y.begin(), y.end());
     }

@@ -16,11 +16,14 @@ OperatorSpec gemm_spec();
 OperatorSpec gelu_spec();
 OperatorSpec layernorm_spec();
 OperatorSpec decode_attention_spec();
+OperatorSpec rmsnorm_spec();
+OperatorSpec swiglu_spec();
+OperatorSpec geglu_spec();
 
 const std::vector<OperatorSpec>& operator_specs() {
   static const std::vector<OperatorSpec> specs = {
-      naive_attention_spec(), flash_attention_spec(), gemm_spec(), gelu_spec(),
-      layernorm_spec(),       decode_attention_spec()};
+      naive_attention_spec(),  flash_attention_spec(), gemm_spec(),   gelu_spec(), layernorm_spec(),
+      decode_attention_spec(), rmsnorm_spec(),         swiglu_spec(), geglu_spec()};
   return specs;
 }
 

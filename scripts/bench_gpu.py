@@ -8,8 +8,10 @@ as JSON. Called by scripts/bench-gpu.sh, which builds rooflinectl first; a bench
 
 Every ratio is ours / reference in throughput (TFLOP/s or TB/s), both sides counting the row's
 work_formula (a copy counts its own bytes read + written), so > 1 means ours is faster. Kinds of reference:
-  * a vendor kernel (cuBLAS through torch.matmul, SDPA flash / cuDNN, F.gelu, F.layer_norm);
-  * a device-to-device copy moving the operator's bytes (gelu, layernorm: the bandwidth ceiling);
+  * a vendor kernel (cuBLAS through torch.matmul, SDPA flash / cuDNN, F.gelu, F.layer_norm,
+    F.rms_norm) or eager PyTorch (F.silu / F.gelu of the gate times up for swiglu, geglu);
+  * a device-to-device copy moving the operator's bytes (gelu, layernorm, rmsnorm, swiglu, geglu:
+    the bandwidth ceiling);
   * naive_attention's own bound: the bytes of S and P, each written once and read once
     (4·B·H·L²·2), at the copy bandwidth measured on a 2 GiB copy in the same run.
 A value that was not measured is null with the reason, never 0.
@@ -52,7 +54,7 @@ kLayerGemms = (("qkv", (32 + 2 * 8) * 128, 4096), ("o", 4096, 32 * 128),
                ("gate_up", 14336, 4096), ("down", 4096, 14336))
 kLayerGemmRows = (1, 16, 64, 512, 4096)  # M = B·L with B = 1
 kOperators = ("flash_attention", "naive_attention", "gemm", "gemm_layer", "gelu", "layernorm",
-              "decode_attention")
+              "decode_attention", "rmsnorm", "swiglu", "geglu")
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ class Sweep:
 class Reference:
     """What to time on the PyTorch side; `key` identifies it so shared references run once."""
 
-    kind: str  # sdpa | matmul | gelu | layer_norm | copy | naive_bound
+    kind: str  # sdpa | matmul | gelu | layer_norm | rms_norm | gated | copy | naive_bound
     params: tuple  # sorted (name, value) pairs, the keyword arguments of the bench_reference call
     label: str  # short name for the table
 
@@ -220,6 +222,52 @@ def plan(operators: tuple) -> tuple:
             rows.append(Row("layernorm", shape, label, key, kLayerNormRows,
                             make_ref("layer_norm", "F.layer_norm", rows=kLayerNormRows,
                                 d_model=d_model), moved, "byte", formula, None))
+
+    if "rmsnorm" in want:
+        for d_model in kLayerNormDModels:
+            heads = d_model // kHeadDim
+            key = f"rmsnorm-d{d_model}"
+            sweeps.append(Sweep(key, ("rmsnorm",), (kLayerNormRows,),
+                                ("--batch", "1", "--heads", str(heads), "--kv-heads", str(heads),
+                                 "--head-dim", str(kHeadDim))))
+            shape = {"rows": kLayerNormRows, "d_model": d_model}
+            label = f"M={kLayerNormRows} d_model={d_model}"
+            moved = 2.0 * kLayerNormRows * d_model * kElementBytes + d_model * kElementBytes
+            formula = "x read + y written + γ read: 2·M·d·2 + d·2"
+            target = Target(0.9, "≥ 0.9× copy") if d_model >= 2048 else None
+            copied = 2.0 * kLayerNormRows * d_model * kElementBytes
+            rows.append(Row("rmsnorm", shape, label, key, kLayerNormRows,
+                            make_ref("copy", "copy", elements=kLayerNormRows * d_model), moved,
+                            "byte", formula, target, ref_work=copied))
+            rows.append(Row("rmsnorm", shape, label, key, kLayerNormRows,
+                            make_ref("rms_norm", "F.rms_norm", rows=kLayerNormRows,
+                                     d_model=d_model), moved, "byte", formula, None))
+
+    for op, acts in (("swiglu", ("silu",)), ("geglu", ("erf", "tanh"))):
+        if op not in want:
+            continue
+        d_ff = 4 * kGemmDModel
+        heads = kGemmDModel // kHeadDim
+        for act in acts:
+            form_flags = () if op == "swiglu" else ("--gelu-form", act)
+            key = op if op == "swiglu" else f"{op}-{act}"
+            sweeps.append(Sweep(key, (op,), kGemmSeqs,
+                                ("--batch", "1", "--heads", str(heads), "--kv-heads", str(heads),
+                                 "--head-dim", str(kHeadDim)) + form_flags))
+            for m in kGemmSeqs:
+                shape = {"rows": m, "d_ff": d_ff}
+                if op == "geglu":
+                    shape["gelu_form"] = act
+                label = f"{'' if op == 'swiglu' else act + ' '}M={m} d_ff={d_ff}"
+                moved = 3.0 * m * d_ff * kElementBytes
+                formula = "gate, up read + y written: 3·M·d_ff·2"
+                # The copy moves the same bytes: 1.5·M·d_ff elements each way.
+                rows.append(Row(op, shape, label, key, m,
+                                make_ref("copy", "copy", elements=3 * m * d_ff // 2), moved,
+                                "byte", formula, Target(0.9, "≥ 0.9× copy")))
+                rows.append(Row(op, shape, label, key, m,
+                                make_ref("gated", "torch act*mul", rows=m, d_ff=d_ff, act=act),
+                                moved, "byte", formula, None))
 
     if "decode_attention" in want:
         for kv_heads in kDecodeKvHeads:
@@ -439,6 +487,10 @@ def measure_references(rows: list, repetitions: int, warmup_runs: int) -> tuple:
                 timing = br.time_gelu(timer, **p)
             elif r.kind == "layer_norm":
                 timing = br.time_layer_norm(timer, **p)
+            elif r.kind == "rms_norm":
+                timing = br.time_rms_norm(timer, **p)
+            elif r.kind == "gated":
+                timing = br.time_gated(timer, **p)
             elif r.kind == "copy":
                 timing = br.time_copy(timer, **p)
             else:

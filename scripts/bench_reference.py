@@ -15,7 +15,8 @@ reaches the first one.
 
 torch is imported inside the functions, so this module imports (and `--dry-run` runs) without it.
 Shapes and layouts follow src/core/shape.hpp: Q, O [B, H, L, d]; K, V [B, H_kv, L, d]; GEMM
-X [M, K] · W [K, N] row-major; GELU [M, N]; LayerNorm [M, d_model] with weight and bias.
+X [M, K] · W [K, N] row-major; GELU [M, N]; LayerNorm [M, d_model] with weight and bias; RMSNorm
+[M, d_model] with weight; SwiGLU, GeGLU input [M, 2·d_ff] (gate first), output [M, d_ff].
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Callable, Optional
 # ~20 ms at 1.98 GHz: longer than the host needs to enqueue a few dozen samples of one reference.
 kSpinCycles = 40_000_000
 kLayerNormEpsilon = 1e-5  # kernels/layernorm.cu and PyTorch's default
+kRmsNormEpsilon = 1e-5  # kernels/rmsnorm.hpp (Llama 3.1's rms_norm_eps)
 kSeed = 3
 
 
@@ -188,6 +190,39 @@ def time_layer_norm(timer: Timer, rows: int, d_model: int) -> RefTiming:
     b = torch.randn(d_model, device="cuda", dtype=torch.bfloat16)
     return _measure(timer, "torch-layer_norm", "F.layer_norm with weight and bias, eps 1e-5",
                     lambda: F.layer_norm(x, (d_model,), w, b, kLayerNormEpsilon))
+
+
+def time_rms_norm(timer: Timer, rows: int, d_model: int) -> RefTiming:
+    """F.rms_norm over the last dim of [rows, d_model] bf16 with a bf16 weight, eps 1e-5 (PyTorch
+    2.4 and later; null with the reason on an older torch)."""
+    torch = timer.torch
+    import torch.nn.functional as F
+
+    if not hasattr(F, "rms_norm"):
+        return RefTiming(name="torch-rms_norm",
+                         null_reason=f"torch {torch.__version__} has no F.rms_norm (2.4+)")
+    x = torch.randn(rows, d_model, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(d_model, device="cuda", dtype=torch.bfloat16)
+    return _measure(timer, "torch-rms_norm", "F.rms_norm with weight, eps 1e-5",
+                    lambda: F.rms_norm(x, (d_model,), w, kRmsNormEpsilon))
+
+
+def time_gated(timer: Timer, rows: int, d_ff: int, act: str) -> RefTiming:
+    """act(x[:, :d_ff]) * x[:, d_ff:] on x [rows, 2·d_ff] bf16, eager PyTorch (the activation and
+    the product are two kernels; PyTorch has no fused gated op): act "silu" → F.silu, "erf" →
+    F.gelu(approximate='none'), "tanh" → F.gelu(approximate='tanh')."""
+    torch = timer.torch
+    import torch.nn.functional as F
+
+    x = torch.randn(rows, 2 * d_ff, device="cuda", dtype=torch.bfloat16)
+    gate, up = x[:, :d_ff], x[:, d_ff:]
+    if act == "silu":
+        return _measure(timer, "torch-silu-mul", "F.silu(x[:, :d]) * x[:, d:] (eager)",
+                        lambda: F.silu(gate) * up)
+    approximate = {"erf": "none", "tanh": "tanh"}[act]
+    return _measure(timer, "torch-gelu-mul",
+                    f"F.gelu(x[:, :d], approximate='{approximate}') * x[:, d:] (eager)",
+                    lambda: F.gelu(gate, approximate=approximate) * up)
 
 
 def time_copy(timer: Timer, elements: int) -> RefTiming:

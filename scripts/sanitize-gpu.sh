@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs compute-sanitizer's memcheck, racecheck, initcheck and synccheck over every kernel at small
-# sizes: the real sweep path (all six operators at L = 127, one repetition, no CUPTI: the
-# sanitizer and the profiler cannot both attach) and the GPU test binaries filtered to their
+# sizes: the real sweep path (the six default operators at L = 127, and rmsnorm, swiglu and geglu
+# beside them, one repetition, no CUPTI: the sanitizer and the profiler cannot both attach) and the GPU test binaries filtered to their
 # small cases. Prints one summary line per tool × target and exits 1 if any reported an error or
 # failed. Needs a GPU and a built tree. Usage: scripts/sanitize-gpu.sh [BUILD_DIR] (default
 # build/release); logs go to $OUT_DIR (default ./sanitize-out). TOOLS="memcheck initcheck" picks
@@ -23,10 +23,13 @@ printf '{"seq": "127", "repetitions": 1, "warmup_runs": 0, "counters": false}\n'
 # name | command (relative to the repository root)
 targets=(
   "sweep-all-ops-L127|$build/rooflinectl sweep --config $config --format json"
+  "sweep-norm-gated-L127|$build/rooflinectl sweep --config $config --ops rmsnorm,swiglu,geglu --gelu-form erf,tanh --dtype bf16,fp16 --format json"
+  "sweep-gated-odd-width|$build/rooflinectl sweep --config $config --ops swiglu,geglu --heads 3 --head-dim 7 --format json"
   "sweep-gqa-causal-fp16|$build/rooflinectl sweep --config $config --ops naive_attention,flash_attention,decode_attention --heads 28 --kv-heads 4 --causal --dtype fp16 --format json"
   "test_attention|$build/tests/test_attention --gtest_filter=*FlashAttentionSweep*L1_*:*FlashAttentionSweep*L127_*:FlashAttention.CausalMaskIsBottomRightAligned:FlashAttention.RowsWithoutVisibleKeysAreExactlyZero:FlashAttention.QueryShorterThanKeys"
   "test_gemm_naive|$build/tests/test_gemm_naive --gtest_filter=*GemmSweep*M1_*:*GemmSweep*M127_*:Gemm.PartialTilesOnEveryEdge:*NaiveAttentionSweep*L127_*:MaskedSoftmax.*"
   "test_elementwise_decode|$build/tests/test_elementwise_decode --gtest_filter=*GeluSweep*tokens127_*:Gelu.ScalarTail*:*LayerNormSweep*tokens127_*:LayerNorm.EveryThreadConfigurationAndWidthLimit:*DecodeSweep*L1_*:*DecodeSweep*L127_*"
+  "test_norm_gated|$build/tests/test_norm_gated --gtest_filter=*RmsNormSweep*tokens127_*:RmsNorm.EveryThreadConfigurationAndWidthLimit:*GatedSweep*tokens127_*:Gated.WidthsThatAreNotWholeVectors:Gated.LauncherAtAnyWidth"
   "test_attention_edges|$build/tests/test_attention_edges --gtest_filter=*AttentionLengths*L129_*:*EqualHugeLogits*:DecodeAttention.OneKeyCacheReturnsValueZeroExactly"
 )
 

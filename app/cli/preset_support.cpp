@@ -52,10 +52,10 @@ void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config
 std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape) {
   const LayerWidths kernel = kernel_layer_widths(shape);
   return fmt::format(
-      "notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it); gemm, gelu "
-      "and layernorm still run the kernels' widths d_model = H*d = {} and FFN = 4*d_model = {} "
-      "(a GELU MLP), not the preset's d_model {} and ffn_dim {} ({}); `rooflinectl model --model "
-      "{}` predicts those",
+      "notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it); gemm, "
+      "gelu, layernorm, rmsnorm, swiglu and geglu still run the kernels' widths d_model = H*d = "
+      "{} and FFN = 4*d_model = {}, not the preset's d_model {} and ffn_dim {} ({}); `rooflinectl "
+      "model --model {}` predicts those",
       preset.id, preset.heads, preset.kv_heads, preset.head_dim, kernel.d_model, kernel.ffn_dim,
       preset.widths.d_model, preset.widths.ffn_dim, to_string(preset.widths.ffn_kind), preset.id);
 }

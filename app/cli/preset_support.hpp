@@ -29,8 +29,9 @@ std::vector<std::string> sweep_refusals(const SweepConfig& config);
 void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config);
 
 /// The line `sweep --model ID` prints before it starts: what it took from the preset, and that
-/// gemm, gelu and layernorm still run at d_model = H·d and FFN = 4·d_model (the kernels' widths),
-/// not at the preset's d_model and ffn_dim, with `model --model ID` named for those.
+/// gemm and the element-wise and norm operators still run at d_model = H·d and FFN = 4·d_model
+/// (the kernels' widths), not at the preset's d_model and ffn_dim, with `model --model ID` named
+/// for those.
 std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape);
 
 }  // namespace rooflinectl

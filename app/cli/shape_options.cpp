@@ -47,7 +47,10 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                              "preset beats --config (default: none)",
                              fmt::join(preset_ids, ", ")))
       ->type_name("NAME");
-  sub.add_option("--ops", o.ops, "Comma-separated operators (default: all six; see `list`)")
+  sub.add_option(
+         "--ops", o.ops,
+         "Comma-separated operators (default: the six of configs/default.json; rmsnorm, swiglu "
+         "and geglu run when named; see `list`)")
       ->check(one_of(operator_names(), true));
   sub.add_option("--kernel", o.kernels,
                  "Kernel version of an operator, OP=VERSION, e.g. flash_attention=v2 (repeatable, "

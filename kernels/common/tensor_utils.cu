@@ -1,6 +1,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "core/parallel_for.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -66,6 +68,24 @@ std::vector<double> download_as_double(const void* data, int64_t count, Dtype dt
       }
     }
   });
+  return out;
+}
+
+std::vector<double> download_row_as_double(const uint16_t* data, int64_t row, int64_t width,
+                                           Dtype dtype) {
+  return download_as_double(data + row * width, width, dtype);
+}
+
+std::vector<int64_t> checked_rows(int64_t rows, int64_t width) {
+  constexpr int64_t kMaxCheckedRows = 4096;
+  constexpr int64_t kMaxCheckedElements = int64_t{1} << 22;
+  if (rows < 1 || width < 1) return {};
+  const int64_t count = std::max<int64_t>(
+      std::min({rows, kMaxCheckedRows, kMaxCheckedElements / width}), std::min<int64_t>(rows, 2));
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    out[static_cast<size_t>(i)] = count == 1 ? 0 : i * (rows - 1) / (count - 1);
+  }
   return out;
 }
 

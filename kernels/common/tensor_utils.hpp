@@ -18,6 +18,18 @@ void fill_uniform(void* data, int64_t count, Dtype dtype, uint64_t seed, float l
 /// Copies `count` 16-bit elements from the device and widens them to double. Synchronous.
 std::vector<double> download_as_double(const void* data, int64_t count, Dtype dtype);
 
+/// Copies row `row` (`width` 16-bit elements) of the row-major matrix at `data` from the device
+/// and widens it to double. Synchronous.
+std::vector<double> download_row_as_double(const uint16_t* data, int64_t row, int64_t width,
+                                           Dtype dtype);
+
+/// The rows of a [rows, width] output a CPU float64 reference checks: all of them while rows ≤
+/// 4096 and the checked elements stay within 2^22 (a few hundred ms of reference work);
+/// otherwise that many evenly spaced rows, the first and the last always among them (at least
+/// min(rows, 2) rows, however wide). Ascending and deterministic, so a failure reproduces.
+/// Empty when rows < 1 or width < 1.
+std::vector<int64_t> checked_rows(int64_t rows, int64_t width);
+
 /// Copies `count` fp32 elements from the device and widens them to double. Synchronous.
 std::vector<double> download_fp32_as_double(const float* data, int64_t count);
 

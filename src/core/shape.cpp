@@ -151,6 +151,13 @@ void validate_common_shape(const Shape& s) {
   validate_gemm_dims(s);  // after the checks that bound d_model, its default K
 }
 
+void validate_gated_ffn_size(const Shape& s) {
+  check_tensor_size(
+      "batch × seq_len × 2 × 4 × heads × head-dim (gated FFN input: gate and up)",
+      fmt::format("{} × {} × 2 × 4 × {} × {}", s.batch, s.seq_len, s.heads, s.head_dim),
+      {s.batch, s.seq_len, 2, 4, s.heads, s.head_dim});
+}
+
 void validate_score_matrix_size(const Shape& s) {
   check_tensor_size("batch × heads × seq_len² (attention scores S, P)",
                     fmt::format("{} × {} × {} × {}", s.batch, s.heads, s.seq_len, s.seq_len),

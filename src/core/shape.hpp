@@ -48,7 +48,10 @@ struct GemmDims {
 ///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
 ///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
 ///   GEMM X: [batch·seq_len, K], W: [K, N], C: [batch·seq_len, N] with N, K = gemm_dims();
-///   GELU: [batch·seq_len, 4·d_model]; LayerNorm: [batch·seq_len, d_model].
+///   GELU: [batch·seq_len, 4·d_model]; LayerNorm, RMSNorm: [batch·seq_len, d_model];
+///   SwiGLU, GeGLU: input [batch·seq_len, 2·d_ff] (gate in columns 0..d_ff−1, up in
+///   d_ff..2·d_ff−1), output [batch·seq_len, d_ff], d_ff = 4·d_model (kernel_layer_widths in
+///   core/layer_widths.hpp).
 struct Shape {
   int64_t batch = 1;
   int64_t heads = 16;     ///< query heads H
@@ -121,6 +124,12 @@ void validate_gemm_dims(const Shape& shape);
 /// values: "invalid page size 24 (--page-size): allowed 16, 32, 64, 128", "invalid page size 32
 /// (--page-size): needs --kv-layout paged".
 void validate_kv_layout(const Shape& shape);
+
+/// Checks that the input of the gated FFN step (SwiGLU, GeGLU), batch × seq_len × 2 × 4 ×
+/// d_model elements (gate and up halves of width d_ff = 4·d_model), stays within
+/// kMaxTensorElements; throws a bad-input Error naming the product otherwise. validate_common_shape
+/// bounds only the single-width FFN activation, half of it.
+void validate_gated_ffn_size(const Shape& shape);
 
 /// Checks that the attention score matrices S and P, batch × heads × seq_len² elements each, stay
 /// within kMaxTensorElements; throws a bad-input Error naming the product otherwise. For operators

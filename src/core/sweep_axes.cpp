@@ -51,7 +51,7 @@ bool operator_uses_axis(std::string_view op, SweepAxis axis) {
     case SweepAxis::kCausal:
       return op == kNaiveAttentionOp || op == kFlashAttentionOp || !is_operator_name(op);
     case SweepAxis::kGeluForm:
-      return op == kGeluOp || !is_operator_name(op);
+      return op == kGeluOp || op == kGegluOp || !is_operator_name(op);
   }
   return true;
 }

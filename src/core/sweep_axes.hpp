@@ -30,9 +30,10 @@ std::string axis_flag(SweepAxis axis);
 
 /// Whether operator `op` reads `axis`; an axis it does not read does not multiply its points (the
 /// point takes the axis's first value). Attention operators read every axis but gelu_form;
-/// decode_attention ignores causal (its one query sees every key); gemm, gelu and layernorm read
-/// batch, heads and head_dim (through d_model = heads × head_dim) and dtype, gelu the GELU form
-/// too. An unknown name reads every axis (names are checked elsewhere).
+/// decode_attention ignores causal (its one query sees every key); gemm, gelu, layernorm, rmsnorm,
+/// swiglu and geglu read batch, heads and head_dim (through d_model = heads × head_dim) and dtype,
+/// gelu and geglu the GELU form too. An unknown name reads every axis (names are checked
+/// elsewhere).
 bool operator_uses_axis(std::string_view op, SweepAxis axis);
 
 /// The lists of a sweep's shape axes. An empty list means the axis is fixed at the value of the

@@ -114,7 +114,7 @@ void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
 
 SweepConfig default_sweep_config() {
   SweepConfig c;
-  c.ops = operator_names();
+  c.ops = default_sweep_operator_names();
   c.seq_spec = kDefaultSeqSpec;
   c.seq_lens = parse_seq_spec(c.seq_spec);
   return c;

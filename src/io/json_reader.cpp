@@ -386,7 +386,7 @@ Reconciliation reconciliation_from_json(const JsonObjectReader& r) {
   return out;
 }
 
-// Besides the types, only values a sweep can write: one of the six operators, a positive shape,
+// Besides the types, only values a sweep can write: one of the operators, a positive shape,
 // plausible times, non-negative counters, and status "ok" only with a kernel version, timing and
 // a validation that passed (otherwise compare would call a wrong kernel "same").
 PointResult point_from_json(const JsonObjectReader& r) {

@@ -54,6 +54,17 @@ Shape rows_shape(const ModelPreset& preset, int64_t rows) {
   return s;
 }
 
+// operator_model's model of an element-wise or norm operator `op` over `rows` rows, its FLOP
+// formula naming the rows M as the layer's GEMMs do ("N = M*ffn_dim": B*L in prefill, B in
+// decode) rather than operator_model's B*L.
+AnalyticResult rows_model(const std::string& op, const ModelPreset& preset, int64_t rows) {
+  AnalyticResult a = analytic_model(op, rows_shape(preset, rows), preset.widths);
+  const std::string sweep_rows = "N = B*L*";
+  const size_t at = a.flop_formula.find(sweep_rows);
+  if (at != std::string::npos) a.flop_formula.replace(at, sweep_rows.size(), "N = M*");
+  return a;
+}
+
 LayerOperator gemm_op(const std::string& name, GemmDims dims, const std::string& dims_text) {
   const AnalyticResult a = gemm_analytic(dims.m, dims.n, dims.k, kDtype, dims_text);
   LayerOperator op;
@@ -69,33 +80,21 @@ LayerOperator gemm_op(const std::string& name, GemmDims dims, const std::string&
   return op;
 }
 
-// LayerNorm: operator_model's layernorm (8·N FLOPs; x, y, γ, β). RMSNorm (Zhang & Sennrich 2019,
-// "Root Mean Square Layer Normalization", eq. 4: y = x / RMS(x) · g, RMS(x) = sqrt(mean(x²))),
-// counted as layernorm is: square-accumulate 2, normalize 1, scale by g 1 → 4·N FLOPs (the
-// rsqrt per row not counted); bytes x read and y written, 2·N·e, plus g, d_model·e.
+// The norm of the preset: operator_model's layernorm (8·N FLOPs; x, y, γ, β) or rmsnorm (4·N
+// FLOPs; x, y, γ), N = M·d_model. The weights are γ (and β), d_model elements each.
 LayerOperator norm_op(const std::string& name, const ModelPreset& preset, int64_t rows) {
   const LayerWidths& w = preset.widths;
-  const double n = static_cast<double>(rows) * static_cast<double>(w.d_model);
-  const double d_model = static_cast<double>(w.d_model);
+  const bool layernorm = w.norm == NormKind::kLayerNorm;
+  const AnalyticResult a = rows_model(layernorm ? kLayernormOp : kRmsnormOp, preset, rows);
   LayerOperator op;
   op.name = name;
+  op.kind = layernorm ? kLayernormOp : kRmsnormOp;
   op.pipe = Pipe::kFp32;
-  if (w.norm == NormKind::kLayerNorm) {
-    const AnalyticResult a = analytic_model(kLayernormOp, rows_shape(preset, rows), w);
-    op.kind = "layernorm";
-    op.flop = a.flop;
-    op.weight_bytes = 2.0 * d_model * kE;
-    op.activation_bytes = a.min_dram_bytes - op.weight_bytes;
-    op.flop_formula = a.flop_formula;
-    op.bytes_formula = a.bytes_formula;
-  } else {
-    op.kind = "rmsnorm";
-    op.flop = 4.0 * n;
-    op.weight_bytes = d_model * kE;
-    op.activation_bytes = 2.0 * n * kE;
-    op.flop_formula = "4*N, N = M*d_model (square-accumulate 2, normalize 1, scale by gamma 1)";
-    op.bytes_formula = "2*N*e + d_model*e (x, y, gamma)";
-  }
+  op.flop = a.flop;
+  op.weight_bytes = (layernorm ? 2.0 : 1.0) * static_cast<double>(w.d_model) * kE;
+  op.activation_bytes = a.min_dram_bytes - op.weight_bytes;
+  op.flop_formula = a.flop_formula;
+  op.bytes_formula = a.bytes_formula;
   return op;
 }
 
@@ -118,7 +117,7 @@ LayerOperator attention_op(const ModelPreset& preset, const LayerPoint& p) {
 // GELU of a GELU MLP: operator_model's gelu over N = M·ffn_dim (4·N erf form, 8·N tanh form;
 // 2·N·e bytes).
 LayerOperator gelu_op(const ModelPreset& preset, int64_t rows) {
-  const AnalyticResult a = analytic_model(kGeluOp, rows_shape(preset, rows), preset.widths);
+  const AnalyticResult a = rows_model(kGeluOp, preset, rows);
   LayerOperator op;
   op.name = "ffn_act";
   op.kind = "gelu";
@@ -130,26 +129,20 @@ LayerOperator gelu_op(const ModelPreset& preset, int64_t rows) {
   return op;
 }
 
-// The gated step act(gate) ⊙ up of SwiGLU and GeGLU (Shazeer 2020, "GLU Variants Improve
-// Transformer", eqs. 5-6) over N = M·ffn_dim: reads gate and up, writes one output, 3·N·e bytes.
-// FLOPs counted as operator_model's gelu counts them (the arithmetic around the special function,
-// not the function): SiLU x·σ(x) = x / (1 + exp(−x)) is 1 add, 1 divide and 1 multiply, so
-// SwiGLU = 3 + 1 (the product) = 4·N; GeGLU = GELU's 4 (erf) or 8 (tanh) + 1 = 5·N or 9·N.
+// The gated step act(gate) ⊙ up of SwiGLU or GeGLU: operator_model's swiglu or geglu over N =
+// M·ffn_dim outputs (4·N, or 5·N / 9·N for the erf / tanh GELU; gate and up read, output written,
+// 3·N·e bytes).
 LayerOperator gated_op(const ModelPreset& preset, int64_t rows) {
-  const double n = static_cast<double>(rows) * static_cast<double>(preset.widths.ffn_dim);
   const bool swiglu = preset.widths.ffn_kind == FfnKind::kSwiglu;
-  const bool tanh_form = preset.gelu_form == GeluForm::kTanh;
-  const int per_element = swiglu ? 4 : (tanh_form ? 9 : 5);
+  const AnalyticResult a = rows_model(swiglu ? kSwigluOp : kGegluOp, preset, rows);
   LayerOperator op;
   op.name = "ffn_gated_act";
-  op.kind = to_string(preset.widths.ffn_kind);
+  op.kind = swiglu ? kSwigluOp : kGegluOp;
   op.pipe = Pipe::kFp32;
-  op.flop = per_element * n;
-  op.activation_bytes = 3.0 * n * kE;
-  op.flop_formula =
-      fmt::format("{}*N, N = M*ffn_dim ({} then the product; {} itself not counted)", per_element,
-                  swiglu ? "SiLU" : "GELU", swiglu ? "exp" : (tanh_form ? "tanh" : "erf"));
-  op.bytes_formula = "3*N*e (gate and up read, output written)";
+  op.flop = a.flop;
+  op.activation_bytes = a.min_dram_bytes;
+  op.flop_formula = a.flop_formula;
+  op.bytes_formula = a.bytes_formula;
   return op;
 }
 

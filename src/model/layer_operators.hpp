@@ -68,8 +68,8 @@ struct LayerOperator {
 ///   FFN: GELU MLP (ffn_up N = ffn_dim, ffn_act GELU over M·ffn_dim, ffn_down) or SwiGLU/GeGLU
 ///     (ffn_gate and ffn_up N = ffn_dim, ffn_gated_act reading 2·M·ffn_dim and writing
 ///     M·ffn_dim, ffn_down K = ffn_dim, N = d_model).
-/// Formulas (sources in the .cpp): the attention, GELU, LayerNorm and GEMM ones of
-/// model/operator_model.hpp; RMSNorm and the gated step derived here. Residual adds, rotary
+/// Formulas: analytic_model's (model/operator_model.hpp, sources there) for the attention, GEMM,
+/// GELU, LayerNorm, RMSNorm, SwiGLU and GeGLU operators, one definition each. Residual adds, rotary
 /// embedding, the KV-cache write and any bias are not operators of this list. Throws a bad-input
 /// Error when batch or seq_len < 1.
 std::vector<LayerOperator> layer_operators(const ModelPreset& preset, const LayerPoint& point);

@@ -137,6 +137,50 @@ AnalyticResult layernorm_model(const Shape& s, const LayerWidths& w) {
   return r;
 }
 
+// RMSNorm (Zhang & Sennrich 2019, "Root Mean Square Layer Normalization", eq. 4: y = x / RMS(x)
+// · g, RMS(x) = sqrt(mean(x²) + ε)), counted as layernorm_model counts LayerNorm: square-accumulate
+// 2, normalize 1, scale by g 1 → 4 FLOP per element (the per-row rsqrt not counted); x read and y
+// written once, g read once.
+AnalyticResult rmsnorm_model(const Shape& s, const LayerWidths& w) {
+  const double n = static_cast<double>(s.tokens()) * static_cast<double>(w.d_model);
+  const double e = dtype_size_bytes(s.dtype);
+  AnalyticResult r;
+  r.flop = 4.0 * n;
+  r.min_dram_bytes = 2.0 * n * e + static_cast<double>(w.d_model) * e;
+  r.implemented_dram_bytes = r.min_dram_bytes;
+  r.flop_formula = "4*N, N = B*L*d_model (square-accumulate 2, normalize 1, scale by gamma 1)";
+  r.bytes_formula = "2*N*e + d_model*e (x, y, gamma)";
+  return r;
+}
+
+// FLOPs per output element of the gated step act(gate)·up (Shazeer 2020, "GLU Variants Improve
+// Transformer", eqs. 5-6: FFN_SwiGLU and FFN_GEGLU before the down projection), counted as
+// gelu_model counts GELU (the arithmetic around the special function, not the function): SiLU
+// x·σ(x) = x / (1 + exp(−x)) is 1 add, 1 divide and 1 multiply, so SwiGLU = 3 + 1 (the product)
+// = 4; GeGLU = GELU's 4 (erf form) or 8 (tanh form) + 1 = 5 or 9.
+int gated_flop_per_element(const std::string& op, GeluForm form) {
+  if (op == kSwigluOp) return 4;
+  return form == GeluForm::kErf ? 5 : 9;
+}
+
+// SwiGLU or GeGLU (`op`) over N = B·L·ffn_dim outputs: gate and up read (2·N), the output written
+// (N), 3·N·e bytes.
+AnalyticResult gated_activation_model(const std::string& op, const Shape& s, const LayerWidths& w) {
+  const double n = static_cast<double>(s.tokens()) * static_cast<double>(w.ffn_dim);
+  const double e = dtype_size_bytes(s.dtype);
+  const int per_element = gated_flop_per_element(op, s.gelu_form);
+  const bool swiglu = op == kSwigluOp;
+  AnalyticResult r;
+  r.flop = per_element * n;
+  r.min_dram_bytes = 3.0 * n * e;
+  r.implemented_dram_bytes = r.min_dram_bytes;
+  r.flop_formula = fmt::format("{}*N, N = B*L*{} ({} then the product; {} itself not counted)",
+                               per_element, ffn_width_name(s, w), swiglu ? "SiLU" : "GELU",
+                               swiglu ? "exp" : (s.gelu_form == GeluForm::kErf ? "erf" : "tanh"));
+  r.bytes_formula = "3*N*e (gate and up read, output written)";
+  return r;
+}
+
 AnalyticResult decode_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
   const double e = dtype_size_bytes(s.dtype);
@@ -172,6 +216,8 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape,
   if (op == kGeluOp) return gelu_model(shape, widths);
   if (op == kLayernormOp) return layernorm_model(shape, widths);
   if (op == kDecodeAttentionOp) return decode_attention_model(shape);
+  if (op == kRmsnormOp) return rmsnorm_model(shape, widths);
+  if (op == kSwigluOp || op == kGegluOp) return gated_activation_model(op, shape, widths);
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 
@@ -186,6 +232,8 @@ double min_dram_write_bytes(const std::string& op, const Shape& s) {
   if (op == kGeluOp) return tokens * 4.0 * d_model * e;
   if (op == kLayernormOp) return tokens * d_model * e;
   if (op == kDecodeAttentionOp) return b * h * d * e;
+  if (op == kRmsnormOp) return tokens * d_model * e;
+  if (op == kSwigluOp || op == kGegluOp) return tokens * 4.0 * d_model * e;
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 

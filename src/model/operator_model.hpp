@@ -1,4 +1,4 @@
-// Analytic FLOP and DRAM-byte models of the six operators (pure host code, no CUDA). These are
+// Analytic FLOP and DRAM-byte models of the nine operators (pure host code, no CUDA). These are
 // what the algorithm implies; the counters say what the hardware did, and reports show both.
 #pragma once
 
@@ -40,14 +40,21 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o), plus
 ///                     for a paged KV cache the block table (decode_block_table_bytes: min and
 ///                     implemented); the bytes formula names the layout and page size
+///   rmsnorm:          N = B·L·d_model; flop 4·N (square-accumulate 2, normalize 1, scale by γ 1;
+///                     Zhang & Sennrich 2019, eq. 4); bytes 2·N·e + d_model·e (x, y, γ)
+///   swiglu, geglu:    N = B·L·ffn_dim outputs of act(gate)·up (Shazeer 2020, eqs. 5-6); flop
+///                     4·N (SiLU: add, divide, multiply; then the product) for swiglu, 5·N (erf
+///                     form) or 9·N (tanh form) for geglu (gelu's count + the product), the
+///                     special function itself not counted; bytes 3·N·e (gate, up read; output
+///                     written)
 /// at the sweep kernels' widths (kernel_layer_widths: d_model = H·d, FFN = 4·d_model).
 /// Throws a bad-input Error for an unknown operator name.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
 
 /// analytic_model at explicit layer widths (a model preset's): gemm is the FFN up projection
 /// M = B·L, K = widths.d_model, N = widths.ffn_dim unless the shape's gemm_k, gemm_n say
-/// otherwise (a gated FFN's gate projection is a second GEMM
-/// of the same size, not included); gelu runs over N = B·L·widths.ffn_dim; layernorm over
+/// otherwise (a gated FFN's gate projection is a second GEMM of the same size, not included);
+/// gelu, swiglu and geglu run over N = B·L·widths.ffn_dim outputs; layernorm and rmsnorm over
 /// B·L·widths.d_model. The attention operators depend on `shape` alone. Throws as analytic_model.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape, const LayerWidths& widths);
 
@@ -78,9 +85,9 @@ struct BlockTableBytes {
 BlockTableBytes decode_block_table_bytes(const Shape& shape);
 
 /// DRAM bytes the operator's outputs alone take (written once): the write part of the minimum
-/// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm:
-/// y; decode_attention: o). Reconciliation splits measured reads and writes with it.
-/// Throws a bad-input Error for an unknown operator name.
+/// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm,
+/// rmsnorm, swiglu, geglu: y; decode_attention: o), at the sweep kernels' widths. Reconciliation
+/// splits measured reads and writes with it. Throws a bad-input Error for an unknown operator name.
 double min_dram_write_bytes(const std::string& op, const Shape& shape);
 
 /// Keys of one (batch, query head) that the flash kernel streams from K (and V) over all its query

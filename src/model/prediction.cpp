@@ -110,16 +110,17 @@ std::vector<std::string> preset_layer_notes(const ModelPreset& preset) {
         "(the FFN's first half is twice the gemm row)",
         to_string(w.ffn_kind)));
     notes.push_back(fmt::format(
-        "{}'s element-wise step {}(gate)*up reads 2*N and writes N elements (3*N*e bytes, N = "
-        "B*L*ffn_dim); the gelu row is a GELU over the same N (2*N*e bytes){}",
+        "{0}'s element-wise step {1}(gate)*up reads 2*N and writes N elements (3*N*e bytes, N = "
+        "B*L*ffn_dim), as the {0} operator (--ops {0}) predicts it; the gelu row is a GELU over "
+        "the same N (2*N*e bytes){2}",
         to_string(w.ffn_kind), act,
         w.ffn_kind == FfnKind::kSwiglu ? ", with GELU's FLOPs, not SiLU's" : ""));
   }
   if (w.norm == NormKind::kRmsNorm) {
     notes.push_back(
-        "the norm of this model is RMSNorm: the layernorm row reads and writes the same "
-        "B*L*d_model elements, and its 8 FLOP per element count the centring and beta RMSNorm "
-        "does not have");
+        "the norm of this model is RMSNorm, which the rmsnorm operator (--ops rmsnorm) "
+        "predicts: the layernorm row reads and writes the same B*L*d_model elements, and its 8 "
+        "FLOP per element count the centring and beta RMSNorm does not have");
   }
   if (preset.heads * preset.head_dim != w.d_model) {
     notes.push_back(fmt::format(

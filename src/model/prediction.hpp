@@ -49,7 +49,7 @@ struct Prediction {
 };
 
 /// Predicts `op` (analytic_model; bad-input Error for an unknown name) at `shape` and the layer
-/// `widths` (gemm, gelu, layernorm) on `gpu`.
+/// `widths` (gemm, gelu, layernorm, rmsnorm, swiglu, geglu) on `gpu`.
 Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const LayerWidths& widths,
                    const GpuSpec& gpu);
 
@@ -58,7 +58,8 @@ Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const L
 struct ModelReport {
   GpuSpec gpu;
   Shape base;  ///< every axis but seq_len
-  /// The widths gemm, gelu and layernorm are predicted at: the preset's, else the sweep kernels'
+  /// The widths gemm and the element-wise and norm operators are predicted at: the preset's, else
+  /// the sweep kernels'
   /// (kernel_layer_widths of base).
   LayerWidths widths;
   std::optional<std::string> preset;  ///< the --model preset's id; nullopt: none
@@ -79,7 +80,8 @@ struct ModelReport {
 
 /// Builds the model report of `config` (ops, seq_lens, base shape; validate_sweep_config first)
 /// on `gpu`. `ops` pairs each operator of the config with the pipe whose roof applies. With a
-/// `preset` (`model --model NAME`; null: none), gemm, gelu and layernorm are predicted at its
+/// `preset` (`model --model NAME`; null: none), gemm and the element-wise and norm operators are
+/// predicted at its
 /// widths and `notes` holds preset_layer_notes.
 ModelReport build_model_report(const SweepConfig& config,
                                const std::vector<std::pair<std::string, Pipe>>& ops,
@@ -88,8 +90,9 @@ ModelReport build_model_report(const SweepConfig& config,
 /// What a prediction at `preset`'s widths leaves out of its layer, one sentence each: the
 /// down projection; for a gated FFN the gate projection (a second GEMM of the up projection's
 /// FLOPs and bytes) and the element-wise step act(gate)·up, which reads 2·N and writes N
-/// elements where the gelu operator reads N and writes N; for RMSNorm, that layernorm's FLOPs
-/// count the centring and β it does not have; and when heads·head_dim ≠ d_model, that the
+/// elements where the gelu operator reads N and writes N (the swiglu and geglu operators model
+/// it); for RMSNorm, that layernorm's FLOPs count the centring and β it does not have (the
+/// rmsnorm operator models it); and when heads·head_dim ≠ d_model, that the
 /// attention width differs from the hidden size.
 std::vector<std::string> preset_layer_notes(const ModelPreset& preset);
 

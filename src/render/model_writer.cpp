@@ -57,7 +57,8 @@ void put_optional(Json& j, const std::string& key, const std::optional<double>& 
   j[key + "_null_reason"] = reason;
 }
 
-// The layer widths gemm, gelu and layernorm are predicted at, and where they come from.
+// The layer widths gemm and the element-wise and norm operators are predicted at, and where they
+// come from.
 std::string layer_line(const ModelReport& r) {
   const LayerWidths& w = r.widths;
   const std::string origin = r.preset ? fmt::format("--model {}", *r.preset)

@@ -99,6 +99,10 @@ for d in 72 80 96 256; do  # flash and decode support 64 and 128 only
   bad "$d" sweep --ops decode_attention --head-dim "$d"
 done
 bad "head-dim 100" sweep --ops naive_attention --head-dim 100
+# rmsnorm reads rows as 16-byte vectors: d_model = H·d must be a multiple of 8 (3·7 = 21 is not).
+bad "rmsnorm: d_model 21 (heads × head_dim) is not supported" sweep --ops rmsnorm --heads 3 --head-dim 7
+# The gated input holds gate and up: B·L·2·4·d_model = 2^51 is refused, naming the product.
+bad "gated FFN input" sweep --ops swiglu --batch 1073741824 --seq 1 --heads 262144 --head-dim 1
 for flag in repetitions device; do
   bad "$flag" sweep --"$flag"=-1
   bad "4000000000" sweep --"$flag" 4000000000
@@ -192,6 +196,7 @@ bad "'BF16'" sweep --dtype BF16
 bad "''" sweep --dtype ""
 bad "--gelu-form: 'relu' is not allowed (allowed: erf, tanh)" sweep --gelu-form relu
 bad "--ops: 'flashy' is not allowed (allowed: naive_attention," sweep --ops flashy
+bad "--ops: 'rms_norm' is not allowed (allowed: naive_attention, flash_attention, gemm, gelu, layernorm, decode_attention, rmsnorm, swiglu, geglu)" sweep --ops rms_norm
 bad "--ops: 'flashy' is not allowed" sweep --ops gemm,flashy
 bad "--roof: 'theoretical' is not allowed (allowed: datasheet, counters, measured)" \
   sweep --roof theoretical
@@ -333,7 +338,7 @@ run_case 2 "length 512 is listed more than once" - model --gpu h200-sxm --seq 51
 run_case 2 "seq_len² (attention scores S, P)" - model --gpu h200-sxm --ops naive_attention --seq 16777216
 bad "seq_len² (attention scores S, P)" sweep --ops naive_attention --seq 16777216
 for case in "gelu 268435456" "layernorm 268435456" "gemm 16777216" "decode_attention 16777216" \
-            "flash_attention 16777216"; do
+            "flash_attention 16777216" "rmsnorm 268435456" "swiglu 268435456" "geglu 268435456"; do
   read -r op len <<<"$case"
   if "$bin" model --gpu h200-sxm --ops "$op" --seq "$len" >"$inputs/stdout" 2>"$inputs/stderr"; then
     pass

@@ -165,6 +165,35 @@ class CombineTest(unittest.TestCase):
         self.assertEqual(record["reference"]["work"], 2 * 16384 * 2048 * 2)
         self.assertAlmostEqual(record["ratio"], 1 + 1 / 16384)  # γ and β: 2·d·2 more bytes
 
+    def test_rmsnorm_copy_moves_x_and_y_only(self):
+        row = next(r for r in bg.plan(("rmsnorm",))[1]
+                   if r.reference.kind == "copy" and r.shape["d_model"] == 4096)
+        self.assertEqual(row.target.min_ratio, 0.9)
+        row.ours = {"median_s": 1e-4}
+        row.ref = {"name": "copy", "median_s": 1e-4}
+        record = bg.finish_row(row)
+        self.assertEqual(record["reference"]["work"], 2 * 16384 * 4096 * 2)
+        self.assertAlmostEqual(record["ratio"], 1 + 1 / (2 * 16384))  # γ alone: d·2 more bytes
+
+    def test_gated_rows_move_three_halves_of_a_copy_each_way(self):
+        sweeps, rows = bg.plan(("swiglu", "geglu"))
+        self.assertEqual([s.key for s in sweeps], ["swiglu", "geglu-erf", "geglu-tanh"])
+        self.assertNotIn("--gelu-form", sweeps[0].flags)
+        self.assertEqual(sweeps[2].flags[-2:], ("--gelu-form", "tanh"))
+        for row in rows:
+            m, d_ff = row.shape["rows"], row.shape["d_ff"]
+            self.assertEqual(d_ff, 4 * 2048)
+            self.assertEqual(row.work, 3 * m * d_ff * 2)  # gate, up read; y written
+            params = dict(row.reference.params)
+            if row.reference.kind == "copy":
+                self.assertEqual(row.target.min_ratio, 0.9)
+                # A copy of E elements moves 2·E·2 bytes: the same as the operator.
+                self.assertEqual(2 * params["elements"] * 2, row.work)
+            else:
+                self.assertIsNone(row.target)
+                self.assertEqual(params["act"], "silu" if row.operator == "swiglu"
+                                 else row.shape["gelu_form"])
+
     def test_null_reasons_grouped(self):
         rows = [r for r in bg.plan(("gemm",))[1]]
         for row in rows:
@@ -191,7 +220,10 @@ class OutputTest(unittest.TestCase):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(bg.main(["--dry-run"]), 0)
-        self.assertIn("19 sweeps, 78 rows", out.getvalue())
+        # 15 sweeps and 58 rows of the six operators; gemm_layer 4 sweeps and 20 rows; rmsnorm 4
+        # sweeps and 8 rows (4 widths × copy, F.rms_norm), swiglu 1 and 8 (4 lengths × copy,
+        # eager), geglu 2 and 16 (both forms).
+        self.assertIn("26 sweeps, 110 rows", out.getvalue())
         with contextlib.redirect_stderr(io.StringIO()):
             with self.assertRaises(SystemExit):
                 bg.main(["--dry-run", "--ops", "softmax"])

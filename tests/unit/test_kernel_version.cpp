@@ -136,7 +136,13 @@ TEST(KernelDeclarations, CheckedRequests) {
               check_kernel_requests({{"flash", "v2"}});
             }),
             "invalid --kernel 'flash=v2': unknown operator 'flash' (allowed: naive_attention, "
-            "flash_attention, gemm, gelu, layernorm, decode_attention)");
+            "flash_attention, gemm, gelu, layernorm, decode_attention, rmsnorm, swiglu, geglu)");
+  // The model presets' operators declare one version each.
+  EXPECT_NO_THROW(check_kernel_requests({{"rmsnorm", "v1"}, {"swiglu", "v1"}, {"geglu", "v1"}}));
+  EXPECT_EQ(bad_input_message([] {
+              check_kernel_requests({{"geglu", "v2"}});
+            }),
+            "invalid --kernel 'geglu=v2': unknown version 'v2' of geglu (allowed: v1)");
 }
 
 }  // namespace

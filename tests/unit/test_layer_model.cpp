@@ -71,11 +71,16 @@ TEST(LayerOperators, LlamaPrefillShapes) {
   EXPECT_EQ(norm.kind, "rmsnorm");
   EXPECT_DOUBLE_EQ(norm.flop, 4.0 * 8192 * 4096);
   EXPECT_DOUBLE_EQ(norm.min_dram_bytes(), 2.0 * 8192 * 4096 * 2 + 4096 * 2);
+  EXPECT_DOUBLE_EQ(norm.weight_bytes, 4096 * 2);
+  // The layer's rows are M, as its GEMMs name them, not the sweep's B*L.
+  EXPECT_EQ(norm.flop_formula.find("4*N, N = M*d_model"), 0u) << norm.flop_formula;
   // SwiGLU step: reads gate and up, writes one: 3*N*e, 4 FLOPs an element.
   const LayerOperator& gated = op_named(ops, "ffn_gated_act");
   EXPECT_EQ(gated.kind, "swiglu");
   EXPECT_DOUBLE_EQ(gated.flop, 4.0 * 8192 * 14336);
   EXPECT_DOUBLE_EQ(gated.activation_bytes, 3.0 * 8192 * 14336 * 2);
+  EXPECT_EQ(gated.flop_formula.find("4*N, N = M*ffn_dim (SiLU then the product"), 0u)
+      << gated.flop_formula;
   EXPECT_DOUBLE_EQ(layer_weight_bytes(llama()), kLlamaLayerWeightBytes);
 }
 

@@ -144,6 +144,65 @@ TEST(OperatorModel, ElementwiseConventions) {
   EXPECT_DOUBLE_EQ(analytic_model("layernorm", s).min_dram_bytes, 2 * n_ln * 2 + 2 * 2048 * 2);
 }
 
+TEST(OperatorModel, RmsNormCountsFourFlopAndOneWeight) {
+  // B = 2, L = 3, H = 4, d = 8: N = 6 rows · 32 = 192 elements. 4 FLOP each (square-accumulate 2,
+  // normalize 1, scale 1) = 768; bytes x + y = 2 · 192 · 2 = 768, γ 32 · 2 = 64.
+  Shape s = default_shape(3);
+  s.batch = 2;
+  s.heads = s.kv_heads = 4;
+  s.head_dim = 8;
+  const AnalyticResult r = analytic_model("rmsnorm", s);
+  EXPECT_DOUBLE_EQ(r.flop, 768.0);
+  EXPECT_DOUBLE_EQ(r.min_dram_bytes, 832.0);
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 832.0);
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("rmsnorm", s), 384.0);  // y alone
+  EXPECT_EQ(r.flop_formula.find("4*N, N = B*L*d_model"), 0u) << r.flop_formula;
+  EXPECT_NE(r.bytes_formula.find("gamma"), std::string::npos) << r.bytes_formula;
+  // Half of layernorm's FLOPs and one weight vector fewer at the default shape.
+  const Shape d = default_shape(512);
+  EXPECT_DOUBLE_EQ(analytic_model("rmsnorm", d).flop, analytic_model("layernorm", d).flop / 2);
+  EXPECT_DOUBLE_EQ(
+      analytic_model("layernorm", d).min_dram_bytes - analytic_model("rmsnorm", d).min_dram_bytes,
+      2048.0 * 2);
+}
+
+TEST(OperatorModel, GatedActivationsCountTheProductOnTopOfTheActivation) {
+  // B = 1, L = 5, H = 2, d = 4: d_model 8, d_ff = 32, N = 5 · 32 = 160 outputs.
+  Shape s = default_shape(5);
+  s.heads = s.kv_heads = 2;
+  s.head_dim = 4;
+  const AnalyticResult swiglu = analytic_model("swiglu", s);
+  EXPECT_DOUBLE_EQ(swiglu.flop, 640.0);            // 4 per output (add, divide, multiply, ·up)
+  EXPECT_DOUBLE_EQ(swiglu.min_dram_bytes, 960.0);  // gate, up, y: 3 · 160 · 2
+  EXPECT_DOUBLE_EQ(swiglu.implemented_dram_bytes, 960.0);
+  EXPECT_NE(swiglu.flop_formula.find("SiLU"), std::string::npos) << swiglu.flop_formula;
+  EXPECT_NE(swiglu.flop_formula.find("N = B*L*4*d_model"), std::string::npos)
+      << swiglu.flop_formula;
+  // geglu follows --gelu-form: gelu's 4 (erf) or 8 (tanh), plus the product; swiglu ignores it.
+  EXPECT_DOUBLE_EQ(analytic_model("geglu", s).flop, 800.0);
+  s.gelu_form = GeluForm::kTanh;
+  EXPECT_DOUBLE_EQ(analytic_model("geglu", s).flop, 1440.0);
+  EXPECT_NE(analytic_model("geglu", s).flop_formula.find("tanh itself not counted"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(analytic_model("swiglu", s).flop, 640.0);
+  EXPECT_DOUBLE_EQ(analytic_model("geglu", s).min_dram_bytes, 960.0);
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("swiglu", s), 320.0);  // y: 160 · 2
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("geglu", s), 320.0);
+}
+
+TEST(OperatorModel, GatedAndNormAtAPresetsWidths) {
+  // Llama 3.1 8B's widths at M = 1024 rows: RMSNorm over 1024·4096, SwiGLU over 1024·14336.
+  const LayerWidths llama{4096, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm};
+  const Shape s = default_shape(1024);
+  const AnalyticResult norm = analytic_model("rmsnorm", s, llama);
+  EXPECT_DOUBLE_EQ(norm.flop, 4.0 * 1024 * 4096);
+  EXPECT_DOUBLE_EQ(norm.min_dram_bytes, 2.0 * 1024 * 4096 * 2 + 4096 * 2);
+  const AnalyticResult gated = analytic_model("swiglu", s, llama);
+  EXPECT_DOUBLE_EQ(gated.flop, 4.0 * 1024 * 14336);
+  EXPECT_DOUBLE_EQ(gated.min_dram_bytes, 3.0 * 1024 * 14336 * 2);
+  EXPECT_NE(gated.flop_formula.find("N = B*L*ffn_dim"), std::string::npos) << gated.flop_formula;
+}
+
 TEST(OperatorModel, DecodeIntensityIsAboutTheGroupSize) {
   Shape s = default_shape(32768);
   s.batch = 8;

@@ -110,7 +110,8 @@ TEST(PresetModel, ReportCarriesWidthsAndNotes) {
   EXPECT_NEAR(*gemm->time_lower_bound_s, 2.0 * 4096 * 4096 * 14336 / 989.5e12, 1e-12);
   EXPECT_TRUE(has_note(r.notes, "gate projection, a second GEMM")) << r.notes.front();
   EXPECT_TRUE(has_note(r.notes, "SiLU(gate)*up reads 2*N and writes N"));
-  EXPECT_TRUE(has_note(r.notes, "RMSNorm"));
+  EXPECT_TRUE(has_note(r.notes, "as the swiglu operator (--ops swiglu) predicts it"));
+  EXPECT_TRUE(has_note(r.notes, "RMSNorm, which the rmsnorm operator (--ops rmsnorm) predicts"));
   EXPECT_FALSE(has_note(r.notes, "attention width"));  // 32 × 128 = 4096 = d_model
 
   const nlohmann::ordered_json j = model_report_to_json(r);
@@ -130,7 +131,27 @@ TEST(PresetModel, NotesFollowTheFfnKindAndWidths) {
   EXPECT_EQ(gpt2.size(), 1u);  // only the down projection: GELU MLP, LayerNorm, 12·64 = 768
   const std::vector<std::string> gemma = preset_layer_notes(find_model_preset("gemma-2-9b"));
   EXPECT_TRUE(has_note(gemma, "GELU(gate)*up"));
+  EXPECT_TRUE(has_note(gemma, "as the geglu operator (--ops geglu) predicts it"));
   EXPECT_TRUE(has_note(gemma, "heads*head_dim = 16*256 = 4096 differs from d_model = 3584"));
+}
+
+TEST(PresetModel, PresetOperatorsArePredictedAtThePresetsWidths) {
+  // Llama 3.1 8B at B = 1, L = 2048: rmsnorm over 2048·4096, swiglu over 2048·14336 outputs.
+  const ModelPreset& llama = find_model_preset("llama-3.1-8b");
+  SweepConfig config = default_sweep_config();
+  apply_preset_shape(llama, config.base);
+  config.seq_lens = {2048};
+  const ModelReport r =
+      build_model_report(config, {{"rmsnorm", Pipe::kFp32}, {"swiglu", Pipe::kFp32}},
+                         find_gpu_spec("h200-sxm"), &llama);
+  ASSERT_EQ(r.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.points[0].analytic.flop, 4.0 * 2048 * 4096);
+  EXPECT_DOUBLE_EQ(r.points[0].analytic.min_dram_bytes, 2.0 * 2048 * 4096 * 2 + 4096 * 2);
+  EXPECT_DOUBLE_EQ(r.points[1].analytic.flop, 4.0 * 2048 * 14336);
+  EXPECT_DOUBLE_EQ(r.points[1].analytic.min_dram_bytes, 3.0 * 2048 * 14336 * 2);
+  // Both far below the FP32 ridge (67 TFLOP/s over 4.8 TB/s): memory-bound.
+  EXPECT_EQ(r.points[0].bound, Bound::kMemory);
+  EXPECT_EQ(r.points[1].bound, Bound::kMemory);
 }
 
 TEST(PresetModel, NoPresetReportKeepsKernelWidths) {

@@ -66,6 +66,24 @@ TEST(ShapeLimits, ScoreBoundIsNotPartOfTheCommonChecks) {
   }
 }
 
+TEST(ShapeLimits, GatedFfnInputIsTwiceTheActivation) {
+  // B·L·4·d_model = 2^30 · 4 · 2^18 = 2^50 passes the common checks; the gated input holds gate
+  // and up, 2^51 elements, and only validate_gated_ffn_size refuses it, naming the product.
+  const Shape s = shape(int64_t{1} << 30, int64_t{1} << 18, 1, 1);
+  EXPECT_EQ(error_of(s, /*with_scores=*/false), "");
+  try {
+    validate_gated_ffn_size(s);
+    ADD_FAILURE() << "2^51 gated input elements accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    const std::string message = e.what();
+    EXPECT_NE(message.find("gated FFN input"), std::string::npos) << message;
+    EXPECT_NE(message.find("1073741824 × 1 × 2 × 4 × 262144 × 1"), std::string::npos) << message;
+  }
+  // Half the heads: 2^50 exactly is allowed.
+  EXPECT_NO_THROW(validate_gated_ffn_size(shape(int64_t{1} << 30, int64_t{1} << 17, 1, 1)));
+}
+
 TEST(ShapeLimits, EachProductIsChecked) {
   // Q elements: B·H·L·d over the limit while B·H·L² is not (d ≫ L).
   EXPECT_NE(error_of(shape(1 << 20, 1 << 10, 1, 1 << 21)).find("head-dim (Q, O)"),

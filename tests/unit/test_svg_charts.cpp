@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "core/operator_names.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
 #include "render/svg/svg_common.hpp"
@@ -401,6 +403,24 @@ TEST(SvgProfileRoofline, ShortKernelNames) {
   EXPECT_EQ(short_kernel_name("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", 12),
             "nvjet_sm90_…");
   EXPECT_EQ(short_kernel_name("gemm()"), "gemm");
+}
+
+}  // namespace
+}  // namespace rooflinectl
+
+namespace rooflinectl {
+namespace {
+
+TEST(SvgStyle, EveryOperatorHasItsOwnColourAndMarker) {
+  std::set<std::pair<std::string, MarkerShape>> styles;
+  for (size_t i = 0; i < kOperatorNames.size(); ++i) {
+    const SeriesStyle style = operator_style(kOperatorNames[i], 0);
+    styles.insert({style.colour, style.shape});
+  }
+  EXPECT_EQ(styles.size(), kOperatorNames.size());
+  // The first six keep the styles their charts have always had.
+  EXPECT_EQ(operator_style("naive_attention", 5).colour, "#D55E00");
+  EXPECT_EQ(operator_style("decode_attention", 0).shape, MarkerShape::kPentagon);
 }
 
 }  // namespace

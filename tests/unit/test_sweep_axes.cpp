@@ -101,6 +101,15 @@ TEST(SweepAxes, AxesAnOperatorDoesNotUse) {
   EXPECT_FALSE(operator_uses_axis("decode_attention", SweepAxis::kCausal));
   EXPECT_FALSE(operator_uses_axis("flash_attention", SweepAxis::kGeluForm));
   EXPECT_TRUE(operator_uses_axis("gelu", SweepAxis::kGeluForm));
+  // geglu's GELU follows --gelu-form; swiglu (SiLU) and rmsnorm have none.
+  EXPECT_TRUE(operator_uses_axis("geglu", SweepAxis::kGeluForm));
+  EXPECT_FALSE(operator_uses_axis("swiglu", SweepAxis::kGeluForm));
+  EXPECT_FALSE(operator_uses_axis("rmsnorm", SweepAxis::kGeluForm));
+  for (const char* op : {"rmsnorm", "swiglu", "geglu"}) {
+    EXPECT_FALSE(operator_uses_axis(op, SweepAxis::kCausal)) << op;
+    EXPECT_FALSE(operator_uses_axis(op, SweepAxis::kKvHeads)) << op;
+    EXPECT_TRUE(operator_uses_axis(op, SweepAxis::kHeads)) << op;
+  }
   EXPECT_TRUE(operator_uses_axis("layernorm", SweepAxis::kHeadDim));  // d_model = H·d
   const SweepConfig c = config_of(
       R"({"ops": ["gelu", "naive_attention"], "seq": "512", "causal": [false, true],

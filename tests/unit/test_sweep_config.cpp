@@ -10,7 +10,9 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/operator_names.hpp"
 #include "core/sweep_config.hpp"
+#include "core/sweep_plan.hpp"
 #include "io/json_writer.hpp"
 
 #ifndef RFL_SOURCE_DIR
@@ -52,6 +54,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST(SweepConfig, Defaults) {
   const SweepConfig c = default_sweep_config();
+  // rmsnorm, swiglu and geglu run only when named: the default sweep keeps its six operators.
   EXPECT_EQ(c.ops, kSixOps);
   EXPECT_EQ(c.seq_spec, "512..32768");
   EXPECT_EQ(c.seq_lens, (std::vector<int64_t>{512, 1024, 2048, 4096, 8192, 16384, 32768}));
@@ -310,6 +313,40 @@ TEST(SweepConfig, DuplicateKeyIsBadInputNamingTheKey) {
 TEST(SweepConfig, NumberPastDoubleRangeIsBadInput) {
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "my.json"));
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "overflow"));
+}
+
+}  // namespace
+}  // namespace rooflinectl
+
+namespace rooflinectl {
+namespace {
+
+TEST(SweepConfig, TheModelPresetOperatorsAreNamedNotDefault) {
+  const SweepConfig c = parse_sweep_config(
+      R"({"ops": ["rmsnorm", "swiglu", "geglu"], "seq": "512", "gelu_form": ["erf", "tanh"]})",
+      "f");
+  EXPECT_EQ(c.ops, (std::vector<std::string>{"rmsnorm", "swiglu", "geglu"}));
+  EXPECT_NO_THROW(validate_sweep_config(c));
+  // geglu reads the GELU form, rmsnorm and swiglu do not: 1 + 1 + 2 points.
+  EXPECT_EQ(plan_all_points(c).size(), 4u);
+  for (const char* op : {"rmsnorm", "swiglu", "geglu"}) {
+    EXPECT_EQ(parse_operator_name(op), op);
+    EXPECT_TRUE(is_operator_name(op));
+  }
+  EXPECT_EQ(operator_names().size(), 9u);
+  EXPECT_EQ(std::vector<std::string>(operator_names().begin(), operator_names().begin() + 6),
+            kSixOps);
+  EXPECT_EQ(default_sweep_operator_names(), kSixOps);
+  try {
+    parse_operator_name("rms_norm");
+    ADD_FAILURE() << "rms_norm accepted";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "invalid operator 'rms_norm': allowed naive_attention, "
+                         "flash_attention, gemm, gelu, layernorm, decode_attention, "
+                         "rmsnorm, swiglu, geglu"))
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -20,8 +20,10 @@ constexpr double kLabelPx = 11;
 constexpr double kEmPerChar = 0.64;
 
 // Okabe–Ito palette without black and yellow (yellow is unreadable on white).
-constexpr std::array<const char*, 6> kPalette = {"#D55E00", "#0072B2", "#009E73",
-                                                 "#CC79A7", "#E69F00", "#56B4E9"};
+// The six colours of the first six operators, then the palette's black and yellow: with six
+// shapes, the nine operators of kOperatorNames get nine distinct (colour, shape) pairs.
+constexpr std::array<const char*, 8> kPalette = {"#D55E00", "#0072B2", "#009E73", "#CC79A7",
+                                                 "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 constexpr std::array<MarkerShape, 6> kShapes = {MarkerShape::kCircle,       MarkerShape::kSquare,
                                                 MarkerShape::kTriangleUp,   MarkerShape::kDiamond,
                                                 MarkerShape::kTriangleDown, MarkerShape::kPentagon};

@@ -69,8 +69,9 @@ struct SeriesStyle {
   MarkerShape shape;
 };
 
-/// Fixed style for the six built-in operators (the same in both charts); an unknown operator gets
-/// the style at `fallback_index` of the palette, cycling.
+/// Fixed style for the built-in operators (the same in both charts, distinct for each of
+/// kOperatorNames); an unknown operator gets the style at `fallback_index` of the palette,
+/// cycling.
 SeriesStyle operator_style(const std::string& op, size_t fallback_index);
 
 /// "naive_attention" → "naive attention": operator names as a reader sees them in a legend.
