@@ -117,13 +117,16 @@ ShardSpec shard_from_environment(const EnvLookup& env) {
 }
 
 std::string shard_point_key(const std::string& op, const Shape& shape) {
-  // A paged KV cache adds "|kv=paged/16"; a contiguous point's key is the one shards had before
-  // the layout existed, so its shard does not move.
+  // A paged KV cache adds "|kv=paged/16", an FP8 one "|kv=fp8_e4m3"; a contiguous auto point's
+  // key is the one shards had before the layout and the KV dtype existed, so its shard does not
+  // move.
   const std::string layout =
       shape.kv_layout == KvLayout::kPaged ? "|kv=" + kv_layout_label(shape) : std::string();
-  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}", op, shape.seq_len, shape.batch,
+  const std::string kv_dtype =
+      shape.kv_dtype == KvDtype::kAuto ? std::string() : "|" + kv_dtype_label(shape);
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}", op, shape.seq_len, shape.batch,
                      shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? 1 : 0, to_string(shape.gelu_form), layout);
+                     shape.causal ? 1 : 0, to_string(shape.gelu_form), layout, kv_dtype);
 }
 
 uint64_t fnv1a_64(std::string_view text) {

@@ -179,9 +179,15 @@ std::string operator_section(const std::string& op, const std::string& swept,
   for (const auto& v : versions) ran += fmt::format("{}`{}`", ran.empty() ? "" : ", ", v);
   // One sweep has one KV layout: a paged one is named after the operator, "`decode_attention`
   // paged/16".
-  const std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
-                                 ? " " + kv_layout_label(points.front()->shape)
-                                 : std::string();
+  std::string layout = !points.empty() && points.front()->shape.kv_layout == KvLayout::kPaged
+                           ? " " + kv_layout_label(points.front()->shape)
+                           : std::string();
+  // Likewise an FP8 KV cache, "`decode_attention` kv=fp8_e4m3", unless the KV dtype is an axis
+  // that varies: then `swept` names it.
+  if (!points.empty() && points.front()->shape.kv_dtype != KvDtype::kAuto &&
+      !report.config.axes.varies(SweepAxis::kKvDtype)) {
+    layout += " " + kv_dtype_label(points.front()->shape);
+  }
   std::string out =
       fmt::format("### `{}`{}{}{}: {}\n\n", op, layout, swept.empty() ? "" : " " + swept,
                   ran.empty() ? "" : " (" + ran + ")", verdict(points));
