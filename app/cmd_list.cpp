@@ -53,6 +53,12 @@ std::vector<AxisDefault> axis_defaults() {
        to_string(d.base.kv_layout),
        {"contiguous", "paged"},
        "decode_attention only; paged takes --page-size 16|32|64|128 (default 16)"},
+      {"--kv-dtype",
+       "kv_dtype",
+       to_string(d.base.kv_dtype),
+       to_string(d.base.kv_dtype),
+       {"auto", "fp8_e4m3"},
+       "decode_attention only; auto is the --dtype, fp8_e4m3 one fp32 scale per KV head"},
       integer("--repetitions", "repetitions", d.repetitions, ""),
   };
 }

@@ -1,5 +1,6 @@
 // Decode attention: one query token per sequence against a KV cache of L = seq_len positions.
-// Q, O: [batch, heads, head_dim]; K, V: [batch, kv_heads, L, head_dim]; 16-bit, fp32 math.
+// Q, O: [batch, heads, head_dim]; K, V: [batch, kv_heads, L, head_dim]; 16-bit, or E4M3 with an
+// fp32 scale per KV head for K and for V (--kv-dtype fp8_e4m3, quantized by fill_kv); fp32 math.
 // Paged (--kv-layout paged): K, V [pages, kv_heads, P, head_dim], position t of sequence b at row
 // t mod P of page block_table[b][t / P], pages scattered (scattered_block_table); each kernel
 // has a paged instantiation that differs only in where a key's row is (kv_row, step_row).
@@ -12,11 +13,12 @@
 // merges the parts' fp32 partials and writes O (kernels/decode_partials.hpp, arrive_ticket).
 //   decode_attention_v4_flat_fused_merge (g = 1): fp32 FMA on CUDA cores, an online softmax
 //     (Milakov & Gimelshein 2018) in base 2 per group of d/8 lanes.
-//   decode_attention_v5_mma_gqa_fused_merge (g ≥ 2): the dot products on tensor cores (mma.sync
-//     m16n8k16), the block's 8 or 16 query heads as M.
+//   decode_attention_v5_mma_gqa_fused_merge (g ≥ 2; any g over FP8, E4M3 → fp16 in registers):
+//     the dot products on tensor cores (mma.sync m16n8k16), the block's 8 or 16 query heads as M.
 // The earlier versions and the measurements: docs/perf-notes.md (decode_attention_v1 … v5).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/fp8_e4m3.hpp"
 #include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
@@ -282,34 +285,160 @@ __device__ __forceinline__ uint32_t word(const uint4& v, int i) {
   return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
 }
 
+// ---------------------------------------------------------------------------------------------
+// FP8 KV cache (--kv-dtype fp8_e4m3).
+
+/// Tag of an FP8 E4M3 KV cache: one byte per element and one fp32 scale per KV head for K and
+/// one for V (DecodeParams::k_scale, v_scale). A 16-bit cache is read as the point's type T.
+struct E4m3 {};
+
+/// e4m3x4_to_half2x2 yields an E4M3 value divided by this; the kernel multiplies it back into
+/// the scales (one multiply per segment, not per element).
+constexpr float kE4m3HalfFactor = 256.0f;
+
+/// Four E4M3 values (the bytes of `w`, lowest first) as two fp16 pairs holding value / 256,
+/// exactly: x = bytes 0, 1 and y = bytes 2, 3, the lower byte in the low half (pack_pair's
+/// order). The sign goes to bit 15 and the 7 exponent and mantissa bits to bits 13..7: fp16's
+/// exponent field then holds E4M3's (bias 15 instead of 7: a factor 2^-8) and the top 3 of its 10
+/// mantissa bits E4M3's 3, and an E4M3 subnormal (exponent 0, 2^-6·m/8) becomes the fp16
+/// subnormal 2^-14·m/8, the same factor. The NaN pattern S.1111.111 would read as ±480; the fill
+/// never writes it (it saturates at 448). Integer operations only: the same code on every
+/// architecture, where the E4M3 conversion instruction (cvt.rn.f16x2.e4m3x2) needs sm_89.
+__device__ __forceinline__ uint2 e4m3x4_to_half2x2(uint32_t w) {
+  const uint32_t lo = __byte_perm(w, 0u, 0x1404);  // byte 0 to bits 15..8, byte 1 to 31..24
+  const uint32_t hi = __byte_perm(w, 0u, 0x3424);  // byte 2 to bits 15..8, byte 3 to 31..24
+  return make_uint2((lo & 0x80008000u) | ((lo >> 1) & 0x3f803f80u),
+                    (hi & 0x80008000u) | ((hi >> 1) & 0x3f803f80u));
+}
+
+/// The eight bf16 of `v` as fp16, in order: exact for 0 and magnitudes in [2^-14, 65504] (bf16's 8
+/// significant bits fit fp16's 11); smaller ones round to fp16 subnormals (absolute error at most
+/// 2^-25), larger ones overflow. The FP8 kernel's Q meets fp16 K and V in the products.
+__device__ __forceinline__ uint4 bf16x8_to_half(const uint4& v) {
+  const auto convert = [](uint32_t pair) {
+    const float2 f = unpack_pair<__nv_bfloat16>(pair);
+    return pack_pair<__half>(f.x, f.y);
+  };
+  return make_uint4(convert(v.x), convert(v.y), convert(v.z), convert(v.w));
+}
+
+/// 8-byte variant of load_streaming (an FP8 V row share at d = 64).
+__device__ __forceinline__ uint2 load_streaming_8(const void* src) {
+  uint2 r;
+  asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];\n"
+               : "=r"(r.x), "=r"(r.y)
+               : "l"(src));
+  return r;
+}
+
+/// What decode_split_kv_mma_kernel reads per lane for query type T and KV-cache type KV (T, or
+/// E4m3) at head_dim kHeadDim. Both products run on Mma: T, or fp16 over an FP8 cache (E4M3 is
+/// exact in fp16; bf16 has too few mantissa bits for it to be converted without a detour
+/// through fp32).
+template <class T, class KV, int kHeadDim>
+struct MmaKvTraits {
+  static constexpr bool kFp8 = std::is_same_v<KV, E4m3>;
+  static_assert(kFp8 || std::is_same_v<KV, T>, "a 16-bit KV cache is in the point's dtype");
+  using Mma = std::conditional_t<kFp8, __half, T>;
+  using Stored = std::conditional_t<kFp8, uint8_t, T>;  // element type of K and V in memory
+  static constexpr int kKvBytes = kFp8 ? 1 : 2;
+  static constexpr int kChunksK = kHeadDim / 32;  // 8-element K (and q) vectors per row per lane
+  static constexpr int kLoadsK = kChunksK * kKvBytes / 2;     // 16-byte K loads per row per lane
+  static constexpr int kChunksPerLoadK = kChunksK / kLoadsK;  // 1, or 2 over FP8
+  static constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ; 32-bit words of V per lane
+  static constexpr int kWordsV = kDimTiles * kKvBytes / 2;  // stored V words per row per lane
+  /// V elements per load: eight 16-bit ones per 16-byte vector, or the lane's whole FP8 share of
+  /// a row (16 bytes at d = 128; 8 at d = 64, where no 16-byte load fits the fragment layout).
+  static constexpr int kVecElemsV = kFp8 ? 2 * kDimTiles : 8;
+};
+
+/// Where lane tid's K (and q) elements of a key row are: its 16-byte load j starts at byte
+/// 64·j + 16·tid of the row, i.e. element j·kLoadStride + tid·kLaneStride, and K chunk i (8
+/// elements) is at chunk_offset(i) elements into load i / kChunksPerLoadK (over FP8 a load holds
+/// chunks 2j and 2j + 1; 16-bit, chunk i is load i: 32·i + 8·tid). Separate terms, so that the
+/// 16-bit kernel's addresses are formed as before the FP8 cache existed.
+template <class Tr>
+struct KLanePlacement {
+  static constexpr int kLoadStride = 64 / Tr::kKvBytes;
+  static constexpr int kLaneStride = 16 / Tr::kKvBytes;
+  static constexpr int chunk_offset(int i) {
+    return (i / Tr::kChunksPerLoadK) * kLoadStride + 8 * (i % Tr::kChunksPerLoadK);
+  }
+};
+
+/// K chunk i of one key row as 8 Mma elements, from the lane's loads `raw` of that row.
+template <class Tr>
+__device__ __forceinline__ uint4 k_chunk(const uint4 (&raw)[Tr::kLoadsK], int i) {
+  if constexpr (Tr::kFp8) {
+    const uint4& r = raw[i / 2];
+    const uint2 a = e4m3x4_to_half2x2(i % 2 == 0 ? r.x : r.z);
+    const uint2 b = e4m3x4_to_half2x2(i % 2 == 0 ? r.y : r.w);
+    return make_uint4(a.x, a.y, b.x, b.y);
+  } else {
+    return raw[i];
+  }
+}
+
+/// The lane's stored V words of one row `row`, or zeros for a key past the segment: 16-bit,
+/// kWordsV / 4 vectors at elements 64·c + 8·group; FP8, one vector of all kWordsV words at
+/// elements (bytes) 4·kWordsV·group.
+template <class Tr>
+__device__ __forceinline__ void load_v_words(uint32_t (&w)[Tr::kWordsV],
+                                             const typename Tr::Stored* row, bool valid,
+                                             int group) {
+  if constexpr (Tr::kWordsV == 2) {
+    const uint2 x = valid ? load_streaming_8(row + group * 8) : make_uint2(0, 0);
+    w[0] = x.x;
+    w[1] = x.y;
+  } else {
+#pragma unroll
+    for (int c = 0; c < Tr::kWordsV / 4; ++c) {
+      const typename Tr::Stored* src =
+          Tr::kFp8 ? row + group * (4 * Tr::kWordsV) : row + c * 64 + group * 8;
+      const uint4 x = valid ? load_streaming(src) : make_uint4(0, 0, 0, 0);
+      w[4 * c] = x.x;
+      w[4 * c + 1] = x.y;
+      w[4 * c + 2] = x.z;
+      w[4 * c + 3] = x.w;
+    }
+  }
+}
+
 // Grid (parts, head chunks), kMmaWarps warps. Same flat split, segments and block merge as
 // decode_split_kv_kernel; a warp step is 16 consecutive keys key0 + n and the block's
 // kHeadTiles·8 query heads (rows ≥ heads_here are zero queries, computed and never written).
 // With lane = 4·group + tid:
 //   S = Q·Kᵀ (m16n8k16, M = heads, N = 8 keys, K = d), two key tiles. The d order inside a k16
 //     step is permuted (a dot product is order-free): lane loads K row key0 + 8t + group and the
-//     query row(s) group (and group + 8) at d = 32i + 8·tid .. + 8, one 16-byte vector per i,
-//     and that vector's words (x, y) / (z, w) are the (b0, b1) of k-steps 2i / 2i + 1. Rows
-//     group + 8 of Q are heads 8..15 (kHeadTiles 2) or zero.
+//     query row(s) group (and group + 8) at the 8 dims of chunk i (KLanePlacement: 32i + 8·tid over
+//     a 16-bit cache), one 16-byte vector per chunk, and that vector's words (x, y) / (z, w) are
+//     the (b0, b1) of k-steps 2i / 2i + 1. Rows group + 8 of Q are heads 8..15 (kHeadTiles 2) or
+//     zero.
 //   The S accumulator (row = head, column = key 2·tid, 2·tid + 1 of tile t) packed to 16 bits
 //     is exactly the B fragment (rows = keys, column = head) of Oᵀ = Vᵀ·Pᵀ (M = d, N = 8 heads,
 //     K = 16 keys): no shuffle between the two products.
 //   Vᵀ as A: lane needs key pairs (2·tid, 2·tid + 1) and (8 + 2·tid, 9 + 2·tid) at one d. It
-//     loads those 4 V rows at d = 64c + 8·group .. + 8 (c < d/64) and pairs the two keys'
-//     16-bit elements with one byte permute per register. The M rows of d-tile j are
-//     d = dim_of(j) (row group) and dim_of(d/16 + j) (row group + 8), see below.
+//     loads those 4 V rows at its d/8 dims (load_v_words) and pairs the two keys' 16-bit elements
+//     with one byte permute per register. The M rows of d-tile j are d = dim_of(j) (row group)
+//     and dim_of(d/16 + j) (row group + 8), see below.
+// Over an FP8 cache (KV = E4m3) K and V are converted to fp16 in registers as they are used
+// (e4m3x4_to_half2x2), Q is fp16 and P is packed to fp16; the per-KV-head scales (× 256) go into
+// the score scale and, at the end of a segment, into the block's partial O.
 // Each lane group of 4 lanes (one head row of S) keeps that head's running max; the P·V rescale
 // needs the max of the heads in its accumulator columns (2·tid, 2·tid + 1), fetched by shuffle.
 // Launch bound: 4 blocks per SM (128 registers) except 16 heads at d = 128 (220 registers, 2);
 // 16 heads at d = 64 fit 128 without spills, and without the bound ptxas took 130 once DecodeParams
 // grew by the paged-cache fields, which left 3 blocks per SM.
-template <class T, int kHeadDim, int kHeadTiles, KvLayout kLayout>
+template <class T, class KV, int kHeadDim, int kHeadTiles, KvLayout kLayout>
 __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64 ? 4 : 2)
     decode_split_kv_mma_kernel(const DecodeParams p) {
+  using Tr = MmaKvTraits<T, KV, kHeadDim>;
+  using Mma = typename Tr::Mma;
+  using KLane = KLanePlacement<Tr>;
   constexpr int kHeads = kHeadTiles * 8;
-  constexpr int kChunksK = kHeadDim / 32;   // 16-byte K (and q) vectors per key row per lane
-  constexpr int kChunksV = kHeadDim / 64;   // 16-byte V vectors per key row per lane
-  constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ
+  constexpr int kChunksK = Tr::kChunksK;
+  constexpr int kDimTiles = Tr::kDimTiles;
+  constexpr int kW = Tr::kVecElemsV;
   // 16-byte aligned: finish_segment reads and writes it as float4.
   __shared__ __align__(16) float warp_o[kMmaWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kMmaWarps][kHeads];
@@ -318,18 +447,25 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int group = lane / 4;
   const int tid = lane % 4;
-  // Lane's 16-bit element e < 2·kDimTiles of a V row (its 16-byte vectors, in order) is d:
-  auto dim_of = [&](int e) { return (e / 8) * 64 + group * 8 + e % 8; };
+  // Lane's 16-bit element e < 2·kDimTiles of a V row (its loads' elements, in order) is d:
+  auto dim_of = [&](int e) { return (e / kW) * (8 * kW) + group * kW + e % kW; };
   const BlockPart part = block_part<kHeads>(p);
   const int heads_here = part.heads_here;
-  const T* k = static_cast<const T*>(p.k);
-  const T* v = static_cast<const T*>(p.v);
+  const auto* k = static_cast<const typename Tr::Stored*>(p.k);
+  const auto* v = static_cast<const typename Tr::Stored*>(p.v);
 
   for (int64_t seg_begin = part.begin; seg_begin < part.end;) {
     const int64_t batch_kv = seg_begin / p.kv_len;
     const int64_t seg_end = min(part.end, (batch_kv + 1) * p.kv_len);
     const int64_t row0 = batch_kv * p.group + part.head_begin;  // first query row of the block
     const KvSegment seg = kv_segment<kLayout>(p, batch_kv);
+    float score_scale = p.q_scale_log2;
+    float v_scale = 1.0f;
+    if constexpr (Tr::kFp8) {
+      const int64_t kv_head = batch_kv % p.kv_heads;
+      score_scale *= kE4m3HalfFactor * __ldg(p.k_scale + kv_head);
+      v_scale = kE4m3HalfFactor * __ldg(p.v_scale + kv_head);
+    }
 
     uint4 q[kHeadTiles][kChunksK];
 #pragma unroll
@@ -337,10 +473,11 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       const int h = ht * 8 + group;
 #pragma unroll
       for (int i = 0; i < kChunksK; ++i) {
-        q[ht][i] = h < heads_here
-                       ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) +
-                                                         (row0 + h) * kHeadDim + i * 32 + tid * 8)
-                       : make_uint4(0, 0, 0, 0);
+        q[ht][i] = h < heads_here ? *reinterpret_cast<const uint4*>(
+                                        static_cast<const T*>(p.q) + (row0 + h) * kHeadDim +
+                                        KLane::chunk_offset(i) + tid * KLane::kLaneStride)
+                                  : make_uint4(0, 0, 0, 0);
+        if constexpr (!std::is_same_v<Mma, T>) q[ht][i] = bf16x8_to_half(q[ht][i]);
       }
     }
     float o[kHeadTiles][kDimTiles][4] = {};
@@ -354,16 +491,17 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
 
     for (int64_t key0 = seg_begin + int64_t{warp} * kMmaKeys; key0 < seg_end;
          key0 += int64_t{kMmaWarps} * kMmaKeys) {
-      uint4 k_raw[2][kChunksK];
-      uint4 v_raw[4][kChunksV];
+      uint4 k_raw[2][Tr::kLoadsK];
+      uint32_t v_raw[4][Tr::kWordsV];
       const StepRows rows = step_rows<kLayout>(p, seg, key0);
 #pragma unroll
       for (int t = 0; t < 2; ++t) {
         const int64_t key = key0 + t * 8 + group;
         const int64_t row = step_row<kLayout>(rows, key0, key);
 #pragma unroll
-        for (int i = 0; i < kChunksK; ++i) {
-          k_raw[t][i] = key < seg_end ? load_streaming(k + row * kHeadDim + i * 32 + tid * 8)
+        for (int j = 0; j < Tr::kLoadsK; ++j) {
+          k_raw[t][j] = key < seg_end ? load_streaming(k + row * kHeadDim + j * KLane::kLoadStride +
+                                                       tid * KLane::kLaneStride)
                                       : make_uint4(0, 0, 0, 0);
         }
       }
@@ -371,11 +509,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
         const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
         const int64_t row = step_row<kLayout>(rows, key0, key);
-#pragma unroll
-        for (int c = 0; c < kChunksV; ++c) {
-          v_raw[r][c] = key < seg_end ? load_streaming(v + row * kHeadDim + c * 64 + group * 8)
-                                      : make_uint4(0, 0, 0, 0);
-        }
+        load_v_words<Tr>(v_raw[r], v + row * kHeadDim, key < seg_end, group);
       }
 
       float s[2][4] = {};
@@ -383,12 +517,13 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       for (int t = 0; t < 2; ++t) {
 #pragma unroll
         for (int i = 0; i < kChunksK; ++i) {
+          const uint4 kc = k_chunk<Tr>(k_raw[t], i);
 #pragma unroll
           for (int u = 0; u < 2; ++u) {
             const uint32_t q_hi0 = kHeadTiles == 2 ? word(q[kHeadTiles - 1][i], 2 * u) : 0u;
             const uint32_t q_hi1 = kHeadTiles == 2 ? word(q[kHeadTiles - 1][i], 2 * u + 1) : 0u;
-            mma_16816<T>(s[t], word(q[0][i], 2 * u), q_hi0, word(q[0][i], 2 * u + 1), q_hi1,
-                         word(k_raw[t][i], 2 * u), word(k_raw[t][i], 2 * u + 1));
+            mma_16816<Mma>(s[t], word(q[0][i], 2 * u), q_hi0, word(q[0][i], 2 * u + 1), q_hi1,
+                           word(kc, 2 * u), word(kc, 2 * u + 1));
           }
         }
       }
@@ -405,7 +540,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const bool valid = key0 + t * 8 + tid * 2 + e < seg_end;
-            x[t][e] = valid ? s[t][2 * ht + e] * p.q_scale_log2 : -INFINITY;
+            x[t][e] = valid ? s[t][2 * ht + e] * score_scale : -INFINITY;
             step_max = fmaxf(step_max, x[t][e]);
           }
         }
@@ -420,7 +555,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
           const float p0 = exp2f(x[t][0] - m_new);
           const float p1 = exp2f(x[t][1] - m_new);
           sum += p0 + p1;
-          pt[ht][t] = pack_pair<T>(p0, p1);
+          pt[ht][t] = pack_pair<Mma>(p0, p1);
         }
         l[ht] = fmaf(l[ht], alpha[ht], sum);
         m[ht] = m_new;
@@ -439,29 +574,41 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
           o[ht][j][3] *= a1;
         }
       }
+      // The lane's V elements of each row as Mma pairs: word w holds elements 2w, 2w + 1.
+      uint32_t v16[4][kDimTiles];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+#pragma unroll
+        for (int w = 0; w < Tr::kWordsV; ++w) {
+          if constexpr (Tr::kFp8) {
+            const uint2 h = e4m3x4_to_half2x2(v_raw[r][w]);
+            v16[r][2 * w] = h.x;
+            v16[r][2 * w + 1] = h.y;
+          } else {
+            v16[r][w] = v_raw[r][w];
+          }
+        }
+      }
 #pragma unroll
       for (int j = 0; j < kDimTiles; ++j) {
         // Element j of the lane's first kDimTiles V elements is word j / 2, half j % 2.
         const uint32_t sel = j % 2 == 0 ? 0x5410u : 0x7632u;
         const int lo = j / 2;
         const int hi = kDimTiles / 2 + j / 2;
-        const uint32_t a0 =
-            __byte_perm(word(v_raw[0][lo / 4], lo % 4), word(v_raw[1][lo / 4], lo % 4), sel);
-        const uint32_t a1 =
-            __byte_perm(word(v_raw[0][hi / 4], hi % 4), word(v_raw[1][hi / 4], hi % 4), sel);
-        const uint32_t a2 =
-            __byte_perm(word(v_raw[2][lo / 4], lo % 4), word(v_raw[3][lo / 4], lo % 4), sel);
-        const uint32_t a3 =
-            __byte_perm(word(v_raw[2][hi / 4], hi % 4), word(v_raw[3][hi / 4], hi % 4), sel);
+        const uint32_t a0 = __byte_perm(v16[0][lo], v16[1][lo], sel);
+        const uint32_t a1 = __byte_perm(v16[0][hi], v16[1][hi], sel);
+        const uint32_t a2 = __byte_perm(v16[2][lo], v16[3][lo], sel);
+        const uint32_t a3 = __byte_perm(v16[2][hi], v16[3][hi], sel);
 #pragma unroll
         for (int ht = 0; ht < kHeadTiles; ++ht) {
-          mma_16816<T>(o[ht][j], a0, a1, a2, a3, pt[ht][0], pt[ht][1]);
+          mma_16816<Mma>(o[ht][j], a0, a1, a2, a3, pt[ht][0], pt[ht][1]);
         }
       }
     }
 
     // Warp state to shared memory: l summed over the 4 lanes of a head row; o[ht][j][c] is head
-    // ht·8 + 2·tid + c % 2 at d = dim_of(j) (c < 2) or dim_of(kDimTiles + j).
+    // ht·8 + 2·tid + c % 2 at d = dim_of(j) (c < 2) or dim_of(kDimTiles + j), times the V scale
+    // over an FP8 cache (1 otherwise: the 16-bit kernel multiplies by nothing).
 #pragma unroll
     for (int ht = 0; ht < kHeadTiles; ++ht) {
       float l_row = l[ht];
@@ -472,7 +619,8 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       for (int j = 0; j < kDimTiles; ++j) {
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          warp_o[warp][ht * 8 + tid * 2 + c % 2][dim_of(c < 2 ? j : kDimTiles + j)] = o[ht][j][c];
+          const float value = Tr::kFp8 ? o[ht][j][c] * v_scale : o[ht][j][c];
+          warp_o[warp][ht * 8 + tid * 2 + c % 2][dim_of(c < 2 ? j : kDimTiles + j)] = value;
         }
       }
     }
@@ -492,36 +640,67 @@ struct DecodeKernels {
 };
 
 // g = 1: the CUDA-core kernel with one head per block (v4). g ≥ 2: the tensor-core kernel with
-// 8 (g ≤ 8) or 16 query heads per block (v5). Each for a contiguous or a paged KV cache.
-template <class T, int kHeadDim, KvLayout kLayout>
+// 8 (g ≤ 8) or 16 query heads per block (v5). Each for a contiguous or a paged KV cache. An FP8
+// cache (KV = E4m3) has the tensor-core kernel only, at any g (decode_heads_per_block_for).
+template <class T, class KV, int kHeadDim, KvLayout kLayout>
 DecodeKernels kernels_for_layout(int64_t heads_per_block) {
-  switch (heads_per_block) {
-    case 1:
-      return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
-    case 8:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 1, kLayout>, kMmaThreads};
-    default:
-      return {&decode_split_kv_mma_kernel<T, kHeadDim, 2, kLayout>, kMmaThreads};
+  if constexpr (std::is_same_v<KV, E4m3>) {
+    if (heads_per_block == 8) {
+      return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
+    }
+    return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
+  } else {
+    switch (heads_per_block) {
+      case 1:
+        return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
+      case 8:
+        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
+      default:
+        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
+    }
   }
 }
 
-template <class T, int kHeadDim>
+template <class T, class KV, int kHeadDim>
 DecodeKernels kernels_for_dim(KvLayout layout, int64_t heads_per_block) {
   return layout == KvLayout::kPaged
-             ? kernels_for_layout<T, kHeadDim, KvLayout::kPaged>(heads_per_block)
-             : kernels_for_layout<T, kHeadDim, KvLayout::kContiguous>(heads_per_block);
+             ? kernels_for_layout<T, KV, kHeadDim, KvLayout::kPaged>(heads_per_block)
+             : kernels_for_layout<T, KV, kHeadDim, KvLayout::kContiguous>(heads_per_block);
+}
+
+template <class T, class KV>
+DecodeKernels kernels_for_kv(int64_t head_dim, KvLayout layout, int64_t heads_per_block) {
+  return head_dim == 64 ? kernels_for_dim<T, KV, 64>(layout, heads_per_block)
+                        : kernels_for_dim<T, KV, 128>(layout, heads_per_block);
 }
 
 template <class T>
-DecodeKernels kernels_for_type(int64_t head_dim, KvLayout layout, int64_t heads_per_block) {
-  return head_dim == 64 ? kernels_for_dim<T, 64>(layout, heads_per_block)
-                        : kernels_for_dim<T, 128>(layout, heads_per_block);
+DecodeKernels kernels_for_type(const Shape& s, KvLayout layout, int64_t heads_per_block) {
+  return s.kv_dtype == KvDtype::kFp8E4m3
+             ? kernels_for_kv<T, E4m3>(s.head_dim, layout, heads_per_block)
+             : kernels_for_kv<T, T>(s.head_dim, layout, heads_per_block);
+}
+
+/// The kernel for shape `s` over a KV cache in `layout` with `heads_per_block` query heads.
+DecodeKernels kernels_for_shape(const Shape& s, KvLayout layout, int64_t heads_per_block) {
+  return s.dtype == Dtype::kBf16 ? kernels_for_type<__nv_bfloat16>(s, layout, heads_per_block)
+                                 : kernels_for_type<__half>(s, layout, heads_per_block);
+}
+
+/// Query heads per block: decode_heads_per_block(g), except over an FP8 cache at g = 1, which runs
+/// the tensor-core kernel with one real head of its 8 rows: the CUDA-core kernel would spend
+/// about 3 integer operations per element converting E4M3 to fp32 beside its 2 FMAs, as many
+/// instructions as the halved bytes leave time for at full bandwidth; on tensor cores the
+/// conversion to fp16 is the only per-element work (docs/perf-notes.md, FP8 KV cache).
+int64_t decode_heads_per_block_for(const Shape& s) {
+  const int64_t per_block = decode_heads_per_block(s.group_size());
+  return s.kv_dtype == KvDtype::kFp8E4m3 ? std::max<int64_t>(per_block, 8) : per_block;
 }
 
 /// Everything the launches of one shape need; the same plan sizes the workspace.
 struct DecodePlan {
   DecodeKernels kernels;
-  int64_t heads_per_block = 1;  ///< decode_heads_per_block(g): 1, 8 or 16
+  int64_t heads_per_block = 1;  ///< decode_heads_per_block_for(shape): 1, 8 or 16
   int64_t head_chunks = 1;      ///< blocks per part along the GQA group (gridDim.y)
   int64_t parts = 1;
   int64_t keys_per_part = 1;
@@ -543,12 +722,11 @@ int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
 DecodePlan make_decode_plan(const Shape& s) {
   DecodePlan plan;
   const int64_t group = s.group_size();
-  plan.heads_per_block = decode_heads_per_block(group);
+  plan.heads_per_block = decode_heads_per_block_for(s);
+  // ceil(g / heads_per_block): the same for an FP8 cache, whose 8 heads per block at g = 1 make
+  // one chunk too.
   plan.head_chunks = decode_head_chunks(group);
-  plan.kernels =
-      s.dtype == Dtype::kBf16
-          ? kernels_for_type<__nv_bfloat16>(s.head_dim, s.kv_layout, plan.heads_per_block)
-          : kernels_for_type<__half>(s.head_dim, s.kv_layout, plan.heads_per_block);
+  plan.kernels = kernels_for_shape(s, s.kv_layout, plan.heads_per_block);
   if (plan.head_chunks > 65535) {
     throw bad_input(fmt::format(
         "decode_attention: heads {} / kv-heads {} needs {} head chunks, over the grid limit 65535",
@@ -562,9 +740,7 @@ DecodePlan make_decode_plan(const Shape& s) {
   // Sized by the contiguous kernel for either layout, so that a paged cache is split into the
   // same parts and summed in the same order (both kernels carry the same launch bounds).
   const DecodeKernels contiguous =
-      s.dtype == Dtype::kBf16
-          ? kernels_for_type<__nv_bfloat16>(s.head_dim, KvLayout::kContiguous, plan.heads_per_block)
-          : kernels_for_type<__half>(s.head_dim, KvLayout::kContiguous, plan.heads_per_block);
+      kernels_for_shape(s, KvLayout::kContiguous, plan.heads_per_block);
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &resident, reinterpret_cast<const void*>(contiguous.split), contiguous.split_threads, 0));
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
@@ -637,6 +813,84 @@ __global__ void copy_pages_kernel(const uint4* __restrict__ from, uint4* __restr
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// FP8 quantization of the random K and V (not timed).
+
+/// E4M3 scale of a KV head whose largest |x| is `amax`: amax / 448, so that the largest element
+/// maps to E4M3's largest finite value; 1 for an all-zero head. One scale per KV head for K and
+/// one for V is vLLM's per-attention-head FP8 KV-cache scheme (k_scale and v_scale of
+/// [num_kv_heads] floats; vLLM documentation, "Quantized KV Cache"), here over the whole batch.
+__device__ __forceinline__ float e4m3_scale(float amax) {
+  return amax > 0.0f ? amax / static_cast<float>(kE4m3Max) : 1.0f;
+}
+
+constexpr int kQuantThreads = 256;
+
+// Largest |x| of each KV head of a contiguous [batch, kv_heads, seq_len, head_dim] 16-bit tensor
+// (head_elems = seq_len·head_dim per (sequence, KV head)), into amax_bits[kv_heads] (zeroed
+// before): block (x, y) scans rows y, y + gridDim.y, ... of B·H_kv, reduces, and raises the KV
+// head's entry with atomicMax on the float's bits (non-negative floats order as their bits).
+template <class T>
+__global__ void kv_head_amax_kernel(const T* __restrict__ x, int64_t rows, int64_t head_elems,
+                                    int64_t kv_heads, unsigned int* __restrict__ amax_bits) {
+  __shared__ float warp_max[kQuantThreads / 32];
+  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
+    const T* base = x + row * head_elems;
+    float m = 0.0f;
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < head_elems;
+         i += int64_t{gridDim.x} * blockDim.x) {
+      m = fmaxf(m, fabsf(static_cast<float>(base[i])));
+    }
+    for (int offset = 16; offset > 0; offset /= 2) {
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+    }
+    if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < kQuantThreads / 32; ++w) m = fmaxf(m, warp_max[w]);
+      atomicMax(amax_bits + row % kv_heads, __float_as_uint(m));
+    }
+    __syncthreads();  // before warp_max is written for the next row
+  }
+}
+
+// E4M3 of x / scale(kv head), saturating (cuda_fp8.h's conversion: round to nearest even, ±448
+// for anything larger), for the `count` elements of the same layout; the first kv_heads threads
+// also store the scales.
+template <class T>
+__global__ void quantize_e4m3_kernel(const T* __restrict__ x, int64_t count, int64_t head_elems,
+                                     int64_t kv_heads, const unsigned int* __restrict__ amax_bits,
+                                     uint8_t* __restrict__ out, float* __restrict__ scales) {
+  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+  if (first < kv_heads) scales[first] = e4m3_scale(__uint_as_float(amax_bits[first]));
+  for (int64_t i = first; i < count; i += int64_t{gridDim.x} * blockDim.x) {
+    const float scale = e4m3_scale(__uint_as_float(amax_bits[(i / head_elems) % kv_heads]));
+    out[i] = __nv_cvt_float_to_fp8(static_cast<float>(x[i]) / scale, __NV_SATFINITE, __NV_E4M3);
+  }
+}
+
+/// Quantizes the contiguous 16-bit K or V `x` of shape `s` to E4M3 in `out` (same layout, one
+/// byte per element) with one scale per KV head (e4m3_scale) into `scales` [kv_heads].
+template <class T>
+void quantize_kv_e4m3(const Shape& s, const T* x, uint8_t* out, float* scales) {
+  const int64_t rows = s.batch * s.kv_heads;
+  const int64_t head_elems = s.seq_len * s.head_dim;
+  DeviceBuffer<unsigned int> amax_bits(s.kv_heads);
+  RFL_CUDA_CHECK(cudaMemset(amax_bits.get(), 0, static_cast<size_t>(amax_bits.bytes())));
+  const dim3 amax_grid(static_cast<unsigned>(std::min<int64_t>(
+                           (head_elems + kQuantThreads - 1) / kQuantThreads, 1024)),
+                       static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
+  kv_head_amax_kernel<<<amax_grid, kQuantThreads>>>(x, rows, head_elems, s.kv_heads,
+                                                    amax_bits.get());
+  RFL_CHECK_LAUNCH();
+  const int64_t count = rows * head_elems;
+  const int64_t blocks = std::min<int64_t>((count + kQuantThreads - 1) / kQuantThreads, 65535);
+  quantize_e4m3_kernel<<<static_cast<unsigned>(blocks), kQuantThreads>>>(
+      x, count, head_elems, s.kv_heads, amax_bits.get(), out, scales);
+  RFL_CHECK_LAUNCH();
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());  // before amax_bits is freed
+}
+
 int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {
   return plan.parts * plan.slots * s.group_size();
 }
@@ -653,26 +907,31 @@ int64_t workspace_counters(const Shape& s, const DecodePlan& plan) {
 const std::vector<KernelVersion>& decode_attention_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v4", "decode_attention_v4_flat_fused_merge", "kv_heads = heads (g = 1)", "v5"},
-      {"v5", "decode_attention_v5_mma_gqa_fused_merge", "kv_heads < heads (GQA, g >= 2)", "v4"}};
+      {"v5", "decode_attention_v5_mma_gqa_fused_merge",
+       "kv_heads < heads (GQA, g >= 2), or --kv-dtype fp8_e4m3 at any g", "v4"}};
   return versions;
 }
 
-/// Decode attention at one shape, over a contiguous or a paged KV cache (Shape::kv_layout). A
-/// paged run holds K and V as page pools and the scattered block table (scattered_block_table);
-/// given the same seed, it holds the same K and V values as a contiguous run, page by page.
+/// Decode attention at one shape, over a contiguous or a paged KV cache (Shape::kv_layout) of
+/// 16-bit or FP8 elements (Shape::kv_dtype). A paged run holds K and V as page pools and the
+/// scattered block table (scattered_block_table); given the same seed, it holds the same K and V
+/// values as a contiguous run, page by page. An FP8 run holds the E4M3 quantization of the 16-bit
+/// K and V a 16-bit run of the same seed holds, and their scales.
 class DecodeAttentionRun final : public OperatorRun {
  public:
   explicit DecodeAttentionRun(const Shape& shape)
       : shape_(shape),
         plan_(make_decode_plan(shape)),
         q_(shape.batch * shape.heads * shape.head_dim),
-        k_(kv_elements(shape)),
+        k_(kv_elements(shape) * kv_element_bytes(shape)),
         v_(k_.count()),
         o_(q_.count()),
         partial_o_(workspace_floats(shape, plan_)),
         partial_ml_(workspace_stats(shape, plan_)),
         arrivals_(workspace_counters(shape, plan_)),
-        block_table_(block_table_entries(shape)) {
+        block_table_(block_table_entries(shape)),
+        k_scale_(fp8() ? shape.kv_heads : 0),
+        v_scale_(k_scale_.count()) {
     if (paged()) {
       const std::vector<int32_t> table = scattered_block_table(shape_);
       RFL_CUDA_CHECK(cudaMemcpy(block_table_.get(), table.data(),
@@ -685,38 +944,22 @@ class DecodeAttentionRun final : public OperatorRun {
   }
 
   void fill_random(uint64_t seed) override {
+    seed_ = seed;
     // q twice as wide as k so the softmax is not nearly flat (score std ≈ 0.67 at any head_dim).
     fill_uniform(q_.get(), q_.count(), shape_.dtype, seed, -2.0f, 2.0f);
-    fill_kv(k_, seed + 1);
-    fill_kv(v_, seed + 2);
+    fill_kv(k_, k_scale_.get(), seed + 1);
+    fill_kv(v_, v_scale_.get(), seed + 2);
   }
 
+  /// Against the reference on the K and V the kernel read (over an FP8 cache: their dequantized
+  /// values, E4M3 × scale); over an FP8 cache also, as Validation::quantization, how far O lies
+  /// from the reference on the 16-bit K and V they were quantized from.
   Validation validate() override {
     launch(nullptr);
     RFL_CUDA_CHECK(cudaDeviceSynchronize());
-    // The reference reads contiguous K and V: a paged cache is gathered back for it.
-    const int64_t contiguous_count = paged() ? contiguous_kv_elements() : 0;
-    DeviceBuffer<uint16_t> k_gathered(contiguous_count);
-    DeviceBuffer<uint16_t> v_gathered(contiguous_count);
-    if (paged()) {
-      copy_pages<PageCopy::kFromPages>(k_.get(), k_gathered.get());
-      copy_pages<PageCopy::kFromPages>(v_.get(), v_gathered.get());
-      RFL_CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    AttentionProblem problem;
-    problem.q = q_.get();
-    problem.k = paged() ? k_gathered.get() : k_.get();
-    problem.v = paged() ? v_gathered.get() : v_.get();
-    problem.batch = shape_.batch;
-    problem.heads = shape_.heads;
-    problem.kv_heads = shape_.kv_heads;
-    problem.head_dim = shape_.head_dim;
-    problem.q_len = 1;
-    problem.kv_len = shape_.seq_len;
-    problem.causal = false;  // the single query sees every key either way
-    problem.dtype = shape_.dtype;
-    problem.scale = softmax_scale();
-    return validate_attention_output(problem, o_.get(), default_tolerance(shape_.dtype));
+    Validation validation = validate_as_read();
+    if (fp8()) validation.quantization = quantization_error();
+    return validation;
   }
 
   void launch(cudaStream_t stream) override {
@@ -738,6 +981,8 @@ class DecodeAttentionRun final : public OperatorRun {
     params.pages_per_seq = shape_.kv_pages_per_sequence();
     params.kv_heads = shape_.kv_heads;
     params.page_shift = paged() ? page_shift() : 0;
+    params.k_scale = k_scale_.get();
+    params.v_scale = v_scale_.get();
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
     plan_.kernels
@@ -749,44 +994,114 @@ class DecodeAttentionRun final : public OperatorRun {
   std::vector<std::string> kernel_names() const override { return {"decode_split_kv"}; }
 
   std::string version() const override {
-    // v4 at g = 1, v5 for GQA, whichever was asked for (decode_attention_versions).
-    return decode_attention_versions()[shape_.group_size() == 1 ? 0 : 1].name;
+    // v4 at g = 1 over a 16-bit cache, v5 otherwise (decode_heads_per_block_for), whichever was
+    // asked for (decode_attention_versions).
+    return decode_attention_versions()[plan_.heads_per_block == 1 ? 0 : 1].name;
   }
   /// q and o; k and v in the layout Shape documents (paged: the page pools, "k_pages" and
-  /// "v_pages", whose rows the block table orders).
+  /// "v_pages", whose rows the block table orders). Over an FP8 cache k and v hold E4M3 bytes
+  /// (count = elements = bytes) and "k_scale", "v_scale" the fp32 scales [kv_heads].
   std::vector<DeviceTensorView> tensors() override {
-    return {{"q", q_.get(), q_.count()},
-            {paged() ? "k_pages" : "k", k_.get(), k_.count()},
-            {paged() ? "v_pages" : "v", v_.get(), v_.count()},
-            {"o", o_.get(), o_.count()}};
+    const int64_t kv_count = k_.count() / kv_element_bytes(shape_);
+    std::vector<DeviceTensorView> views = {{"q", q_.get(), q_.count()},
+                                           {paged() ? "k_pages" : "k", k_.get(), kv_count},
+                                           {paged() ? "v_pages" : "v", v_.get(), kv_count},
+                                           {"o", o_.get(), o_.count()}};
+    if (fp8()) {
+      views.push_back({"k_scale", k_scale_.get(), k_scale_.count()});
+      views.push_back({"v_scale", v_scale_.get(), v_scale_.count()});
+    }
+    return views;
   }
 
  private:
   double softmax_scale() const { return 1.0 / std::sqrt(static_cast<double>(shape_.head_dim)); }
   bool paged() const { return shape_.kv_layout == KvLayout::kPaged; }
+  bool fp8() const { return shape_.kv_dtype == KvDtype::kFp8E4m3; }
   int page_shift() const { return __builtin_ctzll(static_cast<uint64_t>(shape_.page_size)); }
   int64_t contiguous_kv_elements() const {
     return shape_.batch * shape_.kv_heads * shape_.seq_len * shape_.head_dim;
   }
 
-  // Contiguous: K or V filled in place. Paged: filled contiguous in a scratch buffer, then
-  // scattered into the pages, so the values match a contiguous run of the same seed.
-  void fill_kv(DeviceBuffer<uint16_t>& kv, uint64_t seed) {
-    if (!paged()) {
-      fill_uniform(kv.get(), kv.count(), shape_.dtype, seed, -1.0f, 1.0f);
-      return;
-    }
-    DeviceBuffer<uint16_t> contiguous(contiguous_kv_elements());
-    fill_uniform(contiguous.get(), contiguous.count(), shape_.dtype, seed, -1.0f, 1.0f);
-    copy_pages<PageCopy::kToPages>(contiguous.get(), kv.get());
-    RFL_CUDA_CHECK(cudaDeviceSynchronize());  // before `contiguous` is freed
+  AttentionProblem problem(const void* k, const void* v) const {
+    AttentionProblem problem;
+    problem.q = q_.get();
+    problem.k = k;
+    problem.v = v;
+    problem.batch = shape_.batch;
+    problem.heads = shape_.heads;
+    problem.kv_heads = shape_.kv_heads;
+    problem.head_dim = shape_.head_dim;
+    problem.q_len = 1;
+    problem.kv_len = shape_.seq_len;
+    problem.causal = false;  // the single query sees every key either way
+    problem.dtype = shape_.dtype;
+    problem.scale = softmax_scale();
+    return problem;
   }
 
-  // kToPages: `contiguous` → `pages`; kFromPages: `pages` → `contiguous`.
+  Validation validate_as_read() {
+    // The reference reads contiguous K and V: a paged cache is gathered back for it.
+    const int64_t contiguous_bytes =
+        paged() ? contiguous_kv_elements() * kv_element_bytes(shape_) : 0;
+    DeviceBuffer<uint8_t> k_gathered(contiguous_bytes);
+    DeviceBuffer<uint8_t> v_gathered(contiguous_bytes);
+    if (paged()) {
+      copy_pages<PageCopy::kFromPages>(k_.get(), k_gathered.get());
+      copy_pages<PageCopy::kFromPages>(v_.get(), v_gathered.get());
+      RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    AttentionProblem p =
+        paged() ? problem(k_gathered.get(), v_gathered.get()) : problem(k_.get(), v_.get());
+    if (fp8()) {
+      p.k_scale = k_scale_.get();
+      p.v_scale = v_scale_.get();
+    }
+    return validate_attention_output(p, o_.get(), default_tolerance(shape_.dtype));
+  }
+
+  // The 16-bit K and V of fill_random's seed, contiguous, as the FP8 cache's were before
+  // quantization, against O.
+  QuantizationError quantization_error() {
+    DeviceBuffer<uint16_t> k(contiguous_kv_elements());
+    DeviceBuffer<uint16_t> v(contiguous_kv_elements());
+    fill_uniform(k.get(), k.count(), shape_.dtype, seed_ + 1, -1.0f, 1.0f);
+    fill_uniform(v.get(), v.count(), shape_.dtype, seed_ + 2, -1.0f, 1.0f);
+    return attention_output_difference(
+        problem(k.get(), v.get()), o_.get(),
+        fmt::format("the {} K, V before quantization", to_string(shape_.dtype)));
+  }
+
+  // K or V with fill_random's values for `seed`: 16-bit, or their E4M3 quantization with the
+  // scales in `scale` (quantize_kv_e4m3). Contiguous 16-bit: filled in place; otherwise through
+  // contiguous scratch buffers, then (paged) scattered into the pages, so that the values match a
+  // contiguous 16-bit run of the same seed.
+  void fill_kv(DeviceBuffer<uint8_t>& kv, float* scale, uint64_t seed) {
+    DeviceBuffer<uint8_t> contiguous(paged() ? contiguous_kv_elements() * kv_element_bytes(shape_)
+                                             : 0);
+    uint8_t* target = paged() ? contiguous.get() : kv.get();
+    if (fp8()) {
+      DeviceBuffer<uint16_t> source(contiguous_kv_elements());
+      fill_uniform(source.get(), source.count(), shape_.dtype, seed, -1.0f, 1.0f);
+      if (shape_.dtype == Dtype::kBf16) {
+        quantize_kv_e4m3(shape_, reinterpret_cast<const __nv_bfloat16*>(source.get()), target,
+                         scale);
+      } else {
+        quantize_kv_e4m3(shape_, reinterpret_cast<const __half*>(source.get()), target, scale);
+      }
+    } else {
+      fill_uniform(target, contiguous_kv_elements(), shape_.dtype, seed, -1.0f, 1.0f);
+    }
+    if (paged()) copy_pages<PageCopy::kToPages>(target, kv.get());
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());  // before the scratch buffers are freed
+  }
+
+  // kToPages: `contiguous` → `pages`; kFromPages: `pages` → `contiguous`. Rows of head_dim
+  // elements of kv_element_bytes each.
   template <PageCopy kDirection>
-  void copy_pages(const uint16_t* from, uint16_t* to) {
-    const int64_t vecs_per_row = shape_.head_dim / kElemsPerVec;
-    const int64_t total_vecs = contiguous_kv_elements() / kElemsPerVec;
+  void copy_pages(const uint8_t* from, uint8_t* to) {
+    const int64_t vecs_per_row = shape_.head_dim * kv_element_bytes(shape_) / 16;
+    const int64_t total_vecs = contiguous_kv_elements() / shape_.head_dim * vecs_per_row;
     constexpr int kThreads = 256;
     const int64_t blocks = std::min<int64_t>((total_vecs + kThreads - 1) / kThreads, 65535);
     copy_pages_kernel<kDirection><<<static_cast<unsigned>(blocks), kThreads>>>(
@@ -798,14 +1113,17 @@ class DecodeAttentionRun final : public OperatorRun {
 
   Shape shape_;
   DecodePlan plan_;
+  uint64_t seed_ = 0;  ///< of the last fill_random
   DeviceBuffer<uint16_t> q_;
-  DeviceBuffer<uint16_t> k_;
-  DeviceBuffer<uint16_t> v_;
+  DeviceBuffer<uint8_t> k_;  ///< kv_elements × kv_element_bytes bytes
+  DeviceBuffer<uint8_t> v_;
   DeviceBuffer<uint16_t> o_;
   DeviceBuffer<float> partial_o_;
   DeviceBuffer<float2> partial_ml_;
   DeviceBuffer<unsigned int> arrivals_;
   DeviceBuffer<int32_t> block_table_;  ///< paged only: [batch, pages per sequence]
+  DeviceBuffer<float> k_scale_;        ///< FP8 only: [kv_heads]
+  DeviceBuffer<float> v_scale_;        ///< FP8 only: [kv_heads]
 };
 
 void check_decode_shape(const Shape& shape) {
@@ -849,27 +1167,38 @@ void check_decode_shape(const Shape& shape) {
 //   reads the entries of its own keys, so a sequence's entries are read by each of its H_kv KV
 //   heads and decode_head_chunks(g) head chunks: + 4·B·H_kv·chunks·ceil(L/P) (the ≤ parts
 //   entries of pages cut by a part boundary, read by both parts, are not counted).
+//   FP8 KV cache: K and V take 1 byte per element (e_kv = 1 in the KV term), + 8·H_kv minimum
+//   (the K and V scales once each); as implemented every segment start reads its KV head's two:
+//   + 8·B·H_kv·chunks (the ≤ parts extra segments a part boundary makes are not counted). The
+//   FLOPs stay 4·B·H·L·d: the E4M3 → fp16 conversion is integer work, counted nowhere, as the
+//   16-bit kernels' widening is; the tensor-pipe padding above applies at g = 1 too (8 rows).
 OperatorSpec decode_attention_spec() {
   OperatorSpec spec;
   spec.name = kDecodeAttentionOp;
   spec.summary =
       "one query token per sequence over a KV cache of L positions (GQA, split-KV; contiguous or "
-      "paged)";
+      "paged; 16-bit or fp8_e4m3)";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = check_decode_shape;
-  // Q and O [B, H, d], K and V (kv_elements) in dtype; fp32 workspace [parts, slots, g, d + 2]
-  // and the arrival counters [B·H_kv, head chunks]. Paged: the int32 block table and, while
-  // validate gathers the pages back for the reference, contiguous copies of K and V.
+  // Q and O [B, H, d] in dtype, K and V (kv_elements of kv_element_bytes); fp32 workspace
+  // [parts, slots, g, d + 2] and the arrival counters [B·H_kv, head chunks]. Paged: the int32
+  // block table. FP8: the K and V scales and, while filling, the amax per KV head [H_kv]. Paged
+  // or FP8, the largest scratch: 2·E·e bytes, E = B·H_kv·L·d (paged: validate gathers the pages
+  // back for the reference, E·e_kv each for K and V; FP8: validate regenerates the 16-bit K and V;
+  // below it, the fill's 16-bit source E·e plus, paged, its contiguous E·e_kv).
   // The part count depends on the current device (SM count, occupancy), hence the plan.
   spec.device_bytes = [](const Shape& shape) {
     const DecodePlan plan = make_decode_plan(shape);
     const int64_t e = dtype_size_bytes(shape.dtype);
-    const int64_t gathered =
-        shape.kv_layout == KvLayout::kPaged
+    const bool fp8 = shape.kv_dtype == KvDtype::kFp8E4m3;
+    const int64_t scratch =
+        shape.kv_layout == KvLayout::kPaged || fp8
             ? 2 * shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim * e
             : 0;
-    return 2 * shape.batch * shape.heads * shape.head_dim * e + 2 * kv_elements(shape) * e +
-           block_table_entries(shape) * int64_t{sizeof(int32_t)} + gathered +
+    const int64_t scales = fp8 ? 3 * shape.kv_heads * int64_t{sizeof(float)} : 0;
+    return 2 * shape.batch * shape.heads * shape.head_dim * e +
+           2 * kv_elements(shape) * kv_element_bytes(shape) +
+           block_table_entries(shape) * int64_t{sizeof(int32_t)} + scratch + scales +
            workspace_floats(shape, plan) * int64_t{sizeof(float)} +
            workspace_stats(shape, plan) * int64_t{sizeof(float2)} +
            workspace_counters(shape, plan) * int64_t{sizeof(unsigned int)};

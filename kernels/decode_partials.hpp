@@ -44,8 +44,12 @@ struct DecodeParams {
   /// into K and V seen as [pages, kv_heads, page_size, head_dim], page_size = 2^page_shift.
   const int32_t* block_table;
   int64_t pages_per_seq;
-  int64_t kv_heads;
+  int64_t kv_heads;  ///< H_kv, set for every layout (the FP8 scales are indexed by it too)
   int page_shift;
+  /// FP8 KV cache only (null when 16-bit): fp32 scales [kv_heads] of K and of V; a stored E4M3
+  /// element x of KV head j stands for x·k_scale[j] (K) or x·v_scale[j] (V).
+  const float* k_scale;
+  const float* v_scale;
 };
 
 /// Row (of head_dim elements) of a paged K or V pool, [pages, kv_heads, P, head_dim] with P =

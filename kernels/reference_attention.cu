@@ -5,12 +5,15 @@
 // tile order.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "core/fp8_e4m3.hpp"
 #include "core/parallel_for.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
@@ -58,10 +61,15 @@ struct RefParams {
   int64_t heads, kv_heads, head_dim, q_len, kv_len;
   bool causal;
   float scale;
+  const float* k_scale;  ///< E4M3 K and V only, as AttentionProblem
+  const float* v_scale;
 };
 
 __device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ inline float to_float(__half x) { return __half2float(x); }
+// cuda_fp8.h's conversion (the hardware one on sm_89+, its portable emulation below): not the
+// decode kernel's bit moves.
+__device__ inline float to_float(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
 
 // The xor butterfly leaves the bitwise same sum in every lane (each step adds the same two
 // values, commutatively), so both passes agree exactly on every score.
@@ -70,19 +78,21 @@ __device__ inline float warp_sum(float x) {
   return x;
 }
 
-template <class T>
-__device__ float score(const float (&q)[kRefMaxDimsPerLane], const T* k_row, int64_t head_dim,
-                       int lane, float scale) {
+// `k_scale`: the E4M3 scale of the row's KV head, 1 for 16-bit K.
+template <class KV>
+__device__ float score(const float (&q)[kRefMaxDimsPerLane], const KV* k_row, int64_t head_dim,
+                       int lane, float scale, float k_scale) {
   float partial = 0.f;
 #pragma unroll
   for (int t = 0; t < kRefMaxDimsPerLane; ++t) {
     const int64_t c = lane + 32 * t;
-    if (c < head_dim) partial += q[t] * to_float(k_row[c]);
+    if (c < head_dim) partial += q[t] * (to_float(k_row[c]) * k_scale);
   }
   return warp_sum(partial) * scale;
 }
 
-template <class T>
+// T: the type of Q (and of O); KV: of K and V, T or __nv_fp8_e4m3.
+template <class T, class KV>
 __global__ void reference_attention_kernel(RefParams p, const int64_t* rows, int64_t row_count,
                                            float* out) {
   const int lane = threadIdx.x % 32;
@@ -91,9 +101,16 @@ __global__ void reference_attention_kernel(RefParams p, const int64_t* rows, int
   const RowLocation loc =
       locate_row(rows[r], p.heads, p.kv_heads, p.head_dim, p.q_len, p.kv_len, p.causal);
   const T* q = static_cast<const T*>(p.q) + loc.q_offset;
-  const T* k = static_cast<const T*>(p.k) + loc.kv_offset;
-  const T* v = static_cast<const T*>(p.v) + loc.kv_offset;
+  const KV* k = static_cast<const KV*>(p.k) + loc.kv_offset;
+  const KV* v = static_cast<const KV*>(p.v) + loc.kv_offset;
   float* o = out + r * p.head_dim;
+  float k_scale = 1.f;
+  float v_scale = 1.f;
+  if constexpr (std::is_same_v<KV, __nv_fp8_e4m3>) {
+    const int64_t kv_head = loc.kv_offset / (p.kv_len * p.head_dim) % p.kv_heads;
+    k_scale = p.k_scale[kv_head];
+    v_scale = p.v_scale[kv_head];
+  }
 
   float q_reg[kRefMaxDimsPerLane];
 #pragma unroll
@@ -104,19 +121,19 @@ __global__ void reference_attention_kernel(RefParams p, const int64_t* rows, int
 
   float row_max = -INFINITY;
   for (int64_t j = 0; j < loc.visible; ++j) {
-    row_max = fmaxf(row_max, score(q_reg, k + j * p.head_dim, p.head_dim, lane, p.scale));
+    row_max = fmaxf(row_max, score(q_reg, k + j * p.head_dim, p.head_dim, lane, p.scale, k_scale));
   }
 
   float sum = 0.f;
   float acc[kRefMaxDimsPerLane] = {};
   for (int64_t j = 0; j < loc.visible; ++j) {
     const float weight =
-        expf(score(q_reg, k + j * p.head_dim, p.head_dim, lane, p.scale) - row_max);
+        expf(score(q_reg, k + j * p.head_dim, p.head_dim, lane, p.scale, k_scale) - row_max);
     sum += weight;
 #pragma unroll
     for (int t = 0; t < kRefMaxDimsPerLane; ++t) {
       const int64_t c = lane + 32 * t;
-      if (c < p.head_dim) acc[t] += weight * to_float(v[j * p.head_dim + c]);
+      if (c < p.head_dim) acc[t] += weight * (to_float(v[j * p.head_dim + c]) * v_scale);
     }
   }
 
@@ -199,16 +216,21 @@ void gpu_reference_attention(const AttentionProblem& p, const std::vector<int64_
   const DeviceBuffer<int64_t> d_rows = upload_rows(rows);
   const int64_t row_count = static_cast<int64_t>(rows.size());
   DeviceBuffer<float> d_out(row_count * p.head_dim);
-  const RefParams params{p.q,        p.k,     p.v,      p.heads,  p.kv_heads,
-                         p.head_dim, p.q_len, p.kv_len, p.causal, p.scale};
+  const RefParams params{p.q,     p.k,      p.v,      p.heads, p.kv_heads, p.head_dim,
+                         p.q_len, p.kv_len, p.causal, p.scale, p.k_scale,  p.v_scale};
   const int64_t blocks = (row_count + kRefWarpsPerBlock - 1) / kRefWarpsPerBlock;
   const int threads = 32 * kRefWarpsPerBlock;
+  const auto launch = [&](auto kernel) {
+    kernel<<<static_cast<unsigned>(blocks), threads>>>(params, d_rows.get(), row_count,
+                                                       d_out.get());
+  };
+  const bool fp8 = p.k_scale != nullptr;
   if (p.dtype == Dtype::kBf16) {
-    reference_attention_kernel<__nv_bfloat16>
-        <<<static_cast<unsigned>(blocks), threads>>>(params, d_rows.get(), row_count, d_out.get());
+    launch(fp8 ? reference_attention_kernel<__nv_bfloat16, __nv_fp8_e4m3>
+               : reference_attention_kernel<__nv_bfloat16, __nv_bfloat16>);
   } else {
-    reference_attention_kernel<__half>
-        <<<static_cast<unsigned>(blocks), threads>>>(params, d_rows.get(), row_count, d_out.get());
+    launch(fp8 ? reference_attention_kernel<__half, __nv_fp8_e4m3>
+               : reference_attention_kernel<__half, __half>);
   }
   RFL_CHECK_LAUNCH();
   RFL_CUDA_CHECK(cudaDeviceSynchronize());
@@ -291,25 +313,70 @@ ReferencePlan plan_reference_rows(const AttentionProblem& p) {
   return plan;
 }
 
-Validation validate_attention_output(const AttentionProblem& p, const void* out_device,
-                                     Tolerance tol) {
-  const ReferencePlan plan = plan_reference_rows(p);
+namespace {
+
+/// K or V of `p` (E4M3 when p.k_scale is set, `scales` its KV heads' scales) widened to double.
+std::vector<double> download_kv_as_double(const AttentionProblem& p, const void* data,
+                                          const float* scales) {
+  const int64_t count = p.batch * p.kv_heads * p.kv_len * p.head_dim;
+  if (p.k_scale == nullptr) return download_as_double(data, count, p.dtype);
+  std::vector<uint8_t> bytes(static_cast<size_t>(count));
+  std::vector<float> head_scales(static_cast<size_t>(p.kv_heads));
+  RFL_CUDA_CHECK(cudaMemcpy(bytes.data(), data, bytes.size(), cudaMemcpyDeviceToHost));
+  RFL_CUDA_CHECK(cudaMemcpy(head_scales.data(), scales, head_scales.size() * sizeof(float),
+                            cudaMemcpyDeviceToHost));
+  std::vector<double> out(bytes.size());
+  const int64_t head_elems = p.kv_len * p.head_dim;
+  parallel_for(count, int64_t{1} << 20, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const double scale = head_scales[static_cast<size_t>(i / head_elems % p.kv_heads)];
+      out[static_cast<size_t>(i)] = e4m3_to_double(bytes[static_cast<size_t>(i)]) * scale;
+    }
+  });
+  return out;
+}
+
+/// The planned reference rows of `p` and the same rows of device output O, both widened.
+struct ReferenceAndOutput {
   std::vector<double> reference;
+  std::vector<double> out;
   std::string name;
+};
+
+ReferenceAndOutput reference_and_output(const AttentionProblem& p, const void* out_device) {
+  const ReferencePlan plan = plan_reference_rows(p);
+  ReferenceAndOutput r;
   if (plan.use_cpu) {
     const int64_t q_count = total_rows(p) * p.head_dim;
-    const int64_t kv_count = p.batch * p.kv_heads * p.kv_len * p.head_dim;
-    reference = cpu_reference_attention(p, download_as_double(p.q, q_count, p.dtype),
-                                        download_as_double(p.k, kv_count, p.dtype),
-                                        download_as_double(p.v, kv_count, p.dtype), plan.rows);
-    name = "cpu-float64";
+    r.reference = cpu_reference_attention(p, download_as_double(p.q, q_count, p.dtype),
+                                          download_kv_as_double(p, p.k, p.k_scale),
+                                          download_kv_as_double(p, p.v, p.v_scale), plan.rows);
+    r.name = "cpu-float64";
   } else {
-    gpu_reference_attention(p, plan.rows, reference);
-    name = fmt::format("gpu-fp32 reference_attention ({} of {} rows)", plan.rows.size(),
-                       total_rows(p));
+    gpu_reference_attention(p, plan.rows, r.reference);
+    r.name = fmt::format("gpu-fp32 reference_attention ({} of {} rows)", plan.rows.size(),
+                         total_rows(p));
   }
-  const std::vector<double> out = gather_rows(p, out_device, plan.rows);
-  return compare_arrays(out.data(), reference.data(), static_cast<int64_t>(out.size()), tol, name);
+  r.out = gather_rows(p, out_device, plan.rows);
+  return r;
+}
+
+}  // namespace
+
+Validation validate_attention_output(const AttentionProblem& p, const void* out_device,
+                                     Tolerance tol) {
+  const ReferenceAndOutput r = reference_and_output(p, out_device);
+  std::string name = r.name;
+  if (p.k_scale != nullptr) name += " on the dequantized E4M3 K, V";
+  return compare_arrays(r.out.data(), r.reference.data(), static_cast<int64_t>(r.out.size()), tol,
+                        name);
+}
+
+QuantizationError attention_output_difference(const AttentionProblem& p, const void* out_device,
+                                              const std::string& inputs) {
+  const ReferenceAndOutput r = reference_and_output(p, out_device);
+  return difference_stats(r.out.data(), r.reference.data(), static_cast<int64_t>(r.out.size()),
+                          r.name + " on " + inputs);
 }
 
 }  // namespace rooflinectl

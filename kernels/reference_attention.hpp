@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/shape.hpp"
@@ -13,7 +14,10 @@
 namespace rooflinectl {
 
 /// Attention problem on device pointers. Q: [batch, heads, q_len, head_dim]; K, V: [batch,
-/// kv_heads, kv_len, head_dim]; all contiguous, 16-bit elements of `dtype`. Query head h uses KV
+/// kv_heads, kv_len, head_dim]; all contiguous, 16-bit elements of `dtype`, except K and V when
+/// k_scale is set: then they are E4M3 bytes, and element x of KV head j stands for x·k_scale[j]
+/// (V: x·v_scale[j]), the values the references compute with (dequantized exactly in float64 on
+/// the CPU, in fp32 on the GPU). Query head h uses KV
 /// head h / (heads / kv_heads) (GQA). Causal masking is bottom-right aligned as in
 /// FlashAttention-2: query i sees key j iff j <= i + (kv_len - q_len); a row that sees no key
 /// outputs exactly 0.
@@ -24,7 +28,9 @@ struct AttentionProblem {
   int64_t batch = 1, heads = 1, kv_heads = 1, head_dim = 128, q_len = 1, kv_len = 1;
   bool causal = false;
   Dtype dtype = Dtype::kBf16;
-  float scale = 0.f;  ///< softmax scale, usually 1/sqrt(head_dim)
+  float scale = 0.f;               ///< softmax scale, usually 1/sqrt(head_dim)
+  const float* k_scale = nullptr;  ///< device [kv_heads]: K and V are E4M3 (both scales set)
+  const float* v_scale = nullptr;  ///< device [kv_heads]
 };
 
 /// GPU fp32 reference: one warp per query row, two passes over the visible keys (row max, then
@@ -63,5 +69,12 @@ ReferencePlan plan_reference_rows(const AttentionProblem& p);
 /// Q, K, V for the CPU path, which is bounded by the plan's size limit). Synchronous.
 Validation validate_attention_output(const AttentionProblem& p, const void* out_device,
                                      Tolerance tol);
+
+/// How far device output O lies from the reference of `p` over the rows validate_attention_output
+/// would check (difference_stats), with no verdict: for an O computed from a quantized copy of
+/// p's K and V, the quantization error. The reference name is validate_attention_output's plus
+/// " on " and `inputs` (e.g. "the bf16 K, V before quantization"). Synchronous.
+QuantizationError attention_output_difference(const AttentionProblem& p, const void* out_device,
+                                              const std::string& inputs);
 
 }  // namespace rooflinectl

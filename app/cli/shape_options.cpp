@@ -111,6 +111,12 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                  "gemm's K, e.g. ffn_dim for the FFN down projection: a multiple of 8 (default 0: "
                  "d_model = H*d)")
       ->check(strict_integer<int64_t>(gemm_dim));
+  sub.add_option("--kv-dtype", o.kv_dtype,
+                 "Element type of decode_attention's KV cache: auto (the --dtype) | fp8_e4m3 (one "
+                 "fp32 scale per KV head for K and one for V; Q and O stay in the --dtype) "
+                 "(default " +
+                     to_string(d.base.kv_dtype) + lists + ")")
+      ->check(list_of(one_of({to_string(KvDtype::kAuto), to_string(KvDtype::kFp8E4m3)})));
   sub.add_option("--causal", o.causal,
                  "Causal mask (bottom-right aligned): --causal alone is on; off | on, or off,on to "
                  "sweep both (default off)")
@@ -170,6 +176,7 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
     set_axis_values(a.gelu_form, base.gelu_form, values);
   }
   if (o.causal) set_axis_values(a.causal, base.causal, parse_causal_list(*o.causal));
+  if (o.kv_dtype) set_axis_values(a.kv_dtype, base.kv_dtype, parse_kv_dtype_list(*o.kv_dtype));
   if (o.kv_layout) {
     config.base.kv_layout = parse_kv_layout(*o.kv_layout);
     if (config.base.kv_layout == KvLayout::kContiguous) {

@@ -1,6 +1,6 @@
 // The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
 // --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal, --kv-layout,
-// --page-size, --gemm-n, --gemm-k): bound once, applied to a SweepConfig.
+// --page-size, --kv-dtype, --gemm-n, --gemm-k): bound once, applied to a SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -34,6 +34,7 @@ struct ShapeOptions {
   std::optional<int64_t> page_size;      ///< KV positions per page (--kv-layout paged)
   std::optional<int64_t> gemm_n;         ///< gemm's N (0: 4·d_model)
   std::optional<int64_t> gemm_k;         ///< gemm's K (0: d_model)
+  std::optional<std::string> kv_dtype;   ///< "auto" | "fp8_e4m3", or a list (decode_attention)
 };
 
 /// Binds the shared flags of `sub` to `options`.
@@ -48,8 +49,8 @@ void add_shape_options(CLI::App& sub, ShapeOptions& options);
 /// one value fixes it; the preset clears the lists of the axes it sets. --heads with several values
 /// needs --kv-heads (no single kv-heads default fits every heads value). Throws a bad-input Error
 /// naming the flag for an unknown --model (listing the known ids) or a malformed --ops, --kernel,
-/// --seq, --dtype, --gelu-form or --kv-layout; the values are checked further by check_sweep_plan
-/// (operator and version names among them).
+/// --seq, --dtype, --gelu-form, --kv-layout or --kv-dtype; the values are checked further by
+/// check_sweep_plan (operator and version names among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
 
 }  // namespace rooflinectl

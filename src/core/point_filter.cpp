@@ -14,7 +14,7 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kFields =
-    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, seq";
+    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, seq";
 
 /// The canonical name of a field as written, or "" when unknown.
 std::string canonical_field(const std::string& name) {
@@ -29,6 +29,8 @@ std::string canonical_field(const std::string& name) {
                                                              {"causal", "causal"},
                                                              {"gelu_form", "gelu_form"},
                                                              {"gelu-form", "gelu_form"},
+                                                             {"kv_dtype", "kv_dtype"},
+                                                             {"kv-dtype", "kv_dtype"},
                                                              {"seq", "seq"},
                                                              {"seq_len", "seq"},
                                                              {"L", "seq"}};
@@ -37,7 +39,8 @@ std::string canonical_field(const std::string& name) {
 }
 
 bool is_integer_field(const std::string& field) {
-  return field != "op" && field != "dtype" && field != "causal" && field != "gelu_form";
+  return field != "op" && field != "dtype" && field != "causal" && field != "gelu_form" &&
+         field != "kv_dtype";
 }
 
 std::string trim(const std::string& text) {
@@ -110,6 +113,8 @@ PointFilter::Condition parse_condition(const std::string& term, const std::strin
       c.text = parse_operator_name(value);
     } else if (c.field == "dtype") {
       c.text = to_string(parse_dtype(value));
+    } else if (c.field == "kv_dtype") {
+      c.text = to_string(parse_kv_dtype(value));
     } else {
       c.text = to_string(parse_gelu_form(value));
     }

@@ -4,11 +4,12 @@
 //   EXPR   = CLAUSE { ("," | "&") CLAUSE }     every clause must hold (and)
 //   CLAUSE = COND { "|" COND }                 at least one condition holds (or)
 //   COND   = FIELD OP VALUE
-//   FIELD  = op | batch | heads | kv_heads | head_dim | dtype | causal | gelu_form | seq
-//            (kv-heads, head-dim, gelu-form and seq_len, L are accepted too)
-//   OP     = "=" | "==" | "!=" | "<" | "<=" | ">" | ">="   (op, dtype, causal, gelu_form: = and !=)
+//   FIELD  = op | batch | heads | kv_heads | head_dim | dtype | causal | gelu_form | kv_dtype
+//            | seq (kv-heads, head-dim, gelu-form, kv-dtype and seq_len, L are accepted too)
+//   OP     = "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
+//            (op, dtype, causal, gelu_form, kv_dtype: = and != only)
 //   VALUE  = an integer (batch, heads, kv_heads, head_dim, seq), an operator name, bf16 | fp16,
-//            on | off, erf | tanh
+//            on | off, erf | tanh, auto | fp8_e4m3
 // A point is kept when the expression holds; a condition on an axis the point's operator does
 // not use (operator_uses_axis, e.g. causal for gelu) holds. Examples: "op!=gelu,batch>=8" keeps
 // the points of every operator but gelu at batch 8 and up; "op!=flash_attention|head_dim!=96"

@@ -20,6 +20,12 @@ std::string to_string(KvLayout layout) {
   return layout == KvLayout::kContiguous ? "contiguous" : "paged";
 }
 
+std::string to_string(KvDtype kv_dtype) { return kv_dtype == KvDtype::kAuto ? "auto" : "fp8_e4m3"; }
+
+std::string kv_dtype_label(const Shape& s) {
+  return s.kv_dtype == KvDtype::kFp8E4m3 ? "kv=" + to_string(s.kv_dtype) : std::string();
+}
+
 std::string kv_layout_label(const Shape& s) {
   return s.kv_layout == KvLayout::kPaged ? fmt::format("paged/{}", s.page_size) : std::string();
 }
@@ -47,6 +53,13 @@ KvLayout parse_kv_layout(std::string_view text) {
   if (text == "paged") return KvLayout::kPaged;
   throw bad_input(
       fmt::format("invalid KV layout '{}' (--kv-layout): allowed contiguous, paged", text));
+}
+
+KvDtype parse_kv_dtype(std::string_view text) {
+  if (text == "auto") return KvDtype::kAuto;
+  if (text == "fp8_e4m3") return KvDtype::kFp8E4m3;
+  throw bad_input(fmt::format(
+      "invalid KV dtype '{}' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3", text));
 }
 
 void validate_kv_layout(const Shape& s) {

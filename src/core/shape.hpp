@@ -25,17 +25,28 @@ inline constexpr int64_t kKvPageSizes[] = {16, 32, 64, 128};
 /// Page size of `--kv-layout paged` without `--page-size`.
 inline constexpr int64_t kDefaultKvPageSize = 16;
 
+/// Element type of decode attention's KV cache. kAuto: the point's dtype (as vLLM's
+/// `--kv-cache-dtype auto` means the model's dtype). kFp8E4m3: FP8 E4M3 (OCP "8-bit Floating
+/// Point Specification (OFP8)" 2023: 1 sign, 4 exponent bits with bias 7, 3 mantissa bits, largest
+/// finite 448, no infinities) with one fp32 scale per KV head for K and one for V, value = scale ×
+/// e4m3; Q and O stay in the point's dtype. Other operators have no KV cache: kAuto only.
+enum class KvDtype { kAuto, kFp8E4m3 };
+
 /// Size of one element in bytes (2 for both bf16 and fp16).
 constexpr int64_t dtype_size_bytes(Dtype) { return 2; }
 std::string to_string(Dtype dtype);
 std::string to_string(GeluForm form);
 std::string to_string(KvLayout layout);
+/// "auto" | "fp8_e4m3".
+std::string to_string(KvDtype kv_dtype);
 /// Parses "bf16" | "fp16"; throws a bad-input Error naming the token otherwise.
 Dtype parse_dtype(std::string_view text);
 /// Parses "erf" | "tanh"; throws a bad-input Error naming the token otherwise.
 GeluForm parse_gelu_form(std::string_view text);
 /// Parses "contiguous" | "paged"; throws a bad-input Error naming the token otherwise.
 KvLayout parse_kv_layout(std::string_view text);
+/// Parses "auto" | "fp8_e4m3"; throws a bad-input Error naming the token and --kv-dtype otherwise.
+KvDtype parse_kv_dtype(std::string_view text);
 
 /// The (M, N, K) of a GEMM, element counts: C[M, N] = X[M, K] · W[K, N].
 struct GemmDims {
@@ -69,6 +80,7 @@ struct Shape {
   /// decode's M = batch is `--seq 1`. Other operators' points carry 0 (core/sweep_plan.cpp).
   int64_t gemm_n = 0;
   int64_t gemm_k = 0;
+  KvDtype kv_dtype = KvDtype::kAuto;  ///< decode_attention only
 
   int64_t d_model() const { return heads * head_dim; }
   /// The gemm operator's M = batch·seq_len, N (gemm_n, else 4·d_model), K (gemm_k, else d_model).
@@ -82,6 +94,17 @@ struct Shape {
     return kv_layout == KvLayout::kPaged ? (seq_len + page_size - 1) / page_size : 0;
   }
 };
+
+/// Bytes of one K or V element of decode attention's KV cache: 1 for kFp8E4m3, else
+/// dtype_size_bytes(dtype) (2). The per-KV-head scales are not elements (operator_model.hpp counts
+/// them).
+constexpr int64_t kv_element_bytes(const Shape& shape) {
+  return shape.kv_dtype == KvDtype::kFp8E4m3 ? 1 : dtype_size_bytes(shape.dtype);
+}
+
+/// Short label of an FP8 KV cache for tables and point labels, "kv=fp8_e4m3"; empty for kAuto (the
+/// only KV dtype reports had before FP8).
+std::string kv_dtype_label(const Shape& shape);
 
 /// Short label of a paged KV cache for tables and point labels, "paged/16" (layout/page size);
 /// empty for a contiguous one (the only layout reports had before paging).

@@ -117,16 +117,18 @@ ShardSpec shard_from_environment(const EnvLookup& env) {
 }
 
 std::string shard_point_key(const std::string& op, const Shape& shape) {
-  // A paged KV cache adds "|kv=paged/16"; a contiguous point's key is the one shards had before
-  // the layout existed, so its shard does not move.
-  // Explicit GEMM dims add "|gemm=N=6144 K=4096" the same way.
+  // A paged KV cache adds "|kv=paged/16", an FP8 one "|kv=fp8_e4m3", explicit GEMM dims
+  // "|gemm=N=6144 K=4096"; a contiguous auto point at the default dims has the key shards had
+  // before these existed, so its shard does not move.
   const std::string layout =
       shape.kv_layout == KvLayout::kPaged ? "|kv=" + kv_layout_label(shape) : std::string();
+  const std::string kv_dtype =
+      shape.kv_dtype == KvDtype::kAuto ? std::string() : "|" + kv_dtype_label(shape);
   const std::string gemm = gemm_dims_label(shape);
-  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}", op, shape.seq_len, shape.batch,
-                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? 1 : 0, to_string(shape.gelu_form), layout,
-                     gemm.empty() ? "" : "|gemm=" + gemm);
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}", op, shape.seq_len,
+                     shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
+                     to_string(shape.dtype), shape.causal ? 1 : 0, to_string(shape.gelu_form),
+                     layout, kv_dtype, gemm.empty() ? "" : "|gemm=" + gemm);
 }
 
 uint64_t fnv1a_64(std::string_view text) {

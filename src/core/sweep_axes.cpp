@@ -27,6 +27,8 @@ std::string axis_name(SweepAxis axis) {
       return "causal";
     case SweepAxis::kGeluForm:
       return "gelu_form";
+    case SweepAxis::kKvDtype:
+      return "kv_dtype";
   }
   return "";
 }
@@ -52,6 +54,8 @@ bool operator_uses_axis(std::string_view op, SweepAxis axis) {
       return op == kNaiveAttentionOp || op == kFlashAttentionOp || !is_operator_name(op);
     case SweepAxis::kGeluForm:
       return op == kGeluOp || op == kGegluOp || !is_operator_name(op);
+    case SweepAxis::kKvDtype:
+      return op == kDecodeAttentionOp || !is_operator_name(op);
   }
   return true;
 }
@@ -72,6 +76,8 @@ bool SweepAxes::varies(SweepAxis axis) const {
       return !causal.empty();
     case SweepAxis::kGeluForm:
       return !gelu_form.empty();
+    case SweepAxis::kKvDtype:
+      return !kv_dtype.empty();
   }
   return false;
 }
@@ -92,6 +98,8 @@ std::string axis_value_text(SweepAxis axis, const Shape& s) {
       return s.causal ? "on" : "off";
     case SweepAxis::kGeluForm:
       return to_string(s.gelu_form);
+    case SweepAxis::kKvDtype:
+      return to_string(s.kv_dtype);
   }
   return "";
 }
@@ -121,6 +129,10 @@ std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const S
         break;
       case SweepAxis::kGeluForm:
         parts.push_back(to_string(s.gelu_form));
+        break;
+      case SweepAxis::kKvDtype:
+        parts.push_back(
+            "kv=" + (s.kv_dtype == KvDtype::kAuto ? to_string(s.dtype) : to_string(s.kv_dtype)));
         break;
     }
   }
@@ -162,6 +174,9 @@ std::string axis_summary(const SweepAxes& axes, const Shape& base, SweepAxis axi
       break;
     case SweepAxis::kGeluForm:
       add(s.gelu_form, axes.gelu_form);
+      break;
+    case SweepAxis::kKvDtype:
+      add(s.kv_dtype, axes.kv_dtype);
       break;
   }
   return fmt::format("{{{}}}", fmt::join(values, ", "));
@@ -206,6 +221,14 @@ std::vector<bool> parse_causal_list(const std::string& text) {
                                   text, item));
     }
     values.push_back(item == "on");
+  }
+  return values;
+}
+
+std::vector<KvDtype> parse_kv_dtype_list(const std::string& text) {
+  std::vector<KvDtype> values;
+  for (const std::string& item : split_axis_list(text, "--kv-dtype")) {
+    values.push_back(parse_kv_dtype(item));
   }
   return values;
 }

@@ -12,17 +12,18 @@
 namespace rooflinectl {
 
 /// A shape axis that takes a list. Product order (core/sweep_plan.hpp): dtype outermost, then the
-/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, and seq_len innermost.
-enum class SweepAxis { kBatch, kHeads, kKvHeads, kHeadDim, kDtype, kCausal, kGeluForm };
+/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype, and seq_len
+/// innermost (so that the 16-bit and FP8 KV caches of one shape run side by side).
+enum class SweepAxis { kBatch, kHeads, kKvHeads, kHeadDim, kDtype, kCausal, kGeluForm, kKvDtype };
 
 /// Every SweepAxis, in the product order of the axes after the operator (dtype first: it is the
 /// outermost loop of the plan, before the operator).
 inline constexpr SweepAxis kSweepAxes[] = {
-    SweepAxis::kDtype,   SweepAxis::kBatch,  SweepAxis::kHeads,   SweepAxis::kKvHeads,
-    SweepAxis::kHeadDim, SweepAxis::kCausal, SweepAxis::kGeluForm};
+    SweepAxis::kDtype,   SweepAxis::kBatch,  SweepAxis::kHeads,    SweepAxis::kKvHeads,
+    SweepAxis::kHeadDim, SweepAxis::kCausal, SweepAxis::kGeluForm, SweepAxis::kKvDtype};
 
 /// The config-file key and --filter name of `axis`: "batch", "heads", "kv_heads", "head_dim",
-/// "dtype", "causal", "gelu_form".
+/// "dtype", "causal", "gelu_form", "kv_dtype".
 std::string axis_name(SweepAxis axis);
 
 /// The CLI flag of `axis`: "--batch", "--kv-heads", ...
@@ -32,7 +33,9 @@ std::string axis_flag(SweepAxis axis);
 /// point takes the axis's first value). Attention operators read every axis but gelu_form;
 /// decode_attention ignores causal (its one query sees every key); gemm, gelu, layernorm, rmsnorm,
 /// swiglu and geglu read batch, heads and head_dim (through d_model = heads × head_dim) and dtype,
-/// gelu and geglu the GELU form too. An unknown name reads every axis (names are checked
+/// gelu and geglu the GELU form too; kv_dtype is decode_attention's only (the others have no KV
+/// cache, and their points keep KvDtype::kAuto, see plan_all_points). An unknown name reads every
+/// axis (names are checked
 /// elsewhere).
 bool operator_uses_axis(std::string_view op, SweepAxis axis);
 
@@ -48,11 +51,12 @@ struct SweepAxes {
   std::vector<Dtype> dtype;
   std::vector<bool> causal;
   std::vector<GeluForm> gelu_form;
+  std::vector<KvDtype> kv_dtype;
 
   /// True when no axis has a list (a sweep as before lists: operators × seq_lens).
   bool none() const {
     return batch.empty() && heads.empty() && kv_heads.empty() && head_dim.empty() &&
-           dtype.empty() && causal.empty() && gelu_form.empty();
+           dtype.empty() && causal.empty() && gelu_form.empty() && kv_dtype.empty();
   }
   /// True when `axis` has a list of two or more values.
   bool varies(SweepAxis axis) const;
@@ -72,12 +76,13 @@ std::vector<T> axis_values(const std::vector<T>& list, const T& base_value) {
   return list.empty() ? std::vector<T>{base_value} : list;
 }
 
-/// The value of `axis` in `shape` as text: "8", "bf16", "on" (causal), "tanh".
+/// The value of `axis` in `shape` as text: "8", "bf16", "on" (causal), "tanh", "fp8_e4m3".
 std::string axis_value_text(SweepAxis axis, const Shape& shape);
 
 /// The values of the axes that vary in `axes` and that `op` uses, for a point label:
 /// "fp16 B=8 H_kv=8 d=64 causal" (in product order: the dtype, batch B, heads H, kv_heads H_kv,
-/// head_dim d, causal or non-causal, the GELU form); empty when none varies (a sweep as before
+/// head_dim d, causal or non-causal, the GELU form, the KV-cache element type as "kv=bf16" or
+/// "kv=fp8_e4m3", auto written as the point's dtype); empty when none varies (a sweep as before
 /// lists).
 std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const Shape& shape);
 
@@ -93,6 +98,10 @@ std::vector<int64_t> parse_int_axis_list(const std::string& text, const std::str
 
 /// Parses a --causal list: each item "on" or "off". Throws a bad-input Error naming the item.
 std::vector<bool> parse_causal_list(const std::string& text);
+
+/// Parses a --kv-dtype list: each item "auto" or "fp8_e4m3" (parse_kv_dtype), none twice. Throws a
+/// bad-input Error naming the item.
+std::vector<KvDtype> parse_kv_dtype_list(const std::string& text);
 
 /// Splits `text` at commas; an empty item or one listed twice is a bad-input Error naming `flag`
 /// and the text: "invalid --batch '1,8,1': 1 is listed twice".

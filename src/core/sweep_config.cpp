@@ -19,11 +19,11 @@ constexpr const char* kDefaultSeqSpec = "512..32768";
 // Every key a config file may hold; anything else is a typo the user should hear about.
 const std::vector<std::string>& config_keys() {
   static const std::vector<std::string> keys = {
-      "ops",       "seq",         "batch",      "heads",         "kv_heads",
-      "head_dim",  "dtype",       "causal",     "gelu_form",     "repetitions",
-      "max_noise", "min_samples", "min_time_s", "max_time_s",    "warmup_runs",
-      "counters",  "warm_l2",     "device",     "sm_throughput", "kernels",
-      "kv_layout", "page_size",   "filter",     "gemm_n",        "gemm_k"};
+      "ops",           "seq",        "batch",       "heads",       "kv_heads",  "head_dim",
+      "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
+      "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
+      "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter",    "kv_dtype",
+      "gemm_n",        "gemm_k"};
   return keys;
 }
 
@@ -109,6 +109,10 @@ void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
   if (given("gelu_form")) {
     set_axis_values(a.gelu_form, c.base.gelu_form,
                     get_parsed_axis(r, "gelu_form", parse_gelu_form));
+  }
+  // Optional even where the others are required: reports before FP8 decode have no "kv_dtype".
+  if (r.has("kv_dtype")) {
+    set_axis_values(a.kv_dtype, c.base.kv_dtype, get_parsed_axis(r, "kv_dtype", parse_kv_dtype));
   }
 }
 
@@ -231,6 +235,20 @@ void validate_sweep_config(const SweepConfig& c) {
             "invalid --kv-layout paged with operator '{}' (--ops): a paged KV cache is read by {} "
             "only (run it with --ops {})",
             op, kDecodeAttentionOp, kDecodeAttentionOp));
+      }
+    }
+  }
+  const std::vector<KvDtype> kv_dtypes = axis_values(c.axes.kv_dtype, c.base.kv_dtype);
+  if (std::find(kv_dtypes.begin(), kv_dtypes.end(), KvDtype::kAuto) == kv_dtypes.end()) {
+    // Every value quantizes the KV cache: an operator without one would run at a KV dtype it
+    // cannot have (its points keep auto), which the user did not ask for.
+    for (const std::string& op : c.ops) {
+      if (op != kDecodeAttentionOp) {
+        throw bad_input(fmt::format(
+            "invalid --kv-dtype {} with operator '{}' (--ops): only {} has a KV cache (run it "
+            "with --ops {}, or list auto too: --kv-dtype auto,{})",
+            to_string(kv_dtypes.front()), op, kDecodeAttentionOp, kDecodeAttentionOp,
+            to_string(kv_dtypes.front())));
       }
     }
   }

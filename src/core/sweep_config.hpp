@@ -66,7 +66,8 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form" (each a value or a non-empty array of distinct values, swept as a product),
+/// "gelu_form", "kv_dtype" ("auto" | "fp8_e4m3") (each a value or a non-empty array of distinct
+/// values, swept as a product),
 /// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
 /// positions per page; 16 when "kv_layout" is "paged" without it), "gemm_n" and "gemm_k" (the
 /// gemm operator's N and K; 0 or absent: 4·d_model and d_model), "repetitions", "max_noise" (a
@@ -76,10 +77,11 @@ struct SweepConfig {
 /// keys and wrong types are bad-input Errors naming `origin` (the file) and the key.
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
 
-/// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal" and
-/// "gelu_form" of a config file or a report's config into `config` (base shape and lists): each
-/// a value, or a non-empty array of distinct values. A missing key is an error when `required`
-/// (a report), else keeps the config's value; "heads" without "kv_heads" means MHA (kv_heads =
+/// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
+/// "gelu_form" and "kv_dtype" of a config file or a report's config into `config` (base shape and
+/// lists): each a value, or a non-empty array of distinct values. A missing key is an error when
+/// `required` (a report), except "kv_dtype" (absent: auto, as in reports before FP8 decode), else
+/// keeps the config's value; "heads" without "kv_heads" means MHA (kv_heads =
 /// heads), as --heads without --kv-heads does, and an array of heads needs "kv_heads". Wrong types,
 /// values below 1 and repeated elements are bad-input Errors naming the key.
 void read_shape_axes(const JsonObjectReader& reader, SweepConfig& config, bool required);
@@ -96,8 +98,9 @@ SweepConfig default_sweep_config();
 /// the filter's grammar, every combination of the axes' values (kv-heads dividing heads, sizes;
 /// the error of a combination of a sweep with lists names it and the --filter term that drops it),
 /// a plan that the filter leaves points in, the KV layout (validate_kv_layout; a paged layout with
-/// decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones need
-/// gemm among the operators). Operator names are checked by the kernels registry.
+/// decode_attention as the only operator), the KV dtype (a --kv-dtype without auto among its values
+/// with decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones
+/// need gemm among the operators). Operator names are checked by the kernels registry.
 /// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 

@@ -44,6 +44,9 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
     shapes.front().gemm_n = 0;
     shapes.front().gemm_k = 0;
   }
+  // An operator without a KV cache never reads it: its points say auto (their own dtype) rather
+  // than the axis's first value.
+  if (!operator_uses_axis(op, SweepAxis::kKvDtype)) shapes.front().kv_dtype = KvDtype::kAuto;
   expand(shapes, used(SweepAxis::kBatch, a.batch), [](Shape& s, int64_t v) { s.batch = v; });
   expand(shapes, used(SweepAxis::kHeads, a.heads), [](Shape& s, int64_t v) { s.heads = v; });
   expand(shapes, used(SweepAxis::kKvHeads, a.kv_heads),
@@ -53,6 +56,8 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
   expand(shapes, used(SweepAxis::kCausal, a.causal), [](Shape& s, bool v) { s.causal = v; });
   expand(shapes, used(SweepAxis::kGeluForm, a.gelu_form),
          [](Shape& s, GeluForm v) { s.gelu_form = v; });
+  expand(shapes, used(SweepAxis::kKvDtype, a.kv_dtype),
+         [](Shape& s, KvDtype v) { s.kv_dtype = v; });
   return shapes;
 }
 

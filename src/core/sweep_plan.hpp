@@ -23,8 +23,8 @@ struct PlannedPoint {
 };
 
 /// Every point of `config`, ignoring config.shard, in product order, outermost first: dtype, the
-/// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, seq_len
-/// (each axis in the order its values were given). An axis the operator does not use
+/// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype,
+/// seq_len (each axis in the order its values were given). An axis the operator does not use
 /// (operator_uses_axis) takes its first value only, so it does not multiply that operator's
 /// points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's. Points the
 /// config's filter drops are left out (indices count the kept points); a

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace rooflinectl {
@@ -37,6 +38,25 @@ Validation compare_arrays(const double* out, const double* ref, int64_t count, T
   v.passed = count > 0 && v.failed_elements == 0;
   if (count == 0) v.detail = "no elements checked";
   return v;
+}
+
+QuantizationError difference_stats(const double* out, const double* ref, int64_t count,
+                                   const std::string& reference_name) {
+  QuantizationError q;
+  q.reference = reference_name;
+  double sum_squares = 0.0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (!std::isfinite(out[i]) || !std::isfinite(ref[i])) continue;
+    const double diff = std::fabs(out[i] - ref[i]);
+    ++q.checked_elements;
+    q.max_abs_difference = std::max(q.max_abs_difference, diff);
+    q.max_abs_reference = std::max(q.max_abs_reference, std::fabs(ref[i]));
+    sum_squares += diff * diff;
+  }
+  if (q.checked_elements > 0) {
+    q.rms_difference = std::sqrt(sum_squares / static_cast<double>(q.checked_elements));
+  }
+  return q;
 }
 
 }  // namespace rooflinectl

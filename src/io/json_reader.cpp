@@ -102,6 +102,11 @@ void read_gemm_dims(const JsonObjectReader& r, Shape& s) {
   read("gemm_k", s.gemm_k);
 }
 
+// "kv_dtype" is written for an FP8 KV cache only (json_writer.cpp): absent, it is auto.
+void read_kv_dtype(const JsonObjectReader& r, Shape& s) {
+  if (r.has("kv_dtype")) s.kv_dtype = r.get_parsed("kv_dtype", parse_kv_dtype);
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
   s.batch = get_positive_int64(r, "batch");
@@ -114,6 +119,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
   read_kv_layout(r, s);
   read_gemm_dims(r, s);
+  read_kv_dtype(r, s);
   return s;
 }
 
@@ -130,6 +136,16 @@ Validation validation_from_json(const JsonObjectReader& r) {
   v.max_abs_error = r.get_double("max_abs_error");
   v.worst_ratio = r.get_double("worst_ratio");
   v.detail = r.get_string("detail");
+  if (r.has("quantization_error")) {
+    const JsonObjectReader q = r.get_object("quantization_error");
+    QuantizationError e;
+    e.reference = q.get_string("reference");
+    e.checked_elements = q.get_int64("checked_elements");
+    e.max_abs_difference = q.get_double("max_abs_difference");
+    e.rms_difference = q.get_double("rms_difference");
+    e.max_abs_reference = q.get_double("max_abs_reference");
+    v.quantization = e;
+  }
   return v;
 }
 

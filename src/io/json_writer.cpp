@@ -71,6 +71,12 @@ void put_gemm_dims(Json& j, const Shape& s) {
   if (s.gemm_k != 0) j["gemm_k"] = s.gemm_k;
 }
 
+// Only an FP8 KV cache is written: absent reads as auto (the point's dtype), the KV dtype of every
+// report before FP8 decode existed.
+void put_kv_dtype(Json& j, const Shape& s) {
+  if (s.kv_dtype != KvDtype::kAuto) j["kv_dtype"] = to_string(s.kv_dtype);
+}
+
 Json shape_to_json(const Shape& s) {
   Json j;
   j["batch"] = s.batch;
@@ -83,6 +89,7 @@ Json shape_to_json(const Shape& s) {
   j["gelu_form"] = to_string(s.gelu_form);
   put_kv_layout(j, s);
   put_gemm_dims(j, s);
+  put_kv_dtype(j, s);
   j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
   return j;
 }
@@ -101,6 +108,16 @@ Json validation_to_json(const Validation& v) {
   put_number(j, "max_abs_error", v.max_abs_error);
   put_number(j, "worst_ratio", v.worst_ratio);
   j["detail"] = v.detail;
+  if (v.quantization) {  // absent: the inputs were not quantized
+    const QuantizationError& q = *v.quantization;
+    Json quantization;
+    quantization["reference"] = q.reference;
+    quantization["checked_elements"] = q.checked_elements;
+    put_number(quantization, "max_abs_difference", q.max_abs_difference);
+    put_number(quantization, "rms_difference", q.rms_difference);
+    put_number(quantization, "max_abs_reference", q.max_abs_reference);
+    j["quantization_error"] = std::move(quantization);
+  }
   return j;
 }
 
@@ -396,6 +413,12 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   j["mask_alignment"] = kCausalMaskAlignment;  // fixed by the kernels; written, not read back
   j["gelu_form"] = texts(axis_values(a.gelu_form, c.base.gelu_form));
   put_kv_layout(j, c.base);
+  // Absent when auto (put_kv_dtype), an array when swept as a list.
+  if (a.kv_dtype.empty()) {
+    put_kv_dtype(j, c.base);
+  } else {
+    j["kv_dtype"] = texts(a.kv_dtype);
+  }
   put_gemm_dims(j, c.base);
   if (!c.filter.empty()) j["filter"] = c.filter;  // absent without --filter
   j["repetitions"] = c.repetitions;

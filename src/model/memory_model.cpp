@@ -27,7 +27,7 @@ AttentionMemory attention_memory(const Shape& s) {
   m.s_and_p_bytes_total = 2.0 * b * h * l * l * e;
   m.qkvo_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e;
   m.naive_attention_bytes = m.qkvo_bytes + m.s_and_p_bytes_total;
-  m.kv_cache_bytes = 2.0 * b * hkv * l * d * e;
+  m.kv_cache_bytes = 2.0 * b * hkv * l * d * static_cast<double>(kv_element_bytes(s));
   return m;
 }
 

@@ -20,8 +20,9 @@ struct AttentionMemory {
   /// Naive attention's footprint: qkvo_bytes + s_and_p_bytes_total (the 32 MiB cuBLAS workspace
   /// of kernels/naive_attention.cu is not part of the algorithm and is left out).
   double naive_attention_bytes = 0;
-  /// KV cache a decode step reads, L cached positions: 2·B·H_kv·L·d·e (GQA shrinks it by g =
-  /// H/H_kv).
+  /// KV cache a decode step reads, L cached positions: 2·B·H_kv·L·d·e_kv, e_kv =
+  /// kv_element_bytes (2, or 1 for an fp8_e4m3 cache, whose 8·H_kv bytes of scales are left out);
+  /// GQA shrinks it by g = H/H_kv.
   double kv_cache_bytes = 0;
 };
 

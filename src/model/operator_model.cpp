@@ -46,6 +46,14 @@ BlockTableBytes decode_block_table_bytes(const Shape& s) {
   return {entries, entries * readers};
 }
 
+KvScaleBytes decode_kv_scale_bytes(const Shape& s) {
+  if (s.kv_dtype != KvDtype::kFp8E4m3) return {};
+  const double scales = 2.0 * static_cast<double>(s.kv_heads) * 4.0;
+  const double readers =
+      static_cast<double>(s.batch) * static_cast<double>(decode_head_chunks(s.group_size()));
+  return {scales, scales * readers};
+}
+
 namespace {
 
 AnalyticResult naive_attention_model(const Shape& s) {
@@ -184,20 +192,30 @@ AnalyticResult gated_activation_model(const std::string& op, const Shape& s, con
 AnalyticResult decode_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
   const double e = dtype_size_bytes(s.dtype);
+  const double e_kv = kv_element_bytes(s);
   const BlockTableBytes table = decode_block_table_bytes(s);
+  const KvScaleBytes scales = decode_kv_scale_bytes(s);
   AnalyticResult r;
   r.flop = 4.0 * b * h * l * d;
-  r.min_dram_bytes = 2.0 * b * hkv * l * d * e + 2.0 * b * h * d * e + table.min_bytes;
-  r.implemented_dram_bytes = r.min_dram_bytes - table.min_bytes + table.implemented_bytes;
-  r.flop_formula = "4*B*H*L*d";
+  const double kv_and_qo = 2.0 * b * hkv * l * d * e_kv + 2.0 * b * h * d * e;
+  r.min_dram_bytes = kv_and_qo + table.min_bytes + scales.min_bytes;
+  r.implemented_dram_bytes = kv_and_qo + table.implemented_bytes + scales.implemented_bytes;
+  r.flop_formula = s.kv_dtype == KvDtype::kFp8E4m3
+                       ? "4*B*H*L*d (dequantizing the fp8 KV cache not counted)"
+                       : "4*B*H*L*d";
+  const std::string chunks = std::to_string(decode_head_chunks(s.group_size()));
+  const std::string kv = s.kv_dtype == KvDtype::kFp8E4m3
+                             ? "2*B*H_kv*L*d*1 (fp8_e4m3 KV cache) + 2*B*H*d*e (q, o) + K and V "
+                               "scales min 8*H_kv, implemented 8*B*H_kv*" +
+                                   chunks + " (once per sequence, KV head and head chunk)"
+                             : "2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o)";
   if (s.kv_layout == KvLayout::kPaged) {
     r.bytes_formula = fmt::format(
-        "paged KV cache, {}-position pages: 2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o) + "
-        "block table min 4*B*ceil(L/{}), implemented 4*B*H_kv*{}*ceil(L/{}) (once per KV head "
-        "and head chunk)",
-        s.page_size, s.page_size, decode_head_chunks(s.group_size()), s.page_size);
+        "paged KV cache, {}-position pages: {} + block table min 4*B*ceil(L/{}), implemented "
+        "4*B*H_kv*{}*ceil(L/{}) (once per KV head and head chunk)",
+        s.page_size, kv, s.page_size, chunks, s.page_size);
   } else {
-    r.bytes_formula = "contiguous KV cache: 2*B*H_kv*L*d*e (KV cache) + 2*B*H*d*e (q, o)";
+    r.bytes_formula = "contiguous KV cache: " + kv;
   }
   return r;
 }

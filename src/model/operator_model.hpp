@@ -37,9 +37,12 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
 ///   layernorm:        N = B·L·d_model; flop 8·N (sum 1, centre 1, square-accumulate 2,
 ///                     normalize 2, affine 2); bytes 2·N·e + 2·d_model·e
-///   decode_attention: flop 4·B·H·L·d; bytes 2·B·H_kv·L·d·e (KV cache) + 2·B·H·d·e (q, o), plus
-///                     for a paged KV cache the block table (decode_block_table_bytes: min and
-///                     implemented); the bytes formula names the layout and page size
+///   decode_attention: flop 4·B·H·L·d (q·k and p·v only: an FP8 cache's dequantization, like
+///                     the softmax, is not counted); bytes 2·B·H_kv·L·d·e_kv (KV cache, e_kv =
+///                     kv_element_bytes: 1 for fp8_e4m3) + 2·B·H·d·e (q, o), plus for a paged KV
+///                     cache the block table (decode_block_table_bytes) and for an FP8 one the
+///                     scales (decode_kv_scale_bytes), each min and implemented; the bytes formula
+///                     names the layout, page size and KV dtype
 ///   rmsnorm:          N = B·L·d_model; flop 4·N (square-accumulate 2, normalize 1, scale by γ 1;
 ///                     Zhang & Sennrich 2019, eq. 4); bytes 2·N·e + d_model·e (x, y, γ)
 ///   swiglu, geglu:    N = B·L·ffn_dim outputs of act(gate)·up (Shazeer 2020, eqs. 5-6); flop
@@ -83,6 +86,18 @@ struct BlockTableBytes {
   double implemented_bytes = 0;
 };
 BlockTableBytes decode_block_table_bytes(const Shape& shape);
+
+/// Scale bytes decode attention reads over an FP8 KV cache (kernels/decode_attention.cu: one fp32
+/// scale per KV head for K and one for V, [H_kv] each). Both 0 for a 16-bit cache.
+struct KvScaleBytes {
+  double min_bytes = 0;  ///< 8·H_kv: each scale once
+  /// 8·B·H_kv·C, C = decode_head_chunks(g): each block reads its KV head's two scales at the start
+  /// of every segment (its keys of one sequence and KV head), so once per sequence, KV head and
+  /// head chunk (the ≤ parts extra segments a part boundary makes, 8 bytes each, are left out: the
+  /// part count depends on the device).
+  double implemented_bytes = 0;
+};
+KvScaleBytes decode_kv_scale_bytes(const Shape& shape);
 
 /// DRAM bytes the operator's outputs alone take (written once): the write part of the minimum
 /// bytes of analytic_model (naive_attention: O; flash_attention: O + LSE; gemm: C; gelu, layernorm,

@@ -110,8 +110,9 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
                                ? 12.0 / static_cast<double>(g)
                                : 16.0 * static_cast<double>((g + 15) / 16) / static_cast<double>(g);
     return fmt::format(
-        "the GQA path runs Q*K^T and P*V on the tensor cores (mma.sync m16n8k16) with the g = {} "
-        "query heads of a KV head padded to whole MMA tiles, so the tensor pipe executes {:.2f}x "
+        "the tensor-core path (GQA, and any g over an FP8 KV cache) runs Q*K^T and P*V with "
+        "mma.sync m16n8k16, the g = {} query heads of a KV head padded to whole MMA tiles, so the "
+        "tensor pipe executes {:.2f}x "
         "the useful products (plus the softmax on CUDA cores): counted {:.2f}x. Padding costs no "
         "DRAM bytes, so the point's memory-bound placement is unaffected",
         g, padding, ratio);

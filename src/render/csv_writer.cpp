@@ -85,6 +85,7 @@ std::vector<CsvColumn> shape_columns() {
       point_column(
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
+      point_column("kv_dtype", [](const PointResult& p) { return to_string(p.shape.kv_dtype); }),
   };
 }
 

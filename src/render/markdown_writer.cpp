@@ -188,6 +188,12 @@ std::string operator_section(const std::string& op, const std::string& swept,
       layout += " " + gemm;
     }
   }
+  // Likewise an FP8 KV cache, "`decode_attention` kv=fp8_e4m3", unless the KV dtype is an axis
+  // that varies: then `swept` names it.
+  if (!points.empty() && points.front()->shape.kv_dtype != KvDtype::kAuto &&
+      !report.config.axes.varies(SweepAxis::kKvDtype)) {
+    layout += " " + kv_dtype_label(points.front()->shape);
+  }
   std::string out =
       fmt::format("### `{}`{}{}{}: {}\n\n", op, layout, swept.empty() ? "" : " " + swept,
                   ran.empty() ? "" : " (" + ran + ")", verdict(points));

@@ -35,10 +35,12 @@ std::string format_time(const std::optional<double>& s) {
 std::string shape_line(const Shape& s) {
   const std::string layout =
       s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
+  const std::string kv_dtype =
+      s.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(s);
   const std::string gemm = gemm_dims_label(s);
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}", s.batch, s.heads,
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}", s.batch, s.heads,
                      s.kv_heads, s.head_dim, s.d_model(), to_string(s.dtype),
-                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout,
+                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout, kv_dtype,
                      gemm.empty() ? "" : " gemm " + gemm);
 }
 
@@ -150,7 +152,11 @@ std::string attention_memory_table(const ModelReport& r) {
       "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GiB = {:.1f} GB "
       "of device memory: {}\n",
       g.memory_bytes.value / kGiB, g.memory_bytes.value / 1e9, r.max_naive_seq_len);
-  out += "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
+  // An FP8 cache is named with its element size (a 16-bit one's is the e above, as before).
+  out += r.base.kv_dtype == KvDtype::kFp8E4m3
+             ? "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, "
+               "scales left out; decode reads it every step)\n"
+             : "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
   return out;
 }
 
@@ -223,6 +229,7 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
   }
   if (r.base.gemm_n != 0) j["shape"]["gemm_n"] = r.base.gemm_n;  // absent: 4*d_model, as above
   if (r.base.gemm_k != 0) j["shape"]["gemm_k"] = r.base.gemm_k;
+  if (r.base.kv_dtype != KvDtype::kAuto) j["shape"]["kv_dtype"] = to_string(r.base.kv_dtype);
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},
                     {"ffn_dim", r.widths.ffn_dim},

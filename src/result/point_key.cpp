@@ -15,15 +15,18 @@ namespace rooflinectl {
 namespace {
 
 // Every shape axis, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf", and " paged/16" after it for a
-// paged KV cache of 16-position pages (contiguous, the only layout before, adds nothing), and
-// " N=6144 K=4096" for a gemm at explicit dims (the default up projection adds nothing).
+// paged KV cache of 16-position pages, " kv=fp8_e4m3" for an FP8 one, " N=6144 K=4096" for a gemm
+// at explicit dims (contiguous, auto and the default up projection, all there was before, add
+// nothing).
 std::string axes_text(const Shape& shape) {
   const std::string layout =
       shape.kv_layout == KvLayout::kPaged ? " " + kv_layout_label(shape) : std::string();
+  const std::string kv_dtype =
+      shape.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(shape);
   const std::string gemm = gemm_dims_label(shape);
-  return fmt::format("L={} B={} H={}/{} d={} {}{} {}{}{}", shape.seq_len, shape.batch, shape.heads,
-                     shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? " causal" : "", to_string(shape.gelu_form), layout,
+  return fmt::format("L={} B={} H={}/{} d={} {}{} {}{}{}{}", shape.seq_len, shape.batch,
+                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
+                     shape.causal ? " causal" : "", to_string(shape.gelu_form), layout, kv_dtype,
                      gemm.empty() ? "" : " " + gemm);
 }
 
@@ -31,7 +34,7 @@ std::string axes_text(const Shape& shape) {
 // tuple of references: equal for the same point, and ordered, so that points can be sorted.
 auto point_identity(const std::string& op, const Shape& s) {
   return std::tie(op, s.batch, s.heads, s.kv_heads, s.head_dim, s.seq_len, s.causal, s.dtype,
-                  s.gelu_form, s.kv_layout, s.page_size, s.gemm_n, s.gemm_k);
+                  s.gelu_form, s.kv_layout, s.page_size, s.kv_dtype, s.gemm_n, s.gemm_k);
 }
 
 auto point_identity(const PointResult& point) { return point_identity(point.op, point.shape); }

@@ -227,6 +227,17 @@ bad "invalid page size 24 (--page-size): allowed 16, 32, 64, 128" \
   model --gpu h200-sxm --ops decode_attention --kv-layout paged --page-size 24
 bad "invalid --kv-layout paged with operator 'gemm' (--ops)" \
   model --gpu h200-sxm --ops gemm --kv-layout paged
+# ---- KV-cache dtype (decode_attention only; fp8_e4m3 alone refused beside another operator) ----
+bad "--kv-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops decode_attention --kv-dtype fp8
+bad "--kv-dtype: 'bf16' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops decode_attention --kv-dtype auto,bf16
+bad "invalid --kv-dtype 'auto,auto': auto is listed twice" \
+  sweep --ops decode_attention --kv-dtype auto,auto
+bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only decode_attention has a KV cache" \
+  sweep --kv-dtype fp8_e4m3
+bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops)" \
+  model --gpu h200-sxm --ops decode_attention,gemm --kv-dtype fp8_e4m3
 bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
 # The allowed list is CLI11's own subcommand list, all nine of them.
@@ -288,6 +299,10 @@ config_case page-size-bad '{"ops": ["decode_attention"], "kv_layout": "paged", "
   "invalid page size 48 (--page-size): allowed 16, 32, 64, 128"
 config_case paged-gemm '{"ops": ["gemm"], "kv_layout": "paged"}' \
   "invalid --kv-layout paged with operator 'gemm' (--ops)"
+config_case kv-dtype-name '{"ops": ["decode_attention"], "kv_dtype": "int8"}' \
+  "invalid KV dtype 'int8' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3"
+config_case kv-dtype-gelu '{"ops": ["gelu"], "kv_dtype": "fp8_e4m3"}' \
+  "invalid --kv-dtype fp8_e4m3 with operator 'gelu' (--ops)"
 # nlohmann would keep the last of two equal keys, silently.
 config_case duplicate-key '{"batch": 2, "heads": 8, "batch": 4}' \
   "key 'batch' appears more than once in the document (allowed: each key once)"
@@ -453,6 +468,29 @@ code=$?
 if [[ $code -ne 0 ]] || ! grep -q "33.6 MB" "$inputs/stdout" || ! grep -q "268 MB" "$inputs/stdout" ||
    ! grep -q '"model_schema_version"' "$inputs/model.json"; then
   fail "model --gpu h200-sxm -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
+else pass; fi
+
+# `model --kv-dtype fp8_e4m3`: the shape says so, and decode's KV cache and bytes halve (B = 1,
+# H = H_kv = 16, d = 128, L = 32768: 268 MB of bf16 K and V, 134 MB of E4M3, plus 8 KiB of q, o
+# and 128 B of scales).
+"$bin" model --gpu h200-sxm --ops decode_attention --seq 32768 --format json \
+  >"$inputs/model-bf16.json" 2>"$inputs/stderr"
+"$bin" model --gpu h200-sxm --ops decode_attention --seq 32768 --kv-dtype fp8_e4m3 --format json \
+  >"$inputs/model-fp8.json" 2>>"$inputs/stderr"
+code=$?
+if [[ $code -ne 0 ]] || ! python3 - "$inputs/model-bf16.json" "$inputs/model-fp8.json" <<'PY'
+import json, sys
+bf16, fp8 = (json.load(open(path)) for path in sys.argv[1:3])
+assert fp8["shape"]["kv_dtype"] == "fp8_e4m3" and "kv_dtype" not in bf16["shape"]
+b, f = bf16["points"][0], fp8["points"][0]
+assert f["min_dram_bytes"] == 2 * 16 * 32768 * 128 * 1 + 2 * 16 * 128 * 2 + 2 * 16 * 4, f
+assert b["min_dram_bytes"] == 2 * 16 * 32768 * 128 * 2 + 2 * 16 * 128 * 2, b
+assert f["flop"] == b["flop"]
+mem_b, mem_f = bf16["memory"][0], fp8["memory"][0]
+assert mem_f["kv_cache_bytes"] * 2 == mem_b["kv_cache_bytes"], (mem_b, mem_f)
+PY
+then
+  fail "model --kv-dtype fp8_e4m3 -> exit $code, stderr: $(head -c 300 "$inputs/stderr")"
 else pass; fi
 
 # plot and report on the committed H200 report: charts are SVG documents, CSV has one row per point.

@@ -71,6 +71,28 @@ class ReportSchemas(unittest.TestCase):
         del decode[0]["shape"]["kv_layout"]  # a page size without the layout
         self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
 
+    def test_fp8_kv_dtype_and_quantization_error_hold_and_bad_values_do_not(self):
+        report = load(os.path.join(DOCS, "examples", "h200-sweep.json"))
+        decode = [p for p in report["points"] if p["op"] == "decode_attention"]
+        self.assertTrue(decode and decode[0]["validation"])
+        decode[0]["shape"]["kv_dtype"] = "fp8_e4m3"
+        decode[0]["validation"]["quantization_error"] = {
+            "reference": "cpu-float64 on the bf16 K, V before quantization",
+            "checked_elements": 2048, "max_abs_difference": 0.01, "rms_difference": 0.002,
+            "max_abs_reference": 0.4}
+        report["config"]["kv_dtype"] = ["auto", "fp8_e4m3"]
+        self.assertEqual(errors(SWEEP_SCHEMA, report), [])
+        report["config"]["kv_dtype"] = "fp8_e4m3"
+        self.assertEqual(errors(SWEEP_SCHEMA, report), [])
+        decode[0]["shape"]["kv_dtype"] = "auto"  # never written in a shape
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+        decode[0]["shape"]["kv_dtype"] = "fp8_e4m3"
+        report["config"]["kv_dtype"] = "int4"
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+        report["config"]["kv_dtype"] = "auto"
+        del decode[0]["validation"]["quantization_error"]["rms_difference"]
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+
     def test_committed_profile_reports_hold(self):
         self.assertGreaterEqual(len(PROFILES), 3)
         for path in PROFILES:

@@ -114,6 +114,16 @@ TEST(MarkdownWriter, PagedDecodeHeadingNamesTheLayout) {
   EXPECT_NE(md.find("### `gelu` (`"), std::string::npos);
 }
 
+TEST(MarkdownWriter, Fp8DecodeHeadingNamesTheKvDtype) {
+  Report report = load_report(kDataDir + "report_fixed.json");
+  for (PointResult& p : report.points) {
+    if (p.op == "decode_attention") p.shape.kv_dtype = KvDtype::kFp8E4m3;
+  }
+  const std::string md = format_markdown_report(report);
+  EXPECT_NE(md.find("### `decode_attention` kv=fp8_e4m3 (`"), std::string::npos) << md;
+  EXPECT_NE(md.find("### `gelu` (`"), std::string::npos);
+}
+
 TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
   const std::string md = format_markdown_report(
       load_report(std::string(RFL_SOURCE_DIR) + "/tests/unit/data/h200-sweep-first-run.json"));

@@ -42,6 +42,23 @@ TEST(MemoryModel, KvCacheAndGqa) {
   EXPECT_DOUBLE_EQ(attention_memory(s).qkvo_bytes, (2 * 16 + 2 * 2) * 4096.0 * 128 * 2);
 }
 
+// An FP8 KV cache holds 1 byte per element: L = 4096, B = 1, H_kv = 16, d = 128 gives 2 × 16 ×
+// 4096 × 128 × 1 B = 16.8 MB, half the bf16 cache; Q, O, S and P stay 16-bit.
+TEST(MemoryModel, Fp8KvCacheIsOneBytePerElement) {
+  Shape s = shape_at(4096);
+  const AttentionMemory bf16 = attention_memory(s);
+  s.kv_dtype = KvDtype::kFp8E4m3;
+  const AttentionMemory fp8 = attention_memory(s);
+  EXPECT_DOUBLE_EQ(fp8.kv_cache_bytes, 16777216.0);
+  EXPECT_DOUBLE_EQ(fp8.kv_cache_bytes, bf16.kv_cache_bytes / 2);
+  EXPECT_DOUBLE_EQ(fp8.s_and_p_bytes_total, bf16.s_and_p_bytes_total);
+  s.dtype = Dtype::kFp16;  // the query dtype does not change the FP8 cache
+  EXPECT_DOUBLE_EQ(attention_memory(s).kv_cache_bytes, 16777216.0);
+  EXPECT_EQ(kv_element_bytes(s), 1);
+  s.kv_dtype = KvDtype::kAuto;
+  EXPECT_EQ(kv_element_bytes(s), 2);
+}
+
 TEST(MemoryModel, LargestNaiveLengthIsTheExactIntegerRoot) {
   Shape s = shape_at(1);
   s.heads = s.kv_heads = 1;

@@ -258,6 +258,49 @@ TEST(OperatorModel, DecodePagedTableIsReadPerHeadChunk) {
   EXPECT_DOUBLE_EQ(decode_block_table_bytes(s).implemented_bytes, 0.0);
 }
 
+// An FP8 KV cache by hand. B = 2, H = 32, H_kv = 8 (g = 4: one head chunk), L = 1000, d = 128:
+// K and V 2 × 2 × 8 × 1000 × 128 × 1 B = 4 096 000 (half of bf16's 8 192 000); q and o stay bf16,
+// 2 × 2 × 32 × 128 × 2 B = 32 768; scales 2 × 8 × 4 B = 64 once, and once per sequence as
+// implemented: 2 × 64 = 128. FLOPs unchanged (dequantization not counted).
+TEST(OperatorModel, DecodeFp8KvCacheIsOneBytePerElementPlusScales) {
+  Shape s = default_shape(1000);
+  s.batch = 2;
+  s.heads = 32;
+  s.kv_heads = 8;
+  const AnalyticResult bf16 = analytic_model("decode_attention", s);
+  s.kv_dtype = KvDtype::kFp8E4m3;
+  const KvScaleBytes scales = decode_kv_scale_bytes(s);
+  EXPECT_DOUBLE_EQ(scales.min_bytes, 64.0);
+  EXPECT_DOUBLE_EQ(scales.implemented_bytes, 128.0);
+  const AnalyticResult fp8 = analytic_model("decode_attention", s);
+  EXPECT_DOUBLE_EQ(fp8.flop, bf16.flop);
+  EXPECT_DOUBLE_EQ(fp8.min_dram_bytes, 4096000.0 + 32768.0 + 64.0);
+  EXPECT_DOUBLE_EQ(fp8.implemented_dram_bytes, 4096000.0 + 32768.0 + 128.0);
+  EXPECT_NE(fp8.bytes_formula.find("fp8_e4m3 KV cache"), std::string::npos) << fp8.bytes_formula;
+  EXPECT_NE(fp8.flop_formula.find("dequantizing"), std::string::npos) << fp8.flop_formula;
+  EXPECT_DOUBLE_EQ(min_dram_write_bytes("decode_attention", s), 2 * 32 * 128 * 2.0);
+
+  // Paged as well: the block table (504 B once, 4032 B as implemented, as above) adds to both.
+  s.kv_layout = KvLayout::kPaged;
+  s.page_size = 16;
+  const AnalyticResult paged = analytic_model("decode_attention", s);
+  EXPECT_DOUBLE_EQ(paged.min_dram_bytes, fp8.min_dram_bytes + 504.0);
+  EXPECT_DOUBLE_EQ(paged.implemented_dram_bytes, fp8.implemented_dram_bytes + 4032.0);
+  EXPECT_NE(paged.bytes_formula.find("paged KV cache, 16-position pages: 2*B*H_kv*L*d*1"),
+            std::string::npos)
+      << paged.bytes_formula;
+
+  // g = 32 (H = 64, H_kv = 2): two head chunks each read the scales. B = 1: 16 B once, 32 B.
+  s = default_shape(4096);
+  s.heads = 64;
+  s.kv_heads = 2;
+  s.kv_dtype = KvDtype::kFp8E4m3;
+  EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).min_bytes, 16.0);
+  EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).implemented_bytes, 32.0);
+  s.kv_dtype = KvDtype::kAuto;
+  EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).implemented_bytes, 0.0);
+}
+
 TEST(OperatorModel, TokensPerSecond) {
   Shape s = default_shape(4096);
   s.batch = 2;

@@ -62,6 +62,13 @@ TEST(PointFilter, AxisTheOperatorDoesNotUseHolds) {
   EXPECT_TRUE(parse_point_filter("causal=on").keeps("gelu", s));
   EXPECT_FALSE(parse_point_filter("causal=on").keeps("naive_attention", s));
   EXPECT_TRUE(parse_point_filter("kv_heads=8").keeps("gemm", s));
+  // gemm has no KV cache; decode's is auto unless the shape says fp8_e4m3.
+  EXPECT_TRUE(parse_point_filter("kv_dtype=fp8_e4m3").keeps("gemm", s));
+  EXPECT_FALSE(parse_point_filter("kv_dtype=fp8_e4m3").keeps("decode_attention", s));
+  Shape fp8 = s;
+  fp8.kv_dtype = KvDtype::kFp8E4m3;
+  EXPECT_TRUE(parse_point_filter("kv-dtype=fp8_e4m3").keeps("decode_attention", fp8));
+  EXPECT_FALSE(parse_point_filter("kv_dtype!=fp8_e4m3").keeps("decode_attention", fp8));
 }
 
 TEST(PointFilter, ErrorsNameTheBadToken) {
@@ -70,12 +77,16 @@ TEST(PointFilter, ErrorsNameTheBadToken) {
             "takes integers)");
   EXPECT_EQ(error_of("bach=8"),
             "invalid --filter 'bach=8': term 'bach=8': unknown field 'bach' (allowed op, batch, "
-            "heads, kv_heads, head_dim, dtype, causal, gelu_form, seq)");
+            "heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, seq)");
   EXPECT_NE(error_of("op=gemm,dtype<fp16").find("term 'dtype<fp16': dtype takes = or != only"),
             std::string::npos);
   EXPECT_NE(error_of("dtype=fp8").find("invalid dtype 'fp8': allowed bf16, fp16"),
             std::string::npos);
   EXPECT_NE(error_of("op=flash").find("invalid operator 'flash'"), std::string::npos);
+  EXPECT_EQ(error_of("kv_dtype=fp8"),
+            "invalid --filter 'kv_dtype=fp8': term 'kv_dtype=fp8': invalid KV dtype 'fp8' "
+            "(--kv-dtype): allowed auto (the --dtype), fp8_e4m3");
+  EXPECT_NE(error_of("kv-dtype>auto").find("kv_dtype takes = or != only"), std::string::npos);
   EXPECT_EQ(error_of("causal=yes"),
             "invalid --filter 'causal=yes': term 'causal=yes': value 'yes' is not on or off "
             "(causal takes on, off)");

@@ -306,6 +306,52 @@ TEST(ReportJson, GemmDimsRoundTrip) {
   }
 }
 
+// An FP8 decode point writes "kv_dtype" and its validation's quantization error and reads both
+// back; a 16-bit point writes neither (absent reads as auto, and as no quantization), and the
+// point label and identity name the KV dtype.
+TEST(ReportJson, Fp8KvDtypeAndQuantizationErrorRoundTrip) {
+  Report original = full_report();
+  ASSERT_TRUE(original.points[0].validation.has_value());
+  PointResult fp8 = original.points[0];
+  fp8.op = "decode_attention";
+  fp8.shape.kv_dtype = KvDtype::kFp8E4m3;
+  fp8.validation->quantization = QuantizationError{
+      "cpu-float64 on the bf16 K, V before quantization", 4096, 0.0125, 0.003, 0.5};
+  original.points.push_back(fp8);
+  const std::string text = report_to_json_text(original);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["points"][0]["shape"].contains("kv_dtype"));
+  EXPECT_FALSE(j["points"][0]["validation"].contains("quantization_error"));
+  EXPECT_EQ(j["points"][1]["shape"]["kv_dtype"], "fp8_e4m3");
+  EXPECT_EQ(j["points"][1]["validation"]["quantization_error"]["max_abs_difference"], 0.0125);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[0].shape.kv_dtype, KvDtype::kAuto);
+  EXPECT_FALSE(back.points[0].validation->quantization.has_value());
+  EXPECT_EQ(back.points[1].shape.kv_dtype, KvDtype::kFp8E4m3);
+  ASSERT_TRUE(back.points[1].validation->quantization.has_value());
+  const QuantizationError& q = *back.points[1].validation->quantization;
+  EXPECT_EQ(q.reference, "cpu-float64 on the bf16 K, V before quantization");
+  EXPECT_EQ(q.checked_elements, 4096);
+  EXPECT_EQ(q.rms_difference, 0.003);
+  EXPECT_EQ(q.max_abs_reference, 0.5);
+  EXPECT_NE(point_key(back.points[1]).label().find(" kv=fp8_e4m3"), std::string::npos);
+  PointResult same_but_bf16 = back.points[1];
+  same_but_bf16.shape.kv_dtype = KvDtype::kAuto;
+  EXPECT_FALSE(point_key(back.points[1]).same_point(point_key(same_but_bf16)));
+
+  std::string bad = text;
+  const std::string fp8_text = "\"kv_dtype\": \"fp8_e4m3\"";
+  bad.replace(bad.find(fp8_text), fp8_text.size(), "\"kv_dtype\": \"int4\"");
+  try {
+    report_from_json_text(bad, "memory");
+    ADD_FAILURE() << "kv_dtype int4 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid KV dtype 'int4'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ReportJson, FullReportRoundTripsExactly) {
   const Report original = full_report();
   const std::string text = report_to_json_text(original);

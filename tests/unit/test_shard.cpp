@@ -106,6 +106,9 @@ TEST(ShardAssignment, PointKeyAndHashArePinned) {
   shape.page_size = 16;
   EXPECT_EQ(shard_point_key("decode_attention", shape),
             "decode_attention|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf|kv=paged/16");
+  shape.kv_dtype = KvDtype::kFp8E4m3;
+  EXPECT_EQ(shard_point_key("decode_attention", shape),
+            "decode_attention|L=4096|B=1|H=16|Hkv=16|d=128|bf16|0|erf|kv=paged/16|kv=fp8_e4m3");
   shape = Shape{};
   shape.seq_len = 4096;
   // FNV-1a 64 test vectors of its published definition: "" and "a".

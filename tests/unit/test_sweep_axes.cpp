@@ -247,6 +247,54 @@ TEST(SweepAxes, ShardsPartitionTheProduct) {
   EXPECT_EQ(seen.size(), all);
 }
 
+// --kv-dtype auto,fp8_e4m3: the innermost axis before L, so that both caches of one shape run side
+// by side; an operator without a KV cache runs once, at auto, even when fp8_e4m3 comes first.
+TEST(SweepAxes, KvDtypeIsDecodesInnermostAxis) {
+  EXPECT_TRUE(operator_uses_axis("decode_attention", SweepAxis::kKvDtype));
+  EXPECT_FALSE(operator_uses_axis("flash_attention", SweepAxis::kKvDtype));
+  EXPECT_FALSE(operator_uses_axis("gemm", SweepAxis::kKvDtype));
+  EXPECT_EQ(axis_name(SweepAxis::kKvDtype), "kv_dtype");
+  EXPECT_EQ(axis_flag(SweepAxis::kKvDtype), "--kv-dtype");
+  const SweepConfig c = config_of(
+      R"({"ops": ["decode_attention", "gemm"], "seq": "512,1024", "batch": [1, 8],
+          "kv_dtype": ["fp8_e4m3", "auto"]})");
+  std::vector<std::string> texts;
+  for (const PlannedPoint& p : plan_all_points(c)) {
+    texts.push_back(p.op + " B=" + std::to_string(p.shape.batch) + " " +
+                    to_string(p.shape.kv_dtype) + " L=" + std::to_string(p.shape.seq_len));
+  }
+  EXPECT_EQ(texts, (std::vector<std::string>{
+                       "decode_attention B=1 fp8_e4m3 L=512",
+                       "decode_attention B=1 fp8_e4m3 L=1024", "decode_attention B=1 auto L=512",
+                       "decode_attention B=1 auto L=1024", "decode_attention B=8 fp8_e4m3 L=512",
+                       "decode_attention B=8 fp8_e4m3 L=1024", "decode_attention B=8 auto L=512",
+                       "decode_attention B=8 auto L=1024", "gemm B=1 auto L=512",
+                       "gemm B=1 auto L=1024", "gemm B=8 auto L=512", "gemm B=8 auto L=1024"}));
+  Shape s = c.base;
+  s.batch = 8;
+  EXPECT_EQ(swept_axes_label(c.axes, "decode_attention", s), "B=8 kv=fp8_e4m3");
+  s.kv_dtype = KvDtype::kAuto;
+  s.dtype = Dtype::kFp16;
+  EXPECT_EQ(swept_axes_label(c.axes, "decode_attention", s), "B=8 kv=fp16");
+  EXPECT_EQ(swept_axes_label(c.axes, "gemm", s), "B=8");
+  EXPECT_EQ(axis_summary(c.axes, c.base, SweepAxis::kKvDtype), "{fp8_e4m3, auto}");
+  EXPECT_EQ(axis_value_text(SweepAxis::kKvDtype, c.base), "fp8_e4m3");
+  // The report's config records the list, and a worker's config file reads back to the same plan.
+  EXPECT_EQ(sweep_config_to_json(c)["kv_dtype"],
+            nlohmann::ordered_json::array({"fp8_e4m3", "auto"}));
+  const SweepConfig back = parse_sweep_config(sweep_config_file_json(c).dump(), "workers.json");
+  EXPECT_EQ(back.axes.kv_dtype, c.axes.kv_dtype);
+  EXPECT_FALSE(sweep_config_to_json(default_sweep_config()).contains("kv_dtype"));
+  // --filter kv_dtype=... keeps one cache; gemm has none, so the condition holds for it.
+  SweepConfig filtered = c;
+  filtered.filter = "kv_dtype=fp8_e4m3";
+  EXPECT_EQ(plan_all_points(filtered).size(), 8u);
+  EXPECT_EQ(bad_input_message([] { parse_kv_dtype_list("auto,auto"); }),
+            "invalid --kv-dtype 'auto,auto': auto is listed twice");
+  EXPECT_EQ(bad_input_message([] { parse_kv_dtype_list("auto,int8"); }),
+            "invalid KV dtype 'int8' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3");
+}
+
 TEST(SweepAxes, ReportAndConfigFileRecordTheLists) {
   SweepConfig c = config_of(
       R"({"ops": ["gelu"], "seq": "512", "batch": [1, 8], "dtype": ["bf16", "fp16"],

@@ -83,10 +83,10 @@ TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
   const nlohmann::json file = nlohmann::json::parse(std::ifstream(path));
   std::set<std::string> keys;
   for (const auto& item : file.items()) keys.insert(item.key());
-  EXPECT_EQ(keys,
-            (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim", "dtype",
-                                   "causal", "gelu_form", "kv_layout", "repetitions", "warmup_runs",
-                                   "counters", "warm_l2", "device", "sm_throughput", "kernels"}));
+  EXPECT_EQ(keys, (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim",
+                                         "dtype", "causal", "gelu_form", "kv_layout", "kv_dtype",
+                                         "repetitions", "warmup_runs", "counters", "warm_l2",
+                                         "device", "sm_throughput", "kernels"}));
 }
 
 TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {
@@ -285,6 +285,40 @@ TEST(SweepConfig, GemmDimsKeys) {
   c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_n": 1099511627776, "gemm_k": 2048})", "f");
   EXPECT_TRUE(contains(validate_error(c), "K × N (GEMM W) = 2048 × 1099511627776 exceeds"));
   EXPECT_TRUE(contains(parse_error(R"({"gemm_n": "wide"})"), "gemm_n"));
+}
+
+TEST(SweepConfig, KvDtypeKeyAndRefusals) {
+  EXPECT_EQ(default_sweep_config().base.kv_dtype, KvDtype::kAuto);
+  SweepConfig c =
+      parse_sweep_config(R"({"ops": ["decode_attention"], "kv_dtype": "fp8_e4m3"})", "f");
+  EXPECT_EQ(c.base.kv_dtype, KvDtype::kFp8E4m3);
+  EXPECT_TRUE(c.axes.kv_dtype.empty());
+  validate_sweep_config(c);
+  c = parse_sweep_config(R"({"ops": ["decode_attention"], "kv_dtype": ["auto", "fp8_e4m3"]})", "f");
+  EXPECT_EQ(c.axes.kv_dtype, (std::vector<KvDtype>{KvDtype::kAuto, KvDtype::kFp8E4m3}));
+  EXPECT_TRUE(
+      contains(parse_error(R"({"kv_dtype": "fp8"})"),
+               "invalid KV dtype 'fp8' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3"));
+  EXPECT_TRUE(contains(parse_error(R"({"kv_dtype": ["fp8_e4m3", "fp8_e4m3"]})"), "kv_dtype"));
+
+  // FP8 only, beside an operator without a KV cache: refused, naming both ways out.
+  c = default_sweep_config();
+  c.base.kv_dtype = KvDtype::kFp8E4m3;
+  EXPECT_EQ(validate_error(c),
+            "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only "
+            "decode_attention has a KV cache (run it with --ops decode_attention, or list auto "
+            "too: --kv-dtype auto,fp8_e4m3)");
+  c.ops = {"decode_attention", "gemm"};
+  set_axis_values(c.axes.kv_dtype, c.base.kv_dtype,
+                  std::vector<KvDtype>{KvDtype::kFp8E4m3, KvDtype::kAuto});
+  validate_sweep_config(c);  // with auto listed, gemm runs as before
+  // FP8 with a paged layout is a combination the kernel runs.
+  c = default_sweep_config();
+  c.ops = {"decode_attention"};
+  c.base.kv_dtype = KvDtype::kFp8E4m3;
+  c.base.kv_layout = KvLayout::kPaged;
+  c.base.page_size = 16;
+  validate_sweep_config(c);
 }
 
 // nlohmann refuses a number past double's range while parsing with out_of_range (406), not

@@ -97,6 +97,23 @@ TEST(TableWriter, PagedDecodeRowNamesItsLayout) {
   EXPECT_FALSE(contains(lines[3], "paged")) << lines[3];  // contiguous: the operator alone
 }
 
+TEST(TableWriter, Fp8DecodeRowNamesItsKvDtype) {
+  Report r;
+  PointResult fp8 = ok_point("decode_attention", 4096, 1e-4, 1e9, 1e9, "counters");
+  fp8.shape.kv_dtype = KvDtype::kFp8E4m3;
+  r.points = {fp8, ok_point("decode_attention", 8192, 2e-4, 2e9, 2e9, "counters")};
+  std::vector<std::string> lines = lines_of(format_console_table(r));
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[2].rfind("decode_attention kv=fp8_e4m3 ", 0), 0u) << lines[2];
+  EXPECT_FALSE(contains(lines[3], "kv=")) << lines[3];  // auto: the operator alone
+  // Swept as an axis, the swept label names it once, both caches alike.
+  r.config.axes.kv_dtype = {KvDtype::kAuto, KvDtype::kFp8E4m3};
+  lines = lines_of(format_console_table(r));
+  EXPECT_EQ(lines[2].rfind("decode_attention kv=fp8_e4m3 ", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[2].find("kv=", lines[2].find("kv=") + 1), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[3].rfind("decode_attention kv=bf16 ", 0), 0u) << lines[3];
+}
+
 TEST(TableWriter, FooterNamesTheRoofValuesNotTheCacheFile) {
   Report r;
   r.config.base.dtype = Dtype::kBf16;
