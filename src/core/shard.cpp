@@ -39,7 +39,7 @@ ShardSpec checked_shard(int64_t index, int64_t count, const std::string& what) {
         "invalid --shard auto: {} gives shard {}/{} (allowed: 1 <= index <= count <= {})", what,
         index, count, kMaxShardCount));
   }
-  return ShardSpec{static_cast<int>(index), static_cast<int>(count)};
+  return ShardSpec{static_cast<int>(index), static_cast<int>(count), {}};
 }
 
 }  // namespace
@@ -59,7 +59,7 @@ ShardSpec parse_shard_spec(std::string_view text, std::string_view flag) {
   if (!index || !count || *count < 1 || *count > kMaxShardCount || *index < 1 || *index > *count) {
     throw refuse();
   }
-  return ShardSpec{static_cast<int>(*index), static_cast<int>(*count)};
+  return ShardSpec{static_cast<int>(*index), static_cast<int>(*count), {}};
 }
 
 std::vector<size_t> parse_plan_indices(std::string_view text, size_t plan_size,
@@ -125,10 +125,10 @@ std::string shard_point_key(const std::string& op, const Shape& shape) {
   const std::string kv_dtype =
       shape.kv_dtype == KvDtype::kAuto ? std::string() : "|" + kv_dtype_label(shape);
   const std::string gemm = gemm_dims_label(shape);
-  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}", op, shape.seq_len,
-                     shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
-                     to_string(shape.dtype), shape.causal ? 1 : 0, to_string(shape.gelu_form),
-                     layout, kv_dtype, gemm.empty() ? "" : "|gemm=" + gemm);
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}", op, shape.seq_len, shape.batch,
+                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
+                     shape.causal ? 1 : 0, to_string(shape.gelu_form), layout, kv_dtype,
+                     gemm.empty() ? "" : "|gemm=" + gemm);
 }
 
 uint64_t fnv1a_64(std::string_view text) {

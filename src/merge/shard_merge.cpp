@@ -133,7 +133,7 @@ void check_shard_set(std::vector<MergeInput>& inputs) {
     if (next < inputs.size() && inputs[next].report.config.shard->index == index) {
       ++next;
     } else {
-      missing.push_back(ShardSpec{index, count}.text());
+      missing.push_back(ShardSpec{index, count, {}}.text());
     }
   }
   if (!missing.empty()) {
