@@ -8,7 +8,8 @@ namespace rooflinectl {
 
 /// Applies `item` to each comma-separated item of the token; the first item it refuses gives the
 /// message, which names that item as `item` alone would ("--batch: '1.5' is not a whole number
-/// (allowed: integers 1..2^50)"). Empty items pass to the list parser, which names them.
+/// (allowed: integers 1..2^50)"). Empty items pass to the list parser, which names them. Give the
+/// option a type_name that shows the list ("B[,B...]"): the validator adds nothing to --help.
 inline CLI::Validator list_of(CLI::Validator item) {
   return CLI::Validator(
       [item](std::string& token) -> std::string {
@@ -25,7 +26,7 @@ inline CLI::Validator list_of(CLI::Validator item) {
           start = comma + 1;
         }
       },
-      item.get_description() + "[,...]");
+      "");  // the option's type_name shows the list form, e.g. "B[,B...]"
 }
 
 }  // namespace rooflinectl

@@ -62,42 +62,51 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   sub.add_option("--seq", o.seq,
                  "Sequence lengths: 512..32768 (powers of two), 1000..4000:1000 (linear), "
                  "512,1000,4097 (list) (default " +
-                     d.seq_spec + ")");
+                     d.seq_spec + ")")
+      ->type_name("SPEC");
   // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
   static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
   const std::string axis = "integers 1..2^50";
   const std::string lists = "; a comma list sweeps each value (README, \"Axes and products\")";
   sub.add_option("--batch", o.batch,
                  fmt::format("Batch size B (default {}{})", d.base.batch, lists))
+      ->type_name("B[,B...]")
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--heads", o.heads,
                  fmt::format("Query heads H (default {}; with --model, the preset's{})",
                              d.base.heads, lists))
+      ->type_name("H[,H...]")
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--kv-heads", o.kv_heads,
                  "KV heads H_kv (GQA; must divide H) (default: H, MHA; with --model and no "
                  "--heads, the preset's" +
                      lists + ")")
+      ->type_name("H_KV[,...]")
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--head-dim", o.head_dim,
                  fmt::format("Head dimension d (default {}; with --model, the preset's{})",
                              d.base.head_dim, lists))
+      ->type_name("D[,D...]")
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--dtype", o.dtype,
                  "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + lists + ")")
+      ->type_name("DTYPE[,...]")
       ->check(list_of(one_of({to_string(Dtype::kBf16), to_string(Dtype::kFp16)})));
   sub.add_option("--gelu-form", o.gelu_form,
                  "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + lists + ")")
+      ->type_name("FORM[,...]")
       ->check(list_of(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)})));
   sub.add_option("--kv-layout", o.kv_layout,
                  "KV cache of decode_attention: contiguous | paged (pages scattered through a "
                  "block table) (default " +
                      to_string(d.base.kv_layout) + ")")
+      ->type_name("LAYOUT")
       ->check(one_of({to_string(KvLayout::kContiguous), to_string(KvLayout::kPaged)}));
   sub.add_option("--page-size", o.page_size,
                  fmt::format("KV positions per page with --kv-layout paged: 16 | 32 | 64 | 128 "
                              "(default {})",
                              kDefaultKvPageSize))
+      ->type_name("N")
       ->check(strict_integer<int64_t>(axis));
   // Checked by validate_gemm_dims (multiple of 8), so the error names the value and the rule.
   const std::string gemm_dim = "0, or multiples of 8 up to 2^50";
@@ -106,22 +115,26 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
          "gemm's N, e.g. a layer's QKV projection (H + 2*H_kv)*d, or ffn_dim: a multiple of "
          "8 (default 0: 4*d_model, the FFN up projection). M is batch*seq_len (decode: "
          "--seq 1)")
+      ->type_name("N")
       ->check(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--gemm-k", o.gemm_k,
                  "gemm's K, e.g. ffn_dim for the FFN down projection: a multiple of 8 (default 0: "
                  "d_model = H*d)")
+      ->type_name("N")
       ->check(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--kv-dtype", o.kv_dtype,
                  "Element type of decode_attention's KV cache: auto (the --dtype) | fp8_e4m3 (one "
                  "fp32 scale per KV head for K and one for V; Q and O stay in the --dtype) "
                  "(default " +
                      to_string(d.base.kv_dtype) + lists + ")")
+      ->type_name("KV_DTYPE[,...]")
       ->check(list_of(one_of({to_string(KvDtype::kAuto), to_string(KvDtype::kFp8E4m3)})));
   sub.add_option("--causal", o.causal,
                  "Causal mask (bottom-right aligned): --causal alone is on; off | on, or off,on to "
                  "sweep both (default off)")
       ->expected(0, 1)
       ->default_str("on")
+      ->type_name("[off|on[,...]]")
       ->check(list_of(one_of({"off", "on"})));
 }
 

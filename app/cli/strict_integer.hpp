@@ -36,7 +36,7 @@ CLI::Validator strict_integer(const std::string& allowed) {
         }
         return "";
       },
-      "INTEGER");
+      "");  // no ":INTEGER" after the type in --help: CLI11's INT already says it
 }
 
 /// Validator for a number flag in [`low`, `high`] (above `low` when `low_inclusive` is false):
@@ -57,7 +57,7 @@ inline CLI::Validator strict_number(double low, bool low_inclusive, double high,
         }
         return "";
       },
-      "NUMBER");
+      "");  // the type (FLOAT) says it
 }
 
 /// Validator for a flag that takes one of `names` (for --ops: each comma-separated item when

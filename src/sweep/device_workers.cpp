@@ -241,15 +241,15 @@ Report run_sweep_on_devices(const SweepConfig& config, const std::vector<int>& d
     std::vector<std::string> args = {executable, "sweep",
                                      "--config", config_path,
                                      "--device", std::to_string(worker.device),
-                                     "--shard",  ShardSpec{i + 1, count}.text(),
+                                     "--shard",  ShardSpec{i + 1, count, {}}.text(),
                                      "--output", worker.report_path,
                                      "--format", "json"};
     if (flags.roof) args.insert(args.end(), {"--roof", *flags.roof});
     if (config.require_counters) args.emplace_back("--require-counters");
     if (!config.lock_clocks.empty()) args.insert(args.end(), {"--lock-clocks", config.lock_clocks});
     fmt::print(progress, "sweep --devices: {} points on device {} (shard {}, {})\n",
-               shares[static_cast<size_t>(i)].size(), worker.device, ShardSpec{i + 1, count}.text(),
-               "balanced by predicted time");
+               shares[static_cast<size_t>(i)].size(), worker.device,
+               ShardSpec{i + 1, count, {}}.text(), "balanced by predicted time");
     start_worker(worker, args);
   }
   supervise(workers, progress);

@@ -28,11 +28,13 @@ for line in sys.argv[1].splitlines():
     else:
         current = None
 for block in blocks:
-    head = block[0].split()
-    name, rest = head[0], head[1:]
-    takes_value = bool(rest) and re.match(r"^(TEXT|INT|UINT|FLOAT|OP=VERSION)", rest[0])
+    # "  --name TYPE   description": the type is what follows the name before two spaces (or the
+    # line's end when the description wraps to the next line); a flag has none.
+    m = re.match(r"^  (\S+)((?: \S+)*?)(?:\s{2,}|\s*$)", block[0])
+    name, value_type = m.group(1), m.group(2).strip()
+    takes_value = bool(value_type) and not value_type.startswith("Excludes:")
     text = " ".join(block)
-    if takes_value and "REQUIRED" not in text and "=" not in rest[0] and "default" not in text:
+    if takes_value and "REQUIRED" not in text and "=" not in value_type and "default" not in text:
         print(name)
 PY
 )
