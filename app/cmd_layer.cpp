@@ -49,6 +49,10 @@ CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
   sub->add_option("--context", o.context,
                   "decode KV-cache lengths, as sweep --seq (default 512..131072)");
   sub->add_option("--batch", o.batch, "batch sizes B, a list or range: 1,16,64 (default 1)");
+  sub->add_option("--kv-dtype", o.kv_dtype,
+                  "Element type of the stored KV cache: auto (bf16) | fp8_e4m3 (1 byte, one fp32 "
+                  "scale per KV head for K and for V): decode reads it, peak memory holds it "
+                  "(default auto)");
   sub->add_flag("--analytic", o.analytic,
                 "model the layer from the --gpu datasheet instead of measuring it");
   sub->add_option("--gpu", o.gpu, "GPU spec id for --analytic, e.g. h200-sxm (default: none)");
@@ -91,10 +95,11 @@ int run_layer_command(const LayerOptions& o) {
       phase == LayerPhase::kPrefill ? parse_list("--seq", o.seq.value_or(kDefaultSeq))
                                     : parse_list("--context", o.context.value_or(kDefaultContext));
   const std::vector<int64_t> batches = parse_list("--batch", o.batch);
+  const KvDtype kv_dtype = parse_kv_dtype(o.kv_dtype);
   const GpuSpec& gpu = find_gpu_spec(*o.gpu);
   const ModelPreset& preset = find_model_preset(o.model);
 
-  const LayerReport report = build_layer_report(preset, gpu, phase, batches, lengths);
+  const LayerReport report = build_layer_report(preset, gpu, phase, batches, lengths, kv_dtype);
   const std::string json = layer_report_to_json_text(report);
   if (o.output_given) {
     write_file_atomically(o.output, json);

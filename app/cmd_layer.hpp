@@ -16,6 +16,7 @@ struct LayerOptions {
   std::optional<std::string> seq;      ///< prefill prompt lengths L (a --seq spec)
   std::optional<std::string> context;  ///< decode KV-cache lengths (a --seq spec)
   std::string batch = "1";             ///< batch sizes B (a --seq spec: "1,16,64", "1..64")
+  std::string kv_dtype = "auto";       ///< stored KV cache: "auto" (bf16) | "fp8_e4m3"
   bool analytic = false;               ///< model from the datasheet instead of measuring
   std::optional<std::string> gpu;      ///< spec id (configs/gpus/<id>.json), with --analytic
   std::string format = "table";        ///< stdout format: table | json

@@ -40,6 +40,7 @@ Shape attention_shape(const ModelPreset& preset, const LayerPoint& p) {
   s.causal = p.phase == LayerPhase::kPrefill;
   s.dtype = kDtype;
   s.gelu_form = preset.gelu_form.value_or(GeluForm::kErf);
+  if (p.phase == LayerPhase::kDecode) s.kv_dtype = p.kv_dtype;
   return s;
 }
 
@@ -107,7 +108,7 @@ LayerOperator attention_op(const ModelPreset& preset, const LayerPoint& p) {
   op.kind = prefill ? kFlashAttentionOp : kDecodeAttentionOp;
   op.pipe = Pipe::kTensor;
   op.flop = a.flop;
-  op.kv_cache_bytes = layer_kv_cache_bytes(preset, p.batch, p.seq_len);
+  op.kv_cache_bytes = layer_kv_cache_bytes(preset, p.batch, p.seq_len, s.kv_dtype);
   op.activation_bytes = a.min_dram_bytes - op.kv_cache_bytes;
   op.flop_formula = a.flop_formula;
   op.bytes_formula = a.bytes_formula.substr(0, a.bytes_formula.find(';'));
@@ -186,9 +187,14 @@ double layer_weight_bytes(const ModelPreset& preset) {
   return bytes;
 }
 
-double layer_kv_cache_bytes(const ModelPreset& preset, int64_t batch, int64_t positions) {
+double layer_kv_cache_bytes(const ModelPreset& preset, int64_t batch, int64_t positions,
+                            KvDtype kv_dtype) {
+  Shape s;
+  s.dtype = kDtype;
+  s.kv_dtype = kv_dtype;
   return 2.0 * static_cast<double>(batch) * static_cast<double>(preset.kv_heads) *
-         static_cast<double>(positions) * static_cast<double>(preset.head_dim) * kE;
+         static_cast<double>(positions) * static_cast<double>(preset.head_dim) *
+         static_cast<double>(kv_element_bytes(s));
 }
 
 }  // namespace rooflinectl

@@ -32,6 +32,10 @@ struct LayerPoint {
   /// Prefill: prompt tokens L per sequence (flash attention at q_len = kv_len = L). Decode: KV
   /// cache positions per sequence the new token attends to (`--context`).
   int64_t seq_len = 512;
+  /// Element type of the stored KV cache: kAuto keeps bf16 (2 bytes), kFp8E4m3 stores K and V as
+  /// E4M3 (1 byte, with one fp32 scale per KV head for each) — decode attention reads it, and peak
+  /// memory holds it. Prefill's attention reads the prompt's K and V in bf16 either way.
+  KvDtype kv_dtype = KvDtype::kAuto;
 };
 
 /// One operator of the layer at one point. Bytes are the minimum DRAM traffic (each input read
@@ -63,7 +67,7 @@ struct LayerOperator {
 ///   qkv_proj: GEMM M = B·L (decode: B), K = d_model, N = (H + 2·H_kv)·head_dim;
 ///   attention: prefill flash attention at q_len = kv_len = L with the bottom-right causal mask
 ///     (every preset is a decoder-only LM); decode attention over `context` cached positions,
-///     H_kv KV heads (GQA), a contiguous cache;
+///     H_kv KV heads (GQA), a contiguous cache of point.kv_dtype elements;
 ///   o_proj: GEMM K = H·head_dim, N = d_model;
 ///   FFN: GELU MLP (ffn_up N = ffn_dim, ffn_act GELU over M·ffn_dim, ffn_down) or SwiGLU/GeGLU
 ///     (ffn_gate and ffn_up N = ffn_dim, ffn_gated_act reading 2·M·ffn_dim and writing
@@ -79,7 +83,9 @@ std::vector<LayerOperator> layer_operators(const ModelPreset& preset, const Laye
 double layer_weight_bytes(const ModelPreset& preset);
 
 /// KV-cache bytes of one layer holding `positions` cached positions for `batch` sequences:
-/// 2 (K and V)·B·H_kv·positions·head_dim·e, e = 2 (bf16).
-double layer_kv_cache_bytes(const ModelPreset& preset, int64_t batch, int64_t positions);
+/// 2 (K and V)·B·H_kv·positions·head_dim·e, e = 2 (bf16) or 1 (`kv_dtype` kFp8E4m3; the
+/// per-KV-head scales, 8·H_kv bytes, are not counted here).
+double layer_kv_cache_bytes(const ModelPreset& preset, int64_t batch, int64_t positions,
+                            KvDtype kv_dtype = KvDtype::kAuto);
 
 }  // namespace rooflinectl

@@ -63,7 +63,8 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
 
   LayerPeakMemory& m = r.peak_memory;
   m.weight_bytes = layers * r.weight_bytes;
-  m.kv_cache_bytes = layers * layer_kv_cache_bytes(preset, point.batch, point.seq_len);
+  m.kv_cache_bytes =
+      layers * layer_kv_cache_bytes(preset, point.batch, point.seq_len, point.kv_dtype);
   const auto largest = std::max_element(
       r.ops.begin(), r.ops.end(),
       [](const auto& a, const auto& b) { return a.op.activation_bytes < b.op.activation_bytes; });

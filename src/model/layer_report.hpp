@@ -19,19 +19,22 @@ struct LayerReport {
   ModelPreset preset;
   LayerPhase phase = LayerPhase::kPrefill;
   LayerRoofs roofs;
-  std::vector<int64_t> batches;  ///< as given
-  std::vector<int64_t> lengths;  ///< prefill: L per prompt; decode: context positions
+  std::vector<int64_t> batches;       ///< as given
+  std::vector<int64_t> lengths;       ///< prefill: L per prompt; decode: context positions
+  KvDtype kv_dtype = KvDtype::kAuto;  ///< the stored KV cache's elements (LayerPoint::kv_dtype)
   /// One per (batch, length), batch-major: every length of the first batch, then the next.
   std::vector<LayerPrediction> points;
   std::vector<std::string> omissions;   ///< layer_estimate_omissions(phase)
   std::vector<std::string> conclusion;  ///< layer_conclusion(points)
 };
 
-/// Builds the layer view of `preset` on `gpu` at the product batches × lengths (batch-major).
+/// Builds the layer view of `preset` on `gpu` at the product batches × lengths (batch-major), the
+/// KV cache stored as `kv_dtype` (LayerPoint::kv_dtype).
 /// Throws a bad-input Error when a list is empty, a value is < 1, or the GPU lacks a roof
 /// (layer_roofs).
 LayerReport build_layer_report(const ModelPreset& preset, const GpuSpec& gpu, LayerPhase phase,
                                const std::vector<int64_t>& batches,
-                               const std::vector<int64_t>& lengths);
+                               const std::vector<int64_t>& lengths,
+                               KvDtype kv_dtype = KvDtype::kAuto);
 
 }  // namespace rooflinectl

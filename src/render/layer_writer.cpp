@@ -34,6 +34,13 @@ double op_share(const LayerPrediction& p, const std::vector<std::string>& names)
   return share;
 }
 
+// "bf16" or "fp8_e4m3 (one fp32 scale per KV head for K and for V)".
+std::string kv_cache_text(KvDtype kv_dtype) {
+  return kv_dtype == KvDtype::kAuto
+             ? std::string("bf16")
+             : to_string(kv_dtype) + " (one fp32 scale per KV head for K and for V)";
+}
+
 std::string header_lines(const LayerReport& r) {
   const ModelPreset& m = r.preset;
   const LayerWidths& w = m.widths;
@@ -50,9 +57,9 @@ std::string header_lines(const LayerReport& r) {
       ridge_point_flop_per_byte(r.roofs.fp32));
   out += fmt::format(
       "layer: d_model {}, H {}, H_kv {} (GQA group {}), head_dim {}, ffn_dim {} {}, {}; {} "
-      "layers; bf16; causal\n",
+      "layers; bf16; causal; KV cache {}\n",
       w.d_model, m.heads, m.kv_heads, m.heads / m.kv_heads, m.head_dim, w.ffn_dim,
-      to_string(w.ffn_kind), to_string(w.norm), m.layers);
+      to_string(w.ffn_kind), to_string(w.norm), m.layers, kv_cache_text(r.kv_dtype));
   const double layer_weights = r.points.front().weight_bytes;
   out += fmt::format("weights: {} a layer, {} for {} layers\n\n", format_si(layer_weights, "B"),
                      gb_and_gib(layer_weights * static_cast<double>(m.layers)), m.layers);
@@ -221,6 +228,7 @@ Json layer_report_to_json(const LayerReport& r) {
   j["length_axis"] = r.phase == LayerPhase::kPrefill ? "seq_len" : "context";
   j["batches"] = r.batches;
   j["lengths"] = r.lengths;
+  j["kv_dtype"] = to_string(r.kv_dtype);
   Json points = Json::array();
   for (const auto& p : r.points) points.push_back(point_json(r, p));
   j["points"] = std::move(points);

@@ -58,6 +58,20 @@ assert doc["points"][0]["seq_len"] == 512 and "ttft_s" in doc["points"][0]
 ' "$schema"
 fi
 
+# ---- an FP8 KV cache: the header says so, the JSON records it --------------------------------
+check 0 "KV cache fp8_e4m3" "" layer --model llama-3.1-8b --phase decode --context 32768 \
+  --batch 16 --kv-dtype fp8_e4m3 --gpu h200-sxm --analytic
+if "$bin" layer --model llama-3.1-8b --phase decode --context 32768 --batch 16 \
+  --kv-dtype fp8_e4m3 --gpu h200-sxm --analytic --format json >"$work/fp8.json" 2>"$work/stderr"; then
+  python_check "fp8 decode json" "$work/fp8.json" '
+assert doc["kv_dtype"] == "fp8_e4m3", doc["kv_dtype"]
+# 2 (K, V) x 16 x 8 KV heads x 32768 x 128 x 1 byte
+assert doc["points"][0]["kv_cache_bytes"] == 2 * 16 * 8 * 32768 * 128, doc["points"][0]["kv_cache_bytes"]
+'
+else
+  fail "layer --kv-dtype fp8_e4m3 --format json -> exit $?: $(head -c 300 "$work/stderr")"
+fi
+
 # ---- bad input: one error line, exit 2 --------------------------------------------------------
 refused_run 2 "not built yet: add --analytic --gpu ID" layer --model llama-3.1-8b --phase decode && pass
 refused_run 2 "needs --gpu ID" layer --model llama-3.1-8b --phase decode --analytic && pass
@@ -71,6 +85,8 @@ refused_run 2 "invalid --batch '1,0': '0' is out of range" layer --model llama-3
   --phase decode --batch 1,0 --gpu h200-sxm --analytic && pass
 refused_run 2 "invalid --context '512..1000'" layer --model llama-3.1-8b --phase decode \
   --context 512..1000 --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid KV dtype 'fp8' (--kv-dtype)" layer --model llama-3.1-8b --phase decode \
+  --kv-dtype fp8 --gpu h200-sxm --analytic && pass
 refused_run 2 "unknown model preset 'llama-9'" layer --model llama-9 --phase decode \
   --gpu h200-sxm --analytic && pass
 refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 --analytic && pass

@@ -200,6 +200,38 @@ TEST(LayerPrediction, PeakMemory) {
   EXPECT_TRUE(small.peak_memory.fits);
 }
 
+// An FP8 E4M3 KV cache: decode attention reads 1 byte per K/V element instead of 2 and peak memory
+// holds half the cache; prefill attention still reads the prompt's bf16 K and V, and nothing
+// else of the layer moves.
+TEST(LayerPrediction, Fp8KvCacheHalvesDecodeKvBytesAndPeakKv) {
+  const GpuSpec& h200 = find_gpu_spec("h200-sxm");
+  const LayerRoofs roofs = layer_roofs(h200);
+  const LayerPoint bf16{LayerPhase::kDecode, 16, 32768};
+  LayerPoint fp8 = bf16;
+  fp8.kv_dtype = KvDtype::kFp8E4m3;
+  const LayerPrediction a = predict_layer(llama(), bf16, roofs, h200.memory_bytes.value);
+  const LayerPrediction b = predict_layer(llama(), fp8, roofs, h200.memory_bytes.value);
+  // One layer: 2 (K, V) x 16 sequences x 8 KV heads x 32768 positions x 128 x 1 byte = 1.07 GB.
+  EXPECT_DOUBLE_EQ(b.kv_cache_bytes, 2.0 * 16 * 8 * 32768 * 128 * 1);
+  EXPECT_DOUBLE_EQ(a.kv_cache_bytes, 2.0 * b.kv_cache_bytes);
+  EXPECT_DOUBLE_EQ(b.peak_memory.kv_cache_bytes, 32.0 * 2 * 16 * 8 * 32768 * 128 * 1);
+  EXPECT_DOUBLE_EQ(b.weight_bytes, a.weight_bytes);
+  EXPECT_DOUBLE_EQ(b.flop, a.flop);
+  // The attention step is memory-bound on the KV cache, so fewer bytes make a faster step.
+  EXPECT_GT(*b.decode_tokens_per_s, *a.decode_tokens_per_s);
+  ASSERT_EQ(b.ops[2].op.name, "attention");
+  EXPECT_NE(b.ops[2].op.bytes_formula.find("fp8_e4m3"), std::string::npos)
+      << b.ops[2].op.bytes_formula;
+
+  LayerPoint prefill{LayerPhase::kPrefill, 1, 4096};
+  const LayerPrediction p16 = predict_layer(llama(), prefill, roofs, h200.memory_bytes.value);
+  prefill.kv_dtype = KvDtype::kFp8E4m3;
+  const LayerPrediction p8 = predict_layer(llama(), prefill, roofs, h200.memory_bytes.value);
+  EXPECT_DOUBLE_EQ(p8.kv_cache_bytes, p16.kv_cache_bytes);  // the prompt's bf16 K and V
+  EXPECT_DOUBLE_EQ(p8.layer_time_s, p16.layer_time_s);
+  EXPECT_DOUBLE_EQ(p8.peak_memory.kv_cache_bytes, p16.peak_memory.kv_cache_bytes / 2);
+}
+
 TEST(LayerReport, ProductIsBatchMajor) {
   const LayerReport r = build_layer_report(llama(), find_gpu_spec("h200-sxm"), LayerPhase::kDecode,
                                            {1, 16, 64}, {512, 4096});
