@@ -268,7 +268,7 @@ CLI::App* setup_doctor(CLI::App& app, DoctorOptions& o) {
       "Diagnose the environment: driver, CUDA and CUPTI versions, devices, clocks, "
       "MIG, and whether counters can be read (with the fix when not)");
   sub->add_option("--device", o.device, "Only this CUDA device index (default: all)")
-      ->check(device_index());
+      ->transform(device_index());
   sub->add_flag("--json", o.json, "Print the same diagnosis as JSON (default: text)");
   return sub;
 }

@@ -95,7 +95,7 @@ CLI::App* setup_peaks(CLI::App& app, PeaksOptions& o) {
       "peaks",
       "Measure this GPU's ceilings (DRAM, L2, fp32, tensor) next to the datasheet and "
       "counter-derived peaks; cached for `sweep --roof measured`");
-  sub->add_option("--device", o.device, "CUDA device index (default 0)")->check(device_index());
+  sub->add_option("--device", o.device, "CUDA device index (default 0)")->transform(device_index());
   sub->add_option("--format", o.format, "stdout format: table | json (default table)");
   sub->add_flag("--no-cache", o.no_cache,
                 "Measure even when a cached result exists (the new result replaces it)");

@@ -140,15 +140,15 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
                   "any range)");
   sub->add_option("--launch-skip", o.config.launch_skip,
                   "Skip this many matching launches before profiling")
-      ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
+      ->transform(strict_integer<uint64_t>("integers 0, 1, ..."))
       ->capture_default_str();
   sub->add_option("--launch-count", o.launch_count,
                   "Profile at most this many launches (default: no limit)")
-      ->check(strict_integer<uint64_t>("integers 0, 1, ..."))
+      ->transform(strict_integer<uint64_t>("integers 0, 1, ..."))
       ->each([&o](const std::string&) { o.launch_count_given = true; });
   sub->add_option("--sample-every", o.config.sample_every,
                   "Profile one launch in K of each kernel name (the 1st, K+1th, ...)")
-      ->check(strict_integer<uint64_t>("integers 1, 2, ..."))
+      ->transform(strict_integer<uint64_t>("integers 1, 2, ..."))
       ->capture_default_str();
   sub->add_flag("--include-nccl", o.config.include_nccl,
                 "Profile NCCL kernels too (default: timed only; serializing a collective's "

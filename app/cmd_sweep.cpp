@@ -147,7 +147,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   CLI::Option* repetitions =
       sub->add_option("--repetitions", o.repetitions,
                       "Timed samples per point, fixed sampling (default 10)")
-          ->check(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
+          ->transform(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
   sub->add_option("--max-noise", o.max_noise,
                   "Adaptive sampling: sample each point until the 95% interval of the median is "
                   "within this of it, e.g. 1% (default: off, fixed --repetitions)")
@@ -155,7 +155,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
   sub->add_option("--min-samples", o.min_samples,
                   "Adaptive sampling: fewest samples per point, taken even past --max-time "
                   "(default 10, at least 6)")
-      ->check(strict_integer<int>(fmt::format("integers 6..{}", kMaxRepetitions)));
+      ->transform(strict_integer<int>(fmt::format("integers 6..{}", kMaxRepetitions)));
   sub->add_option("--min-time", o.min_time_s,
                   "Adaptive sampling: least summed sample time per point, seconds (default 0)")
       ->check(strict_number(0, true, kMaxSamplingSeconds,
@@ -174,8 +174,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                 "Also count sm__throughput (Nsight Compute's SM speed-of-light, the table's SM %): "
                 "8 more CUPTI replay passes per point on Hopper, about +0.2 s a point")
       ->excludes(no_counters);
-  CLI::Option* device =
-      sub->add_option("--device", o.device, "CUDA device index (default 0)")->check(device_index());
+  CLI::Option* device = sub->add_option("--device", o.device, "CUDA device index (default 0)")
+                            ->transform(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
                   "table goes to stderr), exit 1 on a regression (see `compare`) (default: none)");

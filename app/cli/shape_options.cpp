@@ -107,7 +107,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                              "(default {})",
                              kDefaultKvPageSize))
       ->type_name("N")
-      ->check(strict_integer<int64_t>(axis));
+      ->transform(strict_integer<int64_t>(axis));
   // Checked by validate_gemm_dims (multiple of 8), so the error names the value and the rule.
   const std::string gemm_dim = "0, or multiples of 8 up to 2^50";
   sub.add_option(
@@ -116,12 +116,12 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
          "8 (default 0: 4*d_model, the FFN up projection). M is batch*seq_len (decode: "
          "--seq 1)")
       ->type_name("N")
-      ->check(strict_integer<int64_t>(gemm_dim));
+      ->transform(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--gemm-k", o.gemm_k,
                  "gemm's K, e.g. ffn_dim for the FFN down projection: a multiple of 8 (default 0: "
                  "d_model = H*d)")
       ->type_name("N")
-      ->check(strict_integer<int64_t>(gemm_dim));
+      ->transform(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--kv-dtype", o.kv_dtype,
                  "Element type of decode_attention's KV cache: auto (the --dtype) | fp8_e4m3 (one "
                  "fp32 scale per KV head for K and one for V; Q and O stay in the --dtype) "

@@ -20,7 +20,9 @@ namespace rooflinectl {
 /// Validator accepting exactly the tokens std::from_chars reads completely into an `Int`.
 /// `allowed` describes the flag's real range ("integers 1..1000000"); CLI11 prefixes the flag, so
 /// a bad token reads "--batch: '1.5' is not a whole number (allowed: integers 1..2^50)". The range
-/// itself is enforced later by the config validation, which names the value and the axis.
+/// itself is enforced later by the config validation, which names the value and the axis. Attach
+/// it with `->transform(...)` to an integer-typed option: it rewrites the token in decimal, so
+/// "010" reads as 10, not as CLI11's octal 8 (`->check` would discard the rewrite).
 template <class Int>
 CLI::Validator strict_integer(const std::string& allowed) {
   return CLI::Validator(
@@ -34,6 +36,8 @@ CLI::Validator strict_integer(const std::string& allowed) {
         if (token.empty() || ec != std::errc() || ptr != last) {
           return fmt::format("'{}' is not a whole number (allowed: {})", token, allowed);
         }
+        // Decimal from here on: CLI11's own conversion reads a leading 0 as octal ("010" -> 8).
+        token = std::to_string(value);
         return "";
       },
       "");  // no ":INTEGER" after the type in --help: CLI11's INT already says it

@@ -97,6 +97,17 @@ TEST(ShapeOptions, GemmDimsFlagTakesWholeNumbersOnly) {
   }
 }
 
+// A leading zero is decimal, as in every list axis ("--batch 008" is 8): CLI11's own conversion
+// would read "010" as octal 8 and "008" not at all.
+TEST(ShapeOptions, IntegerFlagsReadLeadingZerosAsDecimal) {
+  const SweepConfig c = parsed({"--ops", "gemm", "--gemm-n", "010", "--gemm-k", "0016",
+                                "--kv-layout", "paged", "--page-size", "032"});
+  EXPECT_EQ(c.base.gemm_n, 10);
+  EXPECT_EQ(c.base.gemm_k, 16);
+  EXPECT_EQ(c.base.page_size, 32);
+  EXPECT_EQ(parsed({"--ops", "gemm", "--gemm-n", "008"}).base.gemm_n, 8);
+}
+
 TEST(ShapeOptions, UnknownPresetIsBadInput) {
   try {
     parsed({"--model", "gpt5"});
