@@ -136,8 +136,9 @@ std::string format_compare_table(const CompareResult& r) {
       {"verdict", "operator", "L", "version", "base", "new", "change", "p adj", "counters"}};
   for (const auto& p : r.points) {
     const Cells c = cells(p);
-    rows.push_back({to_string(p.verdict), p.key.op, std::to_string(p.key.shape.seq_len),
-                    version_text(p), c.base, c.current, c.change, c.p_value, c.counters});
+    rows.push_back({to_string(p.verdict), p.key.op + shape_variant_label(p.key.shape),
+                    std::to_string(p.key.shape.seq_len), version_text(p), c.base, c.current,
+                    c.change, c.p_value, c.counters});
   }
   out += format_aligned_rows(rows, {false, false, true, false, true, true, true, true, false});
   bool any_reason = false;
@@ -175,9 +176,9 @@ std::string format_compare_markdown(const CompareResult& r) {
     const Cells c = cells(p);
     const std::string verdict =
         is_regression(p.verdict) ? "**" + to_string(p.verdict) + "**" : to_string(p.verdict);
-    return fmt::format("| {} | `{}` | {} | `{}` | {} | {} | {} | {} | {} |\n", verdict, p.key.op,
-                       p.key.shape.seq_len, version_text(p), c.base, c.current, c.change, c.p_value,
-                       c.counters);
+    return fmt::format("| {} | `{}`{} | {} | `{}` | {} | {} | {} | {} | {} |\n", verdict, p.key.op,
+                       shape_variant_label(p.key.shape), p.key.shape.seq_len, version_text(p),
+                       c.base, c.current, c.change, c.p_value, c.counters);
   };
 
   std::string notable;
@@ -262,6 +263,14 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
                           {"causal", s.causal},
                           {"dtype", to_string(s.dtype)},
                           {"gelu_form", to_string(s.gelu_form)}};
+    // The axes reports write only when set (io/json_writer.cpp), likewise.
+    if (s.kv_layout == KvLayout::kPaged) {
+      point["shape"]["kv_layout"] = to_string(s.kv_layout);
+      point["shape"]["page_size"] = s.page_size;
+    }
+    if (s.kv_dtype != KvDtype::kAuto) point["shape"]["kv_dtype"] = to_string(s.kv_dtype);
+    if (s.gemm_n != 0) point["shape"]["gemm_n"] = s.gemm_n;
+    if (s.gemm_k != 0) point["shape"]["gemm_k"] = s.gemm_k;
     point["verdict"] = to_string(p.verdict);
     point["regression"] = is_regression(p.verdict);
     point["reason"] = p.reason;

@@ -14,20 +14,12 @@
 namespace rooflinectl {
 namespace {
 
-// Every shape axis, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf", and " paged/16" after it for a
-// paged KV cache of 16-position pages, " kv=fp8_e4m3" for an FP8 one, " N=6144 K=4096" for a gemm
-// at explicit dims (contiguous, auto and the default up projection, all there was before, add
-// nothing).
+// Every shape axis, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf", then shape_variant_label's.
 std::string axes_text(const Shape& shape) {
-  const std::string layout =
-      shape.kv_layout == KvLayout::kPaged ? " " + kv_layout_label(shape) : std::string();
-  const std::string kv_dtype =
-      shape.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(shape);
-  const std::string gemm = gemm_dims_label(shape);
-  return fmt::format("L={} B={} H={}/{} d={} {}{} {}{}{}{}", shape.seq_len, shape.batch,
-                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? " causal" : "", to_string(shape.gelu_form), layout, kv_dtype,
-                     gemm.empty() ? "" : " " + gemm);
+  return fmt::format("L={} B={} H={}/{} d={} {}{} {}{}", shape.seq_len, shape.batch, shape.heads,
+                     shape.kv_heads, shape.head_dim, to_string(shape.dtype),
+                     shape.causal ? " causal" : "", to_string(shape.gelu_form),
+                     shape_variant_label(shape));
 }
 
 // What tells points apart (the operator and every shape axis, not the kernel version), as a
@@ -40,6 +32,14 @@ auto point_identity(const std::string& op, const Shape& s) {
 auto point_identity(const PointResult& point) { return point_identity(point.op, point.shape); }
 
 }  // namespace
+
+std::string shape_variant_label(const Shape& shape) {
+  std::string out;
+  if (shape.kv_layout == KvLayout::kPaged) out += " " + kv_layout_label(shape);
+  if (shape.kv_dtype != KvDtype::kAuto) out += " " + kv_dtype_label(shape);
+  if (const std::string gemm = gemm_dims_label(shape); !gemm.empty()) out += " " + gemm;
+  return out;
+}
 
 bool PointKey::same_point(const PointKey& o) const {
   return point_identity(op, shape) == point_identity(o.op, o.shape);

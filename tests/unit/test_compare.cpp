@@ -813,6 +813,37 @@ TEST(CompareWriters, AddedAndRemovedPointsAreListedOnce) {
   EXPECT_NE(md.find("| removed | `gelu` | 512 |"), std::string::npos) << md;
 }
 
+// Points that differ only in an axis the short tables leave out (an FP8 KV cache, explicit GEMM
+// dims, a paged cache) are told apart in the table, the Markdown and the JSON.
+TEST(CompareWriters, KvCacheAndGemmDimsAreNamed) {
+  PointResult decode16 = make_point("decode_attention", 512, {1e-3, 1e-3, 1e-3});
+  PointResult decode8 = decode16;
+  decode8.shape.kv_dtype = KvDtype::kFp8E4m3;
+  PointResult paged = decode16;
+  paged.shape.kv_layout = KvLayout::kPaged;
+  paged.shape.page_size = 16;
+  PointResult qkv = make_point("gemm", 512, {1e-3, 1e-3, 1e-3});
+  qkv.shape.gemm_n = 6144;
+  qkv.shape.gemm_k = 4096;
+  const PointResult matched = make_point("gelu", 512, noisy_samples(1e-3, 0.01, 10, 3));
+  const CompareResult r = compare_reports(make_report({matched, decode16, qkv}),
+                                          make_report({matched, decode8, paged}), {});
+  const std::string table = format_compare_table(r);
+  EXPECT_NE(table.find("added    decode_attention kv=fp8_e4m3"), std::string::npos) << table;
+  EXPECT_NE(table.find("added    decode_attention paged/16"), std::string::npos) << table;
+  EXPECT_NE(table.find("removed  gemm N=6144 K=4096"), std::string::npos) << table;
+  const std::string md = format_compare_markdown(r);
+  EXPECT_NE(md.find("| added | `decode_attention` kv=fp8_e4m3 | 512 |"), std::string::npos) << md;
+  const nlohmann::ordered_json j = compare_to_json(r);
+  bool fp8 = false, gemm = false, paged_seen = false;
+  for (const auto& p : j["points"]) {
+    fp8 = fp8 || p["shape"].value("kv_dtype", "") == "fp8_e4m3";
+    gemm = gemm || (p["shape"].value("gemm_n", 0) == 6144 && p["shape"].value("gemm_k", 0) == 4096);
+    paged_seen = paged_seen || p["shape"].value("page_size", 0) == 16;
+  }
+  EXPECT_TRUE(fp8 && gemm && paged_seen) << j.dump(1);
+}
+
 TEST(CompareWriters, CleanMarkdownSaysNoRegression) {
   const Report base = sweep_report(0.01, 9);
   const std::string md = format_compare_markdown(compare_reports(base, base, {}));
