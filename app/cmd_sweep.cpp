@@ -133,7 +133,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                   "Keep the points of the axis product where EXPR holds: FIELD OP VALUE terms "
                   "joined by , or & (and) and | (or), e.g. 'op!=gelu,batch>=8' or "
                   "'op!=flash_attention|head_dim!=96'; FIELD op, batch, heads, kv_heads, head_dim, "
-                  "dtype, causal, gelu_form, seq; OP = != < <= > >= (README, \"Axes and "
+                  "dtype, causal, gelu_form, kv_dtype, seq; OP = != < <= > >= (README, \"Axes and "
                   "products\") (default: every point)")
       ->type_name("EXPR");
   sub->add_option("--output,-o", o.output,
