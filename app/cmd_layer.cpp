@@ -19,15 +19,19 @@ namespace {
 constexpr const char* kDefaultSeq = "512..32768";
 constexpr const char* kDefaultContext = "512..131072";
 
-// parse_seq_spec for a flag other than --seq: its message names `flag` instead.
+// parse_seq_spec for a flag other than --seq: its message names `flag` instead, and a repeated
+// batch size as a batch ("batch 1 is listed more than once"), not a length.
 std::vector<int64_t> parse_list(const std::string& flag, const std::string& spec) {
   try {
     return parse_seq_spec(spec);
   } catch (const Error& e) {
     std::string message = e.what();
-    const std::string seq_flag = "--seq";
-    const size_t at = message.find(seq_flag);
-    if (at != std::string::npos) message.replace(at, seq_flag.size(), flag);
+    const auto replace_first = [&message](const std::string& from, const std::string& to) {
+      const size_t at = message.find(from);
+      if (at != std::string::npos) message.replace(at, from.size(), to);
+    };
+    replace_first("--seq", flag);
+    if (flag == "--batch") replace_first("length ", "batch ");
     throw bad_input(message);
   }
 }

@@ -83,6 +83,8 @@ refused_run 2 "invalid --seq '4096' with --phase decode" layer --model llama-3.1
   --phase decode --seq 4096 --gpu h200-sxm --analytic && pass
 refused_run 2 "invalid --batch '1,0': '0' is out of range" layer --model llama-3.1-8b \
   --phase decode --batch 1,0 --gpu h200-sxm --analytic && pass
+refused_run 2 "invalid --batch '1,1': batch 1 is listed more than once" layer \
+  --model llama-3.1-8b --phase decode --batch 1,1 --gpu h200-sxm --analytic && pass
 refused_run 2 "invalid --context '512..1000'" layer --model llama-3.1-8b --phase decode \
   --context 512..1000 --gpu h200-sxm --analytic && pass
 refused_run 2 "invalid KV dtype 'fp8' (--kv-dtype)" layer --model llama-3.1-8b --phase decode \
