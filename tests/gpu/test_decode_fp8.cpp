@@ -22,6 +22,7 @@
 #include "core/validation.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/operator.hpp"
+#include "operator_runs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -59,35 +60,6 @@ Shape fp8_shape(const Fp8Case& c) {
   return s;
 }
 
-std::unique_ptr<OperatorRun> make_run(const Shape& shape) {
-  const OperatorSpec& spec = find_operator("decode_attention");
-  spec.check_shape(shape);
-  std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
-  run->fill_random(kSeed);
-  return run;
-}
-
-DeviceTensorView tensor(OperatorRun& run, const std::string& name) {
-  for (const DeviceTensorView& t : run.tensors()) {
-    if (t.name == name) return t;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  return {};
-}
-
-template <class T>
-std::vector<T> download(const DeviceTensorView& t) {
-  std::vector<T> host(static_cast<size_t>(t.count));
-  RFL_CUDA_CHECK(cudaMemcpy(host.data(), t.data, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
-  return host;
-}
-
-std::string validation_text(const Validation& v) {
-  return v.reference + ": checked " + std::to_string(v.checked_elements) + ", failed " +
-         std::to_string(v.failed_elements) + ", worst ratio " + std::to_string(v.worst_ratio) +
-         " " + v.detail;
-}
-
 // Each KV head's elements, over both sequences, reach ±448 (its amax maps there) and no further,
 // with a positive finite scale; the fill's values lie in [-1, 1], so the scale is at most 1/448.
 void expect_quantized_per_head(const Shape& s, const std::vector<uint8_t>& bytes,
@@ -115,11 +87,11 @@ class DecodeFp8 : public ::testing::TestWithParam<Fp8Case> {};
 TEST_P(DecodeFp8, MatchesReferenceOnDequantizedValues) {
   const Fp8Case c = GetParam();
   const Shape shape = fp8_shape(c);
-  const std::unique_ptr<OperatorRun> run = make_run(shape);
+  const std::unique_ptr<OperatorRun> run = make_filled_run("decode_attention", shape, kSeed);
   EXPECT_EQ(run->version(), "decode_attention_v5_mma_gqa_fused_merge");
 
   const Validation v = run->validate();
-  EXPECT_TRUE(v.passed) << describe(c) << ": " << validation_text(v);
+  EXPECT_TRUE(v.passed) << describe(c) << ": " << validation_summary(v);
   EXPECT_NE(v.reference.find("dequantized E4M3"), std::string::npos) << v.reference;
 
   // The quantization error, against the 16-bit K and V before quantization: there (E4M3 keeps 4
@@ -166,8 +138,10 @@ TEST(DecodeFp8Paged, MatchesContiguous) {
     SCOPED_TRACE(describe(c));
     Fp8Case contiguous_case = c;
     contiguous_case.page_size = 0;
-    const std::unique_ptr<OperatorRun> contiguous = make_run(fp8_shape(contiguous_case));
-    const std::unique_ptr<OperatorRun> paged = make_run(fp8_shape(c));
+    const std::unique_ptr<OperatorRun> contiguous =
+        make_filled_run("decode_attention", fp8_shape(contiguous_case), kSeed);
+    const std::unique_ptr<OperatorRun> paged =
+        make_filled_run("decode_attention", fp8_shape(c), kSeed);
     contiguous->launch(nullptr);
     paged->launch(nullptr);
     RFL_CUDA_CHECK(cudaDeviceSynchronize());

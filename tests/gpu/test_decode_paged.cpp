@@ -25,6 +25,7 @@
 #include "core/validation.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/operator.hpp"
+#include "operator_runs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -62,29 +63,6 @@ Shape paged_shape(const PagedCase& c) {
   s.kv_layout = KvLayout::kPaged;
   s.page_size = c.page_size;
   return s;
-}
-
-std::unique_ptr<OperatorRun> make_run(const Shape& shape) {
-  const OperatorSpec& spec = find_operator("decode_attention");
-  spec.check_shape(shape);
-  std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
-  run->fill_random(kSeed);
-  return run;
-}
-
-DeviceTensorView tensor(OperatorRun& run, const std::string& name) {
-  for (const DeviceTensorView& t : run.tensors()) {
-    if (t.name == name) return t;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  return {};
-}
-
-std::vector<uint16_t> download(const DeviceTensorView& t) {
-  std::vector<uint16_t> host(static_cast<size_t>(t.count));
-  RFL_CUDA_CHECK(
-      cudaMemcpy(host.data(), t.data, host.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-  return host;
 }
 
 // bf16 and fp16 bit patterns as integers that count units in the last place across zero.
@@ -150,8 +128,10 @@ class DecodePaged : public ::testing::TestWithParam<PagedCase> {};
 
 TEST_P(DecodePaged, MatchesContiguousAndReference) {
   const PagedCase c = GetParam();
-  const std::unique_ptr<OperatorRun> contiguous = make_run(contiguous_shape(c));
-  const std::unique_ptr<OperatorRun> paged = make_run(paged_shape(c));
+  const std::unique_ptr<OperatorRun> contiguous =
+      make_filled_run("decode_attention", contiguous_shape(c), kSeed);
+  const std::unique_ptr<OperatorRun> paged =
+      make_filled_run("decode_attention", paged_shape(c), kSeed);
   EXPECT_EQ(paged->version(), contiguous->version());
 
   // Both against the reference; validate() launches the operator, so O is written after it.
@@ -161,11 +141,11 @@ TEST_P(DecodePaged, MatchesContiguousAndReference) {
   EXPECT_TRUE(vp.passed) << "paged " << describe(c) << ": " << validation_text(vp);
   EXPECT_EQ(vp.reference, vc.reference);
 
-  expect_scattered_pages(paged_shape(c), download(tensor(*contiguous, "k")),
-                         download(tensor(*paged, "k_pages")));
+  expect_scattered_pages(paged_shape(c), download<uint16_t>(tensor(*contiguous, "k")),
+                         download<uint16_t>(tensor(*paged, "k_pages")));
 
-  const std::vector<uint16_t> oc = download(tensor(*contiguous, "o"));
-  const std::vector<uint16_t> op = download(tensor(*paged, "o"));
+  const std::vector<uint16_t> oc = download<uint16_t>(tensor(*contiguous, "o"));
+  const std::vector<uint16_t> op = download<uint16_t>(tensor(*paged, "o"));
   ASSERT_EQ(oc.size(), op.size());
   int64_t differing = 0;
   int64_t max_ulp = 0;

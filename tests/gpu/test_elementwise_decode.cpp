@@ -26,6 +26,7 @@
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/layernorm.hpp"
 #include "kernels/operator.hpp"
+#include "operator_runs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -41,31 +42,6 @@ Shape make_shape(int64_t tokens, int64_t heads, int64_t kv_heads, int64_t head_d
   s.head_dim = head_dim;
   s.dtype = dtype;
   return s;
-}
-
-/// The harness's path: check_shape, create, fill, validate.
-Validation run_validate(const std::string& op, const Shape& shape) {
-  const OperatorSpec& spec = find_operator(op);
-  spec.check_shape(shape);
-  EXPECT_GT(spec.device_bytes(shape), 0);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
-  run->fill_random(kSeed);
-  return run->validate();
-}
-
-std::string describe(const Validation& v) {
-  return v.reference + ": checked " + std::to_string(v.checked_elements) + ", failed " +
-         std::to_string(v.failed_elements) + ", max |err| " + std::to_string(v.max_abs_error) +
-         ", worst ratio " + std::to_string(v.worst_ratio) + " " + v.detail;
-}
-
-bool throws_bad_input(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.exit_code() == ExitCode::kBadInput;
-  }
-  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -90,8 +66,8 @@ TEST_P(GeluSweep, BothFormsMatchFloat64) {
     SCOPED_TRACE(to_string(form));
     Shape s = make_shape(tokens, d_model / 128, d_model / 128, 128, dtype);
     s.gelu_form = form;
-    const Validation v = run_validate("gelu", s);
-    EXPECT_TRUE(v.passed) << describe(v);
+    const Validation v = run_validate("gelu", s, kSeed);
+    EXPECT_TRUE(v.passed) << validation_summary(v);
     EXPECT_NE(v.reference.find("cpu-float64 ("), std::string::npos) << v.reference;
     // Large tensors are sampled: both 4096-element edges plus strided chunks, never everything.
     const int64_t count = tokens * 4 * d_model;
@@ -117,8 +93,8 @@ TEST(Gelu, ScalarTailWhenCountIsNotAMultipleOf8) {
                      << to_string(dtype) << " " << to_string(form));
         Shape s = make_shape(tokens, heads, heads, head_dim, dtype);
         s.gelu_form = form;
-        const Validation v = run_validate("gelu", s);
-        EXPECT_TRUE(v.passed) << describe(v);
+        const Validation v = run_validate("gelu", s, kSeed);
+        EXPECT_TRUE(v.passed) << validation_summary(v);
         EXPECT_EQ(v.checked_elements, tokens * 4 * heads * head_dim);
       }
     }
@@ -145,9 +121,9 @@ class LayerNormSweep : public testing::TestWithParam<ElementwiseParam> {};
 
 TEST_P(LayerNormSweep, MatchesFloat64) {
   const auto [tokens, d_model, dtype] = GetParam();
-  const Validation v =
-      run_validate("layernorm", make_shape(tokens, d_model / 128, d_model / 128, 128, dtype));
-  EXPECT_TRUE(v.passed) << describe(v);
+  const Validation v = run_validate(
+      "layernorm", make_shape(tokens, d_model / 128, d_model / 128, 128, dtype), kSeed);
+  EXPECT_TRUE(v.passed) << validation_summary(v);
   // Every row, up to the 2^22-element budget of the CPU reference (2048 rows at d_model 2048).
   EXPECT_EQ(v.checked_elements, std::min<int64_t>(tokens, (int64_t{1} << 22) / d_model) * d_model);
 }
@@ -163,19 +139,22 @@ TEST(LayerNorm, EveryThreadConfigurationAndWidthLimit) {
   for (const auto& [heads, head_dim] : widths) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d_model " << heads * head_dim << " " << to_string(dtype));
-      const Validation v = run_validate("layernorm", make_shape(5, heads, heads, head_dim, dtype));
-      EXPECT_TRUE(v.passed) << describe(v);
+      const Validation v =
+          run_validate("layernorm", make_shape(5, heads, heads, head_dim, dtype), kSeed);
+      EXPECT_TRUE(v.passed) << validation_summary(v);
     }
   }
 }
 
 TEST(LayerNorm, LargeShapesSampleFirstAndLastRows) {
   // 5000 rows > 4096: a sample of rows; 64 rows of 65536 hit the element budget instead.
-  const Validation many = run_validate("layernorm", make_shape(5000, 8, 8, 128, Dtype::kBf16));
-  EXPECT_TRUE(many.passed) << describe(many);
+  const Validation many =
+      run_validate("layernorm", make_shape(5000, 8, 8, 128, Dtype::kBf16), kSeed);
+  EXPECT_TRUE(many.passed) << validation_summary(many);
   EXPECT_EQ(many.checked_elements, 4096 * 1024);
-  const Validation wide = run_validate("layernorm", make_shape(100, 512, 512, 128, Dtype::kFp16));
-  EXPECT_TRUE(wide.passed) << describe(wide);
+  const Validation wide =
+      run_validate("layernorm", make_shape(100, 512, 512, 128, Dtype::kFp16), kSeed);
+  EXPECT_TRUE(wide.passed) << validation_summary(wide);
   EXPECT_LT(wide.checked_elements, 100 * 65536);
 }
 
@@ -244,8 +223,8 @@ class DecodeSweep : public testing::TestWithParam<DecodeParam> {};
 TEST_P(DecodeSweep, MatchesReference) {
   const auto [kv_len, head_dim, kv_heads, dtype] = GetParam();
   const Validation v =
-      run_validate("decode_attention", make_shape(kv_len, 32, kv_heads, head_dim, dtype));
-  EXPECT_TRUE(v.passed) << describe(v);
+      run_validate("decode_attention", make_shape(kv_len, 32, kv_heads, head_dim, dtype), kSeed);
+  EXPECT_TRUE(v.passed) << validation_summary(v);
   EXPECT_EQ(v.checked_elements, 32 * head_dim);
   // One key: softmax weight exactly 1, so O must be V[0] bit for bit (and so equal the reference).
   if (kv_len == 1) {
@@ -281,8 +260,8 @@ TEST(DecodeAttention, GroupSizesBatchAndHeadChunks) {
                    << c.head_dim << " L " << c.kv_len << " " << to_string(dtype));
       Shape s = make_shape(c.kv_len, c.heads, c.kv_heads, c.head_dim, dtype);
       s.batch = c.batch;
-      const Validation v = run_validate("decode_attention", s);
-      EXPECT_TRUE(v.passed) << describe(v);
+      const Validation v = run_validate("decode_attention", s, kSeed);
+      EXPECT_TRUE(v.passed) << validation_summary(v);
       EXPECT_EQ(v.checked_elements, c.batch * c.heads * c.head_dim);
     }
   }
@@ -304,8 +283,8 @@ TEST(DecodeAttention, MergeEdgesOfTheSplit) {
                                     << " d " << c.head_dim << " L " << c.kv_len);
     Shape s = make_shape(c.kv_len, c.heads, c.kv_heads, c.head_dim, Dtype::kBf16);
     s.batch = c.batch;
-    const Validation v = run_validate("decode_attention", s);
-    EXPECT_TRUE(v.passed) << describe(v);
+    const Validation v = run_validate("decode_attention", s, kSeed);
+    EXPECT_TRUE(v.passed) << validation_summary(v);
     EXPECT_EQ(v.checked_elements, c.batch * c.heads * c.head_dim);
   }
 }
@@ -332,7 +311,7 @@ TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
       }
     }
     const Validation v = run->validate();
-    EXPECT_TRUE(v.passed) << describe(v);
+    EXPECT_TRUE(v.passed) << validation_summary(v);
     EXPECT_EQ(run->kernel_names(), std::vector<std::string>{"decode_split_kv"});
     // g = 4: the tensor-core kernel; g = 1: the CUDA-core kernel.
     EXPECT_EQ(run->version(), kv_heads == 8 ? "decode_attention_v5_mma_gqa_fused_merge"

@@ -27,6 +27,7 @@
 #include "kernels/gated_activation.hpp"
 #include "kernels/operator.hpp"
 #include "kernels/rmsnorm.hpp"
+#include "operator_runs.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -43,31 +44,6 @@ Shape make_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
   s.head_dim = head_dim;
   s.dtype = dtype;
   return s;
-}
-
-/// The harness's path: check_shape, create, fill, validate.
-Validation run_validate(const std::string& op, const Shape& shape) {
-  const OperatorSpec& spec = find_operator(op);
-  spec.check_shape(shape);
-  EXPECT_GT(spec.device_bytes(shape), 0);
-  const std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
-  run->fill_random(kSeed);
-  return run->validate();
-}
-
-std::string describe(const Validation& v) {
-  return v.reference + ": checked " + std::to_string(v.checked_elements) + ", failed " +
-         std::to_string(v.failed_elements) + ", max |err| " + std::to_string(v.max_abs_error) +
-         ", worst ratio " + std::to_string(v.worst_ratio) + " " + v.detail;
-}
-
-bool throws_bad_input(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.exit_code() == ExitCode::kBadInput;
-  }
-  return false;
 }
 
 /// Elements checked_rows lets the reference check of a [rows, width] output.
@@ -95,8 +71,9 @@ class RmsNormSweep : public testing::TestWithParam<RowParam> {};
 
 TEST_P(RmsNormSweep, MatchesFloat64) {
   const auto [tokens, d_model, dtype] = GetParam();
-  const Validation v = run_validate("rmsnorm", make_shape(tokens, d_model / 128, 128, dtype));
-  EXPECT_TRUE(v.passed) << describe(v);
+  const Validation v =
+      run_validate("rmsnorm", make_shape(tokens, d_model / 128, 128, dtype), kSeed);
+  EXPECT_TRUE(v.passed) << validation_summary(v);
   EXPECT_EQ(v.checked_elements, expected_checked(tokens, d_model));
 }
 
@@ -111,19 +88,19 @@ TEST(RmsNorm, EveryThreadConfigurationAndWidthLimit) {
   for (const auto& [heads, head_dim] : widths) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d_model " << heads * head_dim << " " << to_string(dtype));
-      const Validation v = run_validate("rmsnorm", make_shape(5, heads, head_dim, dtype));
-      EXPECT_TRUE(v.passed) << describe(v);
+      const Validation v = run_validate("rmsnorm", make_shape(5, heads, head_dim, dtype), kSeed);
+      EXPECT_TRUE(v.passed) << validation_summary(v);
       EXPECT_EQ(v.checked_elements, 5 * heads * head_dim);
     }
   }
 }
 
 TEST(RmsNorm, LargeShapesSampleFirstAndLastRows) {
-  const Validation many = run_validate("rmsnorm", make_shape(5000, 8, 128, Dtype::kBf16));
-  EXPECT_TRUE(many.passed) << describe(many);
+  const Validation many = run_validate("rmsnorm", make_shape(5000, 8, 128, Dtype::kBf16), kSeed);
+  EXPECT_TRUE(many.passed) << validation_summary(many);
   EXPECT_EQ(many.checked_elements, 4096 * 1024);
-  const Validation wide = run_validate("rmsnorm", make_shape(100, 512, 128, Dtype::kFp16));
-  EXPECT_TRUE(wide.passed) << describe(wide);
+  const Validation wide = run_validate("rmsnorm", make_shape(100, 512, 128, Dtype::kFp16), kSeed);
+  EXPECT_TRUE(wide.passed) << validation_summary(wide);
   EXPECT_EQ(wide.checked_elements, 64 * 65536);
 }
 
@@ -205,8 +182,8 @@ TEST_P(GatedSweep, MatchesFloat64) {
     SCOPED_TRACE(op + " " + to_string(form));
     Shape s = make_shape(tokens, d_model / 128, 128, dtype);
     s.gelu_form = form;
-    const Validation v = run_validate(op, s);
-    EXPECT_TRUE(v.passed) << describe(v);
+    const Validation v = run_validate(op, s, kSeed);
+    EXPECT_TRUE(v.passed) << validation_summary(v);
     EXPECT_EQ(v.checked_elements, expected_checked(tokens, 4 * d_model));
   }
 }
@@ -226,8 +203,8 @@ TEST(Gated, WidthsThatAreNotWholeVectors) {
                      << 4 * heads * head_dim << " " << to_string(dtype));
         Shape s = make_shape(tokens, heads, head_dim, dtype);
         s.gelu_form = form;
-        const Validation v = run_validate(op, s);
-        EXPECT_TRUE(v.passed) << describe(v);
+        const Validation v = run_validate(op, s, kSeed);
+        EXPECT_TRUE(v.passed) << validation_summary(v);
         EXPECT_EQ(v.checked_elements, expected_checked(tokens, 4 * heads * head_dim));
       }
     }
@@ -236,8 +213,8 @@ TEST(Gated, WidthsThatAreNotWholeVectors) {
 
 TEST(Gated, LargeShapesSampleRows) {
   // 5000 rows of d_ff 4096: 1024 rows fit the budget, the first and last among them.
-  const Validation v = run_validate("swiglu", make_shape(5000, 8, 128, Dtype::kBf16));
-  EXPECT_TRUE(v.passed) << describe(v);
+  const Validation v = run_validate("swiglu", make_shape(5000, 8, 128, Dtype::kBf16), kSeed);
+  EXPECT_TRUE(v.passed) << validation_summary(v);
   EXPECT_EQ(v.checked_elements, 1024 * 4096);
 }
 
@@ -286,7 +263,7 @@ void check_launcher(int64_t rows, int64_t d_ff, GateActivation act, Dtype dtype)
   }
   const Validation v = compare_arrays(ys.data(), ref.data(), static_cast<int64_t>(ref.size()),
                                       default_tolerance(dtype), "test float64");
-  EXPECT_TRUE(v.passed) << describe(v);
+  EXPECT_TRUE(v.passed) << validation_summary(v);
   std::vector<uint16_t> guard(kGuard);
   RFL_CUDA_CHECK(cudaMemcpy(guard.data(), y.get() + rows * d_ff, kGuard * sizeof(uint16_t),
                             cudaMemcpyDeviceToHost));
@@ -347,7 +324,7 @@ TEST(Gated, SixtyFourBitIndicesPastTwoToThe31Outputs) {
     }
     const Validation v = compare_arrays(ys.data(), ref.data(), d_ff,
                                         default_tolerance(Dtype::kBf16), "test float64");
-    EXPECT_TRUE(v.passed) << describe(v);
+    EXPECT_TRUE(v.passed) << validation_summary(v);
   }
 }
 
