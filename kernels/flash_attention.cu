@@ -28,6 +28,7 @@
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/cp_async.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/tensor_utils.hpp"
@@ -100,25 +101,7 @@ constexpr size_t kDefaultSmemLimit = 48 * 1024;  // above this, opt in per kerne
 constexpr double kLog2e = 1.4426950408889634;    // log2(e): exp(x) = exp2(x·log2 e)
 
 // ---------------------------------------------------------------------------------------------
-// PTX wrappers (PTX ISA: cp.async, ldmatrix, mma.sync.aligned.m16n8k16)
-
-__device__ __forceinline__ uint32_t smem_address(const void* ptr) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(ptr));
-}
-
-/// 16-byte global→shared copy through L2 only (.cg); src_bytes = 0 zero-fills the 16 bytes.
-__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(smem_dst)),
-               "l"(gmem_src), "r"(src_bytes));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-/// Waits until at most kPending of this thread's committed groups are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
+// PTX wrappers (PTX ISA: ldmatrix, mma.sync.aligned.m16n8k16; cp.async in kernels/common)
 
 /// Four 8×8 b16 matrices; lanes 8m..8m+7 give the row addresses of matrix m, and each lane
 /// receives (row lane/4, columns 2·(lane%4), +1) of every matrix.

@@ -37,6 +37,7 @@
 #include "core/parallel_for.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/cp_async.hpp"
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/device_compare.hpp"
 #include "kernels/common/pack_pair.hpp"
@@ -184,25 +185,6 @@ struct GemmParams {
   int64_t k;
 };
 
-__device__ __forceinline__ uint32_t smem_address(const void* pointer) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(pointer));
-}
-
-// 16-byte global → shared copy that bypasses L1 (.cg); with `valid` false it reads nothing and
-// zero-fills the destination (src-size 0), which is how tile edges are handled.
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool valid) {
-  const int src_bytes = valid ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes));
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-}
-
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -252,7 +234,7 @@ __device__ __forceinline__ void load_slice(const GemmParams& p, T* stage_a, T* s
     const int64_t global_k = k0 + col;
     const bool valid = global_row < p.m && global_k < p.k;
     const T* src = valid ? x + global_row * p.k + global_k : x;
-    cp_async_16(smem_address(stage_a + row * Tr::kSmemRowA + col), src, valid);
+    cp_async_16(stage_a + row * Tr::kSmemRowA + col, src, valid ? 16 : 0);
   }
 #pragma unroll
   for (int i = 0; i < Tr::kChunksPerThreadB; ++i) {
@@ -263,7 +245,7 @@ __device__ __forceinline__ void load_slice(const GemmParams& p, T* stage_a, T* s
     const int64_t global_col = block_n + col;
     const bool valid = global_k < p.k && global_col < p.n;
     const T* src = valid ? w + global_k * p.n + global_col : w;
-    cp_async_16(smem_address(stage_b + row * Tr::kSmemRowB + col), src, valid);
+    cp_async_16(stage_b + row * Tr::kSmemRowB + col, src, valid ? 16 : 0);
   }
 }
 
