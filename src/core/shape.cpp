@@ -174,22 +174,30 @@ void validate_common_shape(const Shape& s) {
                     fmt::format("{} × {}", b_h_l, s.head_dim),
                     {s.batch, s.heads, s.seq_len, s.head_dim});
   validate_layer_widths(s);
-  // Norm rows first: they bound d_model by 2^50, so ffn_width()'s 4·d_model cannot overflow.
+  // Norm rows first: they bound d_model by 2^50, so ffn_width()'s 4·d_model cannot overflow. The
+  // messages name the values given: heads × head-dim where hidden is not set, 4 × d_model where
+  // ffn_dim is not.
+  const std::string d_model =
+      s.hidden != 0 ? std::to_string(s.hidden) : fmt::format("({} × {})", s.heads, s.head_dim);
+  const std::string ffn =
+      s.ffn_dim != 0 ? std::to_string(s.ffn_dim) : fmt::format("4 × {}", d_model);
   check_tensor_size("batch × seq_len × d_model (norm rows)",
-                    fmt::format("{} × {} × {}", s.batch, s.seq_len, s.d_model()),
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d_model),
                     {s.batch, s.seq_len, s.d_model()});
-  check_tensor_size("d_model × ffn_dim (FFN weight)",
-                    fmt::format("{} × {}", s.d_model(), s.ffn_width()),
+  check_tensor_size("d_model × ffn_dim (FFN weight)", fmt::format("{} × {}", d_model, ffn),
                     {s.d_model(), s.ffn_width()});
   check_tensor_size("batch × seq_len × ffn_dim (FFN activation)",
-                    fmt::format("{} × {} × {}", s.batch, s.seq_len, s.ffn_width()),
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, ffn),
                     {s.batch, s.seq_len, s.ffn_width()});
   validate_gemm_dims(s);  // after the checks that bound d_model and d_ff, its default K and N
 }
 
 void validate_gated_ffn_size(const Shape& s) {
+  const std::string ffn = s.ffn_dim != 0  ? std::to_string(s.ffn_dim)
+                          : s.hidden != 0 ? fmt::format("4 × {}", s.hidden)
+                                          : fmt::format("4 × {} × {}", s.heads, s.head_dim);
   check_tensor_size("batch × seq_len × 2 × ffn_dim (gated FFN input: gate and up)",
-                    fmt::format("{} × {} × 2 × {}", s.batch, s.seq_len, s.ffn_width()),
+                    fmt::format("{} × {} × 2 × {}", s.batch, s.seq_len, ffn),
                     {s.batch, s.seq_len, 2, s.ffn_width()});
 }
 
