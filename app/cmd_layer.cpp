@@ -2,16 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iostream>
 #include <vector>
 
 #include "cli/output_extension.hpp"
+#include "cli/strict_integer.hpp"
+#include "compare/compare.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/model_preset.hpp"
+#include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
+#include "core/sweep_config.hpp"
+#include "device/device_info.hpp"
 #include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
+#include "kernels/operator.hpp"
+#include "model/layer_measured.hpp"
+#include "model/layer_plan.hpp"
 #include "model/layer_report.hpp"
 #include "render/layer_writer.hpp"
+#include "roofline/roof_source.hpp"
+#include "sweep/interruption.hpp"
+#include "sweep/sweep_runner.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -36,14 +50,74 @@ std::vector<int64_t> parse_list(const std::string& flag, const std::string& spec
   }
 }
 
+// The kernel's refusal of a layer operator's shape (its check_shape message), empty when it runs.
+std::string kernel_refusal(const std::string& op, const Shape& shape) {
+  try {
+    find_operator(op).check_shape(shape);
+    return std::string();
+  } catch (const Error& e) {
+    if (e.exit_code() != ExitCode::kBadInput) throw;
+    return e.what();
+  }
+}
+
+// The sweep options of a measured layer: the defaults, the measurement flags, and every operator
+// of the plan in `ops` (the report's config.kernels records their versions).
+SweepConfig measurement_config(const LayerOptions& o, const LayerMeasurementPlan& plan) {
+  SweepConfig config = default_sweep_config();
+  config.ops.clear();
+  for (const PlannedPoint& point : plan.points) {
+    if (std::find(config.ops.begin(), config.ops.end(), point.op) == config.ops.end()) {
+      config.ops.push_back(point.op);
+    }
+  }
+  if (o.repetitions) config.repetitions = *o.repetitions;
+  if (o.max_noise) config.max_noise = parse_threshold(*o.max_noise, "--max-noise");
+  if (o.no_counters) config.counters = false;
+  if (o.require_counters) config.require_counters = true;
+  if (o.device) config.device = *o.device;
+  return config;
+}
+
+// The flags that only a measurement reads, refused with --analytic rather than ignored.
+void check_analytic_flags(const LayerOptions& o) {
+  const auto refuse = [](const char* flag) {
+    throw bad_input(fmt::format(
+        "invalid {} with --analytic: it sets how the GPU measures the layer, and --analytic "
+        "measures nothing (drop one of them)",
+        flag));
+  };
+  if (o.repetitions) refuse("--repetitions");
+  if (o.max_noise) refuse("--max-noise");
+  if (o.no_counters) refuse("--no-counters");
+  if (o.require_counters) refuse("--require-counters");
+  if (o.roof) refuse("--roof");
+  if (o.device) refuse("--device");
+}
+
+// The datasheet of a measured view's analytic columns: --gpu, else the spec of the GPU measured.
+const GpuSpec& measured_gpu_spec(const LayerOptions& o, int device) {
+  if (o.gpu) return find_gpu_spec(*o.gpu);
+  const DeviceRecord record = query_device(device);
+  const GpuSpec* spec =
+      match_gpu_spec(record.name, record.cc_major, record.cc_minor, record.sm_count);
+  if (spec == nullptr) {
+    throw bad_input(fmt::format(
+        "layer: GPU {} '{}' is not in the datasheet table, which the analytic columns and peak "
+        "memory need: add --gpu ID naming the closest spec (model --help lists them)",
+        device, record.name));
+  }
+  return *spec;
+}
+
 }  // namespace
 
 CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "layer",
       "One transformer layer of a model preset, operator by operator at its real shapes: time "
-      "split, bounds, TTFT or decode tokens/s, peak memory (--analytic: from the datasheet, no "
-      "GPU needed)");
+      "split, bounds, TTFT or decode tokens/s, peak memory; each operator measured on the GPU as "
+      "a sweep point (--analytic: from the datasheet, no GPU needed)");
   sub->add_option("--model", o.model, "model preset id, e.g. llama-3.1-8b (list shows them)")
       ->required();
   sub->add_option("--phase", o.phase,
@@ -59,7 +133,29 @@ CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
                   "(default auto)");
   sub->add_flag("--analytic", o.analytic,
                 "model the layer from the --gpu datasheet instead of measuring it");
-  sub->add_option("--gpu", o.gpu, "GPU spec id for --analytic, e.g. h200-sxm (default: none)");
+  sub->add_option("--gpu", o.gpu,
+                  "GPU spec id, e.g. h200-sxm: required with --analytic; measured, the datasheet "
+                  "of the analytic columns (default: the spec of the GPU measured)");
+  CLI::Option* repetitions =
+      sub->add_option("--repetitions", o.repetitions,
+                      "Timed samples per operator, fixed sampling (default 10)")
+          ->transform(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
+  sub->add_option("--max-noise", o.max_noise,
+                  "Adaptive sampling, as sweep's: sample each operator until the 95% interval of "
+                  "the median is within this of it, e.g. 1% (default: off)")
+      ->excludes(repetitions);
+  CLI::Option* no_counters =
+      sub->add_flag("--no-counters", o.no_counters, "Skip the CUPTI counter pass (timing only)");
+  sub->add_flag("--require-counters", o.require_counters,
+                "Exit 3 before measuring when counters cannot be read (see `doctor`)")
+      ->excludes(no_counters);
+  sub->add_option("--roof", o.roof,
+                  "Roof of the measured placement: datasheet | counters | measured (default: "
+                  "measured when `rooflinectl peaks` has cached this GPU, else datasheet)")
+      ->check(one_of({to_string(RoofSource::kDatasheet), to_string(RoofSource::kCounters),
+                      to_string(RoofSource::kMeasured)}));
+  sub->add_option("--device", o.device, "CUDA device index to measure on (default 0)")
+      ->transform(device_index());
   sub->add_option("--format", o.format, "stdout format: table | json (default table)");
   sub->add_option("--output,-o", o.output,
                   "Write the JSON here (atomically; name ending in .json) (default: no file)")
@@ -68,12 +164,10 @@ CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
 }
 
 int run_layer_command(const LayerOptions& o) {
-  if (!o.analytic) {
-    throw bad_input(
-        "layer measures on a GPU, which is not built yet: add --analytic --gpu ID for the "
-        "datasheet model (no GPU needed)");
+  if (o.analytic) {
+    if (!o.gpu) throw bad_input("layer --analytic needs --gpu ID (e.g. h200-sxm; model --help)");
+    check_analytic_flags(o);
   }
-  if (!o.gpu) throw bad_input("layer --analytic needs --gpu ID (e.g. h200-sxm; model --help)");
   const LayerPhase phase = parse_layer_phase(o.phase);
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
@@ -100,17 +194,46 @@ int run_layer_command(const LayerOptions& o) {
                                     : parse_list("--context", o.context.value_or(kDefaultContext));
   const std::vector<int64_t> batches = parse_list("--batch", o.batch);
   const KvDtype kv_dtype = parse_kv_dtype(o.kv_dtype);
-  const GpuSpec& gpu = find_gpu_spec(*o.gpu);
   const ModelPreset& preset = find_model_preset(o.model);
 
-  const LayerReport report = build_layer_report(preset, gpu, phase, batches, lengths, kv_dtype);
+  LayerReport report;
+  int exit_code = static_cast<int>(ExitCode::kOk);
+  if (o.analytic) {
+    report = build_layer_report(preset, find_gpu_spec(*o.gpu), phase, batches, lengths, kv_dtype);
+  } else {
+    std::optional<RoofSource> roof;
+    if (o.roof) roof = parse_roof_source(*o.roof);
+    if (roof == RoofSource::kCounters && o.no_counters) {
+      throw bad_input(
+          "invalid --roof counters with --no-counters: counter-derived roofs need the counter "
+          "pass");
+    }
+    if (o.gpu) find_gpu_spec(*o.gpu);  // an unknown id is refused before the GPU is opened
+    const LayerMeasurementPlan plan =
+        plan_layer_measurement(preset, phase, batches, lengths, kv_dtype, kernel_refusal);
+    const SweepConfig config = measurement_config(o, plan);
+    if (device_count() == 0) throw environment_error(no_device_message());
+    const GpuSpec& gpu = measured_gpu_spec(o, config.device);
+    const LayerReport analytic = build_layer_report(preset, gpu, phase, batches, lengths, kv_dtype);
+    // A signal stops the measurement between points; the points measured so far are reported.
+    const InterruptScope interrupt_scope;
+    const Report sweep = run_planned_points(config, plan.points, std::cerr, roof);
+    report = assemble_measured_layer_report(analytic, plan, sweep);
+    if (pending_interrupt() != 0 || report_was_interrupted(sweep)) {
+      exit_code = kInterruptedExitCode;
+    } else {
+      for (const MeasuredLayerPoint& point : report.measurement->points) {
+        if (!point.layer_time_s) exit_code = static_cast<int>(ExitCode::kPartial);
+      }
+    }
+  }
   const std::string json = layer_report_to_json_text(report);
   if (o.output_given) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "layer report written to {}\n", o.output);
   }
   write_stdout(o.format == "json" ? json : format_layer_table(report));
-  return static_cast<int>(ExitCode::kOk);
+  return exit_code;
 }
 
 }  // namespace rooflinectl

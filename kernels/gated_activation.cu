@@ -1,7 +1,8 @@
 // The gated step of a SwiGLU or GeGLU FFN (Shazeer 2020, "GLU Variants Improve Transformer", eqs.
 // 5-6): y = act(gate) ⊙ up over the up-projection output x [batch·seq_len, 2·d_ff], gate in its
 // first d_ff columns and up in the last d_ff (vLLM's silu_and_mul / gelu_and_mul layout),
-// y [batch·seq_len, d_ff], d_ff = 4·d_model; 16-bit in and out, fp32 math. Two operators:
+// y [batch·seq_len, d_ff], d_ff = Shape::ffn_width() (ffn_dim, else 4·d_model); 16-bit in and out,
+// fp32 math. Two operators:
 //   swiglu: act = SiLU, x·σ(x) (Llama, Mistral, Qwen, Phi-3);
 //   geglu:  act = GELU in the --gelu-form the gelu operator uses, erf or tanh (Gemma).
 // The activations are gelu's (kernels/common/activation_math.hpp, accuracy stated there).
@@ -10,8 +11,8 @@
 // ld.global.cs and writes 8 outputs with st.global.cs, no grid-stride loop (the pattern that
 // matched cudaMemcpy for gelu, docs/perf-notes.md). Its vector g lies in row g / (d_ff/8), and its
 // gate vector at g + row·(d_ff/8), one 32-bit division per thread while the grid has fewer than
-// 2^31 vectors (64-bit past that). A d_ff that is not a multiple of 8 (only odd d_model in the
-// sweep) runs the same kernel one element per thread.
+// 2^31 vectors (64-bit past that). A d_ff that is not a multiple of 8 (an odd d_model or
+// --ffn-dim) runs the same kernel one element per thread.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <fmt/format.h>
@@ -228,7 +229,7 @@ GateActivation gate_activation_of(const std::string& op, GeluForm form) {
       fmt::format("invalid gated operator '{}': allowed {}, {}", op, kSwigluOp, kGegluOp));
 }
 
-int64_t gated_ffn_width(const Shape& shape) { return 4 * shape.d_model(); }
+int64_t gated_ffn_width(const Shape& shape) { return shape.ffn_width(); }
 
 void launch_gated_activation(const void* x, void* y, int64_t rows, int64_t d_ff, GateActivation act,
                              Dtype dtype, cudaStream_t stream) {
@@ -286,13 +287,13 @@ OperatorSpec gated_spec(const char* op, const std::string& summary) {
 OperatorSpec swiglu_spec() {
   return gated_spec(kSwigluOp,
                     "SwiGLU's gated step SiLU(gate)·up on the FFN up projection [B·L, 2·d_ff] "
-                    "(gate first), d_ff = 4·d_model");
+                    "(gate first), d_ff = ffn_dim or 4·d_model");
 }
 
 OperatorSpec geglu_spec() {
   return gated_spec(kGegluOp,
                     "GeGLU's gated step GELU(gate)·up (erf or tanh form) on [B·L, 2·d_ff] "
-                    "(gate first), d_ff = 4·d_model");
+                    "(gate first), d_ff = ffn_dim or 4·d_model");
 }
 
 }  // namespace rooflinectl

@@ -19,7 +19,7 @@ enum class GateActivation { kSilu, kGeluErf, kGeluTanh };
 /// bad-input Error for any other operator name.
 GateActivation gate_activation_of(const std::string& op, GeluForm form);
 
-/// d_ff of the sweep's shapes: 4·d_model (kernel_layer_widths, core/layer_widths.hpp).
+/// d_ff of `shape`: ffn_dim, else 4·d_model (Shape::ffn_width, kernel_layer_widths).
 int64_t gated_ffn_width(const Shape& shape);
 
 /// Enqueues y[r, c] = act(x[r, c]) · x[r, d_ff + c] for every row r < rows and column c < d_ff on

@@ -1,5 +1,6 @@
-// GELU on the FFN activation [batch·seq_len, 4·d_model] (d_model = heads·head_dim), 16-bit in and
-// out, fp32 math. Two forms (Hendrycks & Gimpel 2016, "Gaussian Error Linear Units", §2):
+// GELU on the FFN activation [batch·seq_len, d_ff] (d_ff = Shape::ffn_width(): ffn_dim, else
+// 4·d_model), 16-bit in and out, fp32 math. Two forms (Hendrycks & Gimpel 2016, "Gaussian Error
+// Linear Units", §2):
 //   erf:  gelu(x) = 0.5·x·(1 + erf(x/√2)) = x·Φ(x)                   (exact; PyTorch's default)
 //   tanh: gelu(x) = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))     (the paper's approximation)
 // gelu_v2_full_grid: a full grid of short-lived 256-thread blocks, each thread ONE 16-byte vector
@@ -150,7 +151,7 @@ GeluLauncher choose_gelu_kernel(Dtype dtype, GeluForm form) {
                                : choose_for_type<__half>(form);
 }
 
-int64_t gelu_element_count(const Shape& s) { return s.tokens() * 4 * s.d_model(); }
+int64_t gelu_element_count(const Shape& s) { return s.tokens() * s.ffn_width(); }
 
 // Grid: one thread per 16-byte vector plus one for the tail, in blocks of kGeluThreads. Throws a
 // bad-input Error past the 2^31 − 1 blocks of a 1-D grid (~4.4·10^12 elements).
@@ -258,7 +259,7 @@ class GeluRun final : public OperatorRun {
 //   FLOPs per element, counting the arithmetic the formula states and not the special function:
 //     erf form  4 FLOP: x·(1/√2), 1 + erf, 0.5·x, and the final product;
 //     tanh form 8 FLOP: x·x, ·0.044715, ·x (the cube term), + x, ·√(2/π), 1 + tanh, 0.5·x, product.
-//   FLOPs = N × (4 or 8), N = batch·seq_len·4·d_model.
+//   FLOPs = N × (4 or 8), N = batch·seq_len·d_ff.
 //   Bytes = 2·N·e (x read once, y written once; e = 2).
 //   What the fp32 counters (2·FFMA + FADD + FMUL) will show differs (from the PTX of v2): the erf
 //   form executes 5 FFMA + 5 FMUL + 1 FADD = 16 counted FLOP per element (4× the convention), the
@@ -266,10 +267,12 @@ class GeluRun final : public OperatorRun {
 OperatorSpec gelu_spec() {
   OperatorSpec spec;
   spec.name = kGeluOp;
-  spec.summary = "element-wise GELU (erf or tanh form) on the FFN activation [B·L, 4·d_model]";
+  spec.summary =
+      "element-wise GELU (erf or tanh form) on the FFN activation [B·L, d_ff], d_ff = ffn_dim or "
+      "4·d_model";
   spec.pipe = Pipe::kFp32;
   spec.check_shape = [](const Shape& shape) { validate_common_shape(shape); };
-  // x and y, N = B·L·4·d_model elements each.
+  // x and y, N = B·L·d_ff elements each.
   spec.device_bytes = [](const Shape& shape) {
     return 2 * gelu_element_count(shape) * dtype_size_bytes(shape.dtype);
   };

@@ -1,5 +1,5 @@
 // A GEMM C[M, N] = X[M, K] · W[K, N] at any (M, N, K) of a transformer layer (Shape::gemm_dims:
-// by default the FFN up projection M = batch·seq_len, K = d_model, N = 4·d_model), every matrix
+// by default the FFN up projection M = batch·seq_len, K = d_model, N = d_ff), every matrix
 // row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
 //   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 (decode's M = batch) on any device:
 //                            the weight stream is memory-bound there, so one row of 16·ceil(M/16)
@@ -782,7 +782,7 @@ OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = kGemmOp;
   spec.summary =
-      "GEMM X[B·L, K] × W[K, N], by default the FFN up projection K = d_model, N = 4·d_model "
+      "GEMM X[B·L, K] × W[K, N], by default the FFN up projection K = d_model, N = ffn_dim "
       "(--gemm-n, --gemm-k: any projection); split-K mma.sync at B·L <= 64, wgmma + TMA tensor "
       "cores above on sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
   spec.pipe = Pipe::kTensor;

@@ -228,8 +228,8 @@ class LayerNormRun final : public OperatorRun {
 void check_layernorm_width(int64_t d_model) {
   if (d_model < kElemsPerVec || d_model % kElemsPerVec != 0 || d_model > kLayerNormMaxWidth) {
     throw bad_input(fmt::format(
-        "layernorm: d_model {} (heads × head_dim) is not supported: it must be a multiple of {} "
-        "between {} and {}",
+        "layernorm: d_model {} (--hidden, else heads × head_dim) is not supported: it must be a "
+        "multiple of {} between {} and {}",
         d_model, kElemsPerVec, kElemsPerVec, kLayerNormMaxWidth));
   }
 }

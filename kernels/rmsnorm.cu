@@ -195,8 +195,8 @@ class RmsNormRun final : public OperatorRun {
 void check_rmsnorm_width(int64_t d_model) {
   if (d_model < kElemsPerVec || d_model % kElemsPerVec != 0 || d_model > kRmsNormMaxWidth) {
     throw bad_input(fmt::format(
-        "rmsnorm: d_model {} (heads × head_dim) is not supported: it must be a multiple of {} "
-        "between {} and {}",
+        "rmsnorm: d_model {} (--hidden, else heads × head_dim) is not supported: it must be a "
+        "multiple of {} between {} and {}",
         d_model, kElemsPerVec, kElemsPerVec, kRmsNormMaxWidth));
   }
 }

@@ -51,13 +51,20 @@ void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config
 
 std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape) {
   const LayerWidths kernel = kernel_layer_widths(shape);
+  const std::string widths =
+      kernel.d_model == preset.widths.d_model && kernel.ffn_dim == preset.widths.ffn_dim
+          ? fmt::format("run the preset's d_model {} and ffn_dim {}", kernel.d_model,
+                        kernel.ffn_dim)
+          : fmt::format(
+                "run d_model {} and FFN {}, not the preset's d_model {} and ffn_dim {} ({}; add "
+                "--hidden {} --ffn-dim {} to run those)",
+                kernel.d_model, kernel.ffn_dim, preset.widths.d_model, preset.widths.ffn_dim,
+                to_string(preset.widths.ffn_kind), preset.widths.d_model, preset.widths.ffn_dim);
   return fmt::format(
       "notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it); gemm, "
-      "gelu, layernorm, rmsnorm, swiglu and geglu still run the kernels' widths d_model = H*d = "
-      "{} and FFN = 4*d_model = {}, not the preset's d_model {} and ffn_dim {} ({}); `rooflinectl "
-      "model --model {}` predicts those",
-      preset.id, preset.heads, preset.kv_heads, preset.head_dim, kernel.d_model, kernel.ffn_dim,
-      preset.widths.d_model, preset.widths.ffn_dim, to_string(preset.widths.ffn_kind), preset.id);
+      "gelu, layernorm, rmsnorm, swiglu and geglu {}; `rooflinectl model --model {}` predicts the "
+      "preset's layer",
+      preset.id, preset.heads, preset.kv_heads, preset.head_dim, widths, preset.id);
 }
 
 }  // namespace rooflinectl

@@ -28,10 +28,10 @@ std::vector<std::string> sweep_refusals(const SweepConfig& config);
 /// a flag gave is left to check_sweep_plan's own message).
 void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config);
 
-/// The line `sweep --model ID` prints before it starts: what it took from the preset, and that
-/// gemm and the element-wise and norm operators still run at d_model = H·d and FFN = 4·d_model
-/// (the kernels' widths), not at the preset's d_model and ffn_dim, with `model --model ID` named
-/// for those.
+/// The line `sweep --model ID` prints before it starts: what it took from the preset, and the
+/// widths gemm and the element-wise and norm operators run at (kernel_layer_widths of `shape`:
+/// --hidden and --ffn-dim, else H·d and 4·d_model); where those differ from the preset's d_model
+/// and ffn_dim, the flags that run the preset's, and `model --model ID` for its whole layer.
 std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape);
 
 }  // namespace rooflinectl

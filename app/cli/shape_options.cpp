@@ -122,6 +122,18 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                  "d_model = H*d)")
       ->type_name("N")
       ->transform(strict_integer<int64_t>(gemm_dim));
+  // Checked by validate_layer_widths (and each kernel's width rule), naming the value.
+  const std::string width = "0, or positive integers";
+  sub.add_option("--hidden", o.hidden,
+                 "d_model of gemm, gelu, layernorm, rmsnorm, swiglu and geglu, e.g. a preset's "
+                 "hidden size (default 0: H*d)")
+      ->type_name("N")
+      ->transform(strict_integer<int64_t>(width));
+  sub.add_option("--ffn-dim", o.ffn_dim,
+                 "FFN width d_ff of gelu, swiglu, geglu and gemm's default N, e.g. 14336 for "
+                 "llama-3.1-8b (default 0: 4*d_model)")
+      ->type_name("N")
+      ->transform(strict_integer<int64_t>(width));
   sub.add_option("--kv-dtype", o.kv_dtype,
                  "Element type of decode_attention's KV cache: auto (the --dtype) | fp8_e4m3 (one "
                  "fp32 scale per KV head for K and one for V; Q and O stay in the --dtype) "
@@ -201,6 +213,8 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   if (o.page_size) config.base.page_size = *o.page_size;  // checked by validate_kv_layout
   if (o.gemm_n) config.base.gemm_n = *o.gemm_n;           // checked by validate_gemm_dims
   if (o.gemm_k) config.base.gemm_k = *o.gemm_k;
+  if (o.hidden) config.base.hidden = *o.hidden;  // checked by validate_layer_widths
+  if (o.ffn_dim) config.base.ffn_dim = *o.ffn_dim;
 }
 
 }  // namespace rooflinectl

@@ -1,6 +1,7 @@
 // The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
 // --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal, --kv-layout,
-// --page-size, --kv-dtype, --gemm-n, --gemm-k): bound once, applied to a SweepConfig.
+// --page-size, --kv-dtype, --gemm-n, --gemm-k, --hidden, --ffn-dim): bound once, applied to a
+// SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -34,7 +35,9 @@ struct ShapeOptions {
   std::optional<int64_t> page_size;      ///< KV positions per page (--kv-layout paged)
   std::optional<int64_t> gemm_n;         ///< gemm's N (0: 4·d_model)
   std::optional<int64_t> gemm_k;         ///< gemm's K (0: d_model)
-  std::optional<std::string> kv_dtype;   ///< "auto" | "fp8_e4m3", or a list (decode_attention)
+  std::optional<int64_t> hidden;        ///< d_model of the norms, FFN and gemm (0: heads·head_dim)
+  std::optional<int64_t> ffn_dim;       ///< d_ff of gelu, swiglu, geglu and gemm (0: 4·d_model)
+  std::optional<std::string> kv_dtype;  ///< "auto" | "fp8_e4m3", or a list (decode_attention)
 };
 
 /// Binds the shared flags of `sub` to `options`.

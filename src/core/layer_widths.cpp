@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/operator_names.hpp"
 
 namespace rooflinectl {
 
@@ -36,7 +37,11 @@ NormKind parse_norm_kind(std::string_view text) {
 }
 
 LayerWidths kernel_layer_widths(const Shape& shape) {
-  return LayerWidths{shape.d_model(), 4 * shape.d_model(), FfnKind::kGeluMlp, NormKind::kLayerNorm};
+  return LayerWidths{shape.d_model(), shape.ffn_width(), FfnKind::kGeluMlp, NormKind::kLayerNorm};
+}
+
+bool operator_uses_layer_widths(std::string_view op) {
+  return op != kNaiveAttentionOp && op != kFlashAttentionOp && op != kDecodeAttentionOp;
 }
 
 }  // namespace rooflinectl

@@ -42,8 +42,14 @@ struct LayerWidths {
   NormKind norm = NormKind::kLayerNorm;
 };
 
-/// What the sweep's gemm, gelu and layernorm kernels run at `shape`: d_model = heads·head_dim,
-/// ffn_dim = 4·d_model (the GPT-2/BERT ratio), a GELU MLP and LayerNorm.
+/// What the sweep's gemm, gelu, layernorm, rmsnorm, swiglu and geglu kernels run at `shape`:
+/// d_model = shape.d_model() (hidden, else heads·head_dim), ffn_dim = shape.ffn_width() (ffn_dim,
+/// else 4·d_model, the GPT-2/BERT ratio), a GELU MLP and LayerNorm (the kinds name the sweep's
+/// default operators; rmsnorm, swiglu and geglu read the same widths).
 LayerWidths kernel_layer_widths(const Shape& shape);
+
+/// Whether operator `op` reads the layer widths (Shape::hidden, Shape::ffn_dim): gemm (its default
+/// N and K), gelu, layernorm, rmsnorm, swiglu and geglu; not the attention operators.
+bool operator_uses_layer_widths(std::string_view op);
 
 }  // namespace rooflinectl

@@ -36,6 +36,13 @@ std::string gemm_dims_label(const Shape& s) {
   return fmt::format("N={} K={}", d.n, d.k);
 }
 
+std::string layer_widths_label(const Shape& s) {
+  std::string out;
+  if (s.hidden != 0) out = fmt::format("hidden={}", s.hidden);
+  if (s.ffn_dim != 0) out += fmt::format("{}ffn={}", out.empty() ? "" : " ", s.ffn_dim);
+  return out;
+}
+
 Dtype parse_dtype(std::string_view text) {
   if (text == "bf16") return Dtype::kBf16;
   if (text == "fp16") return Dtype::kFp16;
@@ -127,6 +134,17 @@ void validate_gemm_dims(const Shape& s) {
                     {s.batch, s.seq_len, d.n});
 }
 
+void validate_layer_widths(const Shape& s) {
+  const auto check = [](const char* name, const char* flag, int64_t v, const char* default_text) {
+    if (v < 0) {
+      throw bad_input(fmt::format("invalid {} {} ({}): allowed 0 ({}) or a positive integer", name,
+                                  v, flag, default_text));
+    }
+  };
+  check("hidden", "--hidden", s.hidden, "d_model = heads·head_dim");
+  check("ffn-dim", "--ffn-dim", s.ffn_dim, "ffn_dim = 4·d_model");
+}
+
 void check_positive_axis(const char* name, const char* flag, int64_t v) {
   // `flag` is where the value comes from on the command line (the config file uses the name).
   if (v <= 0) {
@@ -155,20 +173,32 @@ void validate_common_shape(const Shape& s) {
   check_tensor_size("batch × heads × seq_len × head-dim (Q, O)",
                     fmt::format("{} × {}", b_h_l, s.head_dim),
                     {s.batch, s.heads, s.seq_len, s.head_dim});
-  check_tensor_size("batch × seq_len × 4 × heads × head-dim (FFN activation)",
-                    fmt::format("{} × {} × 4 × {} × {}", s.batch, s.seq_len, s.heads, s.head_dim),
-                    {s.batch, s.seq_len, 4, s.heads, s.head_dim});
-  check_tensor_size("4 × (heads × head-dim)² (FFN weight)",
-                    fmt::format("4 × ({} × {})²", s.heads, s.head_dim),
-                    {4, s.heads, s.head_dim, s.heads, s.head_dim});
-  validate_gemm_dims(s);  // after the checks that bound d_model, its default K
+  validate_layer_widths(s);
+  // Norm rows first: they bound d_model by 2^50, so ffn_width()'s 4·d_model cannot overflow. The
+  // messages name the values given: heads × head-dim where hidden is not set, 4 × d_model where
+  // ffn_dim is not.
+  const std::string d_model =
+      s.hidden != 0 ? std::to_string(s.hidden) : fmt::format("({} × {})", s.heads, s.head_dim);
+  const std::string ffn =
+      s.ffn_dim != 0 ? std::to_string(s.ffn_dim) : fmt::format("4 × {}", d_model);
+  check_tensor_size("batch × seq_len × d_model (norm rows)",
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d_model),
+                    {s.batch, s.seq_len, s.d_model()});
+  check_tensor_size("d_model × ffn_dim (FFN weight)", fmt::format("{} × {}", d_model, ffn),
+                    {s.d_model(), s.ffn_width()});
+  check_tensor_size("batch × seq_len × ffn_dim (FFN activation)",
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, ffn),
+                    {s.batch, s.seq_len, s.ffn_width()});
+  validate_gemm_dims(s);  // after the checks that bound d_model and d_ff, its default K and N
 }
 
 void validate_gated_ffn_size(const Shape& s) {
-  check_tensor_size(
-      "batch × seq_len × 2 × 4 × heads × head-dim (gated FFN input: gate and up)",
-      fmt::format("{} × {} × 2 × 4 × {} × {}", s.batch, s.seq_len, s.heads, s.head_dim),
-      {s.batch, s.seq_len, 2, 4, s.heads, s.head_dim});
+  const std::string ffn = s.ffn_dim != 0  ? std::to_string(s.ffn_dim)
+                          : s.hidden != 0 ? fmt::format("4 × {}", s.hidden)
+                                          : fmt::format("4 × {} × {}", s.heads, s.head_dim);
+  check_tensor_size("batch × seq_len × 2 × ffn_dim (gated FFN input: gate and up)",
+                    fmt::format("{} × {} × 2 × {}", s.batch, s.seq_len, ffn),
+                    {s.batch, s.seq_len, 2, s.ffn_width()});
 }
 
 void validate_score_matrix_size(const Shape& s) {

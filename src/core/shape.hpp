@@ -59,10 +59,11 @@ struct GemmDims {
 ///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
 ///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
 ///   GEMM X: [batch·seq_len, K], W: [K, N], C: [batch·seq_len, N] with N, K = gemm_dims();
-///   GELU: [batch·seq_len, 4·d_model]; LayerNorm, RMSNorm: [batch·seq_len, d_model];
+///   GELU: [batch·seq_len, d_ff]; LayerNorm, RMSNorm: [batch·seq_len, d_model];
 ///   SwiGLU, GeGLU: input [batch·seq_len, 2·d_ff] (gate in columns 0..d_ff−1, up in
-///   d_ff..2·d_ff−1), output [batch·seq_len, d_ff], d_ff = 4·d_model (kernel_layer_widths in
-///   core/layer_widths.hpp).
+///   d_ff..2·d_ff−1), output [batch·seq_len, d_ff]; d_model = d_model() (hidden, else
+///   heads·head_dim) and d_ff = ffn_width() (ffn_dim, else 4·d_model), kernel_layer_widths in
+///   core/layer_widths.hpp.
 struct Shape {
   int64_t batch = 1;
   int64_t heads = 16;     ///< query heads H
@@ -81,11 +82,23 @@ struct Shape {
   int64_t gemm_n = 0;
   int64_t gemm_k = 0;
   KvDtype kv_dtype = KvDtype::kAuto;  ///< decode_attention only
+  /// The hidden size d_model of the norms, gemm's default K and the FFN (a model's hidden_size,
+  /// which differs from heads·head_dim in e.g. Gemma 2); 0 takes heads·head_dim. Read by gemm,
+  /// gelu, layernorm, rmsnorm, swiglu and geglu (operator_uses_layer_widths); the attention
+  /// operators' points carry 0 (core/sweep_plan.cpp).
+  int64_t hidden = 0;
+  /// The FFN intermediate size d_ff of gelu, swiglu, geglu and gemm's default N (a model's
+  /// intermediate_size, e.g. 14336 for Llama-3.1-8B); 0 takes 4·d_model(). Carried as hidden.
+  int64_t ffn_dim = 0;
 
-  int64_t d_model() const { return heads * head_dim; }
-  /// The gemm operator's M = batch·seq_len, N (gemm_n, else 4·d_model), K (gemm_k, else d_model).
+  /// The hidden size: hidden when set, else heads·head_dim.
+  int64_t d_model() const { return hidden != 0 ? hidden : heads * head_dim; }
+  /// The FFN intermediate size: ffn_dim when set, else 4·d_model().
+  int64_t ffn_width() const { return ffn_dim != 0 ? ffn_dim : 4 * d_model(); }
+  /// The gemm operator's M = batch·seq_len, N (gemm_n, else ffn_width()), K (gemm_k, else
+  /// d_model()).
   GemmDims gemm_dims() const {
-    return {tokens(), gemm_n != 0 ? gemm_n : 4 * d_model(), gemm_k != 0 ? gemm_k : d_model()};
+    return {tokens(), gemm_n != 0 ? gemm_n : ffn_width(), gemm_k != 0 ? gemm_k : d_model()};
   }
   int64_t tokens() const { return batch * seq_len; }
   int64_t group_size() const { return heads / kv_heads; }
@@ -114,6 +127,10 @@ std::string kv_layout_label(const Shape& shape);
 /// effective values of both); empty when gemm_n and gemm_k are 0 (the default up projection).
 std::string gemm_dims_label(const Shape& shape);
 
+/// Short label of explicit layer widths for tables and point labels, "hidden=4096 ffn=14336"
+/// (each part only when its field is set); empty when hidden and ffn_dim are 0.
+std::string layer_widths_label(const Shape& shape);
+
 /// Upper bound on the element count of any tensor a shape implies (2^50 ≈ 1.1e15, i.e. 2 PiB
 /// of bf16: far beyond any GPU). It exists so that byte counts derived from element counts
 /// (× dtype size, × a few tensors, × decode's ≤ 256 splits × 4 bytes) cannot overflow int64.
@@ -129,7 +146,7 @@ inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 void check_positive_axis(const char* name, const char* flag, int64_t v);
 
 /// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout,
-/// validate_gemm_dims) and
+/// validate_layer_widths, validate_gemm_dims) and
 /// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
 /// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len
 /// 2147483648 is refused naming the product); throws bad-input Error. The L² score matrices are
@@ -142,14 +159,20 @@ void validate_common_shape(const Shape& shape);
 /// "invalid gemm-n 100 (--gemm-n): allowed 0 (N = 4·d_model) or a positive multiple of 8 ...".
 void validate_gemm_dims(const Shape& shape);
 
+/// Checks the explicit layer widths: hidden and ffn_dim each 0 (the default: heads·head_dim,
+/// 4·d_model) or positive. Which widths a kernel runs is its own check (the norms need a multiple
+/// of 8 up to 65536). Throws a bad-input Error naming the flag, the value and what is allowed:
+/// "invalid hidden -8 (--hidden): allowed 0 (d_model = heads·head_dim) or a positive integer".
+void validate_layer_widths(const Shape& shape);
+
 /// Checks the KV-cache layout axes: a paged layout needs a page size in kKvPageSizes, a
 /// contiguous one none (page_size 0). Throws a bad-input Error naming the flag and the allowed
 /// values: "invalid page size 24 (--page-size): allowed 16, 32, 64, 128", "invalid page size 32
 /// (--page-size): needs --kv-layout paged".
 void validate_kv_layout(const Shape& shape);
 
-/// Checks that the input of the gated FFN step (SwiGLU, GeGLU), batch × seq_len × 2 × 4 ×
-/// d_model elements (gate and up halves of width d_ff = 4·d_model), stays within
+/// Checks that the input of the gated FFN step (SwiGLU, GeGLU), batch × seq_len × 2 × d_ff
+/// elements (gate and up halves of width d_ff = ffn_width()), stays within
 /// kMaxTensorElements; throws a bad-input Error naming the product otherwise. validate_common_shape
 /// bounds only the single-width FFN activation, half of it.
 void validate_gated_ffn_size(const Shape& shape);

@@ -118,17 +118,20 @@ ShardSpec shard_from_environment(const EnvLookup& env) {
 
 std::string shard_point_key(const std::string& op, const Shape& shape) {
   // A paged KV cache adds "|kv=paged/16", an FP8 one "|kv=fp8_e4m3", explicit GEMM dims
-  // "|gemm=N=6144 K=4096"; a contiguous auto point at the default dims has the key shards had
-  // before these existed, so its shard does not move.
+  // "|gemm=N=6144 K=4096", explicit layer widths "|hidden=4096 ffn=14336"; a contiguous auto point
+  // at the default dims and widths has the key shards had before these existed, so its shard does
+  // not move.
   const std::string layout =
       shape.kv_layout == KvLayout::kPaged ? "|kv=" + kv_layout_label(shape) : std::string();
   const std::string kv_dtype =
       shape.kv_dtype == KvDtype::kAuto ? std::string() : "|" + kv_dtype_label(shape);
   const std::string gemm = gemm_dims_label(shape);
-  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}", op, shape.seq_len, shape.batch,
-                     shape.heads, shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? 1 : 0, to_string(shape.gelu_form), layout, kv_dtype,
-                     gemm.empty() ? "" : "|gemm=" + gemm);
+  const std::string widths = layer_widths_label(shape);
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}{}", op, shape.seq_len,
+                     shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
+                     to_string(shape.dtype), shape.causal ? 1 : 0, to_string(shape.gelu_form),
+                     layout, kv_dtype, gemm.empty() ? "" : "|gemm=" + gemm,
+                     widths.empty() ? "" : "|" + widths);
 }
 
 uint64_t fnv1a_64(std::string_view text) {

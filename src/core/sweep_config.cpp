@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/layer_widths.hpp"
 #include "core/operator_names.hpp"
 #include "core/point_filter.hpp"
 #include "core/seq_range.hpp"
@@ -23,7 +24,7 @@ const std::vector<std::string>& config_keys() {
       "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
       "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
       "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter",    "kv_dtype",
-      "gemm_n",        "gemm_k"};
+      "gemm_n",        "gemm_k",     "hidden",      "ffn_dim"};
   return keys;
 }
 
@@ -154,6 +155,8 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   }
   if (r.has("gemm_n")) c.base.gemm_n = r.get_int64("gemm_n");  // checked by validate_gemm_dims
   if (r.has("gemm_k")) c.base.gemm_k = r.get_int64("gemm_k");
+  if (r.has("hidden")) c.base.hidden = r.get_int64("hidden");  // checked by validate_layer_widths
+  if (r.has("ffn_dim")) c.base.ffn_dim = r.get_int64("ffn_dim");
   if (r.has("repetitions")) c.repetitions = get_int_at_least(r, "repetitions", 1);
   if (r.has("max_noise")) c.max_noise = r.get_double("max_noise");
   if (r.has("min_samples")) c.min_samples = get_int_at_least(r, "min_samples", 1);
@@ -211,6 +214,17 @@ void validate_sweep_config(const SweepConfig& c) {
           n ? "gemm-n" : "gemm-k", n ? c.base.gemm_n : c.base.gemm_k, n ? "gemm-n" : "gemm-k",
           n ? "N" : "K"));
     }
+  }
+  validate_layer_widths(c.base);
+  if ((c.base.hidden != 0 || c.base.ffn_dim != 0) &&
+      std::none_of(c.ops.begin(), c.ops.end(),
+                   [](const std::string& op) { return operator_uses_layer_widths(op); })) {
+    const bool hidden = c.base.hidden != 0;
+    throw bad_input(fmt::format(
+        "invalid {} {} (--{}): it sets the width of gemm, gelu, layernorm, rmsnorm, swiglu and "
+        "geglu, and the operators (--ops) include none of them",
+        hidden ? "hidden" : "ffn-dim", hidden ? c.base.hidden : c.base.ffn_dim,
+        hidden ? "hidden" : "ffn-dim"));
   }
   if (!c.filter.empty()) parse_point_filter(c.filter);
   const std::vector<PlannedPoint> plan = plan_all_points(c);

@@ -70,7 +70,9 @@ struct SweepConfig {
 /// values, swept as a product),
 /// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
 /// positions per page; 16 when "kv_layout" is "paged" without it), "gemm_n" and "gemm_k" (the
-/// gemm operator's N and K; 0 or absent: 4·d_model and d_model), "repetitions", "max_noise" (a
+/// gemm operator's N and K; 0 or absent: ffn_dim and d_model), "hidden" and "ffn_dim" (the layer
+/// widths d_model and d_ff, Shape::hidden and Shape::ffn_dim; 0 or absent: heads·head_dim and
+/// 4·d_model), "repetitions", "max_noise" (a
 /// fraction), "min_samples", "min_time_s", "max_time_s", "warmup_runs", "counters", "warm_l2",
 /// "sm_throughput", "device", "kernels" (an object of operator name to version key, e.g. {"gemm":
 /// "v1"}; the names are checked against the operators' declarations later, with the plan). Unknown
@@ -100,7 +102,9 @@ SweepConfig default_sweep_config();
 /// a plan that the filter leaves points in, the KV layout (validate_kv_layout; a paged layout with
 /// decode_attention as the only operator), the KV dtype (a --kv-dtype without auto among its values
 /// with decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones
-/// need gemm among the operators). Operator names are checked by the kernels registry.
+/// need gemm among the operators), the layer widths (validate_layer_widths; explicit ones need an
+/// operator that reads them, operator_uses_layer_widths). Operator names are checked by the
+/// kernels registry.
 /// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
 

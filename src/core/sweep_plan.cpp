@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/layer_widths.hpp"
 #include "core/operator_names.hpp"
 #include "core/point_filter.hpp"
 #include "core/shard.hpp"
@@ -43,6 +44,10 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
   if (op != kGemmOp) {  // explicit GEMM dims are gemm's alone: the other points stay as before
     shapes.front().gemm_n = 0;
     shapes.front().gemm_k = 0;
+  }
+  if (!operator_uses_layer_widths(op)) {  // attention has no hidden or FFN width
+    shapes.front().hidden = 0;
+    shapes.front().ffn_dim = 0;
   }
   // An operator without a KV cache never reads it: its points say auto (their own dtype) rather
   // than the axis's first value.

@@ -20,13 +20,18 @@ struct PlannedPoint {
   /// 1-based position in the whole, unsharded plan (what the progress line and the point's
   /// random seed count).
   size_t index = 0;
+  /// What progress lines and NVTX ranges call the point when a caller plans it outside a sweep's
+  /// product (`layer`: "decode B=16 context=512 qkv_proj"); empty in a sweep's plan, whose points
+  /// are named by operator, swept axes and L.
+  std::string label{};
 };
 
 /// Every point of `config`, ignoring config.shard, in product order, outermost first: dtype, the
 /// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype,
 /// seq_len (each axis in the order its values were given). An axis the operator does not use
 /// (operator_uses_axis) takes its first value only, so it does not multiply that operator's
-/// points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's. Points the
+/// points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's, the layer
+/// widths (hidden, ffn_dim) 0 in the attention operators' points. Points the
 /// config's filter drops are left out (indices count the kept points); a
 /// malformed filter is a bad-input Error. Dtype is outermost so that a sweep counts each dtype's
 /// points with one counter set-up (its tensor pipe's metrics). Without lists: operators ×

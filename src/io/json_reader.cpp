@@ -102,6 +102,21 @@ void read_gemm_dims(const JsonObjectReader& r, Shape& s) {
   read("gemm_k", s.gemm_k);
 }
 
+// "hidden" and "ffn_dim" are written only when set (json_writer.cpp): absent, 0 (the default).
+void read_layer_widths(const JsonObjectReader& r, Shape& s) {
+  const auto read = [&](const char* key, int64_t& field) {
+    if (!r.has(key)) return;
+    field = r.get_int64(key);
+    try {
+      validate_layer_widths(s);
+    } catch (const Error& e) {
+      r.fail_key(key, e.what());
+    }
+  };
+  read("hidden", s.hidden);
+  read("ffn_dim", s.ffn_dim);
+}
+
 // "kv_dtype" is written for an FP8 KV cache only (json_writer.cpp): absent, it is auto.
 void read_kv_dtype(const JsonObjectReader& r, Shape& s) {
   if (r.has("kv_dtype")) s.kv_dtype = r.get_parsed("kv_dtype", parse_kv_dtype);
@@ -119,6 +134,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);
   read_kv_layout(r, s);
   read_gemm_dims(r, s);
+  read_layer_widths(r, s);
   read_kv_dtype(r, s);
   return s;
 }
@@ -630,6 +646,7 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   read_shape_axes(r, c, true);  // each a value, or an array for an axis swept as a list
   read_kv_layout(r, c.base);
   read_gemm_dims(r, c.base);
+  read_layer_widths(r, c.base);
   if (r.has("filter")) c.filter = r.get_string("filter");  // absent: no --filter
   c.repetitions = r.get_int("repetitions");
   // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.
@@ -670,7 +687,7 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
     throw bad_input(fmt::format(
         "{}: a `rooflinectl profile` report (\"kind\": \"profile\"), not a sweep report", origin));
   }
-  // Likewise `layer --analytic` output (docs/layer-report-schema.json): a prediction, no points.
+  // Likewise `layer` output (docs/layer-report-schema.json): a layer view, no sweep points.
   if (r.has("layer_schema_version")) {
     throw bad_input(
         fmt::format("{}: a `rooflinectl layer --analytic` report (\"layer_schema_version\"), not a "

@@ -71,6 +71,13 @@ void put_gemm_dims(Json& j, const Shape& s) {
   if (s.gemm_k != 0) j["gemm_k"] = s.gemm_k;
 }
 
+// Explicit layer widths are written only when set (--hidden, --ffn-dim, and `layer`'s points):
+// absent keys read as 0, heads·head_dim and 4·d_model, the widths of every report before them.
+void put_layer_widths(Json& j, const Shape& s) {
+  if (s.hidden != 0) j["hidden"] = s.hidden;
+  if (s.ffn_dim != 0) j["ffn_dim"] = s.ffn_dim;
+}
+
 // Only an FP8 KV cache is written: absent reads as auto (the point's dtype), the KV dtype of every
 // report before FP8 decode existed.
 void put_kv_dtype(Json& j, const Shape& s) {
@@ -89,6 +96,7 @@ Json shape_to_json(const Shape& s) {
   j["gelu_form"] = to_string(s.gelu_form);
   put_kv_layout(j, s);
   put_gemm_dims(j, s);
+  put_layer_widths(j, s);
   put_kv_dtype(j, s);
   j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
   return j;
@@ -420,6 +428,7 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
     j["kv_dtype"] = texts(a.kv_dtype);
   }
   put_gemm_dims(j, c.base);
+  put_layer_widths(j, c.base);
   if (!c.filter.empty()) j["filter"] = c.filter;  // absent without --filter
   j["repetitions"] = c.repetitions;
   j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);

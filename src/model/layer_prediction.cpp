@@ -75,15 +75,18 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
   return r;
 }
 
-std::vector<std::string> layer_estimate_omissions(LayerPhase phase) {
+std::vector<std::string> layer_estimate_omissions(LayerPhase phase, bool measured) {
   std::vector<std::string> out = {
       "the embedding lookup, the final norm, the LM head GEMM (vocab_size x d_model) and sampling",
       "communication (one GPU, no tensor or pipeline parallelism) and kernel-launch gaps "
       "(every operator is assumed to start when the previous one ends)",
       "the two residual adds per layer, rotary embedding and the write of K and V into the KV "
       "cache (each memory-bound, each a few M*d_model-sized passes)",
-      "the time lower bound max(FLOP/P_peak, bytes/BW) assumes each operator reaches its "
-      "datasheet roof: real kernels reach some fraction of it"};
+      measured ? "each operator is timed alone, its median over samples each taken after an L2 "
+                 "flush: in a real layer an operator may find the previous one's output in L2 "
+                 "and kernels overlap their tails, so the sum can overstate the layer time"
+               : "the time lower bound max(FLOP/P_peak, bytes/BW) assumes each operator reaches "
+                 "its datasheet roof: real kernels reach some fraction of it"};
   if (phase == LayerPhase::kPrefill) {
     out.push_back(
         "TTFT is the prefill of the B prompts together, without queueing or the first "

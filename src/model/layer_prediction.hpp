@@ -78,7 +78,10 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
 
 /// What the model-level estimates leave out, one sentence each (the same for every point of a
 /// phase): embedding, LM head, sampling, communication, kernel-launch gaps, residual adds,
-/// rotary embedding, the KV-cache write, and for prefill the decode steps after the first token.
-std::vector<std::string> layer_estimate_omissions(LayerPhase phase);
+/// rotary embedding, the KV-cache write, and for prefill the decode steps after the first token;
+/// then the basis's own limit: analytic, that every operator is assumed to reach its datasheet
+/// roof; `measured`, that each operator was timed alone with a cold L2 (no overlap, no reuse of
+/// the previous operator's output in L2).
+std::vector<std::string> layer_estimate_omissions(LayerPhase phase, bool measured = false);
 
 }  // namespace rooflinectl

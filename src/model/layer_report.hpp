@@ -4,16 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/model_preset.hpp"
 #include "device/gpu_spec.hpp"
+#include "model/layer_measurement.hpp"
 #include "model/layer_prediction.hpp"
 
 namespace rooflinectl {
 
-/// The layer view of one preset, phase and GPU.
+/// The layer view of one preset, phase and GPU: analytic (`layer --analytic`: the datasheet alone)
+/// or measured (`layer`: every operator run on the GPU, `measurement` set; the analytic figures
+/// stay beside the measured ones).
 struct LayerReport {
   GpuSpec gpu;
   ModelPreset preset;
@@ -24,8 +28,15 @@ struct LayerReport {
   KvDtype kv_dtype = KvDtype::kAuto;  ///< the stored KV cache's elements (LayerPoint::kv_dtype)
   /// One per (batch, length), batch-major: every length of the first batch, then the next.
   std::vector<LayerPrediction> points;
-  std::vector<std::string> omissions;   ///< layer_estimate_omissions(phase)
-  std::vector<std::string> conclusion;  ///< layer_conclusion(points)
+  std::vector<std::string> omissions;  ///< layer_estimate_omissions(phase)
+  /// layer_conclusion(points) for an analytic view; from the measured split for a measured one.
+  std::vector<std::string> conclusion;
+  /// What the GPU measured; nullopt for an analytic view.
+  std::optional<LayerMeasurement> measurement;
+
+  /// "measured" when `measurement` is set, else "analytic": the basis of the times, shares,
+  /// TTFT, tokens/s and conclusion the report leads with.
+  std::string basis() const { return measurement ? "measured" : "analytic"; }
 };
 
 /// Builds the layer view of `preset` on `gpu` at the product batches × lengths (batch-major), the

@@ -93,10 +93,12 @@ AnalyticResult flash_attention_model(const Shape& s) {
   return r;
 }
 
-// The FFN width as the formulas name it: "4*d_model" at the sweep kernels' widths, else the
-// preset's "ffn_dim" (the two differ for every published model with a gated FFN).
+// The FFN width as the formulas name it: "4*d_model" at the sweep kernels' default widths, else
+// "ffn_dim" (a preset's, or the shape's --ffn-dim; the two differ for every published model with a
+// gated FFN).
 std::string ffn_width_name(const Shape& s, const LayerWidths& w) {
-  return w.ffn_dim == 4 * w.d_model && w.d_model == s.d_model() ? "4*d_model" : "ffn_dim";
+  return s.ffn_dim == 0 && w.ffn_dim == 4 * w.d_model && w.d_model == s.d_model() ? "4*d_model"
+                                                                                  : "ffn_dim";
 }
 
 // Explicit dims (--gemm-n, --gemm-k) beat the widths; the default is the FFN up projection.
@@ -247,11 +249,12 @@ double min_dram_write_bytes(const std::string& op, const Shape& s) {
   if (op == kNaiveAttentionOp) return b * h * l * d * e;
   if (op == kFlashAttentionOp) return b * h * l * d * e + 4.0 * b * h * l;
   if (op == kGemmOp) return tokens * static_cast<double>(s.gemm_dims().n) * e;
-  if (op == kGeluOp) return tokens * 4.0 * d_model * e;
+  const double ffn = static_cast<double>(s.ffn_width());
+  if (op == kGeluOp) return tokens * ffn * e;
   if (op == kLayernormOp) return tokens * d_model * e;
   if (op == kDecodeAttentionOp) return b * h * d * e;
   if (op == kRmsnormOp) return tokens * d_model * e;
-  if (op == kSwigluOp || op == kGegluOp) return tokens * 4.0 * d_model * e;
+  if (op == kSwigluOp || op == kGegluOp) return tokens * ffn * e;
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 

@@ -29,10 +29,10 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///                     and read once: + 4·B·H·L²·e
 ///   flash_attention:  flop 4·B·H·d·pairs (pairs = L² or L(L+1)/2 causal); min bytes Q,K,V,O +
 ///                     LSE (4·B·H·L); implemented re-reads K,V once per query tile of Br rows
-///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = 4·d_model (or the shape's
+///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = ffn_dim (or the shape's
 ///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
 ///                     gemm_skinny_partial_bytes (the default version there)
-///   gelu:             N = B·L·4·d_model; flop 4·N (erf form) or 8·N (tanh form), counting the
+///   gelu:             N = B·L·ffn_dim; flop 4·N (erf form) or 8·N (tanh form), counting the
 ///                     add/mul/FMA-as-2 arithmetic around the special function, which itself is
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
 ///   layernorm:        N = B·L·d_model; flop 8·N (sum 1, centre 1, square-accumulate 2,
@@ -50,7 +50,8 @@ double attention_pairs(int64_t seq_len, bool causal);
 ///                     form) or 9·N (tanh form) for geglu (gelu's count + the product), the
 ///                     special function itself not counted; bytes 3·N·e (gate, up read; output
 ///                     written)
-/// at the sweep kernels' widths (kernel_layer_widths: d_model = H·d, FFN = 4·d_model).
+/// at the sweep kernels' widths (kernel_layer_widths: d_model = the shape's hidden, else H·d;
+/// ffn_dim = the shape's ffn_dim, else 4·d_model).
 /// Throws a bad-input Error for an unknown operator name.
 AnalyticResult analytic_model(const std::string& op, const Shape& shape);
 

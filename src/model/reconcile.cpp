@@ -78,7 +78,7 @@ std::string explain_tensor_flop(const PointResult& p, double ratio) {
 
 std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
   if (p.op == kGeluOp) {
-    const double elements = static_cast<double>(p.shape.tokens()) * 4.0 * p.shape.d_model();
+    const double elements = static_cast<double>(p.shape.tokens()) * p.shape.ffn_width();
     return fmt::format(
         "{0} is not one special-function instruction but an FMA polynomial around MUFU "
         "instructions (CUDA's {0}f in gelu_v1, the kernel's own approximation from gelu_v2 on), "
@@ -89,8 +89,8 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         *p.counters.total.total_flop() / elements, ratio);
   }
   if (p.op == kGegluOp) {
-    // B·L·4·d_model outputs; the convention is GELU's count plus the product with up.
-    const double elements = static_cast<double>(p.shape.tokens()) * 4.0 * p.shape.d_model();
+    // B·L·d_ff outputs; the convention is GELU's count plus the product with up.
+    const double elements = static_cast<double>(p.shape.tokens()) * p.shape.ffn_width();
     return fmt::format(
         "geglu's {0} is the gelu kernel's own approximation (an FMA polynomial around MUFU "
         "instructions), and the FP32 counters count those FMAs but not the MUFU work, while the "

@@ -271,6 +271,8 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
     if (s.kv_dtype != KvDtype::kAuto) point["shape"]["kv_dtype"] = to_string(s.kv_dtype);
     if (s.gemm_n != 0) point["shape"]["gemm_n"] = s.gemm_n;
     if (s.gemm_k != 0) point["shape"]["gemm_k"] = s.gemm_k;
+    if (s.hidden != 0) point["shape"]["hidden"] = s.hidden;
+    if (s.ffn_dim != 0) point["shape"]["ffn_dim"] = s.ffn_dim;
     point["verdict"] = to_string(p.verdict);
     point["regression"] = is_regression(p.verdict);
     point["reason"] = p.reason;

@@ -1,6 +1,6 @@
-// Writers of `rooflinectl layer --analytic`'s LayerReport: a console table and JSON (its fields in
-// docs/layer-report-schema.json). They only read the report (src/model/layer_report.hpp). Pure
-// host code.
+// Writers of `rooflinectl layer`'s LayerReport, analytic or measured: a console table and JSON (its
+// fields in docs/layer-report-schema.json). They only read the report (src/model/layer_report.hpp).
+// Pure host code.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,7 +12,7 @@ namespace rooflinectl {
 
 /// Version of the layer JSON layout ("layer_schema_version", first key); bump on incompatible
 /// change.
-inline constexpr int kLayerSchemaVersion = 1;
+inline constexpr int kLayerSchemaVersion = 2;
 
 /// Console text: the GPU's roofs and ridge points, the preset's layer and its weights; a summary
 /// table with one row per (batch, length): layer time, model time and TTFT (prefill) or decode
@@ -20,13 +20,19 @@ inline constexpr int kLayerSchemaVersion = 1;
 /// memory in GB and GiB (decimal and binary prefixes) and whether it fits; then per point the
 /// operator table (M N K, GFLOP, min DRAM bytes split into weights, KV cache and activations,
 /// arithmetic intensity, bound, time lower bound, share); what the estimates leave out; the
-/// conclusion.
+/// conclusion. A measured report instead leads with the measured summary (layer time = Σ median
+/// operator times, TTFT or tokens/s from it, shares, the datasheet lower bound beside it) and per
+/// point the operators' median time, share, measured bound and fraction of roof, kernel version
+/// and datasheet bound, each unmeasured operator on a line of its own with its reason.
 std::string format_layer_table(const LayerReport& report);
 
-/// The report as ordered JSON: "layer_schema_version", "gpu", "roofs", "model", "phase",
-/// "length_axis" ("seq_len" for prefill, "context" for decode), "batches", "lengths", "points"
-/// (each with the length under the length_axis key, the model-level estimates, "peak_memory" and
-/// "operators"), "omissions", "conclusion". SI units in the key names; never NaN or Inf.
+/// The report as ordered JSON: "layer_schema_version", "basis" ("analytic" | "measured"),
+/// "measurement" (where and how it was measured; null when analytic), "gpu", "roofs", "model",
+/// "phase", "length_axis" ("seq_len" for prefill, "context" for decode), "batches", "lengths",
+/// "points" (each with the length under the length_axis key, the analytic model-level estimates,
+/// "peak_memory", "measured" (null when analytic) and "operators", each with its "measured"),
+/// "omissions", "conclusion". SI units in the key names; a value not measured is null with its
+/// reason; never NaN or Inf.
 nlohmann::ordered_json layer_report_to_json(const LayerReport& report);
 
 /// layer_report_to_json dumped with a 2-space indent and a trailing newline.

@@ -187,6 +187,10 @@ std::string operator_section(const std::string& op, const std::string& swept,
     if (const std::string gemm = gemm_dims_label(points.front()->shape); !gemm.empty()) {
       layout += " " + gemm;
     }
+    // And one set of layer widths: "`rmsnorm` hidden=4096".
+    if (const std::string widths = layer_widths_label(points.front()->shape); !widths.empty()) {
+      layout += " " + widths;
+    }
   }
   // Likewise an FP8 KV cache, "`decode_attention` kv=fp8_e4m3", unless the KV dtype is an axis
   // that varies: then `swept` names it.

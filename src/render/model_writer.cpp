@@ -38,10 +38,11 @@ std::string shape_line(const Shape& s) {
   const std::string kv_dtype =
       s.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(s);
   const std::string gemm = gemm_dims_label(s);
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}", s.batch, s.heads,
-                     s.kv_heads, s.head_dim, s.d_model(), to_string(s.dtype),
+  const std::string widths = layer_widths_label(s);
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}", s.batch, s.heads,
+                     s.kv_heads, s.head_dim, s.heads * s.head_dim, to_string(s.dtype),
                      s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout, kv_dtype,
-                     gemm.empty() ? "" : " gemm " + gemm);
+                     gemm.empty() ? "" : " gemm " + gemm, widths.empty() ? "" : " " + widths);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -229,6 +230,8 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
   }
   if (r.base.gemm_n != 0) j["shape"]["gemm_n"] = r.base.gemm_n;  // absent: 4*d_model, as above
   if (r.base.gemm_k != 0) j["shape"]["gemm_k"] = r.base.gemm_k;
+  if (r.base.hidden != 0) j["shape"]["hidden"] = r.base.hidden;  // absent: H*d, as above
+  if (r.base.ffn_dim != 0) j["shape"]["ffn_dim"] = r.base.ffn_dim;
   if (r.base.kv_dtype != KvDtype::kAuto) j["shape"]["kv_dtype"] = to_string(r.base.kv_dtype);
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},

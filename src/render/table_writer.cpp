@@ -118,13 +118,17 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   // A paged or FP8 decode point names its KV cache beside the operator: "decode_attention
   // paged/16", "decode_attention kv=fp8_e4m3" (unless the KV dtype is an axis that varies, which
   // the swept label names); a sweep with lists, the point's values of the axes that vary:
-  // "flash_attention fp16 B=8". A gemm at explicit dims names them: "gemm N=6144 K=4096".
+  // "flash_attention fp16 B=8". A gemm at explicit dims names them: "gemm N=6144 K=4096"; a point
+  // at explicit layer widths those: "rmsnorm hidden=4096".
   row[0] = p.op;
   if (p.shape.kv_layout == KvLayout::kPaged) row[0] += " " + kv_layout_label(p.shape);
   if (p.shape.kv_dtype != KvDtype::kAuto && !axes.varies(SweepAxis::kKvDtype)) {
     row[0] += " " + kv_dtype_label(p.shape);
   }
   if (const std::string gemm = gemm_dims_label(p.shape); !gemm.empty()) row[0] += " " + gemm;
+  if (const std::string widths = layer_widths_label(p.shape); !widths.empty()) {
+    row[0] += " " + widths;
+  }
   const std::string swept = swept_axes_label(axes, p.op, p.shape);
   if (!swept.empty()) row[0] += " " + swept;
   if (!p.version.empty()) row[1] = p.version;

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <ostream>
 #include <random>
+#include <stdexcept>
 #include <utility>
 
 #include "core/error.hpp"
@@ -60,6 +62,8 @@ struct SweepContext {
   const PeaksBlock* peaks = nullptr;  // the roof sources; peaks->used is the one points get
   // Per-sample clocks (when unavailable, its reason is recorded instead).
   const NvmlClocks* clocks = nullptr;
+  // The whole plan, in report order: report.points[i] is plan[i] (for the points' labels).
+  const std::vector<PlannedPoint>* plan = nullptr;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -144,17 +148,19 @@ void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ct
   point.reconciliation = reconcile(point, spec.pipe, ctx.device);
 }
 
-/// The point in progress lines and NVTX ranges: "gemm L=4096", with the values of the axes that
-/// vary when the sweep has lists ("flash_attention fp16 B=8 L=4096").
-std::string point_text(const SweepConfig& config, const PointResult& point) {
-  const std::string axes = swept_axes_label(config.axes, point.op, point.shape);
+/// The point at `position` of the plan (report.points[position]) in progress lines and NVTX
+/// ranges: its planned label when it has one, else "gemm L=4096", with the values of the axes
+/// that vary when the sweep has lists ("flash_attention fp16 B=8 L=4096").
+std::string point_text(const SweepContext& ctx, size_t position, const PointResult& point) {
+  if (const std::string& label = (*ctx.plan)[position].label; !label.empty()) return label;
+  const std::string axes = swept_axes_label(ctx.config.axes, point.op, point.shape);
   return fmt::format("{}{} L={}", point.op, axes.empty() ? "" : " " + axes, point.shape.seq_len);
 }
 
 /// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
 /// on; without counters the point is placed at once (on the analytic model).
 std::optional<CounterPassRanges> measure_point(PointResult& point, const OperatorSpec& spec,
-                                               SweepContext& ctx) {
+                                               SweepContext& ctx, const std::string& text) {
   point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
   const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
   point.device_bytes_needed = memory.needed_bytes;
@@ -186,7 +192,7 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   timing_options.repetitions = ctx.config.repetitions;
   timing_options.warmup_runs = ctx.config.warmup_runs;
   timing_options.flush_l2 = !ctx.config.warm_l2;
-  timing_options.nvtx_range = point_text(ctx.config, point);
+  timing_options.nvtx_range = text;
   timing_options.max_noise = ctx.config.max_noise;
   timing_options.min_samples = ctx.config.min_samples;
   timing_options.min_time_s = ctx.config.min_time_s;
@@ -280,15 +286,13 @@ void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& p
         failed[i] = true;
         continue;
       }
-      const std::string what =
-          fmt::format("counters ({} session) {}", role, point_text(ctx.config, point));
+      const std::string text = point_text(ctx, point_index, point);
+      const std::string what = fmt::format("counters ({} session) {}", role, text);
       shown.start(i + 1, what);
       try {
         follow_up_point(point, spec, ctx, ranges, index);
         if (index + 1 == ctx.profiler->follow_up_count()) {
-          report_above_roof(point,
-                            fmt::format("[{} {}/{}] {}", role, i + 1, pending.size(),
-                                        point_text(ctx.config, point)),
+          report_above_roof(point, fmt::format("[{} {}/{}] {}", role, i + 1, pending.size(), text),
                             shown);
         }
       } catch (const Error& e) {
@@ -386,11 +390,11 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
       report.points.push_back(std::move(point));
       continue;
     }
-    const std::string what = point_text(ctx.config, point);
+    const std::string what = point_text(ctx, report.points.size(), point);
     const std::string label = fmt::format("[{}/{}] {}", index, total, what);
     shown.start(index, what);
     try {
-      if (auto ranges = measure_point(point, spec, ctx)) {
+      if (auto ranges = measure_point(point, spec, ctx, what)) {
         pending.emplace_back(report.points.size(), std::move(*ranges));
       }
     } catch (const Error& e) {
@@ -418,11 +422,14 @@ void check_sweep_plan(const SweepConfig& config) {
   }
 }
 
-Report run_sweep(const SweepConfig& config, std::ostream& progress,
-                 const std::optional<RoofSource>& roof) {
-  const auto sweep_start = std::chrono::steady_clock::now();
+namespace {
+
+/// The measurement of `plan` (checked by the caller) on config.device: what run_sweep and
+/// run_planned_points share.
+Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPoint>& plan,
+                          std::ostream& progress, const std::optional<RoofSource>& roof,
+                          std::chrono::steady_clock::time_point sweep_start) {
   PhaseTimes phases;
-  check_sweep_plan(config);
   if (device_count() == 0) {
     throw environment_error(no_device_message());
   }
@@ -439,7 +446,7 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   report.device = query_device(config.device);
   if (config.shard) {
     fmt::print(progress, "shard {}: {} of the sweep's {} points ({})\n", config.shard->text(),
-               plan_points(config).size(), plan_all_points(config).size(), kShardAssignment);
+               plan.size(), plan_all_points(config).size(), kShardAssignment);
   }
   timed(phases, "context", [&] {
     RFL_CUDA_CHECK(cudaSetDevice(config.device));
@@ -467,9 +474,9 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
   });
   SweepContext ctx{config, report.device, flusher, stream.get(), phases};
   ctx.clocks = &clocks;
+  ctx.plan = &plan;
   // The plan's points by dtype (its outermost axis, so each dtype's points are contiguous): each
   // dtype's points are counted by an engine of that dtype's tensor-pipe metrics, opened once.
-  const std::vector<PlannedPoint> plan = plan_points(config);
   std::vector<std::vector<PlannedPoint>> dtype_groups;
   for (const PlannedPoint& point : plan) {
     if (dtype_groups.empty() || dtype_groups.back().front().shape.dtype != point.shape.dtype) {
@@ -508,6 +515,39 @@ Report run_sweep(const SweepConfig& config, std::ostream& progress,
           phases,
           std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count()));
   return report;
+}
+
+}  // namespace
+
+Report run_sweep(const SweepConfig& config, std::ostream& progress,
+                 const std::optional<RoofSource>& roof) {
+  const auto sweep_start = std::chrono::steady_clock::now();
+  check_sweep_plan(config);
+  return run_checked_points(config, plan_points(config), progress, roof, sweep_start);
+}
+
+Report run_planned_points(const SweepConfig& config, const std::vector<PlannedPoint>& plan,
+                          std::ostream& progress, const std::optional<RoofSource>& roof) {
+  const auto sweep_start = std::chrono::steady_clock::now();
+  check_kernel_requests(config.kernels);
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedPoint& point = plan[i];
+    if (point.index != i + 1) {
+      throw std::logic_error(fmt::format("planned point '{}' has index {} at position {}",
+                                         point.label, point.index, i + 1));
+    }
+    if (std::find(config.ops.begin(), config.ops.end(), point.op) == config.ops.end()) {
+      throw std::logic_error(
+          fmt::format("planned point '{}' runs {}, which config.ops lacks", point.label, point.op));
+    }
+    try {
+      find_operator(point.op).check_shape(point.shape);
+    } catch (const Error& e) {
+      if (e.exit_code() != ExitCode::kBadInput) throw;
+      throw bad_input(fmt::format("{}: {}", point.label, e.what()));
+    }
+  }
+  return run_checked_points(config, plan, progress, roof, sweep_start);
 }
 
 }  // namespace rooflinectl

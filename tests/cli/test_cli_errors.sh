@@ -100,8 +100,17 @@ for d in 72 80 96 256; do  # flash and decode support 64 and 128 only
 done
 bad "head-dim 100" sweep --ops naive_attention --head-dim 100
 # rmsnorm reads rows as 16-byte vectors: d_model = H·d must be a multiple of 8 (3·7 = 21 is not).
-bad "rmsnorm: d_model 21 (heads × head_dim) is not supported" sweep --ops rmsnorm --heads 3 --head-dim 7
-# The gated input holds gate and up: B·L·2·4·d_model = 2^51 is refused, naming the product.
+bad "rmsnorm: d_model 21 (--hidden, else heads × head_dim) is not supported" sweep --ops rmsnorm \
+  --heads 3 --head-dim 7
+bad "layernorm: d_model 4100 (--hidden, else heads × head_dim) is not supported" sweep \
+  --ops layernorm --hidden 4100
+# Explicit layer widths: a negative value names its flag; widths no operator reads are refused.
+bad "invalid hidden -8 (--hidden)" sweep --ops rmsnorm --hidden=-8
+bad "invalid ffn-dim -1 (--ffn-dim)" sweep --ops swiglu --ffn-dim=-1
+bad "--hidden: '1.5' is not a whole number" sweep --ops rmsnorm --hidden 1.5
+bad "invalid ffn-dim 14336 (--ffn-dim): it sets the width of gemm" sweep --ops flash_attention \
+  --ffn-dim 14336
+# The gated input holds gate and up: B·L·2·d_ff = 2^51 is refused, naming the product.
 bad "gated FFN input" sweep --ops swiglu --batch 1073741824 --seq 1 --heads 262144 --head-dim 1
 for flag in repetitions device; do
   bad "$flag" sweep --"$flag"=-1

@@ -2,7 +2,8 @@
 # `layer --analytic` on the built binary, no GPU needed: the prefill and decode views of a preset
 # on a datasheet GPU (table and JSON, the JSON against docs/layer-report-schema.json when
 # python3-jsonschema is there), and each bad input as one error line with exit 2 and nothing on
-# stdout. Usage: test_cli_layer.sh BINARY SCHEMA
+# stdout; the measured `layer` (no --analytic) refuses bad input before the GPU and, where there
+# is no GPU, exits 3. Usage: test_cli_layer.sh BINARY SCHEMA
 set -u
 bin="$1"
 schema="$2"
@@ -26,6 +27,8 @@ fi
 if cmp -s "$work/layer.json" "$work/stdout.json"; then pass; else fail "-o file differs from stdout"; fi
 python_check "decode json" "$work/layer.json" '
 assert doc["phase"] == "decode" and doc["length_axis"] == "context", doc["phase"]
+assert doc["basis"] == "analytic" and doc["measurement"] is None, doc["basis"]
+assert all(p["measured"] is None for p in doc["points"])
 assert doc["batches"] == [1, 64] and doc["lengths"] == [512, 32768]
 pts = {(p["batch"], p["context"]): p for p in doc["points"]}
 assert len(pts) == 4
@@ -73,7 +76,20 @@ else
 fi
 
 # ---- bad input: one error line, exit 2 --------------------------------------------------------
-refused_run 2 "not built yet: add --analytic --gpu ID" layer --model llama-3.1-8b --phase decode && pass
+for flag in "--repetitions 3" "--max-noise 1%" "--no-counters" "--require-counters" \
+  "--roof datasheet" "--device 0"; do
+  # shellcheck disable=SC2086
+  refused_run 2 "invalid ${flag%% *} with --analytic" layer --model llama-3.1-8b --phase decode \
+    --gpu h200-sxm --analytic $flag && pass
+done
+# Measured: bad input is refused before any GPU work, whether or not there is a GPU.
+refused_run 2 "invalid --roof counters with --no-counters" layer --model llama-3.1-8b \
+  --phase decode --no-counters --roof counters && pass
+refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 && pass
+refused_run 2 "--max-noise: 'lots' is not a number" layer --model llama-3.1-8b --phase decode --max-noise lots && pass
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  refused_run 3 "GPU" layer --model llama-3.1-8b --phase decode --context 512 && pass
+fi
 refused_run 2 "needs --gpu ID" layer --model llama-3.1-8b --phase decode --analytic && pass
 refused_run 2 "invalid --phase 'training': allowed prefill, decode" layer --model llama-3.1-8b \
   --phase training --gpu h200-sxm --analytic && pass

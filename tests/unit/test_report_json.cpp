@@ -268,6 +268,42 @@ TEST(ReportJson, PagedKvLayoutRoundTrips) {
   }
 }
 
+// A point at explicit layer widths writes hidden and ffn_dim and reads them back; a default point
+// writes neither (absent reads as 0), and the label names them.
+TEST(ReportJson, LayerWidthsRoundTrip) {
+  Report original = full_report();
+  PointResult norm = original.points[0];
+  norm.op = "rmsnorm";
+  norm.shape.hidden = 4096;
+  norm.shape.ffn_dim = 14336;
+  original.points.push_back(norm);
+  const std::string text = report_to_json_text(original);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["points"][0]["shape"].contains("hidden"));
+  EXPECT_FALSE(j["points"][0]["shape"].contains("ffn_dim"));
+  EXPECT_EQ(j["points"][1]["shape"]["hidden"], 4096);
+  EXPECT_EQ(j["points"][1]["shape"]["ffn_dim"], 14336);
+  EXPECT_EQ(j["points"][1]["shape"]["d_model"], 4096);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[0].shape.hidden, 0);
+  EXPECT_EQ(back.points[1].shape.hidden, 4096);
+  EXPECT_EQ(back.points[1].shape.ffn_dim, 14336);
+  EXPECT_NE(point_key(back.points[1]).label().find(" hidden=4096 ffn=14336"), std::string::npos);
+
+  std::string bad = text;
+  const std::string hidden = "\"hidden\": 4096";
+  bad.replace(bad.find(hidden), hidden.size(), "\"hidden\": -4");
+  try {
+    report_from_json_text(bad, "memory");
+    ADD_FAILURE() << "hidden -4 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid hidden -4 (--hidden)"), std::string::npos)
+        << e.what();
+  }
+}
+
 // A gemm point at explicit dims writes gemm_n and gemm_k and reads them back; a default point
 // writes neither (absent reads as 0), and the point label names the dims.
 TEST(ReportJson, GemmDimsRoundTrip) {

@@ -67,8 +67,9 @@ TEST(ShapeLimits, ScoreBoundIsNotPartOfTheCommonChecks) {
 }
 
 TEST(ShapeLimits, GatedFfnInputIsTwiceTheActivation) {
-  // B·L·4·d_model = 2^30 · 4 · 2^18 = 2^50 passes the common checks; the gated input holds gate
-  // and up, 2^51 elements, and only validate_gated_ffn_size refuses it, naming the product.
+  // B·L·d_ff = 2^30 · 4 · 2^18 = 2^50 (d_ff = 4·d_model) passes the common checks; the gated input
+  // holds gate and up, 2^51 elements, and only validate_gated_ffn_size refuses it, naming the
+  // product.
   const Shape s = shape(int64_t{1} << 30, int64_t{1} << 18, 1, 1);
   EXPECT_EQ(error_of(s, /*with_scores=*/false), "");
   try {
@@ -88,7 +89,7 @@ TEST(ShapeLimits, EachProductIsChecked) {
   // Q elements: B·H·L·d over the limit while B·H·L² is not (d ≫ L).
   EXPECT_NE(error_of(shape(1 << 20, 1 << 10, 1, 1 << 21)).find("head-dim (Q, O)"),
             std::string::npos);
-  // FFN weight 4·(H·d)²: 4 · (2^13 · 2^12)² = 2^52.
+  // FFN weight d_model · 4·d_model: 4 · (2^13 · 2^12)² = 2^52.
   EXPECT_NE(error_of(shape(1, 1 << 13, 1, 1 << 12)).find("FFN weight"), std::string::npos);
   // INT64 max on one axis alone.
   EXPECT_NE(error_of(shape(INT64_MAX, 1, 1, 1)), "");

@@ -108,6 +108,34 @@ TEST(ShapeOptions, IntegerFlagsReadLeadingZerosAsDecimal) {
   EXPECT_EQ(parsed({"--ops", "gemm", "--gemm-n", "008"}).base.gemm_n, 8);
 }
 
+// --hidden and --ffn-dim set the layer widths, decimal-strict like --gemm-n; the preset leaves
+// them alone, and a value the config validation refuses names its flag.
+TEST(ShapeOptions, LayerWidthFlags) {
+  const SweepConfig c =
+      parsed({"--ops", "rmsnorm,swiglu", "--hidden", "4096", "--ffn-dim", "14336"});
+  EXPECT_EQ(c.base.hidden, 4096);
+  EXPECT_EQ(c.base.ffn_dim, 14336);
+  EXPECT_EQ(c.base.d_model(), 4096);
+  EXPECT_EQ(c.base.ffn_width(), 14336);
+  EXPECT_EQ(parsed({}).base.hidden, 0);
+  EXPECT_EQ(parsed({"--model", "llama-3.1-8b"}).base.ffn_dim, 0);
+  EXPECT_EQ(parsed({"--ops", "gelu", "--ffn-dim", "0100"}).base.ffn_dim, 100);
+  for (const char* flag : {"--hidden", "--ffn-dim"}) {
+    SCOPED_TRACE(flag);
+    EXPECT_THROW(parsed({flag, "1.5"}), CLI::ValidationError);
+    EXPECT_THROW(parsed({flag, "wide"}), CLI::ValidationError);
+  }
+  SweepConfig negative = parsed({"--ops", "rmsnorm", "--hidden=-8"});
+  try {
+    validate_sweep_config(negative);
+    ADD_FAILURE() << "--hidden -8 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_EQ(std::string(e.what()).rfind("invalid hidden -8 (--hidden): allowed 0", 0), 0u)
+        << e.what();
+  }
+}
+
 TEST(ShapeOptions, UnknownPresetIsBadInput) {
   try {
     parsed({"--model", "gpt5"});
