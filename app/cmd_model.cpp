@@ -7,18 +7,86 @@
 
 #include "cli/output_extension.hpp"
 #include "cli/preset_support.hpp"
+#include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/model_preset.hpp"
+#include "core/seq_range.hpp"
 #include "core/sweep_axes.hpp"
 #include "core/sweep_config.hpp"
 #include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
 #include "kernels/operator.hpp"
+#include "model/memory_model.hpp"
 #include "model/prediction.hpp"
 #include "render/model_writer.hpp"
 #include "sweep/sweep_runner.hpp"
 
 namespace rooflinectl {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+constexpr double kMaxKvBudgetGib = 1048576;           // 1 PiB: larger is a typo
+constexpr double kDefaultGpuMemoryUtilization = 0.9;  // vLLM's default
+constexpr int64_t kMaxModelLen = int64_t{1} << 30;
+
+// The KV-cache capacity `o` asks for (nullopt: none) at the shape of `config` on `gpu`, with the
+// budget's origin stored in `report`. Bad input as run_model_command says.
+std::optional<KvCapacity> kv_capacity_of(const ModelOptions& o, const SweepConfig& config,
+                                         const GpuSpec& gpu, const ModelPreset* preset,
+                                         ModelReport& report) {
+  const bool any = o.kv_lengths || o.kv_budget_gib || o.gpu_memory_utilization || o.layers;
+  if (!o.max_model_len) {
+    if (any) {
+      throw bad_input(
+          "--kv-lengths, --kv-budget-gib, --gpu-memory-utilization and --layers are for the "
+          "KV-cache capacity: give --max-model-len too");
+    }
+    return std::nullopt;
+  }
+  if (*o.max_model_len < 1 || *o.max_model_len > kMaxModelLen) {
+    throw bad_input(fmt::format("invalid --max-model-len {}: allowed 1..2^30", *o.max_model_len));
+  }
+  if (!o.kv_lengths) {
+    throw bad_input(
+        "--max-model-len needs --kv-lengths: the positions sequences actually hold (prompt + "
+        "output), e.g. --kv-lengths 500,4352");
+  }
+  if (o.kv_budget_gib && o.gpu_memory_utilization) {
+    throw bad_input(
+        "--kv-budget-gib and --gpu-memory-utilization both set the KV-cache budget: give one");
+  }
+  if (!preset && !o.layers) {
+    throw bad_input("the KV-cache capacity needs a layer count: give --model or --layers");
+  }
+  if (!preset && !o.kv_budget_gib) {
+    throw bad_input(
+        "the KV-cache capacity needs a budget: give --kv-budget-gib, or --model for the weights "
+        "to take out of the GPU's memory");
+  }
+  if (o.layers && (*o.layers < 1 || *o.layers > kMaxPresetWidth)) {
+    throw bad_input(fmt::format("invalid --layers {}: allowed 1..2^20", *o.layers));
+  }
+  KvCapacitySpec spec;
+  spec.layers = o.layers ? *o.layers : preset->layers;
+  spec.kv_heads = config.base.kv_heads;
+  spec.head_dim = config.base.head_dim;
+  spec.kv_element_bytes = kv_element_bytes(config.base);
+  spec.page_size =
+      config.base.kv_layout == KvLayout::kPaged ? config.base.page_size : kDefaultKvPageSize;
+  spec.max_model_len = *o.max_model_len;
+  if (o.kv_budget_gib) {
+    spec.budget_bytes = *o.kv_budget_gib * kGiB;
+  } else {
+    const double utilization = o.gpu_memory_utilization.value_or(kDefaultGpuMemoryUtilization);
+    const double weights = model_weight_bytes(*preset, spec.layers);
+    spec.budget_bytes = kv_budget_after_weights(gpu.memory_bytes.value, utilization, weights);
+    report.kv_budget_utilization = utilization;
+    report.kv_budget_weight_bytes = weights;
+  }
+  return kv_capacity(spec, parse_length_spec(*o.kv_lengths, "--kv-lengths"));
+}
+
+}  // namespace
 
 CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   CLI::App* sub = app.add_subcommand(
@@ -37,6 +105,25 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   sub->add_option("--output,-o", o.output,
                   "Write the JSON here (atomically; name ending in .json) (default: no file)")
       ->each([&o](const std::string&) { o.output_given = true; });
+  sub->add_option("--max-model-len", o.max_model_len,
+                  "KV-cache capacity: the longest sequence the server admits (vLLM's "
+                  "--max-model-len); contiguous allocation reserves it for every sequence. With "
+                  "--kv-lengths, adds the table of sequences that fit (default: no table)")
+      ->transform(strict_integer<int64_t>("integers 1..2^30"));
+  sub->add_option("--kv-lengths", o.kv_lengths,
+                  "KV-cache capacity: positions each sequence actually holds (prompt + output), "
+                  "one row each, as --seq: 500,4352,33280 (default: none)");
+  sub->add_option("--kv-budget-gib", o.kv_budget_gib,
+                  "KV-cache capacity: memory for the KV cache, GiB (default: "
+                  "--gpu-memory-utilization x the GPU's memory - the --model preset's weights)")
+      ->check(strict_number(0, false, kMaxKvBudgetGib, "GiB above 0 up to 1048576"));
+  sub->add_option("--gpu-memory-utilization", o.gpu_memory_utilization,
+                  "KV-cache capacity: share of the GPU's memory the engine may use, the weights "
+                  "then taken out (vLLM's flag; default 0.9, vLLM's)")
+      ->check(strict_number(0, false, 1, "above 0 up to 1"));
+  sub->add_option("--layers", o.layers,
+                  "KV-cache capacity: layers holding K and V (default: the --model preset's)")
+      ->transform(strict_integer<int64_t>("integers 1..2^20"));
   return sub;
 }
 
@@ -87,6 +174,7 @@ int run_model_command(const ModelOptions& o) {
 
   ModelReport report = build_model_report(config, ops, gpu, preset);
   report.notes.insert(report.notes.end(), refusals.begin(), refusals.end());
+  report.kv_capacity = kv_capacity_of(o, config, gpu, preset, report);
   const std::string json = model_report_to_json_text(report);
   if (o.output_given) {
     write_file_atomically(o.output, json);

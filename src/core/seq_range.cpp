@@ -19,33 +19,33 @@ constexpr int64_t kMaxSeqCount = 1024;
 constexpr const char* kSeqForms =
     "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
 
-void check_count(std::string_view spec, int64_t count) {
+void check_count(std::string_view spec, int64_t count, std::string_view flag) {
   if (count > kMaxSeqCount) {
-    throw bad_input(fmt::format("invalid --seq '{}': gives {} lengths, at most {} allowed", spec,
+    throw bad_input(fmt::format("invalid {} '{}': gives {} lengths, at most {} allowed", flag, spec,
                                 count, kMaxSeqCount));
   }
 }
 
-int64_t parse_positive(std::string_view token, std::string_view whole) {
+int64_t parse_positive(std::string_view token, std::string_view whole, std::string_view flag) {
   int64_t value = 0;
   const char* first = token.data();
   const char* last = token.data() + token.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
   const bool whole_token = !token.empty() && ptr == last;
   if (!whole_token || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
-    throw bad_input(fmt::format("invalid --seq '{}': '{}' is not a positive integer ({})", whole,
+    throw bad_input(fmt::format("invalid {} '{}': '{}' is not a positive integer ({})", flag, whole,
                                 token, kSeqForms));
   }
   if (ec == std::errc::result_out_of_range || value <= 0 || value > kMaxSeqLen) {
-    throw bad_input(fmt::format("invalid --seq '{}': '{}' is out of range (1 to {})", whole, token,
-                                kMaxSeqLen));
+    throw bad_input(fmt::format("invalid {} '{}': '{}' is out of range (1 to {})", flag, whole,
+                                token, kMaxSeqLen));
   }
   return value;
 }
 
 bool is_power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
+std::vector<int64_t> parse_range(std::string_view spec, size_t dots, std::string_view flag) {
   const std::string_view lo_text = spec.substr(0, dots);
   std::string_view rest = spec.substr(dots + 2);
   std::string_view step_text;
@@ -55,23 +55,24 @@ std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
     step_text = rest.substr(colon + 1);
     rest = rest.substr(0, colon);
   }
-  const int64_t lo = parse_positive(lo_text, spec);
-  const int64_t hi = parse_positive(rest, spec);
+  const int64_t lo = parse_positive(lo_text, spec, flag);
+  const int64_t hi = parse_positive(rest, spec, flag);
   if (hi < lo) {
-    throw bad_input(fmt::format("invalid --seq '{}': range is reversed ({} > {})", spec, lo, hi));
+    throw bad_input(
+        fmt::format("invalid {} '{}': range is reversed ({} > {})", flag, spec, lo, hi));
   }
   std::vector<int64_t> out;
   if (linear) {
-    const int64_t step = parse_positive(step_text, spec);
-    check_count(spec, (hi - lo) / step + 1);
+    const int64_t step = parse_positive(step_text, spec, flag);
+    check_count(spec, (hi - lo) / step + 1, flag);
     for (int64_t v = lo; v <= hi; v += step) out.push_back(v);
     return out;
   }
   if (!is_power_of_two(lo) || !is_power_of_two(hi)) {
     throw bad_input(fmt::format(
-        "invalid --seq '{}': a range without ':step' steps by powers of two, so both ends must "
+        "invalid {} '{}': a range without ':step' steps by powers of two, so both ends must "
         "be powers of two (use '{}..{}:STEP' for a linear range)",
-        spec, lo, hi));
+        flag, spec, lo, hi));
   }
   for (int64_t v = lo; v <= hi; v *= 2) out.push_back(v);
   return out;
@@ -79,14 +80,14 @@ std::vector<int64_t> parse_range(std::string_view spec, size_t dots) {
 
 }  // namespace
 
-std::vector<int64_t> parse_seq_spec(std::string_view spec) {
-  if (spec.empty()) throw bad_input(fmt::format("invalid --seq '': empty ({})", kSeqForms));
+std::vector<int64_t> parse_length_spec(std::string_view spec, std::string_view flag) {
+  if (spec.empty()) throw bad_input(fmt::format("invalid {} '': empty ({})", flag, kSeqForms));
   const size_t dots = spec.find("..");
   if (dots != std::string_view::npos) {
     if (spec.find(',') != std::string_view::npos) {
-      throw bad_input(fmt::format("invalid --seq '{}': mixes a range and a list", spec));
+      throw bad_input(fmt::format("invalid {} '{}': mixes a range and a list", flag, spec));
     }
-    return parse_range(spec, dots);
+    return parse_range(spec, dots, flag);
   }
   std::vector<int64_t> out;
   size_t start = 0;
@@ -94,18 +95,22 @@ std::vector<int64_t> parse_seq_spec(std::string_view spec) {
     const size_t comma = spec.find(',', start);
     const std::string_view token = spec.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
-    const int64_t value = parse_positive(token, spec);
+    const int64_t value = parse_positive(token, spec, flag);
     // Each length is one point per operator; a repeated one would run (and report) it twice.
     if (std::find(out.begin(), out.end(), value) != out.end()) {
       throw bad_input(
-          fmt::format("invalid --seq '{}': length {} is listed more than once", spec, value));
+          fmt::format("invalid {} '{}': length {} is listed more than once", flag, spec, value));
     }
     out.push_back(value);
     if (comma == std::string_view::npos) break;
-    check_count(spec, static_cast<int64_t>(out.size()) + 1);
+    check_count(spec, static_cast<int64_t>(out.size()) + 1, flag);
     start = comma + 1;
   }
   return out;
+}
+
+std::vector<int64_t> parse_seq_spec(std::string_view spec) {
+  return parse_length_spec(spec, "--seq");
 }
 
 }  // namespace rooflinectl

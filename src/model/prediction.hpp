@@ -76,6 +76,13 @@ struct ModelReport {
   std::vector<std::pair<int64_t, FlashIoBound>>
       flash_io;                   ///< (L, bound) when flash_attention is in the ops
   int64_t max_naive_seq_len = 0;  ///< largest L with naive attention's footprint ≤ gpu memory
+  /// Sequences whose KV caches fit a budget, contiguous vs paged (`model --max-model-len N
+  /// --kv-lengths SPEC`); nullopt when not asked for.
+  std::optional<KvCapacity> kv_capacity;
+  /// Where kv_capacity's budget came from: with both set, kv_budget_utilization × the GPU's
+  /// memory − kv_budget_weight_bytes (kv_budget_after_weights); with neither, --kv-budget-gib.
+  std::optional<double> kv_budget_utilization;
+  std::optional<double> kv_budget_weight_bytes;
 };
 
 /// Builds the model report of `config` (ops, seq_lens, base shape; validate_sweep_config first)

@@ -190,11 +190,95 @@ std::string flash_io_table(const ModelReport& r) {
   return out;
 }
 
+// Where the KV-cache budget came from, in words.
+std::string kv_budget_basis(const ModelReport& r) {
+  const double budget = r.kv_capacity->spec.budget_bytes;
+  if (!r.kv_budget_utilization || !r.kv_budget_weight_bytes) {
+    return fmt::format("{:.2f} GiB = {:.2f} GB (--kv-budget-gib)", budget / kGiB, budget / 1e9);
+  }
+  return fmt::format(
+      "{:.2f} GB = {} x {:.2f} GB ({}) - {:.2f} GB of bf16 weights (every layer, embedding and LM "
+      "head); activations not subtracted",
+      budget / 1e9, *r.kv_budget_utilization, r.gpu.memory_bytes.value / 1e9, r.gpu.id,
+      *r.kv_budget_weight_bytes / 1e9);
+}
+
+// Sequences that fit the KV-cache budget, contiguous vs paged; empty when not asked for.
+std::string kv_capacity_table(const ModelReport& r) {
+  if (!r.kv_capacity) return "";
+  const KvCapacity& c = *r.kv_capacity;
+  const KvCapacitySpec& s = c.spec;
+  std::string out =
+      "\nKV-cache capacity: sequences that fit (contiguous: each reserves --max-model-len "
+      "positions; paged: ceil(L/page) pages each; Kwon et al. 2023, PagedAttention)\n";
+  out += fmt::format(
+      "  per position: 2*layers*H_kv*d*e_kv = 2*{}*{}*{}*{} = {} B; page of {} positions: {}\n",
+      s.layers, s.kv_heads, s.head_dim, s.kv_element_bytes, c.bytes_per_position, s.page_size,
+      bytes_si(c.page_bytes));
+  out += fmt::format("  budget: {}\n", kv_budget_basis(r));
+  out += fmt::format(
+      "  pages in the budget: {} (vLLM's num_gpu_blocks); a contiguous sequence reserves {} "
+      "positions = {}\n",
+      c.total_pages, s.max_model_len,
+      bytes_si(static_cast<double>(s.max_model_len) * c.bytes_per_position));
+  out += fmt::format("{:>9} {:>9} {:>11} {:>10} {:>12} {:>12} {:>11}\n", "L", "pages/seq",
+                     "contig seqs", "paged seqs", "paged/contig", "contig waste", "paged waste");
+  for (const KvCapacityRow& row : c.rows) {
+    const std::string ratio =
+        row.contiguous_sequences > 0
+            ? fmt::format("{:.1f}x", static_cast<double>(row.paged_sequences) /
+                                         static_cast<double>(row.contiguous_sequences))
+            : "-";
+    out += fmt::format("{:>9} {:>9} {:>11} {:>10} {:>12} {:>11.1f}% {:>10.1f}%\n", row.seq_len,
+                       row.pages_per_sequence, row.contiguous_sequences, row.paged_sequences, ratio,
+                       100.0 * row.contiguous_waste_fraction, 100.0 * row.paged_waste_fraction);
+  }
+  out +=
+      "  L = positions a sequence holds (prompt + output); waste = reserved positions that hold "
+      "no token; paged/contig '-' where no contiguous sequence fits. A server also caps "
+      "concurrency (vLLM's --max-num-seqs, default 256)\n";
+  return out;
+}
+
+Json kv_capacity_json(const ModelReport& r) {
+  const KvCapacity& c = *r.kv_capacity;
+  const KvCapacitySpec& s = c.spec;
+  Json j;
+  j["layers"] = s.layers;
+  j["kv_heads"] = s.kv_heads;
+  j["head_dim"] = s.head_dim;
+  j["kv_element_bytes"] = s.kv_element_bytes;
+  j["page_size"] = s.page_size;
+  j["max_model_len"] = s.max_model_len;
+  j["budget_bytes"] = s.budget_bytes;
+  const bool from_gpu = r.kv_budget_utilization && r.kv_budget_weight_bytes;
+  j["budget_source"] = from_gpu ? "gpu_memory_minus_weights" : "kv_budget_gib";
+  const std::string reason = "the budget was given (--kv-budget-gib)";
+  put_optional(j, "gpu_memory_utilization", r.kv_budget_utilization, reason);
+  put_optional(j, "weight_bytes", r.kv_budget_weight_bytes, reason);
+  j["bytes_per_position"] = c.bytes_per_position;
+  j["page_bytes"] = c.page_bytes;
+  j["total_pages"] = c.total_pages;
+  Json rows = Json::array();
+  for (const KvCapacityRow& row : c.rows) {
+    rows.push_back(Json{{"seq_len", row.seq_len},
+                        {"pages_per_sequence", row.pages_per_sequence},
+                        {"contiguous_bytes_per_sequence", row.contiguous_bytes_per_sequence},
+                        {"paged_bytes_per_sequence", row.paged_bytes_per_sequence},
+                        {"contiguous_sequences", row.contiguous_sequences},
+                        {"paged_sequences", row.paged_sequences},
+                        {"contiguous_waste_fraction", row.contiguous_waste_fraction},
+                        {"paged_waste_fraction", row.paged_waste_fraction}});
+  }
+  j["rows"] = rows;
+  return j;
+}
+
 }  // namespace
 
 std::string format_model_table(const ModelReport& r) {
   return gpu_lines(r) + notes_lines(r) + predictions_table(r) + attention_memory_table(r) +
-         flash_io_table(r);
+         flash_io_table(r) + kv_capacity_table(r);
 }
 
 nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
@@ -301,6 +385,12 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
                          {"theta_bytes", io.theta_bytes}});
   }
   j["flash_io"] = flash;
+  if (r.kv_capacity) {
+    j["kv_capacity"] = kv_capacity_json(r);
+  } else {
+    j["kv_capacity"] = nullptr;
+    j["kv_capacity_null_reason"] = "not asked for (--max-model-len and --kv-lengths)";
+  }
   return j;
 }
 

@@ -2,7 +2,8 @@
 # `--model NAME` on the built binary, no GPU needed: `model --model` predicts at the preset's
 # shapes (gemm at its FFN width), a flag beats the preset, an unknown preset and a preset the
 # sweep's kernels cannot run exit 2 with one error line before any GPU work, and `list` shows
-# the presets. Usage: test_cli_model_preset.sh BINARY
+# the presets; `model --max-model-len --kv-lengths` counts the sequences whose KV caches fit, and
+# refuses its flags' bad combinations. Usage: test_cli_model_preset.sh BINARY
 set -u
 bin="$1"
 source "$(dirname "$0")/harness.sh"
@@ -75,6 +76,70 @@ if "$bin" model --gpu h200-sxm --model llama-3.1-8b --seq 4096 >"$work/table.txt
 else
   fail "model --model llama-3.1-8b table: $(head -c 600 "$work/table.txt")"
 fi
+
+# ---- model --max-model-len --kv-lengths: sequences that fit, contiguous vs paged -------------
+# H100 SXM (80 GiB): 0.9 x 85899345920 - 16060514304 B of weights = 61248897024 B = 29205 pages
+# of 16 x 131072 B; a contiguous sequence reserves 131072 positions (16 GiB): 3 fit.
+model_json "kv capacity from the GPU" '
+kv = doc["kv_capacity"]
+assert kv["budget_source"] == "gpu_memory_minus_weights", kv
+assert kv["layers"] == 32 and kv["kv_heads"] == 8 and kv["page_size"] == 16, kv
+assert kv["weight_bytes"] == 16060514304 and kv["gpu_memory_utilization"] == 0.9, kv
+assert kv["bytes_per_position"] == 131072 and kv["total_pages"] == 29205, kv
+rows = {r["seq_len"]: r for r in kv["rows"]}
+assert rows[500]["pages_per_sequence"] == 32 and rows[500]["paged_sequences"] == 912, rows
+assert rows[500]["contiguous_sequences"] == 3 and rows[33280]["paged_sequences"] == 14, rows
+' --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 131072 \
+  --kv-lengths 500,4352,33280
+
+# --kv-budget-gib, fp8_e4m3, pages of 128, --layers over the preset's, --kv-heads over it too.
+model_json "kv capacity of a given budget" '
+kv = doc["kv_capacity"]
+assert kv["budget_source"] == "kv_budget_gib" and kv["weight_bytes"] is None, kv
+assert kv["budget_bytes"] == 40 * 2**30 and kv["kv_element_bytes"] == 1, kv
+assert kv["layers"] == 16 and kv["kv_heads"] == 4 and kv["page_size"] == 128, kv
+# 2*16*4*128*1 = 16384 B per position, 2 MiB pages: 20480; 513 positions take 5 pages.
+assert kv["total_pages"] == 20480 and kv["rows"][0]["paged_sequences"] == 4096, kv
+assert kv["rows"][0]["contiguous_sequences"] == 20, kv
+' --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --kv-dtype fp8_e4m3 \
+  --kv-layout paged --page-size 128 --layers 16 --kv-heads 4 --kv-budget-gib 40 \
+  --max-model-len 131072 --kv-lengths 513
+
+# The table names the budget, the pages and the rows.
+if "$bin" model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 32768 \
+     --kv-lengths 500 >"$work/model.txt" 2>"$work/stderr" &&
+   grep -qF "61.25 GB = 0.9 x 85.90 GB (h100-sxm) - 16.06 GB of bf16 weights" "$work/model.txt" &&
+   grep -qE "^ +500 +32 +14 +912 +65.1x" "$work/model.txt"; then
+  pass
+else
+  fail "model --max-model-len table: $(grep -A8 'KV-cache capacity' "$work/model.txt" | head -c 900)"
+fi
+
+refused 2 "--max-model-len needs --kv-lengths" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096
+refused 2 "give --max-model-len too" model --gpu h100-sxm --model llama-3.1-8b --kv-lengths 500
+refused 2 "invalid --kv-lengths 5000: a sequence holds 1 .. --max-model-len 4096 positions" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500,5000
+refused 2 "invalid --kv-lengths '500,500': length 500 is listed more than once" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500,500
+refused 2 "--kv-budget-gib and --gpu-memory-utilization both set the KV-cache budget" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500 \
+  --kv-budget-gib 10 --gpu-memory-utilization 0.5
+refused 2 "needs a layer count: give --model or --layers" \
+  model --gpu h100-sxm --max-model-len 4096 --kv-lengths 500 --kv-budget-gib 10
+refused 2 "needs a budget: give --kv-budget-gib" \
+  model --gpu h100-sxm --layers 32 --max-model-len 4096 --kv-lengths 500
+refused 2 "no memory left for the KV cache: 0.1 x 25.77 GB" \
+  model --gpu l4 --model llama-3.1-8b --ops decode_attention --gpu-memory-utilization 0.1 \
+  --max-model-len 4096 --kv-lengths 500
+refused 2 "--gpu-memory-utilization: '1.5' is out of range (allowed: above 0 up to 1)" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500 \
+  --gpu-memory-utilization 1.5
+refused 2 "--kv-budget-gib: '0' is out of range" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500 \
+  --kv-budget-gib 0
+refused 2 "invalid --max-model-len 0: allowed 1..2^30" \
+  model --gpu h100-sxm --model llama-3.1-8b --max-model-len 0 --kv-lengths 500
 
 # ---- refusals: one error line, exit 2, before any GPU work -----------------------------------
 refused 2 "unknown model preset 'llama-4' (--model): known gpt2, gpt2-xl, llama-3.1-8b" \

@@ -1,10 +1,13 @@
 // Memory table, flash IO bound and the tile-level helpers of the analytic model, at hand-computed
-// values (memory_model.hpp's worked example among them).
+// values (memory_model.hpp's worked examples among them), and the KV-cache capacity of a budget,
+// contiguous vs paged.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "bad_input_message.hpp"
 #include "core/error.hpp"
+#include "core/model_preset.hpp"
 #include "model/memory_model.hpp"
 #include "model/operator_model.hpp"
 
@@ -152,6 +155,121 @@ TEST(MemoryModel, WriteBytesAndGemmReuse) {
   // v2's 128 × 256 tiles: half as many tile columns re-read X.
   EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v2_wgmma_tma", s.tokens())),
                    (32.0 * 4096 * 2048 + 32.0 * 2048 * 8192) * 2);
+}
+
+// Llama 3.1 8B's KV cache: 32 layers, H_kv = 8, d = 128, bf16, pages of 16 (vLLM's default block
+// size), a contiguous allocator reserving 131072 positions (its max_position_embeddings).
+KvCapacitySpec llama_8b_kv(double budget_bytes) {
+  KvCapacitySpec s;
+  s.layers = 32;
+  s.kv_heads = 8;
+  s.head_dim = 128;
+  s.kv_element_bytes = 2;
+  s.page_size = 16;
+  s.max_model_len = 131072;
+  s.budget_bytes = budget_bytes;
+  return s;
+}
+
+constexpr double kGiB = 1073741824.0;
+
+// memory_model.hpp's worked example: 2·32·8·128·2 = 131072 B per position, 2 MiB pages; 40 GiB
+// = 20480 pages; a contiguous sequence reserves 131072 × 131072 B = 16 GiB, so 2 fit.
+TEST(KvCapacity, WorkedExampleLlama8b) {
+  const KvCapacity c = kv_capacity(llama_8b_kv(40 * kGiB), {500, 4352, 33280, 131072});
+  EXPECT_DOUBLE_EQ(c.bytes_per_position, 131072.0);
+  EXPECT_DOUBLE_EQ(c.page_bytes, 2097152.0);
+  EXPECT_EQ(c.total_pages, 20480);
+  ASSERT_EQ(c.rows.size(), 4u);
+  const KvCapacityRow& chat = c.rows[0];
+  EXPECT_EQ(chat.pages_per_sequence, 32);  // ceil(500 / 16)
+  EXPECT_EQ(chat.contiguous_sequences, 2);
+  EXPECT_EQ(chat.paged_sequences, 640);  // 20480 / 32
+  EXPECT_DOUBLE_EQ(chat.contiguous_bytes_per_sequence, 16 * kGiB);
+  EXPECT_DOUBLE_EQ(chat.paged_bytes_per_sequence, 32 * 2097152.0);
+  EXPECT_DOUBLE_EQ(chat.contiguous_waste_fraction, 1.0 - 500.0 / 131072.0);
+  EXPECT_DOUBLE_EQ(chat.paged_waste_fraction, 12.0 / 512.0);  // 12 unused slots of 512
+  EXPECT_EQ(c.rows[1].pages_per_sequence, 272);               // 4352 = 272 whole pages: no waste
+  EXPECT_EQ(c.rows[1].paged_sequences, 75);                   // floor(20480 / 272 = 75.3)
+  EXPECT_DOUBLE_EQ(c.rows[1].paged_waste_fraction, 0.0);
+  EXPECT_EQ(c.rows[2].pages_per_sequence, 2080);
+  EXPECT_EQ(c.rows[2].paged_sequences, 9);  // floor(9.85)
+  // At the longest length paging buys nothing: both hold 16 GiB per sequence.
+  EXPECT_EQ(c.rows[3].paged_sequences, 2);
+  EXPECT_EQ(c.rows[3].contiguous_sequences, 2);
+  EXPECT_DOUBLE_EQ(c.rows[3].contiguous_waste_fraction, 0.0);
+}
+
+TEST(KvCapacity, Fp8HalvesBytesAndLargerPagesWasteMore) {
+  KvCapacitySpec s = llama_8b_kv(40 * kGiB);
+  s.kv_element_bytes = 1;  // fp8_e4m3: twice the pages in the same budget
+  const KvCapacity fp8 = kv_capacity(s, {500});
+  EXPECT_DOUBLE_EQ(fp8.bytes_per_position, 65536.0);
+  EXPECT_EQ(fp8.total_pages, 40960);
+  EXPECT_EQ(fp8.rows[0].paged_sequences, 1280);
+  EXPECT_EQ(fp8.rows[0].contiguous_sequences, 5);  // 40 GiB / 8 GiB
+  // L = 513 needs 33 pages of 16 (620 sequences) but 5 pages of 128 (512): the last page's tail.
+  s.kv_element_bytes = 2;
+  EXPECT_EQ(kv_capacity(s, {513}).rows[0].paged_sequences, 620);
+  s.page_size = 128;
+  const KvCapacity big = kv_capacity(s, {513});
+  EXPECT_EQ(big.total_pages, 2560);
+  EXPECT_EQ(big.rows[0].pages_per_sequence, 5);
+  EXPECT_EQ(big.rows[0].paged_sequences, 512);
+  EXPECT_DOUBLE_EQ(big.rows[0].paged_waste_fraction, 1.0 - 513.0 / 640.0);
+}
+
+TEST(KvCapacity, BudgetBelowOneSequence) {
+  // 1 GiB holds 512 pages but not one 16 GiB contiguous reservation.
+  const KvCapacity c = kv_capacity(llama_8b_kv(kGiB), {33280});
+  EXPECT_EQ(c.total_pages, 512);
+  EXPECT_EQ(c.rows[0].contiguous_sequences, 0);
+  EXPECT_EQ(c.rows[0].paged_sequences, 0);  // 2080 pages needed
+}
+
+TEST(KvCapacity, BadInputNamesTheFlag) {
+  const KvCapacitySpec s = llama_8b_kv(40 * kGiB);
+  EXPECT_NE(bad_input_message([&] {
+              kv_capacity(s, {131073});
+            }).find("invalid --kv-lengths 131073: a sequence holds 1 .. --max-model-len 131072"),
+            std::string::npos);
+  KvCapacitySpec bad = s;
+  bad.page_size = 24;
+  EXPECT_NE(bad_input_message([&] {
+              kv_capacity(bad, {500});
+            }).find("invalid page size 24 (--page-size): allowed 16, 32, 64, 128"),
+            std::string::npos);
+  bad = s;
+  bad.budget_bytes = 0;
+  EXPECT_NE(bad_input_message([&] { kv_capacity(bad, {500}); }).find("budget 0 bytes"),
+            std::string::npos);
+  bad = s;
+  bad.layers = 0;
+  EXPECT_NE(bad_input_message([&] { kv_capacity(bad, {500}); }).find("invalid layers 0 (--layers)"),
+            std::string::npos);
+}
+
+// Llama 3.1 8B: per layer 4096·(32 + 16)·128 + 4096·4096 + 3·4096·14336 + 2·4096 = 218,112,000
+// parameters; 32 layers and two 128256 × 4096 tables give 8,030,257,152 (the published 8.03 B).
+TEST(KvCapacity, WeightsAndTheBudgetLeft) {
+  const ModelPreset& llama = find_model_preset("llama-3.1-8b");
+  EXPECT_DOUBLE_EQ(model_weight_bytes(llama, 32), 2.0 * 8030257152.0);
+  EXPECT_DOUBLE_EQ(model_weight_bytes(llama, 1), 2.0 * (218112000.0 + 2 * 128256.0 * 4096));
+  // H100 SXM: 80 GiB; 0.9 × 85899345920 − 16060514304 = 61248897024 B = 29205 pages of 2 MiB.
+  const double budget = kv_budget_after_weights(85899345920.0, 0.9, 2.0 * 8030257152.0);
+  EXPECT_DOUBLE_EQ(budget, 61248897024.0);
+  const KvCapacity c = kv_capacity(llama_8b_kv(budget), {500});
+  EXPECT_EQ(c.total_pages, 29205);
+  EXPECT_EQ(c.rows[0].paged_sequences, 912);
+  EXPECT_EQ(c.rows[0].contiguous_sequences, 3);
+  EXPECT_NE(bad_input_message([] {
+              kv_budget_after_weights(85899345920.0, 0.18, 16060514304.0);
+            }).find("no memory left for the KV cache: 0.18 x 85.90 GB of device memory - 16.06 GB"),
+            std::string::npos);
+  EXPECT_NE(bad_input_message([] {
+              kv_budget_after_weights(8e10, 1.5, 1e9);
+            }).find("invalid --gpu-memory-utilization 1.5"),
+            std::string::npos);
 }
 
 }  // namespace

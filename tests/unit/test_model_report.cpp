@@ -141,5 +141,47 @@ TEST(ModelReport, MissingFigureIsNullWithAReason) {
   EXPECT_NE(format_model_table(r).find("no roof:"), std::string::npos);
 }
 
+// The KV-cache capacity section: absent (null with a reason) unless asked for; with a budget from
+// the GPU, its origin in the table and in JSON.
+TEST(ModelReport, KvCapacityTableAndJson) {
+  ModelReport r = h200_report(Dtype::kBf16, {4096});
+  EXPECT_EQ(format_model_table(r).find("KV-cache capacity"), std::string::npos);
+  nlohmann::ordered_json j = model_report_to_json(r);
+  EXPECT_TRUE(j["kv_capacity"].is_null());
+  EXPECT_FALSE(j["kv_capacity_null_reason"].get<std::string>().empty());
+
+  KvCapacitySpec s;
+  s.layers = 32;
+  s.kv_heads = 8;
+  s.head_dim = 128;
+  s.max_model_len = 131072;
+  s.budget_bytes = 40.0 * 1073741824.0;
+  r.kv_capacity = kv_capacity(s, {500, 131072});
+  std::string text = format_model_table(r);
+  EXPECT_NE(text.find("2*32*8*128*2 = 131072 B; page of 16 positions: 2.10 MB"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("budget: 40.00 GiB = 42.95 GB (--kv-budget-gib)"), std::string::npos);
+  EXPECT_NE(text.find("pages in the budget: 20480"), std::string::npos);
+  EXPECT_NE(text.find("      500        32           2        640       320.0x        99.6%"),
+            std::string::npos)
+      << text;
+  j = model_report_to_json(r);
+  EXPECT_EQ(j["kv_capacity"]["budget_source"], "kv_budget_gib");
+  EXPECT_TRUE(j["kv_capacity"]["weight_bytes"].is_null());
+  EXPECT_EQ(j["kv_capacity"]["total_pages"], 20480);
+  EXPECT_EQ(j["kv_capacity"]["rows"][0]["paged_sequences"], 640);
+  EXPECT_EQ(j["kv_capacity"]["rows"][1]["contiguous_sequences"], 2);
+
+  r.kv_budget_utilization = 0.9;
+  r.kv_budget_weight_bytes = 16060514304.0;
+  text = format_model_table(r);
+  EXPECT_NE(text.find("x 151.40 GB (h200-sxm) - 16.06 GB of bf16 weights"), std::string::npos)
+      << text;
+  j = model_report_to_json(r);
+  EXPECT_EQ(j["kv_capacity"]["budget_source"], "gpu_memory_minus_weights");
+  EXPECT_EQ(j["kv_capacity"]["gpu_memory_utilization"], 0.9);
+  EXPECT_EQ(j["kv_capacity"]["weight_bytes"], 16060514304.0);
+}
+
 }  // namespace
 }  // namespace rooflinectl
