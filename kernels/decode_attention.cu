@@ -7,19 +7,14 @@
 // Query head h reads KV head h / g, g = heads / kv_heads (GQA; g = 1 is multi-head attention).
 // O = softmax(q·Kᵀ·scale)·V, scale = 1/sqrt(head_dim); the single query sits at the last
 // position, so a causal mask hides nothing and the causal flag is ignored.
-// Every version cuts the B·H_kv·L keys, one flat range, into one wave of equal parts
-// (flash-decoding, Dao, Haziza, Massa & Sizov 2023, with an exact split), streams K and V from
-// global memory into registers (v6 through shared memory), and merges in the same launch: the last
-// block of a KV head merges the parts' fp32 partials and writes O (kernels/decode_partials.hpp,
-// arrive_ticket).
+// Both versions cut the B·H_kv·L keys, one flat range, into one wave of equal parts
+// (flash-decoding, Dao, Haziza, Massa & Sizov 2023, with an exact split), stream K and V from
+// global memory straight into registers, and merge in the same launch: the last block of a KV head
+// merges the parts' fp32 partials and writes O (kernels/decode_partials.hpp, arrive_ticket).
 //   decode_attention_v4_flat_fused_merge (g = 1): fp32 FMA on CUDA cores, an online softmax
 //     (Milakov & Gimelshein 2018) in base 2 per group of d/8 lanes.
 //   decode_attention_v5_mma_gqa_fused_merge (g ≥ 2; any g over FP8, E4M3 → fp16 in registers):
 //     the dot products on tensor cores (mma.sync m16n8k16), the block's 8 or 16 query heads as M.
-//   decode_attention_v6_mma_staged_fp8 (FP8 cache, any g, where it keeps v5's occupancy): v5
-//     with each warp's K and V loads copied into shared memory by cp.async kDecodeStages − 1
-//     steps ahead of the products, so that twice the FP8 bytes are in flight per SM; the same
-//     products in the same order as v5 (the same output bits).
 // The earlier versions and the measurements: docs/perf-notes.md (decode_attention_v1 … v5).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -40,7 +35,6 @@
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
-#include "kernels/common/cp_async.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/decode_partials.hpp"
@@ -410,118 +404,6 @@ __device__ __forceinline__ void load_v_words(uint32_t (&w)[Tr::kWordsV],
   }
 }
 
-/// Shared-memory slots of one warp step's K and V loads in the staged kernel (v6, kStages > 0):
-/// the lane's kLoadsK 16-byte K loads of each of the two key tiles, then its share of each of the
-/// 4 V rows (load_v_words' bytes), each slot laid out [32 lanes] so that a warp's copies into a
-/// slot and its reads from it touch consecutive bytes (no bank conflicts). A lane reads back only
-/// the bytes it copied, so a cp.async wait needs no barrier.
-template <class Tr>
-struct StepStage {
-  static_assert(Tr::kFp8, "the staged kernel is the FP8 cache's (v6)");
-  static constexpr int kKSlots = 2 * Tr::kLoadsK;
-  static constexpr int kVBytes = 4 * Tr::kWordsV;  // a lane's share of one V row: 16 or 8
-  static_assert(kVBytes == 16 || kVBytes == 8, "cp.async copies 16 or 8 bytes");
-  static constexpr int kKBytes = kKSlots * 32 * 16;
-  static constexpr int kBytes = kKBytes + 4 * 32 * kVBytes;  // one warp step
-};
-
-/// Issues lane `lane`'s copies of the warp step at key0 (the loads of the unstaged kernel, to the
-/// same bytes) into `stage`; keys at or past seg_end zero-fill and read nothing.
-template <class Tr, int kHeadDim, KvLayout kLayout>
-__device__ __forceinline__ void issue_step(unsigned char* stage, const DecodeParams& p,
-                                           const KvSegment& seg, const typename Tr::Stored* k,
-                                           const typename Tr::Stored* v, int64_t key0,
-                                           int64_t seg_end, int lane) {
-  using S = StepStage<Tr>;
-  using KLane = KLanePlacement<Tr>;
-  const int group = lane / 4;
-  const int tid = lane % 4;
-  const StepRows rows = step_rows<kLayout>(p, seg, key0);
-#pragma unroll
-  for (int t = 0; t < 2; ++t) {
-    const int64_t key = key0 + t * 8 + group;
-    const bool valid = key < seg_end;
-    const int64_t row = step_row<kLayout>(rows, key0, key);
-#pragma unroll
-    for (int j = 0; j < Tr::kLoadsK; ++j) {
-      const auto* src =
-          valid ? k + row * kHeadDim + j * KLane::kLoadStride + tid * KLane::kLaneStride : k;
-      cp_async_16(stage + ((t * Tr::kLoadsK + j) * 32 + lane) * 16, src, valid ? 16 : 0);
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
-    const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
-    const bool valid = key < seg_end;
-    const int64_t row = step_row<kLayout>(rows, key0, key);
-    const auto* src = valid ? v + row * kHeadDim + group * S::kVBytes : v;
-    unsigned char* dst = stage + S::kKBytes + (r * 32 + lane) * S::kVBytes;
-    if constexpr (S::kVBytes == 16) {
-      cp_async_16(dst, src, valid ? 16 : 0);
-    } else {
-      cp_async_8(dst, src, valid ? 8 : 0);
-    }
-  }
-}
-
-/// Lane `lane`'s K loads and V words of the step in `stage` (issue_step's copies, completed).
-template <class Tr>
-__device__ __forceinline__ void read_step(const unsigned char* stage, int lane,
-                                          uint4 (&k_raw)[2][Tr::kLoadsK],
-                                          uint32_t (&v_raw)[4][Tr::kWordsV]) {
-  using S = StepStage<Tr>;
-#pragma unroll
-  for (int t = 0; t < 2; ++t) {
-#pragma unroll
-    for (int j = 0; j < Tr::kLoadsK; ++j) {
-      k_raw[t][j] =
-          *reinterpret_cast<const uint4*>(stage + ((t * Tr::kLoadsK + j) * 32 + lane) * 16);
-    }
-  }
-#pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const unsigned char* src = stage + S::kKBytes + (r * 32 + lane) * S::kVBytes;
-    if constexpr (S::kVBytes == 16) {
-      const uint4 x = *reinterpret_cast<const uint4*>(src);
-      v_raw[r][0] = x.x;
-      v_raw[r][1] = x.y;
-      v_raw[r][2] = x.z;
-      v_raw[r][3] = x.w;
-    } else {
-      const uint2 x = *reinterpret_cast<const uint2*>(src);
-      v_raw[r][0] = x.x;
-      v_raw[r][1] = x.y;
-    }
-  }
-}
-
-/// StepStage<Tr>::kBytes when staged (kStages > 0), else 0 (StepStage exists for FP8 only).
-template <class Tr, int kStages>
-__host__ __device__ constexpr int step_stage_bytes() {
-  if constexpr (kStages == 0) {
-    return 0;
-  } else {
-    return StepStage<Tr>::kBytes;
-  }
-}
-
-/// Warp steps the staged kernel keeps in flight: kDecodeStages − 1 while it computes one.
-constexpr int kDecodeStages = 3;
-
-/// Dynamic shared memory of the staged kernel (kStages > 0): the stage buffers of all warps, which
-/// the warp states (warp_o) reuse once every warp has left its loop; 0 unstaged.
-template <class T, class KV, int kHeadDim, int kHeadTiles, int kStages>
-constexpr int decode_dynamic_smem_bytes() {
-  if constexpr (kStages == 0) {
-    return 0;
-  } else {
-    constexpr int stages =
-        kStages * kMmaWarps * step_stage_bytes<MmaKvTraits<T, KV, kHeadDim>, kStages>();
-    constexpr int warp_o = kMmaWarps * kHeadTiles * 8 * kHeadDim * int{sizeof(float)};
-    return stages > warp_o ? stages : warp_o;
-  }
-}
-
 // Grid (parts, head chunks), kMmaWarps warps. Same flat split, segments and block merge as
 // decode_split_kv_kernel; a warp step is 16 consecutive keys key0 + n and the block's
 // kHeadTiles·8 query heads (rows ≥ heads_here are zero queries, computed and never written).
@@ -547,7 +429,7 @@ constexpr int decode_dynamic_smem_bytes() {
 // Launch bound: 4 blocks per SM (128 registers) except 16 heads at d = 128 (220 registers, 2);
 // 16 heads at d = 64 fit 128 without spills, and without the bound ptxas took 130 once DecodeParams
 // grew by the paged-cache fields, which left 3 blocks per SM.
-template <class T, class KV, int kHeadDim, int kHeadTiles, KvLayout kLayout, int kStages>
+template <class T, class KV, int kHeadDim, int kHeadTiles, KvLayout kLayout>
 __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64 ? 4 : 2)
     decode_split_kv_mma_kernel(const DecodeParams p) {
   using Tr = MmaKvTraits<T, KV, kHeadDim>;
@@ -557,18 +439,8 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
   constexpr int kChunksK = Tr::kChunksK;
   constexpr int kDimTiles = Tr::kDimTiles;
   constexpr int kW = Tr::kVecElemsV;
-  constexpr bool kStaged = kStages > 0;
-  constexpr int kStageBytes = step_stage_bytes<Tr, kStages>();
-  constexpr int64_t kWarpStride = int64_t{kMmaWarps} * kMmaKeys;  // keys between a warp's steps
-  using WarpO = float[kMmaWarps][kHeads][kHeadDim];
-  // 16-byte aligned: finish_segment reads and writes it as float4. Staged, warp_o lives in the
-  // dynamic shared memory of the stage buffers (decode_dynamic_smem_bytes) and the static array
-  // is a placeholder.
-  __shared__ __align__(16) float warp_o_static[kStaged ? 1 : kMmaWarps][kStaged ? 1 : kHeads]
-                                              [kStaged ? 4 : kHeadDim];
-  extern __shared__ __align__(16) unsigned char stage_smem[];
-  WarpO& warp_o = *reinterpret_cast<WarpO*>(kStaged ? static_cast<void*>(stage_smem)
-                                                    : static_cast<void*>(warp_o_static));
+  // 16-byte aligned: finish_segment reads and writes it as float4.
+  __shared__ __align__(16) float warp_o[kMmaWarps][kHeads][kHeadDim];
   __shared__ float2 warp_ml[kMmaWarps][kHeads];
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -617,59 +489,27 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       l[ht] = 0.0f;
     }
 
-    const int64_t warp_first = seg_begin + int64_t{warp} * kMmaKeys;
-    // Staged: this warp's kStages buffers of StepStage<Tr>::kBytes; steps 0 .. kStages − 2 in
-    // flight before the loop, one commit group per step (empty past the segment, so that group i
-    // is always step i and cp_async_wait<kStages − 1> means "step i has landed").
-    unsigned char* const warp_stages = stage_smem + warp * kStages * kStageBytes;
-    if constexpr (kStaged) {
-#pragma unroll
-      for (int i = 0; i < kStages - 1; ++i) {
-        const int64_t key0 = warp_first + i * kWarpStride;
-        if (key0 < seg_end) {
-          issue_step<Tr, kHeadDim, kLayout>(warp_stages + i * kStageBytes, p, seg, k, v, key0,
-                                            seg_end, lane);
-        }
-        cp_async_commit();
-      }
-    }
-    int stage = 0;  // staged: the buffer of the current step, (step index) mod kStages
-    for (int64_t key0 = warp_first; key0 < seg_end; key0 += kWarpStride) {
+    for (int64_t key0 = seg_begin + int64_t{warp} * kMmaKeys; key0 < seg_end;
+         key0 += int64_t{kMmaWarps} * kMmaKeys) {
       uint4 k_raw[2][Tr::kLoadsK];
       uint32_t v_raw[4][Tr::kWordsV];
-      if constexpr (kStaged) {
-        // The step kStages − 1 ahead goes into the buffer the previous step was read from (its
-        // values were consumed by that step's products).
-        const int64_t ahead = key0 + (kStages - 1) * kWarpStride;
-        const int ahead_stage = stage == 0 ? kStages - 1 : stage - 1;
-        if (ahead < seg_end) {
-          issue_step<Tr, kHeadDim, kLayout>(warp_stages + ahead_stage * kStageBytes, p, seg, k, v,
-                                            ahead, seg_end, lane);
-        }
-        cp_async_commit();
-        cp_async_wait<kStages - 1>();
-        read_step<Tr>(warp_stages + stage * kStageBytes, lane, k_raw, v_raw);
-        stage = stage + 1 == kStages ? 0 : stage + 1;
-      } else {
-        const StepRows rows = step_rows<kLayout>(p, seg, key0);
+      const StepRows rows = step_rows<kLayout>(p, seg, key0);
 #pragma unroll
-        for (int t = 0; t < 2; ++t) {
-          const int64_t key = key0 + t * 8 + group;
-          const int64_t row = step_row<kLayout>(rows, key0, key);
+      for (int t = 0; t < 2; ++t) {
+        const int64_t key = key0 + t * 8 + group;
+        const int64_t row = step_row<kLayout>(rows, key0, key);
 #pragma unroll
-          for (int j = 0; j < Tr::kLoadsK; ++j) {
-            k_raw[t][j] = key < seg_end
-                              ? load_streaming(k + row * kHeadDim + j * KLane::kLoadStride +
-                                               tid * KLane::kLaneStride)
-                              : make_uint4(0, 0, 0, 0);
-          }
+        for (int j = 0; j < Tr::kLoadsK; ++j) {
+          k_raw[t][j] = key < seg_end ? load_streaming(k + row * kHeadDim + j * KLane::kLoadStride +
+                                                       tid * KLane::kLaneStride)
+                                      : make_uint4(0, 0, 0, 0);
         }
+      }
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
-          const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
-          const int64_t row = step_row<kLayout>(rows, key0, key);
-          load_v_words<Tr>(v_raw[r], v + row * kHeadDim, key < seg_end, group);
-        }
+      for (int r = 0; r < 4; ++r) {  // keys 2·tid, 2·tid + 1, 8 + 2·tid, 9 + 2·tid
+        const int64_t key = key0 + (r / 2) * 8 + tid * 2 + r % 2;
+        const int64_t row = step_row<kLayout>(rows, key0, key);
+        load_v_words<Tr>(v_raw[r], v + row * kHeadDim, key < seg_end, group);
       }
 
       float s[2][4] = {};
@@ -766,11 +606,6 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
       }
     }
 
-    if constexpr (kStaged) {
-      // warp_o overlaps the other warps' stage buffers: every warp leaves its loop first.
-      cp_async_wait<0>();
-      __syncthreads();
-    }
     // Warp state to shared memory: l summed over the 4 lanes of a head row; o[ht][j][c] is head
     // ht·8 + 2·tid + c % 2 at d = dim_of(j) (c < 2) or dim_of(kDimTiles + j), times the V scale
     // over an FP8 cache (1 otherwise: the 16-bit kernel multiplies by nothing).
@@ -802,76 +637,54 @@ using DecodeKernel = void (*)(DecodeParams);
 struct DecodeKernels {
   DecodeKernel split;
   int split_threads;
-  int dynamic_smem_bytes = 0;  ///< the staged kernel's stage buffers (v6); 0 otherwise
 };
-
-template <class T, class KV, int kHeadDim, int kHeadTiles, KvLayout kLayout, int kStages>
-DecodeKernels mma_kernel() {
-  return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, kHeadTiles, kLayout, kStages>, kMmaThreads,
-          decode_dynamic_smem_bytes<T, KV, kHeadDim, kHeadTiles, kStages>()};
-}
 
 // g = 1: the CUDA-core kernel with one head per block (v4). g ≥ 2: the tensor-core kernel with
 // 8 (g ≤ 8) or 16 query heads per block (v5). Each for a contiguous or a paged KV cache. An FP8
-// cache (KV = E4m3) has the tensor-core kernel only, at any g (decode_heads_per_block_for), with
-// its loads staged through shared memory (v6) unless `staged` is false (v5 asked for).
+// cache (KV = E4m3) has the tensor-core kernel only, at any g (decode_heads_per_block_for).
 template <class T, class KV, int kHeadDim, KvLayout kLayout>
-DecodeKernels kernels_for_layout(int64_t heads_per_block, bool staged) {
+DecodeKernels kernels_for_layout(int64_t heads_per_block) {
   if constexpr (std::is_same_v<KV, E4m3>) {
     if (heads_per_block == 8) {
-      return staged ? mma_kernel<T, KV, kHeadDim, 1, kLayout, kDecodeStages>()
-                    : mma_kernel<T, KV, kHeadDim, 1, kLayout, 0>();
+      return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
     }
-    return staged ? mma_kernel<T, KV, kHeadDim, 2, kLayout, kDecodeStages>()
-                  : mma_kernel<T, KV, kHeadDim, 2, kLayout, 0>();
+    return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
   } else {
     switch (heads_per_block) {
       case 1:
         return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
       case 8:
-        return mma_kernel<T, KV, kHeadDim, 1, kLayout, 0>();
+        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
       default:
-        return mma_kernel<T, KV, kHeadDim, 2, kLayout, 0>();
+        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
     }
   }
 }
 
 template <class T, class KV, int kHeadDim>
-DecodeKernels kernels_for_dim(KvLayout layout, int64_t heads_per_block, bool staged) {
+DecodeKernels kernels_for_dim(KvLayout layout, int64_t heads_per_block) {
   return layout == KvLayout::kPaged
-             ? kernels_for_layout<T, KV, kHeadDim, KvLayout::kPaged>(heads_per_block, staged)
-             : kernels_for_layout<T, KV, kHeadDim, KvLayout::kContiguous>(heads_per_block, staged);
+             ? kernels_for_layout<T, KV, kHeadDim, KvLayout::kPaged>(heads_per_block)
+             : kernels_for_layout<T, KV, kHeadDim, KvLayout::kContiguous>(heads_per_block);
 }
 
 template <class T, class KV>
-DecodeKernels kernels_for_kv(int64_t head_dim, KvLayout layout, int64_t heads_per_block,
-                             bool staged) {
-  return head_dim == 64 ? kernels_for_dim<T, KV, 64>(layout, heads_per_block, staged)
-                        : kernels_for_dim<T, KV, 128>(layout, heads_per_block, staged);
+DecodeKernels kernels_for_kv(int64_t head_dim, KvLayout layout, int64_t heads_per_block) {
+  return head_dim == 64 ? kernels_for_dim<T, KV, 64>(layout, heads_per_block)
+                        : kernels_for_dim<T, KV, 128>(layout, heads_per_block);
 }
 
 template <class T>
-DecodeKernels kernels_for_type(const Shape& s, KvLayout layout, int64_t heads_per_block,
-                               bool staged) {
+DecodeKernels kernels_for_type(const Shape& s, KvLayout layout, int64_t heads_per_block) {
   return s.kv_dtype == KvDtype::kFp8E4m3
-             ? kernels_for_kv<T, E4m3>(s.head_dim, layout, heads_per_block, staged)
-             : kernels_for_kv<T, T>(s.head_dim, layout, heads_per_block, staged);
+             ? kernels_for_kv<T, E4m3>(s.head_dim, layout, heads_per_block)
+             : kernels_for_kv<T, T>(s.head_dim, layout, heads_per_block);
 }
 
-/// The kernel for shape `s` over a KV cache in `layout` with `heads_per_block` query heads;
-/// `staged` picks v6 over v5 for an FP8 cache (ignored for a 16-bit one). A kernel with dynamic
-/// shared memory is allowed that much here (cudaFuncSetAttribute; above 48 KiB it must opt in).
-DecodeKernels kernels_for_shape(const Shape& s, KvLayout layout, int64_t heads_per_block,
-                                bool staged) {
-  const DecodeKernels kernels =
-      s.dtype == Dtype::kBf16 ? kernels_for_type<__nv_bfloat16>(s, layout, heads_per_block, staged)
-                              : kernels_for_type<__half>(s, layout, heads_per_block, staged);
-  if (kernels.dynamic_smem_bytes > 0) {
-    RFL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernels.split),
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kernels.dynamic_smem_bytes));
-  }
-  return kernels;
+/// The kernel for shape `s` over a KV cache in `layout` with `heads_per_block` query heads.
+DecodeKernels kernels_for_shape(const Shape& s, KvLayout layout, int64_t heads_per_block) {
+  return s.dtype == Dtype::kBf16 ? kernels_for_type<__nv_bfloat16>(s, layout, heads_per_block)
+                                 : kernels_for_type<__half>(s, layout, heads_per_block);
 }
 
 /// Query heads per block: decode_heads_per_block(g), except over an FP8 cache at g = 1, which runs
@@ -892,7 +705,6 @@ struct DecodePlan {
   int64_t parts = 1;
   int64_t keys_per_part = 1;
   int64_t slots = 1;
-  bool staged = false;  ///< an FP8 cache read through the staged kernel (v6)
 };
 
 /// Part count: one wave of resident blocks (sm_count × resident_blocks_per_sm, shared among the
@@ -906,17 +718,15 @@ int64_t choose_num_parts(int64_t total_keys, int64_t head_chunks, int sm_count,
   return std::max<int64_t>(1, std::min(per_chunk, by_size));
 }
 
-// Queries the current device (SM count, occupancy of the chosen kernel). `staged`: read an FP8
-// cache through v6 where it keeps v5's occupancy (ignored for a 16-bit cache).
-DecodePlan make_decode_plan(const Shape& s, bool staged) {
+// Queries the current device (SM count, occupancy of the chosen kernel).
+DecodePlan make_decode_plan(const Shape& s) {
   DecodePlan plan;
   const int64_t group = s.group_size();
   plan.heads_per_block = decode_heads_per_block_for(s);
-  plan.staged = staged && s.kv_dtype == KvDtype::kFp8E4m3;
   // ceil(g / heads_per_block): the same for an FP8 cache, whose 8 heads per block at g = 1 make
   // one chunk too.
   plan.head_chunks = decode_head_chunks(group);
-  plan.kernels = kernels_for_shape(s, s.kv_layout, plan.heads_per_block, plan.staged);
+  plan.kernels = kernels_for_shape(s, s.kv_layout, plan.heads_per_block);
   if (plan.head_chunks > 65535) {
     throw bad_input(fmt::format(
         "decode_attention: heads {} / kv-heads {} needs {} head chunks, over the grid limit 65535",
@@ -927,26 +737,12 @@ DecodePlan make_decode_plan(const Shape& s, bool staged) {
   int resident = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  // Sized by the contiguous unstaged kernel for either layout and FP8 version, so that a paged
-  // cache and the staged kernel split the keys into the same parts and sum them in the same order
-  // (all carry the same launch bounds).
+  // Sized by the contiguous kernel for either layout, so that a paged cache is split into the
+  // same parts and summed in the same order (both kernels carry the same launch bounds).
   const DecodeKernels contiguous =
-      kernels_for_shape(s, KvLayout::kContiguous, plan.heads_per_block, false);
+      kernels_for_shape(s, KvLayout::kContiguous, plan.heads_per_block);
   RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &resident, reinterpret_cast<const void*>(contiguous.split), contiguous.split_threads, 0));
-  if (plan.staged) {
-    // v6 runs where its stage buffers (48 KiB a block at d = 128) leave as many blocks per SM as
-    // v5 has: 4 × 48 KiB fits an sm_90 SM's 228 KiB, not an sm_80 SM's 164 or an sm_89 SM's 100,
-    // where an FP8 cache runs v5 (the point's version says which ran).
-    int staged_resident = 0;
-    RFL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &staged_resident, reinterpret_cast<const void*>(plan.kernels.split),
-        plan.kernels.split_threads, static_cast<size_t>(plan.kernels.dynamic_smem_bytes)));
-    if (staged_resident < resident) {
-      plan.staged = false;
-      plan.kernels = kernels_for_shape(s, s.kv_layout, plan.heads_per_block, false);
-    }
-  }
   const int64_t total_keys = s.batch * s.kv_heads * s.seq_len;
   const int64_t parts = choose_num_parts(total_keys, plan.head_chunks, sm_count, resident);
   plan.keys_per_part = (total_keys + parts - 1) / parts;
@@ -1112,11 +908,7 @@ const std::vector<KernelVersion>& decode_attention_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v4", "decode_attention_v4_flat_fused_merge", "kv_heads = heads (g = 1)", "v5"},
       {"v5", "decode_attention_v5_mma_gqa_fused_merge",
-       "kv_heads < heads (GQA, g >= 2), or --kv-dtype fp8_e4m3 at any g", "v4"},
-      {"v6", "decode_attention_v6_mma_staged_fp8",
-       "--kv-dtype fp8_e4m3 (any g), compute capability 9.0 (shared memory for 4 blocks per SM); "
-       "an FP8 cache runs it unless v5 is asked for",
-       "v5"}};
+       "kv_heads < heads (GQA, g >= 2), or --kv-dtype fp8_e4m3 at any g", "v4"}};
   return versions;
 }
 
@@ -1127,10 +919,9 @@ const std::vector<KernelVersion>& decode_attention_versions() {
 /// K and V a 16-bit run of the same seed holds, and their scales.
 class DecodeAttentionRun final : public OperatorRun {
  public:
-  /// `staged`: an FP8 cache through v6 (decode_attention_versions), else v5.
-  DecodeAttentionRun(const Shape& shape, bool staged)
+  explicit DecodeAttentionRun(const Shape& shape)
       : shape_(shape),
-        plan_(make_decode_plan(shape, staged)),
+        plan_(make_decode_plan(shape)),
         q_(shape.batch * shape.heads * shape.head_dim),
         k_(kv_elements(shape) * kv_element_bytes(shape)),
         v_(k_.count()),
@@ -1194,18 +985,18 @@ class DecodeAttentionRun final : public OperatorRun {
     params.v_scale = v_scale_.get();
     const dim3 split_grid(static_cast<unsigned>(plan_.parts),
                           static_cast<unsigned>(plan_.head_chunks));
-    plan_.kernels.split<<<split_grid, static_cast<unsigned>(plan_.kernels.split_threads),
-                          static_cast<size_t>(plan_.kernels.dynamic_smem_bytes), stream>>>(params);
+    plan_.kernels
+        .split<<<split_grid, static_cast<unsigned>(plan_.kernels.split_threads), 0, stream>>>(
+            params);
     RFL_CHECK_LAUNCH();
   }
 
   std::vector<std::string> kernel_names() const override { return {"decode_split_kv"}; }
 
   std::string version() const override {
-    // v4 at g = 1 over a 16-bit cache, v6 over an FP8 one where it runs, v5 otherwise
-    // (decode_heads_per_block_for, make_decode_plan), whichever was asked for
-    // (decode_attention_versions).
-    return decode_attention_versions()[plan_.heads_per_block == 1 ? 0 : plan_.staged ? 2 : 1].name;
+    // v4 at g = 1 over a 16-bit cache, v5 otherwise (decode_heads_per_block_for), whichever was
+    // asked for (decode_attention_versions).
+    return decode_attention_versions()[plan_.heads_per_block == 1 ? 0 : 1].name;
   }
   /// q and o; k and v in the layout Shape documents (paged: the page pools, "k_pages" and
   /// "v_pages", whose rows the block table orders). Over an FP8 cache k and v hold E4M3 bytes
@@ -1397,9 +1188,7 @@ OperatorSpec decode_attention_spec() {
   // below it, the fill's 16-bit source E·e plus, paged, its contiguous E·e_kv).
   // The part count depends on the current device (SM count, occupancy), hence the plan.
   spec.device_bytes = [](const Shape& shape) {
-    // The default version's plan (v6 over an FP8 cache where it runs): v5's, asked for, has the
-    // same parts and so the same workspace.
-    const DecodePlan plan = make_decode_plan(shape, true);
+    const DecodePlan plan = make_decode_plan(shape);
     const int64_t e = dtype_size_bytes(shape.dtype);
     const bool fp8 = shape.kv_dtype == KvDtype::kFp8E4m3;
     const int64_t scratch =
@@ -1418,12 +1207,10 @@ OperatorSpec decode_attention_spec() {
   spec.default_version = decode_attention_versions().front().key;
   spec.create = [](const Shape& shape,
                    const std::string& version_key) -> std::unique_ptr<OperatorRun> {
-    // The shape decides between v4 and v5/v6; the key only keeps an FP8 cache on v5 (asked for
-    // by "v5"): every other key reads it through v6 where v6 runs.
-    const KernelVersion& asked =
-        find_kernel_version("decode_attention", decode_attention_versions(),
-                            decode_attention_versions().front().key, version_key);
-    return std::make_unique<DecodeAttentionRun>(shape, asked.key != "v5");
+    // The key is checked, not chosen: the shape decides between the versions.
+    find_kernel_version("decode_attention", decode_attention_versions(),
+                        decode_attention_versions().front().key, version_key);
+    return std::make_unique<DecodeAttentionRun>(shape);
   };
   return spec;
 }

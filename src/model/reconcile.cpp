@@ -101,8 +101,7 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         *p.counters.total.total_flop() / elements, ratio);
   }
   if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v3_mma_gqa" ||
-                                     p.version == "decode_attention_v5_mma_gqa_fused_merge" ||
-                                     p.version == "decode_attention_v6_mma_staged_fp8")) {
+                                     p.version == "decode_attention_v5_mma_gqa_fused_merge")) {
     const int64_t g = p.shape.group_size();
     // kernels/decode_attention.cu's FLOP note: an 8-head block (g <= 8) executes 48*d tensor
     // FLOPs per key (S with 16 MMA rows, P*V with 8 columns) against the formula's 4*g*d; a

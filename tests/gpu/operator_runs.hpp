@@ -21,14 +21,12 @@
 namespace rooflinectl {
 
 /// The harness's path up to the timed launches: check_shape (throws a bad-input Error), create
-/// the version `version_key` asks for (`--kernel OP=KEY`; the default version when empty),
-/// fill_random(seed).
-inline std::unique_ptr<OperatorRun> make_filled_run(
-    const std::string& op, const Shape& shape, uint64_t seed,
-    const std::string& version_key = kDefaultVersionKey) {
+/// the default version, fill_random(seed).
+inline std::unique_ptr<OperatorRun> make_filled_run(const std::string& op, const Shape& shape,
+                                                    uint64_t seed) {
   const OperatorSpec& spec = find_operator(op);
   spec.check_shape(shape);
-  std::unique_ptr<OperatorRun> run = spec.create(shape, version_key);
+  std::unique_ptr<OperatorRun> run = spec.create(shape, kDefaultVersionKey);
   run->fill_random(seed);
   return run;
 }
