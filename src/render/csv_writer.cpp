@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/operator_names.hpp"
 #include "render/attention_summary.hpp"
 #include "result/counter_fields.hpp"
 
@@ -59,6 +60,12 @@ CsvColumn placement_column(const char* name, Field RooflinePoint::*field) {
   return point_column(name, [field](const PointResult& p) { return number(roof_value(p, field)); });
 }
 
+/// One of the gemm operator's effective dims (Shape::gemm_dims) as text; empty for other
+/// operators.
+std::string gemm_dim(const PointResult& p, int64_t GemmDims::*dim) {
+  return p.op == kGemmOp ? std::to_string(p.shape.gemm_dims().*dim) : std::string();
+}
+
 /// The point's identity and shape: operator, kernel version, device and every axis.
 std::vector<CsvColumn> shape_columns() {
   return {
@@ -86,6 +93,25 @@ std::vector<CsvColumn> shape_columns() {
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
       point_column("kv_dtype", [](const PointResult& p) { return to_string(p.shape.kv_dtype); }),
+      point_column("kv_layout",
+                   [](const PointResult& p) { return to_string(p.shape.kv_layout); }),
+      point_column("page_size",
+                   [](const PointResult& p) {
+                     return p.shape.page_size != 0 ? std::to_string(p.shape.page_size)
+                                                   : std::string();
+                   }),
+      // The GEMM's effective M, N, K (--gemm-n/--gemm-k or the default up projection); empty for
+      // other operators.
+      point_column("gemm_m", [](const PointResult& p) { return gemm_dim(p, &GemmDims::m); }),
+      point_column("gemm_n", [](const PointResult& p) { return gemm_dim(p, &GemmDims::n); }),
+      point_column("gemm_k", [](const PointResult& p) { return gemm_dim(p, &GemmDims::k); }),
+      // The FFN width d_ff the element-wise FFN operators run at (--ffn-dim, else 4·d_model);
+      // empty for the others.
+      point_column("ffn_dim",
+                   [](const PointResult& p) {
+                     const bool ffn = p.op == kGeluOp || p.op == kSwigluOp || p.op == kGegluOp;
+                     return ffn ? std::to_string(p.shape.ffn_width()) : std::string();
+                   }),
   };
 }
 

@@ -206,6 +206,40 @@ std::map<std::string, std::string> only_row(const Report& report) {
   return out;
 }
 
+// The axes that tell points of one operator apart beyond the common shape: the KV layout and page
+// size of decode, the GEMM's effective M, N, K, and the FFN width of the element-wise FFN
+// operators, each empty where the operator does not have it.
+TEST(CsvWriter, CarriesLayoutGemmDimsAndFfnWidth) {
+  Report report;
+  PointResult gemm;
+  gemm.op = "gemm";
+  gemm.shape.batch = 2;
+  gemm.shape.seq_len = 8;
+  gemm.shape.gemm_n = 6144;  // K stays the default d_model = 16 * 128
+  report.points.push_back(gemm);
+  auto row = only_row(report);
+  EXPECT_EQ(row["gemm_m"], "16");
+  EXPECT_EQ(row["gemm_n"], "6144");
+  EXPECT_EQ(row["gemm_k"], "2048");
+  EXPECT_EQ(row["ffn_dim"], "");
+  EXPECT_EQ(row["kv_layout"], "contiguous");
+  EXPECT_EQ(row["page_size"], "");
+
+  report.points[0].op = "swiglu";
+  report.points[0].shape.ffn_dim = 14336;
+  row = only_row(report);
+  EXPECT_EQ(row["ffn_dim"], "14336");
+  EXPECT_EQ(row["gemm_n"], "");
+
+  report.points[0].op = "decode_attention";
+  report.points[0].shape.kv_layout = KvLayout::kPaged;
+  report.points[0].shape.page_size = 32;
+  row = only_row(report);
+  EXPECT_EQ(row["kv_layout"], "paged");
+  EXPECT_EQ(row["page_size"], "32");
+  EXPECT_EQ(row["ffn_dim"], "");
+}
+
 TEST(CsvWriter, NamesTheDeviceShapeRoofSourceAndByteBasis) {
   Report report;
   report.device.name = "NVIDIA H200, test";  // a comma: the cell must be quoted
