@@ -93,8 +93,7 @@ std::vector<CsvColumn> shape_columns() {
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
       point_column("kv_dtype", [](const PointResult& p) { return to_string(p.shape.kv_dtype); }),
-      point_column("kv_layout",
-                   [](const PointResult& p) { return to_string(p.shape.kv_layout); }),
+      point_column("kv_layout", [](const PointResult& p) { return to_string(p.shape.kv_layout); }),
       point_column("page_size",
                    [](const PointResult& p) {
                      return p.shape.page_size != 0 ? std::to_string(p.shape.page_size)
