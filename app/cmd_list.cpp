@@ -59,6 +59,14 @@ std::vector<AxisDefault> axis_defaults() {
        to_string(d.base.kv_dtype),
        {"auto", "fp8_e4m3"},
        "decode_attention only; auto is the --dtype, fp8_e4m3 one fp32 scale per KV head"},
+      integer("--gemm-n", "gemm_n", d.base.gemm_n,
+              "gemm only; 0 = the FFN up projection's N (ffn-dim); else a multiple of 8"),
+      integer("--gemm-k", "gemm_k", d.base.gemm_k,
+              "gemm only; 0 = d_model (hidden); else a multiple of 8"),
+      integer("--hidden", "hidden", d.base.hidden,
+              "d_model of gemm, gelu, layernorm, rmsnorm, swiglu, geglu; 0 = heads * head_dim"),
+      integer("--ffn-dim", "ffn_dim", d.base.ffn_dim,
+              "d_ff of gelu, swiglu, geglu and gemm's default N; 0 = 4 * d_model"),
       integer("--repetitions", "repetitions", d.repetitions, ""),
   };
 }

@@ -48,6 +48,9 @@ axes = {a["flag"]: a for a in doc["axes"]}
 assert axes["--batch"]["default"] == 1 and axes["--repetitions"]["default"] == 10, axes
 assert axes["--causal"]["default"] is False, axes["--causal"]
 assert axes["--dtype"]["allowed"] == ["bf16", "fp16"], axes["--dtype"]
+for flag, key in (("--gemm-n", "gemm_n"), ("--gemm-k", "gemm_k"), ("--hidden", "hidden"),
+                  ("--ffn-dim", "ffn_dim")):
+    assert axes[flag]["config_key"] == key and axes[flag]["default"] == 0, axes[flag]
 assert doc["counters"]["metrics"], doc["counters"]'
   # Parity with the text: every operator, axis flag and metric, in the same order.
   json_check "list --json matches list" "$work/list.json" '
