@@ -758,17 +758,30 @@ class GemmRun final : public OperatorRun {
 void check_gemm_shape(const Shape& s) {
   validate_common_shape(s);  // explicit N and K: validate_gemm_dims (multiples of 8)
   const GemmDims d = s.gemm_dims();
+  // K and N taken from the layer widths (gemm_k, gemm_n 0) must be multiples of 8 as explicit
+  // ones are: 16-byte rows of X, W and C for cp.async and TMA. The message names where they came
+  // from.
   if (d.k % 8 != 0) {
-    throw bad_input(
-        fmt::format("invalid d_model {} (heads {} × head-dim {}) for gemm: must be a multiple of 8 "
-                    "(16-byte rows for cp.async), or give --gemm-k",
-                    d.k, s.heads, s.head_dim));
+    const std::string from = s.hidden != 0 ? "--hidden"
+                                           : fmt::format("heads {} × head-dim {}", s.heads,
+                                                         s.head_dim);
+    throw bad_input(fmt::format(
+        "invalid gemm K {} (d_model, from {}): must be a multiple of 8 (16-byte rows for "
+        "cp.async), or give --gemm-k",
+        d.k, from));
+  }
+  if (d.n % 8 != 0) {
+    const std::string from = s.ffn_dim != 0 ? "--ffn-dim" : "4 × d_model";
+    throw bad_input(fmt::format(
+        "invalid gemm N {} (the FFN width, from {}): must be a multiple of 8 (16-byte rows for "
+        "cp.async), or give --gemm-n",
+        d.n, from));
   }
   // cuBLAS (the reference) takes int dimensions; the kernel's 1-D grid takes an int block count.
   if (d.m > INT_MAX || d.n > INT_MAX || d.k > INT_MAX || gemm_block_count(d.m, d.n) > INT_MAX) {
     throw bad_input(fmt::format(
-        "gemm shape M = {} (batch × seq_len), N = {}, K = {} too large: M, N, K and the number of "
-        "{}×{} tiles must be at most {}",
+        "gemm shape M = {} (batch × seq_len), N = {} (--gemm-n), K = {} (--gemm-k) too large: M, "
+        "N, K and the number of {}×{} tiles must be at most {}",
         d.m, d.n, d.k, GemmTraits::kBlockM, GemmTraits::kBlockN, INT_MAX));
   }
 }

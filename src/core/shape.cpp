@@ -101,12 +101,13 @@ std::optional<int64_t> bounded_product(std::initializer_list<int64_t> factors) {
 }
 
 void check_tensor_size(const char* formula, const std::string& values,
-                       std::initializer_list<int64_t> factors) {
+                       std::initializer_list<int64_t> factors,
+                       const char* remedy = "lower batch, heads, head-dim or seq_len") {
   if (!bounded_product(factors)) {
     throw bad_input(fmt::format(
         "invalid shape: {} = {} exceeds {} elements (2^50; sizes are computed in 64-bit "
-        "integers): lower batch, heads, head-dim or seq_len",
-        formula, values, kMaxTensorElements));
+        "integers): {}",
+        formula, values, kMaxTensorElements, remedy));
   }
 }
 
@@ -125,13 +126,14 @@ void validate_gemm_dims(const Shape& s) {
   check("gemm-k", s.gemm_k, "K = d_model");
   if (s.gemm_n == 0 && s.gemm_k == 0) return;  // the FFN shapes validate_common_shape bounds
   const GemmDims d = s.gemm_dims();
+  check_tensor_size("K × N (GEMM W)", fmt::format("{} × {}", d.k, d.n), {d.k, d.n},
+                    "lower --gemm-k or --gemm-n");
   check_tensor_size("M × K (GEMM X, M = batch × seq_len)",
                     fmt::format("{} × {} × {}", s.batch, s.seq_len, d.k),
-                    {s.batch, s.seq_len, d.k});
-  check_tensor_size("K × N (GEMM W)", fmt::format("{} × {}", d.k, d.n), {d.k, d.n});
+                    {s.batch, s.seq_len, d.k}, "lower batch, seq_len or --gemm-k");
   check_tensor_size("M × N (GEMM C, M = batch × seq_len)",
                     fmt::format("{} × {} × {}", s.batch, s.seq_len, d.n),
-                    {s.batch, s.seq_len, d.n});
+                    {s.batch, s.seq_len, d.n}, "lower batch, seq_len or --gemm-n");
 }
 
 void validate_layer_widths(const Shape& s) {

@@ -204,7 +204,13 @@ void validate_sweep_config(const SweepConfig& c) {
   for (const int64_t v : c.axes.heads) check_positive_axis("heads", "--heads", v);
   for (const int64_t v : c.axes.kv_heads) check_positive_axis("kv-heads", "--kv-heads", v);
   for (const int64_t v : c.axes.head_dim) check_positive_axis("head-dim", "--head-dim", v);
-  validate_gemm_dims(c.base);
+  {
+    // At the sweep's first length, not the base shape's default one: the M of a message about X
+    // or C is then the M the user's --seq gives.
+    Shape first = c.base;
+    first.seq_len = c.seq_lens.front();
+    validate_gemm_dims(first);
+  }
   if (c.base.gemm_n != 0 || c.base.gemm_k != 0) {
     if (std::find(c.ops.begin(), c.ops.end(), kGemmOp) == c.ops.end()) {
       const bool n = c.base.gemm_n != 0;

@@ -69,6 +69,10 @@ ModelReport build_model_report(const SweepConfig& config,
   r.gpu = gpu;
   r.base = config.base;
   r.widths = preset ? preset->widths : kernel_layer_widths(config.base);
+  // With a preset, an explicit --hidden or --ffn-dim beats the preset's width, as every other
+  // explicit flag does (README, "model presets").
+  if (preset && config.base.hidden != 0) r.widths.d_model = config.base.hidden;
+  if (preset && config.base.ffn_dim != 0) r.widths.ffn_dim = config.base.ffn_dim;
   if (preset) {
     r.preset = preset->id;
     r.notes = preset_layer_notes(*preset);

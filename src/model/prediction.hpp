@@ -88,8 +88,8 @@ struct ModelReport {
 /// Builds the model report of `config` (ops, seq_lens, base shape; validate_sweep_config first)
 /// on `gpu`. `ops` pairs each operator of the config with the pipe whose roof applies. With a
 /// `preset` (`model --model NAME`; null: none), gemm and the element-wise and norm operators are
-/// predicted at its
-/// widths and `notes` holds preset_layer_notes.
+/// predicted at its widths, except a width the base shape sets explicitly (hidden, ffn_dim), and
+/// `notes` holds preset_layer_notes.
 ModelReport build_model_report(const SweepConfig& config,
                                const std::vector<std::pair<std::string, Pipe>>& ops,
                                const GpuSpec& gpu, const ModelPreset* preset = nullptr);

@@ -110,6 +110,15 @@ bad "invalid ffn-dim -1 (--ffn-dim)" sweep --ops swiglu --ffn-dim=-1
 bad "--hidden: '1.5' is not a whole number" sweep --ops rmsnorm --hidden 1.5
 bad "invalid ffn-dim 14336 (--ffn-dim): it sets the width of gemm" sweep --ops flash_attention \
   --ffn-dim 14336
+# gemm's K and N from the layer widths are multiples of 8 as explicit ones are; the message names
+# the flag they came from. Oversized GEMMs name the flags that set them and the --seq given.
+bad "invalid gemm K 1001 (d_model, from --hidden)" sweep --ops gemm --hidden 1001
+bad "invalid gemm N 1001 (the FFN width, from --ffn-dim)" sweep --ops gemm --ffn-dim 1001
+bad "K × N (GEMM W) = 1099511627776 × 8192" sweep --ops gemm --seq 1 --gemm-k 1099511627776
+bad "lower --gemm-k or --gemm-n" sweep --ops gemm --seq 1 --gemm-k 1099511627776
+bad "M × K (GEMM X, M = batch × seq_len) = 1 × 64 × 140737488355328" sweep --ops gemm --seq 64 \
+  --gemm-n 8 --gemm-k 140737488355328
+bad "N = 3000000000 (--gemm-n)" sweep --ops gemm --seq 1 --gemm-n 3000000000
 # The gated input holds gate and up: B·L·2·d_ff = 2^51 is refused, naming the product.
 bad "gated FFN input" sweep --ops swiglu --batch 1073741824 --seq 1 --heads 262144 --head-dim 1
 for flag in repetitions device; do

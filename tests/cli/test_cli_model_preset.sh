@@ -63,6 +63,13 @@ assert doc["shape"]["head_dim"] == 64, doc["shape"]
 assert doc["layer"]["ffn_dim"] == 14336, doc["layer"]
 ' --gpu h200-sxm --model llama-3.1-8b --kv-heads 32 --head-dim 64 --seq 512
 
+# Explicit widths beat the preset's too: the rows are computed at them.
+model_json "widths beat the preset" '
+assert doc["layer"]["d_model"] == 2048 and doc["layer"]["ffn_dim"] == 8192, doc["layer"]
+assert pts[("rmsnorm", 512)]["flop"] == 4 * 512 * 2048, pts[("rmsnorm", 512)]
+assert pts[("gemm", 512)]["flop"] == 2 * 512 * 8192 * 2048, pts[("gemm", 512)]
+' --gpu h200-sxm --model llama-3.1-8b --ops rmsnorm,gemm --hidden 2048 --ffn-dim 8192 --seq 512
+
 # Without --model nothing changes: the sweep kernels' widths.
 model_json "no preset" '
 assert doc["layer"]["preset"] is None and doc["layer"]["ffn_dim"] == 4 * 2048, doc["layer"]
