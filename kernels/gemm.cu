@@ -762,9 +762,8 @@ void check_gemm_shape(const Shape& s) {
   // ones are: 16-byte rows of X, W and C for cp.async and TMA. The message names where they came
   // from.
   if (d.k % 8 != 0) {
-    const std::string from = s.hidden != 0 ? "--hidden"
-                                           : fmt::format("heads {} × head-dim {}", s.heads,
-                                                         s.head_dim);
+    const std::string from =
+        s.hidden != 0 ? "--hidden" : fmt::format("heads {} × head-dim {}", s.heads, s.head_dim);
     throw bad_input(fmt::format(
         "invalid gemm K {} (d_model, from {}): must be a multiple of 8 (16-byte rows for "
         "cp.async), or give --gemm-k",

@@ -129,11 +129,11 @@ void validate_gemm_dims(const Shape& s) {
   check_tensor_size("K × N (GEMM W)", fmt::format("{} × {}", d.k, d.n), {d.k, d.n},
                     "lower --gemm-k or --gemm-n");
   check_tensor_size("M × K (GEMM X, M = batch × seq_len)",
-                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.k),
-                    {s.batch, s.seq_len, d.k}, "lower batch, seq_len or --gemm-k");
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.k), {s.batch, s.seq_len, d.k},
+                    "lower batch, seq_len or --gemm-k");
   check_tensor_size("M × N (GEMM C, M = batch × seq_len)",
-                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.n),
-                    {s.batch, s.seq_len, d.n}, "lower batch, seq_len or --gemm-n");
+                    fmt::format("{} × {} × {}", s.batch, s.seq_len, d.n), {s.batch, s.seq_len, d.n},
+                    "lower batch, seq_len or --gemm-n");
 }
 
 void validate_layer_widths(const Shape& s) {
