@@ -14,6 +14,7 @@
 #include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
+#include "core/shape.hpp"
 #include "core/sweep_config.hpp"
 #include "device/device_info.hpp"
 #include "device/gpu_spec.hpp"
@@ -93,6 +94,33 @@ void check_analytic_flags(const LayerOptions& o) {
   if (o.require_counters) refuse("--require-counters");
   if (o.roof) refuse("--roof");
   if (o.device) refuse("--device");
+}
+
+// Refuses a (batch, length) whose tensors exceed the 2^50-element bound sweep and model enforce
+// (validate_common_shape at the preset's widths, the length as seq_len: prefill's activations,
+// decode's KV cache), naming the flags: the analytic view would otherwise print products that
+// overflow nothing but mean nothing (M = 4.6e18).
+void check_layer_sizes(const ModelPreset& preset, LayerPhase phase,
+                       const std::vector<int64_t>& batches, const std::vector<int64_t>& lengths) {
+  for (const int64_t batch : batches) {
+    for (const int64_t length : lengths) {
+      Shape s;
+      s.batch = batch;
+      s.heads = preset.heads;
+      s.kv_heads = preset.kv_heads;
+      s.head_dim = preset.head_dim;
+      s.seq_len = length;
+      s.hidden = preset.widths.d_model;
+      s.ffn_dim = preset.widths.ffn_dim;
+      try {
+        validate_common_shape(s);
+      } catch (const Error& e) {
+        throw bad_input(fmt::format("invalid layer point --batch {} {} {}: {}", batch,
+                                    phase == LayerPhase::kPrefill ? "--seq" : "--context", length,
+                                    e.what()));
+      }
+    }
+  }
 }
 
 // The datasheet of a measured view's analytic columns: --gpu, else the spec of the GPU measured.
@@ -195,6 +223,7 @@ int run_layer_command(const LayerOptions& o) {
   const std::vector<int64_t> batches = parse_list("--batch", o.batch);
   const KvDtype kv_dtype = parse_kv_dtype(o.kv_dtype);
   const ModelPreset& preset = find_model_preset(o.model);
+  check_layer_sizes(preset, phase, batches, lengths);
 
   LayerReport report;
   int exit_code = static_cast<int>(ExitCode::kOk);

@@ -689,11 +689,22 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
   }
   // Likewise `layer` output (docs/layer-report-schema.json): a layer view, no sweep points.
   if (r.has("layer_schema_version")) {
-    throw bad_input(
-        fmt::format("{}: a `rooflinectl layer --analytic` report (\"layer_schema_version\"), not a "
-                    "sweep report: "
-                    "it holds datasheet predictions, nothing report, plot, compare or merge read",
-                    origin));
+    const std::string basis = r.has("basis") && document.at("basis").is_string()
+                                  ? document.at("basis").get<std::string>()
+                                  : "analytic";
+    throw bad_input(fmt::format(
+        "{}: a `rooflinectl layer` report (\"layer_schema_version\", basis {}), not a sweep "
+        "report: report, plot, compare and merge read sweep reports; the layer table is what "
+        "`rooflinectl layer` printed when it wrote the file",
+        origin, basis));
+  }
+  // A benchmark's rows (scripts/bench_gpu.py, "schema": "rooflinectl-bench/1") are not a report.
+  if (r.has("schema") && document.at("schema").is_string() &&
+      document.at("schema").get<std::string>().rfind("rooflinectl-bench/", 0) == 0) {
+    throw bad_input(fmt::format(
+        "{}: benchmark rows of scripts/bench_gpu.py (\"schema\": \"{}\"), not a sweep report: "
+        "each row's sweep report is in the benchmark's --work-dir",
+        origin, document.at("schema").get<std::string>()));
   }
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.

@@ -167,6 +167,11 @@ bad "--repetitions: '4000000000' is out of range (allowed: integers 1..1000000)"
   sweep --repetitions 4000000000
 bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA device index" \
   sweep --device gpu0
+# Files that are JSON from rooflinectl but not sweep reports are named for what they are.
+examples="$(dirname "$0")/../../docs/examples"
+run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \
+  report "$examples/h100-layer-decode.json"
+run_case 2 "benchmark rows of scripts/bench_gpu.py" - report "$examples/h100-bench-new-ops.json"
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - peaks --device 1.5
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
 # --kernel: an unknown operator or version is bad input before any GPU work (exit 2, not the

@@ -91,6 +91,10 @@ if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; t
   refused_run 3 "GPU" layer --model llama-3.1-8b --phase decode --context 512 && pass
 fi
 refused_run 2 "needs --gpu ID" layer --model llama-3.1-8b --phase decode --analytic && pass
+# Sizes past the 2^50-element bound are refused as sweep and model refuse them, naming the point.
+refused_run 2 "invalid layer point --batch 2147483647 --seq 2147483647: invalid shape" layer \
+  --model llama-3.1-8b --phase prefill --analytic --gpu h100-sxm --seq 2147483647 \
+  --batch 2147483647 && pass
 refused_run 2 "invalid --phase 'training': allowed prefill, decode" layer --model llama-3.1-8b \
   --phase training --gpu h200-sxm --analytic && pass
 refused_run 2 "invalid --context '4096' with --phase prefill" layer --model llama-3.1-8b \
@@ -117,7 +121,7 @@ refused_run 2 "must end in .json" layer --model llama-3.1-8b --phase decode --gp
 for cmd in report compare; do
   args=("$work/layer.json")
   [[ $cmd == compare ]] && args+=("$work/layer.json")
-  refused_run 2 "a \`rooflinectl layer --analytic\` report" "$cmd" "${args[@]}" && pass
+  refused_run 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis analytic)" "$cmd" "${args[@]}" && pass
 done
 
 finish cli_layer
