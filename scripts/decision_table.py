@@ -28,10 +28,10 @@ Usage:
   --output FILE    writes the Markdown there (atomically); --doc FILE replaces the block between
                    "<!-- decision-table:begin -->" and "<!-- decision-table:end -->" in FILE
                    (atomically); with neither, the Markdown goes to stdout.
-Exit code: 0 table written; 1 written, but a sweep point was skipped or failed; 2 bad input (one
-line on stderr); 3 a command failed (the table is still written, its cells say which).
-The two sweeps (30 points, 10 repetitions, no counters) should take one to two minutes on an
-H100 (an estimate from the 42-point default sweep's 7 s without counters, docs/perf-notes.md).
+Exit code: 0 table written; 1 written, but a sweep point was skipped or failed; 2 bad input, the
+script's or a command's (one line on stderr, nothing written); 3 a command failed for its
+environment (no GPU, counters refused: one line, nothing written; --modelled-only needs no GPU).
+The two sweeps (30 points, 10 repetitions, no counters) took 29 s on an H100 (2026-12-06).
 """
 
 from __future__ import annotations
@@ -195,18 +195,15 @@ def timed(point):
 
 
 class Table:
-    """Renders the cells from the four reports (None: not there) and the failures of a run."""
+    """Renders the cells from the four reports (None: not there)."""
 
-    def __init__(self, preset: dict, reports: dict, failures: dict, commands: dict):
+    def __init__(self, preset: dict, reports: dict, commands: dict):
         self.p = preset
         self.r = reports
-        self.failures = failures
         self.commands = commands
         self.incomplete = False  # a sweep point skipped or failed
 
     def missing(self, name: str) -> str:
-        if name in self.failures:
-            return f"{self.failures[name]} [{name}]"
         return kNotMeasured if name in ("c1", "c2") else f"`model` report missing [{name}]"
 
     def speedup(self, name: str, slow, fast, slow_label: str, fast_label: str) -> str:
@@ -389,6 +386,12 @@ def main(argv=None) -> int:
             raise BadInput(f"--from-dir {args.from_dir}: no such directory")
         if args.doc and not os.path.isfile(args.doc):
             raise BadInput(f"--doc {args.doc}: no such file")
+        if args.output:
+            if os.path.isdir(args.output):
+                raise BadInput(f"--output {args.output}: is a directory, a file path is needed")
+            parent = os.path.dirname(os.path.abspath(args.output))
+            if not os.path.isdir(parent):
+                raise BadInput(f"--output {args.output}: no such directory {parent}")
         preset = load_preset(args.preset)
         work_dir = args.from_dir or args.work_dir or (
             "WORK" if args.dry_run else tempfile.mkdtemp(prefix="decision-table-"))
@@ -406,9 +409,13 @@ def main(argv=None) -> int:
                 why = run(cmd, name, work_dir)
                 if why:
                     failures[name] = why
+        if failures:
+            # Nothing is written from a partial set of commands: each failure on stderr, exit 2
+            # when a command refused its input, else 3 (the environment: no GPU, counters).
+            print(f"error: {'; '.join(failures.values())} (logs in {work_dir})", file=sys.stderr)
+            return 2 if any(f" exited 2:" in why for why in failures.values()) else 3
         reports = {name: read_report(work_dir, name) for name in commands}
-        table = Table(preset, reports, failures,
-                      {name: shown(cmd) for name, cmd in commands.items()})
+        table = Table(preset, reports, {name: shown(cmd) for name, cmd in commands.items()})
         text = table.markdown()
         if args.doc:
             with open(args.doc) as f:
@@ -423,8 +430,6 @@ def main(argv=None) -> int:
         return 2
     if not args.from_dir:
         print(f"reports and logs: {work_dir}", file=sys.stderr)
-    if failures:
-        return 3
     measured = any(reports.get(name) for name in ("c1", "c2"))
     return 1 if measured and table.incomplete else 0
 

@@ -143,6 +143,9 @@ class DecisionTableTest(unittest.TestCase):
             (("--dry-run", "--max-model-len", "4096"),
              "invalid --max-model-len 4096: below the longest workload's 33280 positions"),
             (("--from-dir", os.path.join(self.tmp, "none")), "no such directory"),
+            (("--dry-run", "--output", self.tmp), "is a directory, a file path is needed"),
+            (("--dry-run", "--output", os.path.join(self.tmp, "none", "x.md")),
+             "no such directory"),
             (("--from-dir", kFixtures, "--doc", no_markers),
              "needs exactly one '<!-- decision-table:begin -->'"),
         ]
