@@ -100,7 +100,7 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
                   "values replace the built-in defaults the other options show, and options "
                   "override it (default: none, the built-in defaults, the same as "
                   "configs/default.json)");
-  add_shape_options(*sub, o.shape);
+  add_shape_options(*sub, o.shape, AxisValues::kSingle);
   sub->add_option("--format", o.format, "stdout format: table | json (default table)");
   sub->add_option("--output,-o", o.output,
                   "Write the JSON here (atomically; name ending in .json) (default: no file)")

@@ -128,7 +128,7 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       "JSON sweep config, keys as in configs/default.json; its values replace the built-in "
       "defaults the other options show, and options override it (default: none, the "
       "built-in defaults, the same as configs/default.json)");
-  add_shape_options(*sub, o.shape);
+  add_shape_options(*sub, o.shape, AxisValues::kLists);
   sub->add_option("--filter", o.filter,
                   "Keep the points of the axis product where EXPR holds: FIELD OP VALUE terms "
                   "joined by , or & (and) and | (or), e.g. 'op!=gelu,batch>=8' or "

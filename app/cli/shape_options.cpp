@@ -35,7 +35,12 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 }  // namespace
 
-void add_shape_options(CLI::App& sub, ShapeOptions& o) {
+void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
+  const bool swept = values == AxisValues::kLists;
+  // "B[,B...]" where lists sweep, "B" where one value is taken.
+  const auto type = [swept](const std::string& one, const std::string& list) {
+    return swept ? list : one;
+  };
   // The defaults shown are the built-in ones (a --config file replaces them).
   const SweepConfig d = default_sweep_config();
   std::vector<std::string> preset_ids;
@@ -67,34 +72,36 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
   // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
   static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
   const std::string axis = "integers 1..2^50";
-  const std::string lists = "; a comma list sweeps each value (README, \"Axes and products\")";
+  const std::string lists = swept
+                                ? "; a comma list sweeps each value (README, \"Axes and products\")"
+                                : "; one value: lists are for sweep";
   sub.add_option("--batch", o.batch,
                  fmt::format("Batch size B (default {}{})", d.base.batch, lists))
-      ->type_name("B[,B...]")
+      ->type_name(type("B", "B[,B...]"))
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--heads", o.heads,
                  fmt::format("Query heads H (default {}; with --model, the preset's{})",
                              d.base.heads, lists))
-      ->type_name("H[,H...]")
+      ->type_name(type("H", "H[,H...]"))
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--kv-heads", o.kv_heads,
                  "KV heads H_kv (GQA; must divide H) (default: H, MHA; with --model and no "
                  "--heads, the preset's" +
                      lists + ")")
-      ->type_name("H_KV[,...]")
+      ->type_name(type("H_KV", "H_KV[,...]"))
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--head-dim", o.head_dim,
                  fmt::format("Head dimension d (default {}; with --model, the preset's{})",
                              d.base.head_dim, lists))
-      ->type_name("D[,D...]")
+      ->type_name(type("D", "D[,D...]"))
       ->check(list_of(strict_integer<int64_t>(axis)));
   sub.add_option("--dtype", o.dtype,
                  "Element type: bf16 | fp16 (default " + to_string(d.base.dtype) + lists + ")")
-      ->type_name("DTYPE[,...]")
+      ->type_name(type("DTYPE", "DTYPE[,...]"))
       ->check(list_of(one_of({to_string(Dtype::kBf16), to_string(Dtype::kFp16)})));
   sub.add_option("--gelu-form", o.gelu_form,
                  "GELU form: erf | tanh (default " + to_string(d.base.gelu_form) + lists + ")")
-      ->type_name("FORM[,...]")
+      ->type_name(type("FORM", "FORM[,...]"))
       ->check(list_of(one_of({to_string(GeluForm::kErf), to_string(GeluForm::kTanh)})));
   sub.add_option("--kv-layout", o.kv_layout,
                  "KV cache of decode_attention: contiguous | paged (pages scattered through a "
@@ -139,14 +146,16 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o) {
                  "fp32 scale per KV head for K and one for V; Q and O stay in the --dtype) "
                  "(default " +
                      to_string(d.base.kv_dtype) + lists + ")")
-      ->type_name("KV_DTYPE[,...]")
+      ->type_name(type("KV_DTYPE", "KV_DTYPE[,...]"))
       ->check(list_of(one_of({to_string(KvDtype::kAuto), to_string(KvDtype::kFp8E4m3)})));
   sub.add_option("--causal", o.causal,
-                 "Causal mask (bottom-right aligned): --causal alone is on; off | on, or off,on to "
-                 "sweep both (default off)")
+                 swept ? "Causal mask (bottom-right aligned): --causal alone is on; off | on, or "
+                         "off,on to sweep both (default off)"
+                       : "Causal mask (bottom-right aligned): --causal alone is on; off | on "
+                         "(default off)")
       ->expected(0, 1)
       ->default_str("on")
-      ->type_name("[off|on[,...]]")
+      ->type_name(type("[off|on]", "[off|on[,...]]"))
       ->check(list_of(one_of({"off", "on"})));
 }
 

@@ -40,8 +40,13 @@ struct ShapeOptions {
   std::optional<std::string> kv_dtype;  ///< "auto" | "fp8_e4m3", or a list (decode_attention)
 };
 
-/// Binds the shared flags of `sub` to `options`.
-void add_shape_options(CLI::App& sub, ShapeOptions& options);
+/// Whether a command sweeps comma lists of the axis flags (sweep: every combination) or takes one
+/// value of each (model, which refuses lists).
+enum class AxisValues { kLists, kSingle };
+
+/// Binds the shared flags of `sub` to `options`; the help of the axis flags says whether a comma
+/// list sweeps each value (`values` kLists) or one value is taken (kSingle).
+void add_shape_options(CLI::App& sub, ShapeOptions& options, AxisValues values);
 
 /// Overrides `config` with the flags that were given, in order of precedence: the config (file or
 /// built-in) < the --model preset (apply_preset_shape) < the other flags. --heads without

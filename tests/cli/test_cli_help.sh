@@ -48,4 +48,12 @@ for sub in sweep model; do
   else fail "$sub --help: --config does not say that without it the built-in defaults are read"; fi
 done
 
+# sweep sweeps comma lists of the axes; model takes one value of each and its help says so.
+if "$bin" sweep --help | grep -qE -- "--batch B\[,B\.\.\.\] +Batch size B \(default 1; a comma list sweeps"; then
+  pass
+else fail "sweep --help: --batch does not offer a comma list"; fi
+if "$bin" model --help | grep -qE -- "--batch B +Batch size B \(default 1; one value: lists are for sweep\)"; then
+  pass
+else fail "model --help: --batch offers a list that model refuses"; fi
+
 finish "cli_help"
