@@ -241,7 +241,11 @@ int run_layer_command(const LayerOptions& o) {
     const LayerMeasurementPlan plan =
         plan_layer_measurement(preset, phase, batches, lengths, kv_dtype, kernel_refusal);
     const SweepConfig config = measurement_config(o, plan);
-    if (device_count() == 0) throw environment_error(no_device_message());
+    if (device_count() == 0) {
+      throw environment_error(no_device_message() +
+                              "; without a GPU, `layer --analytic --gpu ID` models the layer from "
+                              "a datasheet");
+    }
     const GpuSpec& gpu = measured_gpu_spec(o, config.device);
     const LayerReport analytic = build_layer_report(preset, gpu, phase, batches, lengths, kv_dtype);
     // A signal stops the measurement between points; the points measured so far are reported.

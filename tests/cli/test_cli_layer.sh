@@ -88,7 +88,8 @@ refused_run 2 "invalid --roof counters with --no-counters" layer --model llama-3
 refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 && pass
 refused_run 2 "--max-noise: 'lots' is not a number" layer --model llama-3.1-8b --phase decode --max-noise lots && pass
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  refused_run 3 "GPU" layer --model llama-3.1-8b --phase decode --context 512 && pass
+  refused_run 3 "without a GPU, \`layer --analytic --gpu ID\` models the layer" layer \
+    --model llama-3.1-8b --phase decode --context 512 && pass
 fi
 refused_run 2 "needs --gpu ID" layer --model llama-3.1-8b --phase decode --analytic && pass
 # Sizes past the 2^50-element bound are refused as sweep and model refuse them, naming the point.
