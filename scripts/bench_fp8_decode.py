@@ -21,14 +21,13 @@ missing. A benchmark: run it on an otherwise idle GPU, never from CI.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import sys
 import tempfile
 
-from bench_paged_decode import run_sweep
+from bench_paged_decode import parse_bench_args, run_sweep
 
 kBatch = 8
 kHeads = 32
@@ -125,18 +124,8 @@ def print_table(rows: list) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rooflinectl", default="build/release/rooflinectl")
-    parser.add_argument("--repetitions", type=int, default=30)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--counters", action="store_true",
-                        help="also count DRAM bytes (slower: CUPTI passes per point)")
-    parser.add_argument("--output", help="write the rows and the raw measurements as JSON")
-    parser.add_argument("--work-dir", help="sweep reports and logs (default: a temp directory)")
-    parser.add_argument("--dry-run", action="store_true", help="print the sweeps, run nothing")
-    args = parser.parse_args()
-    if args.repetitions < 1 or args.rounds < 1:
-        print("error: --repetitions and --rounds must be at least 1", file=sys.stderr)
+    args = parse_bench_args(__doc__.splitlines()[0])
+    if args is None:
         return 2
 
     plan = [(r, kv_heads, sweep_command(args.rooflinectl, kv_heads, args.repetitions,

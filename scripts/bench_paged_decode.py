@@ -137,8 +137,10 @@ def print_table(rows: list) -> None:
           "K/V bytes 2*B*H_kv*L*d*2 for both")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_bench_args(description: str):
+    """The options of both decode benchmarks (this one and bench_fp8_decode.py), parsed from the
+    command line; None, after one error line, when --repetitions or --rounds is below 1."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rooflinectl", default="build/release/rooflinectl")
     parser.add_argument("--repetitions", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=2)
@@ -150,6 +152,13 @@ def main() -> int:
     args = parser.parse_args()
     if args.repetitions < 1 or args.rounds < 1:
         print("error: --repetitions and --rounds must be at least 1", file=sys.stderr)
+        return None
+    return args
+
+
+def main() -> int:
+    args = parse_bench_args(__doc__.splitlines()[0])
+    if args is None:
         return 2
 
     plan = [(r, kv_heads, label, sweep_command(args.rooflinectl, kv_heads, flags,
