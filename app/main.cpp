@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,6 +70,33 @@ std::string describe_extra_arguments(const CLI::App& root, const CLI::Error& e) 
                      words, sub->get_name(), takes);
 }
 
+/// CLI11's wording for a missing positional or a wrong count of values ("reports is required",
+/// "--ops: At Most 1 required but received 2", "--gpu: 1 required TEXT missing") in the project's:
+/// what is missing or repeated, of which subcommand, and what to give. Other messages unchanged.
+std::string describe_value_count(const CLI::App& failed, const CLI::Error& e) {
+  const std::string what = e.what();
+  // CLI11 reports from the root app: the deepest parsed subcommand is the one that failed.
+  const CLI::App* app = &failed;
+  while (!app->get_subcommands().empty()) app = app->get_subcommands().front();
+  const std::string sub = app->get_parent() != nullptr ? app->get_name() : "rooflinectl";
+  std::smatch m;
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+      std::regex_match(what, m, std::regex("(\\S+) is required"))) {
+    return fmt::format("'{}' needs its {} argument", sub, m[1].str());
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    if (std::regex_match(what, m, std::regex("(\\S+): At Most 1 required but received (\\d+)"))) {
+      return fmt::format(
+          "{} given {} times to '{}': give it once (a list is one comma-separated value)",
+          m[1].str(), m[2].str(), sub);
+    }
+    if (std::regex_match(what, m, std::regex("(\\S+): \\d+ required \\S+ missing"))) {
+      return fmt::format("{} of '{}' needs a value", m[1].str(), sub);
+    }
+  }
+  return what;
+}
+
 /// Help, --version and the commands that print with fmt::print write through stdout's buffer,
 /// so a failed write (`> /dev/full`, a full disk) would show only when the buffer is flushed at
 /// exit, after the exit code is chosen. It is flushed and checked here instead: a success whose
@@ -110,7 +138,7 @@ int main(int argc, char** argv) {
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
       return fmt::format("error: {} (see --help)\n", describe_extra_arguments(*failed, e));
     }
-    return fmt::format("error: {} (see --help)\n", e.what());
+    return fmt::format("error: {} (see --help)\n", describe_value_count(*failed, e));
   });
 
   SweepOptions sweep_options;

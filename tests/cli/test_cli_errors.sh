@@ -167,6 +167,11 @@ bad "--repetitions: '4000000000' is out of range (allowed: integers 1..1000000)"
   sweep --repetitions 4000000000
 bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA device index" \
   sweep --device gpu0
+# CLI11's counts of values in the project's words: which subcommand, what is missing or repeated.
+run_case 2 "'report' needs its reports argument" - report
+run_case 2 "--ops given 2 times to 'sweep': give it once (a list is one comma-separated value)" \
+  - sweep --ops gelu --ops gemm
+run_case 2 "--gpu of 'model' needs a value" - model --gpu
 # Files that are JSON from rooflinectl but not sweep reports are named for what they are.
 examples="$(dirname "$0")/../../docs/examples"
 run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \

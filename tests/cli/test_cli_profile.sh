@@ -20,7 +20,7 @@ bad_input() {
   fi
 }
 
-bad_input "command is required" --
+bad_input "'profile' needs its command argument" --
 bad_input "cannot run '/nonexistent/program': No such file or directory" -- /nonexistent/program
 bad_input "--kernel-regex '(': bad regular expression" --kernel-regex '(' -- true
 bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/' -- true
