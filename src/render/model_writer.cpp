@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <set>
 
 #include "core/operator_names.hpp"
@@ -19,6 +21,13 @@ constexpr double kGiB = 1073741824.0;
 std::string bytes_si(double bytes) { return format_si(bytes, "B"); }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+/// Whether the report predicts any of `ops`.
+bool has_op(const ModelReport& r, std::initializer_list<const char*> ops) {
+  return std::any_of(r.points.begin(), r.points.end(), [&](const Prediction& p) {
+    return std::any_of(ops.begin(), ops.end(), [&](const char* op) { return p.op == op; });
+  });
+}
 
 std::string opt_number(const std::optional<double>& v, double scale, int decimals) {
   return v ? fixed(*v / scale, decimals) : "-";
@@ -127,15 +136,22 @@ std::string predictions_table(const ModelReport& r) {
       "  bytes in decimal units (1 MB = 1e6 B); I = FLOP/byte; TF = attainable min(peak, I x BW) "
       "in TFLOP/s; time >= and bnd min use "
       "the min bytes (no implementation does better), time impl and bnd impl the implemented "
-      "bytes. flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
-      "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
-      "measured DRAM bytes (sweep) sit near min\n\n";
+      "bytes.";
+  if (has_op(r, {kFlashAttentionOp})) {
+    out +=
+        " flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
+        "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
+        "measured DRAM bytes (sweep) sit near min";
+  }
+  out += "\n\n";
   return out;
 }
 
-// S, P and KV-cache sizes per L, and the largest L naive attention fits in.
+// S, P and KV-cache sizes per L, and the largest L naive attention fits in; empty when the report
+// predicts no attention operator (its JSON keeps the numbers).
 std::string attention_memory_table(const ModelReport& r) {
   std::string out;
+  if (!has_op(r, {kNaiveAttentionOp, kFlashAttentionOp, kDecodeAttentionOp})) return out;
   const GpuSpec& g = r.gpu;
   out += fmt::format("attention memory (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));

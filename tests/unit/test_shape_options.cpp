@@ -19,7 +19,7 @@ namespace {
 SweepConfig parsed(std::vector<std::string> args) {
   CLI::App app;
   ShapeOptions options;
-  add_shape_options(app, options);
+  add_shape_options(app, options, AxisValues::kLists);
   std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
   app.parse(args);
   SweepConfig config = default_sweep_config();
@@ -52,7 +52,7 @@ TEST(ShapeOptions, ExplicitFlagsBeatThePreset) {
 TEST(ShapeOptions, PresetBeatsTheConfig) {
   CLI::App app;
   ShapeOptions options;
-  add_shape_options(app, options);
+  add_shape_options(app, options, AxisValues::kLists);
   app.parse(std::vector<std::string>{"phi-3-mini-4k", "--model"});
   SweepConfig config = parse_sweep_config(R"({"heads": 8, "kv_heads": 2, "head_dim": 64})", "c");
   apply_shape_options(options, config);
