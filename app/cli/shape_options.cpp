@@ -45,12 +45,18 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
   const SweepConfig d = default_sweep_config();
   std::vector<std::string> preset_ids;
   for (const ModelPreset& preset : builtin_model_presets()) preset_ids.push_back(preset.id);
+  // model predicts gemm and the element-wise operators at the preset's widths; a sweep runs its
+  // kernels at H·d unless --hidden/--ffn-dim are given (README, "Model presets").
+  const std::string widths =
+      swept ? "; the widths of gemm and the element-wise operators stay H*d and 4*d_model unless "
+              "--hidden and --ffn-dim are given"
+            : " and the widths d_model and ffn_dim of gemm and the element-wise operators";
   sub.add_option("--model", o.model,
                  fmt::format("Model preset (configs/models/, `list` shows each with its sources): "
                              "{}. Sets --heads, --kv-heads, --head-dim and, for a GELU FFN, "
-                             "--gelu-form; those flags given explicitly beat the preset, and the "
+                             "--gelu-form{}; those flags given explicitly beat the preset, and the "
                              "preset beats --config (default: none)",
-                             fmt::join(preset_ids, ", ")))
+                             fmt::join(preset_ids, ", "), widths))
       ->type_name("NAME");
   sub.add_option(
          "--ops", o.ops,
