@@ -24,6 +24,7 @@
 #include "model/layer_plan.hpp"
 #include "model/layer_report.hpp"
 #include "render/layer_writer.hpp"
+#include "render/svg/svg_layer_split.hpp"
 #include "roofline/roof_source.hpp"
 #include "sweep/interruption.hpp"
 #include "sweep/sweep_runner.hpp"
@@ -188,6 +189,10 @@ CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
   sub->add_option("--output,-o", o.output,
                   "Write the JSON here (atomically; name ending in .json) (default: no file)")
       ->each([&o](const std::string&) { o.output_given = true; });
+  sub->add_option("--chart", o.chart,
+                  "Write the layer's time split as an SVG chart here (atomically; name ending in "
+                  ".svg): a bar per length stacked by operator, a panel per batch (default: none)")
+      ->type_name("FILE.svg");
   return sub;
 }
 
@@ -216,6 +221,10 @@ int run_layer_command(const LayerOptions& o) {
     check_output_extension(o.output, ".json",
                            "the layer report is JSON (--format sets stdout only)");
     check_output_file_path(o.output);
+  }
+  if (o.chart) {
+    check_output_extension(*o.chart, ".svg", "the chart is SVG");
+    check_output_file_path(*o.chart);
   }
   const std::vector<int64_t> lengths =
       phase == LayerPhase::kPrefill ? parse_list("--seq", o.seq.value_or(kDefaultSeq))
@@ -264,6 +273,10 @@ int run_layer_command(const LayerOptions& o) {
   if (o.output_given) {
     write_file_atomically(o.output, json);
     fmt::print(stderr, "layer report written to {}\n", o.output);
+  }
+  if (o.chart) {
+    write_file_atomically(*o.chart, layer_split_svg(report));
+    fmt::print(stderr, "layer time-split chart written to {}\n", *o.chart);
   }
   write_stdout(o.format == "json" ? json : format_layer_table(report));
   return exit_code;

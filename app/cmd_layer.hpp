@@ -32,6 +32,7 @@ struct LayerOptions {
   std::string format = "table";          ///< stdout format: table | json
   std::string output;                    ///< JSON written here (atomically; ends in .json)
   bool output_given = false;             ///< --output was on the command line
+  std::optional<std::string> chart;      ///< --chart: the time-split SVG written here (.svg)
 };
 
 /// Binds the flags of `layer` to `options`.

@@ -113,6 +113,16 @@ refused_run 2 "invalid KV dtype 'fp8' (--kv-dtype)" layer --model llama-3.1-8b -
 refused_run 2 "unknown model preset 'llama-9'" layer --model llama-9 --phase decode \
   --gpu h200-sxm --analytic && pass
 refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 --analytic && pass
+# --chart writes the time split as SVG (one segment per operator, batch and length); another
+# extension is refused before anything runs.
+if "$bin" layer --model llama-3.1-8b --phase prefill --seq 512,4096 --gpu h200-sxm --analytic \
+  --chart "$work/split.svg" >/dev/null 2>"$work/stderr" &&
+  [[ $(grep -c 'class="segment"' "$work/split.svg") -eq 18 ]] &&
+  grep -qF "datasheet lower bounds on NVIDIA H200" "$work/split.svg"; then
+  pass
+else fail "layer --chart: $(head -c 300 "$work/stderr")"; fi
+refused_run 2 "the chart is SVG" layer --model llama-3.1-8b --phase prefill --seq 512 \
+  --gpu h200-sxm --analytic --chart "$work/split.png" && pass
 refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-3.1-8b \
   --phase decode --gpu h200-sxm --analytic --format csv && pass
 refused_run 2 "must end in .json" layer --model llama-3.1-8b --phase decode --gpu h200-sxm \

@@ -5,14 +5,19 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
+#include "device/gpu_spec.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
+#include "model/layer_report.hpp"
 #include "render/svg/svg_common.hpp"
+#include "render/svg/svg_layer_split.hpp"
 #include "render/svg/svg_profile_roofline.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
@@ -421,6 +426,76 @@ TEST(SvgStyle, EveryOperatorHasItsOwnColourAndMarker) {
   // The first six keep the styles their charts have always had.
   EXPECT_EQ(operator_style("naive_attention", 5).colour, "#D55E00");
   EXPECT_EQ(operator_style("decode_attention", 0).shape, MarkerShape::kPentagon);
+}
+
+}  // namespace
+}  // namespace rooflinectl
+
+namespace rooflinectl {
+namespace {
+
+LayerReport analytic_decode_layer() {
+  return build_layer_report(find_model_preset("llama-3.1-8b"), find_gpu_spec("h100-sxm"),
+                            LayerPhase::kDecode, {1, 64}, {512, 4096, 32768}, KvDtype::kAuto);
+}
+
+// Each bar stacks every operator of the layer, in order, to 100% of the layer time.
+TEST(SvgLayerSplit, OneBarPerBatchAndLengthStackedToTheWholeLayer) {
+  const LayerReport report = analytic_decode_layer();
+  const Parsed svg(layer_split_svg(report));
+  const auto segments = with_class(svg.doc, "segment");
+  const size_t ops = report.points.front().ops.size();
+  ASSERT_EQ(segments.size(), 2 * 3 * ops);
+  std::map<std::pair<std::string, std::string>, double> sums;
+  for (const auto* s : segments) {
+    sums[{attr(*s, "data-batch"), attr(*s, "data-length")}] += s->DoubleAttribute("data-share");
+  }
+  ASSERT_EQ(sums.size(), 6u);
+  for (const auto& [bar, sum] : sums) EXPECT_NEAR(sum, 1.0, 1e-3) << bar.first << " " << bar.second;
+  // The bottom segment is the input norm and the top one the down projection.
+  EXPECT_EQ(attr(*segments.front(), "data-op"), "input_norm");
+  EXPECT_EQ(attr(*segments[ops - 1], "data-op"), "ffn_down");
+  // The attention share grows with the context (the KV cache read), as the datasheet says.
+  double attention_512 = 0, attention_32768 = 0;
+  for (const auto* s : segments) {
+    if (attr(*s, "data-op") != "attention" || attr(*s, "data-batch") != "64") continue;
+    if (attr(*s, "data-length") == "512") attention_512 = s->DoubleAttribute("data-share");
+    if (attr(*s, "data-length") == "32768") attention_32768 = s->DoubleAttribute("data-share");
+  }
+  EXPECT_GT(attention_32768, 2 * attention_512);
+  EXPECT_EQ(with_class(svg.doc, "layer-time").size(), 6u);
+  EXPECT_TRUE(with_class(svg.doc, "note").empty());
+}
+
+// Measured, the bars are the measured times, and a point whose layer time is unknown gets no
+// bar but a note naming it.
+TEST(SvgLayerSplit, MeasuredBarsAndAnUnmeasuredPointNamed) {
+  LayerReport report = analytic_decode_layer();
+  LayerMeasurement measurement;
+  measurement.device_name = "NVIDIA H100 80GB HBM3";
+  for (const LayerPrediction& p : report.points) {
+    MeasuredLayerPoint point;
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+      LayerOperatorMeasurement op;
+      op.time_s = i == 2 ? 3e-6 : 1e-6;  // attention three times any other operator
+      point.ops.push_back(op);
+    }
+    point.layer_time_s = 1e-6 * static_cast<double>(p.ops.size() + 2);
+    measurement.points.push_back(point);
+  }
+  measurement.points[1].layer_time_s.reset();
+  report.measurement = measurement;
+  const std::string text = layer_split_svg(report);
+  const Parsed svg(text);
+  const auto segments = with_class(svg.doc, "segment");
+  const size_t ops = report.points.front().ops.size();
+  EXPECT_EQ(segments.size(), 5 * ops);
+  EXPECT_EQ(attr(*segments[2], "data-op"), "attention");
+  EXPECT_NEAR(segments[2]->DoubleAttribute("data-share"), 3.0 / static_cast<double>(ops + 2), 1e-3);
+  const auto notes = with_class(svg.doc, "note");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(text_of(*notes.front()).find("B = 1, context = 4096"), std::string::npos);
+  EXPECT_NE(text.find("measured median times on NVIDIA H100 80GB HBM3"), std::string::npos);
 }
 
 }  // namespace
