@@ -26,12 +26,16 @@ constexpr double kBarFraction = 0.7;
 /// Colour of a layer role (model/layer_operators.hpp names them): norms grey, projections blue,
 /// attention vermillion, the FFN green with its activation orange (Okabe–Ito hues, Wong 2011).
 std::string role_colour(const std::string& role) {
-  static const std::map<std::string, std::string> colours = {
-      {"input_norm", "#999999"},       {"qkv_proj", "#56B4E9"},
-      {"attention", "#D55E00"},        {"o_proj", "#0072B2"},
-      {"post_attention_norm", "#cccccc"}, {"ffn_gate", "#009E73"},
-      {"ffn_up", lighten("#009E73", 0.45)}, {"ffn_act", "#E69F00"},
-      {"ffn_gated_act", "#E69F00"},    {"ffn_down", "#00573f"}};
+  static const std::map<std::string, std::string> colours = {{"input_norm", "#999999"},
+                                                             {"qkv_proj", "#56B4E9"},
+                                                             {"attention", "#D55E00"},
+                                                             {"o_proj", "#0072B2"},
+                                                             {"post_attention_norm", "#cccccc"},
+                                                             {"ffn_gate", "#009E73"},
+                                                             {"ffn_up", lighten("#009E73", 0.45)},
+                                                             {"ffn_act", "#E69F00"},
+                                                             {"ffn_gated_act", "#E69F00"},
+                                                             {"ffn_down", "#00573f"}};
   const auto it = colours.find(role);
   return it != colours.end() ? it->second : "#666666";
 }
@@ -81,16 +85,16 @@ std::string layer_split_svg(const LayerReport& r) {
     body += text_svg(kLeft - 6, top + 14, fmt::format("B = {}", r.batches[b]), 12, "end",
                      R"(font-weight="bold")");
     for (const double share : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-      body += fmt::format(
-          R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#e5e5e5"/>)"
-          "\n",
-          kLeft, sy(share), kLeft + panel_width, sy(share));
+      body +=
+          fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#e5e5e5"/>)"
+                      "\n",
+                      kLeft, sy(share), kLeft + panel_width, sy(share));
       body += text_svg(kLeft - 6, sy(share) + 4, fmt::format("{:g}%", share * 100), 10, "end",
                        R"(class="tick")");
     }
-    body += text_svg(18, (plot_top + plot_bottom) / 2, "share of layer time", 11, "middle",
-                     fmt::format(R"svg(transform="rotate(-90 18 {:.1f})")svg",
-                                 (plot_top + plot_bottom) / 2));
+    body += text_svg(
+        18, (plot_top + plot_bottom) / 2, "share of layer time", 11, "middle",
+        fmt::format(R"svg(transform="rotate(-90 18 {:.1f})")svg", (plot_top + plot_bottom) / 2));
     for (size_t l = 0; l < r.lengths.size(); ++l) {
       const double cx = kLeft + kStep * (static_cast<double>(l) + 0.5);
       body += text_svg(cx, plot_bottom + 14, format_tick(static_cast<double>(r.lengths[l])), 10,
@@ -112,14 +116,15 @@ std::string layer_split_svg(const LayerReport& r) {
         body += fmt::format(
             R"(<rect class="segment" data-op="{}" data-batch="{}" data-length="{}" data-share="{:.4f}" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"/>)"
             "\n",
-            xml_escape(roles[i]), r.batches[b], r.lengths[l], share,
-            cx - kStep * kBarFraction / 2, sy(below + share), kStep * kBarFraction,
-            sy(below) - sy(below + share), role_colour(roles[i]));
+            xml_escape(roles[i]), r.batches[b], r.lengths[l], share, cx - kStep * kBarFraction / 2,
+            sy(below + share), kStep * kBarFraction, sy(below) - sy(below + share),
+            role_colour(roles[i]));
         below += share;
       }
-      body += text_svg(cx + 3, plot_top - 4, format_time_s(*bar.layer_s), 9, "start",
-                       fmt::format(R"svg(class="layer-time" transform="rotate(-90 {:.1f} {:.1f})")svg",
-                                   cx + 3, plot_top - 4));
+      body +=
+          text_svg(cx + 3, plot_top - 4, format_time_s(*bar.layer_s), 9, "start",
+                   fmt::format(R"svg(class="layer-time" transform="rotate(-90 {:.1f} {:.1f})")svg",
+                               cx + 3, plot_top - 4));
     }
     body += text_svg(kLeft + panel_width / 2, plot_bottom + 32,
                      decode ? "KV-cache context (positions)" : "prompt length L (tokens)", 11,
@@ -129,10 +134,9 @@ std::string layer_split_svg(const LayerReport& r) {
   const double legend_x = kLeft + panel_width + 30;
   double legend_y = kTitleHeight + kLabelBand;
   for (auto role = roles.rbegin(); role != roles.rend(); ++role) {
-    body += fmt::format(
-        R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"/>)"
-        "\n",
-        legend_x, legend_y - 10, role_colour(*role));
+    body += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="12" height="12" fill="{}"/>)"
+                        "\n",
+                        legend_x, legend_y - 10, role_colour(*role));
     body += text_svg(legend_x + 18, legend_y, *role, 11, "start", R"(class="legend")");
     legend_y += 18;
   }
