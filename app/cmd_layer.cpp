@@ -275,7 +275,7 @@ int run_layer_command(const LayerOptions& o) {
     fmt::print(stderr, "layer report written to {}\n", o.output);
   }
   if (o.chart) {
-    write_file_atomically(*o.chart, layer_split_svg(report));
+    write_file_atomically(*o.chart, layer_split_svg(layer_time_split(report)));
     fmt::print(stderr, "layer time-split chart written to {}\n", *o.chart);
   }
   write_stdout(o.format == "json" ? json : format_layer_table(report));

@@ -7,9 +7,12 @@
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
 #include "core/error.hpp"
+#include "core/json_input.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
+#include "model/layer_time_split.hpp"
+#include "render/svg/svg_layer_split.hpp"
 #include "render/svg/svg_profile_roofline.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
@@ -19,7 +22,9 @@
 namespace rooflinectl {
 
 CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
-  CLI::App* sub = app.add_subcommand("plot", "Draw a sweep or profile report as an SVG chart");
+  CLI::App* sub = app.add_subcommand(
+      "plot",
+      "Draw a sweep, profile or layer report as an SVG chart (a layer report: its time split)");
   sub->add_option("report", o.report,
                   "JSON report written by `sweep --output` or `profile -o` (roofline only)")
       ->required();
@@ -54,6 +59,21 @@ int plot_profile_report(const PlotOptions& o) {
   return static_cast<int>(ExitCode::kOk);
 }
 
+// The time split of a saved `rooflinectl layer` report (its JSON), as `layer --chart` draws it.
+int plot_layer_report(const PlotOptions& o, const nlohmann::json& document) {
+  if (o.chart != "roofline") {
+    throw bad_input(fmt::format(
+        "--chart {}: {} is a `rooflinectl layer` report, drawn as its time split (leave --chart "
+        "out)",
+        o.chart, o.report));
+  }
+  const LayerTimeSplit split = layer_time_split_from_json(document, o.report);
+  write_file_atomically(o.output, layer_split_svg(split));
+  fmt::print(stderr, "layer time-split chart of {} points ({}) written to {}\n", split.bars.size(),
+             split.basis, o.output);
+  return static_cast<int>(ExitCode::kOk);
+}
+
 }  // namespace
 
 int run_plot_command(const PlotOptions& o) {
@@ -63,7 +83,11 @@ int run_plot_command(const PlotOptions& o) {
   check_output_extension(o.output, ".svg", "the chart is SVG");
   check_output_file_path(o.output);
   if (is_profile_report_file(o.report)) return plot_profile_report(o);
-  const Report report = load_report(o.report);
+  const nlohmann::json document = parse_json_text(read_text_file(o.report, "report"), o.report);
+  if (document.is_object() && document.contains("layer_schema_version")) {
+    return plot_layer_report(o, document);
+  }
+  const Report report = report_from_json(document, o.report);
   check_unique_points(report, o.report);
   check_report_consistency(report, o.report);
   // A chart without a single measured point would be empty axes that look like a result.

@@ -694,8 +694,8 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
                                   : "analytic";
     throw bad_input(fmt::format(
         "{}: a `rooflinectl layer` report (\"layer_schema_version\", basis {}), not a sweep "
-        "report: report, plot, compare and merge read sweep reports; the layer table is what "
-        "`rooflinectl layer` printed when it wrote the file",
+        "report: report, compare and merge read sweep reports (`plot` draws a layer report's time "
+        "split); the layer table is what `rooflinectl layer` printed when it wrote the file",
         origin, basis));
   }
   // A benchmark's rows (scripts/bench_gpu.py, "schema": "rooflinectl-bench/1") are not a report.

@@ -121,6 +121,13 @@ if "$bin" layer --model llama-3.1-8b --phase prefill --seq 512,4096 --gpu h200-s
   grep -qF "datasheet lower bounds on NVIDIA H200" "$work/split.svg"; then
   pass
 else fail "layer --chart: $(head -c 300 "$work/stderr")"; fi
+# plot draws a saved layer report the same, byte for byte.
+if "$bin" layer --model llama-3.1-8b --phase prefill --seq 512,4096 --gpu h200-sxm --analytic \
+  -o "$work/split.json" >/dev/null 2>&1 &&
+  "$bin" plot "$work/split.json" -o "$work/plotted.svg" 2>"$work/stderr" &&
+  cmp -s "$work/split.svg" "$work/plotted.svg"; then
+  pass
+else fail "plot LAYER.json differs from layer --chart: $(head -c 300 "$work/stderr")"; fi
 refused_run 2 "the chart is SVG" layer --model llama-3.1-8b --phase prefill --seq 512 \
   --gpu h200-sxm --analytic --chart "$work/split.png" && pass
 refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-3.1-8b \

@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+#include "core/json_input.hpp"
 #include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "device/gpu_spec.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
 #include "model/layer_report.hpp"
+#include "model/layer_time_split.hpp"
 #include "render/svg/svg_common.hpp"
 #include "render/svg/svg_layer_split.hpp"
 #include "render/svg/svg_profile_roofline.hpp"
@@ -442,7 +445,7 @@ LayerReport analytic_decode_layer() {
 // Each bar stacks every operator of the layer, in order, to 100% of the layer time.
 TEST(SvgLayerSplit, OneBarPerBatchAndLengthStackedToTheWholeLayer) {
   const LayerReport report = analytic_decode_layer();
-  const Parsed svg(layer_split_svg(report));
+  const Parsed svg(layer_split_svg(layer_time_split(report)));
   const auto segments = with_class(svg.doc, "segment");
   const size_t ops = report.points.front().ops.size();
   ASSERT_EQ(segments.size(), 2 * 3 * ops);
@@ -485,7 +488,7 @@ TEST(SvgLayerSplit, MeasuredBarsAndAnUnmeasuredPointNamed) {
   }
   measurement.points[1].layer_time_s.reset();
   report.measurement = measurement;
-  const std::string text = layer_split_svg(report);
+  const std::string text = layer_split_svg(layer_time_split(report));
   const Parsed svg(text);
   const auto segments = with_class(svg.doc, "segment");
   const size_t ops = report.points.front().ops.size();
@@ -496,6 +499,31 @@ TEST(SvgLayerSplit, MeasuredBarsAndAnUnmeasuredPointNamed) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(text_of(*notes.front()).find("B = 1, context = 4096"), std::string::npos);
   EXPECT_NE(text.find("measured median times on NVIDIA H100 80GB HBM3"), std::string::npos);
+}
+
+// The committed measured H100 decode layer, read back from its JSON: every (batch, context) a
+// bar, the measured basis and device named, the same split as the layer computed.
+TEST(SvgLayerSplit, SavedMeasuredLayerReadsBack) {
+  const std::string path = std::string(RFL_SOURCE_DIR) + "/docs/examples/h100-layer-decode.json";
+  const LayerTimeSplit split =
+      layer_time_split_from_json(parse_json_text(read_text_file(path, "report"), path), path);
+  EXPECT_TRUE(split.decode);
+  EXPECT_EQ(split.basis, "measured median times");
+  EXPECT_EQ(split.device, "NVIDIA H100 80GB HBM3");
+  ASSERT_EQ(split.bars.size(), 27u);  // B 1, 16, 64 × 9 contexts
+  EXPECT_EQ(split.roles.front(), "input_norm");
+  EXPECT_EQ(split.roles.back(), "ffn_down");
+  for (const LayerSplitBar& bar : split.bars) {
+    ASSERT_TRUE(bar.layer_s.has_value());
+    double sum = 0;
+    for (const double s : bar.op_s) sum += s;
+    EXPECT_NEAR(sum, *bar.layer_s, 1e-9 * *bar.layer_s);
+  }
+  EXPECT_EQ(with_class(Parsed(layer_split_svg(split)).doc, "segment").size(),
+            27 * split.roles.size());
+  // A document without what the chart needs is refused, naming the key.
+  EXPECT_THROW(layer_time_split_from_json(nlohmann::json::object({{"basis", "measured"}}), "x"),
+               Error);
 }
 
 }  // namespace

@@ -40,41 +40,17 @@ std::string role_colour(const std::string& role) {
   return it != colours.end() ? it->second : "#666666";
 }
 
-/// One bar: the operators' seconds (layer_operators order) and their sum; nullopt when unknown.
-struct Bar {
-  std::vector<double> op_s;
-  std::optional<double> layer_s;
-};
-
-Bar bar_of(const LayerReport& r, size_t point) {
-  Bar bar;
-  if (r.measurement) {
-    const MeasuredLayerPoint& m = r.measurement->points[point];
-    bar.layer_s = m.layer_time_s;
-    for (const LayerOperatorMeasurement& op : m.ops) bar.op_s.push_back(op.time_s.value_or(0.0));
-  } else {
-    const LayerPrediction& p = r.points[point];
-    bar.layer_s = p.layer_time_s;
-    for (const LayerOperatorPrediction& op : p.ops) bar.op_s.push_back(op.time_lower_bound_s);
-  }
-  if (bar.layer_s && !(*bar.layer_s > 0)) bar.layer_s.reset();
-  return bar;
-}
-
 }  // namespace
 
-std::string layer_split_svg(const LayerReport& r) {
-  const bool decode = r.phase == LayerPhase::kDecode;
+std::string layer_split_svg(const LayerTimeSplit& r) {
+  const bool decode = r.decode;
   const std::string length_name = decode ? "context" : "L";
   const size_t lengths = std::max<size_t>(r.lengths.size(), 1);
   const double panel_width = std::max(240.0, kStep * static_cast<double>(lengths));
   const double panel_height = kLabelBand + kPlotHeight + kAxisBand;
   const size_t panels = std::max<size_t>(r.batches.size(), 1);
   const double width = kLeft + panel_width + 30 + kLegendWidth;
-  std::vector<std::string> roles;
-  if (!r.points.empty()) {
-    for (const LayerOperatorPrediction& op : r.points.front().ops) roles.push_back(op.op.name);
-  }
+  const std::vector<std::string>& roles = r.roles;
   std::vector<std::string> missing;
   std::string body;
   for (size_t b = 0; b < r.batches.size(); ++b) {
@@ -99,13 +75,11 @@ std::string layer_split_svg(const LayerReport& r) {
       const double cx = kLeft + kStep * (static_cast<double>(l) + 0.5);
       body += text_svg(cx, plot_bottom + 14, format_tick(static_cast<double>(r.lengths[l])), 10,
                        "middle", R"(class="tick")");
-      size_t point = r.points.size();
-      for (size_t k = 0; k < r.points.size(); ++k) {
-        if (r.points[k].point.batch == r.batches[b] && r.points[k].point.seq_len == r.lengths[l]) {
-          point = k;
-        }
-      }
-      const Bar bar = point < r.points.size() ? bar_of(r, point) : Bar{};
+      const auto found = std::find_if(r.bars.begin(), r.bars.end(), [&](const LayerSplitBar& bar) {
+        return bar.batch == r.batches[b] && bar.length == r.lengths[l];
+      });
+      LayerSplitBar bar = found != r.bars.end() ? *found : LayerSplitBar{};
+      if (bar.layer_s && !(*bar.layer_s > 0)) bar.layer_s.reset();
       if (!bar.layer_s) {
         missing.push_back(fmt::format("B = {}, {} = {}", r.batches[b], length_name, r.lengths[l]));
         continue;
@@ -140,11 +114,9 @@ std::string layer_split_svg(const LayerReport& r) {
     body += text_svg(legend_x + 18, legend_y, *role, 11, "start", R"(class="legend")");
     legend_y += 18;
   }
-  const std::string basis = r.measurement ? "measured median times" : "datasheet lower bounds";
   const std::string headline =
-      fmt::format("{}: one layer's time split, {}", r.preset.name, to_string(r.phase));
-  const std::string source =
-      fmt::format("{} on {}", basis, r.measurement ? r.measurement->device_name : r.gpu.name);
+      fmt::format("{}: one layer's time split, {}", r.model_name, decode ? "decode" : "prefill");
+  const std::string source = fmt::format("{} on {}", r.basis, r.device);
   const std::string title = headline + " (" + source + ")";
   double height = kTitleHeight + panel_height * static_cast<double>(panels) + 10;
   std::string notes;
