@@ -63,7 +63,8 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
   split.batches = r.batches;
   split.lengths = r.lengths;
   if (!r.points.empty()) {
-    for (const LayerOperatorPrediction& op : r.points.front().ops) split.roles.push_back(op.op.name);
+    for (const LayerOperatorPrediction& op : r.points.front().ops)
+      split.roles.push_back(op.op.name);
   }
   for (size_t k = 0; k < r.points.size(); ++k) {
     LayerSplitBar bar;

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "model/layer_report.hpp"
 
@@ -17,17 +16,17 @@ namespace rooflinectl {
 /// One bar: a (batch, length) of the layer view and its operators' seconds.
 struct LayerSplitBar {
   int64_t batch = 1;
-  int64_t length = 0;           ///< prefill L or decode context
-  std::vector<double> op_s;     ///< per operator, in layer order (0 where not measured)
+  int64_t length = 0;             ///< prefill L or decode context
+  std::vector<double> op_s;       ///< per operator, in layer order (0 where not measured)
   std::optional<double> layer_s;  ///< the layer's time; nullopt when unknown (no bar drawn)
 };
 
 /// The chart's input: the model, phase and basis of the times, and one bar per point.
 struct LayerTimeSplit {
-  std::string model_name;   ///< e.g. "Meta Llama 3.1 8B"
-  bool decode = false;      ///< the length is a KV-cache context (else a prompt length L)
-  std::string basis;        ///< "measured median times" | "datasheet lower bounds"
-  std::string device;       ///< the GPU measured, or the datasheet's GPU
+  std::string model_name;  ///< e.g. "Meta Llama 3.1 8B"
+  bool decode = false;     ///< the length is a KV-cache context (else a prompt length L)
+  std::string basis;       ///< "measured median times" | "datasheet lower bounds"
+  std::string device;      ///< the GPU measured, or the datasheet's GPU
   std::vector<int64_t> batches;
   std::vector<int64_t> lengths;
   std::vector<std::string> roles;  ///< operator roles in layer order (input_norm … ffn_down)
