@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 
+from atomic_write import write_json_atomically
 from bench_paged_decode import parse_bench_args, run_sweep
 
 kBatch = 8
@@ -157,8 +158,8 @@ def main() -> int:
     if args.output:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "kv_dtype": k[2], "rounds": v}
                for k, v in results.items()]
-        with open(args.output, "w") as out:
-            json.dump({"rows": rows, "measurements": raw, "work_dir": work_dir}, out, indent=2)
+        write_json_atomically(args.output,
+                              {"rows": rows, "measurements": raw, "work_dir": work_dir}, indent=2)
     print(f"reports and logs: {work_dir}", file=sys.stderr)
     return 0 if all(r["met"] is not False for r in rows) else 1
 

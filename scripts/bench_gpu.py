@@ -27,10 +27,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Optional
+
+from atomic_write import write_json_atomically
 
 kDtype = "bf16"
 kElementBytes = 2
@@ -432,21 +433,6 @@ def format_null_reasons(records: list) -> str:
                 reasons.setdefault(key, []).append(r["label"])
     return "\n".join(f"null: {key} [{'; '.join(dict.fromkeys(labels))}]"
                      for key, labels in reasons.items())
-
-
-def write_json_atomically(path: str, document: dict) -> None:
-    """Writes next to `path`, then renames: a reader never sees half a file. allow_nan=False
-    turns any NaN/Inf into an error instead of an invalid file."""
-    text = json.dumps(document, indent=1, allow_nan=False) + "\n"
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".bench-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 # ---- PyTorch side --------------------------------------------------------------------------------

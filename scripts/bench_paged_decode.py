@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 
+from atomic_write import write_json_atomically
+
 kBatch = 8
 kHeads = 32
 kKvHeads = (32, 8)  # GQA group 1 and 4
@@ -191,8 +193,8 @@ def main() -> int:
     if args.output:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "layout": k[2], "rounds": v}
                for k, v in results.items()]
-        with open(args.output, "w") as out:
-            json.dump({"rows": rows, "measurements": raw, "work_dir": work_dir}, out, indent=2)
+        write_json_atomically(args.output,
+                              {"rows": rows, "measurements": raw, "work_dir": work_dir}, indent=2)
     print(f"reports and logs: {work_dir}", file=sys.stderr)
     return 0 if all(r["met"] for r in rows) else 1
 

@@ -44,6 +44,8 @@ import subprocess
 import sys
 import tempfile
 
+from atomic_write import write_text_atomically
+
 kRepoRoot = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 kPresetDir = os.path.join(kRepoRoot, "configs", "models")
 # (name, prompt tokens, output tokens). Prompts as issue 18 item 5 names them; the outputs are
@@ -330,18 +332,6 @@ class Table:
         return "\n".join(lines) + "\n"
 
 
-def write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".decision-table-")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def replace_block(doc_text: str, block: str, doc_path: str) -> str:
     """doc_text with the lines between kBegin and kEnd replaced by block; BadInput when the
     markers are missing, repeated or out of order."""
@@ -420,9 +410,9 @@ def main(argv=None) -> int:
         if args.doc:
             with open(args.doc) as f:
                 doc_text = f.read()
-            write_atomically(args.doc, replace_block(doc_text, text, args.doc))
+            write_text_atomically(args.doc, replace_block(doc_text, text, args.doc))
         if args.output:
-            write_atomically(args.output, text)
+            write_text_atomically(args.output, text)
         if not args.doc and not args.output:
             sys.stdout.write(text)
     except BadInput as error:
