@@ -514,7 +514,7 @@ AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const
   p.heads = s.heads;
   p.kv_heads = s.kv_heads;
   p.head_dim = s.head_dim;
-  p.q_len = s.seq_len;
+  p.q_len = s.query_len();
   p.kv_len = s.seq_len;
   p.causal = s.causal;
   p.dtype = s.dtype;
@@ -550,9 +550,9 @@ bool use_wgmma(const AttentionProblem& p, const std::string& key) {
 // ---------------------------------------------------------------------------------------------
 // Operator registration
 
-int64_t q_elements(const Shape& s) { return s.batch * s.heads * s.seq_len * s.head_dim; }
+int64_t q_elements(const Shape& s) { return s.batch * s.heads * s.query_len() * s.head_dim; }
 int64_t kv_elements(const Shape& s) { return s.batch * s.kv_heads * s.seq_len * s.head_dim; }
-int64_t lse_elements(const Shape& s) { return s.batch * s.heads * s.seq_len; }
+int64_t lse_elements(const Shape& s) { return s.batch * s.heads * s.query_len(); }
 
 /// Distinct fill seeds for Q, K and V from one point seed (golden-ratio increments, as SplitMix64).
 uint64_t tensor_seed(uint64_t seed, uint64_t tensor) {

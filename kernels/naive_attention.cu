@@ -630,11 +630,11 @@ class NaiveAttentionRun final : public OperatorRun {
   explicit NaiveAttentionRun(const Shape& shape)
       : shape_(shape),
         group_(shape.group_size()),
-        q_(shape.batch * shape.heads * shape.seq_len * shape.head_dim),
+        q_(shape.batch * shape.heads * shape.query_len() * shape.head_dim),
         k_(shape.batch * shape.kv_heads * shape.seq_len * shape.head_dim),
         v_(k_.count()),
         o_(q_.count()),
-        s_(shape.batch * shape.heads * shape.seq_len * shape.seq_len),
+        s_(shape.batch * shape.heads * shape.query_len() * shape.seq_len),
         p_(s_.count()),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
@@ -663,23 +663,27 @@ class NaiveAttentionRun final : public OperatorRun {
   }
 
   // cuBLAS is column-major: a row-major [rows, cols] matrix is its column-major [cols, rows]
-  // transpose, so per (b, h) with L = seq_len, d = head_dim:
+  // transpose, so per (b, h) with L = seq_len keys, L_q = query_len() queries, d = head_dim:
   //   S = Q·Kᵀ: column-major Sᵀ = K·Qᵀ, i.e. C = op(A)·B with A = K seen as d×L (ld d) and
-  //             transa = T, B = Q seen as d×L (ld d); C is L×L (ld L).
+  //             transa = T, B = Q seen as d×L_q (ld d); C is L×L_q (ld L).
   //   O = P·V:  column-major Oᵀ = Vᵀ·Pᵀ, i.e. C = A·B with A = V seen as d×L (ld d) and
-  //             B = P seen as L×L (ld L); C is d×L (ld d).
+  //             B = P seen as L×L_q (ld L); C is d×L_q (ld d).
   // GQA: call r (0 ≤ r < g) batches query head kv_head·g + r of every (b, kv_head), so K and V
   // advance by one head per batch entry while Q, S, P and O advance by g heads; g calls in all
   // (one when heads == kv_heads). Each matrix stays ≤ L² elements for cuBLAS's int sizes.
+  // Under the causal mask the softmax zeroes P right of each row's diagonal; the GEMMs compute
+  // every pair.
   void launch(cudaStream_t stream) override {
     RFL_CUBLAS_CHECK(cublas_api().set_stream(cublas_.get(), stream));
     // cublasSetStream resets the workspace to cuBLAS's own pool (cuBLAS API reference).
     RFL_CUBLAS_CHECK(cublas_api().set_workspace(cublas_.get(), cublas_workspace_.get(),
                                                 static_cast<size_t>(cublas_workspace_.bytes())));
     const int64_t seq = shape_.seq_len;
+    const int64_t q_seq = shape_.query_len();
     const int64_t dim = shape_.head_dim;
     const int batches = static_cast<int>(shape_.batch * shape_.kv_heads);
     const int l = static_cast<int>(seq);
+    const int lq = static_cast<int>(q_seq);
     const int d = static_cast<int>(dim);
     const cudaDataType_t type = cublas_type(shape_.dtype);
     const float scale = softmax_scale();
@@ -688,17 +692,19 @@ class NaiveAttentionRun final : public OperatorRun {
 
     for (int64_t r = 0; r < group_; ++r) {
       RFL_CUBLAS_CHECK(cublas_api().gemm_strided_batched_ex(
-          cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l, l, d, &scale, k_.get(), type, d, seq * dim,
-          q_.get() + r * seq * dim, type, d, group_ * seq * dim, &zero, s_.get() + r * seq * seq,
-          type, l, group_ * seq * seq, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+          cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, l, lq, d, &scale, k_.get(), type, d, seq * dim,
+          q_.get() + r * q_seq * dim, type, d, group_ * q_seq * dim, &zero,
+          s_.get() + r * q_seq * seq, type, l, group_ * q_seq * seq, batches, CUBLAS_COMPUTE_32F,
+          CUBLAS_GEMM_DEFAULT));
     }
-    launch_masked_softmax(s_.get(), p_.get(), shape_.batch * shape_.heads * seq, seq, seq,
+    launch_masked_softmax(s_.get(), p_.get(), shape_.batch * shape_.heads * q_seq, q_seq, seq,
                           shape_.causal, shape_.dtype, stream);
     for (int64_t r = 0; r < group_; ++r) {
       RFL_CUBLAS_CHECK(cublas_api().gemm_strided_batched_ex(
-          cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, l, l, &one, v_.get(), type, d, seq * dim,
-          p_.get() + r * seq * seq, type, l, group_ * seq * seq, &zero, o_.get() + r * seq * dim,
-          type, d, group_ * seq * dim, batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+          cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, lq, l, &one, v_.get(), type, d, seq * dim,
+          p_.get() + r * q_seq * seq, type, l, group_ * q_seq * seq, &zero,
+          o_.get() + r * q_seq * dim, type, d, group_ * q_seq * dim, batches, CUBLAS_COMPUTE_32F,
+          CUBLAS_GEMM_DEFAULT));
     }
   }
 
@@ -732,7 +738,7 @@ class NaiveAttentionRun final : public OperatorRun {
     p.heads = shape_.heads;
     p.kv_heads = shape_.kv_heads;
     p.head_dim = shape_.head_dim;
-    p.q_len = shape_.seq_len;
+    p.q_len = shape_.query_len();
     p.kv_len = shape_.seq_len;
     p.causal = shape_.causal;
     p.dtype = shape_.dtype;
@@ -763,20 +769,20 @@ void check_naive_attention_shape(const Shape& s) {
   }
   // cuBLAS takes int sizes and batch counts; the softmax runs at most one block per row of S.
   if (s.seq_len > INT_MAX || s.batch * s.kv_heads > INT_MAX ||
-      s.batch * s.heads * s.seq_len > INT_MAX) {
+      s.batch * s.heads * s.query_len() > INT_MAX) {
     throw bad_input(fmt::format(
         "naive_attention shape too large: seq_len {}, batch × kv-heads {} and batch × heads × "
-        "seq_len {} must each be at most {}",
-        s.seq_len, s.batch * s.kv_heads, s.batch * s.heads * s.seq_len, INT_MAX));
+        "q_len {} must each be at most {}",
+        s.seq_len, s.batch * s.kv_heads, s.batch * s.heads * s.query_len(), INT_MAX));
   }
 }
 
 }  // namespace
 
-// Analytic model (src/model): FLOPs = 4·B·H·L²·d (two GEMMs of 2·L²·d per head; the causal mask
-// does not reduce them, cuBLAS computes all of S). Minimum DRAM bytes = 4·B·H·L·d·e (Q, K, V
-// read, O written; K and V counted per query head as in the design table) + 4·B·H·L²·e (S and P
-// each written once and read once), e = 2 bytes.
+// Analytic model (src/model): FLOPs = 4·B·H·L_q·L·d (two GEMMs of 2·L_q·L·d per head, L_q =
+// query_len(); the causal mask does not reduce them, cuBLAS computes all of S). Minimum DRAM
+// bytes = (2·B·H·L_q + 2·B·H_kv·L)·d·e (Q, K, V read, O written) + 4·B·H·L_q·L·e (S and P each
+// written once and read once), e = 2 bytes.
 OperatorSpec naive_attention_spec() {
   OperatorSpec spec;
   spec.name = kNaiveAttentionOp;
@@ -787,9 +793,9 @@ OperatorSpec naive_attention_spec() {
   // 2 × 32 GiB). The reference's own scratch is small (≤ 8192 fp32 rows of head_dim).
   spec.device_bytes = [](const Shape& s) {
     const int64_t e = dtype_size_bytes(s.dtype);
-    const int64_t qo = 2 * s.batch * s.heads * s.seq_len * s.head_dim;
+    const int64_t qo = 2 * s.batch * s.heads * s.query_len() * s.head_dim;
     const int64_t kv = 2 * s.batch * s.kv_heads * s.seq_len * s.head_dim;
-    const int64_t sp = 2 * s.batch * s.heads * s.seq_len * s.seq_len;
+    const int64_t sp = 2 * s.batch * s.heads * s.query_len() * s.seq_len;
     return (qo + kv + sp) * e + kCublasWorkspaceBytes;
   };
   spec.versions = naive_attention_versions();

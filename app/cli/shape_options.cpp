@@ -154,6 +154,14 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
                      to_string(d.base.kv_dtype) + lists + ")")
       ->type_name(type("KV_DTYPE", "KV_DTYPE[,...]"))
       ->check(list_of(one_of({to_string(KvDtype::kAuto), to_string(KvDtype::kFp8E4m3)})));
+  sub.add_option("--q-len", o.q_len,
+                 "Query length L_q of naive and flash attention: a chunk of L_q new tokens "
+                 "attending to L keys that end with it (chunked prefill, prefill over a KV cache; "
+                 "with --causal the mask is bottom-right aligned), an integer 1..L or L; --seq "
+                 "stays the key length L, and an L shorter than L_q has no point (default L: "
+                 "L_q = L" +
+                     lists + ")")
+      ->type_name(type("L_Q", "L_Q[,...]"));
   sub.add_option("--causal", o.causal,
                  swept ? "Causal mask (bottom-right aligned): --causal alone is on; off | on, or "
                          "off,on to sweep both (default off)"
@@ -217,6 +225,7 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   }
   if (o.causal) set_axis_values(a.causal, base.causal, parse_causal_list(*o.causal));
   if (o.kv_dtype) set_axis_values(a.kv_dtype, base.kv_dtype, parse_kv_dtype_list(*o.kv_dtype));
+  if (o.q_len) set_axis_values(a.q_len, base.q_len, parse_q_len_list(*o.q_len));
   if (o.kv_layout) {
     config.base.kv_layout = parse_kv_layout(*o.kv_layout);
     if (config.base.kv_layout == KvLayout::kContiguous) {

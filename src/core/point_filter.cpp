@@ -14,7 +14,7 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kFields =
-    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, seq";
+    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, q_len, seq";
 
 /// The canonical name of a field as written, or "" when unknown.
 std::string canonical_field(const std::string& name) {
@@ -31,6 +31,8 @@ std::string canonical_field(const std::string& name) {
                                                              {"gelu-form", "gelu_form"},
                                                              {"kv_dtype", "kv_dtype"},
                                                              {"kv-dtype", "kv_dtype"},
+                                                             {"q_len", "q_len"},
+                                                             {"q-len", "q_len"},
                                                              {"seq", "seq"},
                                                              {"seq_len", "seq"},
                                                              {"L", "seq"}};
@@ -91,10 +93,17 @@ PointFilter::Condition parse_condition(const std::string& term, const std::strin
   if (c.op == "!") fail("'!' must be followed by '=' (!=)");
   const std::string value = trim(term.substr(value_at));
   if (value.empty()) fail("missing value after '" + c.op + "'");
+  if (c.field == "q_len" && value == "L") {  // L_q = L, the full prefill (stored as q_len 0)
+    if (c.op != "=" && c.op != "!=")
+      fail(fmt::format("q_len=L takes = or != only, not '{}'", c.op));
+    c.text = value;
+    return c;
+  }
   if (is_integer_field(c.field)) {
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), c.number);
     if (error != std::errc() || end != value.data() + value.size()) {
-      fail(fmt::format("value '{}' is not an integer ({} takes integers)", value, c.field));
+      fail(fmt::format("value '{}' is not an integer ({} takes integers{})", value, c.field,
+                       c.field == "q_len" ? ", or L" : ""));
     }
     return c;
   }
@@ -130,12 +139,14 @@ int64_t integer_field(const std::string& field, const Shape& s) {
   if (field == "heads") return s.heads;
   if (field == "kv_heads") return s.kv_heads;
   if (field == "head_dim") return s.head_dim;
+  if (field == "q_len") return s.query_len();  // the query length itself: L where q_len is 0
   return s.seq_len;
 }
 
 bool holds(const PointFilter::Condition& c, const std::string& op, const Shape& s) {
   SweepAxis axis{};
   if (field_axis(c.field, axis) && !operator_uses_axis(op, axis)) return true;
+  if (c.field == "q_len" && c.text == "L") return (s.q_len == 0) == (c.op == "=");
   if (!is_integer_field(c.field)) {
     const std::string actual = c.field == "op" ? op : axis_value_text(axis, s);
     return (actual == c.text) == (c.op == "=");

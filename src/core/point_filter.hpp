@@ -5,11 +5,14 @@
 //   CLAUSE = COND { "|" COND }                 at least one condition holds (or)
 //   COND   = FIELD OP VALUE
 //   FIELD  = op | batch | heads | kv_heads | head_dim | dtype | causal | gelu_form | kv_dtype
-//            | seq (kv-heads, head-dim, gelu-form, kv-dtype and seq_len, L are accepted too)
+//            | q_len | seq (kv-heads, head-dim, gelu-form, kv-dtype, q-len and seq_len, L are
+//            accepted too)
 //   OP     = "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
-//            (op, dtype, causal, gelu_form, kv_dtype: = and != only)
-//   VALUE  = an integer (batch, heads, kv_heads, head_dim, seq), an operator name, bf16 | fp16,
-//            on | off, erf | tanh, auto | fp8_e4m3
+//            (op, dtype, causal, gelu_form, kv_dtype, q_len=L: = and != only)
+//   VALUE  = an integer (batch, heads, kv_heads, head_dim, q_len, seq), an operator name,
+//            bf16 | fp16, on | off, erf | tanh, auto | fp8_e4m3, L (q_len only: L_q = L)
+// q_len compares the query length itself (L where the point's q_len is L), so "q_len<=512" keeps
+// full prefills up to L = 512 too; "q_len!=L" keeps only the chunks shorter than L.
 // A point is kept when the expression holds; a condition on an axis the point's operator does
 // not use (operator_uses_axis, e.g. causal for gelu) holds. Examples: "op!=gelu,batch>=8" keeps
 // the points of every operator but gelu at batch 8 and up; "op!=flash_attention|head_dim!=96"

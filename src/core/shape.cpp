@@ -36,6 +36,10 @@ std::string gemm_dims_label(const Shape& s) {
   return fmt::format("N={} K={}", d.n, d.k);
 }
 
+std::string q_len_label(const Shape& s) {
+  return s.q_len != 0 ? fmt::format("q={}", s.q_len) : std::string();
+}
+
 std::string layer_widths_label(const Shape& s) {
   std::string out;
   if (s.hidden != 0) out = fmt::format("hidden={}", s.hidden);
@@ -147,6 +151,22 @@ void validate_layer_widths(const Shape& s) {
   check("ffn-dim", "--ffn-dim", s.ffn_dim, "ffn_dim = 4·d_model");
 }
 
+void validate_query_len(const Shape& s) {
+  if (s.q_len < 0 || s.q_len > s.seq_len) {
+    throw bad_input(fmt::format(
+        "invalid q-len {} (--q-len): allowed L (or 0) or 1 to L = {} (the query chunk is part of "
+        "the L keys it attends to)",
+        s.q_len, s.seq_len));
+  }
+}
+
+bool settle_query_len(Shape& s, int64_t seq_len) {
+  s.seq_len = seq_len;
+  if (s.q_len > seq_len) return false;
+  if (s.q_len == seq_len) s.q_len = 0;
+  return true;
+}
+
 void check_positive_axis(const char* name, const char* flag, int64_t v) {
   // `flag` is where the value comes from on the command line (the config file uses the name).
   if (v <= 0) {
@@ -161,6 +181,7 @@ void validate_common_shape(const Shape& s) {
   check_positive_axis("kv-heads", "--kv-heads", s.kv_heads);
   check_positive_axis("head-dim", "--head-dim", s.head_dim);
   check_positive_axis("seq_len", "--seq", s.seq_len);
+  validate_query_len(s);
   validate_kv_layout(s);
   if (s.heads % s.kv_heads != 0) {
     throw bad_input(fmt::format(
@@ -204,9 +225,10 @@ void validate_gated_ffn_size(const Shape& s) {
 }
 
 void validate_score_matrix_size(const Shape& s) {
-  check_tensor_size("batch × heads × seq_len² (attention scores S, P)",
-                    fmt::format("{} × {} × {} × {}", s.batch, s.heads, s.seq_len, s.seq_len),
-                    {s.batch, s.heads, s.seq_len, s.seq_len});
+  check_tensor_size(s.q_len != 0 ? "batch × heads × q_len × seq_len (attention scores S, P)"
+                                 : "batch × heads × seq_len² (attention scores S, P)",
+                    fmt::format("{} × {} × {} × {}", s.batch, s.heads, s.query_len(), s.seq_len),
+                    {s.batch, s.heads, s.query_len(), s.seq_len});
 }
 
 }  // namespace rooflinectl

@@ -54,7 +54,8 @@ struct GemmDims {
 };
 
 /// Shape of one point. Tensor layouts used by every operator:
-///   Q, O: [batch, heads, seq_len, head_dim]; K, V: [batch, kv_heads, seq_len, head_dim]
+///   Q, O: [batch, heads, query_len(), head_dim]; K, V: [batch, kv_heads, seq_len, head_dim]
+///   (query_len() = seq_len unless q_len is set: a chunk of q_len queries over seq_len keys)
 ///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions;
 ///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
 ///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
@@ -69,8 +70,14 @@ struct Shape {
   int64_t heads = 16;     ///< query heads H
   int64_t kv_heads = 16;  ///< KV heads H_kv (GQA group g = heads / kv_heads)
   int64_t head_dim = 128;
-  int64_t seq_len = 512;  ///< L: the swept axis
-  bool causal = false;    ///< bottom-right aligned mask, as FlashAttention-2
+  int64_t seq_len = 512;  ///< L: the swept axis (the key length of attention)
+  /// naive_attention and flash_attention only: the query length L_q when it differs from L, a
+  /// chunk of q_len new tokens attending to a cache of L keys that ends with them (chunked
+  /// prefill, prefill over an existing KV cache; the causal mask is bottom-right aligned,
+  /// kCausalMaskAlignment). 0 (the default) is L_q = L; otherwise 1 ≤ q_len < L
+  /// (validate_query_len). Other operators' points carry 0 (core/sweep_plan.cpp).
+  int64_t q_len = 0;
+  bool causal = false;  ///< bottom-right aligned mask, as FlashAttention-2
   Dtype dtype = Dtype::kBf16;
   GeluForm gelu_form = GeluForm::kErf;
   KvLayout kv_layout = KvLayout::kContiguous;  ///< decode_attention only
@@ -101,6 +108,8 @@ struct Shape {
     return {tokens(), gemm_n != 0 ? gemm_n : ffn_width(), gemm_k != 0 ? gemm_k : d_model()};
   }
   int64_t tokens() const { return batch * seq_len; }
+  /// Attention's query length L_q: q_len when set, else seq_len.
+  int64_t query_len() const { return q_len != 0 ? q_len : seq_len; }
   int64_t group_size() const { return heads / kv_heads; }
   /// Pages of one sequence's KV cache, ceil(seq_len / page_size); 0 when contiguous.
   int64_t kv_pages_per_sequence() const {
@@ -127,6 +136,10 @@ std::string kv_layout_label(const Shape& shape);
 /// effective values of both); empty when gemm_n and gemm_k are 0 (the default up projection).
 std::string gemm_dims_label(const Shape& shape);
 
+/// Short label of a query length that differs from L for tables and point labels, "q=512";
+/// empty when q_len is 0 (L_q = L, the only case reports had before --q-len).
+std::string q_len_label(const Shape& shape);
+
 /// Short label of explicit layer widths for tables and point labels, "hidden=4096 ffn=14336"
 /// (each part only when its field is set); empty when hidden and ffn_dim are 0.
 std::string layer_widths_label(const Shape& shape);
@@ -145,8 +158,8 @@ inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 /// "batch", "--batch") is a positive integer; throws a bad-input Error naming both otherwise.
 void check_positive_axis(const char* name, const char* flag, int64_t v);
 
-/// Checks the axes shared by all operators (positive, GQA divisibility, validate_kv_layout,
-/// validate_layer_widths, validate_gemm_dims) and
+/// Checks the axes shared by all operators (positive, GQA divisibility, validate_query_len,
+/// validate_kv_layout, validate_layer_widths, validate_gemm_dims) and
 /// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds
 /// kMaxTensorElements (products computed without overflow: e.g. batch 4000000000 with seq_len
 /// 2147483648 is refused naming the product); throws bad-input Error. The L² score matrices are
@@ -165,6 +178,18 @@ void validate_gemm_dims(const Shape& shape);
 /// "invalid hidden -8 (--hidden): allowed 0 (d_model = heads·head_dim) or a positive integer".
 void validate_layer_widths(const Shape& shape);
 
+/// Checks the query length: q_len 0 (L_q = L) or 1 ≤ q_len ≤ seq_len (a chunk of queries attends
+/// to a cache of L keys that includes it, so it cannot be longer). Throws a bad-input Error naming
+/// the flag, the value and what is allowed: "invalid q-len 1024 (--q-len): allowed L (or 0) or
+/// 1 to L = 512 (the query chunk is part of the L keys it attends to)".
+void validate_query_len(const Shape& shape);
+
+/// Sets `shape.seq_len` to `seq_len` and settles the query length against it, as every planner
+/// does (sweep, model): a q_len equal to L becomes 0 (the full prefill: the same point as one
+/// without --q-len). Returns false, leaving q_len as it was, when q_len is longer than L (no
+/// such point: a query chunk is part of the keys it attends to).
+bool settle_query_len(Shape& shape, int64_t seq_len);
+
 /// Checks the KV-cache layout axes: a paged layout needs a page size in kKvPageSizes, a
 /// contiguous one none (page_size 0). Throws a bad-input Error naming the flag and the allowed
 /// values: "invalid page size 24 (--page-size): allowed 16, 32, 64, 128", "invalid page size 32
@@ -177,7 +202,7 @@ void validate_kv_layout(const Shape& shape);
 /// bounds only the single-width FFN activation, half of it.
 void validate_gated_ffn_size(const Shape& shape);
 
-/// Checks that the attention score matrices S and P, batch × heads × seq_len² elements each, stay
+/// Checks that the attention score matrices S and P, batch × heads × L_q × L elements each, stay
 /// within kMaxTensorElements; throws a bad-input Error naming the product otherwise. For operators
 /// that store S and P in device memory (naive_attention); flash and decode attention never do.
 void validate_score_matrix_size(const Shape& shape);

@@ -29,6 +29,8 @@ std::string axis_name(SweepAxis axis) {
       return "gelu_form";
     case SweepAxis::kKvDtype:
       return "kv_dtype";
+    case SweepAxis::kQLen:
+      return "q_len";
   }
   return "";
 }
@@ -56,6 +58,8 @@ bool operator_uses_axis(std::string_view op, SweepAxis axis) {
       return op == kGeluOp || op == kGegluOp || !is_operator_name(op);
     case SweepAxis::kKvDtype:
       return op == kDecodeAttentionOp || !is_operator_name(op);
+    case SweepAxis::kQLen:
+      return op == kNaiveAttentionOp || op == kFlashAttentionOp || !is_operator_name(op);
   }
   return true;
 }
@@ -78,6 +82,8 @@ bool SweepAxes::varies(SweepAxis axis) const {
       return !gelu_form.empty();
     case SweepAxis::kKvDtype:
       return !kv_dtype.empty();
+    case SweepAxis::kQLen:
+      return !q_len.empty();
   }
   return false;
 }
@@ -100,6 +106,8 @@ std::string axis_value_text(SweepAxis axis, const Shape& s) {
       return to_string(s.gelu_form);
     case SweepAxis::kKvDtype:
       return to_string(s.kv_dtype);
+    case SweepAxis::kQLen:
+      return s.q_len != 0 ? std::to_string(s.q_len) : "L";
   }
   return "";
 }
@@ -133,6 +141,9 @@ std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const S
       case SweepAxis::kKvDtype:
         parts.push_back(
             "kv=" + (s.kv_dtype == KvDtype::kAuto ? to_string(s.dtype) : to_string(s.kv_dtype)));
+        break;
+      case SweepAxis::kQLen:
+        parts.push_back("q=" + axis_value_text(axis, s));
         break;
     }
   }
@@ -178,6 +189,9 @@ std::string axis_summary(const SweepAxes& axes, const Shape& base, SweepAxis axi
     case SweepAxis::kKvDtype:
       add(s.kv_dtype, axes.kv_dtype);
       break;
+    case SweepAxis::kQLen:
+      add(s.q_len, axes.q_len);
+      break;
   }
   return fmt::format("{{{}}}", fmt::join(values, ", "));
 }
@@ -207,6 +221,27 @@ std::vector<int64_t> parse_int_axis_list(const std::string& text, const std::str
     const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
     if (error != std::errc() || end != item.data() + item.size()) {
       throw bad_input(fmt::format("invalid {} '{}': '{}' is not an integer", flag, text, item));
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::vector<int64_t> parse_q_len_list(const std::string& text) {
+  std::vector<int64_t> values;
+  for (const std::string& item : split_axis_list(text, "--q-len")) {
+    int64_t value = 0;
+    if (item != "L") {
+      const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+      if (error != std::errc() || end != item.data() + item.size()) {
+        throw bad_input(fmt::format(
+            "invalid --q-len '{}': '{}' is neither an integer nor L (L_q = L, the full prefill)",
+            text, item));
+      }
+    }
+    if (std::find(values.begin(), values.end(), value) != values.end()) {
+      throw bad_input(fmt::format(
+          "invalid --q-len '{}': {} is listed twice (0 and L both mean L_q = L)", text, item));
     }
     values.push_back(value);
   }

@@ -12,18 +12,29 @@
 namespace rooflinectl {
 
 /// A shape axis that takes a list. Product order (core/sweep_plan.hpp): dtype outermost, then the
-/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype, and seq_len
-/// innermost (so that the 16-bit and FP8 KV caches of one shape run side by side).
-enum class SweepAxis { kBatch, kHeads, kKvHeads, kHeadDim, kDtype, kCausal, kGeluForm, kKvDtype };
+/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype, q_len, and
+/// seq_len innermost (so that the 16-bit and FP8 KV caches of one shape run side by side).
+enum class SweepAxis {
+  kBatch,
+  kHeads,
+  kKvHeads,
+  kHeadDim,
+  kDtype,
+  kCausal,
+  kGeluForm,
+  kKvDtype,
+  kQLen
+};
 
 /// Every SweepAxis, in the product order of the axes after the operator (dtype first: it is the
 /// outermost loop of the plan, before the operator).
 inline constexpr SweepAxis kSweepAxes[] = {
-    SweepAxis::kDtype,   SweepAxis::kBatch,  SweepAxis::kHeads,    SweepAxis::kKvHeads,
-    SweepAxis::kHeadDim, SweepAxis::kCausal, SweepAxis::kGeluForm, SweepAxis::kKvDtype};
+    SweepAxis::kDtype,    SweepAxis::kBatch,   SweepAxis::kHeads,
+    SweepAxis::kKvHeads,  SweepAxis::kHeadDim, SweepAxis::kCausal,
+    SweepAxis::kGeluForm, SweepAxis::kKvDtype, SweepAxis::kQLen};
 
 /// The config-file key and --filter name of `axis`: "batch", "heads", "kv_heads", "head_dim",
-/// "dtype", "causal", "gelu_form", "kv_dtype".
+/// "dtype", "causal", "gelu_form", "kv_dtype", "q_len".
 std::string axis_name(SweepAxis axis);
 
 /// The CLI flag of `axis`: "--batch", "--kv-heads", ...
@@ -34,9 +45,9 @@ std::string axis_flag(SweepAxis axis);
 /// decode_attention ignores causal (its one query sees every key); gemm, gelu, layernorm, rmsnorm,
 /// swiglu and geglu read batch, heads and head_dim (through d_model = heads × head_dim) and dtype,
 /// gelu and geglu the GELU form too; kv_dtype is decode_attention's only (the others have no KV
-/// cache, and their points keep KvDtype::kAuto, see plan_all_points). An unknown name reads every
-/// axis (names are checked
-/// elsewhere).
+/// cache, and their points keep KvDtype::kAuto, see plan_all_points); q_len is naive_attention's
+/// and flash_attention's only (decode's one query is its own case; the others have no queries,
+/// and their points keep 0). An unknown name reads every axis (names are checked elsewhere).
 bool operator_uses_axis(std::string_view op, SweepAxis axis);
 
 /// The lists of a sweep's shape axes. An empty list means the axis is fixed at the value of the
@@ -52,11 +63,13 @@ struct SweepAxes {
   std::vector<bool> causal;
   std::vector<GeluForm> gelu_form;
   std::vector<KvDtype> kv_dtype;
+  std::vector<int64_t> q_len;  ///< 0 stands for L (L_q = L, Shape::q_len's default)
 
   /// True when no axis has a list (a sweep as before lists: operators × seq_lens).
   bool none() const {
     return batch.empty() && heads.empty() && kv_heads.empty() && head_dim.empty() &&
-           dtype.empty() && causal.empty() && gelu_form.empty() && kv_dtype.empty();
+           dtype.empty() && causal.empty() && gelu_form.empty() && kv_dtype.empty() &&
+           q_len.empty();
   }
   /// True when `axis` has a list of two or more values.
   bool varies(SweepAxis axis) const;
@@ -76,14 +89,15 @@ std::vector<T> axis_values(const std::vector<T>& list, const T& base_value) {
   return list.empty() ? std::vector<T>{base_value} : list;
 }
 
-/// The value of `axis` in `shape` as text: "8", "bf16", "on" (causal), "tanh", "fp8_e4m3".
+/// The value of `axis` in `shape` as text: "8", "bf16", "on" (causal), "tanh", "fp8_e4m3", "L"
+/// (q_len 0).
 std::string axis_value_text(SweepAxis axis, const Shape& shape);
 
 /// The values of the axes that vary in `axes` and that `op` uses, for a point label:
 /// "fp16 B=8 H_kv=8 d=64 causal" (in product order: the dtype, batch B, heads H, kv_heads H_kv,
 /// head_dim d, causal or non-causal, the GELU form, the KV-cache element type as "kv=bf16" or
-/// "kv=fp8_e4m3", auto written as the point's dtype); empty when none varies (a sweep as before
-/// lists).
+/// "kv=fp8_e4m3", auto written as the point's dtype, the query length as "q=512" or "q=L");
+/// empty when none varies (a sweep as before lists).
 std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const Shape& shape);
 
 /// How a summary line (Markdown, chart titles) shows `axis`: its value in `base` ("8", "bf16",
@@ -95,6 +109,11 @@ std::string axis_summary(const SweepAxes& axes, const Shape& base, SweepAxis axi
 /// 1..2^50, is validate_common_shape's to check, naming the axis). Throws a bad-input Error naming
 /// `flag` and the item otherwise.
 std::vector<int64_t> parse_int_axis_list(const std::string& text, const std::string& flag);
+
+/// Parses a --q-len list ("512,L"): each item "L" (stored as 0: L_q = L) or an integer, none
+/// twice (0 and L are the same value). The range, 1..L, is validate_query_len's to check. Throws
+/// a bad-input Error naming --q-len and the item otherwise.
+std::vector<int64_t> parse_q_len_list(const std::string& text);
 
 /// Parses a --causal list: each item "on" or "off". Throws a bad-input Error naming the item.
 std::vector<bool> parse_causal_list(const std::string& text);

@@ -1,6 +1,7 @@
 #include "core/sweep_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -24,7 +25,7 @@ const std::vector<std::string>& config_keys() {
       "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
       "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
       "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter",    "kv_dtype",
-      "gemm_n",        "gemm_k",     "hidden",      "ffn_dim"};
+      "gemm_n",        "gemm_k",     "hidden",      "ffn_dim",     "q_len"};
   return keys;
 }
 
@@ -52,11 +53,12 @@ std::vector<T> get_axis(const JsonObjectReader& r, const std::string& key, ReadO
   return values;
 }
 
-std::vector<int64_t> get_int_axis(const JsonObjectReader& r, const std::string& key) {
+std::vector<int64_t> get_int_axis(const JsonObjectReader& r, const std::string& key,
+                                  int64_t minimum = 1) {
   std::vector<int64_t> values = get_axis<int64_t>(
       r, key, [&] { return r.get_int64(key); }, [&] { return r.get_int64_array(key); });
   for (const int64_t v : values) {
-    if (v < 1) r.fail_key(key, fmt::format("value {} must be at least 1", v));
+    if (v < minimum) r.fail_key(key, fmt::format("value {} must be at least {}", v, minimum));
   }
   return values;
 }
@@ -77,6 +79,32 @@ auto get_parsed_axis(const JsonObjectReader& r, const std::string& key, Parse pa
         }
         return out;
       });
+}
+
+// Each query length 0 (L) or 1..the longest L (a shorter L skips it: core/sweep_plan.hpp), and
+// one other than 0 only where an operator reads it.
+void validate_query_lengths(const SweepConfig& c) {
+  const int64_t longest = *std::max_element(c.seq_lens.begin(), c.seq_lens.end());
+  const std::vector<int64_t> values = axis_values(c.axes.q_len, c.base.q_len);
+  for (const int64_t q : values) {
+    if (q < 0 || q > longest) {
+      throw bad_input(fmt::format(
+          "invalid q-len {} (--q-len): allowed L (or 0) or 1 to the longest --seq length, {} (a "
+          "query chunk is part of the L keys it attends to)",
+          q, longest));
+    }
+  }
+  const bool chunked = std::any_of(values.begin(), values.end(), [](int64_t q) { return q != 0; });
+  if (chunked && std::none_of(c.ops.begin(), c.ops.end(), [](const std::string& op) {
+        return operator_uses_axis(op, SweepAxis::kQLen);
+      })) {
+    std::vector<std::string> texts;
+    for (const int64_t q : values) texts.push_back(q != 0 ? std::to_string(q) : "L");
+    throw bad_input(fmt::format(
+        "invalid q-len {} (--q-len): it sets the query length of {} and {}, and the operators "
+        "(--ops) include neither (decode_attention has one query by definition)",
+        fmt::join(texts, ","), kNaiveAttentionOp, kFlashAttentionOp));
+  }
 }
 
 }  // namespace
@@ -115,6 +143,8 @@ void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
   if (r.has("kv_dtype")) {
     set_axis_values(a.kv_dtype, c.base.kv_dtype, get_parsed_axis(r, "kv_dtype", parse_kv_dtype));
   }
+  // Optional too: reports before --q-len have no "q_len" (0: L_q = L).
+  if (r.has("q_len")) set_axis_values(a.q_len, c.base.q_len, get_int_axis(r, "q_len", 0));
 }
 
 SweepConfig default_sweep_config() {
@@ -232,6 +262,7 @@ void validate_sweep_config(const SweepConfig& c) {
         hidden ? "hidden" : "ffn-dim", hidden ? c.base.hidden : c.base.ffn_dim,
         hidden ? "hidden" : "ffn-dim"));
   }
+  validate_query_lengths(c);
   if (!c.filter.empty()) parse_point_filter(c.filter);
   const std::vector<PlannedPoint> plan = plan_all_points(c);
   if (plan.empty()) {
@@ -242,8 +273,9 @@ void validate_sweep_config(const SweepConfig& c) {
   }
   // Each combination of the axes at the first length, as before lists; the other lengths are
   // checked with the operators' shapes (check_sweep_plan).
+  // A chunk of queries is checked at the first length it runs at, L = its q_len or longer.
   for (PlannedPoint point : plan) {
-    point.shape.seq_len = c.seq_lens.front();
+    settle_query_len(point.shape, std::max(c.seq_lens.front(), point.shape.q_len));
     check_planned_point(c, point, validate_common_shape);
   }
   if (c.base.kv_layout == KvLayout::kPaged) {

@@ -66,8 +66,8 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "kv_dtype" ("auto" | "fp8_e4m3") (each a value or a non-empty array of distinct
-/// values, swept as a product),
+/// "gelu_form", "kv_dtype" ("auto" | "fp8_e4m3"), "q_len" (attention's query length; 0: L_q =
+/// L) (each a value or a non-empty array of distinct values, swept as a product),
 /// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
 /// positions per page; 16 when "kv_layout" is "paged" without it), "gemm_n" and "gemm_k" (the
 /// gemm operator's N and K; 0 or absent: ffn_dim and d_model), "hidden" and "ffn_dim" (the layer
@@ -80,12 +80,13 @@ struct SweepConfig {
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
 
 /// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form" and "kv_dtype" of a config file or a report's config into `config` (base shape and
-/// lists): each a value, or a non-empty array of distinct values. A missing key is an error when
-/// `required` (a report), except "kv_dtype" (absent: auto, as in reports before FP8 decode), else
-/// keeps the config's value; "heads" without "kv_heads" means MHA (kv_heads =
-/// heads), as --heads without --kv-heads does, and an array of heads needs "kv_heads". Wrong types,
-/// values below 1 and repeated elements are bad-input Errors naming the key.
+/// "gelu_form", "kv_dtype" and "q_len" of a config file or a report's config into `config` (base
+/// shape and lists): each a value, or a non-empty array of distinct values. A missing key is an
+/// error when `required` (a report), except "kv_dtype" (absent: auto, as in reports before FP8
+/// decode) and "q_len" (absent: 0, L_q = L, as in reports before --q-len), else keeps the config's
+/// value; "heads" without "kv_heads" means MHA (kv_heads = heads), as --heads without --kv-heads
+/// does, and an array of heads needs "kv_heads". Wrong types, values below 1 (below 0 for q_len)
+/// and repeated elements are bad-input Errors naming the key.
 void read_shape_axes(const JsonObjectReader& reader, SweepConfig& config, bool required);
 
 /// Reads and parses the file at `path`; a missing or unreadable file is a bad-input Error.
@@ -103,7 +104,9 @@ SweepConfig default_sweep_config();
 /// decode_attention as the only operator), the KV dtype (a --kv-dtype without auto among its values
 /// with decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones
 /// need gemm among the operators), the layer widths (validate_layer_widths; explicit ones need an
-/// operator that reads them, operator_uses_layer_widths). Operator names are checked by the
+/// operator that reads them, operator_uses_layer_widths), the query lengths (each 0 or at most the
+/// longest L; one other than 0 needs naive_attention or flash_attention among the operators).
+/// Operator names are checked by the
 /// kernels registry.
 /// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);

@@ -52,6 +52,7 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
   // An operator without a KV cache never reads it: its points say auto (their own dtype) rather
   // than the axis's first value.
   if (!operator_uses_axis(op, SweepAxis::kKvDtype)) shapes.front().kv_dtype = KvDtype::kAuto;
+  if (!operator_uses_axis(op, SweepAxis::kQLen)) shapes.front().q_len = 0;  // L_q is attention's
   expand(shapes, used(SweepAxis::kBatch, a.batch), [](Shape& s, int64_t v) { s.batch = v; });
   expand(shapes, used(SweepAxis::kHeads, a.heads), [](Shape& s, int64_t v) { s.heads = v; });
   expand(shapes, used(SweepAxis::kKvHeads, a.kv_heads),
@@ -63,7 +64,19 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
          [](Shape& s, GeluForm v) { s.gelu_form = v; });
   expand(shapes, used(SweepAxis::kKvDtype, a.kv_dtype),
          [](Shape& s, KvDtype v) { s.kv_dtype = v; });
+  expand(shapes, used(SweepAxis::kQLen, a.q_len), [](Shape& s, int64_t v) { s.q_len = v; });
   return shapes;
+}
+
+/// Sets the point's length L and settles its query length (settle_query_len); false when the
+/// point is not planned: a q_len longer than L, or equal to L where the q_len list has L itself,
+/// which plans that point already.
+bool set_length(const SweepConfig& config, Shape& shape, int64_t seq_len) {
+  const bool chunk = shape.q_len != 0;
+  if (!settle_query_len(shape, seq_len)) return false;
+  if (!chunk || shape.q_len != 0) return true;
+  const std::vector<int64_t>& q = config.axes.q_len;
+  return std::find(q.begin(), q.end(), int64_t{0}) == q.end();
 }
 
 }  // namespace
@@ -77,7 +90,7 @@ std::vector<PlannedPoint> plan_all_points(const SweepConfig& config) {
       for (const Shape& shape : operator_shapes(config, op, dtype)) {
         for (const int64_t seq_len : config.seq_lens) {
           PlannedPoint point{op, shape, points.size() + 1};
-          point.shape.seq_len = seq_len;
+          if (!set_length(config, point.shape, seq_len)) continue;
           if (filter && !filter->keeps(op, point.shape)) continue;
           points.push_back(std::move(point));
         }

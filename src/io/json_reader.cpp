@@ -122,6 +122,17 @@ void read_kv_dtype(const JsonObjectReader& r, Shape& s) {
   if (r.has("kv_dtype")) s.kv_dtype = r.get_parsed("kv_dtype", parse_kv_dtype);
 }
 
+// "q_len" is written only when set (json_writer.cpp): absent, 0 (L_q = L).
+void read_q_len(const JsonObjectReader& r, Shape& s) {
+  if (!r.has("q_len")) return;
+  s.q_len = r.get_int64("q_len");
+  try {
+    validate_query_len(s);
+  } catch (const Error& e) {
+    r.fail_key("q_len", e.what());
+  }
+}
+
 Shape shape_from_json(const JsonObjectReader& r) {
   Shape s;
   s.batch = get_positive_int64(r, "batch");
@@ -129,6 +140,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   s.kv_heads = get_positive_int64(r, "kv_heads");
   s.head_dim = get_positive_int64(r, "head_dim");
   s.seq_len = get_positive_int64(r, "seq_len");
+  read_q_len(r, s);
   s.causal = r.get_bool("causal");
   s.dtype = r.get_parsed("dtype", parse_dtype);
   s.gelu_form = r.get_parsed("gelu_form", parse_gelu_form);

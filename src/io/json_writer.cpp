@@ -84,6 +84,12 @@ void put_kv_dtype(Json& j, const Shape& s) {
   if (s.kv_dtype != KvDtype::kAuto) j["kv_dtype"] = to_string(s.kv_dtype);
 }
 
+// A query length other than L is written only when set (--q-len): absent reads as 0, L_q = L, the
+// query length of every report before --q-len.
+void put_q_len(Json& j, const Shape& s) {
+  if (s.q_len != 0) j["q_len"] = s.q_len;
+}
+
 Json shape_to_json(const Shape& s) {
   Json j;
   j["batch"] = s.batch;
@@ -91,6 +97,7 @@ Json shape_to_json(const Shape& s) {
   j["kv_heads"] = s.kv_heads;
   j["head_dim"] = s.head_dim;
   j["seq_len"] = s.seq_len;
+  put_q_len(j, s);
   j["causal"] = s.causal;
   j["dtype"] = to_string(s.dtype);
   j["gelu_form"] = to_string(s.gelu_form);
@@ -426,6 +433,12 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
     put_kv_dtype(j, c.base);
   } else {
     j["kv_dtype"] = texts(a.kv_dtype);
+  }
+  // Absent when L (put_q_len), an array (0 standing for L) when swept as a list.
+  if (a.q_len.empty()) {
+    put_q_len(j, c.base);
+  } else {
+    j["q_len"] = a.q_len;
   }
   put_gemm_dims(j, c.base);
   put_layer_widths(j, c.base);

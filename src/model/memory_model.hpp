@@ -15,11 +15,13 @@ namespace rooflinectl {
 /// Memory of one attention shape, in bytes (e = dtype_size_bytes, 2 for bf16 and fp16).
 struct AttentionMemory {
   int64_t seq_len = 0;
-  double s_bytes_per_head = 0;        ///< S = QKᵀ of one head: L²·e
-  double s_and_p_bytes_per_head = 0;  ///< S and P of one head: 2·L²·e
-  /// S and P of every head at once, as naive_attention holds them between its launches: 2·B·H·L²·e
+  double s_bytes_per_head = 0;        ///< S = QKᵀ of one head: L_q·L·e (L²·e at L_q = L)
+  double s_and_p_bytes_per_head = 0;  ///< S and P of one head: 2·L_q·L·e
+  /// S and P of every head at once, as naive_attention holds them between its launches:
+  /// 2·B·H·L_q·L·e
   double s_and_p_bytes_total = 0;
-  double qkvo_bytes = 0;  ///< Q, O [B,H,L,d] and K, V [B,H_kv,L,d]: (2·B·H + 2·B·H_kv)·L·d·e
+  /// Q, O [B,H,L_q,d] and K, V [B,H_kv,L,d]: (2·B·H·L_q + 2·B·H_kv·L)·d·e
+  double qkvo_bytes = 0;
   /// Naive attention's footprint: qkvo_bytes + s_and_p_bytes_total (the 32 MiB cuBLAS workspace
   /// of kernels/naive_attention.cu is not part of the algorithm and is left out).
   double naive_attention_bytes = 0;
@@ -29,14 +31,17 @@ struct AttentionMemory {
   double kv_cache_bytes = 0;
 };
 
-/// The memory table row of `shape` (all of its axes, seq_len included). Worked example:
-/// L = 4096, fp16 → S = 33,554,432 B (33.5 MB) and S + P = 67.1 MB per head; L = 8192 → 268 MB.
+/// The memory table row of `shape` (all of its axes, seq_len and q_len included: S and P are
+/// L_q × L per head, Q and O L_q rows, with L_q = shape.query_len()). Worked example: L = 4096,
+/// fp16 → S = 33,554,432 B (33.5 MB) and S + P = 67.1 MB per head; L = 8192 → 268 MB.
 AttentionMemory attention_memory(const Shape& shape);
 
 /// Largest L (any integer, not only powers of two) whose naive_attention_bytes fit in
-/// `memory_bytes`: the positive root of 2·B·H·e·L² + (2·B·H + 2·B·H_kv)·d·e·L = memory_bytes,
-/// rounded down. `shape.seq_len` is ignored. 0 when not even L = 1 fits. Throws a bad-input Error
-/// when memory_bytes ≤ 0.
+/// `memory_bytes`: with L_q = L (shape.q_len 0) the positive root of 2·B·H·e·L² + (2·B·H +
+/// 2·B·H_kv)·d·e·L = memory_bytes, with a fixed L_q = shape.q_len the root of the linear
+/// 2·B·H·L_q·e·L + (2·B·H·L_q + 2·B·H_kv·L)·d·e = memory_bytes, rounded down; below L_q (a chunk
+/// longer than its cache) it is 0 as well. `shape.seq_len` is ignored. 0 when not even L = 1 (or
+/// L = L_q) fits. Throws a bad-input Error when memory_bytes ≤ 0.
 int64_t max_naive_attention_seq_len(const Shape& shape, double memory_bytes);
 
 /// What kv_capacity needs: the KV cache of every layer of a model, the memory it may take, the

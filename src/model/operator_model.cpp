@@ -10,9 +10,10 @@
 
 namespace rooflinectl {
 
-double attention_pairs(int64_t seq_len, bool causal) {
-  const double l = static_cast<double>(seq_len);
-  return causal ? l * (l + 1.0) / 2.0 : l * l;
+double attention_pairs(int64_t q_len, int64_t kv_len, bool causal) {
+  const double q = static_cast<double>(q_len), k = static_cast<double>(kv_len);
+  if (!causal) return q * k;
+  return q <= k ? q * k - q * (q - 1.0) / 2.0 : k * (k + 1.0) / 2.0;
 }
 
 AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
@@ -58,38 +59,62 @@ namespace {
 
 AnalyticResult naive_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
+  const double lq = static_cast<double>(s.query_len());
   const double e = dtype_size_bytes(s.dtype);
   AnalyticResult r;
-  r.flop = 4.0 * b * h * l * l * d;
-  r.min_dram_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e;
-  r.implemented_dram_bytes = r.min_dram_bytes + 4.0 * b * h * l * l * e;
-  r.flop_formula = "4*B*H*L^2*d (all pairs: cuBLAS computes masked entries too)";
+  r.flop = 4.0 * b * h * lq * l * d;
+  r.min_dram_bytes = (2.0 * b * h * lq + 2.0 * b * hkv * l) * d * e;
+  r.implemented_dram_bytes = r.min_dram_bytes + 4.0 * b * h * lq * l * e;
+  if (s.q_len == 0) {
+    r.flop_formula = "4*B*H*L^2*d (all pairs: cuBLAS computes masked entries too)";
+    r.bytes_formula =
+        "min (2*B*H + 2*B*H_kv)*L*d*e; implemented + 4*B*H*L^2*e (S and P written and read once)";
+    return r;
+  }
+  r.flop_formula = "4*B*H*L_q*L*d (all pairs: cuBLAS computes masked entries too)";
   r.bytes_formula =
-      "min (2*B*H + 2*B*H_kv)*L*d*e; implemented + 4*B*H*L^2*e (S and P written and read once)";
+      "min (2*B*H*L_q + 2*B*H_kv*L)*d*e; implemented + 4*B*H*L_q*L*e (S and P, L_q x L, written "
+      "and read once)";
   return r;
 }
 
 AnalyticResult flash_attention_model(const Shape& s) {
   const double b = s.batch, h = s.heads, hkv = s.kv_heads, l = s.seq_len, d = s.head_dim;
+  const double lq = static_cast<double>(s.query_len());
   const double e = dtype_size_bytes(s.dtype);
-  const double pairs = attention_pairs(s.seq_len, s.causal);
+  const double pairs = attention_pairs(s.query_len(), s.seq_len, s.causal);
   AnalyticResult r;
   r.flop = 4.0 * b * h * d * pairs;
-  const double lse_bytes = 4.0 * b * h * l;
-  r.min_dram_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e + lse_bytes;
+  const double lse_bytes = 4.0 * b * h * lq;
+  r.min_dram_bytes = (2.0 * b * h * lq + 2.0 * b * hkv * l) * d * e + lse_bytes;
   // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
   r.implemented_dram_bytes =
-      2.0 * b * h * l * d * e + lse_bytes +
-      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
-  r.flop_formula =
-      s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
+      2.0 * b * h * lq * d * e + lse_bytes +
+      2.0 * b * h * d * e *
+          flash_streamed_keys(s.query_len(), s.seq_len, s.causal, kFlashQueryTileRows);
+  const int64_t br = kFlashQueryTileRows;
+  if (s.q_len == 0) {
+    r.flop_formula =
+        s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
+    r.bytes_formula = fmt::format(
+        "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
+        "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
+        "(key_end_t = {})",
+        br,
+        s.causal ? fmt::format("min(L, (t+1)*{})", br)
+                 : fmt::format("L, i.e. ceil(L/{})*L keys", br));
+    return r;
+  }
+  r.flop_formula = s.causal ? "4*B*H*d*(L_q*L - L_q*(L_q-1)/2) (visible pairs, bottom-right "
+                              "causal mask: query i sees keys up to i + L - L_q)"
+                            : "4*B*H*L_q*L*d";
   r.bytes_formula = fmt::format(
-      "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
-      "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
+      "min (2*B*H*L_q + 2*B*H_kv*L)*d*e + 4*B*H*L_q (LSE); implemented without L2 reuse "
+      "2*B*H*L_q*d*e + 4*B*H*L_q + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
       "(key_end_t = {})",
-      kFlashQueryTileRows,
-      s.causal ? fmt::format("min(L, (t+1)*{})", kFlashQueryTileRows)
-               : fmt::format("L, i.e. ceil(L/{})*L keys", kFlashQueryTileRows));
+      br,
+      s.causal ? fmt::format("min((t+1)*{}, L_q) + L - L_q", br)
+               : fmt::format("L, i.e. ceil(L_q/{})*L keys", br));
   return r;
 }
 
@@ -243,11 +268,12 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape,
 
 double min_dram_write_bytes(const std::string& op, const Shape& s) {
   const double e = dtype_size_bytes(s.dtype);
-  const double b = s.batch, h = s.heads, l = s.seq_len, d = s.head_dim;
+  const double b = s.batch, h = s.heads, d = s.head_dim;
   const double tokens = static_cast<double>(s.tokens());
   const double d_model = static_cast<double>(s.d_model());
-  if (op == kNaiveAttentionOp) return b * h * l * d * e;
-  if (op == kFlashAttentionOp) return b * h * l * d * e + 4.0 * b * h * l;
+  const double lq = static_cast<double>(s.query_len());  // O (and the LSE) have L_q rows
+  if (op == kNaiveAttentionOp) return b * h * lq * d * e;
+  if (op == kFlashAttentionOp) return b * h * lq * d * e + 4.0 * b * h * lq;
   if (op == kGemmOp) return tokens * static_cast<double>(s.gemm_dims().n) * e;
   const double ffn = static_cast<double>(s.ffn_width());
   if (op == kGeluOp) return tokens * ffn * e;
@@ -258,27 +284,39 @@ double min_dram_write_bytes(const std::string& op, const Shape& s) {
   throw bad_input(fmt::format("no analytic model for operator '{}'", op));
 }
 
-double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows) {
-  if (seq_len <= 0 || query_tile_rows <= 0) {
-    throw bad_input(fmt::format("invalid flash tiling: L = {}, Br = {} (both must be > 0)", seq_len,
-                                query_tile_rows));
+namespace {
+
+/// The last key (exclusive) that query rows [0, row_end) see under the bottom-right causal mask:
+/// row i sees keys up to i + L_k − L_q, clamped to [0, L_k] (the kernels' key_end).
+int64_t causal_key_end(int64_t row_end, int64_t q_len, int64_t kv_len) {
+  return std::clamp<int64_t>(std::min(row_end, q_len) + kv_len - q_len, 0, kv_len);
+}
+
+}  // namespace
+
+double flash_streamed_keys(int64_t q_len, int64_t kv_len, bool causal, int64_t query_tile_rows) {
+  if (q_len <= 0 || kv_len <= 0 || query_tile_rows <= 0) {
+    throw bad_input(
+        fmt::format("invalid flash tiling: L_q = {}, L_k = {}, Br = {} (all must be > 0)", q_len,
+                    kv_len, query_tile_rows));
   }
-  const int64_t tiles = (seq_len + query_tile_rows - 1) / query_tile_rows;
-  if (!causal) return static_cast<double>(tiles) * static_cast<double>(seq_len);
+  const int64_t tiles = (q_len + query_tile_rows - 1) / query_tile_rows;
+  if (!causal) return static_cast<double>(tiles) * static_cast<double>(kv_len);
   double keys = 0;
   for (int64_t t = 0; t < tiles; ++t) {
-    keys += static_cast<double>(std::min(seq_len, (t + 1) * query_tile_rows));
+    keys += static_cast<double>(causal_key_end((t + 1) * query_tile_rows, q_len, kv_len));
   }
   return keys;
 }
 
-double flash_computed_pairs(int64_t seq_len, int64_t head_dim, bool causal) {
+double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal) {
   const int64_t cols = flash_key_tile_cols(head_dim);
-  const int64_t warps = (seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows *
+  const int64_t warps = (q_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows *
                         (kFlashQueryTileRows / kFlashWarpRows);
   double pairs = 0;
   for (int64_t w = 0; w < warps; ++w) {
-    const int64_t key_end = causal ? std::min(seq_len, (w + 1) * kFlashWarpRows) : seq_len;
+    const int64_t key_end =
+        causal ? causal_key_end((w + 1) * kFlashWarpRows, q_len, kv_len) : kv_len;
     const int64_t key_tiles = (key_end + cols - 1) / cols;
     pairs += static_cast<double>(kFlashWarpRows * key_tiles * cols);
   }
@@ -300,21 +338,23 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
     throw bad_input(fmt::format("invalid SRAM size {} bytes: must be > 0", sram_bytes));
   }
   const double b = s.batch, h = s.heads, l = s.seq_len, d = s.head_dim;
+  const double lq = static_cast<double>(s.query_len());
   const double e = dtype_size_bytes(s.dtype);
-  const double q_o_lse = 2.0 * b * h * l * d * e + 4.0 * b * h * l;
+  const double q_o_lse = 2.0 * b * h * lq * d * e + 4.0 * b * h * lq;
   const double sram_elements = sram_bytes / e;
   FlashIoBound r;
   r.sram_bytes = sram_bytes;
   // FlashAttention Algorithm 1, line 1: Bc = ceil(M/4d), Br = min(ceil(M/4d), d).
   r.paper_query_tile_rows =
       std::min(static_cast<int64_t>(std::ceil(sram_elements / (4.0 * d))), s.head_dim);
-  r.paper_io_bytes =
-      q_o_lse +
-      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
+  r.paper_io_bytes = q_o_lse + 2.0 * b * h * d * e *
+                                   flash_streamed_keys(s.query_len(), s.seq_len, s.causal,
+                                                       r.paper_query_tile_rows);
   r.kernel_key_tile_cols = flash_key_tile_cols(s.head_dim);
   r.kernel_io_bytes =
-      q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
-  r.theta_bytes = b * h * l * l * d * d / sram_elements * e;
+      q_o_lse + 2.0 * b * h * d * e *
+                    flash_streamed_keys(s.query_len(), s.seq_len, s.causal, kFlashQueryTileRows);
+  r.theta_bytes = b * h * lq * l * d * d / sram_elements * e;
   return r;
 }
 
@@ -336,8 +376,10 @@ double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
 
 double tokens_per_second(const std::string& op, const Shape& shape, double time_s) {
   if (!(time_s > 0)) throw bad_input(fmt::format("invalid time {} s: must be > 0", time_s));
+  const bool chunk = op == kNaiveAttentionOp || op == kFlashAttentionOp;
   const double tokens = op == kDecodeAttentionOp ? static_cast<double>(shape.batch)
-                                                 : static_cast<double>(shape.tokens());
+                        : chunk ? static_cast<double>(shape.batch * shape.query_len())
+                                : static_cast<double>(shape.tokens());
   return tokens / time_s;
 }
 

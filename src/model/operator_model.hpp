@@ -18,17 +18,23 @@ namespace rooflinectl {
 /// "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);
 
-/// Number of (query, key) pairs the attention computes for q_len = kv_len = L: L² without a mask,
-/// L·(L+1)/2 with the bottom-right causal mask (query i sees keys 0..i).
-double attention_pairs(int64_t seq_len, bool causal);
+/// Number of (query, key) pairs attention computes for L_q = `q_len` queries over L_k = `kv_len`
+/// keys: L_q·L_k without a mask; with the bottom-right causal mask (query i sees keys
+/// 0..i + L_k − L_q, kCausalMaskAlignment) Σ_i clamp(i + L_k − L_q + 1, 0, L_k), which is
+/// L_q·L_k − L_q·(L_q − 1)/2 when L_q ≤ L_k (L·(L+1)/2 at L_q = L_k = L) and L_k·(L_k + 1)/2
+/// when L_q > L_k (the first L_q − L_k queries see no key).
+double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
 
 /// FLOPs and DRAM bytes of operator `op` at `shape` (e = 2 bytes per element; formulas as in
 /// the design doc's operator table, FlashAttention-2 paper §4.1 for the attention FLOP count):
-///   naive_attention:  flop 4·B·H·L²·d (cuBLAS computes every pair, masked or not);
-///                     min bytes (2·B·H + 2·B·H_kv)·L·d·e; implemented adds S and P written once
-///                     and read once: + 4·B·H·L²·e
-///   flash_attention:  flop 4·B·H·d·pairs (pairs = L² or L(L+1)/2 causal); min bytes Q,K,V,O +
-///                     LSE (4·B·H·L); implemented re-reads K,V once per query tile of Br rows
+///   naive_attention:  flop 4·B·H·L_q·L·d (cuBLAS computes every pair, masked or not);
+///                     min bytes (2·B·H·L_q + 2·B·H_kv·L)·d·e; implemented adds S and P written
+///                     once and read once: + 4·B·H·L_q·L·e
+///   flash_attention:  flop 4·B·H·d·attention_pairs(L_q, L, causal); min bytes Q,K,V,O + LSE
+///                     (4·B·H·L_q); implemented re-reads K,V once per query tile of Br rows
+///                     (flash_streamed_keys)
+///   (L_q = shape.query_len(): L unless --q-len sets a chunk of queries over the L keys; the
+///   formulas say L² where L_q = L, as reports before --q-len did)
 ///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = ffn_dim (or the shape's
 ///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
 ///                     gemm_skinny_partial_bytes (the default version there)
@@ -107,17 +113,20 @@ KvScaleBytes decode_kv_scale_bytes(const Shape& shape);
 double min_dram_write_bytes(const std::string& op, const Shape& shape);
 
 /// Keys of one (batch, query head) that the flash kernel streams from K (and V) over all its query
-/// tiles: Σ_t key_end_t with key_end_t = L without a mask, min(L, (t+1)·Br) with the bottom-right
-/// causal mask (kernels/flash_attention.cu stops each query tile at its diagonal). Br =
-/// `query_tile_rows`. Non-causal: ceil(L/Br)·L. Throws a bad-input Error when L or Br ≤ 0.
-double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows);
+/// tiles of L_q = `q_len` queries over L_k = `kv_len` keys: Σ_t key_end_t with key_end_t = L_k
+/// without a mask, clamp(min((t+1)·Br, L_q) + L_k − L_q, 0, L_k) with the bottom-right causal
+/// mask (kernels/flash_attention.cu and flash_attention_wgmma.cu stop each query tile at its last
+/// row's diagonal). Br = `query_tile_rows`. Non-causal: ceil(L_q/Br)·L_k. Throws a bad-input
+/// Error when L_q, L_k or Br ≤ 0.
+double flash_streamed_keys(int64_t q_len, int64_t kv_len, bool causal, int64_t query_tile_rows);
 
-/// (query, key) pairs the flash kernel's tensor cores compute at q_len = kv_len = L: each of the
-/// 4·ceil(L/128) warps (32 rows each, padded rows included) computes whole key tiles of
-/// flash_key_tile_cols(head_dim) keys up to key_end_w = L without a mask, min(L, 32·(w+1))
-/// with the causal one, masked keys included; counted tensor FLOPs = 4·B·H·d·flash_computed_pairs.
-/// Equals L² when L is a multiple of 128 and there is no mask.
-double flash_computed_pairs(int64_t seq_len, int64_t head_dim, bool causal);
+/// (query, key) pairs the flash kernel's tensor cores compute for L_q = `q_len` queries over L_k =
+/// `kv_len` keys: each of the 4·ceil(L_q/128) warps (32 rows each, padded rows included) computes
+/// whole key tiles of flash_key_tile_cols(head_dim) keys up to key_end_w = L_k without a mask,
+/// clamp(min(32·(w+1), L_q) + L_k − L_q, 0, L_k) with the causal one, masked keys included;
+/// counted tensor FLOPs = 4·B·H·d·flash_computed_pairs. Equals L² when L_q = L_k = L is a
+/// multiple of 128 and there is no mask.
+double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal);
 
 /// Shared memory per SM in bytes, the SRAM size M of the FlashAttention IO analysis, by compute
 /// capability, from the CUDA C++ Programming Guide (v13.0), "Technical Specifications per Compute
@@ -152,7 +161,8 @@ FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 /// times e, at the shape's gemm_dims(). The measured reads fall between (M·K + K·N)·e and this.
 double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
-/// Tokens processed per second: B·L / time for prefill operators, B / time for decode (one new
+/// Tokens processed per second: B·L / time for prefill operators (B·L_q for naive and flash
+/// attention: a chunk of L_q queries processes L_q new tokens), B / time for decode (one new
 /// token per sequence per step). Throws a bad-input Error when time_s ≤ 0.
 double tokens_per_second(const std::string& op, const Shape& shape, double time_s);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/operator_names.hpp"
+#include "core/sweep_axes.hpp"
 #include "model/operator_model.hpp"
 
 namespace rooflinectl {
@@ -84,13 +85,14 @@ ModelReport build_model_report(const SweepConfig& config,
     flash = flash || op == kFlashAttentionOp;
     for (const int64_t seq_len : config.seq_lens) {
       Shape shape = config.base;
-      shape.seq_len = seq_len;
+      if (!operator_uses_axis(op, SweepAxis::kQLen)) shape.q_len = 0;
+      if (!settle_query_len(shape, seq_len)) continue;
       r.points.push_back(predict(op, pipe, shape, r.widths, gpu));
     }
   }
   for (const int64_t seq_len : config.seq_lens) {
     Shape shape = config.base;
-    shape.seq_len = seq_len;
+    if (!settle_query_len(shape, seq_len)) continue;
     r.memory.push_back(attention_memory(shape));
     if (flash && r.sram_bytes)
       r.flash_io.emplace_back(seq_len, flash_io_bound(shape, *r.sram_bytes));

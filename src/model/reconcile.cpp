@@ -36,7 +36,7 @@ std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   const Shape& s = p.shape;
   if (p.op == kFlashAttentionOp) {
     return 4.0 * s.batch * s.heads * s.head_dim *
-           flash_computed_pairs(s.seq_len, s.head_dim, s.causal);
+           flash_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal);
   }
   if (p.op == kGemmOp) {
     const auto [m, n, k] = s.gemm_dims();

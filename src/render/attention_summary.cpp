@@ -14,7 +14,8 @@ namespace {
 // The shape without its L and op: two points are comparable when these agree.
 bool same_problem(const Shape& a, const Shape& b) {
   return a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads &&
-         a.head_dim == b.head_dim && a.causal == b.causal && a.dtype == b.dtype;
+         a.head_dim == b.head_dim && a.q_len == b.q_len && a.causal == b.causal &&
+         a.dtype == b.dtype;
 }
 
 bool timed_ok(const PointResult& p) {
@@ -112,7 +113,7 @@ AttentionSummary summarize_attention(const Report& report) {
     }
     if (!same_problem(fp->shape, np->shape)) {
       summary.excluded.push_back(
-          fmt::format("L = {}: shapes differ (B, H, H_kv, d, causal or dtype)", seq_len));
+          fmt::format("L = {}: shapes differ (B, H, H_kv, d, L_q, causal or dtype)", seq_len));
       continue;
     }
     AttentionComparison c;

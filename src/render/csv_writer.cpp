@@ -111,6 +111,13 @@ std::vector<CsvColumn> shape_columns() {
                      const bool ffn = p.op == kGeluOp || p.op == kSwigluOp || p.op == kGegluOp;
                      return ffn ? std::to_string(p.shape.ffn_width()) : std::string();
                    }),
+      // Attention's query length L_q (--q-len, else L); empty for decode (one query) and the
+      // operators without queries.
+      point_column("q_len",
+                   [](const PointResult& p) {
+                     const bool queries = p.op == kNaiveAttentionOp || p.op == kFlashAttentionOp;
+                     return queries ? std::to_string(p.shape.query_len()) : std::string();
+                   }),
   };
 }
 

@@ -198,6 +198,12 @@ std::string operator_section(const std::string& op, const std::string& swept,
       !report.config.axes.varies(SweepAxis::kKvDtype)) {
     layout += " " + kv_dtype_label(points.front()->shape);
   }
+  // And one query length other than L, "`flash_attention` q=512" (the config's: a point at
+  // L = 512 is the full prefill and carries 0), unless it varies: then `swept` names it.
+  if (!points.empty() && report.config.base.q_len != 0 &&
+      operator_uses_axis(op, SweepAxis::kQLen) && !report.config.axes.varies(SweepAxis::kQLen)) {
+    layout += " " + q_len_label(report.config.base);
+  }
   std::string out =
       fmt::format("### `{}`{}{}{}: {}\n\n", op, layout, swept.empty() ? "" : " " + swept,
                   ran.empty() ? "" : " (" + ran + ")", verdict(points));

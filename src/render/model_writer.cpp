@@ -48,10 +48,16 @@ std::string shape_line(const Shape& s) {
       s.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(s);
   const std::string gemm = gemm_dims_label(s);
   const std::string widths = layer_widths_label(s);
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}", s.batch, s.heads,
+  // A query chunk: "q=512 (naive and flash attention: 512 queries over L keys)".
+  const std::string chunk =
+      s.q_len != 0 ? fmt::format(" q={} (naive and flash attention: {} queries over L keys)",
+                                 s.q_len, s.q_len)
+                   : std::string();
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}{}", s.batch, s.heads,
                      s.kv_heads, s.head_dim, s.heads * s.head_dim, to_string(s.dtype),
                      s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout, kv_dtype,
-                     gemm.empty() ? "" : " gemm " + gemm, widths.empty() ? "" : " " + widths);
+                     gemm.empty() ? "" : " gemm " + gemm, widths.empty() ? "" : " " + widths,
+                     chunk);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -138,10 +144,11 @@ std::string predictions_table(const ModelReport& r) {
       "the min bytes (no implementation does better), time impl and bnd impl the implemented "
       "bytes.";
   if (has_op(r, {kFlashAttentionOp})) {
-    out +=
+    out += fmt::format(
         " flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
-        "(2*L^2*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
-        "measured DRAM bytes (sweep) sit near min";
+        "(2*{}*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
+        "measured DRAM bytes (sweep) sit near min",
+        r.base.q_len != 0 ? "L_q*L" : "L^2");
   }
   out += "\n\n";
   return out;
@@ -165,15 +172,22 @@ std::string attention_memory_table(const ModelReport& r) {
                        m.naive_attention_bytes <= g.memory_bytes.value ? "yes" : "no");
   }
   // Both units: datasheets say "141 GB" where the capacity is nearer 141 GiB (configs/gpus/).
+  const bool chunk = r.base.q_len != 0;
   out += fmt::format(
-      "  largest L for naive attention (Q, K, V, O, S and P resident) in {:.1f} GiB = {:.1f} GB "
+      "  largest L for naive attention (Q, K, V, O, S and P resident{}) in {:.1f} GiB = {:.1f} GB "
       "of device memory: {}\n",
-      g.memory_bytes.value / kGiB, g.memory_bytes.value / 1e9, r.max_naive_seq_len);
+      chunk ? fmt::format("; L_q = {} queries", r.base.q_len) : "", g.memory_bytes.value / kGiB,
+      g.memory_bytes.value / 1e9, r.max_naive_seq_len);
   // An FP8 cache is named with its element size (a 16-bit one's is the e above, as before).
+  const std::string s_and_p =
+      chunk ? fmt::format("S+P all = 2*B*H*L_q*L*e (L_q = {}; L_q = L at L <= {})", r.base.q_len,
+                          r.base.q_len)
+            : "S+P all = 2*B*H*L^2*e";
   out += r.base.kv_dtype == KvDtype::kFp8E4m3
-             ? "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, "
-               "scales left out; decode reads it every step)\n"
-             : "  S+P all = 2*B*H*L^2*e; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
+             ? "  " + s_and_p +
+                   "; KV cache = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, scales left out; "
+                   "decode reads it every step)\n"
+             : "  " + s_and_p + "; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
   return out;
 }
 
@@ -190,19 +204,21 @@ std::string flash_io_table(const ModelReport& r) {
                      "paper Br", "paper bytes", "kernel Br", "kernel bytes", "Theta bytes");
   for (const auto& [seq_len, io] : r.flash_io) {
     Shape shape = r.base;
-    shape.seq_len = seq_len;
+    settle_query_len(shape, seq_len);  // the report's flash_io has only the lengths it settles
     const double min_bytes = analytic_model(kFlashAttentionOp, shape).min_dram_bytes;
     out += fmt::format("{:>7} {:>10} {:>9} {:>11} {:>10} {:>12} {:>14}\n", seq_len,
                        bytes_si(min_bytes), io.paper_query_tile_rows, bytes_si(io.paper_io_bytes),
                        io.kernel_query_tile_rows, bytes_si(io.kernel_io_bytes),
                        bytes_si(io.theta_bytes));
   }
-  out +=
+  // A chunk of L_q queries: Θ's L² is L_q·L (each of the L_q/Br query tiles passes over L keys).
+  out += fmt::format(
       "  bytes in decimal units (1 MB = 1e6 B); paper/kernel bytes: Q, O, LSE once plus K and V "
       "once per query tile of Br rows (no L2 "
-      "reuse); Theta = B*H*L^2*d^2*e^2/M with M in bytes (Thm 2 counts M in elements, M/e), "
+      "reuse); Theta = B*H*{}*d^2*e^2/M with M in bytes (Thm 2 counts M in elements, M/e), "
       "constant 1: an order of growth, not a bound; it sits below the min bytes (Q, K, V, O "
-      "once) while L*d*e < 4*M\n";
+      "once) while L*d*e < 4*M\n",
+      r.base.q_len != 0 ? "L_q*L" : "L^2");
   return out;
 }
 
@@ -333,6 +349,7 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
   if (r.base.hidden != 0) j["shape"]["hidden"] = r.base.hidden;  // absent: H*d, as above
   if (r.base.ffn_dim != 0) j["shape"]["ffn_dim"] = r.base.ffn_dim;
   if (r.base.kv_dtype != KvDtype::kAuto) j["shape"]["kv_dtype"] = to_string(r.base.kv_dtype);
+  if (r.base.q_len != 0) j["shape"]["q_len"] = r.base.q_len;  // absent: L_q = L, as above
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},
                     {"ffn_dim", r.widths.ffn_dim},
@@ -346,6 +363,7 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
     Json q;
     q["op"] = p.op;
     q["seq_len"] = p.shape.seq_len;
+    if (p.shape.q_len != 0) q["q_len"] = p.shape.q_len;  // absent: L_q = L (or no queries)
     q["pipe"] = to_string(p.pipe);
     q["flop"] = p.analytic.flop;
     q["min_dram_bytes"] = p.analytic.min_dram_bytes;

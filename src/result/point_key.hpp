@@ -31,11 +31,11 @@ struct PointKey {
 PointKey point_key(const PointResult& point);
 
 /// The axes a point has only when they differ from what every report had before them, each with a
-/// leading space: " paged/16" (a paged KV cache), " kv=fp8_e4m3" (an FP8 one), " N=6144 K=4096"
-/// (a gemm at explicit dims), " hidden=4096 ffn=14336" (explicit layer widths); empty for a
-/// contiguous 16-bit cache, the default up projection and the default widths.
-/// Where a table names a point by operator and L alone, it appends this so that such points can
-/// be told apart (compare's tables).
+/// leading space: " q=512" (a query length other than L), " paged/16" (a paged KV cache), "
+/// kv=fp8_e4m3" (an FP8 one), " N=6144 K=4096" (a gemm at explicit dims), " hidden=4096 ffn=14336"
+/// (explicit layer widths); empty for a contiguous 16-bit cache, the default up projection and the
+/// default widths. Where a table names a point by operator and L alone, it appends this so that
+/// such points can be told apart (compare's tables).
 std::string shape_variant_label(const Shape& shape);
 
 /// Throws a bad-input Error "<origin>: point '<op shape>' appears twice (points[i] and

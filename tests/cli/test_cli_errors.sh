@@ -266,6 +266,14 @@ bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only d
   sweep --kv-dtype fp8_e4m3
 bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops)" \
   model --gpu h200-sxm --ops decode_attention,gemm --kv-dtype fp8_e4m3
+bad "invalid --q-len '512,half': 'half' is neither an integer nor L" \
+  sweep --ops flash_attention --q-len 512,half
+bad "invalid q-len 1024 (--q-len): allowed L (or 0) or 1 to the longest --seq length, 512" \
+  sweep --ops flash_attention --seq 512 --q-len 1024
+bad "invalid q-len 128 (--q-len): it sets the query length of naive_attention and flash_attention" \
+  model --gpu h200-sxm --ops decode_attention,gemm --q-len 128
+bad "invalid --q-len with several values for \`model\`" \
+  model --gpu h200-sxm --ops flash_attention --q-len 128,L
 bad "unknown option '--no-such-flag' for 'sweep'" sweep --no-such-flag
 run_case 2 "frobnicate" - frobnicate
 # The allowed list is CLI11's own subcommand list, all nine of them.

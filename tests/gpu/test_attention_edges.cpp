@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -105,6 +106,44 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<LengthParam>& info) {
       return std::get<0>(info.param) + "_L" + std::to_string(std::get<1>(info.param)) +
              (std::get<2>(info.param) ? "_causal_" : "_full_") + to_string(std::get<3>(info.param));
+    });
+
+// ---------------------------------------------------------------------------------------------
+// A chunk of queries over a longer cache (--q-len), through the registry as the sweep runs it:
+// q_len 1, 100 and 512 over 257, 1000 and 4096 keys (bottom-right causal mask), naive and flash
+// attention, GQA group 2, both dtypes. The tensors the sweep sizes (Q and O at L_q rows) and the
+// validation against the references both follow Shape::query_len().
+
+using ChunkParam = std::tuple<std::string, std::pair<int64_t, int64_t>, bool, Dtype>;
+
+class AttentionQueryChunks : public testing::TestWithParam<ChunkParam> {};
+
+TEST_P(AttentionQueryChunks, MatchReference) {
+  const auto [op, lengths, causal, dtype] = GetParam();
+  for_each_version(
+      op, [&, op = op, lengths = lengths, causal = causal, dtype = dtype](const std::string& key) {
+        Shape shape = attention_shape(lengths.second, 4, 2, causal, dtype);
+        shape.q_len = lengths.first;
+        const std::unique_ptr<OperatorRun> run = create_checked(op, shape, key);
+        EXPECT_EQ(tensor(*run, "q").count, shape.batch * shape.heads * lengths.first * 128);
+        EXPECT_EQ(tensor(*run, "k").count, shape.batch * shape.kv_heads * lengths.second * 128);
+        run->fill_random(31);
+        expect_valid(run->validate());
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    QueryChunks, AttentionQueryChunks,
+    testing::Combine(testing::Values<std::string>("naive_attention", "flash_attention"),
+                     testing::Values(std::make_pair<int64_t, int64_t>(1, 257),
+                                     std::make_pair<int64_t, int64_t>(100, 1000),
+                                     std::make_pair<int64_t, int64_t>(512, 4096)),
+                     testing::Bool(), testing::Values(Dtype::kBf16, Dtype::kFp16)),
+    [](const testing::TestParamInfo<ChunkParam>& info) {
+      const auto& lengths = std::get<1>(info.param);
+      return std::get<0>(info.param) + "_q" + std::to_string(lengths.first) + "_L" +
+             std::to_string(lengths.second) + (std::get<2>(info.param) ? "_causal_" : "_full_") +
+             to_string(std::get<3>(info.param));
     });
 
 // ---------------------------------------------------------------------------------------------

@@ -45,9 +45,9 @@ TEST(ReconcileEndToEnd, EveryPointIsReconciledAndFlagsAreExplained) {
     }
     if (p.op == "flash_attention") {
       // Whole tiles of 32 rows × Bc keys per warp: at L = 1000 the tensor pipe computes 1024².
-      const double tile_flop =
-          4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
-          flash_computed_pairs(p.shape.seq_len, p.shape.head_dim, p.shape.causal);
+      const double tile_flop = 4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
+                               flash_computed_pairs(p.shape.query_len(), p.shape.seq_len,
+                                                    p.shape.head_dim, p.shape.causal);
       ASSERT_TRUE(p.counters.total.tensor_flop());
       EXPECT_NEAR(*p.counters.total.tensor_flop() / tile_flop, 1.0, 0.02);
       ASSERT_NE(find_check(*p.reconciliation, "l2_bytes"), nullptr);

@@ -93,6 +93,21 @@ class ReportSchemas(unittest.TestCase):
         del decode[0]["validation"]["quantization_error"]["rms_difference"]
         self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
 
+    def test_query_length_holds_and_bad_values_do_not(self):
+        report = load(os.path.join(DOCS, "examples", "h200-sweep.json"))
+        flash = [p for p in report["points"] if p["op"] == "flash_attention"]
+        self.assertTrue(flash)
+        flash[-1]["shape"]["q_len"] = 512
+        report["config"]["q_len"] = [512, 0]
+        self.assertEqual(errors(SWEEP_SCHEMA, report), [])
+        report["config"]["q_len"] = 512
+        self.assertEqual(errors(SWEEP_SCHEMA, report), [])
+        flash[-1]["shape"]["q_len"] = 0  # L_q = L is never written in a shape
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+        flash[-1]["shape"]["q_len"] = 512
+        report["config"]["q_len"] = [512]  # a one-value list is written as the value
+        self.assertNotEqual(errors(SWEEP_SCHEMA, report), [])
+
     def test_committed_profile_reports_hold(self):
         self.assertGreaterEqual(len(PROFILES), 3)
         for path in PROFILES:

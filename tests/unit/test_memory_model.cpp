@@ -80,12 +80,12 @@ TEST(MemoryModel, LargestNaiveLengthIsTheExactIntegerRoot) {
 }
 
 TEST(MemoryModel, FlashStreamedKeys) {
-  EXPECT_DOUBLE_EQ(flash_streamed_keys(4096, false, 64), 64.0 * 4096);
+  EXPECT_DOUBLE_EQ(flash_streamed_keys(4096, 4096, false, 64), 64.0 * 4096);
   // Causal: query tile t streams keys 0 .. (t+1)·64 − 1: 64 · (1 + … + 64) = 133,120.
-  EXPECT_DOUBLE_EQ(flash_streamed_keys(4096, true, 64), 64.0 * 64 * 65 / 2);
-  EXPECT_DOUBLE_EQ(flash_streamed_keys(100, true, 64), 64.0 + 100.0);
-  EXPECT_DOUBLE_EQ(flash_streamed_keys(100, false, 64), 2 * 100.0);
-  EXPECT_THROW(flash_streamed_keys(100, false, 0), Error);
+  EXPECT_DOUBLE_EQ(flash_streamed_keys(4096, 4096, true, 64), 64.0 * 64 * 65 / 2);
+  EXPECT_DOUBLE_EQ(flash_streamed_keys(100, 100, true, 64), 64.0 + 100.0);
+  EXPECT_DOUBLE_EQ(flash_streamed_keys(100, 100, false, 64), 2 * 100.0);
+  EXPECT_THROW(flash_streamed_keys(100, 100, false, 0), Error);
 }
 
 TEST(MemoryModel, FlashCausalImplementedBytesStopAtTheDiagonal) {
@@ -98,19 +98,21 @@ TEST(MemoryModel, FlashCausalImplementedBytesStopAtTheDiagonal) {
 }
 
 TEST(MemoryModel, FlashComputedPairsAreWholeTiles) {
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 128, false), 4096.0 * 4096);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 128, false), 4096.0 * 4096);
   // 1000 rows pad to 8 query tiles of 128; keys to 16 tiles of 64 (d 128) or 8 of 128 (d 64).
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 128, false), 1024.0 * 1024);
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 64, false), 1024.0 * 1024);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 1000, 128, false), 1024.0 * 1024);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(1000, 1000, 64, false), 1024.0 * 1024);
   // 4097 rows pad to 33 · 128 = 4224, keys to 65 · 64 = 4160 at d 128.
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4097, 128, false), 4224.0 * 4160);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4097, 4097, 128, false), 4224.0 * 4160);
   // Causal: warp w (32 rows) computes whole key tiles up to 32·(w+1). d 128, Bc 64: warps 2j
   // and 2j+1 both compute j+1 tiles, 4096 · 64 · 65 / 2 pairs vs 4096 · 4097 / 2 visible.
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 128, true), 4096.0 * 64 * 65 / 2);
-  EXPECT_NEAR(flash_computed_pairs(4096, 128, true) / attention_pairs(4096, true), 1.0154, 1e-4);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 128, true), 4096.0 * 64 * 65 / 2);
+  EXPECT_NEAR(flash_computed_pairs(4096, 4096, 128, true) / attention_pairs(4096, 4096, true),
+              1.0154, 1e-4);
   // d 64, Bc 128: warps 4j .. 4j+3 compute j+1 tiles, 4096 · 128 · 33 / 2 pairs.
-  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 64, true), 4096.0 * 128 * 33 / 2);
-  EXPECT_NEAR(flash_computed_pairs(4096, 64, true) / attention_pairs(4096, true), 1.0310, 1e-4);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 64, true), 4096.0 * 128 * 33 / 2);
+  EXPECT_NEAR(flash_computed_pairs(4096, 4096, 64, true) / attention_pairs(4096, 4096, true),
+              1.0310, 1e-4);
 }
 
 TEST(MemoryModel, SharedMemoryPerSm) {

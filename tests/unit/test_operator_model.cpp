@@ -33,7 +33,7 @@ TEST(OperatorModel, FlashAttentionCausalCountsVisiblePairs) {
   EXPECT_NE(r.flop_formula.find("(L+1)/2"), std::string::npos);
   s.causal = false;
   EXPECT_DOUBLE_EQ(analytic_model("flash_attention", s).flop, 4.0 * 16 * 1024.0 * 1024 * 128);
-  EXPECT_DOUBLE_EQ(attention_pairs(3, true), 6.0);
+  EXPECT_DOUBLE_EQ(attention_pairs(3, 3, true), 6.0);
 }
 
 TEST(OperatorModel, FlashImplementedBytesGrowWithQueryTiles) {
