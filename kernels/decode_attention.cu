@@ -12,9 +12,11 @@
 // global memory straight into registers, and merge in the same launch: the last block of a KV head
 // merges the parts' fp32 partials and writes O (kernels/decode_partials.hpp, arrive_ticket).
 //   decode_attention_v4_flat_fused_merge (g = 1): fp32 FMA on CUDA cores, an online softmax
-//     (Milakov & Gimelshein 2018) in base 2 per group of d/8 lanes.
+//     (Milakov & Gimelshein 2018) in base 2 per group of d/8 lanes (16 at d = 96, 4 of them idle).
 //   decode_attention_v5_mma_gqa_fused_merge (g ≥ 2; any g over FP8, E4M3 → fp16 in registers):
-//     the dot products on tensor cores (mma.sync m16n8k16), the block's 8 or 16 query heads as M.
+//     the dot products on tensor cores (mma.sync m16n8k16), the block's 8 or 16 query heads as M
+//     (8 at most at d = 256).
+// head_dim 64, 96, 128 or 256 (is_decode_head_dim), in every layout and KV dtype.
 // The earlier versions and the measurements: docs/perf-notes.md (decode_attention_v1 … v5).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -64,12 +66,20 @@ constexpr int kDecodeThreads = kDecodeWarps * 32;
 constexpr int kFlatMergeBatch = 4;
 constexpr double kLog2e = 1.4426950408889634;
 
+/// The head dims the decode kernels are instantiated for (check_decode_shape refuses the others).
+constexpr bool is_decode_head_dim(int64_t d) { return d == 64 || d == 96 || d == 128 || d == 256; }
+
 /// Compile-time layout of a warp's work for head_dim `kHeadDim` and up to `kHeads` query heads.
 template <int kHeadDim, int kHeads>
 struct DecodeTraits {
-  static_assert(kHeadDim == 64 || kHeadDim == 128, "head_dim 64 or 128");
-  static constexpr int kLanesPerRow = kHeadDim / kElemsPerVec;  // 16 or 8 lanes read one key row
-  static constexpr int kRowsPerLoad = 32 / kLanesPerRow;        // keys per warp load instruction
+  static_assert(is_decode_head_dim(kHeadDim), "head_dim 64, 96, 128 or 256");
+  /// Lanes that read one key row, kElemsPerVec dims each: d/8 rounded up to a power of two (a
+  /// row's partial dot products are summed by an xor-shuffle tree over them), so 8, 16, 16 and 32
+  /// at d = 64, 96, 128, 256. At d = 96 lanes 12..15 of each 16-lane group hold no dims
+  /// (kEveryLaneHasDims is false there): their q is 0 and they write nothing.
+  static constexpr int kLanesPerRow = kHeadDim <= 64 ? 8 : kHeadDim <= 128 ? 16 : 32;
+  static constexpr bool kEveryLaneHasDims = kLanesPerRow * kElemsPerVec == kHeadDim;
+  static constexpr int kRowsPerLoad = 32 / kLanesPerRow;  // keys per warp load instruction
   // Rows of K and of V each lane loads per step before any math: 4 + 4 sixteen-byte loads
   // (128 B) per lane; 2 + 2 with 8 heads, whose q and o already take 128 registers.
   static constexpr int kLoads = kHeads >= 8 ? 2 : 4;
@@ -95,11 +105,12 @@ __device__ __forceinline__ uint4 load_streaming(const void* src) {
 // group it touches, one segment (the part's keys in one KV head) at a time. In a segment, warp w
 // takes steps of kKeysPerStep consecutive keys, w·kKeysPerStep apart from its neighbours' (the
 // block reads the segment front to back); lane group r = lane / kLanesPerRow of a warp takes key
-// step + i·kRowsPerLoad + r for i < kLoads, and lane c within the group owns dims
-// [8c, 8c + 8) of every row and of q and o. A key's score is the 16- (or 8-) lane sum of the
-// group's partial dot products; each lane group keeps its own online softmax, merged across
-// groups (shuffles), then warps (shared memory) at the end of the segment. Launch bound: 4 blocks
-// per SM (64 registers), v2's occupancy, which the folded-in merge must not lower.
+// step + i·kRowsPerLoad + r for i < kLoads, and lane c within the group owns dims [8c, 8c + 8)
+// of every row and of q and o (none when 8c ≥ d, at d = 96). A key's score is the
+// kLanesPerRow-lane sum of the group's partial dot products; each lane group keeps its own online
+// softmax, merged across groups (shuffles), then warps (shared memory) at the end of the segment.
+// Launch bound: 4 blocks per SM (64 registers), v2's occupancy, which the folded-in merge must not
+// lower.
 template <class T, int kHeadDim, int kHeads, KvLayout kLayout>
 __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(const DecodeParams p) {
   using Tr = DecodeTraits<kHeadDim, kHeads>;
@@ -110,7 +121,12 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int row_in_load = lane / Tr::kLanesPerRow;
-  const int col = (lane % Tr::kLanesPerRow) * kElemsPerVec;
+  const int lane_col = (lane % Tr::kLanesPerRow) * kElemsPerVec;
+  // Constant true unless d/8 is not a power of two (d = 96). A lane without dims of its own reads
+  // the row's last kElemsPerVec dims (its group's last real lane's sectors: no extra traffic)
+  // with q = 0, and writes nothing: unpredicated loads kept v4 at d = 96 free of spills.
+  const bool has_dims = Tr::kEveryLaneHasDims || lane_col < kHeadDim;
+  const int col = has_dims ? lane_col : kHeadDim - kElemsPerVec;
   const BlockPart part = block_part<kHeads>(p);
   const int heads_here = part.heads_here;
   const T* k = static_cast<const T*>(p.k);
@@ -125,7 +141,7 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
     float q[kHeads][kElemsPerVec];
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
-      if (h < heads_here) {
+      if (h < heads_here && has_dims) {
         unpack8<T>(*reinterpret_cast<const uint4*>(static_cast<const T*>(p.q) +
                                                    (row0 + h) * kHeadDim + col),
                    q[h]);
@@ -235,7 +251,7 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
           const float l2 = __shfl_xor_sync(0xffffffffu, l[h], offset);
           merge_state(m[h], l[h], o[h], m2, l2, o2);
         }
-        if (row_in_load == 0) {
+        if (row_in_load == 0 && has_dims) {
 #pragma unroll
           for (int c = 0; c < kElemsPerVec; ++c) warp_o[warp][h][col + c] = o[h][c];
           if (lane == 0) warp_ml[warp][h] = make_float2(m[h], l[h]);
@@ -322,7 +338,7 @@ __device__ __forceinline__ uint4 bf16x8_to_half(const uint4& v) {
   return make_uint4(convert(v.x), convert(v.y), convert(v.z), convert(v.w));
 }
 
-/// 8-byte variant of load_streaming (an FP8 V row share at d = 64).
+/// 8-byte variant of load_streaming.
 __device__ __forceinline__ uint2 load_streaming_8(const void* src) {
   uint2 r;
   asm volatile("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];\n"
@@ -331,36 +347,80 @@ __device__ __forceinline__ uint2 load_streaming_8(const void* src) {
   return r;
 }
 
+/// 4-byte variant of load_streaming.
+__device__ __forceinline__ uint32_t load_streaming_4(const void* src) {
+  uint32_t r;
+  asm volatile("ld.global.nc.L1::no_allocate.u32 %0, [%1];\n" : "=r"(r) : "l"(src));
+  return r;
+}
+
+/// The unsigned vector of kBytes (16, 8 or 4) a streaming load returns.
+template <int kBytes>
+using StreamVec =
+    std::conditional_t<kBytes == 16, uint4, std::conditional_t<kBytes == 8, uint2, uint32_t>>;
+
+/// load_streaming of the kBytes at `src` (aligned to kBytes).
+template <int kBytes>
+__device__ __forceinline__ StreamVec<kBytes> load_streaming_vec(const void* src) {
+  static_assert(kBytes == 16 || kBytes == 8 || kBytes == 4, "a 16-, 8- or 4-byte vector");
+  if constexpr (kBytes == 16) {
+    return load_streaming(src);
+  } else if constexpr (kBytes == 8) {
+    return load_streaming_8(src);
+  } else {
+    return load_streaming_4(src);
+  }
+}
+
+/// The widest vector of 16, 8 or 4 bytes that `elems` elements of `elem_bytes` each (a multiple
+/// of 4 bytes) split into evenly.
+constexpr int widest_vector_bytes(int elems, int elem_bytes) {
+  return elems * elem_bytes % 16 == 0 ? 16 : elems * elem_bytes % 8 == 0 ? 8 : 4;
+}
+
 /// What decode_split_kv_mma_kernel reads per lane for query type T and KV-cache type KV (T, or
-/// E4m3) at head_dim kHeadDim. Both products run on Mma: T, or fp16 over an FP8 cache (E4M3 is
-/// exact in fp16; bf16 has too few mantissa bits for it to be converted without a detour
-/// through fp32).
+/// E4m3) at head_dim kHeadDim (64, 96, 128 or 256). Both products run on Mma: T, or fp16 over an
+/// FP8 cache (E4M3 is exact in fp16; bf16 has too few mantissa bits for it to be converted
+/// without a detour through fp32).
 template <class T, class KV, int kHeadDim>
 struct MmaKvTraits {
   static constexpr bool kFp8 = std::is_same_v<KV, E4m3>;
   static_assert(kFp8 || std::is_same_v<KV, T>, "a 16-bit KV cache is in the point's dtype");
+  static_assert(is_decode_head_dim(kHeadDim), "head_dim 64, 96, 128 or 256");
   using Mma = std::conditional_t<kFp8, __half, T>;
   using Stored = std::conditional_t<kFp8, uint8_t, T>;  // element type of K and V in memory
   static constexpr int kKvBytes = kFp8 ? 1 : 2;
-  static constexpr int kChunksK = kHeadDim / 32;  // 8-element K (and q) vectors per row per lane
-  static constexpr int kLoadsK = kChunksK * kKvBytes / 2;     // 16-byte K loads per row per lane
-  static constexpr int kChunksPerLoadK = kChunksK / kLoadsK;  // 1, or 2 over FP8
-  static constexpr int kDimTiles = kHeadDim / 16;  // M tiles of Oᵀ; 32-bit words of V per lane
+  /// 8-element K (and q) chunks per row per lane, two k16 steps each: 2, 3, 4, 8.
+  static constexpr int kChunksK = kHeadDim / 32;
+  /// K chunks per K load: 1 (16 bytes of a 16-bit cache), or 2 over FP8 (16 bytes), except at an
+  /// odd chunk count (FP8 at d = 96), where each chunk is its own 8-byte load.
+  static constexpr int kChunksPerLoadK = kFp8 && kChunksK % 2 == 0 ? 2 : 1;
+  static constexpr int kLoadsK = kChunksK / kChunksPerLoadK;  // K loads per row per lane
+  static constexpr int kElemsPerLoadK = 8 * kChunksPerLoadK;
+  static constexpr int kLoadBytesK = kElemsPerLoadK * kKvBytes;  // 16, or 8 (FP8 at d = 96)
+  /// M tiles of Oᵀ: 4, 6, 8, 16. A lane holds 2·kDimTiles = d/8 elements of each V row, two per
+  /// tile (rows group and group + 8 of the A fragment).
+  static constexpr int kDimTiles = kHeadDim / 16;
+  static_assert(kDimTiles % 2 == 0, "the A fragment pairs elements j and kDimTiles + j");
   static constexpr int kWordsV = kDimTiles * kKvBytes / 2;  // stored V words per row per lane
-  /// V elements per load: eight 16-bit ones per 16-byte vector, or the lane's whole FP8 share of
-  /// a row (16 bytes at d = 128; 8 at d = 64, where no 16-byte load fits the fragment layout).
-  static constexpr int kVecElemsV = kFp8 ? 2 * kDimTiles : 8;
+  /// V elements per load: the widest vector (16, 8 or 4 bytes) the lane's d/8 elements of a row
+  /// split into: 16-bit, 8 elements (d = 64, 128, 256) or 4 (d = 96: 12 per lane); FP8, all 8 or
+  /// 16 of them (d = 64, 128), 16 (d = 256) or 4 (d = 96).
+  static constexpr int kVecBytesV = widest_vector_bytes(2 * kDimTiles, kKvBytes);
+  static constexpr int kVecElemsV = kVecBytesV / kKvBytes;
+  static constexpr int kLoadsV = 2 * kDimTiles / kVecElemsV;  // V loads per row per lane
 };
 
-/// Where lane tid's K (and q) elements of a key row are: its 16-byte load j starts at byte
-/// 64·j + 16·tid of the row, i.e. element j·kLoadStride + tid·kLaneStride, and K chunk i (8
-/// elements) is at chunk_offset(i) elements into load i / kChunksPerLoadK (over FP8 a load holds
-/// chunks 2j and 2j + 1; 16-bit, chunk i is load i: 32·i + 8·tid). Separate terms, so that the
-/// 16-bit kernel's addresses are formed as before the FP8 cache existed.
+/// Where lane tid's K (and q) elements of a key row are: its K load j starts at element
+/// j·kLoadStride + tid·kLaneStride of the row (4 lanes side by side, then the next load), and K
+/// chunk i (8 elements) is at chunk_offset(i) elements into load i / kChunksPerLoadK (over FP8 at
+/// d ≠ 96 a 16-byte load holds chunks 2j and 2j + 1; 16-bit, chunk i is load i: 32·i + 8·tid).
+/// Separate terms, so that the 16-bit kernel's addresses are formed as before the FP8 cache
+/// existed.
 template <class Tr>
 struct KLanePlacement {
-  static constexpr int kLoadStride = 64 / Tr::kKvBytes;
-  static constexpr int kLaneStride = 16 / Tr::kKvBytes;
+  static constexpr int kLoadStride = 4 * Tr::kElemsPerLoadK;
+  static constexpr int kLaneStride = Tr::kElemsPerLoadK;
   static constexpr int chunk_offset(int i) {
     return (i / Tr::kChunksPerLoadK) * kLoadStride + 8 * (i % Tr::kChunksPerLoadK);
   }
@@ -368,40 +428,55 @@ struct KLanePlacement {
 
 /// K chunk i of one key row as 8 Mma elements, from the lane's loads `raw` of that row.
 template <class Tr>
-__device__ __forceinline__ uint4 k_chunk(const uint4 (&raw)[Tr::kLoadsK], int i) {
-  if constexpr (Tr::kFp8) {
+__device__ __forceinline__ uint4 k_chunk(const StreamVec<Tr::kLoadBytesK> (&raw)[Tr::kLoadsK],
+                                         int i) {
+  if constexpr (Tr::kFp8 && Tr::kChunksPerLoadK == 2) {
     const uint4& r = raw[i / 2];
     const uint2 a = e4m3x4_to_half2x2(i % 2 == 0 ? r.x : r.z);
     const uint2 b = e4m3x4_to_half2x2(i % 2 == 0 ? r.y : r.w);
+    return make_uint4(a.x, a.y, b.x, b.y);
+  } else if constexpr (Tr::kFp8) {
+    const uint2 a = e4m3x4_to_half2x2(raw[i].x);
+    const uint2 b = e4m3x4_to_half2x2(raw[i].y);
     return make_uint4(a.x, a.y, b.x, b.y);
   } else {
     return raw[i];
   }
 }
 
-/// The lane's stored V words of one row `row`, or zeros for a key past the segment: 16-bit,
-/// kWordsV / 4 vectors at elements 64·c + 8·group; FP8, one vector of all kWordsV words at
-/// elements (bytes) 4·kWordsV·group.
+/// The lane's stored V words of one row `row`, or zeros for a key past the segment: kLoadsV
+/// vectors of kVecElemsV elements, load c at elements c·8·kVecElemsV + group·kVecElemsV (the 8
+/// lane groups side by side, then the next load), their words in order.
 template <class Tr>
 __device__ __forceinline__ void load_v_words(uint32_t (&w)[Tr::kWordsV],
                                              const typename Tr::Stored* row, bool valid,
                                              int group) {
-  if constexpr (Tr::kWordsV == 2) {
-    const uint2 x = valid ? load_streaming_8(row + group * 8) : make_uint2(0, 0);
-    w[0] = x.x;
-    w[1] = x.y;
-  } else {
 #pragma unroll
-    for (int c = 0; c < Tr::kWordsV / 4; ++c) {
-      const typename Tr::Stored* src =
-          Tr::kFp8 ? row + group * (4 * Tr::kWordsV) : row + c * 64 + group * 8;
+  for (int c = 0; c < Tr::kLoadsV; ++c) {
+    const typename Tr::Stored* src = row + c * (8 * Tr::kVecElemsV) + group * Tr::kVecElemsV;
+    if constexpr (Tr::kVecBytesV == 16) {
       const uint4 x = valid ? load_streaming(src) : make_uint4(0, 0, 0, 0);
       w[4 * c] = x.x;
       w[4 * c + 1] = x.y;
       w[4 * c + 2] = x.z;
       w[4 * c + 3] = x.w;
+    } else if constexpr (Tr::kVecBytesV == 8) {
+      const uint2 x = valid ? load_streaming_8(src) : make_uint2(0, 0);
+      w[2 * c] = x.x;
+      w[2 * c + 1] = x.y;
+    } else {
+      w[c] = valid ? load_streaming_4(src) : 0u;
     }
   }
+}
+
+/// Blocks per SM decode_split_kv_mma_kernel's launch bound asks for at head_dim `head_dim` with
+/// `head_tiles` m16 row tiles of 8 heads (so at most 65536 / (128·n) registers per thread): see
+/// the kernel's comment and docs/perf-notes.md (decode attention at head_dim 96 and 256).
+constexpr int mma_min_blocks_per_sm(int head_dim, int head_tiles) {
+  if (head_dim <= 64) return 4;
+  if (head_dim <= 128) return head_tiles == 1 ? 4 : head_dim == 96 ? 3 : 2;
+  return 2;
 }
 
 // Grid (parts, head chunks), kMmaWarps warps. Same flat split, segments and block merge as
@@ -410,27 +485,31 @@ __device__ __forceinline__ void load_v_words(uint32_t (&w)[Tr::kWordsV],
 // With lane = 4·group + tid:
 //   S = Q·Kᵀ (m16n8k16, M = heads, N = 8 keys, K = d), two key tiles. The d order inside a k16
 //     step is permuted (a dot product is order-free): lane loads K row key0 + 8t + group and the
-//     query row(s) group (and group + 8) at the 8 dims of chunk i (KLanePlacement: 32i + 8·tid over
-//     a 16-bit cache), one 16-byte vector per chunk, and that vector's words (x, y) / (z, w) are
-//     the (b0, b1) of k-steps 2i / 2i + 1. Rows group + 8 of Q are heads 8..15 (kHeadTiles 2) or
-//     zero.
+//     query row(s) group (and group + 8) at the 8 dims of chunk i < d/32 (KLanePlacement: 32i +
+//     8·tid over a 16-bit cache), one 16-byte vector of q per chunk, and that vector's words
+//     (x, y) / (z, w) are the (b0, b1) of k-steps 2i / 2i + 1. Rows group + 8 of Q are heads
+//     8..15 (kHeadTiles 2) or zero.
 //   The S accumulator (row = head, column = key 2·tid, 2·tid + 1 of tile t) packed to 16 bits
 //     is exactly the B fragment (rows = keys, column = head) of Oᵀ = Vᵀ·Pᵀ (M = d, N = 8 heads,
 //     K = 16 keys): no shuffle between the two products.
 //   Vᵀ as A: lane needs key pairs (2·tid, 2·tid + 1) and (8 + 2·tid, 9 + 2·tid) at one d. It
-//     loads those 4 V rows at its d/8 dims (load_v_words) and pairs the two keys' 16-bit elements
-//     with one byte permute per register. The M rows of d-tile j are d = dim_of(j) (row group)
-//     and dim_of(d/16 + j) (row group + 8), see below.
+//     loads those 4 V rows at its d/8 dims (load_v_words: 16-, 8- or 4-byte vectors, the widest
+//     that d/8 elements split into) and pairs the two keys' 16-bit elements with one byte permute
+//     per register. The M rows of d-tile j are d = dim_of(j) (row group) and dim_of(d/16 + j)
+//     (row group + 8), see below.
 // Over an FP8 cache (KV = E4m3) K and V are converted to fp16 in registers as they are used
 // (e4m3x4_to_half2x2), Q is fp16 and P is packed to fp16; the per-KV-head scales (× 256) go into
 // the score scale and, at the end of a segment, into the block's partial O.
 // Each lane group of 4 lanes (one head row of S) keeps that head's running max; the P·V rescale
 // needs the max of the heads in its accumulator columns (2·tid, 2·tid + 1), fetched by shuffle.
-// Launch bound: 4 blocks per SM (128 registers) except 16 heads at d = 128 (220 registers, 2);
-// 16 heads at d = 64 fit 128 without spills, and without the bound ptxas took 130 once DecodeParams
-// grew by the paged-cache fields, which left 3 blocks per SM.
+// Launch bound (mma_min_blocks_per_sm): 4 blocks per SM (128 registers) with 8 heads at d ≤ 128
+// and with 16 at d = 64; 16 heads at d = 128 take 185-224 registers (2 blocks), at d = 96 159-168
+// (3 blocks: with 4, ptxas spilled 40-96 bytes); 8 heads at d = 256 take 209-254 registers (2
+// blocks: with 3, 12-168 bytes of spills), and 16 heads do not run there
+// (decode_max_heads_per_block). 16 heads at d = 64 fit 128 without spills, and without the bound
+// ptxas took 130 once DecodeParams grew by the paged-cache fields, which left 3 blocks per SM.
 template <class T, class KV, int kHeadDim, int kHeadTiles, KvLayout kLayout>
-__global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64 ? 4 : 2)
+__global__ void __launch_bounds__(kMmaThreads, mma_min_blocks_per_sm(kHeadDim, kHeadTiles))
     decode_split_kv_mma_kernel(const DecodeParams p) {
   using Tr = MmaKvTraits<T, KV, kHeadDim>;
   using Mma = typename Tr::Mma;
@@ -491,7 +570,7 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
 
     for (int64_t key0 = seg_begin + int64_t{warp} * kMmaKeys; key0 < seg_end;
          key0 += int64_t{kMmaWarps} * kMmaKeys) {
-      uint4 k_raw[2][Tr::kLoadsK];
+      StreamVec<Tr::kLoadBytesK> k_raw[2][Tr::kLoadsK];
       uint32_t v_raw[4][Tr::kWordsV];
       const StepRows rows = step_rows<kLayout>(p, seg, key0);
 #pragma unroll
@@ -500,9 +579,11 @@ __global__ void __launch_bounds__(kMmaThreads, kHeadTiles == 1 || kHeadDim == 64
         const int64_t row = step_row<kLayout>(rows, key0, key);
 #pragma unroll
         for (int j = 0; j < Tr::kLoadsK; ++j) {
-          k_raw[t][j] = key < seg_end ? load_streaming(k + row * kHeadDim + j * KLane::kLoadStride +
-                                                       tid * KLane::kLaneStride)
-                                      : make_uint4(0, 0, 0, 0);
+          k_raw[t][j] =
+              key < seg_end
+                  ? load_streaming_vec<Tr::kLoadBytesK>(
+                        k + row * kHeadDim + j * KLane::kLoadStride + tid * KLane::kLaneStride)
+                  : StreamVec<Tr::kLoadBytesK>{};
         }
       }
 #pragma unroll
@@ -640,25 +721,24 @@ struct DecodeKernels {
 };
 
 // g = 1: the CUDA-core kernel with one head per block (v4). g ≥ 2: the tensor-core kernel with
-// 8 (g ≤ 8) or 16 query heads per block (v5). Each for a contiguous or a paged KV cache. An FP8
-// cache (KV = E4m3) has the tensor-core kernel only, at any g (decode_heads_per_block_for).
+// 8 (g ≤ 8) or 16 query heads per block (v5; 8 at d = 256, decode_max_heads_per_block). Each for
+// a contiguous or a paged KV cache. An FP8 cache (KV = E4m3) has the tensor-core kernel only, at
+// any g (decode_heads_per_block_for).
 template <class T, class KV, int kHeadDim, KvLayout kLayout>
 DecodeKernels kernels_for_layout(int64_t heads_per_block) {
-  if constexpr (std::is_same_v<KV, E4m3>) {
-    if (heads_per_block == 8) {
-      return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
-    }
-    return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
-  } else {
-    switch (heads_per_block) {
-      case 1:
-        return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
-      case 8:
-        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
-      default:
-        return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
+  if constexpr (!std::is_same_v<KV, E4m3>) {
+    if (heads_per_block == 1) {
+      return {&decode_split_kv_kernel<T, kHeadDim, 1, kLayout>, kDecodeThreads};
     }
   }
+  // The 16-head instantiation exists only where decode_max_heads_per_block allows it (at d = 256
+  // its warp_o alone would be 64 KiB of static shared memory).
+  if constexpr (decode_max_heads_per_block(kHeadDim) >= 16) {
+    if (heads_per_block == 16) {
+      return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 2, kLayout>, kMmaThreads};
+    }
+  }
+  return {&decode_split_kv_mma_kernel<T, KV, kHeadDim, 1, kLayout>, kMmaThreads};
 }
 
 template <class T, class KV, int kHeadDim>
@@ -668,10 +748,19 @@ DecodeKernels kernels_for_dim(KvLayout layout, int64_t heads_per_block) {
              : kernels_for_layout<T, KV, kHeadDim, KvLayout::kContiguous>(heads_per_block);
 }
 
+/// The kernels of head_dim 64, 96, 128 or 256 (check_decode_shape has refused the others).
 template <class T, class KV>
 DecodeKernels kernels_for_kv(int64_t head_dim, KvLayout layout, int64_t heads_per_block) {
-  return head_dim == 64 ? kernels_for_dim<T, KV, 64>(layout, heads_per_block)
-                        : kernels_for_dim<T, KV, 128>(layout, heads_per_block);
+  switch (head_dim) {
+    case 64:
+      return kernels_for_dim<T, KV, 64>(layout, heads_per_block);
+    case 96:
+      return kernels_for_dim<T, KV, 96>(layout, heads_per_block);
+    case 128:
+      return kernels_for_dim<T, KV, 128>(layout, heads_per_block);
+    default:
+      return kernels_for_dim<T, KV, 256>(layout, heads_per_block);
+  }
 }
 
 template <class T>
@@ -687,13 +776,13 @@ DecodeKernels kernels_for_shape(const Shape& s, KvLayout layout, int64_t heads_p
                                  : kernels_for_type<__half>(s, layout, heads_per_block);
 }
 
-/// Query heads per block: decode_heads_per_block(g), except over an FP8 cache at g = 1, which runs
-/// the tensor-core kernel with one real head of its 8 rows: the CUDA-core kernel would spend
+/// Query heads per block: decode_heads_per_block(g, d), except over an FP8 cache at g = 1, which
+/// runs the tensor-core kernel with one real head of its 8 rows: the CUDA-core kernel would spend
 /// about 3 integer operations per element converting E4M3 to fp32 beside its 2 FMAs, as many
 /// instructions as the halved bytes leave time for at full bandwidth; on tensor cores the
 /// conversion to fp16 is the only per-element work (docs/perf-notes.md, FP8 KV cache).
 int64_t decode_heads_per_block_for(const Shape& s) {
-  const int64_t per_block = decode_heads_per_block(s.group_size());
+  const int64_t per_block = decode_heads_per_block(s.group_size(), s.head_dim);
   return s.kv_dtype == KvDtype::kFp8E4m3 ? std::max<int64_t>(per_block, 8) : per_block;
 }
 
@@ -725,7 +814,7 @@ DecodePlan make_decode_plan(const Shape& s) {
   plan.heads_per_block = decode_heads_per_block_for(s);
   // ceil(g / heads_per_block): the same for an FP8 cache, whose 8 heads per block at g = 1 make
   // one chunk too.
-  plan.head_chunks = decode_head_chunks(group);
+  plan.head_chunks = decode_head_chunks(group, s.head_dim);
   plan.kernels = kernels_for_shape(s, s.kv_layout, plan.heads_per_block);
   if (plan.head_chunks > 65535) {
     throw bad_input(fmt::format(
@@ -1128,9 +1217,10 @@ class DecodeAttentionRun final : public OperatorRun {
 
 void check_decode_shape(const Shape& shape) {
   validate_common_shape(shape);
-  if (shape.head_dim != 64 && shape.head_dim != 128) {
-    throw bad_input(fmt::format("decode_attention: head-dim {} is not supported: allowed 64, 128",
-                                shape.head_dim));
+  if (!is_decode_head_dim(shape.head_dim)) {
+    throw bad_input(
+        fmt::format("decode_attention: head-dim {} is not supported: allowed 64, 96, 128, 256",
+                    shape.head_dim));
   }
   if (shape.kv_layout == KvLayout::kPaged && shape.seq_len > std::numeric_limits<int32_t>::max()) {
     throw bad_input(fmt::format(
@@ -1153,19 +1243,21 @@ void check_decode_shape(const Shape& shape) {
 
 // Analytic model (src/model/operator_model.cpp), e = 2:
 //   FLOPs = 4·B·H·L·d: q·k (2·d per key) and p·v (2·d per key) per query head. The fp32 counters
-//   of v4 also see the softmax and the 16-lane shuffle reductions, ~15–20% above the formula
-//   (docs/perf-notes.md, decode_attention_v2_flat_split); exp2 runs on the MUFU pipe and is
-//   counted nowhere.
+//   of v4 also see the softmax and the shuffle reductions over a row's lanes, ~15–20% above the
+//   formula at d = 128 (docs/perf-notes.md, decode_attention_v2_flat_split), and at d = 96 the
+//   FMAs of the 4 lanes without dims in each 16-lane group (4/3 of the products); exp2 runs on
+//   the MUFU pipe and is counted nowhere.
 //   v5 (g ≥ 2) does these products on the tensor pipe, padded: per key 2·16·d (S, M = 16 rows)
 //   + 2·8·d (P·V, N = 8 heads) per 8-head block, i.e. 48·d against the formula's 4·g·d (3× at
-//   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles).
+//   g = 4, 1.5× at g = 8; exact at g = 16, where 16 heads fill M and two N tiles, except at
+//   d = 256, whose blocks hold 8 heads: 1.5× there).
 //   Bytes = 2·B·H_kv·L·d·e (K and V read once) + 2·B·H·d·e (Q read, O written). Not counted: the
 //   workspace, parts·slots·g·(d + 2)·4 bytes written by the split kernel and read back by the
 //   merging blocks (parts = resident blocks, ~264–1056 on an H200; ≤ 1 MB for the benchmark
 //   shapes, far below the K/V bytes, and it mostly stays in L2), nor the arrival counters.
 //   Paged: + 4·B·ceil(L/P) minimum (each block-table entry once); as implemented, every block
 //   reads the entries of its own keys, so a sequence's entries are read by each of its H_kv KV
-//   heads and decode_head_chunks(g) head chunks: + 4·B·H_kv·chunks·ceil(L/P) (the ≤ parts
+//   heads and decode_head_chunks(g, d) head chunks: + 4·B·H_kv·chunks·ceil(L/P) (the ≤ parts
 //   entries of pages cut by a part boundary, read by both parts, are not counted).
 //   FP8 KV cache: K and V take 1 byte per element (e_kv = 1 in the KV term), + 8·H_kv minimum
 //   (the K and V scales once each); as implemented every segment start reads its KV head's two:

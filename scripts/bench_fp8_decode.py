@@ -2,19 +2,20 @@
 """FP8 E4M3 vs bf16 KV cache for decode attention, side by side on one GPU.
 
 Runs `rooflinectl sweep --ops decode_attention --kv-dtype auto,fp8_e4m3` at bench_gpu.py's decode
-shape (B = 8, H = 32, H_kv = 32 and 8, d = 128, bf16 Q and O) and L = 4096 .. 131072 (powers of
-two): one sweep runs both KV dtypes at each shape, the bf16 cache (auto) and then the FP8 one,
-and the sweeps repeat in rounds so that slow drift of the GPU's clocks falls on both alike. For
-each point it reads timing.median_s from the report; the row's result is the throughput ratio
-FP8 / bf16 = bf16 time / FP8 time (decode tokens per second at the same shape), with the target
-≥ 1.8 at L ≥ 32768 (below it the fixed costs weigh more and the row is shown, not judged). Also
+shape (B = 8, H = 32, H_kv = 32 and 8, d = 128 or --head-dim, bf16 Q and O) and L = 4096 ..
+131072 (powers of two): one sweep runs both KV dtypes at each shape, the bf16 cache (auto) and
+then the FP8 one, and the sweeps repeat in rounds so that slow drift of the GPU's clocks falls
+on both alike. For each point it reads timing.median_s from the report; the row's result is the
+throughput ratio FP8 / bf16 = bf16 time / FP8 time (decode tokens per second at the same
+shape), with the target ≥ 1.8 at L ≥ 32768 (below it the fixed costs weigh more and the row is shown, not judged). Also
 shown: the effective K/V bandwidth of each, 2·B·H_kv·L·d·e_kv / time (e_kv = 2 and 1), and with
 --counters the counted DRAM bytes of both and their ratio (the analytic one is 0.5 plus the
 scales and q, o). Both points must have validated: the FP8 one against the reference on its
 dequantized K and V; its quantization error (validation.quantization_error) is printed.
 
 Usage: scripts/bench_fp8_decode.py [--rooflinectl build/release/rooflinectl]
-           [--repetitions 30] [--rounds 2] [--counters] [--output fp8.json] [--dry-run]
+           [--repetitions 30] [--rounds 2] [--head-dim 64|96|128|256] [--counters]
+           [--output fp8.json] [--dry-run]
 Exit code: 0 every judged ratio met the target, 1 some did not, 3 a sweep failed or a point is
 missing. A benchmark: run it on an otherwise idle GPU, never from CI.
 """
@@ -33,7 +34,7 @@ from bench_paged_decode import parse_bench_args, run_sweep
 kBatch = 8
 kHeads = 32
 kKvHeads = (32, 8)  # GQA group 1 and 4
-kHeadDim = 128
+kHeadDim = 128  # the default of --head-dim (bench_paged_decode.parse_bench_args)
 kSeqs = (4096, 8192, 16384, 32768, 65536, 131072)
 kKvDtypes = ("auto", "fp8_e4m3")
 kKvElementBytes = {"auto": 2, "fp8_e4m3": 1}
@@ -41,17 +42,18 @@ kTarget = 1.8  # FP8 throughput ≥ 1.8× bf16's ...
 kJudgedFrom = 32768  # ... at L ≥ 32768
 
 
-def sweep_command(binary: str, kv_heads: int, repetitions: int, counters: bool) -> list:
+def sweep_command(binary: str, kv_heads: int, repetitions: int, counters: bool,
+                  head_dim: int = kHeadDim) -> list:
     return [binary, "sweep", "--ops", "decode_attention",
             "--seq", ",".join(str(s) for s in kSeqs), "--batch", str(kBatch),
-            "--heads", str(kHeads), "--kv-heads", str(kv_heads), "--head-dim", str(kHeadDim),
+            "--heads", str(kHeads), "--kv-heads", str(kv_heads), "--head-dim", str(head_dim),
             "--dtype", "bf16", "--kv-dtype", ",".join(kKvDtypes), "--format", "json",
             "--repetitions", str(repetitions), *(() if counters else ("--no-counters",))]
 
 
-def kv_bytes(kv_heads: int, seq: int, kv_dtype: str) -> float:
+def kv_bytes(kv_heads: int, seq: int, kv_dtype: str, head_dim: int = kHeadDim) -> float:
     """K and V read once: 2·B·H_kv·L·d·e_kv."""
-    return 2.0 * kBatch * kv_heads * seq * kHeadDim * kKvElementBytes[kv_dtype]
+    return 2.0 * kBatch * kv_heads * seq * head_dim * kKvElementBytes[kv_dtype]
 
 
 def point_measurement(report: dict, seq: int, kv_dtype: str) -> dict:
@@ -76,9 +78,9 @@ def point_measurement(report: dict, seq: int, kv_dtype: str) -> dict:
     raise RuntimeError(f"no decode_attention point at L={seq} with kv_dtype {kv_dtype}")
 
 
-def ratio_rows(results: dict) -> list:
-    """One row per (H_kv, L): the median over rounds of each KV dtype's time, their K/V
-    bandwidths and the FP8 / bf16 throughput ratio, judged at L ≥ kJudgedFrom."""
+def ratio_rows(results: dict, head_dim: int = kHeadDim) -> list:
+    """One row per (H_kv, L) at head_dim d: the median over rounds of each KV dtype's time, their
+    K/V bandwidths and the FP8 / bf16 throughput ratio, judged at L ≥ kJudgedFrom."""
     rows = []
     for kv_heads in kKvHeads:
         for seq in kSeqs:
@@ -87,9 +89,9 @@ def ratio_rows(results: dict) -> list:
             bf16_s = statistics.median(m["median_s"] for m in bf16)
             fp8_s = statistics.median(m["median_s"] for m in fp8)
             row = {"kv_heads": kv_heads, "group": kHeads // kv_heads, "seq_len": seq,
-                   "bf16_s": bf16_s, "fp8_s": fp8_s,
-                   "bf16_kv_bytes_per_s": kv_bytes(kv_heads, seq, "auto") / bf16_s,
-                   "fp8_kv_bytes_per_s": kv_bytes(kv_heads, seq, "fp8_e4m3") / fp8_s,
+                   "head_dim": head_dim, "bf16_s": bf16_s, "fp8_s": fp8_s,
+                   "bf16_kv_bytes_per_s": kv_bytes(kv_heads, seq, "auto", head_dim) / bf16_s,
+                   "fp8_kv_bytes_per_s": kv_bytes(kv_heads, seq, "fp8_e4m3", head_dim) / fp8_s,
                    "ratio": bf16_s / fp8_s, "target": kTarget, "judged": seq >= kJudgedFrom,
                    "fp8_quantization_error": fp8[-1]["quantization_error"]}
             row["met"] = row["ratio"] >= kTarget if row["judged"] else None
@@ -103,6 +105,7 @@ def ratio_rows(results: dict) -> list:
 
 
 def print_table(rows: list) -> None:
+    print(f"d = {rows[0]['head_dim']}" if rows else "no rows")
     print(f"{'H_kv':>4} {'g':>2} {'L':>6} {'bf16 ms':>9} {'fp8 ms':>9} {'bf16 TB/s':>9} "
           f"{'fp8 TB/s':>8} {'ratio':>6}  target")
     for r in rows:
@@ -130,7 +133,7 @@ def main() -> int:
         return 2
 
     plan = [(r, kv_heads, sweep_command(args.rooflinectl, kv_heads, args.repetitions,
-                                        args.counters))
+                                        args.counters, args.head_dim))
             for r in range(args.rounds) for kv_heads in kKvHeads]
     if args.dry_run:
         for _, _, cmd in plan:
@@ -153,7 +156,7 @@ def main() -> int:
         print(f"error: {error} (logs in {work_dir})", file=sys.stderr)
         return 3
 
-    rows = ratio_rows(results)
+    rows = ratio_rows(results, args.head_dim)
     print_table(rows)
     if args.output:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "kv_dtype": k[2], "rounds": v}

@@ -2,7 +2,7 @@
 """Paged vs contiguous KV cache for decode attention, side by side on one GPU.
 
 Runs `rooflinectl sweep --ops decode_attention` at bench_gpu.py's decode shape (B = 8, H = 32,
-H_kv = 32 and 8, d = 128, bf16) and L = 4096, 32768, once per layout: contiguous, then paged at
+H_kv = 32 and 8, d = 128 or --head-dim, bf16) and L = 4096, 32768, once per layout: contiguous, then paged at
 page sizes 16 and 128 (`--kv-layout paged --page-size P`), in rounds so that slow drift of the
 GPU's clocks falls on every layout alike. For each point it reads timing.median_s from the
 report and computes the K/V bandwidth, 2·B·H_kv·L·d·2 bytes / median time (the same bytes for
@@ -13,7 +13,8 @@ bandwidth (= contiguous time / paged time) is the row's result; the target is �
 DRAM bandwidth of both.
 
 Usage: scripts/bench_paged_decode.py [--rooflinectl build/release/rooflinectl]
-           [--repetitions 30] [--rounds 2] [--counters] [--output paged.json] [--dry-run]
+           [--repetitions 30] [--rounds 2] [--head-dim 64|96|128|256] [--counters]
+           [--output paged.json] [--dry-run]
 Exit code: 0 every ratio met the target, 1 some did not, 3 a sweep failed or a point is
 missing. A benchmark: run it on an otherwise idle GPU, never from CI.
 """
@@ -33,7 +34,8 @@ from atomic_write import write_json_atomically
 kBatch = 8
 kHeads = 32
 kKvHeads = (32, 8)  # GQA group 1 and 4
-kHeadDim = 128
+kHeadDim = 128  # the default of --head-dim
+kHeadDims = (64, 96, 128, 256)  # the head dims decode_attention runs
 kSeqs = (4096, 32768)
 kPageSizes = (16, 128)
 kElementBytes = 2
@@ -48,17 +50,17 @@ def layouts() -> list:
 
 
 def sweep_command(binary: str, kv_heads: int, layout_flags: tuple, repetitions: int,
-                  counters: bool) -> list:
+                  counters: bool, head_dim: int = kHeadDim) -> list:
     return [binary, "sweep", "--ops", "decode_attention",
             "--seq", ",".join(str(s) for s in kSeqs), "--batch", str(kBatch),
-            "--heads", str(kHeads), "--kv-heads", str(kv_heads), "--head-dim", str(kHeadDim),
+            "--heads", str(kHeads), "--kv-heads", str(kv_heads), "--head-dim", str(head_dim),
             "--dtype", "bf16", *layout_flags, "--format", "json",
             "--repetitions", str(repetitions), *(() if counters else ("--no-counters",))]
 
 
-def kv_bytes(kv_heads: int, seq: int) -> float:
+def kv_bytes(kv_heads: int, seq: int, head_dim: int = kHeadDim) -> float:
     """K and V read once: 2·B·H_kv·L·d·e."""
-    return 2.0 * kBatch * kv_heads * seq * kHeadDim * kElementBytes
+    return 2.0 * kBatch * kv_heads * seq * head_dim * kElementBytes
 
 
 def run_sweep(cmd: list, log_dir: str, name: str) -> dict:
@@ -94,9 +96,9 @@ def point_measurement(report: dict, seq: int) -> dict:
     raise RuntimeError(f"no decode_attention point at L={seq}")
 
 
-def ratio_rows(results: dict) -> list:
-    """One row per (H_kv, L, page size): the median over rounds of each layout's time, the K/V
-    bandwidths and the paged / contiguous ratio."""
+def ratio_rows(results: dict, head_dim: int = kHeadDim) -> list:
+    """One row per (H_kv, L, page size) at head_dim d: the median over rounds of each layout's
+    time, the K/V bandwidths and the paged / contiguous ratio."""
     rows = []
     for kv_heads in kKvHeads:
         for seq in kSeqs:
@@ -105,9 +107,9 @@ def ratio_rows(results: dict) -> list:
             for page in kPageSizes:
                 runs = results[(kv_heads, seq, f"paged/{page}")]
                 paged_s = statistics.median(m["median_s"] for m in runs)
-                moved = kv_bytes(kv_heads, seq)
+                moved = kv_bytes(kv_heads, seq, head_dim)
                 row = {"kv_heads": kv_heads, "group": kHeads // kv_heads, "seq_len": seq,
-                       "page_size": page, "contiguous_s": base_s, "paged_s": paged_s,
+                       "head_dim": head_dim, "page_size": page, "contiguous_s": base_s, "paged_s": paged_s,
                        "contiguous_kv_bytes_per_s": moved / base_s,
                        "paged_kv_bytes_per_s": moved / paged_s,
                        "ratio": base_s / paged_s, "target": kTarget}
@@ -123,6 +125,7 @@ def ratio_rows(results: dict) -> list:
 
 
 def print_table(rows: list) -> None:
+    print(f"d = {rows[0]['head_dim']}" if rows else "no rows")
     print(f"{'H_kv':>4} {'g':>2} {'L':>6} {'P':>4} {'contig ms':>10} {'paged ms':>10} "
           f"{'contig TB/s':>11} {'paged TB/s':>10} {'ratio':>6}  target")
     for r in rows:
@@ -146,6 +149,8 @@ def parse_bench_args(description: str):
     parser.add_argument("--rooflinectl", default="build/release/rooflinectl")
     parser.add_argument("--repetitions", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--head-dim", type=int, choices=kHeadDims, default=kHeadDim,
+                        help=f"head_dim d of every point (default {kHeadDim})")
     parser.add_argument("--counters", action="store_true",
                         help="also count DRAM bytes (slower: CUPTI passes per point)")
     parser.add_argument("--output", help="write the rows and the raw measurements as JSON")
@@ -164,7 +169,7 @@ def main() -> int:
         return 2
 
     plan = [(r, kv_heads, label, sweep_command(args.rooflinectl, kv_heads, flags,
-                                               args.repetitions, args.counters))
+                                               args.repetitions, args.counters, args.head_dim))
             for r in range(args.rounds) for kv_heads in kKvHeads for label, flags in layouts()]
     if args.dry_run:
         for _, _, _, cmd in plan:
@@ -188,7 +193,7 @@ def main() -> int:
         print(f"error: {error} (logs in {work_dir})", file=sys.stderr)
         return 3
 
-    rows = ratio_rows(results)
+    rows = ratio_rows(results, args.head_dim)
     print_table(rows)
     if args.output:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "layout": k[2], "rounds": v}

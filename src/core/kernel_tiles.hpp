@@ -86,18 +86,26 @@ constexpr GemmSplitK gemm_skinny_split(int64_t m, int64_t n, int64_t k) {
 /// chip holds.
 inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 
-/// Query heads one decode attention block computes for GQA group g = heads / kv_heads: 1 at
-/// g = 1 (the CUDA-core kernel), 8 at 2 ≤ g ≤ 8 and 16 above (the tensor-core kernel's one or two
-/// m16 row tiles of 8 heads).
-constexpr int64_t decode_heads_per_block(int64_t group) {
-  return group == 1 ? 1 : group <= 8 ? 8 : 16;
+/// Most query heads one block of decode attention's tensor-core kernel computes at `head_dim`:
+/// 16 (two m16 row tiles of 8 heads) up to d = 128, 8 above. At d = 256 a 16-head block would need
+/// 4 warps × 16 heads × 256 × 4 B = 64 KiB of static shared memory for its warp merge (over the
+/// 48 KiB a static allocation may take) and 2·16·4 = 128 fp32 accumulator registers per thread
+/// before q, K and V (kernels/decode_attention.cu, decode_split_kv_mma_kernel).
+constexpr int64_t decode_max_heads_per_block(int64_t head_dim) { return head_dim > 128 ? 8 : 16; }
+
+/// Query heads one decode attention block computes for GQA group g = heads / kv_heads at
+/// `head_dim`: 1 at g = 1 (the CUDA-core kernel), 8 at 2 ≤ g ≤ 8 and
+/// decode_max_heads_per_block(head_dim) above (the tensor-core kernel's one or two m16 row tiles
+/// of 8 heads: 16 up to d = 128, 8 at d = 256).
+constexpr int64_t decode_heads_per_block(int64_t group, int64_t head_dim) {
+  return group == 1 ? 1 : group <= 8 ? 8 : decode_max_heads_per_block(head_dim);
 }
 
 /// Blocks that share one part of the decode split along the GQA group (the grid's y extent):
-/// ceil(g / decode_heads_per_block(g)). Each of them reads the part's keys and, for a paged KV
-/// cache, their block-table entries.
-constexpr int64_t decode_head_chunks(int64_t group) {
-  const int64_t per_block = decode_heads_per_block(group);
+/// ceil(g / decode_heads_per_block(g, head_dim)). Each of them reads the part's keys and, for a
+/// paged KV cache, their block-table entries.
+constexpr int64_t decode_head_chunks(int64_t group, int64_t head_dim) {
+  const int64_t per_block = decode_heads_per_block(group, head_dim);
   return (group + per_block - 1) / per_block;
 }
 

@@ -42,16 +42,16 @@ BlockTableBytes decode_block_table_bytes(const Shape& s) {
   if (s.kv_layout != KvLayout::kPaged) return {};
   const double entries =
       static_cast<double>(s.batch) * static_cast<double>(s.kv_pages_per_sequence()) * 4.0;
-  const double readers =
-      static_cast<double>(s.kv_heads) * static_cast<double>(decode_head_chunks(s.group_size()));
+  const double readers = static_cast<double>(s.kv_heads) *
+                         static_cast<double>(decode_head_chunks(s.group_size(), s.head_dim));
   return {entries, entries * readers};
 }
 
 KvScaleBytes decode_kv_scale_bytes(const Shape& s) {
   if (s.kv_dtype != KvDtype::kFp8E4m3) return {};
   const double scales = 2.0 * static_cast<double>(s.kv_heads) * 4.0;
-  const double readers =
-      static_cast<double>(s.batch) * static_cast<double>(decode_head_chunks(s.group_size()));
+  const double readers = static_cast<double>(s.batch) *
+                         static_cast<double>(decode_head_chunks(s.group_size(), s.head_dim));
   return {scales, scales * readers};
 }
 
@@ -230,7 +230,7 @@ AnalyticResult decode_attention_model(const Shape& s) {
   r.flop_formula = s.kv_dtype == KvDtype::kFp8E4m3
                        ? "4*B*H*L*d (dequantizing the fp8 KV cache not counted)"
                        : "4*B*H*L*d";
-  const std::string chunks = std::to_string(decode_head_chunks(s.group_size()));
+  const std::string chunks = std::to_string(decode_head_chunks(s.group_size(), s.head_dim));
   const std::string kv = s.kv_dtype == KvDtype::kFp8E4m3
                              ? "2*B*H_kv*L*d*1 (fp8_e4m3 KV cache) + 2*B*H*d*e (q, o) + K and V "
                                "scales min 8*H_kv, implemented 8*B*H_kv*" +

@@ -86,7 +86,7 @@ double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k);
 /// (kernels/decode_attention.cu; int32 entries, [B, ceil(L/P)]). Both 0 for a contiguous cache.
 struct BlockTableBytes {
   double min_bytes = 0;  ///< 4·B·ceil(L/P): each entry once
-  /// 4·B·H_kv·C·ceil(L/P), C = decode_head_chunks(g): every block reads the entries of its own
+  /// 4·B·H_kv·C·ceil(L/P), C = decode_head_chunks(g, d): every block reads the entries of its own
   /// keys, so a sequence's row is read once per KV head and head chunk (the entries of the ≤
   /// parts pages a part boundary cuts, read by both parts, are left out: the part count depends
   /// on the device and they add at most 4 bytes per part).
@@ -98,10 +98,10 @@ BlockTableBytes decode_block_table_bytes(const Shape& shape);
 /// scale per KV head for K and one for V, [H_kv] each). Both 0 for a 16-bit cache.
 struct KvScaleBytes {
   double min_bytes = 0;  ///< 8·H_kv: each scale once
-  /// 8·B·H_kv·C, C = decode_head_chunks(g): each block reads its KV head's two scales at the start
-  /// of every segment (its keys of one sequence and KV head), so once per sequence, KV head and
-  /// head chunk (the ≤ parts extra segments a part boundary makes, 8 bytes each, are left out: the
-  /// part count depends on the device).
+  /// 8·B·H_kv·C, C = decode_head_chunks(g, d): each block reads its KV head's two scales at the
+  /// start of every segment (its keys of one sequence and KV head), so once per sequence, KV head
+  /// and head chunk (the ≤ parts extra segments a part boundary makes, 8 bytes each, are left out:
+  /// the part count depends on the device).
   double implemented_bytes = 0;
 };
 KvScaleBytes decode_kv_scale_bytes(const Shape& shape);

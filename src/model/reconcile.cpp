@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/kernel_tiles.hpp"
 #include "core/operator_names.hpp"
 #include "model/operator_model.hpp"
 
@@ -103,12 +104,13 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
   if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v3_mma_gqa" ||
                                      p.version == "decode_attention_v5_mma_gqa_fused_merge")) {
     const int64_t g = p.shape.group_size();
-    // kernels/decode_attention.cu's FLOP note: an 8-head block (g <= 8) executes 48*d tensor
-    // FLOPs per key (S with 16 MMA rows, P*V with 8 columns) against the formula's 4*g*d; a
-    // 16-head block 64*d against 4*16*d.
-    const double padding = g <= 8
-                               ? 12.0 / static_cast<double>(g)
-                               : 16.0 * static_cast<double>((g + 15) / 16) / static_cast<double>(g);
+    // kernels/decode_attention.cu's FLOP note: an 8-head block executes 48*d tensor FLOPs per key
+    // (S with 16 MMA rows, P*V with 8 columns), a 16-head block 64*d, against the formula's
+    // 4*g*d. Blocks hold 8 heads up to g = 8 (and at any g = 1 over FP8), above it
+    // decode_max_heads_per_block(d): 16, or 8 at d = 256.
+    const int64_t per_block = g <= 8 ? 8 : decode_max_heads_per_block(p.shape.head_dim);
+    const double blocks = static_cast<double>((g + per_block - 1) / per_block);
+    const double padding = (per_block == 8 ? 48.0 : 64.0) * blocks / (4.0 * static_cast<double>(g));
     return fmt::format(
         "the tensor-core path (GQA, and any g over an FP8 KV cache) runs Q*K^T and P*V with "
         "mma.sync m16n8k16, the g = {} query heads of a KV head padded to whole MMA tiles, so the "
@@ -121,7 +123,8 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
                                      p.version == "decode_attention_v4_flat_fused_merge")) {
     return fmt::format(
         "counted {:.2f}x: besides q*k and p*v, each key's score is summed across the d/8 lanes of "
-        "its row group by shuffle-adds and every lane of the group repeats the online-softmax "
+        "its row group (16 at d = 96, where 4 of them multiply zeros: 4/3 of the q*k and p*v "
+        "FMAs) by shuffle-adds and every lane of the group repeats the online-softmax "
         "update, and each part's partial is rescaled and merged (by decode_combine in v2, by the "
         "last block of each KV head from v4 on); the extra "
         "work per key is fixed while the merges grow with the part count, so the ratio is "

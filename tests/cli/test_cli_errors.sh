@@ -94,8 +94,10 @@ bad "kv-heads 5" sweep --heads 16 --kv-heads 5
 bad "kv-heads 32" sweep --heads 16 --kv-heads 32
 bad "kv-heads 4" sweep --heads 30 --kv-heads 4 --ops decode_attention
 bad "70000" sweep --ops flash_attention --heads 70000 --seq 512
-for d in 72 80 96 256; do  # flash and decode support 64 and 128 only
+for d in 72 80 96 256; do  # flash supports 64 and 128 only
   bad "head-dim $d" sweep --ops flash_attention --head-dim "$d"
+done
+for d in 72 80 100 512; do  # decode supports 64, 96, 128 and 256
   bad "$d" sweep --ops decode_attention --head-dim "$d"
 done
 bad "head-dim 100" sweep --ops naive_attention --head-dim 100
@@ -381,8 +383,18 @@ run_case 2 "'xml'" - model --gpu h200-sxm --format xml
 run_case 2 "gpu" - model --seq 512
 for d in 72 80 96 256; do  # the same head_dim checks as sweep (the kernels' check_shape)
   run_case 2 "head-dim $d (supported: 64, 128)" - model --gpu h200-sxm --ops flash_attention --head-dim "$d"
-  run_case 2 "head-dim $d is not supported: allowed 64, 128" - model --gpu h200-sxm --ops decode_attention --head-dim "$d"
   run_case 2 "head-dim $d" - model --gpu h200-sxm --head-dim "$d"
+done
+for d in 72 80 100 512; do
+  run_case 2 "head-dim $d is not supported: allowed 64, 96, 128, 256" - model --gpu h200-sxm --ops decode_attention --head-dim "$d"
+done
+for d in 96 256; do  # decode runs them, so model predicts them
+  if "$bin" model --gpu h200-sxm --ops decode_attention --head-dim "$d" >"$inputs/stdout" \
+       2>"$inputs/stderr" && grep -q decode_attention "$inputs/stdout"; then
+    pass
+  else
+    fail "model --ops decode_attention --head-dim $d: $(head -c 300 "$inputs/stderr")"
+  fi
 done
 run_case 2 "length 512 is listed more than once" - model --gpu h200-sxm --seq 512,512
 # The B·H·L² bound is for the operator that stores S and P (naive attention) only.

@@ -3,6 +3,7 @@ point of each KV dtype from a report, and the ratio and verdict of each row.
 Run: python3 tests/python/test_bench_fp8_decode.py"""
 
 import os
+import subprocess
 import sys
 import unittest
 
@@ -65,6 +66,37 @@ class BenchFp8DecodeTest(unittest.TestCase):
         self.assertAlmostEqual(by_seq[4096]["dram_bytes_ratio"], 0.505)
         self.assertAlmostEqual(by_seq[4096]["fp8_kv_bytes_per_s"],
                                2.0 * 8 * 32 * 4096 * 128 * 1 / 1.1)
+
+    def test_head_dim_reaches_the_sweep_and_the_bytes(self):
+        self.assertIn("--head-dim 128", " ".join(bf.sweep_command("rfl", 8, 5, counters=False)))
+        cmd = bf.sweep_command("rfl", 8, 5, counters=False, head_dim=256)
+        self.assertIn("--head-dim 256", " ".join(cmd))
+        self.assertEqual(bf.kv_bytes(8, 4096, "fp8_e4m3", 96), 2.0 * 8 * 8 * 4096 * 96 * 1)
+        results = {}
+        for kv_heads in bf.kKvHeads:
+            for seq in bf.kSeqs:
+                for kv_dtype in bf.kKvDtypes:
+                    results[(kv_heads, seq, kv_dtype)] = [
+                        {"median_s": 1.0, "dram_bytes": None, "quantization_error": None}]
+        row = bf.ratio_rows(results, head_dim=96)[0]
+        self.assertEqual(row["head_dim"], 96)
+        self.assertAlmostEqual(row["bf16_kv_bytes_per_s"], 2.0 * 8 * 32 * 4096 * 96 * 2)
+        self.assertAlmostEqual(row["fp8_kv_bytes_per_s"], 2.0 * 8 * 32 * 4096 * 96 * 1)
+
+    def test_head_dim_option_plans_and_refuses(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                              "bench_fp8_decode.py")
+        done = subprocess.run([sys.executable, script, "--dry-run", "--rooflinectl", "rfl",
+                               "--rounds", "1", "--head-dim", "96"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(len(lines), len(bf.kKvHeads))
+        self.assertTrue(all("--head-dim 96" in line for line in lines), lines)
+        refused = subprocess.run([sys.executable, script, "--dry-run", "--head-dim", "80"],
+                                 capture_output=True, text=True)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("--head-dim", refused.stderr)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ point and its layout from a report, and the ratio and verdict of each row.
 Run: python3 tests/python/test_bench_paged_decode.py"""
 
 import os
+import subprocess
 import sys
 import unittest
 
@@ -65,6 +66,36 @@ class BenchPagedDecodeTest(unittest.TestCase):
         self.assertAlmostEqual(first["paged_kv_bytes_per_s"],
                                2.0 * 8 * 32 * 4096 * 128 * 2 / 2.0)
         self.assertNotIn("paged_dram_bytes_per_s", first)
+
+    def test_head_dim_reaches_the_sweep_and_the_bytes(self):
+        flags = bp.layouts()[1][1]
+        self.assertIn("--head-dim 128", " ".join(bp.sweep_command("rfl", 8, flags, 5, False)))
+        cmd = bp.sweep_command("rfl", 8, flags, 5, False, head_dim=96)
+        self.assertIn("--head-dim 96", " ".join(cmd))
+        self.assertEqual(bp.kv_bytes(8, 4096, 256), 2.0 * 8 * 8 * 4096 * 256 * 2)
+        results = {}
+        for kv_heads in bp.kKvHeads:
+            for seq in bp.kSeqs:
+                for label, _ in bp.layouts():
+                    results[(kv_heads, seq, label)] = [{"median_s": 2.0, "dram_bytes": None}]
+        row = bp.ratio_rows(results, head_dim=256)[0]
+        self.assertEqual(row["head_dim"], 256)
+        self.assertAlmostEqual(row["paged_kv_bytes_per_s"], 2.0 * 8 * 32 * 4096 * 256 * 2 / 2.0)
+
+    def test_head_dim_option_plans_and_refuses(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                              "bench_paged_decode.py")
+        done = subprocess.run([sys.executable, script, "--dry-run", "--rooflinectl", "rfl",
+                               "--rounds", "1", "--head-dim", "256"],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        lines = done.stdout.splitlines()
+        self.assertEqual(len(lines), len(bp.kKvHeads) * len(bp.layouts()))
+        self.assertTrue(all("--head-dim 256" in line for line in lines), lines)
+        refused = subprocess.run([sys.executable, script, "--dry-run", "--head-dim", "80"],
+                                 capture_output=True, text=True)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("--head-dim", refused.stderr)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/kernel_tiles.hpp"
 #include "model/operator_model.hpp"
 
 namespace rooflinectl {
@@ -299,6 +300,60 @@ TEST(OperatorModel, DecodeFp8KvCacheIsOneBytePerElementPlusScales) {
   EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).implemented_bytes, 32.0);
   s.kv_dtype = KvDtype::kAuto;
   EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).implemented_bytes, 0.0);
+}
+
+// Query heads per decode block and head chunks by hand (src/core/kernel_tiles.hpp): 1 at g = 1,
+// 8 up to g = 8, then 16 up to d = 128 but 8 at d = 256 (a 16-head block does not fit there), so
+// g = 16 is one chunk at d = 64, 96 and 128 and two at d = 256, and g = 32 two and four.
+TEST(OperatorModel, DecodeHeadsPerBlockDependOnHeadDim) {
+  for (const int64_t d : {64, 96, 128}) {
+    SCOPED_TRACE(d);
+    EXPECT_EQ(decode_max_heads_per_block(d), 16);
+    EXPECT_EQ(decode_heads_per_block(1, d), 1);
+    EXPECT_EQ(decode_heads_per_block(2, d), 8);
+    EXPECT_EQ(decode_heads_per_block(8, d), 8);
+    EXPECT_EQ(decode_heads_per_block(16, d), 16);
+    EXPECT_EQ(decode_head_chunks(16, d), 1);
+    EXPECT_EQ(decode_head_chunks(32, d), 2);
+  }
+  EXPECT_EQ(decode_max_heads_per_block(256), 8);
+  EXPECT_EQ(decode_heads_per_block(1, 256), 1);
+  EXPECT_EQ(decode_heads_per_block(2, 256), 8);  // Gemma 2 9B: 16 heads over 8 KV heads
+  EXPECT_EQ(decode_heads_per_block(16, 256), 8);
+  EXPECT_EQ(decode_head_chunks(8, 256), 1);
+  EXPECT_EQ(decode_head_chunks(9, 256), 2);
+  EXPECT_EQ(decode_head_chunks(16, 256), 2);
+  EXPECT_EQ(decode_head_chunks(32, 256), 4);
+}
+
+// The chunks reach the bytes model: g = 16 (H = 32, H_kv = 2), B = 1, L = 4096, P = 128: 32
+// entries = 128 bytes once; read by 2 KV heads × 1 chunk = 256 bytes at d = 96 and 128, by 2 × 2
+// = 512 at d = 256. FP8 scales likewise: 16 bytes once, 16 × 1 or 16 × 2 as implemented.
+TEST(OperatorModel, DecodeHeadChunksAtHeadDim256DoubleTheTableReads) {
+  Shape s = default_shape(4096);
+  s.heads = 32;
+  s.kv_heads = 2;
+  s.kv_layout = KvLayout::kPaged;
+  s.page_size = 128;
+  s.kv_dtype = KvDtype::kFp8E4m3;
+  for (const int64_t d : {96, 128, 256}) {
+    SCOPED_TRACE(d);
+    s.head_dim = d;
+    const double chunks = d == 256 ? 2.0 : 1.0;
+    EXPECT_DOUBLE_EQ(decode_block_table_bytes(s).min_bytes, 128.0);
+    EXPECT_DOUBLE_EQ(decode_block_table_bytes(s).implemented_bytes, 256.0 * chunks);
+    EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).min_bytes, 16.0);
+    EXPECT_DOUBLE_EQ(decode_kv_scale_bytes(s).implemented_bytes, 16.0 * chunks);
+    const AnalyticResult r = analytic_model("decode_attention", s);
+    // K and V: 2 × 2 × 4096 × d × 1 B; q and o: 2 × 32 × d × 2 B.
+    const double kv_and_qo = 2.0 * 2 * 4096 * d + 2.0 * 32 * d * 2;
+    EXPECT_DOUBLE_EQ(r.min_dram_bytes, kv_and_qo + 128.0 + 16.0);
+    EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, kv_and_qo + (256.0 + 16.0) * chunks);
+    EXPECT_NE(r.bytes_formula.find(d == 256 ? "implemented 4*B*H_kv*2*ceil(L/128)"
+                                            : "implemented 4*B*H_kv*1*ceil(L/128)"),
+              std::string::npos)
+        << r.bytes_formula;
+  }
 }
 
 TEST(OperatorModel, TokensPerSecond) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
@@ -191,6 +192,35 @@ TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
   const ReconcileCheck* v2 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
   ASSERT_NE(v2, nullptr);
   EXPECT_EQ(v2->explanation.find("padded"), std::string::npos) << v2->explanation;
+}
+
+// At d = 256 a tensor-core block holds 8 heads at most (decode_max_heads_per_block), so g = 16
+// runs two 8-head blocks per key: 2 × 48·d against 4·16·d = 1.5x, where d = 128 fills one 16-head
+// block exactly (1.00x).
+TEST(Reconcile, DecodeTensorPaddingFollowsTheHeadDim) {
+  PointResult p;
+  p.op = "decode_attention";
+  p.version = "decode_attention_v5_mma_gqa_fused_merge";
+  p.shape.heads = 32;
+  p.shape.kv_heads = 2;  // g = 16
+  p.counters.total.tensor_fp16_flop = 0.0;
+  p.counters.total.ffma_inst = 0.0;
+  p.counters.total.fadd_inst = 0.0;
+  p.counters.total.fmul_inst = 0.0;
+  p.counters.total.hfma_inst = 0.0;
+  p.counters.total.hadd_inst = 0.0;
+  p.counters.total.hmul_inst = 0.0;
+  for (const auto& [d, padding] : {std::pair<int64_t, const char*>{128, "1.00x the useful"},
+                                   std::pair<int64_t, const char*>{96, "1.00x the useful"},
+                                   std::pair<int64_t, const char*>{256, "1.50x the useful"}}) {
+    SCOPED_TRACE(d);
+    p.shape.head_dim = d;
+    p.analytic = analytic_model(p.op, p.shape);
+    p.counters.total.tensor_bf16_flop = 1.5 * p.analytic.flop;
+    const ReconcileCheck* flop = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+    ASSERT_NE(flop, nullptr);
+    EXPECT_NE(flop->explanation.find(padding), std::string::npos) << flop->explanation;
+  }
 }
 
 TEST(Reconcile, NoCountersGiveANullReason) {
