@@ -78,18 +78,18 @@ AnalyticResult flash_attention_model(const Shape& s) {
   const double lse_bytes = 4.0 * b * h * l;
   r.min_dram_bytes = (2.0 * b * h + 2.0 * b * hkv) * l * d * e + lse_bytes;
   // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
-  r.implemented_dram_bytes =
-      2.0 * b * h * l * d * e + lse_bytes +
-      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
+  const int64_t br = flash_query_tile_rows(s.head_dim);
+  r.implemented_dram_bytes = 2.0 * b * h * l * d * e + lse_bytes +
+                             2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, br);
   r.flop_formula =
       s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
   r.bytes_formula = fmt::format(
       "min (2*B*H + 2*B*H_kv)*L*d*e + 4*B*H*L (LSE); implemented without L2 reuse "
       "2*B*H*L*d*e + 4*B*H*L + 2*B*H*d*e*sum_t key_end_t over query tiles of {} rows "
       "(key_end_t = {})",
-      kFlashQueryTileRows,
-      s.causal ? fmt::format("min(L, (t+1)*{})", kFlashQueryTileRows)
-               : fmt::format("L, i.e. ceil(L/{})*L keys", kFlashQueryTileRows));
+      br,
+      s.causal ? fmt::format("min(L, (t+1)*{})", br)
+               : fmt::format("L, i.e. ceil(L/{})*L keys", br));
   return r;
 }
 
@@ -274,13 +274,14 @@ double flash_streamed_keys(int64_t seq_len, bool causal, int64_t query_tile_rows
 
 double flash_computed_pairs(int64_t seq_len, int64_t head_dim, bool causal) {
   const int64_t cols = flash_key_tile_cols(head_dim);
-  const int64_t warps = (seq_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows *
-                        (kFlashQueryTileRows / kFlashWarpRows);
+  const int64_t br = flash_query_tile_rows(head_dim);
+  const int64_t warp_rows = flash_warp_rows(head_dim);
+  const int64_t warps = (seq_len + br - 1) / br * kFlashWarps;
   double pairs = 0;
   for (int64_t w = 0; w < warps; ++w) {
-    const int64_t key_end = causal ? std::min(seq_len, (w + 1) * kFlashWarpRows) : seq_len;
+    const int64_t key_end = causal ? std::min(seq_len, (w + 1) * warp_rows) : seq_len;
     const int64_t key_tiles = (key_end + cols - 1) / cols;
-    pairs += static_cast<double>(kFlashWarpRows * key_tiles * cols);
+    pairs += static_cast<double>(warp_rows * key_tiles * cols);
   }
   return pairs;
 }
@@ -311,9 +312,11 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
   r.paper_io_bytes =
       q_o_lse +
       2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.paper_query_tile_rows);
+  r.kernel_query_tile_rows = flash_query_tile_rows(s.head_dim);
   r.kernel_key_tile_cols = flash_key_tile_cols(s.head_dim);
   r.kernel_io_bytes =
-      q_o_lse + 2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, kFlashQueryTileRows);
+      q_o_lse +
+      2.0 * b * h * d * e * flash_streamed_keys(s.seq_len, s.causal, r.kernel_query_tile_rows);
   r.theta_bytes = b * h * l * l * d * d / sram_elements * e;
   return r;
 }
