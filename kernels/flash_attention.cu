@@ -5,9 +5,9 @@
 //     structure for head_dim 128, the default on compute capability 9.0 wherever it applies
 //     (flash_wgmma_supports).
 //   flash_attention_v2_mma_sync (flash_attention_fwd below): everywhere else (other
-//     architectures, head_dim 64). 128-row query tiles, 4 warps of 32 rows, K/V tiles streamed
-//     through swizzled shared memory by cp.async, mma.sync m16n8k16; S and P never leave
-//     registers.
+//     architectures, head_dim 64, 96 and 256). 4 warps over query tiles of 128 rows (64 at
+//     head_dim 256), K/V tiles streamed through shared memory (XOR-swizzled, or padded rows at
+//     head_dim 96) by cp.async, mma.sync m16n8k16; S and P never leave registers.
 // Selection: `--kernel flash_attention=v2` runs v2 on any device (for comparisons); "v3", the
 // default, runs v3 where it applies (flash_versions, use_wgmma). The references it is validated
 // against (CPU float64 and a GPU fp32 one that shares no code with this file) are in
@@ -60,25 +60,39 @@ struct FlashParams {
   bool causal;
 };
 
-/// Tile shape for one head dimension (FA2's forward choice for d = 64 and 128 on sm_80+):
-/// 128 query rows, 4 warps × 32 rows. Bc = 64 at d = 128 and 128 at d = 64 keeps the S
-/// accumulator at 64 fp32 per thread beside the O accumulator (128 or 64): with addresses and
-/// fragments that fits 255 registers, so two 128-thread blocks run per SM. Br, the rows per warp
-/// and Bc are the ones the analytic model reads (core/kernel_tiles.hpp).
+/// Tile shape for one head dimension, FA2's forward choices on sm_80+ (Dao 2023, arXiv 2307.08691;
+/// the public kernel traits of its flash_fwd_launch_template.h): 4 warps; Br = 128 rows, 32 per
+/// warp, at d = 64, 96 and 128 with Bc = 128 keys at d = 64 and 64 at d = 96 and 128; at d = 256
+/// Br = 64, 16 rows per warp, Bc = 32. Per thread that keeps the O accumulator (rows per warp ·
+/// d / 32 fp32: 64, 96, 128 and 128) beside the S accumulator (rows per warp · Bc / 32: 128, 64,
+/// 64 and 16) and the P fragments (half the S registers) under 255 registers, and the Q tile plus
+/// double-buffered K/V tiles at 80, 78, 96 and 96 KB, so two 128-thread blocks share an sm_90 SM
+/// (one on sm_80's 164 KB at d = 128 and 256). At d = 256, 32 rows per warp would need 256 fp32
+/// registers of O alone; FA2 runs Br = 64 there on H100 for the same two blocks per SM (its
+/// single-buffered 64 × 64 tile also takes 96 KB). Br, the rows per warp and Bc are the ones the
+/// analytic model reads (core/kernel_tiles.hpp).
 template <int kHeadDim_>
 struct FlashTraits {
   static constexpr int kHeadDim = kHeadDim_;
-  static constexpr int kBlockM = kFlashQueryTileRows;            ///< query rows per block (Br)
-  static constexpr int kBlockN = flash_key_tile_cols(kHeadDim);  ///< keys per K/V tile (Bc)
-  static constexpr int kWarps = 4;
+  static constexpr int kBlockM = flash_query_tile_rows(kHeadDim);  ///< query rows per block (Br)
+  static constexpr int kBlockN = flash_key_tile_cols(kHeadDim);    ///< keys per K/V tile (Bc)
+  static constexpr int kWarps = kFlashWarps;
   static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kRowsPerWarp = kFlashWarpRows;
+  static constexpr int kRowsPerWarp = flash_warp_rows(kHeadDim);
   static constexpr int kMTiles = kRowsPerWarp / 16;  ///< 16-row mma M tiles per warp
   static constexpr int kMinBlocksPerSm = 2;
   static constexpr int kStages = 2;                   ///< K/V double buffering
-  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks per row (no padding)
-  static constexpr int kQTileElems = kBlockM * kHeadDim;
-  static constexpr int kKvTileElems = kBlockN * kHeadDim;
+  static constexpr int kChunksPerRow = kHeadDim / 8;  ///< 16-byte chunks of data per row
+  /// Shared layout (see smem_offset): XOR-swizzled unpadded rows when a row is whole groups of 8
+  /// chunks (d = 64, 128, 256); otherwise (d = 96) rows padded by one chunk to an odd count.
+  static constexpr bool kSwizzled = kChunksPerRow % 8 == 0;
+  static constexpr int kRowStride = kSwizzled ? kHeadDim : kHeadDim + 8;  ///< elements per row
+  /// Rows one pass of load_tile covers: kThreads / kChunksPerRow where that is whole (16, 8, 4
+  /// at d = 64, 128, 256), else 8 (d = 96: 8 rows of 12 chunks, 96 of the 128 threads copy).
+  static constexpr int kLoadRowStep = kThreads % kChunksPerRow == 0 ? kThreads / kChunksPerRow : 8;
+  static constexpr int kLoadThreads = kLoadRowStep * kChunksPerRow;  ///< threads that copy
+  static constexpr int kQTileElems = kBlockM * kRowStride;
+  static constexpr int kKvTileElems = kBlockN * kRowStride;
   static constexpr size_t kSmemBytes =
       sizeof(uint16_t) * (kQTileElems + 2 * kStages * kKvTileElems);  // Q + K, V stages
 
@@ -87,11 +101,16 @@ struct FlashTraits {
   static constexpr int kNTiles = kBlockN / 8;    ///< n-tiles of the S accumulator
   static constexpr int kNSteps = kBlockN / 16;   ///< k-steps of O += P·V
 
+  static_assert(kHeadDim % 16 == 0, "whole mma k-steps of S = QKᵀ, whole pairs of O n-tiles");
   static_assert(kRowsPerWarp % 16 == 0, "a warp owns whole 16-row mma M tiles");
   static_assert(kBlockM == kRowsPerWarp * kWarps, "warps split the query tile evenly");
-  static_assert(kChunksPerRow % 8 == 0, "the swizzle permutes chunks within groups of 8");
-  static_assert((kBlockM * kChunksPerRow) % kThreads == 0, "Q tile splits evenly over threads");
-  static_assert((kBlockN * kChunksPerRow) % kThreads == 0, "K/V tile splits evenly");
+  static_assert(kBlockN % 16 == 0, "whole 16-key k-steps of O += P·V");
+  static_assert(kSwizzled || (kRowStride / 8) % 2 == 1, "a padded row is an odd number of chunks");
+  static_assert(kLoadThreads <= kThreads, "a load pass fits the block");
+  static_assert(kLoadRowStep % 8 == 0 || 8 % kLoadRowStep == 0, "row phases repeat every 8 rows");
+  static_assert(kBlockM % kLoadRowStep == 0 && kBlockN % kLoadRowStep == 0,
+                "Q and K/V tiles are whole load passes");
+  static_assert((kRowsPerWarp * kChunksPerRow) % 32 == 0, "O rows of a warp split over its lanes");
   // sm_90: 228 KB of shared memory per SM, 1 KB of it reserved per resident block.
   static_assert(kMinBlocksPerSm * (kSmemBytes + 1024) <= 228 * 1024,
                 "two blocks must fit one SM's shared memory");
@@ -138,66 +157,98 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[
 // ---------------------------------------------------------------------------------------------
 // Kernel
 
-/// Element offset of (row, col) in an unpadded shared tile of kHeadDim-element rows whose 16-byte
-/// chunks are XOR-swizzled: chunk c of row r is stored at chunk c ^ (r % 8). A row is 128 or
-/// 256 bytes, a multiple of the 128-byte bank period, so without the swizzle the 8 rows one
-/// ldmatrix phase reads (same column, 8 consecutive rows from a multiple of 8) would share 4
-/// banks; with it they land in 8 distinct chunks mod 8, which covers the 32 banks once.
-template <int kHeadDim>
-__device__ __forceinline__ int swizzled(int row, int col) {
-  return row * kHeadDim + (((col / 8) ^ (row % 8)) * 8) + col % 8;
+/// Element offset of (row, col) in a shared tile of Traits::kHeadDim-element rows.
+/// Swizzled (d = 64, 128, 256): unpadded rows whose 16-byte chunks are XOR-swizzled, chunk c of
+/// row r stored at chunk c ^ (r % 8). A row is 128, 256 or 512 bytes, a multiple of the 128-byte
+/// bank period, so without the swizzle the 8 rows one ldmatrix phase reads (same column, 8
+/// consecutive rows from a multiple of 8) would share 4 banks; with it they land in 8 distinct
+/// chunks mod 8, which covers the 32 banks once.
+/// Padded (d = 96): a row is 12 chunks, 192 bytes = 1.5 bank periods, so unpadded rows r and r + 2
+/// start 3 periods apart and the 8 rows of a phase fall on 2 distinct 16-byte bank groups (4-way
+/// conflicts); an XOR over groups of 8 chunks does not cover a 12-chunk row. Each row is padded
+/// by one chunk to 13 (208 bytes): chunk c of row r starts at bank group (13·r + c) mod 8 =
+/// (5·r + c) mod 8, distinct over any 8 consecutive rows because 5 is odd, so every ldmatrix phase
+/// is conflict-free and addressing stays linear; it costs 8% more shared memory (78 KB per block
+/// instead of 72). The padding chunk is never read or written.
+template <class Traits>
+__device__ __forceinline__ int smem_offset(int row, int col) {
+  if constexpr (Traits::kSwizzled) {
+    return row * Traits::kRowStride + (((col / 8) ^ (row % 8)) * 8) + col % 8;
+  } else {
+    return row * Traits::kRowStride + col;
+  }
 }
 
-// The ldmatrix loops walk 16 columns (two chunks) per k-step from a lane's own starting chunk,
-// chunk0 ∈ {0, 1}. Since 2·step and chunk0 share no bits, chunk0 + 2·step = chunk0 ^ 2·step, so
-// swizzled(row, 16·step + 8·chunk0) = swizzled(row, 8·chunk0) ^ 16·step: the row part is a
-// multiple of kHeadDim (a power of two) and the chunk part and 16·step are both below it.
-// Each loop then needs one base register per operand and a XOR with a constant per step, and
-// rows 16 further down are a constant added on top (ldmatrix's immediate offset).
+/// smem_offset(row, col + cols) from `offset` = smem_offset(row, col), for the ldmatrix loops:
+/// they walk 16 columns (two chunks) per k-step from a lane's own starting chunk chunk0 ∈ {0, 1},
+/// so col = 8·chunk0 and cols = 16·step. Padded: plain addition. Swizzled: since 2·step and chunk0
+/// share no bits, chunk0 + 2·step = chunk0 ^ 2·step, so smem_offset(row, 16·step + 8·chunk0) =
+/// smem_offset(row, 8·chunk0) ^ 16·step: the row part is a multiple of kHeadDim (a power of two)
+/// and the chunk part and 16·step are both below it. Each loop then needs one base register per
+/// operand and an XOR (or add) with a constant per step, and rows 16 further down are a constant
+/// added on top (ldmatrix's immediate offset).
+template <class Traits>
+__device__ __forceinline__ int smem_step(int offset, int cols) {
+  if constexpr (Traits::kSwizzled) {
+    return offset ^ cols;
+  } else {
+    return offset + cols;
+  }
+}
 
 /// Starts the async copy of rows [row_begin, row_begin + kRows) of a [row_count, head_dim]
-/// matrix into a swizzled shared tile (see swizzled()). Rows past row_count are zero-filled:
+/// matrix into a shared tile laid out as smem_offset says. Rows past row_count are zero-filled:
 /// padded K rows are masked anyway, but padded V rows meet P = 0 in P·V and must not hold NaN
-/// garbage.
+/// garbage. Each of the first kLoadThreads threads keeps one chunk column and one row phase, so
+/// a single base offset per row phase serves every pass (the swizzle repeats every 8 rows: one
+/// phase when a pass is a multiple of 8 rows, two at d = 256, where a pass is 4 rows).
 template <class Traits, int kRows>
-__device__ __forceinline__ void load_tile_swizzled(uint16_t* s_tile, const uint16_t* g,
-                                                   int row_begin, int row_count) {
+__device__ __forceinline__ void load_tile(uint16_t* s_tile, const uint16_t* g, int row_begin,
+                                          int row_count) {
   constexpr int kChunks = Traits::kChunksPerRow;
-  constexpr int kRowStep = Traits::kThreads / kChunks;  // rows covered by one pass of the block
-  static_assert(Traits::kThreads % kChunks == 0 && kRowStep % 8 == 0 && kRows % kRowStep == 0,
-                "each thread keeps one chunk column and one row phase mod 8 for every pass");
+  constexpr int kRowStep = Traits::kLoadRowStep;
+  constexpr int kPhases = kRowStep % 8 == 0 ? 1 : 8 / kRowStep;
+  static_assert(kRows % kRowStep == 0, "whole passes over the rows");
+  if constexpr (Traits::kLoadThreads < Traits::kThreads) {
+    if (static_cast<int>(threadIdx.x) >= Traits::kLoadThreads) return;  // d = 96: the last warp
+  }
   const int r0 = static_cast<int>(threadIdx.x) / kChunks;
   const int chunk = static_cast<int>(threadIdx.x) % kChunks;
-  const int s_off0 = swizzled<Traits::kHeadDim>(r0, chunk * 8);
+  int s_off[kPhases];
+#pragma unroll
+  for (int j = 0; j < kPhases; ++j) s_off[j] = smem_offset<Traits>(r0 + j * kRowStep, chunk * 8);
 #pragma unroll
   for (int i = 0; i < kRows / kRowStep; ++i) {
     const int row = row_begin + r0 + i * kRowStep;
     const bool in_range = row < row_count;
     const uint16_t* src =
         g + static_cast<int64_t>(in_range ? row : 0) * Traits::kHeadDim + chunk * 8;
-    cp_async_16(s_tile + s_off0 + i * kRowStep * Traits::kHeadDim, src, in_range ? 16 : 0);
+    cp_async_16(
+        s_tile + s_off[i % kPhases] + (i / kPhases) * kPhases * kRowStep * Traits::kRowStride, src,
+        in_range ? 16 : 0);
   }
 }
 
 /// flash_attention_v2_mma_sync, over grid (query tiles, heads, batch): the FA2 structure on the
 /// warp-level tensor-core instructions (mma.sync m16n8k16, ldmatrix, cp.async) that sm_80 through
-/// sm_90 all run, with FA2's own tile shape for these head dims. One block per (128-row query tile,
-/// head, batch); 4 warps, each owning 32 query rows (two mma M tiles) for the whole key loop, so
-/// the softmax statistics of a row never leave its warp. K and V tiles of Bc keys (64 at d = 128,
-/// 128 at d = 64) are streamed through shared memory by cp.async, double-buffered, K and V in
-/// separate commit groups so S = QKᵀ of tile n starts while V of tile n is still arriving and tile
-/// n+1 is already on its way. Every K or V fragment that ldmatrix brings from shared memory feeds
-/// both M tiles of a warp (4 MMAs), and each K/V tile copied into shared memory serves 128 rows. S
-/// and P stay in registers (P is re-packed in place as the A operand of P·V), so the L² score
-/// matrix never touches HBM: that is where FA beats the naive three-launch path (I/O Θ(L·d)
-/// instead of Θ(L²) per head). The online softmax keeps a running max and sum per row in fp32
-/// and normalises O only once, after the last tile (FA2's change over FA1 that removes most
-/// non-matmul FLOPs). 32 rows of Q do not fit in registers beside the 128-float O accumulator,
-/// so Q fragments are re-read from shared memory per k-step. Shared tiles are XOR-swizzled
-/// instead of padded (conflict-free ldmatrix), causal blocks stop at the diagonal and each warp
-/// skips the key tiles its own rows cannot see, and only tiles that cross the diagonal or the
-/// end of K pay for masking. 96 KB of shared memory and at most 255 registers per thread let
-/// two blocks share an SM. The Hopper path (wgmma, TMA, warp specialisation: FA3) is v3, in
+/// sm_90 all run, with FA2's own tile shapes for these head dims (FlashTraits). One block per
+/// (Br-row query tile, head, batch); 4 warps, each owning Br/4 query rows (two mma M tiles at
+/// d ≤ 128, one at d = 256) for the whole key loop, so the softmax statistics of a row never leave
+/// its warp. K and V tiles of Bc keys are streamed through shared memory by cp.async,
+/// double-buffered, K and V in separate commit groups so S = QKᵀ of tile n starts while V of tile
+/// n is still arriving and tile n+1 is already on its way. Every K or V fragment that ldmatrix
+/// brings from shared memory feeds every M tile of a warp (4 MMAs at d ≤ 128), and each K/V tile
+/// copied into shared memory serves Br rows. S and P stay in registers (P is re-packed in place
+/// as the A operand of P·V), so the L² score matrix never touches HBM: that is where FA beats the
+/// naive three-launch path (I/O Θ(L·d) instead of Θ(L²) per head). The online softmax keeps a
+/// running max and sum per row in fp32 and normalises O only once, after the last tile (FA2's
+/// change over FA1 that removes most non-matmul FLOPs). A warp's rows of Q do not fit in
+/// registers beside its O accumulator (d fp32 per thread at 32 rows per warp, d/2 at 16), so Q
+/// fragments are re-read from shared memory per k-step. Shared tiles are XOR-swizzled, or padded at
+/// d = 96 (smem_offset; conflict-free ldmatrix either way), causal blocks stop at the diagonal and
+/// each warp skips the key tiles its own rows cannot see, and only tiles that cross the diagonal or
+/// the end of K pay for masking. At most 96 KB of shared memory and 255 registers per thread let
+/// two blocks share an sm_90 SM. The Hopper path (wgmma, TMA, warp specialisation: FA3) is v3, in
 /// kernels/flash_attention_wgmma.cu.
 template <class T, class Traits>
 __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
@@ -242,20 +293,21 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
   const int n_tiles = key_end > 0 ? (key_end + kBlockN - 1) / kBlockN : 0;
 
   if (n_tiles > 0) {
-    load_tile_swizzled<Traits, kBlockM>(s_q, q, m0, q_len);
-    load_tile_swizzled<Traits, kBlockN>(s_k, k, 0, kv_len);
+    load_tile<Traits, kBlockM>(s_q, q, m0, q_len);
+    load_tile<Traits, kBlockN>(s_k, k, 0, kv_len);
     cp_async_commit();
-    load_tile_swizzled<Traits, kBlockN>(s_v, v, 0, kv_len);
+    load_tile<Traits, kBlockN>(s_v, v, 0, kv_len);
     cp_async_commit();
   }
 
-  // Swizzled offsets at k-step 0 of this lane's ldmatrix rows (see the note at swizzled()):
-  // Q rows warp·32 + lane%16 (+16 per M tile), chunk lane/16; K rows lane%8 + 8·(lane/16)
-  // (+16 per key pair), chunk (lane/8)%2; V rows lane%8 + 8·((lane/8)%2) (+16 per k-step),
-  // chunk lane/16.
-  const int q_off0 = swizzled<kD>(warp * kRowsPerWarp + lane % 16, (lane / 16) * 8);
-  const int k_off0 = swizzled<kD>((lane / 16) * 8 + lane % 8, ((lane / 8) % 2) * 8);
-  const int v_off0 = swizzled<kD>(((lane / 8) % 2) * 8 + lane % 8, (lane / 16) * 8);
+  // Shared offsets at k-step 0 of this lane's ldmatrix rows (smem_offset; later k-steps by
+  // smem_step): Q rows warp·kRowsPerWarp + lane%16 (+16 per M tile), chunk lane/16; K rows
+  // lane%8 + 8·(lane/16) (+16 per key pair), chunk (lane/8)%2; V rows lane%8 + 8·((lane/8)%2)
+  // (+16 per k-step), chunk lane/16.
+  constexpr int kStride = Traits::kRowStride;
+  const int q_off0 = smem_offset<Traits>(warp * kRowsPerWarp + lane % 16, (lane / 16) * 8);
+  const int k_off0 = smem_offset<Traits>((lane / 16) * 8 + lane % 8, ((lane / 8) % 2) * 8);
+  const int v_off0 = smem_offset<Traits>(((lane / 8) % 2) * 8 + lane % 8, (lane / 16) * 8);
 
   float acc_o[kMTiles][Traits::kDTiles][4] = {};
   // Thread rows: warp_row0 + 16·mt + lane/4 + 8·r (mma C layout), for mt < kMTiles, r < 2.
@@ -279,27 +331,26 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     cp_async_wait<1>();  // Q and K(n) have landed; V(n) may still be in flight
     __syncthreads();     // ... for every thread, and everyone is done with K(n-1)
     if (has_next) {
-      load_tile_swizzled<Traits, kBlockN>(s_k + (stage ^ 1) * Traits::kKvTileElems, k, n0 + kBlockN,
-                                          kv_len);
+      load_tile<Traits, kBlockN>(s_k + (stage ^ 1) * Traits::kKvTileElems, k, n0 + kBlockN, kv_len);
     }
     cp_async_commit();  // empty on the last tile: keeps the wait counts above uniform
 
     if (warp_active) {
       // S = Q·Kᵀ. K is stored [key][dim], i.e. column-major for B = Kᵀ: plain ldmatrix. Matrix
       // m of the x4 covers keys +8·(m/2) and dims +8·(m%2): b0, b1 of two adjacent 8-key
-      // n-tiles. Each K fragment serves both M tiles.
+      // n-tiles. Each K fragment serves every M tile of the warp.
       float acc_s[kMTiles][Traits::kNTiles][4] = {};
 #pragma unroll
       for (int ks = 0; ks < Traits::kDSteps; ++ks) {
         uint32_t qa[kMTiles][4];
-        const uint16_t* s_q_step = s_q + (q_off0 ^ (ks * 16));
-        const uint16_t* s_k_step = s_k_cur + (k_off0 ^ (ks * 16));
+        const uint16_t* s_q_step = s_q + smem_step<Traits>(q_off0, ks * 16);
+        const uint16_t* s_k_step = s_k_cur + smem_step<Traits>(k_off0, ks * 16);
 #pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt) ldmatrix_x4(qa[mt], s_q_step + mt * 16 * kD);
+        for (int mt = 0; mt < kMTiles; ++mt) ldmatrix_x4(qa[mt], s_q_step + mt * 16 * kStride);
 #pragma unroll
         for (int np = 0; np < Traits::kNTiles / 2; ++np) {
           uint32_t kb[4];
-          ldmatrix_x4(kb, s_k_step + np * 16 * kD);
+          ldmatrix_x4(kb, s_k_step + np * 16 * kStride);
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
             mma_m16n8k16<T>(acc_s[mt][2 * np], qa[mt], kb[0], kb[1]);
@@ -378,21 +429,20 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     cp_async_wait<1>();  // V(n) has landed; K(n+1) may still be in flight
     __syncthreads();     // ... for every thread, and everyone is done with V(n-1)
     if (has_next) {
-      load_tile_swizzled<Traits, kBlockN>(s_v + (stage ^ 1) * Traits::kKvTileElems, v, n0 + kBlockN,
-                                          kv_len);
+      load_tile<Traits, kBlockN>(s_v + (stage ^ 1) * Traits::kKvTileElems, v, n0 + kBlockN, kv_len);
     }
     cp_async_commit();
 
     if (warp_active) {
       // O += P·V. V is stored [key][dim], row-major for B = V: ldmatrix.trans. Matrix m of the
       // x4 covers keys +8·(m%2) and dims +8·(m/2): b0, b1 of two adjacent 8-dim n-tiles. Each
-      // V fragment serves both M tiles.
+      // V fragment serves every M tile of the warp.
 #pragma unroll
       for (int kk = 0; kk < Traits::kNSteps; ++kk) {
 #pragma unroll
         for (int dp = 0; dp < Traits::kDTiles / 2; ++dp) {
           uint32_t vb[4];
-          ldmatrix_x4_trans(vb, s_v_cur + (v_off0 ^ (dp * 16)) + kk * 16 * kD);
+          ldmatrix_x4_trans(vb, s_v_cur + smem_step<Traits>(v_off0, dp * 16) + kk * 16 * kStride);
 #pragma unroll
           for (int mt = 0; mt < kMTiles; ++mt) {
             mma_m16n8k16<T>(acc_o[mt][2 * dp], p_frag[mt][kk], vb[0], vb[1]);
@@ -426,7 +476,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     }
   }
 
-  // O leaves through this warp's own 32 rows of the Q tile: only this warp ever reads them, its
+  // O leaves through this warp's own rows of the Q tile: only this warp ever reads them, its
   // last ldmatrix of them has completed, and no cp.async is pending (the last groups were
   // empty), so the global stores are whole 16-byte chunks of contiguous rows.
   const int s_row0 = warp * kRowsPerWarp;
@@ -436,9 +486,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     for (int dt = 0; dt < Traits::kDTiles; ++dt) {
       const int col = dt * 8 + (lane % 4) * 2;
       const int srow = s_row0 + mt * 16 + lane / 4;
-      *reinterpret_cast<uint32_t*>(s_q + swizzled<kD>(srow, col)) =
+      *reinterpret_cast<uint32_t*>(s_q + smem_offset<Traits>(srow, col)) =
           pack_pair<T>(acc_o[mt][dt][0], acc_o[mt][dt][1]);
-      *reinterpret_cast<uint32_t*>(s_q + swizzled<kD>(srow + 8, col)) =
+      *reinterpret_cast<uint32_t*>(s_q + smem_offset<Traits>(srow + 8, col)) =
           pack_pair<T>(acc_o[mt][dt][2], acc_o[mt][dt][3]);
     }
   }
@@ -450,7 +500,7 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
     const int row = warp_row0 + r;
     if (row < q_len) {
       *reinterpret_cast<uint4*>(o + static_cast<int64_t>(row) * kD + chunk * 8) =
-          *reinterpret_cast<const uint4*>(s_q + swizzled<kD>(s_row0 + r, chunk * 8));
+          *reinterpret_cast<const uint4*>(s_q + smem_offset<Traits>(s_row0 + r, chunk * 8));
     }
   }
 }
@@ -460,9 +510,9 @@ __global__ void __launch_bounds__(Traits::kThreads, Traits::kMinBlocksPerSm)
 
 /// Size checks shared by check_shape and the launcher (no pointers involved).
 void check_flash_sizes(const AttentionProblem& p) {
-  if (p.head_dim != 64 && p.head_dim != 128) {
-    throw bad_input(
-        fmt::format("flash_attention: unsupported head-dim {} (supported: 64, 128)", p.head_dim));
+  if (p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) {
+    throw bad_input(fmt::format(
+        "flash_attention: unsupported head-dim {} (supported: 64, 96, 128, 256)", p.head_dim));
   }
   if (p.batch <= 0 || p.heads <= 0 || p.kv_heads <= 0 || p.q_len <= 0 || p.kv_len <= 0 ||
       p.heads % p.kv_heads != 0) {
@@ -503,6 +553,26 @@ template <class T, int kHeadDim>
 void launch_flash_typed(const FlashParams& params, int64_t batch, cudaStream_t stream) {
   using Traits = FlashTraits<kHeadDim>;
   launch_tiles<Traits>(flash_attention_fwd<T, Traits>, params, batch, stream);
+}
+
+/// The instantiation of element type T for `head_dim`, one that check_flash_sizes accepts.
+template <class T>
+void launch_flash_head_dim(const FlashParams& params, int64_t head_dim, int64_t batch,
+                           cudaStream_t stream) {
+  switch (head_dim) {
+    case 64:
+      launch_flash_typed<T, 64>(params, batch, stream);
+      return;
+    case 96:
+      launch_flash_typed<T, 96>(params, batch, stream);
+      return;
+    case 128:
+      launch_flash_typed<T, 128>(params, batch, stream);
+      return;
+    default:  // 256
+      launch_flash_typed<T, 256>(params, batch, stream);
+      return;
+  }
 }
 
 AttentionProblem problem_for(const Shape& s, const void* q, const void* k, const void* v) {
@@ -667,15 +737,10 @@ void launch_flash_attention(const AttentionProblem& p, const std::string& versio
   params.scale = p.scale;
   params.scale_log2 = static_cast<float>(p.scale * kLog2e);
   params.causal = p.causal;
-  const bool bf16 = p.dtype == Dtype::kBf16;
-  if (p.head_dim == 64 && bf16) {
-    launch_flash_typed<__nv_bfloat16, 64>(params, p.batch, stream);
-  } else if (p.head_dim == 64) {
-    launch_flash_typed<__half, 64>(params, p.batch, stream);
-  } else if (bf16) {
-    launch_flash_typed<__nv_bfloat16, 128>(params, p.batch, stream);
+  if (p.dtype == Dtype::kBf16) {
+    launch_flash_head_dim<__nv_bfloat16>(params, p.head_dim, p.batch, stream);
   } else {
-    launch_flash_typed<__half, 128>(params, p.batch, stream);
+    launch_flash_head_dim<__half>(params, p.head_dim, p.batch, stream);
   }
 }
 
@@ -685,16 +750,17 @@ void launch_flash_attention(const AttentionProblem& p, const std::string& versio
 //           of Lq·Lk: L(L+1)/2 when Lq = Lk = L, about half. exp, max and rescaling are not
 //           tensor-pipe work and are not counted.
 //   bytes = e·(2·B·H·Lq·d + 2·B·H_kv·Lk·d) + 4·B·H·Lq: Q and O, K and V, and the fp32 LSE, each
-//           moved once (the minimum). The kernel re-reads K and V once per query tile, ⌈Lq/128⌉
-//           times per head; the counters show how much L2 absorbs.
+//           moved once (the minimum). The kernel re-reads K and V once per query tile, ⌈Lq/Br⌉
+//           times per head (Br = flash_query_tile_rows(d): 128, 64 at d = 256); the counters
+//           show how much L2 absorbs.
 //   device_bytes = the same five tensors, allocated once each.
 OperatorSpec flash_attention_spec() {
   OperatorSpec spec;
   spec.name = kFlashAttentionOp;
   spec.summary =
       "FlashAttention forward: tiled QK^T, online softmax and PV on tensor cores, only O and "
-      "the log-sum-exp written; FA3-style wgmma + TMA at head-dim 128 on sm_90 (FA2-style "
-      "mma.sync elsewhere, or with --kernel flash_attention=v2)";
+      "the log-sum-exp written, head-dim 64, 96, 128 or 256; FA3-style wgmma + TMA at head-dim "
+      "128 on sm_90 (FA2-style mma.sync elsewhere, or with --kernel flash_attention=v2)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);

@@ -40,7 +40,8 @@ struct FlashWgmmaLaunch {
 
 /// True when flash_attention_v3_wgmma_tma covers `p`: head_dim 128 (bf16 or fp16), and
 /// batch·heads, batch·kv_heads and the tile count below 2^31 (TMA coordinates and the tile index
-/// are 32-bit). Sizes already checked by the caller (launch_flash_attention); no CUDA call.
+/// are 32-bit); false at head_dim 64, 96 and 256, which flash_attention_v2_mma_sync runs. Sizes
+/// already checked by the caller (launch_flash_attention); no CUDA call.
 bool flash_wgmma_supports(const AttentionProblem& p);
 
 /// Prepares one forward pass for the current device (which must be compute capability 9.0; the

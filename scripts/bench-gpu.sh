@@ -4,13 +4,14 @@
 # `rooflinectl sweep --no-counters` and times the PyTorch/cuBLAS/cuDNN references and a
 # device-to-device copy in the same run. Prints one table and writes the rows as JSON.
 #
-# Usage: scripts/bench-gpu.sh OUTPUT.json [bench_gpu.py options: --repetitions N, --ops a,b, ...]
+# Usage: scripts/bench-gpu.sh OUTPUT.json [bench_gpu.py options: --repetitions N, --ops a,b,
+# --head-dim D, ...]
 # Needs python3 (or $PYTHON) with a CUDA build of torch on the GPU machine; no network, no pip.
 # Logs, each sweep's report and stderr go to $OUT_DIR (default ./bench-out).
 # Extra CMake arguments can be passed in RFL_CMAKE_ARGS. A benchmark: never run it from CI.
 set -uo pipefail
 if [[ $# -lt 1 || $1 == -* ]]; then
-  echo "usage: scripts/bench-gpu.sh OUTPUT.json [--repetitions N] [--ops op1,op2]" >&2
+  echo "usage: scripts/bench-gpu.sh OUTPUT.json [--repetitions N] [--ops op1,op2] [--head-dim D]" >&2
   echo "(the plan without a GPU: python3 scripts/bench_gpu.py --dry-run)" >&2
   exit 2
 fi

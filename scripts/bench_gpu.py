@@ -16,7 +16,9 @@ work_formula (a copy counts its own bytes read + written), so > 1 means ours is 
     (4·B·H·L²·2), at the copy bandwidth measured on a 2 GiB copy in the same run.
 A value that was not measured is null with the reason, never 0.
 
-`--dry-run` prints the planned sweeps and rows without torch or a GPU.
+`--head-dim D` runs the flash_attention and naive_attention rows at head_dim D instead of 128 (e.g.
+96 and 256, the phi-3-mini-4k and gemma-2-9b presets'; same H, B·L and references); the other
+operators keep their shapes. `--dry-run` prints the planned sweeps and rows without torch or a GPU.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from atomic_write import write_json_atomically
 
 kDtype = "bf16"
 kElementBytes = 2
-kHeadDim = 128
+kHeadDim = 128  # every operator's head_dim; --head-dim changes it for flash and naive attention
 kFlashHeads = 16
 kFlashTokens = 16384  # B·L of the FlashAttention papers' benchmark
 kFlashSeqs = (4096, 8192, 16384)
@@ -115,35 +117,39 @@ def make_ref(kind: str, label: str, **params) -> Reference:
     return Reference(kind=kind, params=tuple(sorted(params.items())), label=label)
 
 
-def attention_flop(batch: int, heads: int, seq: int, causal: bool, halve_causal: bool) -> float:
+def attention_flop(batch: int, heads: int, seq: int, head_dim: int, causal: bool,
+                   halve_causal: bool) -> float:
     """4·B·H·L²·d (two GEMMs of 2·L²·d per head), halved for a causal mask when the kernel skips
     the masked half (FlashAttention papers §4.1; naive attention computes all of S)."""
-    flop = 4.0 * batch * heads * seq * seq * kHeadDim
+    flop = 4.0 * batch * heads * seq * seq * head_dim
     return flop / 2 if causal and halve_causal else flop
 
 
-def plan(operators: tuple) -> tuple:
-    """The sweeps and rows of the benchmark for the chosen operators, in run order."""
+def plan(operators: tuple, attention_head_dim: int = kHeadDim) -> tuple:
+    """The sweeps and rows of the benchmark for the chosen operators, in run order; the flash and
+    naive attention rows at head_dim `attention_head_dim` (their sweep keys name it when it is not
+    kHeadDim, so the reports of runs at different head dims do not overwrite each other)."""
     sweeps, rows = [], []
     want = set(operators)
 
     if want & {"flash_attention", "naive_attention"}:
         ops = tuple(op for op in ("flash_attention", "naive_attention") if op in want)
+        d = attention_head_dim
         for causal in (False, True):
             for seq in kFlashSeqs:
                 batch = kFlashTokens // seq
                 mask = "causal" if causal else "non-causal"
-                key = f"attention-L{seq}-{mask}"
+                key = f"attention-{'' if d == kHeadDim else f'd{d}-'}L{seq}-{mask}"
                 flags = ("--batch", str(batch), "--heads", str(kFlashHeads), "--kv-heads",
-                         str(kFlashHeads), "--head-dim", str(kHeadDim))
+                         str(kFlashHeads), "--head-dim", str(d))
                 sweeps.append(Sweep(key, ops, (seq,), flags + (("--causal",) if causal else ())))
                 shape = {"batch": batch, "heads": kFlashHeads, "kv_heads": kFlashHeads,
-                         "head_dim": kHeadDim, "seq_len": seq, "causal": causal}
-                label = f"B={batch} H={kFlashHeads} L={seq} d={kHeadDim} {mask}"
+                         "head_dim": d, "seq_len": seq, "causal": causal}
+                label = f"B={batch} H={kFlashHeads} L={seq} d={d} {mask}"
                 sdpa = dict(batch=batch, heads=kFlashHeads, kv_heads=kFlashHeads, q_len=seq,
-                            kv_len=seq, head_dim=kHeadDim, causal=causal)
+                            kv_len=seq, head_dim=d, causal=causal)
                 if "flash_attention" in want:
-                    flop = attention_flop(batch, kFlashHeads, seq, causal, halve_causal=True)
+                    flop = attention_flop(batch, kFlashHeads, seq, d, causal, halve_causal=True)
                     formula = "4·B·H·L²·d" + (" / 2 (causal)" if causal else "")
                     rows.append(Row("flash_attention", shape, label, key, seq,
                                     make_ref("sdpa", "sdpa-flash", backend="flash", **sdpa), flop,
@@ -152,7 +158,7 @@ def plan(operators: tuple) -> tuple:
                                     make_ref("sdpa", "sdpa-cudnn", backend="cudnn", **sdpa), flop,
                                     "FLOP", formula, Target(0.9, "≥ 0.9× SDPA cuDNN")))
                 if "naive_attention" in want:
-                    flop = attention_flop(batch, kFlashHeads, seq, causal, halve_causal=False)
+                    flop = attention_flop(batch, kFlashHeads, seq, d, causal, halve_causal=False)
                     sp_bytes = 4.0 * batch * kFlashHeads * seq * seq * kElementBytes
                     rows.append(Row("naive_attention", shape, label, key, seq,
                                     make_ref("naive_bound", "S,P bytes @ copy BW", sp_bytes=sp_bytes),
@@ -509,6 +515,9 @@ def parse_args(argv: list) -> argparse.Namespace:
                         "sweep default is 3)")
     parser.add_argument("--ops", default=",".join(kOperators),
                         help="comma-separated subset of: " + ", ".join(kOperators))
+    parser.add_argument("--head-dim", type=int, default=kHeadDim,
+                        help=f"head_dim of the flash_attention and naive_attention rows (default "
+                        f"{kHeadDim}; flash_attention runs 64, 96, 128 and 256)")
     parser.add_argument("--sweep-timeout-s", type=int, default=120,
                         help="limit for one rooflinectl invocation")
     parser.add_argument("--dry-run", action="store_true",
@@ -520,6 +529,9 @@ def parse_args(argv: list) -> argparse.Namespace:
         parser.error(f"invalid --ops '{args.ops}': allowed {', '.join(kOperators)}")
     if args.repetitions < 1:
         parser.error(f"invalid --repetitions {args.repetitions}: must be >= 1")
+    if args.head_dim < 8 or args.head_dim % 8 != 0:
+        parser.error(f"invalid --head-dim {args.head_dim}: must be a positive multiple of 8 "
+                     "(16-byte rows)")
     if args.warmup_runs < 0:
         parser.error(f"invalid --warmup-runs {args.warmup_runs}: must be >= 0")
     if not args.dry_run and not args.output:
@@ -530,7 +542,7 @@ def parse_args(argv: list) -> argparse.Namespace:
 
 def main(argv: list) -> int:
     args = parse_args(argv)
-    sweeps, rows = plan(args.ops)
+    sweeps, rows = plan(args.ops, args.head_dim)
     if args.dry_run:
         for sweep in sweeps:
             print(" ".join(sweep.command(args.rooflinectl, args.repetitions)))
@@ -568,6 +580,7 @@ def main(argv: list) -> int:
         "pytorch": env,
         "method": {
             "dtype": kDtype,
+            "attention_head_dim": args.head_dim,
             "repetitions": args.repetitions,
             "warmup_runs_pytorch": args.warmup_runs,
             "warmup_runs_rooflinectl": None if first_report is None

@@ -9,19 +9,33 @@
 
 namespace rooflinectl {
 
-/// Query tile height Br of flash_attention_v2_mma_sync (FlashTraits::kBlockM): K and V are
-/// streamed once per query tile, which bounds the as-implemented DRAM bytes when L2 absorbs no
-/// re-read.
-inline constexpr int64_t kFlashQueryTileRows = 128;
+/// Warps per block of flash_attention_v2_mma_sync (FlashTraits::kWarps), at every head_dim; each
+/// owns flash_warp_rows(head_dim) query rows for the whole key loop.
+inline constexpr int64_t kFlashWarps = 4;
 
-/// Query rows per warp of flash_attention_v2_mma_sync (FlashTraits::kRowsPerWarp): under a causal
+/// Query tile height Br of flash_attention_v2_mma_sync (FlashTraits::kBlockM) at `head_dim`: 128
+/// rows at head_dim 64, 96 and 128, 64 at 256 (FlashAttention-2's forward tiles on sm_80+;
+/// at d = 256 a 32-row warp would need 256 fp32 registers for its O accumulator alone). K and V
+/// are streamed once per query tile, which bounds the as-implemented DRAM bytes when L2 absorbs
+/// no re-read. A head_dim the kernel refuses (`model` still predicts it) gets the tiles of the
+/// next supported one up, or 256's.
+constexpr int64_t flash_query_tile_rows(int64_t head_dim) { return head_dim > 128 ? 64 : 128; }
+
+/// Query rows per warp of flash_attention_v2_mma_sync (FlashTraits::kRowsPerWarp) at `head_dim`:
+/// Br / kFlashWarps, 32 (two mma M tiles) up to head_dim 128 and 16 (one) at 256. Under a causal
 /// mask each warp computes key tiles only up to its own last row's diagonal.
-inline constexpr int64_t kFlashWarpRows = 32;
+constexpr int64_t flash_warp_rows(int64_t head_dim) {
+  return flash_query_tile_rows(head_dim) / kFlashWarps;
+}
 
-/// Key tile width Bc of flash_attention_v2_mma_sync (FlashTraits::kBlockN) at `head_dim`: 64 keys
-/// at head_dim 128, 128 keys at head_dim 64 (the only other one it runs). The tensor cores compute
-/// whole kFlashWarpRows × Bc score tiles per warp, masked or not.
-constexpr int64_t flash_key_tile_cols(int64_t head_dim) { return head_dim == 128 ? 64 : 128; }
+/// Key tile width Bc of flash_attention_v2_mma_sync (FlashTraits::kBlockN) at `head_dim`: 128 keys
+/// at head_dim 64, 64 at 96 and 128, 32 at 256, so that the S accumulator (flash_warp_rows × Bc
+/// fp32 per warp) fits beside the O accumulator in 255 registers and the double-buffered K/V tiles
+/// beside Q in half of an sm_90 SM's shared memory. The tensor cores compute whole
+/// flash_warp_rows × Bc score tiles per warp, masked or not.
+constexpr int64_t flash_key_tile_cols(int64_t head_dim) {
+  return head_dim <= 64 ? 128 : head_dim <= 128 ? 64 : 32;
+}
 
 /// Block tile of C of one GEMM kernel version: without L2 reuse, X is read once per column of
 /// tiles and W once per row of tiles.

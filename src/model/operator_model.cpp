@@ -88,11 +88,10 @@ AnalyticResult flash_attention_model(const Shape& s) {
   const double lse_bytes = 4.0 * b * h * lq;
   r.min_dram_bytes = (2.0 * b * h * lq + 2.0 * b * hkv * l) * d * e + lse_bytes;
   // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
+  const int64_t br = flash_query_tile_rows(s.head_dim);
   r.implemented_dram_bytes =
       2.0 * b * h * lq * d * e + lse_bytes +
-      2.0 * b * h * d * e *
-          flash_streamed_keys(s.query_len(), s.seq_len, s.causal, kFlashQueryTileRows);
-  const int64_t br = kFlashQueryTileRows;
+      2.0 * b * h * d * e * flash_streamed_keys(s.query_len(), s.seq_len, s.causal, br);
   if (s.q_len == 0) {
     r.flop_formula =
         s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
@@ -311,14 +310,14 @@ double flash_streamed_keys(int64_t q_len, int64_t kv_len, bool causal, int64_t q
 
 double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal) {
   const int64_t cols = flash_key_tile_cols(head_dim);
-  const int64_t warps = (q_len + kFlashQueryTileRows - 1) / kFlashQueryTileRows *
-                        (kFlashQueryTileRows / kFlashWarpRows);
+  const int64_t br = flash_query_tile_rows(head_dim);
+  const int64_t warp_rows = flash_warp_rows(head_dim);
+  const int64_t warps = (q_len + br - 1) / br * kFlashWarps;
   double pairs = 0;
   for (int64_t w = 0; w < warps; ++w) {
-    const int64_t key_end =
-        causal ? causal_key_end((w + 1) * kFlashWarpRows, q_len, kv_len) : kv_len;
+    const int64_t key_end = causal ? causal_key_end((w + 1) * warp_rows, q_len, kv_len) : kv_len;
     const int64_t key_tiles = (key_end + cols - 1) / cols;
-    pairs += static_cast<double>(kFlashWarpRows * key_tiles * cols);
+    pairs += static_cast<double>(warp_rows * key_tiles * cols);
   }
   return pairs;
 }
@@ -350,10 +349,11 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
   r.paper_io_bytes = q_o_lse + 2.0 * b * h * d * e *
                                    flash_streamed_keys(s.query_len(), s.seq_len, s.causal,
                                                        r.paper_query_tile_rows);
+  r.kernel_query_tile_rows = flash_query_tile_rows(s.head_dim);
   r.kernel_key_tile_cols = flash_key_tile_cols(s.head_dim);
-  r.kernel_io_bytes =
-      q_o_lse + 2.0 * b * h * d * e *
-                    flash_streamed_keys(s.query_len(), s.seq_len, s.causal, kFlashQueryTileRows);
+  r.kernel_io_bytes = q_o_lse + 2.0 * b * h * d * e *
+                                    flash_streamed_keys(s.query_len(), s.seq_len, s.causal,
+                                                        r.kernel_query_tile_rows);
   r.theta_bytes = b * h * lq * l * d * d / sram_elements * e;
   return r;
 }

@@ -121,11 +121,12 @@ double min_dram_write_bytes(const std::string& op, const Shape& shape);
 double flash_streamed_keys(int64_t q_len, int64_t kv_len, bool causal, int64_t query_tile_rows);
 
 /// (query, key) pairs the flash kernel's tensor cores compute for L_q = `q_len` queries over L_k =
-/// `kv_len` keys: each of the 4·ceil(L_q/128) warps (32 rows each, padded rows included) computes
-/// whole key tiles of flash_key_tile_cols(head_dim) keys up to key_end_w = L_k without a mask,
-/// clamp(min(32·(w+1), L_q) + L_k − L_q, 0, L_k) with the causal one, masked keys included;
+/// `kv_len` keys: each of the 4·ceil(L_q/Br) warps (Br = flash_query_tile_rows(head_dim), R =
+/// flash_warp_rows(head_dim) rows each, padded rows included) computes whole key tiles of Bc =
+/// flash_key_tile_cols(head_dim) keys up to key_end_w = L_k without a mask,
+/// clamp(min(R·(w+1), L_q) + L_k − L_q, 0, L_k) with the causal one, masked keys included;
 /// counted tensor FLOPs = 4·B·H·d·flash_computed_pairs. Equals L² when L_q = L_k = L is a
-/// multiple of 128 and there is no mask.
+/// multiple of Br and of Bc and there is no mask.
 double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal);
 
 /// Shared memory per SM in bytes, the SRAM size M of the FlashAttention IO analysis, by compute
@@ -141,12 +142,12 @@ std::optional<double> shared_memory_per_sm_bytes(int cc_major, int cc_minor);
 /// Algorithm 1) keeps the outer loop over query tiles of Br rows, so K and V are read
 /// ceil(L/Br) times: bytes = Q + O + LSE + Σ_t key_end_t·2·d·e per (batch, query head).
 struct FlashIoBound {
-  double sram_bytes = 0;              ///< M: shared memory per SM (shared_memory_per_sm_bytes)
-  int64_t paper_query_tile_rows = 0;  ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
-  double paper_io_bytes = 0;          ///< the count above with the paper's Br
-  int64_t kernel_query_tile_rows = kFlashQueryTileRows;
-  int64_t kernel_key_tile_cols = 0;  ///< the kernel's Bc: flash_key_tile_cols(head_dim)
-  double kernel_io_bytes = 0;        ///< with the kernel's Br = 128: DRAM bytes if L2 kept nothing
+  double sram_bytes = 0;               ///< M: shared memory per SM (shared_memory_per_sm_bytes)
+  int64_t paper_query_tile_rows = 0;   ///< Br = min(ceil(M/(4·d·e)), d): the paper's block size
+  double paper_io_bytes = 0;           ///< the count above with the paper's Br
+  int64_t kernel_query_tile_rows = 0;  ///< the kernel's Br: flash_query_tile_rows(head_dim)
+  int64_t kernel_key_tile_cols = 0;    ///< the kernel's Bc: flash_key_tile_cols(head_dim)
+  double kernel_io_bytes = 0;          ///< with the kernel's Br: DRAM bytes if L2 kept nothing
   /// Θ's leading term with constant 1: B·H·L²·d²/M_elements·e (shows the L² growth; the two
   /// counts above carry the constants).
   double theta_bytes = 0;

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <set>
 
+#include "core/kernel_tiles.hpp"
 #include "core/operator_names.hpp"
 #include "render/value_format.hpp"
 
@@ -144,11 +145,14 @@ std::string predictions_table(const ModelReport& r) {
       "the min bytes (no implementation does better), time impl and bnd impl the implemented "
       "bytes.";
   if (has_op(r, {kFlashAttentionOp})) {
+    const int64_t br = flash_query_tile_rows(r.base.head_dim);
+    const char* pairs = r.base.q_len != 0 ? "L_q*L" : "L^2";
     out += fmt::format(
-        " flash impl assumes L2 keeps nothing: with 128-row query tiles its K/V re-reads "
-        "(2*{}*d*e/128 per head) are then half of naive attention's S and P traffic at d = 128; "
-        "measured DRAM bytes (sweep) sit near min",
-        r.base.q_len != 0 ? "L_q*L" : "L^2");
+        " flash impl assumes L2 keeps nothing: with {}-row query tiles its K/V re-reads "
+        "(2*{}*d*e/{} per head) are then {:g}x naive attention's S and P traffic (4*{}*e) at "
+        "d = {}; measured DRAM bytes (sweep) sit near min",
+        br, pairs, br, static_cast<double>(r.base.head_dim) / (2.0 * static_cast<double>(br)),
+        pairs, r.base.head_dim);
   }
   out += "\n\n";
   return out;

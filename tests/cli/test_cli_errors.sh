@@ -94,11 +94,11 @@ bad "kv-heads 5" sweep --heads 16 --kv-heads 5
 bad "kv-heads 32" sweep --heads 16 --kv-heads 32
 bad "kv-heads 4" sweep --heads 30 --kv-heads 4 --ops decode_attention
 bad "70000" sweep --ops flash_attention --heads 70000 --seq 512
-for d in 72 80 96 256; do  # flash supports 64 and 128 only
-  bad "head-dim $d" sweep --ops flash_attention --head-dim "$d"
-done
 for d in 72 80 100 512; do  # decode supports 64, 96, 128 and 256
   bad "$d" sweep --ops decode_attention --head-dim "$d"
+done
+for d in 72 80 112 512; do  # flash supports 64, 96, 128 and 256
+  bad "head-dim $d (supported: 64, 96, 128, 256)" sweep --ops flash_attention --head-dim "$d"
 done
 bad "head-dim 100" sweep --ops naive_attention --head-dim 100
 # rmsnorm reads rows as 16-byte vectors: d_model = H·d must be a multiple of 8 (3·7 = 21 is not).
@@ -212,8 +212,8 @@ bad "--causal: 'maybe' is not allowed (allowed: off, on)" sweep --causal off,may
 bad "invalid --heads '16,32' without --kv-heads" sweep --heads 16,32
 bad "in the combination flash_attention H=16 H_kv=32 (drop it with --filter 'op!=flash_attention|heads!=16|kv_heads!=32')" \
   sweep --ops flash_attention --heads 16,32 --kv-heads 8,32
-bad "in the combination flash_attention d=96 (drop it with --filter 'op!=flash_attention|head_dim!=96')" \
-  sweep --ops flash_attention,gemm --head-dim 64,96
+bad "in the combination flash_attention d=80 (drop it with --filter 'op!=flash_attention|head_dim!=80')" \
+  sweep --ops flash_attention,gemm --head-dim 64,80
 bad "invalid --filter 'batch>>8': term 'batch>>8': value '>8' is not an integer" sweep --filter 'batch>>8'
 bad "unknown field 'bach'" sweep --filter 'bach=8'
 bad "term 'dtype<fp16': dtype takes = or != only" sweep --filter 'op=gemm,dtype<fp16'
@@ -381,20 +381,24 @@ run_case 2 "h200-sxm" - model --gpu h300
 run_case 2 "'flashy'" - model --gpu h200-sxm --ops flashy
 run_case 2 "'xml'" - model --gpu h200-sxm --format xml
 run_case 2 "gpu" - model --seq 512
-for d in 72 80 96 256; do  # the same head_dim checks as sweep (the kernels' check_shape)
-  run_case 2 "head-dim $d (supported: 64, 128)" - model --gpu h200-sxm --ops flash_attention --head-dim "$d"
+for d in 72 80; do  # the same head_dim checks as sweep (the kernels' check_shape)
   run_case 2 "head-dim $d" - model --gpu h200-sxm --head-dim "$d"
 done
 for d in 72 80 100 512; do
   run_case 2 "head-dim $d is not supported: allowed 64, 96, 128, 256" - model --gpu h200-sxm --ops decode_attention --head-dim "$d"
 done
-for d in 96 256; do  # decode runs them, so model predicts them
-  if "$bin" model --gpu h200-sxm --ops decode_attention --head-dim "$d" >"$inputs/stdout" \
-       2>"$inputs/stderr" && grep -q decode_attention "$inputs/stdout"; then
-    pass
-  else
-    fail "model --ops decode_attention --head-dim $d: $(head -c 300 "$inputs/stderr")"
-  fi
+for d in 96 256; do  # flash and decode run them, so model predicts them
+  for op in flash_attention decode_attention; do
+    if "$bin" model --gpu h200-sxm --ops "$op" --head-dim "$d" >"$inputs/stdout" \
+         2>"$inputs/stderr" && grep -q "$op" "$inputs/stdout"; then
+      pass
+    else
+      fail "model --ops $op --head-dim $d: $(head -c 300 "$inputs/stderr")"
+    fi
+  done
+done
+for d in 72 80 112 512; do  # flash_attention runs 64, 96, 128 and 256
+  run_case 2 "head-dim $d (supported: 64, 96, 128, 256)" - model --gpu h200-sxm --ops flash_attention --head-dim "$d"
 done
 run_case 2 "length 512 is listed more than once" - model --gpu h200-sxm --seq 512,512
 # The B·H·L² bound is for the operator that stores S and P (naive attention) only.

@@ -1,7 +1,8 @@
 // Attention references and the FlashAttention forward kernels: the GPU fp32 reference against
 // the CPU float64 one, the kernel against the planned reference over the sweep's corner cases
-// (lengths that are not tile multiples, both head dims, masks, dtypes), the bottom-right causal
-// alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run determinism. Every
+// (lengths that are not tile multiples, every head dim: 64, 96, 128, 256, masks, dtypes), the
+// bottom-right causal alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run
+// determinism. Every
 // flash test runs under the default version (v3 on sm_90 at head_dim 128) and with version key
 // "v2" (flash_versions.hpp), and checks which version ran.
 #include <cuda_runtime.h>
@@ -211,7 +212,8 @@ TEST_P(FlashAttentionSweep, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FlashAttentionSweep,
                          testing::Combine(testing::Values<int64_t>(1, 127, 512, 1000, 4096),
-                                          testing::Values<int64_t>(64, 128), testing::Bool(),
+                                          testing::Values<int64_t>(64, 96, 128, 256),
+                                          testing::Bool(),
                                           testing::Values(Dtype::kBf16, Dtype::kFp16),
                                           testing::ValuesIn(kFlashVersionKeys)),
                          [](const testing::TestParamInfo<SweepParam>& info) {
@@ -234,7 +236,7 @@ INSTANTIATE_TEST_SUITE_P(Versions, FlashAttention, testing::ValuesIn(kFlashVersi
 // The expected output is computed here from those hard-coded visible sets, independently of the
 // reference's mask formula.
 TEST_P(FlashAttention, CausalMaskIsBottomRightAligned) {
-  for (int64_t head_dim : {64, 128}) {
+  for (int64_t head_dim : {64, 96, 128, 256}) {
     for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " " << to_string(dtype));
       DeviceAttention a = make_attention(1, 1, 1, head_dim, 2, 5, true, dtype, 11);
@@ -267,10 +269,11 @@ TEST_P(FlashAttention, CausalMaskIsBottomRightAligned) {
   }
 }
 
-// q_len > kv_len, causal: rows i < q_len - kv_len see no key. Here a whole 128-row query tile sees
-// none (the kernel visits no key tile) and one tile mixes empty and non-empty rows.
+// q_len > kv_len, causal: rows i < q_len - kv_len see no key. Here a whole query tile (128 rows;
+// two of 64 at head_dim 256) sees none (the kernel visits no key tile) and one tile mixes empty and
+// non-empty rows.
 TEST_P(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
-  for (int64_t head_dim : {64, 128}) {
+  for (int64_t head_dim : {64, 96, 128, 256}) {
     SCOPED_TRACE(testing::Message() << "d " << head_dim);
     const int64_t q_len = 200;
     const int64_t kv_len = 70;
@@ -298,7 +301,7 @@ TEST_P(FlashAttention, RowsWithoutVisibleKeysAreExactlyZero) {
 
 TEST_P(FlashAttention, QueryShorterThanKeys) {
   for (bool causal : {false, true}) {
-    for (int64_t head_dim : {64, 128}) {
+    for (int64_t head_dim : {64, 96, 128, 256}) {
       SCOPED_TRACE(testing::Message() << "d " << head_dim << " causal " << causal);
       DeviceAttention a = make_attention(2, 2, 2, head_dim, 77, 300, causal, Dtype::kFp16, 9);
       run_flash(a, GetParam());
@@ -322,6 +325,36 @@ TEST_P(FlashAttention, GroupedQueryAttention) {
     run->fill_random(42);
     SCOPED_TRACE(testing::Message() << "causal " << causal);
     expect_valid(run->validate());
+  }
+}
+
+// head_dim 96 (12 sixteen-byte chunks per row: the padded shared layout, 96 of 128 threads load)
+// and 256 (64-row query tiles, 16 rows per warp, 32-key tiles, two swizzle phases per load pass),
+// which v3 does not cover: v2 runs under every key. q_len below, equal to and above kv_len (100
+// over 1000, 1000 over 1000, 1000 over 100: 900 rows without a visible key under the causal
+// mask), lengths that are no multiple of the 64/128-row query tiles nor of the 32/64-key tiles,
+// GQA (groups 2 and 3) and MHA, both masks and both dtypes, against the planned reference.
+TEST_P(FlashAttention, HeadDims96And256) {
+  struct Case {
+    int64_t batch, heads, kv_heads, q_len, kv_len;
+  };
+  for (int64_t head_dim : {96, 256}) {
+    for (Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
+      for (bool causal : {false, true}) {
+        for (const Case& c :
+             {Case{1, 4, 2, 100, 1000}, Case{1, 4, 2, 1000, 1000}, Case{1, 2, 2, 1000, 100},
+              Case{2, 3, 1, 65, 33}, Case{1, 6, 2, 129, 129}}) {
+          SCOPED_TRACE(testing::Message()
+                       << "d " << head_dim << " " << to_string(dtype) << " causal " << causal
+                       << " B " << c.batch << " H " << c.heads << " Hkv " << c.kv_heads << " q "
+                       << c.q_len << " kv " << c.kv_len);
+          DeviceAttention a = make_attention(c.batch, c.heads, c.kv_heads, head_dim, c.q_len,
+                                             c.kv_len, causal, dtype, 29);
+          run_flash(a, GetParam());
+          expect_valid(validate_attention_output(a.p, a.o.get(), default_tolerance(dtype)));
+        }
+      }
+    }
   }
 }
 
@@ -377,7 +410,7 @@ TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
 }
 
 TEST_P(FlashAttention, LogSumExpMatchesFloat64) {
-  for (int64_t head_dim : {64, 128}) {
+  for (int64_t head_dim : {64, 96, 128, 256}) {
     SCOPED_TRACE(testing::Message() << "d " << head_dim);
     DeviceAttention a = make_attention(1, 2, 1, head_dim, 150, 300, true, Dtype::kBf16, 3);
     run_flash(a, GetParam());
@@ -439,18 +472,18 @@ TEST(FlashAttentionVersion, UndeclaredKeyIsBadInput) {
 
 TEST(FlashAttentionVersion, RejectsUnsupportedHeadDim) {
   Shape shape;
-  shape.head_dim = 96;
+  shape.head_dim = 80;
   const OperatorSpec& spec = find_operator("flash_attention");
   try {
     spec.check_shape(shape);
-    FAIL() << "head-dim 96 accepted";
+    FAIL() << "head-dim 80 accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
     const std::string message = e.what();
-    EXPECT_NE(message.find("96"), std::string::npos) << message;
-    EXPECT_NE(message.find("supported: 64, 128"), std::string::npos) << message;
+    EXPECT_NE(message.find("80"), std::string::npos) << message;
+    EXPECT_NE(message.find("supported: 64, 96, 128, 256"), std::string::npos) << message;
   }
-  DeviceAttention a = make_attention(1, 1, 1, 256, 8, 8, false, Dtype::kBf16, 1);
+  DeviceAttention a = make_attention(1, 1, 1, 512, 8, 8, false, Dtype::kBf16, 1);
   EXPECT_THROW(launch_flash_attention(a.p, kDefaultVersionKey, a.o.get(), a.lse.get(), nullptr),
                Error);
 }

@@ -1,7 +1,8 @@
 // Attention edge cases across all three attention operators (naive, flash, decode), through the
 // registry as the sweep runs them: lengths around tile edges, all-equal huge logits, GQA group
-// sizes that are not powers of two, a one-key cache, and group sizes that do not divide. The
-// flash cases run under both version keys (flash_versions.hpp).
+// sizes that are not powers of two, a one-key cache, and group sizes that do not divide; naive
+// and flash attention at head_dim 96 and 256 (the phi-3-mini and gemma-2 presets). The flash
+// cases run under both version keys (flash_versions.hpp).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -26,13 +27,16 @@ namespace {
 
 const std::vector<std::string> kAttentionOps = {"naive_attention", "flash_attention",
                                                 "decode_attention"};
+/// The two that run head_dim 96 and 256.
+const std::vector<std::string> kPrefillAttentionOps = {"naive_attention", "flash_attention"};
 
-Shape attention_shape(int64_t seq_len, int64_t heads, int64_t kv_heads, bool causal, Dtype dtype) {
+Shape attention_shape(int64_t seq_len, int64_t heads, int64_t kv_heads, bool causal, Dtype dtype,
+                      int64_t head_dim = 128) {
   Shape s;
   s.batch = 1;
   s.heads = heads;
   s.kv_heads = kv_heads;
-  s.head_dim = 128;
+  s.head_dim = head_dim;
   s.seq_len = seq_len;
   s.causal = causal;
   s.dtype = dtype;
@@ -147,19 +151,54 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // ---------------------------------------------------------------------------------------------
-// Q = K = 8 everywhere, d = 128: every scaled score is 8·8·128/√128 ≈ 724, so exp(score) is far
-// past fp32's range (e^88). A kernel that does not subtract the row maximum first gives Inf/NaN.
-// All scores equal, so each output row is the plain mean of the V rows it sees.
+// head_dim 96 and 256 through the registry, as `sweep --model phi-3-mini-4k / gemma-2-9b` runs
+// them (decode_attention does not run these head dims): lengths around flash_attention's tile
+// edges there (the 16-row warps, 32- and 64-key and 64- and 128-row query tiles), GQA group 3,
+// both masks and dtypes; flash runs v2 under either key (expected_flash_version). EqualHugeLogits
+// below runs at these head dims too.
 
-using HugeParam = std::tuple<std::string, bool, Dtype>;
+using HeadDimParam = std::tuple<std::string, int64_t, int64_t, bool, Dtype>;
+
+class AttentionHeadDims : public testing::TestWithParam<HeadDimParam> {};
+
+TEST_P(AttentionHeadDims, MatchesReference) {
+  const auto [op, head_dim, seq_len, causal, dtype] = GetParam();
+  for_each_version(op, [&, op = op, head_dim = head_dim, seq_len = seq_len, causal = causal,
+                        dtype = dtype](const std::string& key) {
+    const std::unique_ptr<OperatorRun> run =
+        create_checked(op, attention_shape(seq_len, 6, 2, causal, dtype, head_dim), key);
+    run->fill_random(61);
+    expect_valid(run->validate());
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HeadDims96And256, AttentionHeadDims,
+    testing::Combine(testing::ValuesIn(kPrefillAttentionOps), testing::Values<int64_t>(96, 256),
+                     testing::Values<int64_t>(1, 17, 33, 65, 129, 1000), testing::Bool(),
+                     testing::Values(Dtype::kBf16, Dtype::kFp16)),
+    [](const testing::TestParamInfo<HeadDimParam>& info) {
+      return std::get<0>(info.param) + "_d" + std::to_string(std::get<1>(info.param)) + "_L" +
+             std::to_string(std::get<2>(info.param)) +
+             (std::get<3>(info.param) ? "_causal_" : "_full_") + to_string(std::get<4>(info.param));
+    });
+
+// ---------------------------------------------------------------------------------------------
+// Q = K = 8 everywhere: every scaled score is 8·8·d/√d = 64·√d (724 at d = 128, 627 at 96, 1024
+// at 256), so exp(score) is far past fp32's range (e^88). A kernel that does not subtract the row
+// maximum first gives Inf/NaN. All scores equal, so each output row is the plain mean of the V
+// rows it sees.
+
+using HugeParam = std::tuple<std::string, int64_t, bool, Dtype>;  // op, head_dim, causal, dtype
 
 class EqualHugeLogits : public testing::TestWithParam<HugeParam> {};
 
 TEST_P(EqualHugeLogits, OutputIsTheMeanOfVisibleValues) {
-  const auto [op, causal, dtype] = GetParam();
-  for_each_version(op, [&, op = op, causal = causal, dtype = dtype](const std::string& key) {
+  const auto [op, head_dim, causal, dtype] = GetParam();
+  for_each_version(op, [&, op = op, head_dim = head_dim, causal = causal,
+                        dtype = dtype](const std::string& key) {
     const int64_t seq_len = 200;  // not a multiple of any tile
-    const Shape shape = attention_shape(seq_len, 2, 2, causal, dtype);
+    const Shape shape = attention_shape(seq_len, 2, 2, causal, dtype, head_dim);
     const std::unique_ptr<OperatorRun> run = create_checked(op, shape, key);
     run->fill_random(5);  // V random in [-1, 1)
     for (const char* name : {"q", "k"}) {
@@ -196,14 +235,23 @@ TEST_P(EqualHugeLogits, OutputIsTheMeanOfVisibleValues) {
   });
 }
 
+std::string huge_param_name(const testing::TestParamInfo<HugeParam>& info) {
+  const int64_t head_dim = std::get<1>(info.param);
+  return std::get<0>(info.param) + (head_dim == 128 ? "" : "_d" + std::to_string(head_dim)) +
+         (std::get<2>(info.param) ? "_causal_" : "_full_") + to_string(std::get<3>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, EqualHugeLogits,
-                         testing::Combine(testing::ValuesIn(kAttentionOps), testing::Bool(),
+                         testing::Combine(testing::ValuesIn(kAttentionOps),
+                                          testing::Values<int64_t>(128), testing::Bool(),
                                           testing::Values(Dtype::kBf16, Dtype::kFp16)),
-                         [](const testing::TestParamInfo<HugeParam>& info) {
-                           return std::get<0>(info.param) +
-                                  (std::get<1>(info.param) ? "_causal_" : "_full_") +
-                                  to_string(std::get<2>(info.param));
-                         });
+                         huge_param_name);
+
+INSTANTIATE_TEST_SUITE_P(HeadDims96And256, EqualHugeLogits,
+                         testing::Combine(testing::ValuesIn(kPrefillAttentionOps),
+                                          testing::Values<int64_t>(96, 256), testing::Bool(),
+                                          testing::Values(Dtype::kBf16, Dtype::kFp16)),
+                         huge_param_name);
 
 // ---------------------------------------------------------------------------------------------
 // GQA group sizes 5, 6, 7 and 16 (40/8, 24/4, 28/4, 64/4).

@@ -1,7 +1,7 @@
 // Reconciliation on a real sweep: every measured point carries analytic-vs-counted checks, every
 // flag is explained, and two model predictions hold on the hardware: the flash kernel's tensor
-// FLOPs are its whole-tile count at a length that is not a tile multiple, and GQA decode reads the
-// (smaller) KV cache about once.
+// FLOPs are its whole-tile count at a length that is not a tile multiple (at head_dim 96 and 256
+// too), and GQA decode reads the (smaller) KV cache about once.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,6 +57,26 @@ TEST(ReconcileEndToEnd, EveryPointIsReconciledAndFlagsAreExplained) {
       ASSERT_NE(flop, nullptr);
       EXPECT_FALSE(flop->flagged) << flop->ratio;
     }
+  }
+}
+
+// The tiles the model reads for head_dim 96 and 256 (core/kernel_tiles.hpp: Br 128, 32-row warps,
+// Bc 64 at d = 96; Br 64, 16-row warps, Bc 32 at d = 256) are the kernel's: flash_attention_v2
+// runs both (v3 covers d = 128 only) and its counted tensor FLOPs are the whole-tile count. At
+// L = 1000 under the causal mask the d = 128 tiles would count 3.0% more pairs than d = 256's and
+// the d = 64 tiles (Bc 128) 5.9% more than d = 96's, so 1% tells the tiles apart.
+TEST(ReconcileEndToEnd, FlashTensorFlopsAreWholeTilesAtHeadDims96And256) {
+  const Report report = sweep("--ops flash_attention --head-dim 96,256 --causal off,on --seq 1000",
+                              "rooflinectl-reconcile-head-dims.json");
+  ASSERT_EQ(report.points.size(), 4u);
+  for (const PointResult& p : report.points) {
+    SCOPED_TRACE(testing::Message() << "d " << p.shape.head_dim << " causal " << p.shape.causal);
+    EXPECT_EQ(p.version, "flash_attention_v2_mma_sync");
+    const double tile_flop = 4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
+                             flash_computed_pairs(p.shape.query_len(), p.shape.seq_len,
+                                                  p.shape.head_dim, p.shape.causal);
+    ASSERT_TRUE(p.counters.total.tensor_flop());
+    EXPECT_NEAR(*p.counters.total.tensor_flop() / tile_flop, 1.0, 0.01);
   }
 }
 

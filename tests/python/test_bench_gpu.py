@@ -1,6 +1,7 @@
 """Checks of scripts/bench_gpu.py that need neither torch nor a GPU: the plan has the benchmark's
-shapes, rows find their points in a rooflinectl report, ratios and verdicts are computed the
-documented way, and the JSON writer refuses NaN. Run: python3 tests/python/test_bench_gpu.py"""
+shapes (the attention rows at --head-dim too), rows find their points in a rooflinectl report,
+ratios and verdicts are computed the documented way, and the JSON writer refuses NaN.
+Run: python3 tests/python/test_bench_gpu.py"""
 
 import contextlib
 import io
@@ -92,6 +93,35 @@ class PlanTest(unittest.TestCase):
         for piece in ("--ops gemm", "--seq 1,16,64,512,4096", "--gemm-n 4096",
                       "--gemm-k 14336", "--batch 1"):
             self.assertIn(piece, text)
+
+    def test_attention_rows_at_another_head_dim(self):
+        sweeps, rows = bg.plan(("flash_attention", "naive_attention", "gemm"), 256)
+        by_key = {s.key: s for s in sweeps}
+        attention = [r for r in rows if r.operator in ("flash_attention", "naive_attention")]
+        self.assertEqual(len(attention), 18)  # 6 shapes × (SDPA flash, SDPA cuDNN, naive bound)
+        for row in attention:
+            batch, seq, causal = row.shape["batch"], row.seq_len, row.shape["causal"]
+            self.assertEqual(row.shape["head_dim"], 256)
+            self.assertIn("d=256", row.label)
+            self.assertEqual(row.sweep_key,
+                             f"attention-d256-L{seq}-{'causal' if causal else 'non-causal'}")
+            flags = by_key[row.sweep_key].flags
+            self.assertEqual(flags[flags.index("--head-dim") + 1], "256")
+            flop = 4.0 * batch * 16 * seq * seq * 256
+            halved = causal and row.operator == "flash_attention"
+            self.assertEqual(row.work, flop / 2 if halved else flop)
+            if row.reference.kind == "sdpa":
+                self.assertEqual(dict(row.reference.params)["head_dim"], 256)
+        # The other operators keep head_dim 128 (gemm's d_model = 16 · 128).
+        gemm_flags = by_key["gemm"].flags
+        self.assertEqual(gemm_flags[gemm_flags.index("--head-dim") + 1], "128")
+
+    def test_default_head_dim_keeps_the_sweep_keys(self):
+        sweeps, rows = bg.plan(("flash_attention",))
+        keys = [s.key for s in sweeps]
+        self.assertEqual(keys, [s.key for s in bg.plan(("flash_attention",), 128)[0]])
+        self.assertIn("attention-L4096-non-causal", keys)
+        self.assertTrue(all(r.shape["head_dim"] == 128 for r in rows))
 
     def test_subset(self):
         sweeps, rows = bg.plan(("gemm",))
@@ -224,7 +254,16 @@ class OutputTest(unittest.TestCase):
         # sweeps and 8 rows (4 widths × copy, F.rms_norm), swiglu 1 and 8 (4 lengths × copy,
         # eager), geglu 2 and 16 (both forms).
         self.assertIn("26 sweeps, 110 rows", out.getvalue())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(bg.main(["--dry-run", "--ops", "flash_attention", "--head-dim", "96"]),
+                             0)
+        self.assertIn("--head-dim 96", out.getvalue())
+        self.assertIn("6 sweeps, 12 rows", out.getvalue())
         with contextlib.redirect_stderr(io.StringIO()):
+            for bad in ("0", "-8", "100"):
+                with self.assertRaises(SystemExit):
+                    bg.main(["--dry-run", "--head-dim", bad])
             with self.assertRaises(SystemExit):
                 bg.main(["--dry-run", "--ops", "softmax"])
             with self.assertRaises(SystemExit):

@@ -1,9 +1,15 @@
 // Which kernel version runs at which compute capability (src/core/kernel_dispatch.hpp), by
 // declared version key: the Hopper versions on 9.0 only, the portable ones on Ampere, Ada,
-// Blackwell and later.
+// Blackwell and later; and flash_attention by head_dim (flash_wgmma_supports, the shape check):
+// host code, no GPU needed.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "bad_input_message.hpp"
 #include "core/kernel_dispatch.hpp"
+#include "kernels/flash_attention_wgmma.hpp"
+#include "kernels/operator.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -57,6 +63,51 @@ TEST(KernelDispatch, FlashRunsV3OnHopperForTheProblemsItCovers) {
   EXPECT_EQ(flash_attention_version_for("v3", true, kH200), "v3");
   EXPECT_EQ(flash_attention_version_for("v3", false, kH200), "v2");  // e.g. head_dim 64
   EXPECT_EQ(flash_attention_version_for("v2", true, kH200), "v2");
+}
+
+AttentionProblem flash_problem(int64_t head_dim) {
+  AttentionProblem p;
+  p.heads = 16;
+  p.kv_heads = 16;
+  p.head_dim = head_dim;
+  p.q_len = 4096;
+  p.kv_len = 4096;
+  return p;
+}
+
+// v3 (wgmma) is head_dim 128 only: 64, 96 and 256 run v2 on every device, Hopper included, and the
+// version the point reports is v2's (FlashAttentionRun::version follows the same choice).
+TEST(KernelDispatch, FlashHeadDimsOtherThan128RunV2OnEveryDevice) {
+  EXPECT_TRUE(flash_wgmma_supports(flash_problem(128)));
+  EXPECT_EQ(flash_attention_version_for("v3", flash_wgmma_supports(flash_problem(128)), kH200),
+            "v3");
+  for (const int64_t head_dim : {64, 96, 256}) {
+    SCOPED_TRACE(head_dim);
+    const bool covered = flash_wgmma_supports(flash_problem(head_dim));
+    EXPECT_FALSE(covered);
+    for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {
+      EXPECT_EQ(flash_attention_version_for("v3", covered, cc), "v2");
+      EXPECT_EQ(flash_attention_version_for("v2", covered, cc), "v2");
+    }
+  }
+}
+
+// The shape check (`sweep` and `model` run it before any GPU work) takes the four head dims v2
+// runs and names them when it refuses another.
+TEST(KernelDispatch, FlashShapeCheckTakesHeadDims64_96_128_256) {
+  const OperatorSpec& spec = find_operator("flash_attention");
+  Shape s;
+  s.seq_len = 1000;
+  for (const int64_t head_dim : {64, 96, 128, 256}) {
+    s.head_dim = head_dim;
+    EXPECT_NO_THROW(spec.check_shape(s)) << head_dim;
+  }
+  for (const int64_t head_dim : {80, 112, 192, 512}) {
+    s.head_dim = head_dim;
+    EXPECT_EQ(bad_input_message([&] { spec.check_shape(s); }),
+              "flash_attention: unsupported head-dim " + std::to_string(head_dim) +
+                  " (supported: 64, 96, 128, 256)");
+  }
 }
 
 TEST(KernelDispatch, FlashRunsV2OffHopper) {

@@ -113,6 +113,20 @@ TEST(MemoryModel, FlashComputedPairsAreWholeTiles) {
   EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 64, true), 4096.0 * 128 * 33 / 2);
   EXPECT_NEAR(flash_computed_pairs(4096, 4096, 64, true) / attention_pairs(4096, 4096, true),
               1.0310, 1e-4);
+  // d 96 has d 128's tiles (Br 128, 32-row warps, Bc 64).
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4097, 4097, 96, false), 4224.0 * 4160);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 96, true), 4096.0 * 64 * 65 / 2);
+  // d 256: Br 64, 16-row warps, Bc 32. 4097 rows pad to 65 · 64 = 4160, keys to 129 · 32 = 4128.
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 256, false), 4096.0 * 4096);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4097, 4097, 256, false), 4160.0 * 4128);
+  // Causal: warps 2j and 2j+1 (16 rows each) both compute j+1 tiles of 32 keys, 4096 · 32 · 129 / 2
+  // pairs; at L = 1000, 3.0% fewer than d 128's tiles would compute.
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(4096, 4096, 256, true), 4096.0 * 32 * 129 / 2);
+  EXPECT_NEAR(flash_computed_pairs(4096, 4096, 256, true) / attention_pairs(4096, 4096, true),
+              1.0076, 1e-4);
+  EXPECT_NEAR(
+      flash_computed_pairs(1000, 1000, 128, true) / flash_computed_pairs(1000, 1000, 256, true),
+      1.0303, 1e-4);
 }
 
 TEST(MemoryModel, SharedMemoryPerSm) {
@@ -139,6 +153,17 @@ TEST(MemoryModel, FlashIoBoundOnH200) {
   // Θ(L²): doubling L quadruples the bound's leading term.
   EXPECT_NEAR(flash_io_bound(shape_at(8192), 228.0 * 1024).theta_bytes / io.theta_bytes, 4.0,
               1e-12);
+  // d = 256: the kernel's Br is 64 (Bc 32), the paper's min(ceil(116,736 / 1024), 256) = 114.
+  Shape wide = s;
+  wide.head_dim = 256;
+  const FlashIoBound io256 = flash_io_bound(wide, 228.0 * 1024);
+  EXPECT_EQ(io256.paper_query_tile_rows, 114);
+  EXPECT_EQ(io256.kernel_query_tile_rows, 64);
+  EXPECT_EQ(io256.kernel_key_tile_cols, 32);
+  EXPECT_DOUBLE_EQ(io256.kernel_io_bytes,
+                   2 * 16 * 4096.0 * 256 * 2 + 4 * 16 * 4096.0 + 64 * 2 * kv_pass);
+  EXPECT_DOUBLE_EQ(io256.kernel_io_bytes,
+                   analytic_model("flash_attention", wide).implemented_dram_bytes);
   // A small SRAM makes the paper's tile smaller than d: M = 16 KiB → 8192 elements / 512 = 16 rows.
   EXPECT_EQ(flash_io_bound(s, 16.0 * 1024).paper_query_tile_rows, 16);
   EXPECT_THROW(flash_io_bound(s, 0.0), Error);

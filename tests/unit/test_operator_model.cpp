@@ -45,6 +45,48 @@ TEST(OperatorModel, FlashImplementedBytesGrowWithQueryTiles) {
   EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, qkvo / 2 + lse + 32.0 * qkvo / 2);
 }
 
+// The flash kernel's tiles per head_dim (kernels/flash_attention.cu's FlashTraits takes them from
+// core/kernel_tiles.hpp): Br, rows per warp and Bc as designed there (FA2's forward tiles), which
+// the implemented bytes and the whole-tile pairs below are computed from.
+TEST(OperatorModel, FlashTilesPerHeadDim) {
+  struct Tiles {
+    int64_t head_dim, query_rows, warp_rows, key_cols;
+  };
+  for (const Tiles& t : {Tiles{64, 128, 32, 128}, Tiles{96, 128, 32, 64}, Tiles{128, 128, 32, 64},
+                         Tiles{256, 64, 16, 32}}) {
+    SCOPED_TRACE(t.head_dim);
+    EXPECT_EQ(flash_query_tile_rows(t.head_dim), t.query_rows);
+    EXPECT_EQ(flash_warp_rows(t.head_dim), t.warp_rows);
+    EXPECT_EQ(flash_key_tile_cols(t.head_dim), t.key_cols);
+    EXPECT_EQ(kFlashWarps * flash_warp_rows(t.head_dim), flash_query_tile_rows(t.head_dim));
+  }
+}
+
+// d = 256: 64-row query tiles, so K and V are streamed 64 times at L = 4096 (32 times at d = 96,
+// as at d = 128), and the formula names the tile.
+TEST(OperatorModel, FlashImplementedBytesFollowTheQueryTileOfTheHeadDim) {
+  for (const int64_t d : {96, 256}) {
+    SCOPED_TRACE(d);
+    Shape s = default_shape(4096);
+    s.head_dim = d;
+    const double q_o = 2.0 * 16 * 4096 * d * 2;
+    const double lse = 4.0 * 16 * 4096;
+    const double kv_pass = 2.0 * 16 * 4096 * d * 2;  // K and V of every query head, once
+    const double tiles = d == 256 ? 64 : 32;
+    const AnalyticResult r = analytic_model("flash_attention", s);
+    EXPECT_DOUBLE_EQ(r.min_dram_bytes, q_o + kv_pass + lse);
+    EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, q_o + lse + tiles * kv_pass);
+    EXPECT_NE(r.bytes_formula.find(d == 256 ? "query tiles of 64 rows" : "query tiles of 128 rows"),
+              std::string::npos)
+        << r.bytes_formula;
+    // Causal: tile t streams keys 0 .. (t+1)·Br − 1, Br·(1 + ... + tiles) keys in all.
+    s.causal = true;
+    const double br = 4096 / tiles;
+    EXPECT_DOUBLE_EQ(analytic_model("flash_attention", s).implemented_dram_bytes,
+                     q_o + lse + kv_pass / 4096 * br * tiles * (tiles + 1) / 2);
+  }
+}
+
 TEST(OperatorModel, GemmIsTwoMNK) {
   const AnalyticResult r = analytic_model("gemm", default_shape(4096));
   const double m = 4096, k = 2048, n = 8192;
