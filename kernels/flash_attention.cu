@@ -41,7 +41,7 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kVersionV2 = "flash_attention_v2_mma_sync";
-constexpr const char* kVersionV3 = "flash_attention_v3_wgmma_tma";
+constexpr const char* kVersionV3 = kFlashWgmmaVersionName;
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and compile-time tiles

@@ -51,6 +51,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/kernel_tiles.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/common/fast_math.hpp"
 #include "kernels/common/hopper_ptx.hpp"
@@ -64,8 +65,8 @@ namespace {
 /// Compile-time tiling of flash_attention_wgmma_fwd; derives the shared-memory plan.
 struct FlashWgmmaTraits {
   static constexpr int kHeadDim = 128;
-  static constexpr int kBlockM = 128;  ///< query rows per work item (Br)
-  static constexpr int kBlockN = 128;  ///< keys per K/V tile (Bc)
+  static constexpr int kBlockM = kFlashWgmmaQueryTileRows;  ///< query rows per work item (Br)
+  static constexpr int kBlockN = kFlashWgmmaKeyTileCols;    ///< keys per K/V tile (Bc)
   static constexpr int kConsumers = 2;
   static constexpr int kWgmmaM = 64;  ///< rows per consumer warpgroup
   static constexpr int kThreads = 128 * (1 + kConsumers);

@@ -126,9 +126,9 @@ def attention_flop(batch: int, heads: int, seq: int, head_dim: int, causal: bool
 
 
 def plan(operators: tuple, attention_head_dim: int = kHeadDim) -> tuple:
-    """The sweeps and rows of the benchmark for the chosen operators, in run order; the flash and
-    naive attention rows at head_dim `attention_head_dim` (their sweep keys name it when it is not
-    kHeadDim, so the reports of runs at different head dims do not overwrite each other)."""
+    """The sweeps and rows of the benchmark for the chosen operators, in run order; the flash, naive
+    and decode attention rows at head_dim `attention_head_dim` (their sweep keys name it when it is
+    not kHeadDim, so the reports of runs at different head dims do not overwrite each other)."""
     sweeps, rows = [], []
     want = set(operators)
 
@@ -277,18 +277,19 @@ def plan(operators: tuple, attention_head_dim: int = kHeadDim) -> tuple:
                                 moved, "byte", formula, None))
 
     if "decode_attention" in want:
+        d = attention_head_dim
         for kv_heads in kDecodeKvHeads:
-            key = f"decode-hkv{kv_heads}"
+            key = f"decode-{'' if d == kHeadDim else f'd{d}-'}hkv{kv_heads}"
             sweeps.append(Sweep(key, ("decode_attention",), kDecodeSeqs,
                                 ("--batch", str(kDecodeBatch), "--heads", str(kDecodeHeads),
-                                 "--kv-heads", str(kv_heads), "--head-dim", str(kHeadDim))))
+                                 "--kv-heads", str(kv_heads), "--head-dim", str(d))))
             for seq in kDecodeSeqs:
                 shape = {"batch": kDecodeBatch, "heads": kDecodeHeads, "kv_heads": kv_heads,
-                         "head_dim": kHeadDim, "seq_len": seq}
-                label = f"B={kDecodeBatch} H={kDecodeHeads} Hkv={kv_heads} L={seq} d={kHeadDim}"
-                kv_bytes = 2.0 * kDecodeBatch * kv_heads * seq * kHeadDim * kElementBytes
+                         "head_dim": d, "seq_len": seq}
+                label = f"B={kDecodeBatch} H={kDecodeHeads} Hkv={kv_heads} L={seq} d={d}"
+                kv_bytes = 2.0 * kDecodeBatch * kv_heads * seq * d * kElementBytes
                 sdpa = dict(batch=kDecodeBatch, heads=kDecodeHeads, kv_heads=kv_heads, q_len=1,
-                            kv_len=seq, head_dim=kHeadDim, causal=False)
+                            kv_len=seq, head_dim=d, causal=False)
                 formula = "real K and V bytes: 2·B·H_kv·L·d·2"
                 rows.append(Row("decode_attention", shape, label, key, seq,
                                 make_ref("sdpa", "sdpa-cudnn", backend="cudnn", **sdpa), kv_bytes,
@@ -516,8 +517,8 @@ def parse_args(argv: list) -> argparse.Namespace:
     parser.add_argument("--ops", default=",".join(kOperators),
                         help="comma-separated subset of: " + ", ".join(kOperators))
     parser.add_argument("--head-dim", type=int, default=kHeadDim,
-                        help=f"head_dim of the flash_attention and naive_attention rows (default "
-                        f"{kHeadDim}; flash_attention runs 64, 96, 128 and 256)")
+                        help=f"head_dim of the flash, naive and decode attention rows (default "
+                        f"{kHeadDim}; flash and decode attention run 64, 96, 128 and 256)")
     parser.add_argument("--sweep-timeout-s", type=int, default=120,
                         help="limit for one rooflinectl invocation")
     parser.add_argument("--dry-run", action="store_true",

@@ -37,6 +37,14 @@ constexpr int64_t flash_key_tile_cols(int64_t head_dim) {
   return head_dim <= 64 ? 128 : head_dim <= 128 ? 64 : 32;
 }
 
+/// Work-item tile of flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu,
+/// FlashWgmmaTraits::kBlockM × kBlockN), named per point by kFlashWgmmaVersionName: a 128-row query
+/// tile (two 64-row warpgroups) computes whole 128-key tiles up to the tile's last row's diagonal
+/// under the causal mask, both warpgroups alike.
+inline constexpr int64_t kFlashWgmmaQueryTileRows = 128;
+inline constexpr int64_t kFlashWgmmaKeyTileCols = 128;
+inline constexpr const char* kFlashWgmmaVersionName = "flash_attention_v3_wgmma_tma";
+
 /// Block tile of C of one GEMM kernel version: without L2 reuse, X is read once per column of
 /// tiles and W once per row of tiles.
 struct GemmBlockTile {

@@ -322,6 +322,17 @@ double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, boo
   return pairs;
 }
 
+double flash_wgmma_computed_pairs(int64_t q_len, int64_t kv_len, bool causal) {
+  const int64_t rows = kFlashWgmmaQueryTileRows, cols = kFlashWgmmaKeyTileCols;
+  const int64_t tiles = (q_len + rows - 1) / rows;
+  double pairs = 0;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t key_end = causal ? causal_key_end((t + 1) * rows, q_len, kv_len) : kv_len;
+    pairs += static_cast<double>(rows * ((key_end + cols - 1) / cols) * cols);
+  }
+  return pairs;
+}
+
 std::optional<double> shared_memory_per_sm_bytes(int cc_major, int cc_minor) {
   constexpr double kKiB = 1024.0;
   if (cc_major == 8 && cc_minor == 0) return 164 * kKiB;

@@ -116,6 +116,19 @@ class PlanTest(unittest.TestCase):
         gemm_flags = by_key["gemm"].flags
         self.assertEqual(gemm_flags[gemm_flags.index("--head-dim") + 1], "128")
 
+    def test_decode_rows_at_another_head_dim(self):
+        sweeps, rows = bg.plan(("decode_attention",), 96)
+        decode = [r for r in rows if r.operator == "decode_attention"]
+        self.assertTrue(decode)
+        for row in decode:
+            self.assertEqual(row.shape["head_dim"], 96)
+            self.assertTrue(row.sweep_key.startswith("decode-d96-hkv"), row.sweep_key)
+            self.assertEqual(row.work, 2.0 * 8 * row.shape["kv_heads"] * row.seq_len * 96 * 2)
+            self.assertEqual(dict(row.reference.params)["head_dim"], 96)
+        for sweep in sweeps:
+            self.assertEqual(sweep.flags[sweep.flags.index("--head-dim") + 1], "96")
+        self.assertEqual([s.key for s in bg.plan(("decode_attention",))[0]][0], "decode-hkv32")
+
     def test_default_head_dim_keeps_the_sweep_keys(self):
         sweeps, rows = bg.plan(("flash_attention",))
         keys = [s.key for s in sweeps]

@@ -161,6 +161,36 @@ TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
       std::string::npos);
 }
 
+// flash_attention_v3_wgmma_tma computes 128 × 128 tiles per 128-row query tile, both warpgroups up
+// to the tile's diagonal: the H100 counted 1.124x the visible pairs at L = 1024 causal and 1.083x
+// for 512 queries over 1024 keys (a --q-len sweep), which v2's 32-row warps would not explain.
+TEST(Reconcile, WgmmaTilesExplainCausalFlashFlops) {
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, true), 36.0 * 128 * 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(512, 1024, true), 26.0 * 128 * 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, false), 1024.0 * 1024);
+  PointResult p;
+  p.op = "flash_attention";
+  p.shape.seq_len = 1024;
+  p.shape.q_len = 512;
+  p.shape.causal = true;
+  p.version = kFlashWgmmaVersionName;
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.total.tensor_bf16_flop = 4.0 * 16 * 128 * 26 * 128 * 128;
+  p.counters.total.tensor_fp16_flop = 0.0;
+  DeviceRecord device;
+  device.cc_major = 9;
+  const ReconcileCheck* flop =
+      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "analytic.flop");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_NEAR(flop->ratio, 1.0826, 1e-4);
+  EXPECT_NE(flop->explanation.find("whole tiles"), std::string::npos) << flop->explanation;
+  // The same count under v2's name is not explained by v2's tiles.
+  p.version = "flash_attention_v2_mma_sync";
+  EXPECT_NE(
+      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "")->explanation.find("wrong"),
+      std::string::npos);
+}
+
 TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
   PointResult p;
   p.op = "decode_attention";
