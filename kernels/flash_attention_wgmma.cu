@@ -1,4 +1,5 @@
-// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 128,
+// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 128
+// and 256 (FlashWgmmaTraits<128>, <256>),
 // bf16/fp16 in, fp32 accumulation, O in the input dtype plus the row log-sum-exp in fp32. The
 // contract (layouts, bottom-right causal mask, GQA, rows without visible keys) is
 // flash_attention_v2_mma_sync's (kernels/flash_attention.cu), which selects this file on compute
@@ -10,11 +11,12 @@
 //     Q once per query tile and of K and V per key tile, each completing on its own mbarrier);
 //     warpgroups 1 and 2 are consumers, 64 query rows each (Br = 128 per block), and
 //     setmaxnreg moves registers from the producer (24) to them (240);
-//   - S = Q·Kᵀ is wgmma m64n128k16 with both operands in shared memory (Q and K both K-major);
-//     O += P·V is wgmma m64n128k16 with A = P from registers (the fp32 S accumulator fragment,
-//     rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from shared
-//     memory, which is MN-major for this product: transpose-B = 1 (legal for 16-bit types);
-//   - K and V tiles of Bc = 128 keys flow through a 2-stage ring; a consumer warp hands a stage
+//   - S = Q·Kᵀ is wgmma m64nBck16 with both operands in shared memory (Q and K both K-major);
+//     O += P·V is wgmma m64nDk16 (D = head_dim) with A = P from registers (the fp32 S accumulator
+//     fragment, rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from
+//     shared memory, which is MN-major for this product: transpose-B = 1 (legal for 16-bit types);
+//   - K and V tiles of Bc keys (128 at d = 128; 80 at d = 256, FA3's tile there, so Q and two
+//     stages of K and V fit in 227 KiB) flow through a 2-stage ring; a consumer warp hands a stage
 //     back with one mbarrier arrive as soon as the wgmma that read it have completed;
 //   - intra-warpgroup pipelining (Algorithm 2): the S GEMM of key tile j is issued together with
 //     the P·V GEMM of tile j−1, and the softmax of tile j runs while P·V(j−1) is in flight;
@@ -33,10 +35,10 @@
 // normalised once at the end (FA2, arXiv 2307.08691, Algorithm 1).
 //
 // Shared-memory layouts (128-byte swizzle; written by TMA, read through wgmma descriptors). A
-// 128-element row of 16-bit values is 256 B, two swizzle rows, so every tile is two boxes of
-// 64 columns (d 0-63, d 64-127), each [rows][64] = 128 B per row:
-//   Q: 2 boxes of [128 rows][64 d], 16 KiB each; consumer c reads rows 64c..64c+63;
-//   K, V stage: 2 boxes of [128 keys][64 d] each.
+// 128-element row of 16-bit values is 256 B, two swizzle rows, so every tile is d/64 boxes of
+// 64 columns (d 0-63, d 64-127, ...), each [rows][64] = 128 B per row:
+//   Q: d/64 boxes of [128 rows][64 d], 16 KiB each; consumer c reads rows 64c..64c+63;
+//   K, V stage: d/64 boxes of [Bc keys][64 d] each (16 KiB at Bc = 128, 10 KiB at 80).
 // S descriptors (K-major A and B): a k16 step is +32 B inside a swizzle row, box kk/4; stride
 // byte offset 1024 (next 8 rows). V descriptor (MN-major B): a k16 step is 16 keys = 2048 B;
 // leading byte offset = one box (next 64 columns of N = d), stride byte offset 1024 (next 8 keys).
@@ -62,30 +64,36 @@
 namespace rooflinectl {
 namespace {
 
-/// Compile-time tiling of flash_attention_wgmma_fwd; derives the shared-memory plan.
+/// Compile-time tiling of flash_attention_wgmma_fwd at head_dim kHeadDimValue (128 or 256);
+/// derives the shared-memory plan. Sizes noted as "d 128 / d 256".
+template <int kHeadDimValue>
 struct FlashWgmmaTraits {
-  static constexpr int kHeadDim = 128;
+  static constexpr int kHeadDim = kHeadDimValue;
   static constexpr int kBlockM = kFlashWgmmaQueryTileRows;  ///< query rows per work item (Br)
-  static constexpr int kBlockN = kFlashWgmmaKeyTileCols;    ///< keys per K/V tile (Bc)
+  static constexpr int kBlockN = flash_wgmma_key_tile_cols(kHeadDim);  ///< keys per K/V tile (Bc)
   static constexpr int kConsumers = 2;
   static constexpr int kWgmmaM = 64;  ///< rows per consumer warpgroup
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kStages = 2;
-  static constexpr int kAccumulators = kWgmmaM * kBlockN / 128;  ///< S or O fp32 per thread
-  static constexpr int kKSteps = kHeadDim / 16;                  ///< k16 steps of S = Q·Kᵀ
-  static constexpr int kPSteps = kBlockN / 16;                   ///< k16 steps of O += P·V
+  static constexpr int kSAccumulators = kWgmmaM * kBlockN / 128;   ///< S fp32 per thread: 64 / 40
+  static constexpr int kOAccumulators = kWgmmaM * kHeadDim / 128;  ///< O fp32 per thread: 64 / 128
+  static constexpr int kKSteps = kHeadDim / 16;                    ///< k16 steps of S = Q·Kᵀ
+  static constexpr int kPSteps = kBlockN / 16;                     ///< k16 steps of O += P·V
 
   static constexpr int kElemBytes = 2;
   static constexpr int kSwizzleBytes = 128;
   static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< 64 d per TMA box
-  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< 2 boxes per tile
+  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< 2 / 4 boxes per tile
   static constexpr int kStepsPerBox = kBoxCols / 16;           ///< 4 k16 steps per box
   static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 16 KiB
-  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 32 KiB
-  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16 KiB
-  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 32 KiB per K or V tile
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 32 / 64 KiB
+  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16 / 10 KiB
+  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 32 / 40 KiB per K or V tile
   static constexpr int kAtomBytes = 8 * kSwizzleBytes;         ///< swizzle atom, 1024-aligned
+  /// 164,864 / 230,400 B (Q + 2 stages of K and V + alignment slack).
   static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKvBytes + kAtomBytes;
+  /// Static shared memory beside it (mbarriers, the work-item slot) stays below this.
+  static constexpr int kStaticSmemBytes = 128;
 
   // Block-pool registers: 168 per thread at launch (65536 / 384, rounded down to 8) = 64512;
   // 24 · 128 + 240 · 256 = 64512, so the consumers' setmaxnreg.inc is always satisfiable.
@@ -108,10 +116,13 @@ struct FlashWgmmaTraits {
   static_assert(kSchedulerBarrier + kConsumers <= kItemEmptyBarrier &&
                     kItemEmptyBarrier < kItemFullBarrier && kItemFullBarrier + kConsumers <= 16,
                 "named barrier ids are distinct and below 16");
-  static_assert(kHeadDim % kBoxCols == 0 && kBlockN <= 256, "wgmma N is at most 256");
+  static_assert(
+      kHeadDim % kBoxCols == 0 && kBlockN % 16 == 0 && kBlockN <= 256 && kHeadDim <= 256,
+      "wgmma N (Bc for S, d for P·V) is a multiple of 8 up to 256; K of P·V is k16 steps");
   static_assert(kQBoxBytes % kAtomBytes == 0 && kKvBoxBytes % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
-  static_assert(kSmemBytes <= 227 * 1024, "sm_90 opt-in shared memory per block");
+  static_assert(kSmemBytes + kStaticSmemBytes <= 227 * 1024,
+                "sm_90 opt-in shared memory per block (dynamic + static)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <=
                     kLaunchRegisters * kThreads,
                 "setmaxnreg redistributes the block's registers, it cannot add any");
@@ -144,8 +155,8 @@ struct WorkItem {
 /// section by section, and inside a section query tile by query tile, the last query tile first,
 /// head by head. The causal key range is v2's: row i sees key j iff j <= i + (kv_len − q_len)
 /// (bottom-right).
+template <class Tr>
 __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int tile) {
-  using Tr = FlashWgmmaTraits;
   const int wide_items = p.wide_sections * (p.section_heads + 1) * p.q_tiles;
   int heads_here = p.section_heads + 1;
   int first_bh = 0;
@@ -176,17 +187,35 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
 #define RFL_F8(d, i)                                                                          \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define RFL_ACC40(d) RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32)
 #define RFL_ACC64(d)                                                                      \
   RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32), RFL_F8(d, 40), \
       RFL_F8(d, 48), RFL_F8(d, 56)
+#define RFL_ACC128(d)                                                                      \
+  RFL_ACC64(d), RFL_F8(d, 64), RFL_F8(d, 72), RFL_F8(d, 80), RFL_F8(d, 88), RFL_F8(d, 96), \
+      RFL_F8(d, 104), RFL_F8(d, 112), RFL_F8(d, 120)
+#define RFL_D40                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+  " %38, %39}"
 #define RFL_D64                                                                                \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
   " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
   " %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
   " %56, %57, %58, %59, %60, %61, %62, %63}"
+#define RFL_D128                                                                               \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+  " %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55," \
+  " %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73," \
+  " %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91," \
+  " %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107,"   \
+  " %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122," \
+  " %123, %124, %125, %126, %127}"
 
-// m64n128k16, A and B from shared memory, both K-major (imm-trans-a = imm-trans-b = 0); %64 / %65
-// are the descriptors, %66 selects D = A·B + D (1) or D = A·B (0).
+// m64n128k16 (d 128) and m64n80k16 (d 256), A and B from shared memory, both K-major
+// (imm-trans-a = imm-trans-b = 0); the two operands after D are the descriptors, the next one
+// selects D = A·B + D (1) or D = A·B (0).
 #define RFL_WGMMA_M64N128K16_SS(TYPE, d, desc_a, desc_b, accumulate)           \
   asm volatile(                                                                \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                             \
@@ -194,9 +223,17 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
       ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                        \
       : RFL_ACC64(d)                                                           \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+#define RFL_WGMMA_M64N80K16_SS(TYPE, d, desc_a, desc_b, accumulate)           \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %42, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n80k16.f32." TYPE "." TYPE " " RFL_D40 \
+      ", %40, %41, p, 1, 1, 0, 0;\n}\n"                                       \
+      : RFL_ACC40(d)                                                          \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-// m64n128k16, A from registers (%64-%67, the m16n8k16-style A fragment of each warp's 16 rows),
-// B from shared memory MN-major (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+// m64n128k16 (d 128) and m64n256k16 (d 256), A from registers (the four operands after D: the
+// m16n8k16-style A fragment of each warp's 16 rows), B from shared memory MN-major
+// (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
 #define RFL_WGMMA_M64N128K16_RS(TYPE, d, a, desc_b)                            \
   asm volatile(                                                                \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                             \
@@ -204,24 +241,44 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
       ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                          \
       : RFL_ACC64(d)                                                           \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+#define RFL_WGMMA_M64N256K16_RS(TYPE, d, a, desc_b)                             \
+  asm volatile(                                                                 \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"                             \
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " " RFL_D128 \
+      ", {%128, %129, %130, %131}, %132, p, 1, 1, 1;\n}\n"                      \
+      : RFL_ACC128(d)                                                           \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
 
-template <class T>
-__device__ __forceinline__ void wgmma_qk(float (&d)[FlashWgmmaTraits::kAccumulators],
-                                         uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+/// One k16 step of S = Q·Kᵀ into d (64 fp32: N = 128; 40: N = 80).
+template <class T, int kN>
+__device__ __forceinline__ void wgmma_qk(float (&d)[kN], uint64_t desc_a, uint64_t desc_b,
+                                         int accumulate) {
+  static_assert(kN == 64 || kN == 40, "S is m64n128 (d 128) or m64n80 (d 256)");
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  if constexpr (kN == 64 && kBf16) {
     RFL_WGMMA_M64N128K16_SS("bf16", d, desc_a, desc_b, accumulate);
-  } else {
+  } else if constexpr (kN == 64) {
     RFL_WGMMA_M64N128K16_SS("f16", d, desc_a, desc_b, accumulate);
+  } else if constexpr (kBf16) {
+    RFL_WGMMA_M64N80K16_SS("bf16", d, desc_a, desc_b, accumulate);
+  } else {
+    RFL_WGMMA_M64N80K16_SS("f16", d, desc_a, desc_b, accumulate);
   }
 }
 
-template <class T>
-__device__ __forceinline__ void wgmma_pv(float (&d)[FlashWgmmaTraits::kAccumulators],
-                                         const uint32_t* a, uint64_t desc_b) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+/// One k16 step of O += P·V into d (64 fp32: N = d = 128; 128: N = d = 256).
+template <class T, int kN>
+__device__ __forceinline__ void wgmma_pv(float (&d)[kN], const uint32_t* a, uint64_t desc_b) {
+  static_assert(kN == 64 || kN == 128, "O is m64n128 (d 128) or m64n256 (d 256)");
+  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
+  if constexpr (kN == 64 && kBf16) {
     RFL_WGMMA_M64N128K16_RS("bf16", d, a, desc_b);
-  } else {
+  } else if constexpr (kN == 64) {
     RFL_WGMMA_M64N128K16_RS("f16", d, a, desc_b);
+  } else if constexpr (kBf16) {
+    RFL_WGMMA_M64N256K16_RS("bf16", d, a, desc_b);
+  } else {
+    RFL_WGMMA_M64N256K16_RS("f16", d, a, desc_b);
   }
 }
 
@@ -237,11 +294,15 @@ __device__ __forceinline__ void fence_all(uint32_t (&x)[kN]) {
   for (int i = 0; i < kN; ++i) register_fence(x[i]);
 }
 
-/// Issues S = Q·Kᵀ for this consumer's 64 rows and one K tile (8 wgmma, one commit group).
-template <class T>
-__device__ __forceinline__ void issue_qk(float (&s)[FlashWgmmaTraits::kAccumulators],
-                                         uint32_t q_rows, uint32_t k_tile) {
-  using Tr = FlashWgmmaTraits;
+/// Issues S = Q·Kᵀ for this consumer's 64 rows and one K tile (d/16 wgmma, one commit group).
+template <class T, class Tr>
+__device__ __forceinline__ void issue_qk(float (&s)[Tr::kSAccumulators], uint32_t q_rows,
+                                         uint32_t k_tile) {
+  // q_rows is the same for the whole consumer loop, so the compiler hoists every Q descriptor out
+  // of it: 16 registers at d = 256, where O (128), S (40) and P (20) leave too few under 240
+  // (ptxas spilled 28 B). An empty asm that "changes" q_rows makes it rebuild them at each issue
+  // (one add per k16 step). d = 128 has room for its 8 and keeps them hoisted.
+  if constexpr (Tr::kHeadDim > 128) asm volatile("" : "+r"(q_rows));
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < Tr::kKSteps; ++kk) {
@@ -254,12 +315,13 @@ __device__ __forceinline__ void issue_qk(float (&s)[FlashWgmmaTraits::kAccumulat
   wgmma_commit();
 }
 
-/// Issues O += P·V for one V tile (8 wgmma, one commit group); p holds 4 registers per k16 step.
-template <class T>
-__device__ __forceinline__ void issue_pv(float (&o)[FlashWgmmaTraits::kAccumulators],
-                                         const uint32_t (&p)[4 * FlashWgmmaTraits::kPSteps],
-                                         uint32_t v_tile) {
-  using Tr = FlashWgmmaTraits;
+/// Issues O += P·V for one V tile (Bc/16 wgmma, one commit group); p holds 4 registers per k16
+/// step. A k16 step is 16 keys = 16 rows of 128 B in every box (Bc = 80: 5 steps, the box's
+/// 10 groups of 8 keys); the leading byte offset is one box (the next 64 columns of N = d), so
+/// N = 256 spans the 4 boxes.
+template <class T, class Tr>
+__device__ __forceinline__ void issue_pv(float (&o)[Tr::kOAccumulators],
+                                         const uint32_t (&p)[4 * Tr::kPSteps], uint32_t v_tile) {
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < Tr::kPSteps; ++kk) {
@@ -278,11 +340,12 @@ struct RowState {
 };
 
 /// −inf for scores of keys past kv_len or, under the causal mask, right of row + diag.
-__device__ __forceinline__ void mask_scores(float (&s)[FlashWgmmaTraits::kAccumulators], int key0,
-                                            int row0, int kv_len, bool causal, int diag) {
+template <class Tr>
+__device__ __forceinline__ void mask_scores(float (&s)[Tr::kSAccumulators], int key0, int row0,
+                                            int kv_len, bool causal, int diag) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
 #pragma unroll
-  for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+  for (int j = 0; j < Tr::kBlockN / 8; ++j) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       const int key = key0 + 8 * j + 2 * (lane % 4) + e % 2;
@@ -296,14 +359,14 @@ __device__ __forceinline__ void mask_scores(float (&s)[FlashWgmmaTraits::kAccumu
 /// turns s into probabilities exp2(s·scale_log2 − max·scale_log2) and returns in `correction`
 /// the factor the O accumulator must be scaled by. A row whose maximum is still −inf subtracts
 /// 0 instead, so its masked scores give exp2(−inf) = 0, not NaN.
-__device__ __forceinline__ void online_softmax(float (&s)[FlashWgmmaTraits::kAccumulators],
-                                               RowState& st, float scale_log2,
-                                               float (&correction)[2]) {
+template <class Tr>
+__device__ __forceinline__ void online_softmax(float (&s)[Tr::kSAccumulators], RowState& st,
+                                               float scale_log2, float (&correction)[2]) {
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     float tile_max = st.max[r];
 #pragma unroll
-    for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+    for (int j = 0; j < Tr::kBlockN / 8; ++j) {
       tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * r], s[4 * j + 2 * r + 1]));
     }
     tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
@@ -313,7 +376,7 @@ __device__ __forceinline__ void online_softmax(float (&s)[FlashWgmmaTraits::kAcc
     st.max[r] = tile_max;
     float tile_sum = 0.f;
 #pragma unroll
-    for (int j = 0; j < FlashWgmmaTraits::kBlockN / 8; ++j) {
+    for (int j = 0; j < Tr::kBlockN / 8; ++j) {
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
         const float prob = ex2_approx(fmaf(s[4 * j + 2 * r + c], scale_log2, -max_scaled));
@@ -327,20 +390,20 @@ __device__ __forceinline__ void online_softmax(float (&s)[FlashWgmmaTraits::kAcc
 
 /// P for O += P·V: the D fragment of S columns 16kk..16kk+15 is the A fragment of k16 step kk
 /// (a0: row r, cols +0/1; a1: row r+8; a2: row r, cols +8/9; a3: row r+8, cols +8/9).
-template <class T>
-__device__ __forceinline__ void pack_probabilities(
-    const float (&s)[FlashWgmmaTraits::kAccumulators],
-    uint32_t (&p)[4 * FlashWgmmaTraits::kPSteps]) {
+template <class T, class Tr>
+__device__ __forceinline__ void pack_probabilities(const float (&s)[Tr::kSAccumulators],
+                                                   uint32_t (&p)[4 * Tr::kPSteps]) {
 #pragma unroll
-  for (int i = 0; i < 4 * FlashWgmmaTraits::kPSteps; ++i) {
+  for (int i = 0; i < 4 * Tr::kPSteps; ++i) {
     p[i] = pack_pair<T>(s[2 * i], s[2 * i + 1]);
   }
 }
 
-__device__ __forceinline__ void scale_rows(float (&o)[FlashWgmmaTraits::kAccumulators],
+template <class Tr>
+__device__ __forceinline__ void scale_rows(float (&o)[Tr::kOAccumulators],
                                            const float (&factor)[2]) {
 #pragma unroll
-  for (int j = 0; j < FlashWgmmaTraits::kHeadDim / 8; ++j) {
+  for (int j = 0; j < Tr::kHeadDim / 8; ++j) {
     o[4 * j] *= factor[0];
     o[4 * j + 1] *= factor[0];
     o[4 * j + 2] *= factor[1];
@@ -357,13 +420,13 @@ __device__ __forceinline__ void scale_rows(float (&o)[FlashWgmmaTraits::kAccumul
 /// through one shared-memory slot, item_slot (accessed with atomics), ordered by named barriers
 /// (kItemEmptyBarrier, kItemFullBarrier + c); the value p.tiles ends the loop. The last block to
 /// finish sets both counters back to 0 for the next launch.
-template <class T>
-__global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
+template <class T, int kHeadDim>
+__global__ void __launch_bounds__(FlashWgmmaTraits<kHeadDim>::kThreads, 1)
     flash_attention_wgmma_fwd(const __grid_constant__ CUtensorMap q_map,
                               const __grid_constant__ CUtensorMap k_map,
                               const __grid_constant__ CUtensorMap v_map, const FlashWgmmaParams p) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tr = FlashWgmmaTraits;
+  using Tr = FlashWgmmaTraits<kHeadDim>;
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t q_full, q_empty;
   __shared__ __align__(8) uint64_t k_full[Tr::kStages], k_empty[Tr::kStages];
@@ -432,7 +495,7 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
         named_barrier_arrive(Tr::kItemFullBarrier + c, Tr::kItemFullThreads);
       }
       if (tile >= p.tiles) break;
-      const WorkItem w = work_item(p, tile);
+      const WorkItem w = work_item<Tr>(p, tile);
       if (w.n_tiles > 0) {
         mbarrier_wait(smem_u32(&q_empty), q_phase ^ 1);  // the consumers' last S GEMM of the
         q_phase ^= 1;                                    // previous item has read Q
@@ -502,11 +565,11 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
   };
   if (consumer == 1) pass_turn();
 
-  float s[Tr::kAccumulators];
-  float o[Tr::kAccumulators];
+  float s[Tr::kSAccumulators];
+  float o[Tr::kOAccumulators];
   uint32_t pr[4 * Tr::kPSteps];
 #pragma unroll
-  for (int i = 0; i < Tr::kAccumulators; ++i) s[i] = 0.f;
+  for (int i = 0; i < Tr::kSAccumulators; ++i) s[i] = 0.f;
 
   int kv_iter = 0;
   uint32_t q_phase = 0;
@@ -517,14 +580,14 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
     tile = __shfl_sync(0xffffffffu, tile, 0);
     if (tile >= p.tiles) break;  // the producer has stopped waiting on kItemEmptyBarrier
     named_barrier_arrive(Tr::kItemEmptyBarrier, Tr::kItemEmptyThreads);
-    const WorkItem w = work_item(p, tile);
+    const WorkItem w = work_item<Tr>(p, tile);
     const int wg_row0 = w.m0 + consumer * Tr::kWgmmaM;  // first row of this warpgroup
     const int row0 = wg_row0 + warp * 16 + lane / 4;    // this thread's rows: row0, row0 + 8
     RowState st;
     st.max[0] = st.max[1] = -INFINITY;
     st.sum[0] = st.sum[1] = 0.f;
 #pragma unroll
-    for (int i = 0; i < Tr::kAccumulators; ++i) o[i] = 0.f;
+    for (int i = 0; i < Tr::kOAccumulators; ++i) o[i] = 0.f;
 
     if (w.n_tiles > 0) {
       const auto stage_of = [](int it) { return it % Tr::kStages; };
@@ -543,15 +606,15 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
       q_phase ^= 1;
       mbarrier_wait(smem_u32(&k_full[stage_of(kv_iter)]), parity_of(kv_iter));
       wait_turn();
-      issue_qk<T>(s, q_rows, k_tile(stage_of(kv_iter)));
+      issue_qk<T, Tr>(s, q_rows, k_tile(stage_of(kv_iter)));
       pass_turn();
       wgmma_wait<0>();
       fence_all(s);
       release(k_empty, kv_iter);
       if (w.n_tiles == 1 && warp_leader) mbarrier_arrive(smem_u32(&q_empty));
-      if (needs_mask(0)) mask_scores(s, 0, row0, p.kv_len, p.causal, diag);
-      online_softmax(s, st, p.scale_log2, correction);
-      pack_probabilities<T>(s, pr);
+      if (needs_mask(0)) mask_scores<Tr>(s, 0, row0, p.kv_len, p.causal, diag);
+      online_softmax<Tr>(s, st, p.scale_log2, correction);
+      pack_probabilities<T, Tr>(s, pr);
 
       for (int j = 1; j < w.n_tiles; ++j) {
         const int k_it = kv_iter + j;  // K tile j
@@ -561,21 +624,21 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
         wait_turn();
         fence_all(o);
         fence_all(pr);
-        issue_qk<T>(s, q_rows, k_tile(stage_of(k_it)));
-        issue_pv<T>(o, pr, v_tile(stage_of(v_it)));
+        issue_qk<T, Tr>(s, q_rows, k_tile(stage_of(k_it)));
+        issue_pv<T, Tr>(o, pr, v_tile(stage_of(v_it)));
         pass_turn();
         wgmma_wait<1>();  // S(j) is complete; P·V(j − 1) may still run
         fence_all(s);
         release(k_empty, k_it);
         if (j == w.n_tiles - 1 && warp_leader) mbarrier_arrive(smem_u32(&q_empty));
-        if (needs_mask(j)) mask_scores(s, j * Tr::kBlockN, row0, p.kv_len, p.causal, diag);
-        online_softmax(s, st, p.scale_log2, correction);
+        if (needs_mask(j)) mask_scores<Tr>(s, j * Tr::kBlockN, row0, p.kv_len, p.causal, diag);
+        online_softmax<Tr>(s, st, p.scale_log2, correction);
         wgmma_wait<0>();  // P·V(j − 1) is complete: O and P may change
         fence_all(o);
         fence_all(pr);
         release(v_empty, v_it);
-        scale_rows(o, correction);
-        pack_probabilities<T>(s, pr);
+        scale_rows<Tr>(o, correction);
+        pack_probabilities<T, Tr>(s, pr);
       }
 
       const int v_last = kv_iter + w.n_tiles - 1;
@@ -583,7 +646,7 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
       wait_turn();
       fence_all(o);
       fence_all(pr);
-      issue_pv<T>(o, pr, v_tile(stage_of(v_last)));
+      issue_pv<T, Tr>(o, pr, v_tile(stage_of(v_last)));
       pass_turn();
       wgmma_wait<0>();
       fence_all(o);
@@ -624,11 +687,12 @@ __global__ void __launch_bounds__(FlashWgmmaTraits::kThreads, 1)
 // ---------------------------------------------------------------------------------------------
 // Host side
 
-/// Tensor map of a [heads_total, len, 128] 16-bit tensor read in boxes of 64 (d) × 128 rows of
-/// one head; rows past `len` of a head are zero-filled, never the next head's.
+/// Tensor map of a [heads_total, len, kHeadDim] 16-bit tensor read in boxes of 64 (d) ×
+/// `box_rows` rows of one head; rows past `len` of a head are zero-filled, never the next head's.
+template <int kHeadDim>
 CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int box_rows,
                          bool bf16, const char* what) {
-  using Tr = FlashWgmmaTraits;
+  using Tr = FlashWgmmaTraits<kHeadDim>;
   const uint64_t dims[3] = {static_cast<uint64_t>(Tr::kHeadDim), static_cast<uint64_t>(len),
                             static_cast<uint64_t>(heads_total)};
   const uint64_t row_bytes = static_cast<uint64_t>(Tr::kHeadDim) * Tr::kElemBytes;
@@ -643,28 +707,18 @@ CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int
 /// next to the streamed Q and O.
 constexpr int64_t kSectionBytes = int64_t{16} << 20;
 
-template <class T>
+template <class T, int kHeadDim>
 void raise_smem_limit() {
-  RFL_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(flash_attention_wgmma_fwd<T>),
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      FlashWgmmaTraits::kSmemBytes));
+  RFL_CUDA_CHECK(cudaFuncSetAttribute(
+      reinterpret_cast<const void*>(flash_attention_wgmma_fwd<T, kHeadDim>),
+      cudaFuncAttributeMaxDynamicSharedMemorySize, FlashWgmmaTraits<kHeadDim>::kSmemBytes));
 }
 
-}  // namespace
-
-bool flash_wgmma_supports(const AttentionProblem& p) {
-  using Tr = FlashWgmmaTraits;
-  constexpr int64_t kIntMax = 0x7FFFFFFF;
-  if (p.head_dim != Tr::kHeadDim) return false;
-  if (p.dtype != Dtype::kBf16 && p.dtype != Dtype::kFp16) return false;
-  const int64_t q_tiles = (p.q_len + Tr::kBlockM - 1) / Tr::kBlockM;
-  return p.batch * p.heads <= kIntMax && p.batch * p.kv_heads <= kIntMax &&
-         q_tiles * p.batch * p.heads <= kIntMax;
-}
-
-FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse,
-                                     unsigned int* queue) {
-  using Tr = FlashWgmmaTraits;
+/// prepare_flash_wgmma at head_dim kHeadDim (p.head_dim == kHeadDim).
+template <int kHeadDim>
+FlashWgmmaLaunch prepare_head_dim(const AttentionProblem& p, void* out, float* lse,
+                                  unsigned int* queue) {
+  using Tr = FlashWgmmaTraits<kHeadDim>;
   int device = 0;
   RFL_CUDA_CHECK(cudaGetDevice(&device));
   int sm_count = 0;
@@ -672,25 +726,27 @@ FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float
   int optin_bytes = 0;
   RFL_CUDA_CHECK(
       cudaDeviceGetAttribute(&optin_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  if (optin_bytes < Tr::kSmemBytes) {
+  if (optin_bytes < Tr::kSmemBytes + Tr::kStaticSmemBytes) {
     throw environment_error(fmt::format(
-        "flash_attention_wgmma_tma needs {} bytes of shared memory per block, device {} allows {}",
-        Tr::kSmemBytes, device, optin_bytes));
+        "flash_attention_wgmma_tma needs {} bytes of shared memory per block at head-dim {}, "
+        "device {} allows {}",
+        Tr::kSmemBytes + Tr::kStaticSmemBytes, kHeadDim, device, optin_bytes));
   }
   const bool bf16 = p.dtype == Dtype::kBf16;
   if (bf16) {
-    raise_smem_limit<__nv_bfloat16>();
+    raise_smem_limit<__nv_bfloat16, kHeadDim>();
   } else {
-    raise_smem_limit<__half>();
+    raise_smem_limit<__half, kHeadDim>();
   }
 
   FlashWgmmaLaunch l;
-  l.q_map = encode_heads(p.q, p.batch * p.heads, p.q_len, Tr::kBlockM, bf16, "Q");
-  l.k_map = encode_heads(p.k, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "K");
-  l.v_map = encode_heads(p.v, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "V");
+  l.q_map = encode_heads<kHeadDim>(p.q, p.batch * p.heads, p.q_len, Tr::kBlockM, bf16, "Q");
+  l.k_map = encode_heads<kHeadDim>(p.k, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "K");
+  l.v_map = encode_heads<kHeadDim>(p.v, p.batch * p.kv_heads, p.kv_len, Tr::kBlockN, bf16, "V");
   l.o = out;
   l.lse = lse;
   l.queue = queue;
+  l.head_dim = kHeadDim;
   l.heads = static_cast<int>(p.heads);
   l.group = static_cast<int>(p.heads / p.kv_heads);
   l.q_len = static_cast<int>(p.q_len);
@@ -715,8 +771,39 @@ FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float
   return l;
 }
 
+/// Launches the instantiation of element type T for l.head_dim.
+template <class T>
+void launch_dtype(const FlashWgmmaLaunch& l, const FlashWgmmaParams& params, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
+  if (l.head_dim == 256) {
+    using Tr = FlashWgmmaTraits<256>;
+    flash_attention_wgmma_fwd<T, 256>
+        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+  } else {
+    using Tr = FlashWgmmaTraits<128>;
+    flash_attention_wgmma_fwd<T, 128>
+        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+  }
+}
+
+}  // namespace
+
+bool flash_wgmma_supports(const AttentionProblem& p) {
+  constexpr int64_t kIntMax = 0x7FFFFFFF;
+  if (p.head_dim != 128 && p.head_dim != 256) return false;
+  if (p.dtype != Dtype::kBf16 && p.dtype != Dtype::kFp16) return false;
+  const int64_t q_tiles = (p.q_len + kFlashWgmmaQueryTileRows - 1) / kFlashWgmmaQueryTileRows;
+  return p.batch * p.heads <= kIntMax && p.batch * p.kv_heads <= kIntMax &&
+         q_tiles * p.batch * p.heads <= kIntMax;
+}
+
+FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse,
+                                     unsigned int* queue) {
+  return p.head_dim == 256 ? prepare_head_dim<256>(p, out, lse, queue)
+                           : prepare_head_dim<128>(p, out, lse, queue);
+}
+
 void launch_flash_wgmma(const FlashWgmmaLaunch& l, cudaStream_t stream) {
-  using Tr = FlashWgmmaTraits;
   FlashWgmmaParams params{};
   params.o = l.o;
   params.lse = l.lse;
@@ -732,13 +819,10 @@ void launch_flash_wgmma(const FlashWgmmaLaunch& l, cudaStream_t stream) {
   params.scale = l.scale;
   params.scale_log2 = l.scale_log2;
   params.causal = l.causal;
-  const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
   if (l.bf16) {
-    flash_attention_wgmma_fwd<__nv_bfloat16>
-        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+    launch_dtype<__nv_bfloat16>(l, params, stream);
   } else {
-    flash_attention_wgmma_fwd<__half>
-        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
+    launch_dtype<__half>(l, params, stream);
   }
   RFL_CHECK_LAUNCH();
 }

@@ -88,6 +88,11 @@ AnalyticResult flash_attention_model(const Shape& s) {
   const double lse_bytes = 4.0 * b * h * lq;
   r.min_dram_bytes = (2.0 * b * h * lq + 2.0 * b * hkv * l) * d * e + lse_bytes;
   // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
+  // Br is flash_attention_v2_mma_sync's, the version that runs everywhere (this model does not
+  // know the device). flash_attention_v3_wgmma_tma (compute capability 9.0, head_dim 128 and 256)
+  // streams K and V once per kFlashWgmmaQueryTileRows = 128 rows: the same count at d = 128, and
+  // half of v2's re-reads at d = 256 (v2's Br is 64 there), so these bytes stay an upper bound
+  // for v3, looser by those re-reads.
   const int64_t br = flash_query_tile_rows(s.head_dim);
   r.implemented_dram_bytes =
       2.0 * b * h * lq * d * e + lse_bytes +
@@ -322,8 +327,8 @@ double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, boo
   return pairs;
 }
 
-double flash_wgmma_computed_pairs(int64_t q_len, int64_t kv_len, bool causal) {
-  const int64_t rows = kFlashWgmmaQueryTileRows, cols = kFlashWgmmaKeyTileCols;
+double flash_wgmma_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal) {
+  const int64_t rows = kFlashWgmmaQueryTileRows, cols = flash_wgmma_key_tile_cols(head_dim);
   const int64_t tiles = (q_len + rows - 1) / rows;
   double pairs = 0;
   for (int64_t t = 0; t < tiles; ++t) {

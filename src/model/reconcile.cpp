@@ -36,9 +36,10 @@ ReconcileCheck make_check(std::string quantity, std::string reference, double me
 std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   const Shape& s = p.shape;
   if (p.op == kFlashAttentionOp) {
-    const double pairs = p.version == kFlashWgmmaVersionName
-                             ? flash_wgmma_computed_pairs(s.query_len(), s.seq_len, s.causal)
-                             : flash_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal);
+    const double pairs =
+        p.version == kFlashWgmmaVersionName
+            ? flash_wgmma_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal)
+            : flash_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal);
     return 4.0 * s.batch * s.heads * s.head_dim * pairs;
   }
   if (p.op == kGemmOp) {

@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -311,11 +312,12 @@ TEST_P(FlashAttention, QueryShorterThanKeys) {
 }
 
 TEST_P(FlashAttention, GroupedQueryAttention) {
-  for (bool causal : {false, true}) {
+  for (const auto [causal, head_dim] :
+       {std::pair{false, 128}, std::pair{true, 128}, std::pair{false, 256}, std::pair{true, 256}}) {
     Shape shape;
     shape.heads = 8;
     shape.kv_heads = 2;
-    shape.head_dim = 128;
+    shape.head_dim = head_dim;
     shape.seq_len = 300;
     shape.causal = causal;
     const OperatorSpec& spec = find_operator("flash_attention");
@@ -323,17 +325,20 @@ TEST_P(FlashAttention, GroupedQueryAttention) {
     const std::unique_ptr<OperatorRun> run = spec.create(shape, GetParam());
     EXPECT_EQ(run->version(), expected_flash_version(GetParam(), shape.head_dim));
     run->fill_random(42);
-    SCOPED_TRACE(testing::Message() << "causal " << causal);
+    SCOPED_TRACE(testing::Message() << "causal " << causal << " d " << head_dim);
     expect_valid(run->validate());
   }
 }
 
-// head_dim 96 (12 sixteen-byte chunks per row: the padded shared layout, 96 of 128 threads load)
-// and 256 (64-row query tiles, 16 rows per warp, 32-key tiles, two swizzle phases per load pass),
-// which v3 does not cover: v2 runs under every key. q_len below, equal to and above kv_len (100
-// over 1000, 1000 over 1000, 1000 over 100: 900 rows without a visible key under the causal
-// mask), lengths that are no multiple of the 64/128-row query tiles nor of the 32/64-key tiles,
-// GQA (groups 2 and 3) and MHA, both masks and both dtypes, against the planned reference.
+// head_dim 96 (v2 under every key: 12 sixteen-byte chunks per row, the padded shared layout, 96
+// of 128 threads load) and 256 (v2: 64-row query tiles, 16 rows per warp, 32-key tiles, two
+// swizzle phases per load pass; v3 on compute capability 9.0 under the default key: 128-row
+// query tiles, 80-key tiles, 4 TMA boxes per tile, wgmma m64n80k16 and m64n256k16). q_len below,
+// equal to and above kv_len (100 over 1000, 1000 over 1000, 1000 over 100: 900 rows without a
+// visible key under the causal mask), lengths that are no multiple of the 64/128-row query tiles
+// nor of the 32/64/80-key tiles, lengths that are (160 over 400: 80-key tiles exactly; 256 over
+// 1024: 128-row tiles exactly, 12.8 key tiles of 80), GQA (groups 2 and 3) and MHA, both masks
+// and both dtypes, against the planned reference.
 TEST_P(FlashAttention, HeadDims96And256) {
   struct Case {
     int64_t batch, heads, kv_heads, q_len, kv_len;
@@ -343,7 +348,8 @@ TEST_P(FlashAttention, HeadDims96And256) {
       for (bool causal : {false, true}) {
         for (const Case& c :
              {Case{1, 4, 2, 100, 1000}, Case{1, 4, 2, 1000, 1000}, Case{1, 2, 2, 1000, 100},
-              Case{2, 3, 1, 65, 33}, Case{1, 6, 2, 129, 129}}) {
+              Case{2, 3, 1, 65, 33}, Case{1, 6, 2, 129, 129}, Case{1, 2, 1, 160, 400},
+              Case{1, 2, 2, 256, 1024}}) {
           SCOPED_TRACE(testing::Message()
                        << "d " << head_dim << " " << to_string(dtype) << " causal " << causal
                        << " B " << c.batch << " H " << c.heads << " Hkv " << c.kv_heads << " q "
@@ -361,22 +367,28 @@ TEST_P(FlashAttention, HeadDims96And256) {
 // More work items than an H200 has SMs (132), so v3's blocks pull several items each from its
 // work queue: rows without visible keys (items with no key tile) next to GQA, fp16 with
 // q_len < kv_len and a partial last key tile, and a kv_len whose K/V sections split 8 heads
-// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads).
+// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads); at head_dim 128 and 256 (80-key tiles:
+// 4097 and 9000 keys end in partial tiles of 17 and 40 keys).
 TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
   struct Case {
     int64_t batch, heads, kv_heads, q_len, kv_len;
     bool causal;
     Dtype dtype;
+    int64_t head_dim;
   };
-  for (const Case& c : {Case{1, 16, 4, 3000, 1000, true, Dtype::kBf16},
-                        Case{3, 8, 8, 1000, 4097, true, Dtype::kFp16},
-                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16},
-                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16}}) {
+  for (const Case& c : {Case{1, 16, 4, 3000, 1000, true, Dtype::kBf16, 128},
+                        Case{3, 8, 8, 1000, 4097, true, Dtype::kFp16, 128},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16, 128},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16, 128},
+                        Case{1, 16, 4, 3000, 1000, true, Dtype::kBf16, 256},
+                        Case{3, 8, 8, 1000, 4097, true, Dtype::kFp16, 256},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16, 256},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kFp16, 256}}) {
     SCOPED_TRACE(testing::Message()
-                 << "B " << c.batch << " H " << c.heads << " Hkv " << c.kv_heads << " q " << c.q_len
-                 << " kv " << c.kv_len << " causal " << c.causal);
-    DeviceAttention a =
-        make_attention(c.batch, c.heads, c.kv_heads, 128, c.q_len, c.kv_len, c.causal, c.dtype, 23);
+                 << "d " << c.head_dim << " B " << c.batch << " H " << c.heads << " Hkv "
+                 << c.kv_heads << " q " << c.q_len << " kv " << c.kv_len << " causal " << c.causal);
+    DeviceAttention a = make_attention(c.batch, c.heads, c.kv_heads, c.head_dim, c.q_len, c.kv_len,
+                                       c.causal, c.dtype, 23);
     run_flash(a, GetParam());
     expect_valid(validate_attention_output(a.p, a.o.get(), default_tolerance(c.dtype)));
   }
@@ -386,13 +398,14 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
 // one run many times on one stream, then validate() (O poisoned, one more launch) must pass; a
 // queue left past 0 would make that launch skip work items and leave NaN rows.
 TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
-  for (bool causal : {true, false}) {
-    SCOPED_TRACE(testing::Message() << "causal " << causal);
+  for (const auto [causal, head_dim] :
+       {std::pair{true, 128}, std::pair{false, 128}, std::pair{true, 256}, std::pair{false, 256}}) {
+    SCOPED_TRACE(testing::Message() << "causal " << causal << " d " << head_dim);
     Shape shape;
     shape.batch = 2;
     shape.heads = 8;
     shape.kv_heads = 8;
-    shape.head_dim = 128;
+    shape.head_dim = head_dim;
     shape.seq_len = 2000;  // 16 query tiles · 16 heads = 256 work items
     shape.causal = causal;
     const OperatorSpec& spec = find_operator("flash_attention");

@@ -153,9 +153,10 @@ INSTANTIATE_TEST_SUITE_P(
 // ---------------------------------------------------------------------------------------------
 // head_dim 96 and 256 through the registry, as `sweep --model phi-3-mini-4k / gemma-2-9b` runs
 // them (decode_attention does not run these head dims): lengths around flash_attention's tile
-// edges there (the 16-row warps, 32- and 64-key and 64- and 128-row query tiles), GQA group 3,
-// both masks and dtypes; flash runs v2 under either key (expected_flash_version). EqualHugeLogits
-// below runs at these head dims too.
+// edges there (v2: the 16-row warps, 32- and 64-key and 64- and 128-row query tiles; v3 at 256:
+// 64-row warpgroups, 80-key and 128-row tiles), GQA group 3, both masks and dtypes; flash runs
+// v2 at 96 under either key and v3 at 256 on compute capability 9.0 under the default key
+// (expected_flash_version). EqualHugeLogits below runs at these head dims too.
 
 using HeadDimParam = std::tuple<std::string, int64_t, int64_t, bool, Dtype>;
 
@@ -175,7 +176,7 @@ TEST_P(AttentionHeadDims, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     HeadDims96And256, AttentionHeadDims,
     testing::Combine(testing::ValuesIn(kPrefillAttentionOps), testing::Values<int64_t>(96, 256),
-                     testing::Values<int64_t>(1, 17, 33, 65, 129, 1000), testing::Bool(),
+                     testing::Values<int64_t>(1, 17, 33, 65, 80, 129, 161, 1000), testing::Bool(),
                      testing::Values(Dtype::kBf16, Dtype::kFp16)),
     [](const testing::TestParamInfo<HeadDimParam>& info) {
       return std::get<0>(info.param) + "_d" + std::to_string(std::get<1>(info.param)) + "_L" +

@@ -165,9 +165,9 @@ TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
 // to the tile's diagonal: the H100 counted 1.124x the visible pairs at L = 1024 causal and 1.083x
 // for 512 queries over 1024 keys (a --q-len sweep), which v2's 32-row warps would not explain.
 TEST(Reconcile, WgmmaTilesExplainCausalFlashFlops) {
-  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, true), 36.0 * 128 * 128);
-  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(512, 1024, true), 26.0 * 128 * 128);
-  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, false), 1024.0 * 1024);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 128, true), 36.0 * 128 * 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(512, 1024, 128, true), 26.0 * 128 * 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 128, false), 1024.0 * 1024);
   PointResult p;
   p.op = "flash_attention";
   p.shape.seq_len = 1024;
@@ -189,6 +189,38 @@ TEST(Reconcile, WgmmaTilesExplainCausalFlashFlops) {
   EXPECT_NE(
       find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "")->explanation.find("wrong"),
       std::string::npos);
+}
+
+// At head_dim 256 v3's key tiles are 80 wide (core/kernel_tiles.hpp flash_wgmma_key_tile_cols),
+// its query tiles still 128 rows: causal L = 1024 computes 2 + 4 + 5 + 7 + 8 + 10 + 12 + 13 = 61
+// tiles of 128 × 80 per head (ceil(128·(t+1)/80) for t = 0..7), 1.190× the visible pairs.
+TEST(Reconcile, WgmmaTilesAtHeadDim256Are128By80) {
+  EXPECT_EQ(flash_wgmma_key_tile_cols(128), 128);
+  EXPECT_EQ(flash_wgmma_key_tile_cols(256), 80);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 256, true), 61.0 * 128 * 80);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 256, false), 1024.0 * 13 * 80);
+  // 100 queries over 1000 keys: one query tile, rows up to 99 see keys up to 999: 13 key tiles.
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(100, 1000, 256, true), 128.0 * 13 * 80);
+  // 1000 queries over 100 keys: only the last query tile (rows 896-999) sees keys, all 100.
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 100, 256, true), 128.0 * 2 * 80);
+  PointResult p;
+  p.op = "flash_attention";
+  p.shape.seq_len = 1024;
+  p.shape.head_dim = 256;
+  p.shape.causal = true;
+  p.version = kFlashWgmmaVersionName;
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.total.tensor_bf16_flop = 4.0 * 16 * 256 * 61 * 128 * 80;
+  p.counters.total.tensor_fp16_flop = 0.0;
+  DeviceRecord device;
+  device.cc_major = 9;
+  const ReconcileCheck* flop =
+      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "analytic.flop");
+  ASSERT_NE(flop, nullptr);
+  EXPECT_NEAR(flop->ratio, 61.0 * 128 * 80 / (1024.0 * 1025 / 2), 1e-9);
+  EXPECT_NE(flop->explanation.find("whole tiles"), std::string::npos) << flop->explanation;
+  // d = 128's 128 × 128 tiles (36 per head, 1.124×) would not explain this count.
+  EXPECT_NE(flash_wgmma_computed_pairs(1024, 1024, 128, true), 61.0 * 128 * 80);
 }
 
 TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
