@@ -312,7 +312,7 @@ TEST_P(FlashAttention, QueryShorterThanKeys) {
 }
 
 TEST_P(FlashAttention, GroupedQueryAttention) {
-  for (const auto [causal, head_dim] :
+  for (const auto& [causal, head_dim] :
        {std::pair{false, 128}, std::pair{true, 128}, std::pair{false, 256}, std::pair{true, 256}}) {
     Shape shape;
     shape.heads = 8;
@@ -398,7 +398,7 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
 // one run many times on one stream, then validate() (O poisoned, one more launch) must pass; a
 // queue left past 0 would make that launch skip work items and leave NaN rows.
 TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
-  for (const auto [causal, head_dim] :
+  for (const auto& [causal, head_dim] :
        {std::pair{true, 128}, std::pair{false, 128}, std::pair{true, 256}, std::pair{false, 256}}) {
     SCOPED_TRACE(testing::Message() << "causal " << causal << " d " << head_dim);
     Shape shape;
