@@ -322,10 +322,14 @@ std::string format_markdown_report(const Report& report) {
       report.tool_version, report.git_revision.empty() ? "" : " (" + report.git_revision + ")",
       report.timestamp_utc);
   const auto axis = [&](SweepAxis a) { return axis_summary(report.config.axes, s, a); };
+  // The query length only where a chunk was asked for: "L_q = {512, L}" (attention's).
+  const std::string query_len = s.q_len != 0 || report.config.axes.varies(SweepAxis::kQLen)
+                                    ? ", L_q = " + axis(SweepAxis::kQLen) + " (attention)"
+                                    : std::string();
   out += fmt::format(
-      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}; {} after {} warm-ups, L2 {}.\n\n",
+      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}{}; {} after {} warm-ups, L2 {}.\n\n",
       axis(SweepAxis::kBatch), axis(SweepAxis::kHeads), axis(SweepAxis::kKvHeads),
-      axis(SweepAxis::kHeadDim), axis(SweepAxis::kDtype), axis(SweepAxis::kCausal),
+      axis(SweepAxis::kHeadDim), axis(SweepAxis::kDtype), axis(SweepAxis::kCausal), query_len,
       report.config.max_noise
           ? fmt::format("samples until the median's noise is at most {:.2g}% (min {} samples, "
                         "max {:g} s a point)",

@@ -60,21 +60,26 @@ TEST(ReconcileEndToEnd, EveryPointIsReconciledAndFlagsAreExplained) {
   }
 }
 
-// The tiles the model reads for head_dim 96 and 256 (core/kernel_tiles.hpp: Br 128, 32-row warps,
-// Bc 64 at d = 96; Br 64, 16-row warps, Bc 32 at d = 256) are the kernel's: flash_attention_v2
-// runs both (v3 covers d = 128 only) and its counted tensor FLOPs are the whole-tile count. At
-// L = 1000 under the causal mask the d = 128 tiles would count 3.0% more pairs than d = 256's and
-// the d = 64 tiles (Bc 128) 5.9% more than d = 96's, so 1% tells the tiles apart.
+// The tiles the model reads for head_dim 96 and 256 are the kernel's: flash_attention_v2 at d = 96
+// (core/kernel_tiles.hpp: Br 128, 32-row warps, Bc 64) and, on compute capability 9.0, v3 at
+// d = 256 (128-row query tiles, Bc = flash_wgmma_key_tile_cols(256) = 80; v2's Br 64, 16-row
+// warps, Bc 32 elsewhere); the counted tensor FLOPs are the whole-tile count of the version that
+// ran. At L = 1000 under the causal mask the tile models differ by 3-6%, so 1% tells them apart.
 TEST(ReconcileEndToEnd, FlashTensorFlopsAreWholeTilesAtHeadDims96And256) {
   const Report report = sweep("--ops flash_attention --head-dim 96,256 --causal off,on --seq 1000",
                               "rooflinectl-reconcile-head-dims.json");
   ASSERT_EQ(report.points.size(), 4u);
   for (const PointResult& p : report.points) {
     SCOPED_TRACE(testing::Message() << "d " << p.shape.head_dim << " causal " << p.shape.causal);
-    EXPECT_EQ(p.version, "flash_attention_v2_mma_sync");
-    const double tile_flop = 4.0 * p.shape.batch * p.shape.heads * p.shape.head_dim *
-                             flash_computed_pairs(p.shape.query_len(), p.shape.seq_len,
-                                                  p.shape.head_dim, p.shape.causal);
+    const Shape& s = p.shape;
+    const bool sm90 = report.device.cc_major == 9 && report.device.cc_minor == 0;
+    EXPECT_EQ(p.version,
+              sm90 && s.head_dim == 256 ? kFlashWgmmaVersionName : "flash_attention_v2_mma_sync");
+    const double pairs =
+        p.version == kFlashWgmmaVersionName
+            ? flash_wgmma_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal)
+            : flash_computed_pairs(s.query_len(), s.seq_len, s.head_dim, s.causal);
+    const double tile_flop = 4.0 * s.batch * s.heads * s.head_dim * pairs;
     ASSERT_TRUE(p.counters.total.tensor_flop());
     EXPECT_NEAR(*p.counters.total.tensor_flop() / tile_flop, 1.0, 0.01);
   }

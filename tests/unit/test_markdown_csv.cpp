@@ -153,6 +153,24 @@ TEST(CsvWriter, OneRowPerPointSameWidthUnitsInHeader) {
   EXPECT_EQ(rows, report.points.size());
 }
 
+// A chunked-prefill sweep (--q-len) names the query lengths in the header, each chunk section its
+// own ("`flash_attention` q=512" through the swept label), and the CSV gives every attention
+// point its L_q (L for the full prefill); a sweep without --q-len says nothing of it.
+TEST(MarkdownWriter, QueryLengthsAreNamed) {
+  Report report = load_report(kDataDir + "report_fixed.json");
+  EXPECT_EQ(format_markdown_report(report).find("L_q"), std::string::npos);
+  report.config.axes.q_len = {512, 0};
+  report.config.base.q_len = 512;
+  for (auto& p : report.points) {
+    if (p.op == "flash_attention" && p.shape.seq_len > 512) p.shape.q_len = 512;
+  }
+  const std::string md = format_markdown_report(report);
+  EXPECT_NE(md.find(", L_q = {512, L} (attention);"), std::string::npos) << md.substr(0, 600);
+  EXPECT_NE(md.find("`flash_attention` q=512"), std::string::npos);
+  const std::string csv = format_csv_report(report);
+  EXPECT_NE(csv.find(",512,ok,"), std::string::npos);
+}
+
 TEST(CsvWriter, QuotesFieldsWithCommasAndQuotes) {
   Report report;
   PointResult p;
