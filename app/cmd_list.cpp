@@ -59,6 +59,9 @@ std::vector<AxisDefault> axis_defaults() {
        to_string(d.base.kv_dtype),
        {"auto", "fp8_e4m3"},
        "decode_attention only; auto is the --dtype, fp8_e4m3 one fp32 scale per KV head"},
+      integer("--q-len", "q_len", d.base.q_len,
+              "naive and flash attention only; L_q queries over the --seq keys (chunked "
+              "prefill); 0 (or L) = L_q = L"),
       integer("--gemm-n", "gemm_n", d.base.gemm_n,
               "gemm only; 0 = the FFN up projection's N (ffn-dim); else a multiple of 8"),
       integer("--gemm-k", "gemm_k", d.base.gemm_k,

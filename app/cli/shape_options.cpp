@@ -157,7 +157,8 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
   sub.add_option("--q-len", o.q_len,
                  "Query length L_q of naive and flash attention: a chunk of L_q new tokens "
                  "attending to L keys that end with it (chunked prefill, prefill over a KV cache; "
-                 "with --causal the mask is bottom-right aligned), an integer 1..L or L; --seq "
+                 "with --causal the mask is bottom-right aligned), an integer 1..L or L (0 also "
+                 "means L); --seq "
                  "stays the key length L, and an L shorter than L_q has no point (default L: "
                  "L_q = L" +
                      lists + ")")

@@ -94,8 +94,12 @@ PointFilter::Condition parse_condition(const std::string& term, const std::strin
   const std::string value = trim(term.substr(value_at));
   if (value.empty()) fail("missing value after '" + c.op + "'");
   if (c.field == "q_len" && value == "L") {  // L_q = L, the full prefill (stored as q_len 0)
-    if (c.op != "=" && c.op != "!=")
-      fail(fmt::format("q_len=L takes = or != only, not '{}'", c.op));
+    if (c.op != "=" && c.op != "!=") {
+      fail(fmt::format(
+          "q_len compares with L by = or != only, not '{}' (q_len=L keeps the full prefill, "
+          "q_len!=L the chunks; q_len<=N compares the query length with an integer)",
+          c.op));
+    }
     c.text = value;
     return c;
   }

@@ -1,6 +1,7 @@
 #include "render/model_writer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -139,6 +140,17 @@ std::string predictions_table(const ModelReport& r) {
     if (!p.roof) reasons.insert(p.roof_null_reason);
   }
   for (const auto& reason : reasons) out += fmt::format("  no roof: {}\n", reason);
+  // Lengths a query chunk is longer than have no attention point (core/sweep_plan.hpp): say so.
+  std::vector<int64_t> short_lengths;
+  for (const int64_t l : r.seq_lens) {
+    if (l < r.base.q_len) short_lengths.push_back(l);
+  }
+  if (!short_lengths.empty() && has_op(r, {kNaiveAttentionOp, kFlashAttentionOp})) {
+    out += fmt::format(
+        "  no naive or flash attention point at L = {}: shorter than L_q = {} (a query chunk is "
+        "part of the keys it attends to)\n",
+        fmt::join(short_lengths, ", "), r.base.q_len);
+  }
   out +=
       "  bytes in decimal units (1 MB = 1e6 B); I = FLOP/byte; TF = attainable min(peak, I x BW) "
       "in TFLOP/s; time >= and bnd min use "

@@ -397,6 +397,15 @@ for d in 96 256; do  # flash and decode run them, so model predicts them
     fi
   done
 done
+# A query chunk longer than some --seq lengths: those lengths have no attention point, and the
+# table says so rather than dropping them silently.
+if "$bin" model --gpu h200-sxm --ops flash_attention --q-len 512 --seq 256..2048 \
+     >"$inputs/stdout" 2>"$inputs/stderr" &&
+   grep -q "no naive or flash attention point at L = 256: shorter than L_q = 512" "$inputs/stdout"; then
+  pass
+else
+  fail "model --q-len 512 --seq 256..2048: $(head -c 300 "$inputs/stdout")"
+fi
 for d in 72 80 112 512; do  # flash_attention runs 64, 96, 128 and 256
   run_case 2 "head-dim $d (supported: 64, 96, 128, 256)" - model --gpu h200-sxm --ops flash_attention --head-dim "$d"
 done

@@ -132,7 +132,9 @@ TEST(QueryLen, ReportConfigKeyAndFilterRoundTrip) {
   filtered.filter = "q_len!=L";
   EXPECT_EQ(plan_all_points(filtered).size(), 2u);
   EXPECT_EQ(bad_input_message([] { parse_point_filter("q_len<L"); }),
-            "invalid --filter 'q_len<L': term 'q_len<L': q_len=L takes = or != only, not '<'");
+            "invalid --filter 'q_len<L': term 'q_len<L': q_len compares with L by = or != only, "
+            "not '<' (q_len=L keeps the full prefill, q_len!=L the chunks; q_len<=N compares the "
+            "query length with an integer)");
   // A chunk is its own point: the key tells it from the full prefill at the same L.
   PointResult full;
   full.op = "flash_attention";
