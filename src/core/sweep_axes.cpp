@@ -233,6 +233,10 @@ std::vector<int64_t> parse_q_len_list(const std::string& text) {
     int64_t value = 0;
     if (item != "L") {
       const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+      if (error == std::errc::result_out_of_range) {
+        throw bad_input(fmt::format(
+            "invalid --q-len '{}': {} is out of range (allowed 1 to L, or L)", text, item));
+      }
       if (error != std::errc() || end != item.data() + item.size()) {
         throw bad_input(fmt::format(
             "invalid --q-len '{}': '{}' is neither an integer nor L (L_q = L, the full prefill)",

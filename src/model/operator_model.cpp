@@ -97,6 +97,14 @@ AnalyticResult flash_attention_model(const Shape& s) {
   r.implemented_dram_bytes =
       2.0 * b * h * lq * d * e + lse_bytes +
       2.0 * b * h * d * e * flash_streamed_keys(s.query_len(), s.seq_len, s.causal, br);
+  // Said where the two versions' tiles differ (d = 256), so a reader of the formula sees it.
+  const std::string v3_note =
+      br != kFlashWgmmaQueryTileRows && s.head_dim == 256
+          ? fmt::format(
+                "; Br = {} is flash_attention_v2_mma_sync's: v3 (compute capability 9.0) "
+                "streams K and V once per {} rows, half these re-reads",
+                br, kFlashWgmmaQueryTileRows)
+          : std::string();
   if (s.q_len == 0) {
     r.flop_formula =
         s.causal ? "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)" : "4*B*H*L^2*d";
@@ -107,6 +115,7 @@ AnalyticResult flash_attention_model(const Shape& s) {
         br,
         s.causal ? fmt::format("min(L, (t+1)*{})", br)
                  : fmt::format("L, i.e. ceil(L/{})*L keys", br));
+    r.bytes_formula += v3_note;
     return r;
   }
   r.flop_formula = s.causal ? "4*B*H*d*(L_q*L - L_q*(L_q-1)/2) (visible pairs, bottom-right "
@@ -119,6 +128,7 @@ AnalyticResult flash_attention_model(const Shape& s) {
       br,
       s.causal ? fmt::format("min((t+1)*{}, L_q) + L - L_q", br)
                : fmt::format("L, i.e. ceil(L_q/{})*L keys", br));
+  r.bytes_formula += v3_note;
   return r;
 }
 

@@ -61,6 +61,9 @@ TEST(QueryLen, ParsesIntegersAndL) {
   EXPECT_EQ(bad_input_message([] { parse_q_len_list("512,half"); }),
             "invalid --q-len '512,half': 'half' is neither an integer nor L (L_q = L, the full "
             "prefill)");
+  EXPECT_EQ(bad_input_message([] { parse_q_len_list("99999999999999999999"); }),
+            "invalid --q-len '99999999999999999999': 99999999999999999999 is out of range "
+            "(allowed 1 to L, or L)");
   EXPECT_EQ(axis_name(SweepAxis::kQLen), "q_len");
   EXPECT_EQ(axis_flag(SweepAxis::kQLen), "--q-len");
   EXPECT_TRUE(operator_uses_axis("flash_attention", SweepAxis::kQLen));
@@ -203,6 +206,12 @@ TEST(QueryLen, NaiveAndFlashModelsCountTheChunk) {
   EXPECT_DOUBLE_EQ(analytic_model("flash_attention", full).flop, 4 * b * h * d * l * (l + 1) / 2);
   EXPECT_EQ(analytic_model("flash_attention", full).flop_formula,
             "4*B*H*d*L*(L+1)/2 (visible pairs, bottom-right causal mask)");
+  // At d = 256 the formula says whose tiles it counts: v2's 64 rows, v3's 128 on cc 9.0.
+  EXPECT_EQ(analytic_model("flash_attention", full).bytes_formula.find("v3"), std::string::npos);
+  full.head_dim = 256;
+  EXPECT_NE(
+      analytic_model("flash_attention", full).bytes_formula.find("Br = 64 is flash_attention_v2"),
+      std::string::npos);
 }
 
 TEST(QueryLen, NaiveMemoryHoldsAnLqByLScoreMatrix) {
