@@ -161,6 +161,25 @@ TEST(Reconcile, TilePaddingExplainsAFlashFlopExcess) {
       std::string::npos);
 }
 
+// The tensor_flop check of a flash point of `version` at `shape` whose tensor pipe counted
+// `counted_flop` bf16 FLOPs, on a compute capability 9.0 device.
+ReconcileCheck flash_tensor_flop_check(const Shape& shape, const std::string& version,
+                                       double counted_flop) {
+  PointResult p;
+  p.op = "flash_attention";
+  p.shape = shape;
+  p.version = version;
+  p.analytic = analytic_model(p.op, p.shape);
+  p.counters.total.tensor_bf16_flop = counted_flop;
+  p.counters.total.tensor_fp16_flop = 0.0;
+  DeviceRecord device;
+  device.cc_major = 9;
+  const Reconciliation r = reconcile(p, Pipe::kTensor, device);
+  const ReconcileCheck* flop = find_check(r, "tensor_flop", "analytic.flop");
+  EXPECT_NE(flop, nullptr);
+  return flop ? *flop : ReconcileCheck{};
+}
+
 // flash_attention_v3_wgmma_tma computes 128 × 128 tiles per 128-row query tile, both warpgroups up
 // to the tile's diagonal: the H100 counted 1.124x the visible pairs at L = 1024 causal and 1.083x
 // for 512 queries over 1024 keys (a --q-len sweep), which v2's 32-row warps would not explain.
@@ -168,27 +187,18 @@ TEST(Reconcile, WgmmaTilesExplainCausalFlashFlops) {
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 128, true), 36.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(512, 1024, 128, true), 26.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 128, false), 1024.0 * 1024);
-  PointResult p;
-  p.op = "flash_attention";
-  p.shape.seq_len = 1024;
-  p.shape.q_len = 512;
-  p.shape.causal = true;
-  p.version = kFlashWgmmaVersionName;
-  p.analytic = analytic_model(p.op, p.shape);
-  p.counters.total.tensor_bf16_flop = 4.0 * 16 * 128 * 26 * 128 * 128;
-  p.counters.total.tensor_fp16_flop = 0.0;
-  DeviceRecord device;
-  device.cc_major = 9;
-  const ReconcileCheck* flop =
-      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "analytic.flop");
-  ASSERT_NE(flop, nullptr);
-  EXPECT_NEAR(flop->ratio, 1.0826, 1e-4);
-  EXPECT_NE(flop->explanation.find("whole tiles"), std::string::npos) << flop->explanation;
+  Shape chunk;
+  chunk.seq_len = 1024;
+  chunk.q_len = 512;
+  chunk.causal = true;
+  const double counted = 4.0 * 16 * 128 * 26 * 128 * 128;
+  const ReconcileCheck flop = flash_tensor_flop_check(chunk, kFlashWgmmaVersionName, counted);
+  EXPECT_NEAR(flop.ratio, 1.0826, 1e-4);
+  EXPECT_NE(flop.explanation.find("whole tiles"), std::string::npos) << flop.explanation;
   // The same count under v2's name is not explained by v2's tiles.
-  p.version = "flash_attention_v2_mma_sync";
-  EXPECT_NE(
-      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "")->explanation.find("wrong"),
-      std::string::npos);
+  EXPECT_NE(flash_tensor_flop_check(chunk, "flash_attention_v2_mma_sync", counted)
+                .explanation.find("wrong"),
+            std::string::npos);
 }
 
 // At head_dim 256 v3's key tiles are 80 wide (core/kernel_tiles.hpp flash_wgmma_key_tile_cols),
@@ -203,22 +213,14 @@ TEST(Reconcile, WgmmaTilesAtHeadDim256Are128By80) {
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(100, 1000, 256, true), 128.0 * 13 * 80);
   // 1000 queries over 100 keys: only the last query tile (rows 896-999) sees keys, all 100.
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 100, 256, true), 128.0 * 2 * 80);
-  PointResult p;
-  p.op = "flash_attention";
-  p.shape.seq_len = 1024;
-  p.shape.head_dim = 256;
-  p.shape.causal = true;
-  p.version = kFlashWgmmaVersionName;
-  p.analytic = analytic_model(p.op, p.shape);
-  p.counters.total.tensor_bf16_flop = 4.0 * 16 * 256 * 61 * 128 * 80;
-  p.counters.total.tensor_fp16_flop = 0.0;
-  DeviceRecord device;
-  device.cc_major = 9;
-  const ReconcileCheck* flop =
-      find_check(reconcile(p, Pipe::kTensor, device), "tensor_flop", "analytic.flop");
-  ASSERT_NE(flop, nullptr);
-  EXPECT_NEAR(flop->ratio, 61.0 * 128 * 80 / (1024.0 * 1025 / 2), 1e-9);
-  EXPECT_NE(flop->explanation.find("whole tiles"), std::string::npos) << flop->explanation;
+  Shape full;
+  full.seq_len = 1024;
+  full.head_dim = 256;
+  full.causal = true;
+  const ReconcileCheck flop =
+      flash_tensor_flop_check(full, kFlashWgmmaVersionName, 4.0 * 16 * 256 * 61 * 128 * 80);
+  EXPECT_NEAR(flop.ratio, 61.0 * 128 * 80 / (1024.0 * 1025 / 2), 1e-9);
+  EXPECT_NE(flop.explanation.find("whole tiles"), std::string::npos) << flop.explanation;
   // d = 128's 128 × 128 tiles (36 per head, 1.124×) would not explain this count.
   EXPECT_NE(flash_wgmma_computed_pairs(1024, 1024, 128, true), 61.0 * 128 * 80);
 }
