@@ -166,6 +166,10 @@ int run_profile_command(ProfileOptions& o) {
   LaunchSelector check(o.config);  // a bad regex or NVTX expression: exit 2 before the program runs
   check_output_extension(o.output, ".json", "the profile report is JSON");
   check_output_file_path(o.output);
+  check_runnable(o.command);
+  if (device_count() == 0) {
+    throw environment_error(no_device_message() + " (the program was not run)");
+  }
   const std::string library = find_injection_library();
   const std::string dir = make_record_directory();
   std::vector<std::pair<std::string, std::string>> environment = profile_environment(o.config, dir);

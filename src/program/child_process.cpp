@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -22,7 +24,41 @@ extern "C" void forward_signal(int signal_number) {
   if (g_child_pid > 0) kill(static_cast<pid_t>(g_child_pid), signal_number);
 }
 
+void refuse_empty(const std::vector<std::string>& command) {
+  if (command.empty())
+    throw bad_input("profile: no program given (usage: profile [options] -- CMD ARGS...)");
+}
+
+/// 0 when `path` is an executable regular file, else the errno access/stat report.
+int executable_error(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return errno;
+  if (!S_ISREG(info.st_mode)) return EACCES;
+  return access(path.c_str(), X_OK) == 0 ? 0 : errno;
+}
+
 }  // namespace
+
+void check_runnable(const std::vector<std::string>& command) {
+  refuse_empty(command);
+  const std::string& name = command[0];
+  int error = ENOENT;
+  if (name.find('/') != std::string::npos) {
+    error = executable_error(name);
+  } else if (!name.empty()) {
+    const char* path_variable = std::getenv("PATH");
+    const std::string path = path_variable ? path_variable : "/usr/bin:/bin";
+    size_t begin = 0;
+    while (error != 0 && begin <= path.size()) {
+      const size_t end = std::min(path.find(':', begin), path.size());
+      const std::string directory = end > begin ? path.substr(begin, end - begin) : ".";
+      const int found = executable_error(directory + "/" + name);
+      if (found == 0 || found == EACCES) error = found;
+      begin = end + 1;
+    }
+  }
+  if (error != 0) throw bad_input(fmt::format("cannot run '{}': {}", name, std::strerror(error)));
+}
 
 int pass_through_status(const ChildExit& exit) {
   if (exit.exit_code) return *exit.exit_code;
@@ -32,8 +68,7 @@ int pass_through_status(const ChildExit& exit) {
 
 ChildExit run_child(const std::vector<std::string>& command,
                     const std::vector<std::pair<std::string, std::string>>& environment) {
-  if (command.empty())
-    throw bad_input("profile: no program given (usage: profile [options] -- CMD ARGS...)");
+  refuse_empty(command);
   // The child reports a failed exec through this pipe (closed on a successful exec).
   int report_pipe[2];
   if (pipe2(report_pipe, O_CLOEXEC) != 0) {

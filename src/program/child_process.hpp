@@ -20,6 +20,13 @@ struct ChildExit {
 /// signal number (as a shell reports it).
 int pass_through_status(const ChildExit& exit);
 
+/// Throws the bad-input Error run_child would ("cannot run '<command[0]>': <OS reason>") when
+/// command[0] names no executable file: a path (with a '/') that is missing or not executable, or
+/// a name found in no PATH directory (execvp's search; an unset PATH searches /usr/bin:/bin). An
+/// empty `command` is a bad-input Error too. Lets `profile` refuse a mistyped program before it
+/// checks for a GPU.
+void check_runnable(const std::vector<std::string>& command);
+
 /// Runs `command` (argv; command[0] looked up on PATH) with `environment` added to this process's
 /// environment, waits for it and returns how it ended. While it runs, SIGINT and SIGTERM sent to
 /// `profile` are passed to the child (which is in the same process group, so a terminal's ^C

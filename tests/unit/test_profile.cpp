@@ -168,6 +168,37 @@ TEST(ChildExit, StatusPassesThroughAsAShellReportsIt) {
   EXPECT_EQ(pass_through_status(killed), 137);
 }
 
+/// check_runnable's message for `command`, or "" when it accepts it.
+std::string runnable_error(const std::vector<std::string>& command) {
+  try {
+    check_runnable(command);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ChildRunnable, FindsProgramsOnPathAndRefusesWhatExecWouldRefuse) {
+  EXPECT_EQ(runnable_error({"sh", "-c", "true"}), "");
+  EXPECT_EQ(runnable_error({"/bin/sh"}), "");
+  EXPECT_EQ(runnable_error({"rfl-no-such-program"}),
+            "cannot run 'rfl-no-such-program': No such file or directory");
+  EXPECT_EQ(runnable_error({"/nonexistent/program"}),
+            "cannot run '/nonexistent/program': No such file or directory");
+  EXPECT_EQ(runnable_error({"/etc"}), "cannot run '/etc': Permission denied");
+  EXPECT_EQ(runnable_error({"/etc/passwd"}), "cannot run '/etc/passwd': Permission denied");
+  EXPECT_EQ(runnable_error({""}), "cannot run '': No such file or directory");
+  EXPECT_NE(runnable_error({}).find("no program given"), std::string::npos);
+  // A PATH without the program's directory does not find it; an explicit path still runs.
+  const char* saved = std::getenv("PATH");
+  const std::string path = saved ? saved : "";
+  setenv("PATH", "/nonexistent", 1);
+  EXPECT_EQ(runnable_error({"sh"}), "cannot run 'sh': No such file or directory");
+  EXPECT_EQ(runnable_error({"/bin/sh"}), "");
+  setenv("PATH", path.c_str(), 1);
+}
+
 constexpr double kH200Hbm = 4.8e12;
 constexpr double kH200Bf16 = 989e12;
 
