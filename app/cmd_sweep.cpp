@@ -223,7 +223,10 @@ int run_sweep_command(const SweepOptions& o) {
   }
   SweepConfig config = build_config(o);
   const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
-  if (preset) check_preset_sweepable(*preset, config);
+  if (preset) {
+    check_preset_sweepable(*preset, config);
+    config.model_preset = preset->id;
+  }
   // --devices: checked before the baseline is read; one device is a plain sweep on it.
   std::vector<int> devices;
   if (o.devices) {
@@ -266,7 +269,7 @@ int run_sweep_command(const SweepOptions& o) {
   // Said before the points run, where a long sweep's reader sees it; without a GPU run_sweep's
   // one error line is all stderr holds.
   if (preset && device_count() > 0) {
-    fmt::print(stderr, "{}\n", preset_sweep_notice(*preset, config.base));
+    fmt::print(stderr, "{}\n", preset_sweep_notice(*preset, config.base, config.ops));
   }
   const Report report = devices.size() > 1
                             ? run_sweep_on_devices(config, devices, WorkerFlags{o.roof}, std::cerr)

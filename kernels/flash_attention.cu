@@ -525,10 +525,17 @@ void check_flash_sizes(const AttentionProblem& p) {
   constexpr int64_t kMaxGridYZ = 65535;  // heads → grid.y, batch → grid.z
   // Tile counts, rows and keys are int in the kernels, with room for a tile past the end.
   constexpr int64_t kMaxLen = int64_t{1} << 30;
-  if (p.heads > kMaxGridYZ || p.batch > kMaxGridYZ || p.q_len > kMaxLen || p.kv_len > kMaxLen) {
-    throw bad_input(
-        fmt::format("flash_attention: batch {} / heads {} over {} or q_len {} / kv_len {} over {}",
-                    p.batch, p.heads, kMaxGridYZ, p.q_len, p.kv_len, kMaxLen));
+  if (p.batch > kMaxGridYZ || p.heads > kMaxGridYZ) {
+    const bool batch = p.batch > kMaxGridYZ;
+    throw bad_input(fmt::format(
+        "flash_attention: --{} {} exceeds {} (the launch grid's {} dimension): allowed 1 to {}",
+        batch ? "batch" : "heads", batch ? p.batch : p.heads, kMaxGridYZ, batch ? "z" : "y",
+        kMaxGridYZ));
+  }
+  if (p.q_len > kMaxLen || p.kv_len > kMaxLen) {
+    const bool keys = p.kv_len > kMaxLen;
+    throw bad_input(fmt::format("flash_attention: {} {} exceeds 2^30 = {} (tile indices are int)",
+                                keys ? "--seq" : "--q-len", keys ? p.kv_len : p.q_len, kMaxLen));
   }
 }
 

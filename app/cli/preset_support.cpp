@@ -1,7 +1,9 @@
 #include "cli/preset_support.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "core/error.hpp"
@@ -49,7 +51,18 @@ void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config
       preset.id, refusals.front(), preset.heads, preset.kv_heads, preset.head_dim, preset.id));
 }
 
-std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape) {
+std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape,
+                                const std::vector<std::string>& ops) {
+  std::vector<std::string> width_ops;
+  for (const char* op : {"gemm", "gelu", "layernorm", "rmsnorm", "swiglu", "geglu"}) {
+    if (std::find(ops.begin(), ops.end(), op) != ops.end()) width_ops.push_back(op);
+  }
+  const std::string head =
+      fmt::format("notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it)",
+                  preset.id, preset.heads, preset.kv_heads, preset.head_dim);
+  const std::string tail =
+      fmt::format("`rooflinectl model --model {}` predicts the preset's layer", preset.id);
+  if (width_ops.empty()) return head + "; " + tail;
   const LayerWidths kernel = kernel_layer_widths(shape);
   const std::string widths =
       kernel.d_model == preset.widths.d_model && kernel.ffn_dim == preset.widths.ffn_dim
@@ -60,11 +73,12 @@ std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape) {
                 "--hidden {} --ffn-dim {} to run those)",
                 kernel.d_model, kernel.ffn_dim, preset.widths.d_model, preset.widths.ffn_dim,
                 to_string(preset.widths.ffn_kind), preset.widths.d_model, preset.widths.ffn_dim);
-  return fmt::format(
-      "notice: --model {} sets heads {}, kv-heads {}, head-dim {} (flags override it); gemm, "
-      "gelu, layernorm, rmsnorm, swiglu and geglu {}; `rooflinectl model --model {}` predicts the "
-      "preset's layer",
-      preset.id, preset.heads, preset.kv_heads, preset.head_dim, widths, preset.id);
+  const std::string names =
+      width_ops.size() == 1
+          ? width_ops[0]
+          : fmt::format("{} and {}", fmt::join(width_ops.begin(), width_ops.end() - 1, ", "),
+                        width_ops.back());
+  return fmt::format("{}; {} {}; {}", head, names, widths, tail);
 }
 
 }  // namespace rooflinectl

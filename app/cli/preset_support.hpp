@@ -29,9 +29,11 @@ std::vector<std::string> sweep_refusals(const SweepConfig& config);
 void check_preset_sweepable(const ModelPreset& preset, const SweepConfig& config);
 
 /// The line `sweep --model ID` prints before it starts: what it took from the preset, and the
-/// widths gemm and the element-wise and norm operators run at (kernel_layer_widths of `shape`:
-/// --hidden and --ffn-dim, else H·d and 4·d_model); where those differ from the preset's d_model
-/// and ffn_dim, the flags that run the preset's, and `model --model ID` for its whole layer.
-std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape);
+/// widths those of `ops` that run at layer widths (gemm, the element-wise and norm operators)
+/// run at (kernel_layer_widths of `shape`: --hidden and --ffn-dim, else H·d and 4·d_model),
+/// naming only those in `ops`; where the widths differ from the preset's d_model and ffn_dim,
+/// the flags that run the preset's; and `model --model ID` for its whole layer.
+std::string preset_sweep_notice(const ModelPreset& preset, const Shape& shape,
+                                const std::vector<std::string>& ops);
 
 }  // namespace rooflinectl

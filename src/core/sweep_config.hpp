@@ -59,6 +59,10 @@ struct SweepConfig {
   /// operator not named runs its default. A sweep's report records the key of every operator it
   /// ran, defaults included (the point's `version` says which version ran).
   KernelRequests kernels;
+  /// `--model NAME`: the preset (configs/models/, core/model_preset.hpp) whose widths seeded
+  /// `base` and `axes`; "" without --model. A record of where the shapes came from (they are all
+  /// in base and axes), written as the report's config.model; CLI only, not a config-file key.
+  std::string model_preset;
   /// `--shard i/n`: run only this shard's points (core/sweep_plan.hpp, core/shard.hpp); nullopt:
   /// every point. CLI only, not a config-file key; a report records it as config.shard.
   std::optional<ShardSpec> shard;

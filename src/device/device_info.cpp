@@ -53,8 +53,8 @@ std::string no_device_reason() {
 }
 
 std::string no_device_message() {
-  return fmt::format("no CUDA GPU found ({}): {}", no_device_reason(),
-                     no_device_fix(nvidia_driver_loaded()));
+  return fmt::format("no CUDA GPU found ({}): {} (`rooflinectl doctor` says more)",
+                     no_device_reason(), no_device_fix(nvidia_driver_loaded()));
 }
 
 std::string gpu_uuid_text(const unsigned char* bytes) {

@@ -19,9 +19,9 @@ int device_count();
 std::string no_device_reason();
 
 /// The one message every command gives when no GPU is found: "no CUDA GPU found (<reason>):
-/// <fix>", the reason from no_device_reason(), the fix from no_device_fix (device/
-/// environment_facts.hpp: load the driver when none is loaded, else check nvidia-smi and
-/// CUDA_VISIBLE_DEVICES). Never throws.
+/// <fix> (`rooflinectl doctor` says more)", the reason from no_device_reason(), the fix from
+/// no_device_fix (device/ environment_facts.hpp: load the driver when none is loaded, else check
+/// nvidia-smi and CUDA_VISIBLE_DEVICES). Never throws.
 std::string no_device_message();
 
 /// The GPU UUID as nvidia-smi and NVML print it, "GPU-" and the 16 bytes of cudaDeviceProp::uuid

@@ -85,10 +85,9 @@ std::string no_device_cause(const std::string& cuda_error_name,
 
 std::string no_device_fix(bool driver_loaded) {
   if (!driver_loaded) {
-    return "install or load the NVIDIA driver, then check that nvidia-smi lists the GPU "
-           "(`rooflinectl doctor` says more)";
+    return "install or load the NVIDIA driver, then check that nvidia-smi lists the GPU";
   }
-  return "check nvidia-smi and CUDA_VISIBLE_DEVICES (`rooflinectl doctor` says more)";
+  return "check nvidia-smi and CUDA_VISIBLE_DEVICES";
 }
 
 bool nvidia_driver_loaded() { return std::filesystem::exists("/proc/driver/nvidia/version"); }

@@ -50,7 +50,8 @@ std::string no_device_cause(const std::string& cuda_error_name,
 
 /// The fix to print when CUDA finds no GPU: without a loaded NVIDIA kernel driver
 /// (`driver_loaded` false) loading the driver, not another CUDA version; with one, the GPU is
-/// hidden (CUDA_VISIBLE_DEVICES) or absent.
+/// hidden (CUDA_VISIBLE_DEVICES) or absent. Without a pointer to `doctor`, which prints it
+/// itself; no_device_message (device/device_info.hpp) adds the pointer.
 std::string no_device_fix(bool driver_loaded);
 
 /// Whether the NVIDIA kernel driver is loaded (/proc/driver/nvidia/version exists).

@@ -54,7 +54,8 @@ GpuSpec parse_gpu_spec(const std::string& json_text, const std::string& origin);
 const GpuSpec* match_gpu_spec(const std::string& device_name, int cc_major, int cc_minor,
                               int sm_count);
 
-/// Spec by id; a bad-input Error listing the known ids otherwise.
+/// Spec by id, ignoring ASCII case ("H200-SXM" finds h200-sxm); a bad-input Error listing the
+/// known ids otherwise.
 const GpuSpec& find_gpu_spec(const std::string& id);
 
 }  // namespace rooflinectl

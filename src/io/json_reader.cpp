@@ -659,7 +659,8 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
   read_kv_layout(r, c.base);
   read_gemm_dims(r, c.base);
   read_layer_widths(r, c.base);
-  if (r.has("filter")) c.filter = r.get_string("filter");  // absent: no --filter
+  if (r.has("filter")) c.filter = r.get_string("filter");      // absent: no --filter
+  if (r.has("model")) c.model_preset = r.get_string("model");  // absent: no --model
   c.repetitions = r.get_int("repetitions");
   // Absent in reports written before adaptive sampling (2026-12-02): fixed sampling.
   if (r.has("max_noise")) c.max_noise = r.get_optional_double("max_noise");

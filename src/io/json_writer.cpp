@@ -442,7 +442,8 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
   }
   put_gemm_dims(j, c.base);
   put_layer_widths(j, c.base);
-  if (!c.filter.empty()) j["filter"] = c.filter;  // absent without --filter
+  if (!c.filter.empty()) j["filter"] = c.filter;             // absent without --filter
+  if (!c.model_preset.empty()) j["model"] = c.model_preset;  // absent without --model
   j["repetitions"] = c.repetitions;
   j["max_noise"] = c.max_noise ? Json(*c.max_noise) : Json(nullptr);
   j["min_samples"] = c.min_samples;
@@ -471,9 +472,10 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
 
 nlohmann::ordered_json sweep_config_file_json(const SweepConfig& c) {
   // The report's record of the config, less what the loader does not read: the expanded lengths
-  // and the mask alignment (derived), and the CLI-only device, clock lock and shard.
+  // and the mask alignment (derived), and the CLI-only device, clock lock, shard and preset name.
   Json j = sweep_config_to_json(c);
-  for (const char* key : {"seq_lens", "mask_alignment", "device", "lock_clocks", "shard"}) {
+  for (const char* key :
+       {"seq_lens", "mask_alignment", "device", "lock_clocks", "shard", "model"}) {
     j.erase(key);
   }
   if (!c.max_noise) j.erase("max_noise");  // null in a report; a config file leaves it out

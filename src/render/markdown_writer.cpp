@@ -326,8 +326,12 @@ std::string format_markdown_report(const Report& report) {
   const std::string query_len = s.q_len != 0 || report.config.axes.varies(SweepAxis::kQLen)
                                     ? ", L_q = " + axis(SweepAxis::kQLen) + " (attention)"
                                     : std::string();
+  // The preset the widths came from, where --model named one: "llama-3.1-8b's shapes: ".
+  const std::string preset = report.config.model_preset.empty()
+                                 ? std::string()
+                                 : "`" + report.config.model_preset + "`'s shapes: ";
   out += fmt::format(
-      "B = {}, H = {}, H_kv = {}, d = {}, {}, {}{}; {} after {} warm-ups, L2 {}.\n\n",
+      "{}B = {}, H = {}, H_kv = {}, d = {}, {}, {}{}; {} after {} warm-ups, L2 {}.\n\n", preset,
       axis(SweepAxis::kBatch), axis(SweepAxis::kHeads), axis(SweepAxis::kKvHeads),
       axis(SweepAxis::kHeadDim), axis(SweepAxis::kDtype), axis(SweepAxis::kCausal), query_len,
       report.config.max_noise

@@ -109,7 +109,8 @@ std::string format_status(const PointResult& p) {
 struct TableNotes {
   bool any_analytic = false;
   bool any_above_roof = false;
-  bool any_l2 = false;  ///< a point placed under the L2 roof too
+  bool any_l2 = false;       ///< a point placed under the L2 roof too
+  bool any_counted = false;  ///< a point placed from counted FLOPs and bytes
 };
 
 Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
@@ -144,6 +145,8 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
     if (r.basis == "analytic") {
       row[6] += "*";
       notes.any_analytic = true;
+    } else {
+      notes.any_counted = true;
     }
     // Only with both L2 figures: the point was then also placed under the L2 roof.
     if (r.l2_attainable_flop_per_s) {
@@ -212,6 +215,12 @@ std::string format_console_table(const Report& report) {
 
   if (notes.any_analytic) {
     out += "* placed from the analytic FLOPs and bytes (no counters for this point)\n";
+  }
+  if (notes.any_counted) {
+    out +=
+        "TFLOP/s: counted FLOPs over the median time: every FLOP the kernel executed (padded "
+        "and masked tiles, softmax on CUDA cores), more than the papers' 4·B·H·L_q·L·d; the "
+        "operator's own count is each point's analytic.flop in the JSON\n";
   }
   if (const std::string basis = bytes_basis_summary(report); !basis.empty()) out += basis + "\n";
   out += format_sources_note(report);

@@ -117,6 +117,11 @@ bad "invalid ffn-dim 14336 (--ffn-dim): it sets the width of gemm" sweep --ops f
 bad "invalid gemm K 1001 (d_model, from --hidden)" sweep --ops gemm --hidden 1001
 bad "invalid gemm N 1001 (the FFN width, from --ffn-dim)" sweep --ops gemm --ffn-dim 1001
 bad "K × N (GEMM W) = 1099511627776 × 8192" sweep --ops gemm --seq 1 --gemm-k 1099511627776
+# flash attention's launch grid: the flag and its range, before any GPU work.
+bad "flash_attention: --batch 1000000 exceeds 65535 (the launch grid's z dimension): allowed 1 to 65535" \
+  sweep --ops flash_attention --seq 512 --batch 1000000
+run_case 2 "flash_attention: --heads 70000 exceeds 65535" - \
+  model --gpu h200-sxm --ops flash_attention --seq 512 --heads 70000 --kv-heads 1
 bad "lower --gemm-k or --gemm-n" sweep --ops gemm --seq 1 --gemm-k 1099511627776
 bad "M × K (GEMM X, M = batch × seq_len) = 1 × 64 × 140737488355328" sweep --ops gemm --seq 64 \
   --gemm-n 8 --gemm-k 140737488355328

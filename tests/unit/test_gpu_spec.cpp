@@ -165,6 +165,13 @@ TEST(GpuSpec, RidgePointsAreTheTextbookOnes) {
   EXPECT_NEAR(ridge_point_flop_per_byte(bf16_roof(find_gpu_spec("h200-sxm"))), 206.1, 0.1);
 }
 
+TEST(GpuSpec, IdsIgnoreCase) {
+  EXPECT_EQ(&find_gpu_spec("H200-SXM"), &find_gpu_spec("h200-sxm"));
+  EXPECT_EQ(&find_gpu_spec("L40S"), &find_gpu_spec("l40s"));
+  EXPECT_THROW(find_gpu_spec("h200-sxm "), Error);  // case only, no other leniency
+  EXPECT_THROW(find_gpu_spec("h200"), Error);
+}
+
 TEST(GpuSpec, UnknownIdIsBadInputListingTheKnownIds) {
   try {
     find_gpu_spec("h300");

@@ -20,6 +20,7 @@
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
+#include "render/markdown_writer.hpp"
 #include "result/point_key.hpp"
 #include "result/report.hpp"
 
@@ -302,6 +303,22 @@ TEST(ReportJson, LayerWidthsRoundTrip) {
     EXPECT_NE(std::string(e.what()).find("invalid hidden -4 (--hidden)"), std::string::npos)
         << e.what();
   }
+}
+
+// A sweep --model report names its preset in config.model and reads it back; without --model the
+// key is absent; a config file written from the report leaves it out (CLI only); the markdown
+// header names the preset.
+TEST(ReportJson, ModelPresetRecordedInConfig) {
+  Report original = full_report();
+  EXPECT_FALSE(nlohmann::json::parse(report_to_json_text(original))["config"].contains("model"));
+  original.config.model_preset = "llama-3.1-8b";
+  const std::string text = report_to_json_text(original);
+  EXPECT_EQ(nlohmann::json::parse(text)["config"]["model"], "llama-3.1-8b");
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(back.config.model_preset, "llama-3.1-8b");
+  EXPECT_EQ(report_to_json_text(back), text);
+  EXPECT_FALSE(sweep_config_file_json(back.config).contains("model"));
+  EXPECT_NE(format_markdown_report(back).find("`llama-3.1-8b`'s shapes: B = "), std::string::npos);
 }
 
 // A gemm point at explicit dims writes gemm_n and gemm_k and reads them back; a default point

@@ -80,7 +80,7 @@ TEST(TableWriter, RowNamesTheKernelVersion) {
   p.version = "gemm_v2_wgmma_tma";
   r.points = {p, skipped_point("gelu", 512, "short")};
   const std::vector<std::string> lines = lines_of(format_console_table(r));
-  ASSERT_EQ(lines.size(), 4u);
+  ASSERT_EQ(lines.size(), 5u);  // header, rule, two rows, the TFLOP/s basis
   EXPECT_EQ(lines[0].find("version"), lines[2].find("gemm_v2_wgmma_tma")) << lines[2];
   EXPECT_EQ(lines[0].find("version"), lines[3].find("-")) << lines[3];  // skipped: no kernel ran
 }
@@ -165,7 +165,9 @@ TEST(TableWriter, OkRowShowsMeasuredValuesWithUnits) {
   // 2e12 FLOP over 1e10 bytes in 4 ms: 500 TFLOP/s, 2.5 TB/s, 200 FLOP/B (just under the ridge).
   r.points = {ok_point("gemm", 4096, 4e-3, 2e12, 1e10, "counters")};
   const std::vector<std::string> lines = lines_of(format_console_table(r));
-  ASSERT_EQ(lines.size(), 3u);  // header, rule, one row: no footnotes
+  // Header, rule, one row, and one footnote: the basis of the TFLOP/s column (counted FLOPs).
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[3].rfind("TFLOP/s: counted FLOPs over the median time", 0), 0u) << lines[3];
   const std::string& row = lines[2];
   EXPECT_TRUE(contains(row, "gemm")) << row;
   EXPECT_TRUE(contains(row, "4096")) << row;
@@ -219,12 +221,12 @@ TEST(TableWriter, ColumnsAreAligned) {
               ok_point("gemm", 32768, 123.0e-3, 2e12, 1e10, "counters"),
               skipped_point("gelu", 8192, "short")};
   const std::vector<std::string> lines = lines_of(format_console_table(r));
-  ASSERT_EQ(lines.size(), 5u);
+  ASSERT_EQ(lines.size(), 6u);  // header, rule, three rows, the TFLOP/s basis
   // Everything before the status column has the same display width on every line.
   const std::vector<std::string> statuses = {"status", std::string(14, '-'), "ok", "ok",
                                              "skipped: short"};
   const size_t prefix = code_points(lines[0]) - statuses[0].size();
-  for (size_t i = 1; i < lines.size(); ++i) {
+  for (size_t i = 1; i < statuses.size(); ++i) {
     ASSERT_GE(code_points(lines[i]), statuses[i].size());
     EXPECT_EQ(code_points(lines[i]) - statuses[i].size(), prefix) << lines[i];
     EXPECT_EQ(lines[i].substr(lines[i].size() - statuses[i].size()), statuses[i]) << lines[i];
