@@ -1,5 +1,5 @@
-// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 96,
-// 128 and 256 (FlashWgmmaTraits<96>, <128>, <256>),
+// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 64,
+// 96, 128 and 256 (FlashWgmmaTraits<64>, <96>, <128>, <256>),
 // bf16/fp16 in, fp32 accumulation, O in the input dtype plus the row log-sum-exp in fp32. The
 // contract (layouts, bottom-right causal mask, GQA, rows without visible keys) is
 // flash_attention_v2_mma_sync's (kernels/flash_attention.cu), which selects this file on compute
@@ -15,10 +15,10 @@
 //     O += P·V is wgmma m64nDk16 (D = head_dim) with A = P from registers (the fp32 S accumulator
 //     fragment, rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from
 //     shared memory, which is MN-major for this product: transpose-B = 1 (legal for 16-bit types);
-//   - K and V tiles of Bc keys (128 at d = 96 and 128; 80 at d = 256, FA3's tile there, so Q and
-//   two
-//     stages of K and V fit in 227 KiB) flow through a 2-stage ring; a consumer warp hands a stage
-//     back with one mbarrier arrive as soon as the wgmma that read it have completed;
+//   - K and V tiles of Bc keys (128 at d = 64, 96 and 128; 80 at d = 256, FA3's tile there, so
+//     Q and two stages of K and V fit in 227 KiB) flow through a 2-stage ring; a consumer warp
+//     hands a stage back with one mbarrier arrive as soon as the wgmma that read it have
+//     completed;
 //   - intra-warpgroup pipelining (Algorithm 2): the S GEMM of key tile j is issued together with
 //     the P·V GEMM of tile j−1, and the softmax of tile j runs while P·V(j−1) is in flight;
 //   - ping-pong between the two consumer warpgroups: two named barriers make them take turns
@@ -37,7 +37,7 @@
 //
 // Shared-memory layouts (written by TMA, read through wgmma descriptors): every tile is cut into
 // boxes of one swizzle span of columns, [rows][span], each row one swizzle row. 128-byte swizzle
-// at d = 128 and 256 (boxes of 64 d: d 0-63, 64-127, ...); 64-byte swizzle at d = 96, whose
+// at d = 64, 128 and 256 (boxes of 64 d: d 0-63, 64-127, ...); 64-byte swizzle at d = 96, whose
 // 192-byte rows are no whole number of 128-byte spans (3 boxes of 32 d; FlashWgmmaTraits):
 //   Q: d/span boxes of [128 rows][span], 16 KiB (8 KiB at d = 96) each; consumer c reads rows
 //      64c..64c+63;
@@ -70,7 +70,7 @@ namespace rooflinectl {
 namespace {
 
 /// Compile-time tiling of flash_attention_wgmma_fwd at head_dim kHeadDimValue (64, 96, 128 or
-/// 256); derives the shared-memory plan. Sizes noted as "d 96 / d 128 / d 256".
+/// 256); derives the shared-memory plan. Sizes noted as "d 64 / 96 / 128 / 256".
 template <int kHeadDimValue>
 struct FlashWgmmaTraits {
   static constexpr int kHeadDim = kHeadDimValue;
@@ -80,8 +80,8 @@ struct FlashWgmmaTraits {
   static constexpr int kWgmmaM = 64;  ///< rows per consumer warpgroup
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kStages = 2;
-  static constexpr int kSAccumulators = kWgmmaM * kBlockN / 128;   ///< S fp32 per thread: 64/64/40
-  static constexpr int kOAccumulators = kWgmmaM * kHeadDim / 128;  ///< O fp32: 48 / 64 / 128
+  static constexpr int kSAccumulators = kWgmmaM * kBlockN / 128;   ///< S fp32: 64/64/64/40
+  static constexpr int kOAccumulators = kWgmmaM * kHeadDim / 128;  ///< O fp32: 32/48/64/128
   static constexpr int kKSteps = kHeadDim / 16;                    ///< k16 steps of S = Q·Kᵀ
   static constexpr int kPSteps = kBlockN / 16;                     ///< k16 steps of O += P·V
 
@@ -92,19 +92,19 @@ struct FlashWgmmaTraits {
   /// swizzle-span columns (PTX ISA, "Shared Memory Matrix Layout": ((T,8,m),(8,k)) at 128 B,
   /// ((T,4,m),(8,k)) at 64 B, T = 8 16-bit elements), so d 96 cannot use 128-byte boxes.
   static constexpr int kSwizzleBytes = kHeadDim * kElemBytes % 128 == 0 ? 128 : 64;
-  static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< d per TMA box: 32 / 64 / 64
-  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< boxes per tile: 3 / 2 / 4
-  static constexpr int kStepsPerBox = kBoxCols / 16;           ///< k16 steps per box: 2 / 4 / 4
-  static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 8 / 16 / 16 KiB
-  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 24 / 32 / 64 KiB
-  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 8 / 16 / 10 KiB
-  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 24 / 32 / 40 KiB per K or V
-  static constexpr int kAtomBytes = 8 * kSwizzleBytes;         ///< swizzle atom: 512 / 1024 B
+  static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< d per TMA box: 64/32/64/64
+  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< boxes per tile: 1/3/2/4
+  static constexpr int kStepsPerBox = kBoxCols / 16;           ///< k16 steps per box: 4/2/4/4
+  static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 16/8/16/16 KiB
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 16/24/32/64 KiB
+  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16/8/16/10 KiB
+  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 16/24/32/40 KiB per K or V
+  static constexpr int kAtomBytes = 8 * kSwizzleBytes;  ///< swizzle atom: 1024 B, 512 at d 96
   /// Alignment of the tile base and of every box: 1024 B, the 128-byte swizzle's atom and a
   /// multiple of the 64-byte one's (TMA and wgmma apply the swizzle to address bits, so a box
   /// must start where the pattern starts; descriptor base offset 0).
   static constexpr int kAlignBytes = 1024;
-  /// 123,904 / 164,864 / 230,400 B (Q + 2 stages of K and V + alignment slack).
+  /// 82,944 / 123,904 / 164,864 / 230,400 B (Q + 2 stages of K and V + alignment slack).
   static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKvBytes + kAlignBytes;
   /// Static shared memory beside it (mbarriers, the work-item slot) stays below this.
   static constexpr int kStaticSmemBytes = 128;
@@ -204,6 +204,7 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
 #define RFL_F8(d, i)                                                                          \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define RFL_ACC32(d) RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24)
 #define RFL_ACC40(d) RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32)
 #define RFL_ACC48(d) RFL_ACC40(d), RFL_F8(d, 40)
 #define RFL_ACC64(d)                                                                      \
@@ -212,6 +213,9 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
 #define RFL_ACC128(d)                                                                      \
   RFL_ACC64(d), RFL_F8(d, 64), RFL_F8(d, 72), RFL_F8(d, 80), RFL_F8(d, 88), RFL_F8(d, 96), \
       RFL_F8(d, 104), RFL_F8(d, 112), RFL_F8(d, 120)
+#define RFL_D32                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define RFL_D40                                                                                \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
   " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
@@ -253,9 +257,16 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
       : RFL_ACC40(d)                                                          \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-// m64n96k16 (d 96), m64n128k16 (d 128) and m64n256k16 (d 256), A from registers (the four
-// operands after D: the m16n8k16-style A fragment of each warp's 16 rows), B from shared memory
-// MN-major (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+// m64n64k16 (d 64), m64n96k16 (d 96), m64n128k16 (d 128) and m64n256k16 (d 256), A from
+// registers (the four operands after D: the m16n8k16-style A fragment of each warp's 16 rows), B
+// from shared memory MN-major (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+#define RFL_WGMMA_M64N64K16_RS(TYPE, d, a, desc_b)                            \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " RFL_D32 \
+      ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                         \
+      : RFL_ACC32(d)                                                          \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
 #define RFL_WGMMA_M64N96K16_RS(TYPE, d, a, desc_b)                            \
   asm volatile(                                                               \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"                            \
@@ -295,16 +306,20 @@ __device__ __forceinline__ void wgmma_qk(float (&d)[kN], uint64_t desc_a, uint64
   }
 }
 
-/// One k16 step of O += P·V into d (48 fp32: N = d = 96; 64: N = d = 128; 128: N = d = 256).
+/// One k16 step of O += P·V into d (kN fp32 = d / 2: N = d = 64, 96, 128 or 256).
 template <class T, int kN>
 __device__ __forceinline__ void wgmma_pv(float (&d)[kN], const uint32_t* a, uint64_t desc_b) {
-  static_assert(kN == 48 || kN == 64 || kN == 128,
-                "O is m64n96 (d 96), m64n128 (d 128) or m64n256 (d 256)");
+  static_assert(kN == 32 || kN == 48 || kN == 64 || kN == 128,
+                "O is m64n64 (d 64), m64n96 (d 96), m64n128 (d 128) or m64n256 (d 256)");
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if constexpr (kN == 64 && kBf16) {
     RFL_WGMMA_M64N128K16_RS("bf16", d, a, desc_b);
   } else if constexpr (kN == 64) {
     RFL_WGMMA_M64N128K16_RS("f16", d, a, desc_b);
+  } else if constexpr (kN == 32 && kBf16) {
+    RFL_WGMMA_M64N64K16_RS("bf16", d, a, desc_b);
+  } else if constexpr (kN == 32) {
+    RFL_WGMMA_M64N64K16_RS("f16", d, a, desc_b);
   } else if constexpr (kN == 48 && kBf16) {
     RFL_WGMMA_M64N96K16_RS("bf16", d, a, desc_b);
   } else if constexpr (kN == 48) {
@@ -812,10 +827,12 @@ FlashWgmmaLaunch prepare_head_dim(const AttentionProblem& p, void* out, float* l
 }
 
 /// Calls `f` with std::integral_constant<int, d> for the instantiated head_dim d == head_dim
-/// (96, 128 or 256; flash_wgmma_supports has refused the others) and returns what it returns.
+/// (64, 96, 128 or 256; flash_wgmma_supports has refused the others) and returns what it returns.
 template <class F>
 decltype(auto) with_head_dim(int64_t head_dim, F&& f) {
   switch (head_dim) {
+    case 64:
+      return f(std::integral_constant<int, 64>{});
     case 96:
       return f(std::integral_constant<int, 96>{});
     case 256:
@@ -841,7 +858,7 @@ void launch_dtype(const FlashWgmmaLaunch& l, const FlashWgmmaParams& params, cud
 
 bool flash_wgmma_supports(const AttentionProblem& p) {
   constexpr int64_t kIntMax = 0x7FFFFFFF;
-  if (p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) return false;
+  if (p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) return false;
   if (p.dtype != Dtype::kBf16 && p.dtype != Dtype::kFp16) return false;
   const int64_t q_tiles = (p.q_len + kFlashWgmmaQueryTileRows - 1) / kFlashWgmmaQueryTileRows;
   return p.batch * p.heads <= kIntMax && p.batch * p.kv_heads <= kIntMax &&

@@ -21,7 +21,7 @@ struct FlashWgmmaLaunch {
   float* lse = nullptr;  ///< fp32 [batch, heads, q_len]
   /// The work queue: 2 counters, 0 before the first launch; every launch leaves them at 0.
   unsigned int* queue = nullptr;
-  /// d: 96 or 128 (key tiles Bc = 128) or 256 (Bc = 80); core/kernel_tiles.hpp
+  /// d: 64, 96 or 128 (key tiles Bc = 128) or 256 (Bc = 80); core/kernel_tiles.hpp
   /// flash_wgmma_key_tile_cols.
   int head_dim = 128;
   int heads = 0;
@@ -41,9 +41,9 @@ struct FlashWgmmaLaunch {
   int grid_blocks = 0;  ///< min(tiles, SM count)
 };
 
-/// True when flash_attention_v3_wgmma_tma covers `p`: head_dim 96, 128 or 256 (bf16 or fp16), and
-/// batch·heads, batch·kv_heads and the tile count below 2^31 (TMA coordinates and the tile index
-/// are 32-bit); false at head_dim 64, which flash_attention_v2_mma_sync runs. Sizes
+/// True when flash_attention_v3_wgmma_tma covers `p`: head_dim 64, 96, 128 or 256 (bf16 or fp16),
+/// and batch·heads, batch·kv_heads and the tile count below 2^31 (TMA coordinates and the tile
+/// index are 32-bit); flash_attention_v2_mma_sync runs the rest. Sizes
 /// already checked by the caller (launch_flash_attention); no CUDA call.
 bool flash_wgmma_supports(const AttentionProblem& p);
 

@@ -3,8 +3,8 @@
 // (lengths that are not tile multiples, every head dim: 64, 96, 128, 256, masks, dtypes), the
 // bottom-right causal alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run
 // determinism. Every
-// flash test runs under the default version (v3 on sm_90 at head_dim 96, 128 and 256) and with
-// version key "v2" (flash_versions.hpp), and checks which version ran.
+// flash test runs under the default version (v3 on sm_90 at every head dim) and with version key
+// "v2" (flash_versions.hpp), and checks which version ran.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -369,8 +369,8 @@ TEST_P(FlashAttention, HeadDims96And256) {
 // More work items than an H200 has SMs (132), so v3's blocks pull several items each from its
 // work queue: rows without visible keys (items with no key tile) next to GQA, fp16 with
 // q_len < kv_len and a partial last key tile, and a kv_len whose K/V sections split 8 heads
-// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads); at head_dim 96, 128 and 256 (80-key tiles:
-// 4097 and 9000 keys end in partial tiles of 17 and 40 keys).
+// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads); at head_dim 64, 96, 128 and 256 (80-key
+// tiles: 4097 and 9000 keys end in partial tiles of 17 and 40 keys).
 TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
   struct Case {
     int64_t batch, heads, kv_heads, q_len, kv_len;
@@ -389,7 +389,9 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
                         Case{1, 16, 4, 3000, 1000, true, Dtype::kFp16, 96},
                         Case{3, 8, 8, 1000, 4097, true, Dtype::kBf16, 96},
                         Case{1, 8, 8, 9000, 9000, true, Dtype::kFp16, 96},
-                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16, 96}}) {
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16, 96},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16, 64},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kFp16, 64}}) {
     SCOPED_TRACE(testing::Message()
                  << "d " << c.head_dim << " B " << c.batch << " H " << c.heads << " Hkv "
                  << c.kv_heads << " q " << c.q_len << " kv " << c.kv_len << " causal " << c.causal);
@@ -406,7 +408,7 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
 TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
   for (const auto& [causal, head_dim] :
        {std::pair{true, 128}, std::pair{false, 128}, std::pair{true, 256}, std::pair{false, 256},
-        std::pair{true, 96}, std::pair{false, 96}}) {
+        std::pair{true, 96}, std::pair{false, 96}, std::pair{true, 64}}) {
     SCOPED_TRACE(testing::Message() << "causal " << causal << " d " << head_dim);
     Shape shape;
     shape.batch = 2;

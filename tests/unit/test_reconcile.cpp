@@ -225,10 +225,11 @@ TEST(Reconcile, WgmmaTilesAtHeadDim256Are128By80) {
   EXPECT_NE(flash_wgmma_computed_pairs(1024, 1024, 128, true), 61.0 * 128 * 80);
 }
 
-// At head_dim 96 v3 keeps d = 128's 128 × 128 tiles (flash_wgmma_key_tile_cols(96) = 128): causal
+// At head_dim 64 and 96 v3 keeps d = 128's 128 × 128 tiles (flash_wgmma_key_tile_cols): causal
 // L = 1024 computes 36 tiles per head, 1.124× the visible pairs, where v2's 32-row warps and
 // 64-key tiles at d = 96 compute 1.0588× fewer (17 · 32 tile pairs of 32 × 64 per warp row).
 TEST(Reconcile, WgmmaTilesAtHeadDim96Are128By128) {
+  EXPECT_EQ(flash_wgmma_key_tile_cols(64), 128);
   EXPECT_EQ(flash_wgmma_key_tile_cols(96), 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 96, true), 36.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 96, false), 1024.0 * 1024);
