@@ -2,10 +2,10 @@
 // Better Parallelism and Work Partitioning", arXiv 2307.08691, Algorithm 1), bf16/fp16 in, fp32
 // accumulation, O in the input dtype plus the row log-sum-exp in fp32.
 //   flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu, sm_90a): FlashAttention-3's
-//     structure for head_dim 128 and 256, the default on compute capability 9.0 wherever it
-//     applies (flash_wgmma_supports).
+//     structure at every head_dim (64, 96, 128, 256), the default on compute capability 9.0
+//     wherever it applies (flash_wgmma_supports).
 //   flash_attention_v2_mma_sync (flash_attention_fwd below): everywhere else (other
-//     architectures, head_dim 64 and 96, any head_dim under `--kernel flash_attention=v2`). 4 warps
+//     architectures, any head_dim under `--kernel flash_attention=v2`). 4 warps
 //     over query tiles of 128 rows (64 at head_dim 256), K/V tiles streamed through shared memory
 //     (XOR-swizzled, or padded rows at head_dim 96) by cp.async, mma.sync m16n8k16; S and P never
 //     leave registers.
@@ -610,7 +610,8 @@ constexpr const char* kKeyV2 = "v2";
 const std::vector<KernelVersion>& flash_versions() {
   static const std::vector<KernelVersion> versions = {
       {kKeyV2, kVersionV2, "compute capability 8.0+", ""},
-      {"v3", kVersionV3, "compute capability 9.0 (sm_90a code), head_dim 128 or 256", kKeyV2}};
+      {"v3", kVersionV3, "compute capability 9.0 (sm_90a code), head_dim 64, 96, 128 or 256",
+       kKeyV2}};
   return versions;
 }
 constexpr const char* kDefaultFlashVersion = "v3";
@@ -760,7 +761,7 @@ void launch_flash_attention(const AttentionProblem& p, const std::string& versio
 //   bytes = e·(2·B·H·Lq·d + 2·B·H_kv·Lk·d) + 4·B·H·Lq: Q and O, K and V, and the fp32 LSE, each
 //           moved once (the minimum). The kernel re-reads K and V once per query tile, ⌈Lq/Br⌉
 //           times per head (v2: Br = flash_query_tile_rows(d), 128, 64 at d = 256; v3: Br = 128
-//           at d = 128 and 256, so at d = 256 v3 re-reads half as often as the model's v2 count);
+//           at every d, so at d = 256 v3 re-reads half as often as the model's v2 count);
 //           the counters show how much L2 absorbs.
 //   device_bytes = the same five tensors, allocated once each.
 OperatorSpec flash_attention_spec() {
@@ -768,8 +769,8 @@ OperatorSpec flash_attention_spec() {
   spec.name = kFlashAttentionOp;
   spec.summary =
       "FlashAttention forward: tiled QK^T, online softmax and PV on tensor cores, only O and "
-      "the log-sum-exp written, head-dim 64, 96, 128 or 256; FA3-style wgmma + TMA at head-dim "
-      "128 and 256 on sm_90 (FA2-style mma.sync elsewhere, or with --kernel flash_attention=v2)";
+      "the log-sum-exp written, head-dim 64, 96, 128 or 256; FA3-style wgmma + TMA on sm_90 "
+      "(FA2-style mma.sync elsewhere, or with --kernel flash_attention=v2)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);

@@ -1,5 +1,5 @@
-// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 128
-// and 256 (FlashWgmmaTraits<128>, <256>),
+// flash_attention_v3_wgmma_tma: the Hopper (sm_90a) path of the attention forward, head_dim 64,
+// 96, 128 and 256 (FlashWgmmaTraits<64>, <96>, <128>, <256>),
 // bf16/fp16 in, fp32 accumulation, O in the input dtype plus the row log-sum-exp in fp32. The
 // contract (layouts, bottom-right causal mask, GQA, rows without visible keys) is
 // flash_attention_v2_mma_sync's (kernels/flash_attention.cu), which selects this file on compute
@@ -15,9 +15,10 @@
 //     O += P·V is wgmma m64nDk16 (D = head_dim) with A = P from registers (the fp32 S accumulator
 //     fragment, rounded to pairs, is exactly the register-A fragment of a k16 step) and B = V from
 //     shared memory, which is MN-major for this product: transpose-B = 1 (legal for 16-bit types);
-//   - K and V tiles of Bc keys (128 at d = 128; 80 at d = 256, FA3's tile there, so Q and two
-//     stages of K and V fit in 227 KiB) flow through a 2-stage ring; a consumer warp hands a stage
-//     back with one mbarrier arrive as soon as the wgmma that read it have completed;
+//   - K and V tiles of Bc keys (128 at d = 64, 96 and 128; 80 at d = 256, FA3's tile there, so
+//     Q and two stages of K and V fit in 227 KiB) flow through a 2-stage ring; a consumer warp
+//     hands a stage back with one mbarrier arrive as soon as the wgmma that read it have
+//     completed;
 //   - intra-warpgroup pipelining (Algorithm 2): the S GEMM of key tile j is issued together with
 //     the P·V GEMM of tile j−1, and the softmax of tile j runs while P·V(j−1) is in flight;
 //   - ping-pong between the two consumer warpgroups: two named barriers make them take turns
@@ -34,14 +35,18 @@
 // Online softmax per row in fp32 with exp2 and scale·log2(e) folded into one FFMA; O is
 // normalised once at the end (FA2, arXiv 2307.08691, Algorithm 1).
 //
-// Shared-memory layouts (128-byte swizzle; written by TMA, read through wgmma descriptors). A
-// 128-element row of 16-bit values is 256 B, two swizzle rows, so every tile is d/64 boxes of
-// 64 columns (d 0-63, d 64-127, ...), each [rows][64] = 128 B per row:
-//   Q: d/64 boxes of [128 rows][64 d], 16 KiB each; consumer c reads rows 64c..64c+63;
-//   K, V stage: d/64 boxes of [Bc keys][64 d] each (16 KiB at Bc = 128, 10 KiB at 80).
-// S descriptors (K-major A and B): a k16 step is +32 B inside a swizzle row, box kk/4; stride
-// byte offset 1024 (next 8 rows). V descriptor (MN-major B): a k16 step is 16 keys = 2048 B;
-// leading byte offset = one box (next 64 columns of N = d), stride byte offset 1024 (next 8 keys).
+// Shared-memory layouts (written by TMA, read through wgmma descriptors): every tile is cut into
+// boxes of one swizzle span of columns, [rows][span], each row one swizzle row. 128-byte swizzle
+// at d = 64, 128 and 256 (boxes of 64 d: d 0-63, 64-127, ...); 64-byte swizzle at d = 96, whose
+// 192-byte rows are no whole number of 128-byte spans (3 boxes of 32 d; FlashWgmmaTraits):
+//   Q: d/span boxes of [128 rows][span], 16 KiB (8 KiB at d = 96) each; consumer c reads rows
+//      64c..64c+63;
+//   K, V stage: d/span boxes of [Bc keys][span] each (16 KiB at Bc = 128, 10 KiB at 80, 8 KiB at
+//      d = 96).
+// S descriptors (K-major A and B): a k16 step is +32 B inside a swizzle row; stride byte offset
+// one atom (next 8 rows: 1024 B, 512 at d = 96). V descriptor (MN-major B): a k16 step is 16 keys
+// (16 swizzle rows); leading byte offset = one box (next span of N = d), stride byte offset one
+// atom (next 8 keys).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -64,8 +69,8 @@
 namespace rooflinectl {
 namespace {
 
-/// Compile-time tiling of flash_attention_wgmma_fwd at head_dim kHeadDimValue (128 or 256);
-/// derives the shared-memory plan. Sizes noted as "d 128 / d 256".
+/// Compile-time tiling of flash_attention_wgmma_fwd at head_dim kHeadDimValue (64, 96, 128 or
+/// 256); derives the shared-memory plan. Sizes noted as "d 64 / 96 / 128 / 256".
 template <int kHeadDimValue>
 struct FlashWgmmaTraits {
   static constexpr int kHeadDim = kHeadDimValue;
@@ -75,23 +80,32 @@ struct FlashWgmmaTraits {
   static constexpr int kWgmmaM = 64;  ///< rows per consumer warpgroup
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kStages = 2;
-  static constexpr int kSAccumulators = kWgmmaM * kBlockN / 128;   ///< S fp32 per thread: 64 / 40
-  static constexpr int kOAccumulators = kWgmmaM * kHeadDim / 128;  ///< O fp32 per thread: 64 / 128
+  static constexpr int kSAccumulators = kWgmmaM * kBlockN / 128;   ///< S fp32: 64/64/64/40
+  static constexpr int kOAccumulators = kWgmmaM * kHeadDim / 128;  ///< O fp32: 32/48/64/128
   static constexpr int kKSteps = kHeadDim / 16;                    ///< k16 steps of S = Q·Kᵀ
   static constexpr int kPSteps = kBlockN / 16;                     ///< k16 steps of O += P·V
 
   static constexpr int kElemBytes = 2;
-  static constexpr int kSwizzleBytes = 128;
-  static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< 64 d per TMA box
-  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< 2 / 4 boxes per tile
-  static constexpr int kStepsPerBox = kBoxCols / 16;           ///< 4 k16 steps per box
-  static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 16 KiB
-  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 32 / 64 KiB
-  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16 / 10 KiB
-  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 32 / 40 KiB per K or V tile
-  static constexpr int kAtomBytes = 8 * kSwizzleBytes;         ///< swizzle atom, 1024-aligned
-  /// 164,864 / 230,400 B (Q + 2 stages of K and V + alignment slack).
-  static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKvBytes + kAtomBytes;
+  /// The widest swizzle whose span divides a row: 128 B where a row is whole 128-byte spans
+  /// (d 64, 128, 256), 64 B at d 96 (a 192-byte row is 1.5 spans of 128 B but 3 of 64 B). P·V
+  /// reads V MN-major with N = d, and a canonical MN-major layout is a whole number of
+  /// swizzle-span columns (PTX ISA, "Shared Memory Matrix Layout": ((T,8,m),(8,k)) at 128 B,
+  /// ((T,4,m),(8,k)) at 64 B, T = 8 16-bit elements), so d 96 cannot use 128-byte boxes.
+  static constexpr int kSwizzleBytes = kHeadDim * kElemBytes % 128 == 0 ? 128 : 64;
+  static constexpr int kBoxCols = kSwizzleBytes / kElemBytes;  ///< d per TMA box: 64/32/64/64
+  static constexpr int kBoxes = kHeadDim / kBoxCols;           ///< boxes per tile: 1/3/2/4
+  static constexpr int kStepsPerBox = kBoxCols / 16;           ///< k16 steps per box: 4/2/4/4
+  static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;   ///< 16/8/16/16 KiB
+  static constexpr int kQBytes = kBoxes * kQBoxBytes;          ///< 16/24/32/64 KiB
+  static constexpr int kKvBoxBytes = kBlockN * kSwizzleBytes;  ///< 16/8/16/10 KiB
+  static constexpr int kKvBytes = kBoxes * kKvBoxBytes;        ///< 16/24/32/40 KiB per K or V
+  static constexpr int kAtomBytes = 8 * kSwizzleBytes;  ///< swizzle atom: 1024 B, 512 at d 96
+  /// Alignment of the tile base and of every box: 1024 B, the 128-byte swizzle's atom and a
+  /// multiple of the 64-byte one's (TMA and wgmma apply the swizzle to address bits, so a box
+  /// must start where the pattern starts; descriptor base offset 0).
+  static constexpr int kAlignBytes = 1024;
+  /// 82,944 / 123,904 / 164,864 / 230,400 B (Q + 2 stages of K and V + alignment slack).
+  static constexpr int kSmemBytes = kQBytes + 2 * kStages * kKvBytes + kAlignBytes;
   /// Static shared memory beside it (mbarriers, the work-item slot) stays below this.
   static constexpr int kStaticSmemBytes = 128;
 
@@ -118,9 +132,12 @@ struct FlashWgmmaTraits {
                 "named barrier ids are distinct and below 16");
   static_assert(
       kHeadDim % kBoxCols == 0 && kBlockN % 16 == 0 && kBlockN <= 256 && kHeadDim <= 256,
-      "wgmma N (Bc for S, d for P·V) is a multiple of 8 up to 256; K of P·V is k16 steps");
-  static_assert(kQBoxBytes % kAtomBytes == 0 && kKvBoxBytes % kAtomBytes == 0,
-                "every box starts on a swizzle atom");
+      "wgmma N (Bc for S, d for P·V) is a multiple of 8 up to 256 and d whole swizzle-span "
+      "columns of V; K of P·V is k16 steps");
+  static_assert(kBoxCols % 16 == 0, "a k16 step of S (32 B) stays inside one swizzle row");
+  static_assert(kAlignBytes % kAtomBytes == 0 && kQBoxBytes % kAlignBytes == 0 &&
+                    kKvBoxBytes % kAlignBytes == 0 && (kWgmmaM * kSwizzleBytes) % kAtomBytes == 0,
+                "every box, and each consumer's 64 rows of Q, start on a swizzle atom");
   static_assert(kSmemBytes + kStaticSmemBytes <= 227 * 1024,
                 "sm_90 opt-in shared memory per block (dynamic + static)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <=
@@ -187,17 +204,26 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
 #define RFL_F8(d, i)                                                                          \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define RFL_ACC32(d) RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24)
 #define RFL_ACC40(d) RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32)
+#define RFL_ACC48(d) RFL_ACC40(d), RFL_F8(d, 40)
 #define RFL_ACC64(d)                                                                      \
   RFL_F8(d, 0), RFL_F8(d, 8), RFL_F8(d, 16), RFL_F8(d, 24), RFL_F8(d, 32), RFL_F8(d, 40), \
       RFL_F8(d, 48), RFL_F8(d, 56)
 #define RFL_ACC128(d)                                                                      \
   RFL_ACC64(d), RFL_F8(d, 64), RFL_F8(d, 72), RFL_F8(d, 80), RFL_F8(d, 88), RFL_F8(d, 96), \
       RFL_F8(d, 104), RFL_F8(d, 112), RFL_F8(d, 120)
+#define RFL_D32                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
 #define RFL_D40                                                                                \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
   " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
   " %38, %39}"
+#define RFL_D48                                                                                \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
+  " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
+  " %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}"
 #define RFL_D64                                                                                \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19," \
   " %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37," \
@@ -231,9 +257,23 @@ __device__ __forceinline__ WorkItem work_item(const FlashWgmmaParams& p, int til
       : RFL_ACC40(d)                                                          \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-// m64n128k16 (d 128) and m64n256k16 (d 256), A from registers (the four operands after D: the
-// m16n8k16-style A fragment of each warp's 16 rows), B from shared memory MN-major
-// (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+// m64n64k16 (d 64), m64n96k16 (d 96), m64n128k16 (d 128) and m64n256k16 (d 256), A from
+// registers (the four operands after D: the m16n8k16-style A fragment of each warp's 16 rows), B
+// from shared memory MN-major (imm-trans-b = 1); scale-d is a true predicate: D = A·B + D.
+#define RFL_WGMMA_M64N64K16_RS(TYPE, d, a, desc_b)                            \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " RFL_D32 \
+      ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                         \
+      : RFL_ACC32(d)                                                          \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
+#define RFL_WGMMA_M64N96K16_RS(TYPE, d, a, desc_b)                            \
+  asm volatile(                                                               \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %53, 0;\n"                            \
+      "wgmma.mma_async.sync.aligned.m64n96k16.f32." TYPE "." TYPE " " RFL_D48 \
+      ", {%48, %49, %50, %51}, %52, p, 1, 1, 1;\n}\n"                         \
+      : RFL_ACC48(d)                                                          \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(1))
 #define RFL_WGMMA_M64N128K16_RS(TYPE, d, a, desc_b)                            \
   asm volatile(                                                                \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                             \
@@ -266,15 +306,24 @@ __device__ __forceinline__ void wgmma_qk(float (&d)[kN], uint64_t desc_a, uint64
   }
 }
 
-/// One k16 step of O += P·V into d (64 fp32: N = d = 128; 128: N = d = 256).
+/// One k16 step of O += P·V into d (kN fp32 = d / 2: N = d = 64, 96, 128 or 256).
 template <class T, int kN>
 __device__ __forceinline__ void wgmma_pv(float (&d)[kN], const uint32_t* a, uint64_t desc_b) {
-  static_assert(kN == 64 || kN == 128, "O is m64n128 (d 128) or m64n256 (d 256)");
+  static_assert(kN == 32 || kN == 48 || kN == 64 || kN == 128,
+                "O is m64n64 (d 64), m64n96 (d 96), m64n128 (d 128) or m64n256 (d 256)");
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   if constexpr (kN == 64 && kBf16) {
     RFL_WGMMA_M64N128K16_RS("bf16", d, a, desc_b);
   } else if constexpr (kN == 64) {
     RFL_WGMMA_M64N128K16_RS("f16", d, a, desc_b);
+  } else if constexpr (kN == 32 && kBf16) {
+    RFL_WGMMA_M64N64K16_RS("bf16", d, a, desc_b);
+  } else if constexpr (kN == 32) {
+    RFL_WGMMA_M64N64K16_RS("f16", d, a, desc_b);
+  } else if constexpr (kN == 48 && kBf16) {
+    RFL_WGMMA_M64N96K16_RS("bf16", d, a, desc_b);
+  } else if constexpr (kN == 48) {
+    RFL_WGMMA_M64N96K16_RS("f16", d, a, desc_b);
   } else if constexpr (kBf16) {
     RFL_WGMMA_M64N256K16_RS("bf16", d, a, desc_b);
   } else {
@@ -295,6 +344,9 @@ __device__ __forceinline__ void fence_all(uint32_t (&x)[kN]) {
 }
 
 /// Issues S = Q·Kᵀ for this consumer's 64 rows and one K tile (d/16 wgmma, one commit group).
+/// Both operands K-major: a k16 step is 32 B further along a swizzle row of its box (4 steps per
+/// 128-byte box, 2 per 64-byte one), the stride byte offset one atom (the next 8 rows); the
+/// leading byte offset is unused (a k16 step never leaves the swizzle span).
 template <class T, class Tr>
 __device__ __forceinline__ void issue_qk(float (&s)[Tr::kSAccumulators], uint32_t q_rows,
                                          uint32_t k_tile) {
@@ -309,25 +361,27 @@ __device__ __forceinline__ void issue_qk(float (&s)[Tr::kSAccumulators], uint32_
     const uint32_t step = (kk / Tr::kStepsPerBox) * Tr::kQBoxBytes + (kk % Tr::kStepsPerBox) * 32;
     const uint32_t k_step =
         (kk / Tr::kStepsPerBox) * Tr::kKvBoxBytes + (kk % Tr::kStepsPerBox) * 32;
-    wgmma_qk<T>(s, sw128_descriptor(q_rows + step, 16, Tr::kAtomBytes),
-                sw128_descriptor(k_tile + k_step, 16, Tr::kAtomBytes), kk > 0 ? 1 : 0);
+    wgmma_qk<T>(s, swizzled_descriptor<Tr::kSwizzleBytes>(q_rows + step, 16, Tr::kAtomBytes),
+                swizzled_descriptor<Tr::kSwizzleBytes>(k_tile + k_step, 16, Tr::kAtomBytes),
+                kk > 0 ? 1 : 0);
   }
   wgmma_commit();
 }
 
 /// Issues O += P·V for one V tile (Bc/16 wgmma, one commit group); p holds 4 registers per k16
-/// step. A k16 step is 16 keys = 16 rows of 128 B in every box (Bc = 80: 5 steps, the box's
-/// 10 groups of 8 keys); the leading byte offset is one box (the next 64 columns of N = d), so
-/// N = 256 spans the 4 boxes.
+/// step. V is MN-major: a k16 step is 16 keys = 16 swizzle rows in every box (Bc = 80: 5 steps,
+/// the box's 10 groups of 8 keys); the stride byte offset is one atom (the next 8 keys), the
+/// leading byte offset one box (the next kBoxCols columns of N = d), so N = d spans the tile's
+/// boxes: 3 of 32 columns at d 96, 2 or 4 of 64 at d 128 and 256.
 template <class T, class Tr>
 __device__ __forceinline__ void issue_pv(float (&o)[Tr::kOAccumulators],
                                          const uint32_t (&p)[4 * Tr::kPSteps], uint32_t v_tile) {
   wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < Tr::kPSteps; ++kk) {
-    wgmma_pv<T>(
-        o, p + 4 * kk,
-        sw128_descriptor(v_tile + kk * 16 * Tr::kSwizzleBytes, Tr::kKvBoxBytes, Tr::kAtomBytes));
+    wgmma_pv<T>(o, p + 4 * kk,
+                swizzled_descriptor<Tr::kSwizzleBytes>(v_tile + kk * 16 * Tr::kSwizzleBytes,
+                                                       Tr::kKvBoxBytes, Tr::kAtomBytes));
   }
   wgmma_commit();
 }
@@ -432,7 +486,7 @@ __global__ void __launch_bounds__(FlashWgmmaTraits<kHeadDim>::kThreads, 1)
   __shared__ __align__(8) uint64_t k_full[Tr::kStages], k_empty[Tr::kStages];
   __shared__ __align__(8) uint64_t v_full[Tr::kStages], v_empty[Tr::kStages];
   __shared__ int item_slot;
-  const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAtomBytes - 1) & ~(Tr::kAtomBytes - 1);
+  const uint32_t smem_base = (smem_u32(smem_raw) + Tr::kAlignBytes - 1) & ~(Tr::kAlignBytes - 1);
   const uint32_t q_tile = smem_base;
   const auto k_tile = [&](int s) { return smem_base + Tr::kQBytes + s * Tr::kKvBytes; };
   const auto v_tile = [&](int s) {
@@ -687,8 +741,9 @@ __global__ void __launch_bounds__(FlashWgmmaTraits<kHeadDim>::kThreads, 1)
 // ---------------------------------------------------------------------------------------------
 // Host side
 
-/// Tensor map of a [heads_total, len, kHeadDim] 16-bit tensor read in boxes of 64 (d) ×
-/// `box_rows` rows of one head; rows past `len` of a head are zero-filled, never the next head's.
+/// Tensor map of a [heads_total, len, kHeadDim] 16-bit tensor read in boxes of kBoxCols (d: 64
+/// under the 128-byte swizzle, 32 under the 64-byte one at d 96) × `box_rows` rows of one head;
+/// rows past `len` of a head are zero-filled, never the next head's.
 template <int kHeadDim>
 CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int box_rows,
                          bool bf16, const char* what) {
@@ -698,8 +753,8 @@ CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int
   const uint64_t row_bytes = static_cast<uint64_t>(Tr::kHeadDim) * Tr::kElemBytes;
   const uint64_t strides[2] = {row_bytes, row_bytes * static_cast<uint64_t>(len)};
   const uint32_t box[3] = {static_cast<uint32_t>(Tr::kBoxCols), static_cast<uint32_t>(box_rows), 1};
-  return encode_tensor_map_sw128(base, 3, dims, strides, box, bf16, "flash_attention_wgmma_tma",
-                                 what);
+  return encode_tensor_map_swizzled(base, 3, dims, strides, box, Tr::kSwizzleBytes, bf16,
+                                    "flash_attention_wgmma_tma", what);
 }
 
 /// K+V bytes of the heads one section of work items reads: 16 MiB, a bit over a quarter of the
@@ -771,26 +826,39 @@ FlashWgmmaLaunch prepare_head_dim(const AttentionProblem& p, void* out, float* l
   return l;
 }
 
+/// Calls `f` with std::integral_constant<int, d> for the instantiated head_dim d == head_dim
+/// (64, 96, 128 or 256; flash_wgmma_supports has refused the others) and returns what it returns.
+template <class F>
+decltype(auto) with_head_dim(int64_t head_dim, F&& f) {
+  switch (head_dim) {
+    case 64:
+      return f(std::integral_constant<int, 64>{});
+    case 96:
+      return f(std::integral_constant<int, 96>{});
+    case 256:
+      return f(std::integral_constant<int, 256>{});
+    default:
+      return f(std::integral_constant<int, 128>{});
+  }
+}
+
 /// Launches the instantiation of element type T for l.head_dim.
 template <class T>
 void launch_dtype(const FlashWgmmaLaunch& l, const FlashWgmmaParams& params, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned int>(l.grid_blocks));
-  if (l.head_dim == 256) {
-    using Tr = FlashWgmmaTraits<256>;
-    flash_attention_wgmma_fwd<T, 256>
+  with_head_dim(l.head_dim, [&](auto head_dim) {
+    constexpr int kHeadDim = decltype(head_dim)::value;
+    using Tr = FlashWgmmaTraits<kHeadDim>;
+    flash_attention_wgmma_fwd<T, kHeadDim>
         <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
-  } else {
-    using Tr = FlashWgmmaTraits<128>;
-    flash_attention_wgmma_fwd<T, 128>
-        <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.q_map, l.k_map, l.v_map, params);
-  }
+  });
 }
 
 }  // namespace
 
 bool flash_wgmma_supports(const AttentionProblem& p) {
   constexpr int64_t kIntMax = 0x7FFFFFFF;
-  if (p.head_dim != 128 && p.head_dim != 256) return false;
+  if (p.head_dim != 64 && p.head_dim != 96 && p.head_dim != 128 && p.head_dim != 256) return false;
   if (p.dtype != Dtype::kBf16 && p.dtype != Dtype::kFp16) return false;
   const int64_t q_tiles = (p.q_len + kFlashWgmmaQueryTileRows - 1) / kFlashWgmmaQueryTileRows;
   return p.batch * p.heads <= kIntMax && p.batch * p.kv_heads <= kIntMax &&
@@ -799,8 +867,9 @@ bool flash_wgmma_supports(const AttentionProblem& p) {
 
 FlashWgmmaLaunch prepare_flash_wgmma(const AttentionProblem& p, void* out, float* lse,
                                      unsigned int* queue) {
-  return p.head_dim == 256 ? prepare_head_dim<256>(p, out, lse, queue)
-                           : prepare_head_dim<128>(p, out, lse, queue);
+  return with_head_dim(p.head_dim, [&](auto head_dim) {
+    return prepare_head_dim<decltype(head_dim)::value>(p, out, lse, queue);
+  });
 }
 
 void launch_flash_wgmma(const FlashWgmmaLaunch& l, cudaStream_t stream) {

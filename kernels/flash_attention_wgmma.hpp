@@ -14,14 +14,14 @@ namespace rooflinectl {
 /// Everything one launch of flash_attention_wgmma_fwd needs: the TMA descriptors of Q, K and V
 /// (encoded on the host once per buffer set), the outputs, the sizes and the persistent grid.
 struct FlashWgmmaLaunch {
-  CUtensorMap q_map;     ///< Q as [batch·heads, q_len, d], boxes of 64 (d) × 128 (rows)
-  CUtensorMap k_map;     ///< K as [batch·kv_heads, kv_len, d], boxes of 64 (d) × Bc (keys)
-  CUtensorMap v_map;     ///< V, as K
-  void* o = nullptr;     ///< O [batch, heads, q_len, d], dtype of Q
+  CUtensorMap q_map;  ///< Q as [batch·heads, q_len, d], boxes of 64 (d; 32 at d 96) × 128 rows
+  CUtensorMap k_map;  ///< K as [batch·kv_heads, kv_len, d], boxes of 64 (d; 32 at d 96) × Bc keys
+  CUtensorMap v_map;  ///< V, as K
+  void* o = nullptr;  ///< O [batch, heads, q_len, d], dtype of Q
   float* lse = nullptr;  ///< fp32 [batch, heads, q_len]
   /// The work queue: 2 counters, 0 before the first launch; every launch leaves them at 0.
   unsigned int* queue = nullptr;
-  /// d: 128 (key tiles Bc = 128) or 256 (Bc = 80); core/kernel_tiles.hpp
+  /// d: 64, 96 or 128 (key tiles Bc = 128) or 256 (Bc = 80); core/kernel_tiles.hpp
   /// flash_wgmma_key_tile_cols.
   int head_dim = 128;
   int heads = 0;
@@ -41,9 +41,9 @@ struct FlashWgmmaLaunch {
   int grid_blocks = 0;  ///< min(tiles, SM count)
 };
 
-/// True when flash_attention_v3_wgmma_tma covers `p`: head_dim 128 or 256 (bf16 or fp16), and
-/// batch·heads, batch·kv_heads and the tile count below 2^31 (TMA coordinates and the tile index
-/// are 32-bit); false at head_dim 64 and 96, which flash_attention_v2_mma_sync runs. Sizes
+/// True when flash_attention_v3_wgmma_tma covers `p`: head_dim 64, 96, 128 or 256 (bf16 or fp16),
+/// and batch·heads, batch·kv_heads and the tile count below 2^31 (TMA coordinates and the tile
+/// index are 32-bit); flash_attention_v2_mma_sync runs the rest. Sizes
 /// already checked by the caller (launch_flash_attention); no CUDA call.
 bool flash_wgmma_supports(const AttentionProblem& p);
 

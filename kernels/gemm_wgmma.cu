@@ -341,10 +341,10 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
-        const uint64_t desc_a =
-            sw128_descriptor(a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
-        const uint64_t desc_b = sw128_descriptor(b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes,
-                                                 Tr::kBoxBytesB, Tr::kAtomBytes);
+        const uint64_t desc_a = swizzled_descriptor<Tr::kSwizzleBytes>(
+            a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
+        const uint64_t desc_b = swizzled_descriptor<Tr::kSwizzleBytes>(
+            b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB, Tr::kAtomBytes);
         wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
       }
       wgmma_commit();
@@ -411,7 +411,8 @@ CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_
   const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
   const uint64_t strides[1] = {static_cast<uint64_t>(cols) * WgmmaTraits::kElemBytes};
   const uint32_t box[2] = {static_cast<uint32_t>(box_cols), static_cast<uint32_t>(box_rows)};
-  return encode_tensor_map_sw128(base, 2, dims, strides, box, bf16, "gemm_wgmma_tma", what);
+  return encode_tensor_map_swizzled(base, 2, dims, strides, box, WgmmaTraits::kSwizzleBytes, bf16,
+                                    "gemm_wgmma_tma", what);
 }
 
 /// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of

@@ -75,15 +75,19 @@ __device__ __forceinline__ void tma_load_3d(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
-/// wgmma shared-memory descriptor (PTX ISA, "Matrix Descriptor Format"): bits 0-13 start
-/// address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4, 62-63 layout
-/// (1 = 128-byte swizzle). Base offset (bits 49-51) is 0: every swizzle atom (8 rows × 128 B)
-/// must start 1024-aligned.
-__device__ __forceinline__ uint64_t sw128_descriptor(uint32_t address, uint32_t leading_bytes,
-                                                     uint32_t stride_bytes) {
+/// wgmma shared-memory descriptor (PTX ISA, "Matrix Descriptor Format") of a swizzled layout:
+/// bits 0-13 start address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
+/// 62-63 layout (1 = 128-byte swizzle, 2 = 64-byte swizzle). Base offset (bits 49-51) is 0: every
+/// swizzle atom (8 rows × kSwizzleBytes: 1024 / 512 B, the span after which the swizzle pattern
+/// repeats) must start aligned to its size.
+template <int kSwizzleBytes>
+__device__ __forceinline__ uint64_t swizzled_descriptor(uint32_t address, uint32_t leading_bytes,
+                                                        uint32_t stride_bytes) {
+  static_assert(kSwizzleBytes == 128 || kSwizzleBytes == 64, "128- or 64-byte swizzle");
+  constexpr uint64_t kLayout = kSwizzleBytes == 128 ? 1 : 2;
   return static_cast<uint64_t>((address & 0x3FFFF) >> 4) |
          (static_cast<uint64_t>(leading_bytes >> 4) << 16) |
-         (static_cast<uint64_t>(stride_bytes >> 4) << 32) | (uint64_t{1} << 62);
+         (static_cast<uint64_t>(stride_bytes >> 4) << 32) | (kLayout << 62);
 }
 
 /// Orders this warpgroup's earlier register writes before the wgmma that follow (required

@@ -37,12 +37,20 @@ ComputeCapability current_compute_capability() {
   return {major, minor};
 }
 
-CUtensorMap encode_tensor_map_sw128(const void* base, int rank, const uint64_t* dims,
-                                    const uint64_t* strides_bytes, const uint32_t* box, bool bf16,
-                                    const char* who, const char* what) {
+CUtensorMap encode_tensor_map_swizzled(const void* base, int rank, const uint64_t* dims,
+                                       const uint64_t* strides_bytes, const uint32_t* box,
+                                       int swizzle_bytes, bool bf16, const char* who,
+                                       const char* what) {
   constexpr int kMaxRank = 3;
+  constexpr uint32_t kElemBytes = 2;
   if (rank < 2 || rank > kMaxRank) {
     throw environment_error(fmt::format("{}: tensor map of rank {} for {}", who, rank, what));
+  }
+  if ((swizzle_bytes != 128 && swizzle_bytes != 64) ||
+      box[0] * kElemBytes > static_cast<uint32_t>(swizzle_bytes)) {
+    throw environment_error(
+        fmt::format("{}: box rows of {} elements under a {}-byte swizzle for {}", who, box[0],
+                    swizzle_bytes, what));
   }
   cuuint64_t global_dims[kMaxRank] = {};
   cuuint64_t global_strides[kMaxRank - 1] = {};
@@ -58,7 +66,8 @@ CUtensorMap encode_tensor_map_sw128(const void* base, int rank, const uint64_t* 
   const CUresult status = tensor_map_encoder(who)(
       &map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
       static_cast<cuuint32_t>(rank), const_cast<void*>(base), global_dims, global_strides, box_dims,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (status != CUDA_SUCCESS) {
     throw environment_error(fmt::format(

@@ -29,9 +29,8 @@ bool runs_sm90a_code(ComputeCapability cc);
 std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCapability cc);
 
 /// The FlashAttention version that runs for `requested` ("v2" or "v3"; a declared key) on `cc`:
-/// "v3" when requested, `wgmma_covers_problem` (flash_wgmma_supports: head_dim 128 or 256, ...)
-/// and cc runs sm_90a code; else "v2" (flash_attention_v2_mma_sync, sm_80 and up; the only version
-/// at head_dim 64 and 96).
+/// "v3" when requested, `wgmma_covers_problem` (flash_wgmma_supports: head_dim 64, 96, 128 or
+/// 256, ...) and cc runs sm_90a code; else "v2" (flash_attention_v2_mma_sync, sm_80 and up).
 std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,
                                         ComputeCapability cc);
 

@@ -39,17 +39,19 @@ constexpr int64_t flash_key_tile_cols(int64_t head_dim) {
 
 /// Work-item tile height Br of flash_attention_v3_wgmma_tma (kernels/flash_attention_wgmma.cu,
 /// FlashWgmmaTraits::kBlockM), named per point by kFlashWgmmaVersionName, at every head_dim it
-/// runs (128 and 256): a 128-row query tile (two 64-row warpgroups) computes whole key tiles of
-/// flash_wgmma_key_tile_cols(head_dim) keys up to the tile's last row's diagonal under the causal
-/// mask, both warpgroups alike. K and V are streamed once per query tile of 128 rows.
+/// runs (64, 96, 128 and 256): a 128-row query tile (two 64-row warpgroups) computes whole key
+/// tiles of flash_wgmma_key_tile_cols(head_dim) keys up to the tile's last row's diagonal under the
+/// causal mask, both warpgroups alike. K and V are streamed once per query tile of 128 rows.
 inline constexpr int64_t kFlashWgmmaQueryTileRows = 128;
 
 /// Key tile width Bc of flash_attention_v3_wgmma_tma (FlashWgmmaTraits::kBlockN) at `head_dim`:
-/// 128 keys at head_dim 128, 80 at 256 (FlashAttention-3's forward tile at d = 256, Shah et al.
-/// 2024, arXiv 2407.08608: Q 64 KiB plus two stages of K and V at 40 KiB each fill 224 of the
-/// 227 KiB of shared memory an sm_90 block may take, and the consumer's S accumulator, 64 × 80 per
-/// warpgroup = 40 fp32 per thread, fits beside O's 128 under 240 registers). A head_dim v3 does
-/// not run gets the tile of the next one up (`model` may still ask).
+/// 128 keys at head_dim 64, 96 and 128, 80 at 256 (FlashAttention-3's forward tile at d = 256, Shah
+/// et al. 2024, arXiv 2407.08608: Q 64 KiB plus two stages of K and V at 40 KiB each fill 224 of
+/// the 227 KiB of shared memory an sm_90 block may take, and the consumer's S accumulator, 64 × 80
+/// per warpgroup = 40 fp32 per thread, fits beside O's 128 under 240 registers). At d = 64 and 96
+/// the 128-key tile keeps d = 128's S shape (64 fp32 per thread beside O's 32 / 48; 81 / 121 KiB
+/// of shared memory) and computes no padded key at lengths that are multiples of 128. A head_dim v3
+/// does not run gets the tile of the next one up (`model` may still ask).
 constexpr int64_t flash_wgmma_key_tile_cols(int64_t head_dim) { return head_dim > 128 ? 80 : 128; }
 inline constexpr const char* kFlashWgmmaVersionName = "flash_attention_v3_wgmma_tma";
 

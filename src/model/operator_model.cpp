@@ -89,10 +89,10 @@ AnalyticResult flash_attention_model(const Shape& s) {
   r.min_dram_bytes = (2.0 * b * h * lq + 2.0 * b * hkv * l) * d * e + lse_bytes;
   // Each query tile of a query head streams K and V of its KV head up to the tile's last key.
   // Br is flash_attention_v2_mma_sync's, the version that runs everywhere (this model does not
-  // know the device). flash_attention_v3_wgmma_tma (compute capability 9.0, head_dim 128 and 256)
-  // streams K and V once per kFlashWgmmaQueryTileRows = 128 rows: the same count at d = 128, and
-  // half of v2's re-reads at d = 256 (v2's Br is 64 there), so these bytes stay an upper bound
-  // for v3, looser by those re-reads.
+  // know the device). flash_attention_v3_wgmma_tma (compute capability 9.0, every head_dim)
+  // streams K and V once per kFlashWgmmaQueryTileRows = 128 rows: the same count at d = 64, 96
+  // and 128, and half of v2's re-reads at d = 256 (v2's Br is 64 there), so these bytes stay an
+  // upper bound for v3, looser by those re-reads.
   const int64_t br = flash_query_tile_rows(s.head_dim);
   r.implemented_dram_bytes =
       2.0 * b * h * lq * d * e + lse_bytes +

@@ -133,10 +133,10 @@ double flash_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, boo
 
 /// As flash_computed_pairs, for flash_attention_v3_wgmma_tma: each ceil(L_q/Br) query tile of Br =
 /// kFlashWgmmaQueryTileRows rows (padded rows included) computes whole key tiles of Bc =
-/// flash_wgmma_key_tile_cols(head_dim) keys (128 at d = 128, 80 at d = 256) up to key_end_t = L_k
-/// without a mask, clamp(min(Br·(t+1), L_q) + L_k − L_q, 0, L_k) with the causal one. E.g. L_q =
-/// L_k = 1024 causal at d = 128: 36 tiles of 128² per head, 1.124× the 1024·1025/2 visible pairs
-/// (measured on the H100: 1.124).
+/// flash_wgmma_key_tile_cols(head_dim) keys (128 at d = 64, 96 and 128, 80 at 256) up to key_end_t
+/// = L_k without a mask, clamp(min(Br·(t+1), L_q) + L_k − L_q, 0, L_k) with the causal one. E.g.
+/// L_q = L_k = 1024 causal at d = 128: 36 tiles of 128² per head, 1.124× the 1024·1025/2 visible
+/// pairs (measured on the H100: 1.124).
 double flash_wgmma_computed_pairs(int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal);
 
 /// Shared memory per SM in bytes, the SRAM size M of the FlashAttention IO analysis, by compute

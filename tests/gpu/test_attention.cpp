@@ -3,7 +3,7 @@
 // (lengths that are not tile multiples, every head dim: 64, 96, 128, 256, masks, dtypes), the
 // bottom-right causal alignment, rows without visible keys, GQA, the log-sum-exp, and run-to-run
 // determinism. Every
-// flash test runs under the default version (v3 on sm_90 at head_dim 128) and with version key
+// flash test runs under the default version (v3 on sm_90 at every head dim) and with version key
 // "v2" (flash_versions.hpp), and checks which version ran.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -330,9 +330,11 @@ TEST_P(FlashAttention, GroupedQueryAttention) {
   }
 }
 
-// head_dim 96 (v2 under every key: 12 sixteen-byte chunks per row, the padded shared layout, 96
-// of 128 threads load) and 256 (v2: 64-row query tiles, 16 rows per warp, 32-key tiles, two
-// swizzle phases per load pass; v3 on compute capability 9.0 under the default key: 128-row
+// head_dim 96 (v2: 12 sixteen-byte chunks per row, the padded shared layout, 96 of 128 threads
+// load; v3 on compute capability 9.0 under the default key: 64-byte swizzle, 3 TMA boxes of 32
+// columns per tile, 128-key tiles, wgmma m64n128k16 over 6 k16 steps and m64n96k16 reading V
+// MN-major across the 3 boxes) and 256 (v2: 64-row query tiles, 16 rows per warp, 32-key tiles,
+// two swizzle phases per load pass; v3 on compute capability 9.0 under the default key: 128-row
 // query tiles, 80-key tiles, 4 TMA boxes per tile, wgmma m64n80k16 and m64n256k16). q_len below,
 // equal to and above kv_len (100 over 1000, 1000 over 1000, 1000 over 100: 900 rows without a
 // visible key under the causal mask), lengths that are no multiple of the 64/128-row query tiles
@@ -367,8 +369,8 @@ TEST_P(FlashAttention, HeadDims96And256) {
 // More work items than an H200 has SMs (132), so v3's blocks pull several items each from its
 // work queue: rows without visible keys (items with no key tile) next to GQA, fp16 with
 // q_len < kv_len and a partial last key tile, and a kv_len whose K/V sections split 8 heads
-// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads); at head_dim 128 and 256 (80-key tiles:
-// 4097 and 9000 keys end in partial tiles of 17 and 40 keys).
+// unevenly (3, 3, 2; FlashWgmmaLaunch::section_heads); at head_dim 64, 96, 128 and 256 (80-key
+// tiles: 4097 and 9000 keys end in partial tiles of 17 and 40 keys).
 TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
   struct Case {
     int64_t batch, heads, kv_heads, q_len, kv_len;
@@ -383,7 +385,13 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
                         Case{1, 16, 4, 3000, 1000, true, Dtype::kBf16, 256},
                         Case{3, 8, 8, 1000, 4097, true, Dtype::kFp16, 256},
                         Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16, 256},
-                        Case{3, 8, 2, 2049, 2049, false, Dtype::kFp16, 256}}) {
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kFp16, 256},
+                        Case{1, 16, 4, 3000, 1000, true, Dtype::kFp16, 96},
+                        Case{3, 8, 8, 1000, 4097, true, Dtype::kBf16, 96},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kFp16, 96},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kBf16, 96},
+                        Case{1, 8, 8, 9000, 9000, true, Dtype::kBf16, 64},
+                        Case{3, 8, 2, 2049, 2049, false, Dtype::kFp16, 64}}) {
     SCOPED_TRACE(testing::Message()
                  << "d " << c.head_dim << " B " << c.batch << " H " << c.heads << " Hkv "
                  << c.kv_heads << " q " << c.q_len << " kv " << c.kv_len << " causal " << c.causal);
@@ -399,7 +407,8 @@ TEST_P(FlashAttention, ManyWorkItemsPerBlock) {
 // queue left past 0 would make that launch skip work items and leave NaN rows.
 TEST_P(FlashAttention, ManyLaunchesInARowOnOneStream) {
   for (const auto& [causal, head_dim] :
-       {std::pair{true, 128}, std::pair{false, 128}, std::pair{true, 256}, std::pair{false, 256}}) {
+       {std::pair{true, 128}, std::pair{false, 128}, std::pair{true, 256}, std::pair{false, 256},
+        std::pair{true, 96}, std::pair{false, 96}, std::pair{true, 64}}) {
     SCOPED_TRACE(testing::Message() << "causal " << causal << " d " << head_dim);
     Shape shape;
     shape.batch = 2;

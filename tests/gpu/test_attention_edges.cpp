@@ -153,10 +153,11 @@ INSTANTIATE_TEST_SUITE_P(
 // ---------------------------------------------------------------------------------------------
 // head_dim 96 and 256 through the registry, as `sweep --model phi-3-mini-4k / gemma-2-9b` runs
 // them (decode_attention does not run these head dims): lengths around flash_attention's tile
-// edges there (v2: the 16-row warps, 32- and 64-key and 64- and 128-row query tiles; v3 at 256:
-// 64-row warpgroups, 80-key and 128-row tiles), GQA group 3, both masks and dtypes; flash runs
-// v2 at 96 under either key and v3 at 256 on compute capability 9.0 under the default key
-// (expected_flash_version). EqualHugeLogits below runs at these head dims too.
+// edges there (v2: the 16-row warps, 32- and 64-key and 64- and 128-row query tiles; v3: 64-row
+// warpgroups, 128-row tiles, 128-key tiles at 96 and 80-key tiles at 256), GQA group 3, both
+// masks and dtypes; flash runs v3 at both on compute capability 9.0 under the default key, v2
+// under "v2" and elsewhere (expected_flash_version). EqualHugeLogits below runs at these head
+// dims too.
 
 using HeadDimParam = std::tuple<std::string, int64_t, int64_t, bool, Dtype>;
 

@@ -88,11 +88,10 @@ AttentionProblem flash_problem(int64_t head_dim) {
   return p;
 }
 
-// v3 (wgmma) runs head_dim 128 and 256 on Hopper (9.0 only; v2 elsewhere and under "v2");
-// 64 and 96 run v2 on every device, Hopper included, and the version the point reports is v2's
-// (FlashAttentionRun::version follows the same choice).
-TEST(KernelDispatch, FlashRunsV3AtHeadDims128And256OnHopperOnly) {
-  for (const int64_t head_dim : {128, 256}) {
+// v3 (wgmma) runs every head_dim the shape check takes (64, 96, 128, 256) on Hopper (9.0 only;
+// v2 elsewhere and under "v2"); FlashAttentionRun::version follows the same choice.
+TEST(KernelDispatch, FlashRunsV3AtEveryHeadDimOnHopperOnly) {
+  for (const int64_t head_dim : {64, 96, 128, 256}) {
     SCOPED_TRACE(head_dim);
     const bool covered = flash_wgmma_supports(flash_problem(head_dim));
     EXPECT_TRUE(covered);
@@ -102,21 +101,9 @@ TEST(KernelDispatch, FlashRunsV3AtHeadDims128And256OnHopperOnly) {
       EXPECT_EQ(flash_attention_version_for("v3", covered, cc), "v2");
     }
   }
-  // v3 is instantiated at 128 and 256 only.
-  for (const int64_t head_dim : {64, 96, 192, 512}) {
+  // v3 is instantiated at 64, 96, 128 and 256 only.
+  for (const int64_t head_dim : {32, 80, 192, 512}) {
     EXPECT_FALSE(flash_wgmma_supports(flash_problem(head_dim))) << head_dim;
-  }
-}
-
-TEST(KernelDispatch, FlashHeadDims64And96RunV2OnEveryDevice) {
-  for (const int64_t head_dim : {64, 96}) {
-    SCOPED_TRACE(head_dim);
-    const bool covered = flash_wgmma_supports(flash_problem(head_dim));
-    EXPECT_FALSE(covered);
-    for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {
-      EXPECT_EQ(flash_attention_version_for("v3", covered, cc), "v2");
-      EXPECT_EQ(flash_attention_version_for("v2", covered, cc), "v2");
-    }
   }
 }
 

@@ -225,6 +225,29 @@ TEST(Reconcile, WgmmaTilesAtHeadDim256Are128By80) {
   EXPECT_NE(flash_wgmma_computed_pairs(1024, 1024, 128, true), 61.0 * 128 * 80);
 }
 
+// At head_dim 64 and 96 v3 keeps d = 128's 128 × 128 tiles (flash_wgmma_key_tile_cols): causal
+// L = 1024 computes 36 tiles per head, 1.124× the visible pairs, where v2's 32-row warps and
+// 64-key tiles at d = 96 compute 1.0588× fewer (17 · 32 tile pairs of 32 × 64 per warp row).
+TEST(Reconcile, WgmmaTilesAtHeadDim96Are128By128) {
+  EXPECT_EQ(flash_wgmma_key_tile_cols(64), 128);
+  EXPECT_EQ(flash_wgmma_key_tile_cols(96), 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 96, true), 36.0 * 128 * 128);
+  EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 96, false), 1024.0 * 1024);
+  EXPECT_DOUBLE_EQ(flash_computed_pairs(1024, 1024, 96, true), 2.0 * 136 * 32 * 64);
+  Shape full;
+  full.seq_len = 1024;
+  full.head_dim = 96;
+  full.causal = true;
+  const double counted = 4.0 * 16 * 96 * 36 * 128 * 128;
+  const ReconcileCheck flop = flash_tensor_flop_check(full, kFlashWgmmaVersionName, counted);
+  EXPECT_NEAR(flop.ratio, 36.0 * 128 * 128 / (1024.0 * 1025 / 2), 1e-9);
+  EXPECT_NE(flop.explanation.find("whole tiles"), std::string::npos) << flop.explanation;
+  // The same count under v2's name is not explained by v2's tiles.
+  EXPECT_NE(flash_tensor_flop_check(full, "flash_attention_v2_mma_sync", counted)
+                .explanation.find("wrong"),
+            std::string::npos);
+}
+
 TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
   PointResult p;
   p.op = "decode_attention";
