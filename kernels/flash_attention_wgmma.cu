@@ -135,6 +135,7 @@ struct FlashWgmmaTraits {
       "wgmma N (Bc for S, d for P·V) is a multiple of 8 up to 256 and d whole swizzle-span "
       "columns of V; K of P·V is k16 steps");
   static_assert(kBoxCols % 16 == 0, "a k16 step of S (32 B) stays inside one swizzle row");
+  static_assert(kHeadDim % 16 == 0, "the epilogue stores O in whole 16-column (32 B) sectors");
   static_assert(kAlignBytes % kAtomBytes == 0 && kQBoxBytes % kAlignBytes == 0 &&
                     kKvBoxBytes % kAlignBytes == 0 && (kWgmmaM * kSwizzleBytes) % kAtomBytes == 0,
                 "every box, and each consumer's 64 rows of Q, start on a swizzle atom");
@@ -719,16 +720,33 @@ __global__ void __launch_bounds__(FlashWgmmaTraits<kHeadDim>::kThreads, 1)
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv_sum = sum > 0.f ? 1.f / sum : 0.f;
       const int row = row0 + 8 * r;
-      if (row >= p.q_len) continue;
-      if (lane % 4 == 0) {
+      const bool in_range = row < p.q_len;  // the same for the 4 lanes of a quad (one row)
+      if (in_range && lane % 4 == 0) {
         p.lse[static_cast<int64_t>(w.bh) * p.q_len + row] =
             sum > 0.f ? st.max[r] * p.scale + logf(sum) : -INFINITY;
       }
-      T* o_row = o_head + static_cast<int64_t>(row) * Tr::kHeadDim + 2 * (lane % 4);
+      // Lane t = lane % 4 of a quad holds the row's columns 8j + 2t and 8j + 2t + 1 of every j
+      // (the wgmma accumulator layout): stored as they are, each 32-byte sector of O arrives at
+      // L2 as two 16-byte halves (j even, j odd), and L2 counts two sector writes. Four shuffles
+      // regroup columns 8j .. 8j + 15 (j even) so that lane t stores 8j + 4t .. 8j + 4t + 3, and
+      // the quad one whole sector. Every lane shuffles; only rows before q_len store.
+      const int t = lane % 4;
+      const int source = (lane & ~3) | (2 * (t & 1));  // quad lanes holding 4t .. 4t + 3 mod 8
+      T* o_row = o_head + static_cast<int64_t>(row) * Tr::kHeadDim + 4 * t;
 #pragma unroll
-      for (int j = 0; j < Tr::kHeadDim / 8; ++j) {
-        *reinterpret_cast<uint32_t*>(o_row + 8 * j) =
+      for (int j = 0; j < Tr::kHeadDim / 8; j += 2) {
+        const uint32_t low =  // columns 8j + 2t, + 1
             pack_pair<T>(o[4 * j + 2 * r] * inv_sum, o[4 * j + 2 * r + 1] * inv_sum);
+        const uint32_t high =  // columns 8j + 8 + 2t, + 1
+            pack_pair<T>(o[4 * j + 4 + 2 * r] * inv_sum, o[4 * j + 4 + 2 * r + 1] * inv_sum);
+        const uint32_t low0 = __shfl_sync(0xffffffffu, low, source);
+        const uint32_t low1 = __shfl_sync(0xffffffffu, low, source + 1);
+        const uint32_t high0 = __shfl_sync(0xffffffffu, high, source);
+        const uint32_t high1 = __shfl_sync(0xffffffffu, high, source + 1);
+        if (in_range) {
+          *reinterpret_cast<uint2*>(o_row + 8 * j) =
+              t < 2 ? make_uint2(low0, low1) : make_uint2(high0, high1);
+        }
       }
     }
   }
