@@ -1,13 +1,10 @@
 // A GEMM C[M, N] = X[M, K] · W[K, N] at any (M, N, K) of a transformer layer (Shape::gemm_dims:
 // by default the FFN up projection M = batch·seq_len, K = d_model, N = d_ff), every matrix
 // row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
-//   gemm_v5_skinny_stream    this file, the default at M ≤ 64 (decode's M = batch) on any device:
-//                            Cᵀ = Wᵀ·Xᵀ on mma.sync with W as the A operand, each warp streaming
-//                            64 columns of W once through per-thread cp.async rings, 4 warps per
-//                            block summed in shared memory, few K splits (fp32 partials summed
-//                            in split order by the last block of each strip).
-//   gemm_v4_skinny_splitk    this file, at M ≤ 64 with `--kernel gemm=v4`: 16·ceil(M/16) × 128
-//                            mma.sync tiles, K split over ~512 blocks.
+//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 (decode's M = batch) on any device:
+//                            the weight stream is memory-bound there, so one row of 16·ceil(M/16)
+//                            × 128 tiles, K split over ~512 blocks (mma.sync, cp.async), fp32
+//                            partials summed in split order by the last block of each column.
 //   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), above 64 rows on compute capability
 //                            9.0: wgmma, TMA loads and stores, persistent 2-block clusters
 //                            multicasting W.
@@ -15,7 +12,7 @@
 //   gemm_v1_mma_sync         this file, above 64 rows everywhere else: mma.sync m16n8k16,
 //                            128×128×32 block tiles, 8 warps, a 4-stage cp.async pipeline.
 // Selection: `--kernel gemm=KEY` names a version; one the device or M cannot run falls back
-// v5, v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
+// v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
 // File order: CPU reference, device helpers and kernels, launchers, OperatorRun, registration.
 // The measurements: docs/perf-notes.md.
 #include <cublas_v2.h>
@@ -460,286 +457,6 @@ __global__ void __launch_bounds__(SkinnyTraits<kRowTiles>::kThreads,
   if (threadIdx.x == 0) sp.tile_counters[tile] = 0;  // re-armed for the next launch
 }
 
-/// Compile-time shape of gemm_v5_skinny_stream at kBatchTiles = gemm_stream_batch_tiles(M) n8
-/// tiles of batch rows (1, 2, 4 or 8). Each thread of a warp owns a private ring of kStages
-/// pipeline stages in shared memory; a stage holds one K step of 16: the thread's four
-/// 16-byte W vectors (rows k0 + 4t .. k0 + 4t + 3, its lane group's 8 columns) and its
-/// kBatchTiles 8-byte X pieces (row 8b + g, k0 + 4t .. k0 + 4t + 3), stored lane-major so that
-/// a warp's shared loads and cp.async stores are contiguous (conflict-free). Only the thread that
-/// copies a piece reads it back, so the main loop needs cp.async.wait_group and no barrier.
-template <int kBatchTiles_>
-struct StreamTraits {
-  static constexpr int kBatchTiles = kBatchTiles_;
-  static constexpr int kWarps = static_cast<int>(kGemmStreamWarps);
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kMinBlocksPerSm = 2;  // kGemmStreamTargetBlocks: one wave on 132 SMs
-  static constexpr int kStepK = static_cast<int>(kGemmStreamStepK);
-  // A thread's 16-byte W vector holds 4 column pairs; pair i of every lane group is the 16 rows of
-  // MMA tile i (row g ↔ column n0 + 2i, row g + 8 ↔ n0 + 2i + 1).
-  static constexpr int kColPairs = 4;
-  static constexpr int kWRows = 4;  // K rows of W per thread and step (k0 + 4t + j)
-  // Deep enough that 7 (5 at 4 and 8 batch tiles) steps, 14 KiB (10 KiB) of W per warp, are in
-  // flight, and small enough for two blocks per SM within sm_90's 227 KiB.
-  static constexpr int kStages = kBatchTiles <= 2 ? 8 : 6;
-  static constexpr int kStageWBytes = kWRows * 32 * 16;
-  static constexpr int kStageBytes = kStageWBytes + kBatchTiles * 32 * 8;
-  static constexpr int kWarpRingBytes = kStages * kStageBytes;
-  static constexpr int kSmemBytes = kWarps * kWarpRingBytes;
-  static constexpr int kAccumulators = kColPairs * kBatchTiles * 4;
-
-  static_assert(kGemmStreamWarpCols == 8 * kElemsPerVec, "8 lane groups × one 16-byte vector");
-  static_assert(kStepK == 16, "one m16n8k16 k-step per stage");
-  static_assert(kAccumulators * 32 * 4 <= kWarpRingBytes,
-                "the block reduction reuses each warp's ring for its accumulators");
-  static_assert(kSmemBytes * kMinBlocksPerSm <= 227 * 1024, "sm_90 opt-in shared memory");
-  static_assert(kStageBytes % 16 == 0, "16-byte aligned stages");
-};
-
-/// gemm_v5_skinny_stream's arguments beyond the GEMM's: the split of K (gemm_stream_split, in
-/// steps of 16), the fp32 partials [splits][m][n] (unused when splits = 1) and one arrival counter
-/// per 64-column strip, 0 before every launch (the run zeroes them once; each reduction re-arms
-/// its own).
-struct StreamParams {
-  GemmParams gemm;
-  float* partials;
-  int* strip_counters;
-  int64_t splits;
-  int64_t steps_per_split;
-};
-
-/// Issues this thread's copies of K step `step` (k0 = 16·step) into `stage` of its ring (layout in
-/// StreamTraits); lane = 4g + t, `n0` = its lane group's first column. W rows and X columns past
-/// K (K % 8 == 0, so a thread's 4 rows are all in or all out), columns past N (N % 8 == 0: whole
-/// vectors) and X rows past M are zero-filled, so they add nothing.
-template <class Tr>
-__device__ __forceinline__ void stream_issue_step(const GemmParams& p, unsigned char* stage,
-                                                  int64_t step, int64_t n0, int lane) {
-  const auto* w = static_cast<const uint16_t*>(p.w);
-  const auto* x = static_cast<const uint16_t*>(p.x);
-  const int g = lane / 4;
-  const int64_t k = step * Tr::kStepK + 4 * (lane % 4);
-  const bool k_valid = k < p.k;
-  const bool w_valid = k_valid && n0 < p.n;
-#pragma unroll
-  for (int j = 0; j < Tr::kWRows; ++j) {
-    const uint16_t* src = w_valid ? w + (k + j) * p.n + n0 : w;
-    cp_async_16(stage + (j * 32 + lane) * 16, src, w_valid ? 16 : 0);
-  }
-#pragma unroll
-  for (int b = 0; b < Tr::kBatchTiles; ++b) {
-    const int64_t row = 8 * b + g;
-    const bool x_valid = k_valid && row < p.m;
-    const uint16_t* src = x_valid ? x + row * p.k + k : x;
-    cp_async_8(stage + Tr::kStageWBytes + (b * 32 + lane) * 8, src, x_valid ? 8 : 0);
-  }
-}
-
-/// The fp32 accumulators of one gemm_v5_skinny_stream thread: [column pair i][batch tile b][c],
-/// the m16n8 C fragment of Cᵀ (PTX ISA, "Matrix Fragments for mma.m16n8k16": c0, c1 at row g,
-/// columns 2t, 2t + 1; c2, c3 at row g + 8), i.e. c0 = C[8b + 2t][n0 + 2i],
-/// c1 = C[8b + 2t + 1][n0 + 2i], c2 = C[8b + 2t][n0 + 2i + 1], c3 = C[8b + 2t + 1][n0 + 2i + 1].
-template <class Tr>
-using StreamAccumulators = float[Tr::kColPairs][Tr::kBatchTiles][4];
-
-/// acc += the K step held in `stage`. MMA tile i takes A = Wᵀ (16 columns of W × 16 k) and
-/// B = Xᵀ (16 k × 8 batch rows). K positions are permuted consistently in A and B, which a sum over
-/// k allows: fragment k-slots 2t, 2t + 1, 2t + 8, 2t + 9 (PTX ISA, m16n8k16 A and B fragments) hold
-/// k0 + 4t + 0, 1, 2, 3, so B's two registers are the thread's 8-byte X piece as loaded, and A's
-/// are its W rows paired by byte permutes: a0 = (row g, slots 2t, 2t + 1) = W[k0 + 4t + 0, 1][n0
-/// + 2i], a1 = the same rows at n0 + 2i + 1 (MMA row g + 8), a2, a3 = rows k0 + 4t + 2, 3.
-template <class Tr, class T>
-__device__ __forceinline__ void stream_compute_step(const unsigned char* stage, int lane,
-                                                    StreamAccumulators<Tr>& acc) {
-  const auto* w_vecs = reinterpret_cast<const uint4*>(stage);
-  const auto* x_pieces = reinterpret_cast<const uint2*>(stage + Tr::kStageWBytes);
-  uint32_t w[Tr::kWRows][4];
-#pragma unroll
-  for (int j = 0; j < Tr::kWRows; ++j) {
-    const uint4 v = w_vecs[j * 32 + lane];
-    w[j][0] = v.x;
-    w[j][1] = v.y;
-    w[j][2] = v.z;
-    w[j][3] = v.w;
-  }
-  uint32_t b[Tr::kBatchTiles][2];
-#pragma unroll
-  for (int bt = 0; bt < Tr::kBatchTiles; ++bt) {
-    const uint2 v = x_pieces[bt * 32 + lane];
-    b[bt][0] = v.x;
-    b[bt][1] = v.y;
-  }
-  // __byte_perm selectors: 0x5410 = low halves of (lo, hi), 0x7632 = their high halves (CUDA Math
-  // API, __byte_perm); a 32-bit word of a W row holds columns n0 + 2i (low) and n0 + 2i + 1.
-#pragma unroll
-  for (int i = 0; i < Tr::kColPairs; ++i) {
-    const uint32_t a[4] = {
-        __byte_perm(w[0][i], w[1][i], 0x5410), __byte_perm(w[0][i], w[1][i], 0x7632),
-        __byte_perm(w[2][i], w[3][i], 0x5410), __byte_perm(w[2][i], w[3][i], 0x7632)};
-#pragma unroll
-    for (int bt = 0; bt < Tr::kBatchTiles; ++bt) mma_m16n8k16<T>(acc[i][bt], a, b[bt]);
-  }
-}
-
-/// Calls `visit(b, h, row)` for each C row 8b + 2t + h (h = 0, 1) of this thread's accumulators
-/// that lies inside C, when its lane group's 8 columns n0 .. n0 + 7 do (N % 8 == 0: all or none).
-/// The row's 8 values are stream_row_value(acc, b, h, q), q = 0..7.
-template <class Tr, class Visit>
-__device__ __forceinline__ void for_each_stream_row(const GemmParams& p, int64_t n0, int lane,
-                                                    Visit visit) {
-  if (n0 >= p.n) return;
-#pragma unroll
-  for (int bt = 0; bt < Tr::kBatchTiles; ++bt) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int64_t row = 8 * bt + 2 * (lane % 4) + h;
-      if (row < p.m) visit(bt, h, row);
-    }
-  }
-}
-
-/// C[8b + 2t + h][n0 + q] in the accumulator layout of StreamAccumulators.
-template <class Tr>
-__device__ __forceinline__ float& stream_row_value(StreamAccumulators<Tr>& acc, int bt, int h,
-                                                   int q) {
-  return acc[q / 2][bt][h + 2 * (q % 2)];
-}
-
-/// Rounds the block's sums to T and writes them, one 16-byte store per row of 8 columns.
-template <class Tr, class T>
-__device__ __forceinline__ void stream_store_c(const GemmParams& p, StreamAccumulators<Tr>& acc,
-                                               int64_t n0, int lane) {
-  T* c = static_cast<T*>(p.c);
-  for_each_stream_row<Tr>(p, n0, lane, [&](int bt, int h, int64_t row) {
-    uint32_t words[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      words[i] = pack_pair<T>(stream_row_value<Tr>(acc, bt, h, 2 * i),
-                              stream_row_value<Tr>(acc, bt, h, 2 * i + 1));
-    }
-    *reinterpret_cast<uint4*>(c + row * p.n + n0) =
-        make_uint4(words[0], words[1], words[2], words[3]);
-  });
-}
-
-/// Sums the warps' accumulators into warp 0's, in warp order (deterministic): warps 1.. store
-/// theirs in their own ring (all their copies have landed), one barrier, warp 0 adds them.
-/// Returns true in warp 0, which then holds the block's sums.
-template <class Tr>
-__device__ __forceinline__ bool stream_reduce_warps(unsigned char* smem_raw, int warp, int lane,
-                                                    StreamAccumulators<Tr>& acc) {
-  float* flat = &acc[0][0][0];
-  cp_async_wait<0>();  // the groups still counted are empty; nothing may land in the ring below
-  if (warp != 0) {
-    auto* mine = reinterpret_cast<float*>(smem_raw + warp * Tr::kWarpRingBytes);
-#pragma unroll
-    for (int r = 0; r < Tr::kAccumulators; ++r) mine[r * 32 + lane] = flat[r];
-  }
-  __syncthreads();
-  if (warp != 0) return false;
-  for (int other = 1; other < Tr::kWarps; ++other) {
-    const auto* theirs = reinterpret_cast<const float*>(smem_raw + other * Tr::kWarpRingBytes);
-#pragma unroll
-    for (int r = 0; r < Tr::kAccumulators; ++r) flat[r] += theirs[r * 32 + lane];
-  }
-  return true;
-}
-
-/// gemm_v5_skinny_stream: block (x, y) computes the 64-column strip x of C (all M ≤ 64 rows) over
-/// the K steps of split y, [y·steps_per_split, min(ceil(K/16), (y+1)·steps_per_split)); warp w
-/// takes steps w, w + 4, ... of them through its threads' cp.async rings, and the block's warps
-/// are summed in shared memory. With one split warp 0 stores C; otherwise it stores the block's
-/// fp32 partial, and the last of the strip's splits to arrive (an atomic counter, after a fence
-/// that publishes the partial) sums all partials in split order (so the result does not depend on
-/// arrival order), stores C and re-arms the counter. Shared memory: StreamTraits::kSmemBytes.
-template <class T, int kBatchTiles>
-__global__ void __launch_bounds__(StreamTraits<kBatchTiles>::kThreads,
-                                  StreamTraits<kBatchTiles>::kMinBlocksPerSm)
-    gemm_skinny_stream_kernel(const StreamParams sp) {
-  using Tr = StreamTraits<kBatchTiles>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  const GemmParams& p = sp.gemm;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int64_t strip = blockIdx.x;
-  const int64_t split = blockIdx.y;
-  const int64_t n0 = strip * kGemmStreamWarpCols + (lane / 4) * kElemsPerVec;
-  const int64_t total_steps = (p.k + Tr::kStepK - 1) / Tr::kStepK;
-  const int64_t first_step = split * sp.steps_per_split + warp;
-  const int64_t split_end = (split + 1) * sp.steps_per_split;
-  const int64_t end_step = split_end < total_steps ? split_end : total_steps;
-  const int64_t steps =
-      first_step < end_step ? (end_step - first_step + Tr::kWarps - 1) / Tr::kWarps : 0;
-  unsigned char* ring = smem_raw + warp * Tr::kWarpRingBytes;
-
-  StreamAccumulators<Tr> acc = {};
-  // Prologue: steps 0 .. kStages-2 in flight, one commit group each (empty past the end, so that
-  // wait_group<kStages-2> always means "step i has landed").
-#pragma unroll
-  for (int s = 0; s < Tr::kStages - 1; ++s) {
-    if (s < steps) {
-      stream_issue_step<Tr>(p, ring + s * Tr::kStageBytes, first_step + s * Tr::kWarps, n0, lane);
-    }
-    cp_async_commit();
-  }
-  for (int64_t i = 0; i < steps; ++i) {
-    cp_async_wait<Tr::kStages - 2>();
-    // The stage refilled here is the one read in iteration i - 1: the wait's memory clobber keeps
-    // those shared loads before this copy, and this thread alone reads and writes it.
-    const int64_t next = i + Tr::kStages - 1;
-    if (next < steps) {
-      stream_issue_step<Tr>(p, ring + (next % Tr::kStages) * Tr::kStageBytes,
-                            first_step + next * Tr::kWarps, n0, lane);
-    }
-    cp_async_commit();
-    stream_compute_step<Tr, T>(ring + (i % Tr::kStages) * Tr::kStageBytes, lane, acc);
-  }
-
-  if (!stream_reduce_warps<Tr>(smem_raw, warp, lane, acc)) return;
-  if (sp.splits == 1) {
-    stream_store_c<Tr, T>(p, acc, n0, lane);
-    return;
-  }
-
-  const int64_t plane = p.m * p.n;  // one split's partial [m][n]
-  float* mine = sp.partials + split * plane;
-  for_each_stream_row<Tr>(p, n0, lane, [&](int bt, int h, int64_t row) {
-    auto* dst = reinterpret_cast<float4*>(mine + row * p.n + n0);
-    dst[0] = make_float4(stream_row_value<Tr>(acc, bt, h, 0), stream_row_value<Tr>(acc, bt, h, 1),
-                         stream_row_value<Tr>(acc, bt, h, 2), stream_row_value<Tr>(acc, bt, h, 3));
-    dst[1] = make_float4(stream_row_value<Tr>(acc, bt, h, 4), stream_row_value<Tr>(acc, bt, h, 5),
-                         stream_row_value<Tr>(acc, bt, h, 6), stream_row_value<Tr>(acc, bt, h, 7));
-  });
-  // Publish the partial before counting it (CUDA C++ Programming Guide, "Memory Fence Functions";
-  // __syncwarp orders the warp's fences before lane 0's increment).
-  __threadfence();
-  __syncwarp();
-  int last = 0;
-  if (lane == 0) last = atomicAdd(sp.strip_counters + strip, 1) == static_cast<int>(sp.splits - 1);
-  if (__shfl_sync(0xffffffffu, last, 0) == 0) return;
-  __threadfence();
-  for_each_stream_row<Tr>(p, n0, lane, [&](int bt, int h, int64_t row) {
-    float sum[8] = {};
-    for (int64_t s = 0; s < sp.splits; ++s) {
-      // .cg: from L2, where the other blocks' stores are, never a stale L1 line.
-      const auto* src = reinterpret_cast<const float4*>(sp.partials + s * plane + row * p.n + n0);
-      const float4 lo = __ldcg(src);
-      const float4 hi = __ldcg(src + 1);
-      sum[0] += lo.x;
-      sum[1] += lo.y;
-      sum[2] += lo.z;
-      sum[3] += lo.w;
-      sum[4] += hi.x;
-      sum[5] += hi.y;
-      sum[6] += hi.z;
-      sum[7] += hi.w;
-    }
-#pragma unroll
-    for (int q = 0; q < 8; ++q) stream_row_value<Tr>(acc, bt, h, q) = sum[q];
-  });
-  stream_store_c<Tr, T>(p, acc, n0, lane);
-  if (lane == 0) sp.strip_counters[strip] = 0;  // re-armed for the next launch
-}
-
 // ---------------------------------------------------------------------------------------------
 // Launcher
 
@@ -826,58 +543,10 @@ void launch_skinny(const SkinnyParams& sp, cudaStream_t stream) {
   RFL_CHECK_LAUNCH();
 }
 
-/// Calls `f(std::integral_constant<int, B>{})` with gemm_v5_skinny_stream's batch tiles
-/// B = gemm_stream_batch_tiles(m) for 1 ≤ m ≤ kGemmSkinnyMaxRows; throws bad_input for any other m
-/// (the version selection never asks for one).
-template <class F>
-void with_batch_tiles(int64_t m, F&& f) {
-  if (m >= 1 && m <= kGemmSkinnyMaxRows) {
-    switch (gemm_stream_batch_tiles(m)) {
-      case 1:
-        f(std::integral_constant<int, 1>{});
-        return;
-      case 2:
-        f(std::integral_constant<int, 2>{});
-        return;
-      case 4:
-        f(std::integral_constant<int, 4>{});
-        return;
-      case 8:
-        f(std::integral_constant<int, 8>{});
-        return;
-    }
-  }
-  throw bad_input(fmt::format("gemm_skinny_stream: M = {} unsupported (allowed 1 to {})", m,
-                              kGemmSkinnyMaxRows));
-}
-
-template <class T>
-void prepare_stream_kernel(int64_t m) {
-  with_batch_tiles(m, [](auto tiles) {
-    constexpr int kTiles = decltype(tiles)::value;
-    allow_dynamic_smem(gemm_skinny_stream_kernel<T, kTiles>, StreamTraits<kTiles>::kSmemBytes,
-                       "gemm_skinny_stream");
-  });
-}
-
-/// Grid: ceil(N/64) strips × splits (≤ kGemmStreamTargetBlocks blocks unless one split per strip
-/// already exceeds it; splits well inside gridDim.y).
-template <class T>
-void launch_stream(const StreamParams& sp, cudaStream_t stream) {
-  const int64_t strips = (sp.gemm.n + kGemmStreamWarpCols - 1) / kGemmStreamWarpCols;
-  const dim3 grid(static_cast<unsigned int>(strips), static_cast<unsigned int>(sp.splits));
-  with_batch_tiles(sp.gemm.m, [&](auto tiles) {
-    constexpr int kTiles = decltype(tiles)::value;
-    using Tr = StreamTraits<kTiles>;
-    gemm_skinny_stream_kernel<T, kTiles><<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(sp);
-  });
-  RFL_CHECK_LAUNCH();
-}
-
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-/// The versions `--kernel gemm=KEY` chooses from; v5 is the default (v3 above 64 rows).
+/// The versions `--kernel gemm=KEY` chooses from; v4 is the default (v3 above 64 rows).
 const std::vector<KernelVersion>& gemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v1", "gemm_v1_mma_sync", "compute capability 8.0+", ""},
@@ -885,17 +554,15 @@ const std::vector<KernelVersion>& gemm_versions() {
       {"v3", "gemm_v3_wgmma_multicast",
        "compute capability 9.0 (sm_90a code) and a resident 2-block cluster", "v2"},
       {"v4", kGemmSkinnyVersionName,
-       fmt::format("M = batch*seq_len <= {} (compute capability 8.0+)", kGemmSkinnyMaxRows), "v3"},
-      {"v5", kGemmStreamVersionName,
        fmt::format("M = batch*seq_len <= {} (compute capability 8.0+)", kGemmSkinnyMaxRows), "v3"}};
   return versions;
 }
-constexpr const char* kDefaultGemmVersion = "v5";
+constexpr const char* kDefaultGemmVersion = "v4";
 
-/// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v4 and v5
-/// above 64 rows give way to v3, v2 and v3 off compute capability 9.0 to v1, and version() says
-/// so). v3 may still become v2 in prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input
-/// for an undeclared key.
+/// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v4 above 64
+/// rows gives way to v3, v2 and v3 off compute capability 9.0 to v1, and version() says so). v3
+/// may still become v2 in prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input for
+/// an undeclared key.
 std::string select_gemm_version(const std::string& key, int64_t m) {
   const KernelVersion& requested =
       find_kernel_version("gemm", gemm_versions(), kDefaultGemmVersion, key);
@@ -910,21 +577,17 @@ const std::string& gemm_version_name(const std::string& key) {
 // ---------------------------------------------------------------------------------------------
 // OperatorRun
 
-/// Scratch of a split-K skinny version at (M, N, K): the fp32 partials (splits·M·N floats, none
-/// with one split) and one int32 arrival counter per column tile (v4: 128 columns) or strip (v5:
-/// 64 columns).
+/// Scratch of gemm_v4_skinny_splitk at (M, N, K): the fp32 partials (splits·M·N floats, none
+/// with one split) and one int32 arrival counter per column tile.
 struct SkinnyScratch {
   int64_t partial_floats = 0;
   int64_t counters = 0;
 };
 
-/// The scratch of version `key` ("v4" or "v5").
-SkinnyScratch skinny_scratch(const GemmDims& d, const std::string& key) {
-  const bool stream = key == "v5";
-  const GemmSplitK split =
-      stream ? gemm_stream_split(d.m, d.n, d.k) : gemm_skinny_split(d.m, d.n, d.k);
-  const int64_t cols = stream ? kGemmStreamWarpCols : kGemmSkinnyTileCols;
-  return {split.splits > 1 ? split.splits * d.m * d.n : 0, (d.n + cols - 1) / cols};
+SkinnyScratch skinny_scratch(const GemmDims& d) {
+  const GemmSplitK split = gemm_skinny_split(d.m, d.n, d.k);
+  return {split.splits > 1 ? split.splits * d.m * d.n : 0,
+          (d.n + kGemmSkinnyTileCols - 1) / kGemmSkinnyTileCols};
 }
 
 cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_16BF : CUDA_R_16F; }
@@ -940,15 +603,18 @@ class GemmRun final : public OperatorRun {
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (version_ == "v4" || version_ == "v5") {
-      split_ = version_ == "v5" ? gemm_stream_split(dims_.m, dims_.n, dims_.k)
-                                : gemm_skinny_split(dims_.m, dims_.n, dims_.k);
-      const SkinnyScratch scratch = skinny_scratch(dims_, version_);
+    if (version_ == "v4") {
+      split_ = gemm_skinny_split(dims_.m, dims_.n, dims_.k);
+      const SkinnyScratch scratch = skinny_scratch(dims_);
       partials_ = DeviceBuffer<float>(scratch.partial_floats);
       tile_counters_ = DeviceBuffer<int>(scratch.counters);
       RFL_CUDA_CHECK(
           cudaMemset(tile_counters_.get(), 0, static_cast<size_t>(tile_counters_.bytes())));
-      prepare_skinny(version_ == "v5");
+      if (dtype_ == Dtype::kBf16) {
+        prepare_skinny_kernel<__nv_bfloat16>(dims_.m);
+      } else {
+        prepare_skinny_kernel<__half>(dims_.m);
+      }
     } else if (version_ != "v1") {
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
                                   dtype_ == Dtype::kBf16, version_ == "v3");
@@ -1002,11 +668,7 @@ class GemmRun final : public OperatorRun {
     }
     const GemmParams p{x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k};
     const bool bf16 = dtype_ == Dtype::kBf16;
-    if (version_ == "v5") {
-      const StreamParams sp{p, partials_.get(), tile_counters_.get(), split_.splits,
-                            split_.k_per_split / kGemmStreamStepK};
-      bf16 ? launch_stream<__nv_bfloat16>(sp, stream) : launch_stream<__half>(sp, stream);
-    } else if (version_ == "v4") {
+    if (version_ == "v4") {
       const SkinnyParams sp{p, partials_.get(), tile_counters_.get(), split_.splits,
                             split_.k_per_split};
       bf16 ? launch_skinny<__nv_bfloat16>(sp, stream) : launch_skinny<__half>(sp, stream);
@@ -1020,7 +682,6 @@ class GemmRun final : public OperatorRun {
   }
 
   std::vector<std::string> kernel_names() const override {
-    if (version_ == "v5") return {"gemm_skinny_stream"};
     if (version_ == "v4") return {"gemm_skinny_splitk"};
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
@@ -1030,17 +691,6 @@ class GemmRun final : public OperatorRun {
   }
 
  private:
-  /// Raises the dynamic shared-memory limit of the skinny kernel that runs at M (v5 when
-  /// `stream`, else v4) in the run's dtype.
-  void prepare_skinny(bool stream) const {
-    const bool bf16 = dtype_ == Dtype::kBf16;
-    if (stream) {
-      bf16 ? prepare_stream_kernel<__nv_bfloat16>(dims_.m) : prepare_stream_kernel<__half>(dims_.m);
-    } else {
-      bf16 ? prepare_skinny_kernel<__nv_bfloat16>(dims_.m) : prepare_skinny_kernel<__half>(dims_.m);
-    }
-  }
-
   // Row-major C = X·W is column-major Cᵀ = Wᵀ·Xᵀ, i.e. cuBLAS's C[n×m] = A[n×k]·B[k×m] with
   // A = W (ld n) and B = X (ld k), no transposes.
   Validation compare_with_cublas(Tolerance tol) {
@@ -1093,14 +743,14 @@ class GemmRun final : public OperatorRun {
 
   GemmDims dims_;
   Dtype dtype_;
-  std::string version_;  ///< the key that runs: "v5", "v4", "v1", or "v2"/"v3" (wgmma_ says which)
+  std::string version_;  ///< the key that runs: "v4", "v1", or "v2"/"v3" (then wgmma_ says which)
   DeviceBuffer<uint16_t> x_;
   DeviceBuffer<uint16_t> w_;
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
   std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 or v3 runs (tensor maps of x_, w_)
-  GemmSplitK split_;                      ///< v4 and v5 only, as the two buffers below
+  GemmSplitK split_;                      ///< v4 only, as the two buffers below
   DeviceBuffer<float> partials_;
   DeviceBuffer<int> tile_counters_;
 };
@@ -1139,31 +789,26 @@ void check_gemm_shape(const Shape& s) {
 
 // Analytic model (src/model): FLOPs = 2·M·N·K (one multiply and one add per term);
 // minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes; at
-// M ≤ 64 the default (v5) adds its fp32 partials, 2·splits·M·N·4 (gemm_stream_partial_bytes).
+// M ≤ 64 the skinny version adds its fp32 partials, 2·splits·M·N·4 (gemm_skinny_partial_bytes).
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = kGemmOp;
   spec.summary =
       "GEMM X[B·L, K] × W[K, N], by default the FFN up projection K = d_model, N = ffn_dim "
-      "(--gemm-n, --gemm-k: any projection); a weight-streaming mma.sync kernel at B·L <= 64, "
-      "wgmma + TMA tensor "
+      "(--gemm-n, --gemm-k: any projection); split-K mma.sync at B·L <= 64, wgmma + TMA tensor "
       "cores above on sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
-  // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where a skinny version
-  // runs), the larger scratch of v4 and v5 (partials and counters).
+  // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs the
+  // skinny version), its partials and counters.
   spec.device_bytes = [](const Shape& s) {
     const GemmDims d = s.gemm_dims();
     const int64_t e = dtype_size_bytes(s.dtype);
     int64_t bytes = (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
     if (d.m <= kGemmSkinnyMaxRows) {
-      int64_t scratch_bytes = 0;
-      for (const char* key : {"v4", "v5"}) {
-        const SkinnyScratch scratch = skinny_scratch(d, key);
-        scratch_bytes = std::max(scratch_bytes, (scratch.partial_floats + scratch.counters) * 4);
-      }
-      bytes += scratch_bytes;
+      const SkinnyScratch scratch = skinny_scratch(d);
+      bytes += scratch.partial_floats * 4 + scratch.counters * 4;
     }
     return bytes;
   };

@@ -1,7 +1,7 @@
 // Which kernel version runs at which compute capability: the Hopper versions (gemm v2/v3,
 // flash_attention v3) are sm_90a code, which runs on compute capability 9.0 only ("a" targets
 // are not forward compatible: not on 10.x or 12.x); every other device runs the portable
-// versions; the GEMM's skinny versions run at small M on any of them. Versions are the keys the
+// versions; the GEMM's skinny version runs at small M on any of them. Versions are the keys the
 // operators declare (kernels/gemm.cu, flash_attention.cu).
 // Pure functions, so the choice is unit-tested without a GPU.
 #pragma once
@@ -21,11 +21,10 @@ struct ComputeCapability {
 /// on `cc`: 9.0 and nothing else.
 bool runs_sm90a_code(ComputeCapability cc);
 
-/// The GEMM version that runs for `requested` ("v1" to "v5"; a declared key) at M = `m` rows
-/// (batch·seq_len) on `cc`: the skinny versions "v5" (gemm_v5_skinny_stream, the default) and
-/// "v4" (gemm_v4_skinny_splitk), sm_80 and up, when requested and m ≤ kGemmSkinnyMaxRows
-/// (core/kernel_tiles.hpp), else either counts as "v3"; "v2" and "v3" where cc runs sm_90a code,
-/// else "v1" (gemm_v1_mma_sync, sm_80 and up).
+/// The GEMM version that runs for `requested` ("v1" to "v4"; a declared key) at M = `m` rows
+/// (batch·seq_len) on `cc`: "v4" (gemm_v4_skinny_splitk, sm_80 and up) when requested and
+/// m ≤ kGemmSkinnyMaxRows (core/kernel_tiles.hpp), else v4 counts as "v3"; "v2" and "v3" where cc
+/// runs sm_90a code, else "v1" (gemm_v1_mma_sync, sm_80 and up).
 std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCapability cc);
 
 /// The FlashAttention version that runs for `requested` ("v2" or "v3"; a declared key) on `cc`:

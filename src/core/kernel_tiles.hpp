@@ -1,6 +1,6 @@
 // Tile facts of the operator kernels that the analytic models need, defined once: the kernels'
 // compile-time traits take their values from here (kernels/flash_attention.cu FlashTraits,
-// kernels/gemm.cu GemmTraits, SkinnyTraits and StreamTraits, kernels/gemm_wgmma.cu GemmWgmmaTraits,
+// kernels/gemm.cu GemmTraits and SkinnyTraits, kernels/gemm_wgmma.cu GemmWgmmaTraits,
 // kernels/decode_attention.cu) and src/model reads the same constants. Plain constexpr values: host
 // and device code alike.
 #pragma once
@@ -69,8 +69,7 @@ inline constexpr GemmBlockTile kGemmMmaSyncTile{128, 128};
 /// kBlockN).
 inline constexpr GemmBlockTile kGemmWgmmaTile{128, 256};
 
-/// gemm_v4_skinny_splitk (kernels/gemm.cu), at M ≤ kGemmSkinnyMaxRows under `--kernel gemm=v4`
-/// (gemm_v5_skinny_stream below is the default there), and the M bound of both: one row of
+/// gemm_v4_skinny_splitk (kernels/gemm.cu), the default at M ≤ kGemmSkinnyMaxRows: one row of
 /// block tiles of 16·ceil(M/16) rows × kGemmSkinnyTileCols columns, K cut into splits of whole
 /// kGemmSkinnySliceK slices, fp32 partials reduced by the last block of each column tile.
 inline constexpr int64_t kGemmSkinnyMaxRows = 64;
@@ -110,53 +109,6 @@ constexpr GemmSplitK gemm_skinny_split(int64_t m, int64_t n, int64_t k) {
   if (splits < 1) splits = 1;
   const int64_t slices_per_split = (slices + splits - 1) / splits;
   return {(slices + slices_per_split - 1) / slices_per_split, slices_per_split * kGemmSkinnySliceK};
-}
-
-/// gemm_v5_skinny_stream (kernels/gemm.cu), the default at M ≤ kGemmSkinnyMaxRows: C = X·W computed
-/// as Cᵀ = Wᵀ·Xᵀ with W as the m16n8k16 A operand, so that 16 columns of W fill the MMA's M side
-/// and the batch rows its n8 side. One warp owns kGemmStreamWarpCols columns (8 lane groups × one
-/// 16-byte vector of 8 elements) and streams W through a cp.async ring private to each thread;
-/// the kGemmStreamWarps warps of a block share the block's columns and take its K steps in turn,
-/// and are summed in shared memory; K splits beyond one block write fp32 partials.
-inline constexpr const char* kGemmStreamVersionName = "gemm_v5_skinny_stream";
-inline constexpr int64_t kGemmStreamWarpCols = 64;
-/// K of one pipeline step: one m16n8k16 k-step.
-inline constexpr int64_t kGemmStreamStepK = 16;
-inline constexpr int64_t kGemmStreamWarps = 4;
-/// Most blocks the split aims at: two resident blocks per SM on 132-SM GPUs (H100, H200), so the
-/// whole grid is one wave; fixed rather than read from the device so that the analytic partial
-/// bytes are the kernel's on every GPU (a smaller GPU runs more waves).
-inline constexpr int64_t kGemmStreamTargetBlocks = 264;
-/// Fewest K steps a split takes: four per warp, so that the pipeline ramp is amortized.
-inline constexpr int64_t kGemmStreamMinStepsPerSplit = 4 * kGemmStreamWarps;
-
-/// n8 batch tiles of gemm_v5_skinny_stream at M rows (1 ≤ M ≤ kGemmSkinnyMaxRows): 1, 2, 4 or 8,
-/// the fewest of those powers of two covering M (each is one compiled kernel).
-constexpr int64_t gemm_stream_batch_tiles(int64_t m) {
-  return m <= 8 ? 1 : m <= 16 ? 2 : m <= 32 ? 4 : 8;
-}
-
-/// Tile of C one warp (and one block) of gemm_v5_skinny_stream computes at M rows:
-/// 8·gemm_stream_batch_tiles(M) padded rows × kGemmStreamWarpCols columns.
-constexpr GemmBlockTile gemm_stream_tile(int64_t m) {
-  return {8 * gemm_stream_batch_tiles(m), kGemmStreamWarpCols};
-}
-
-/// The split of K of gemm_v5_skinny_stream at (M, N, K), M, N, K ≥ 1: as many splits as keep the
-/// grid (ceil(N/64) column strips × splits) within kGemmStreamTargetBlocks, capped so that the
-/// fp32 partials (2·splits·M·N·4 bytes written and read back) stay within an eighth of W's
-/// K·N·2 bytes (splits ≤ K/(32·M)) and so that every split has kGemmStreamMinStepsPerSplit
-/// steps of 16; then evened out so that no split is empty. k_per_split is a multiple of 16.
-constexpr GemmSplitK gemm_stream_split(int64_t m, int64_t n, int64_t k) {
-  const int64_t strips = (n + kGemmStreamWarpCols - 1) / kGemmStreamWarpCols;
-  const int64_t steps = (k + kGemmStreamStepK - 1) / kGemmStreamStepK;
-  int64_t splits = kGemmStreamTargetBlocks / strips;
-  const int64_t partial_cap = k / (32 * m);
-  if (splits > partial_cap) splits = partial_cap;
-  if (splits > steps / kGemmStreamMinStepsPerSplit) splits = steps / kGemmStreamMinStepsPerSplit;
-  if (splits < 1) splits = 1;
-  const int64_t steps_per_split = (steps + splits - 1) / splits;
-  return {(steps + steps_per_split - 1) / steps_per_split, steps_per_split * kGemmStreamStepK};
 }
 
 /// Fewest keys one part of the decode attention split takes: the flat range of B·H_kv·L keys is

@@ -30,9 +30,9 @@ AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
   return r;
 }
 
-double gemm_stream_partial_bytes(int64_t m, int64_t n, int64_t k) {
+double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k) {
   if (m > kGemmSkinnyMaxRows) return 0;
-  const GemmSplitK split = gemm_stream_split(m, n, k);
+  const GemmSplitK split = gemm_skinny_split(m, n, k);
   if (split.splits == 1) return 0;  // one split writes C directly
   return 2.0 * static_cast<double>(split.splits) * static_cast<double>(m) * static_cast<double>(n) *
          4.0;
@@ -149,13 +149,13 @@ AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
       gemm_analytic(m, n, k, s.dtype,
                     fmt::format("M = B*L, K = {}, N = {}", s.gemm_k != 0 ? "gemm_k" : "d_model",
                                 s.gemm_n != 0 ? "gemm_n" : ffn_width_name(s, w)));
-  if (const double partials = gemm_stream_partial_bytes(m, n, k); partials > 0) {
-    const GemmSplitK split = gemm_stream_split(m, n, k);
+  if (const double partials = gemm_skinny_partial_bytes(m, n, k); partials > 0) {
+    const GemmSplitK split = gemm_skinny_split(m, n, k);
     r.implemented_dram_bytes += partials;
     r.bytes_formula += fmt::format(
-        "; implemented at M <= {} ({}, the default there) + 2*S*M*N*4 (fp32 partials of S = {} K "
-        "splits written and read back)",
-        kGemmSkinnyMaxRows, kGemmStreamVersionName, split.splits);
+        "; implemented at M <= {} (gemm_v4_skinny_splitk, the default there) + 2*S*M*N*4 (fp32 "
+        "partials of S = {} K splits written and read back)",
+        kGemmSkinnyMaxRows, split.splits);
   }
   return r;
 }
@@ -389,7 +389,6 @@ GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
     return kGemmWgmmaTile;
   }
   if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
-  if (version == kGemmStreamVersionName) return gemm_stream_tile(m);
   return kGemmMmaSyncTile;
 }
 

@@ -1,6 +1,6 @@
 // The gemm operator at every (M, N, K) of a transformer layer (Shape::gemm_n, gemm_k): the
-// Llama-3.1-8B projections at decode and prefill M, both dtypes, through the skinny versions (v5,
-// the default up to 64 rows, and v4) and the tiled ones (v3 on sm_90, v1 elsewhere), each
+// Llama-3.1-8B projections at decode and prefill M, both dtypes, through the skinny split-K
+// version (the default up to 64 rows) and the tiled ones (v3 on sm_90, v1 elsewhere), each
 // validated against cuBLAS over every element and float64 on the CPU over sampled rows
 // (GemmRun::validate, which shares no code with the kernels); edge shapes where K is no multiple
 // of the split or the slice and N no multiple of the tile; and the split-K reduction giving the
@@ -44,16 +44,14 @@ Shape gemm_shape(int64_t m, int64_t n, int64_t k, Dtype dtype) {
 }
 
 /// The version that must run for `key` at M = `m` rows, worked out here from the documented
-/// rules (kernels/gemm.cu) rather than asked of the code under test: v5 and v4 up to 64 rows,
-/// else v3 (what both fall back to) on compute capability 9.0, v1 elsewhere.
+/// rules (kernels/gemm.cu) rather than asked of the code under test: v4 up to 64 rows, else v3
+/// (what v4 falls back to) on compute capability 9.0, v1 elsewhere.
 std::string expected_version(const std::string& key, int64_t m) {
-  if (key == "v5" && m <= 64) return "gemm_v5_skinny_stream";
   if (key == "v4" && m <= 64) return "gemm_v4_skinny_splitk";
   return test_device_is_sm90() ? "gemm_v3_wgmma_multicast" : "gemm_v1_mma_sync";
 }
 
 std::string expected_kernel(const std::string& version) {
-  if (version == "gemm_v5_skinny_stream") return "gemm_skinny_stream";
   if (version == "gemm_v4_skinny_splitk") return "gemm_skinny_splitk";
   return version == "gemm_v1_mma_sync" ? "gemm_mma_sync" : "gemm_wgmma_tma";
 }
@@ -87,8 +85,7 @@ constexpr LayerGemm kLlama8bGemms[] = {
     {"down", 4096, 14336},
 };
 
-// projection index, M, dtype, version key ("v5": the default, streaming W up to 64 rows; "v4":
-// skinny split-K tiles; "v3": tiled)
+// projection index, M, dtype, version key ("v4": the default, skinny up to 64 rows; "v3": tiled)
 using LayerParam = std::tuple<int, int64_t, Dtype, std::string>;
 
 class GemmLayerShapes : public testing::TestWithParam<LayerParam> {};
@@ -99,24 +96,23 @@ TEST_P(GemmLayerShapes, MatchesCublasAndFloat64) {
   run_and_validate(gemm_shape(m, g.n, g.k, dtype), key, 1000 + static_cast<uint64_t>(m));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Llama8b, GemmLayerShapes,
-    testing::Combine(testing::Range(0, 4), testing::Values<int64_t>(1, 3, 16, 64, 130),
-                     testing::Values(Dtype::kBf16, Dtype::kFp16),
-                     testing::Values(std::string("v5"), std::string("v4"), std::string("v3"))),
-    [](const testing::TestParamInfo<LayerParam>& info) {
-      return std::string(kLlama8bGemms[std::get<0>(info.param)].name) + "_M" +
-             std::to_string(std::get<1>(info.param)) + "_" + to_string(std::get<2>(info.param)) +
-             "_" + std::get<3>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Llama8b, GemmLayerShapes,
+                         testing::Combine(testing::Range(0, 4),
+                                          testing::Values<int64_t>(1, 3, 16, 64, 130),
+                                          testing::Values(Dtype::kBf16, Dtype::kFp16),
+                                          testing::Values(std::string("v4"), std::string("v3"))),
+                         [](const testing::TestParamInfo<LayerParam>& info) {
+                           return std::string(kLlama8bGemms[std::get<0>(info.param)].name) + "_M" +
+                                  std::to_string(std::get<1>(info.param)) + "_" +
+                                  to_string(std::get<2>(info.param)) + "_" +
+                                  std::get<3>(info.param);
+                         });
 
-// Shapes at the skinny kernels' edges, each with the split it gets (core/kernel_tiles.hpp):
-// K = 8 and 40 (v4: one partial slice, two slices; v5: half a step, 2.5 steps, so that warps 1-3
-// or 3 have no step), K = 4104 and 1000 (the last split shorter, its last slice or step partial;
-// v5 at 264 × 4104: 16 splits, the last with 2 steps, warps 2 and 3 idle there), N = 8, 136, 264
-// and 1000 (the last column tile or 64-column strip partial, down to one 8-column lane group), M
-// at 1, 3, 17, 33, 48 and 64 (v4: each row-tile count; v5: batch tiles 1, 4 and 8, partial and
-// full) and N = 65536 (one split: C written directly, no partials).
+// Shapes at the skinny kernel's edges, each with the split it gets (core/kernel_tiles.hpp):
+// K = 8 and 40 (one partial slice; two slices, the second partial), K = 4104 and 1000 (the last
+// split shorter, its last slice partial), N = 8, 136, 264 and 1000 (the last column tile
+// partial), M at 1, 3, 17, 33, 48 and 64 (each row-tile count, partial and full), and N = 65536
+// (one split: C written directly, no partials).
 TEST(GemmSkinny, EdgeShapes) {
   struct Case {
     int64_t m, n, k;
@@ -134,79 +130,38 @@ TEST(GemmSkinny, EdgeShapes) {
   }
 }
 
-// v5 at the same edges plus its own: M = 8 and 9 (batch tiles 1 and 2), 16 and 32 (2 and 4
-// full), N = 72 (a second strip of one lane group), K = 24 (1.5 steps) and 16 (one step), and
-// shapes with 2 and 4 splits at odd K.
-TEST(GemmStream, EdgeShapes) {
-  struct Case {
-    int64_t m, n, k;
-  };
-  const Case cases[] = {{1, 8, 8},       {3, 136, 40},     {17, 264, 4104}, {33, 1000, 1000},
-                        {48, 4104, 520}, {64, 8, 14336},   {1, 65536, 256}, {64, 6144, 4104},
-                        {8, 72, 24},     {9, 4096, 16},    {16, 200, 2056}, {32, 4096, 4104},
-                        {2, 4160, 8200}, {63, 4096, 14344}};
-  for (const Case& c : cases) {
-    for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
-      const GemmSplitK split = gemm_stream_split(c.m, c.n, c.k);
-      SCOPED_TRACE(testing::Message()
-                   << "M " << c.m << " N " << c.n << " K " << c.k << " " << to_string(dtype) << ": "
-                   << split.splits << " splits of " << split.k_per_split);
-      run_and_validate(gemm_shape(c.m, c.n, c.k, dtype), "v5", 78);
-    }
-  }
-}
-
-// M = batch·seq_len either way: prefill of 16 tokens (batch 1) runs the skinny versions too.
+// M = batch·seq_len either way: prefill of 16 tokens (batch 1) runs the skinny version too.
 TEST(GemmSkinny, RowsFromSeqLenToo) {
   Shape shape = gemm_shape(1, 4096, 4096, Dtype::kBf16);
   shape.seq_len = 16;
   run_and_validate(shape, "v4", 5);
-  run_and_validate(shape, "v5", 5);
 }
 
-/// Validates `run`, then launches it 5 more times and expects C to be the same bits each time
-/// (the split-K reductions re-arm their counters and sum in split order whatever the arrival
-/// order), and still valid after them.
-void expect_same_bits_across_launches(OperatorRun& run, int64_t c_count) {
-  run.fill_random(11);
-  expect_valid(run.validate());
-  const std::vector<DeviceTensorView> tensors = run.tensors();
-  ASSERT_EQ(tensors.size(), 3u);
-  ASSERT_EQ(tensors[2].name, "c");
-  const DeviceTensorView& c = tensors[2];
-  ASSERT_EQ(c.count, c_count);
-  std::vector<uint16_t> first(static_cast<size_t>(c.count));
-  std::vector<uint16_t> again(first.size());
-  RFL_CUDA_CHECK(cudaMemcpy(first.data(), c.data, first.size() * 2, cudaMemcpyDeviceToHost));
-  for (int launch = 0; launch < 5; ++launch) {
-    RFL_CUDA_CHECK(cudaMemset(c.data, 0, again.size() * 2));
-    run.launch(nullptr);
-    RFL_CUDA_CHECK(cudaDeviceSynchronize());
-    RFL_CUDA_CHECK(cudaMemcpy(again.data(), c.data, again.size() * 2, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(again, first) << "launch " << launch;
-  }
-  expect_valid(run.validate());
-}
-
+// Launch after launch the split-K result is the same bits: the last block of each column tile
+// re-arms its counter and sums the partials in split order whatever the arrival order.
 TEST(GemmSkinny, SplitKIsDeterministicAcrossLaunches) {
   const Shape shape = gemm_shape(16, 4096, 14336, Dtype::kBf16);
   ASSERT_GT(gemm_skinny_split(16, 4096, 14336).splits, 1);
   const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, "v4");
   ASSERT_EQ(run->version(), "gemm_v4_skinny_splitk");
-  expect_same_bits_across_launches(*run, 16 * 4096);
-}
-
-// v5 at 4 splits (down, M = 16) and 2 splits with 8 batch tiles (QKV, M = 64).
-TEST(GemmStream, SplitKIsDeterministicAcrossLaunches) {
-  for (const auto [m, n, k] :
-       {std::tuple<int64_t, int64_t, int64_t>{16, 4096, 14336}, {64, 6144, 4096}}) {
-    SCOPED_TRACE(testing::Message() << "M " << m << " N " << n << " K " << k);
-    ASSERT_GT(gemm_stream_split(m, n, k).splits, 1);
-    const std::unique_ptr<OperatorRun> run =
-        find_operator("gemm").create(gemm_shape(m, n, k, Dtype::kBf16), "v5");
-    ASSERT_EQ(run->version(), "gemm_v5_skinny_stream");
-    expect_same_bits_across_launches(*run, m * n);
+  run->fill_random(11);
+  expect_valid(run->validate());
+  const std::vector<DeviceTensorView> tensors = run->tensors();
+  ASSERT_EQ(tensors.size(), 3u);
+  ASSERT_EQ(tensors[2].name, "c");
+  const DeviceTensorView& c = tensors[2];
+  ASSERT_EQ(c.count, 16 * 4096);
+  std::vector<uint16_t> first(static_cast<size_t>(c.count));
+  std::vector<uint16_t> again(first.size());
+  RFL_CUDA_CHECK(cudaMemcpy(first.data(), c.data, first.size() * 2, cudaMemcpyDeviceToHost));
+  for (int launch = 0; launch < 5; ++launch) {
+    RFL_CUDA_CHECK(cudaMemset(c.data, 0, again.size() * 2));
+    run->launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    RFL_CUDA_CHECK(cudaMemcpy(again.data(), c.data, again.size() * 2, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(again, first) << "launch " << launch;
   }
+  expect_valid(run->validate());  // and still right after them
 }
 
 }  // namespace

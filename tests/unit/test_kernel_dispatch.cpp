@@ -46,23 +46,10 @@ TEST(KernelDispatch, GemmFallsBackToMmaSyncOffHopper) {
     EXPECT_EQ(gemm_version_for("v2", 4096, cc), "v1");
     EXPECT_EQ(gemm_version_for("v1", 4096, cc), "v1");
     EXPECT_EQ(gemm_version_for("v4", 65, cc), "v1");  // v4 -> v3 -> v1
-    EXPECT_EQ(gemm_version_for("v5", 65, cc), "v1");  // v5 -> v3 -> v1
   }
 }
 
-// The weight-streaming version (the default) runs at M = batch·seq_len up to 64 on every device
-// (portable mma.sync and cp.async), and above that gives way to v3 (v1 off Hopper).
-TEST(KernelDispatch, GemmStreamRunsUpTo64RowsAnywhere) {
-  for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {
-    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
-    for (const int64_t m : {1, 3, 8, 9, 16, 17, 32, 33, 63, 64}) {
-      EXPECT_EQ(gemm_version_for("v5", m, cc), "v5");
-    }
-    EXPECT_EQ(gemm_version_for("v5", 65, cc), cc.major == 9 && cc.minor == 0 ? "v3" : "v1");
-  }
-}
-
-// The skinny split-K version (--kernel gemm=v4) runs at M = batch·seq_len up to 64 on every device,
+// The skinny split-K version (the default) runs at M = batch·seq_len up to 64 on every device,
 // and above that gives way to v3 (v1 off Hopper).
 TEST(KernelDispatch, GemmSkinnyRunsUpTo64RowsAnywhere) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {

@@ -184,28 +184,6 @@ TEST(MemoryModel, WriteBytesAndGemmReuse) {
                    (32.0 * 4096 * 2048 + 32.0 * 2048 * 8192) * 2);
 }
 
-// gemm_v5_skinny_stream at decode: one row of 8·{1,2,4,8}-row × 64-column warp tiles, so X is
-// read once per 64-column strip and W once.
-TEST(MemoryModel, GemmStreamTileAtDecode) {
-  for (const auto [m, rows] : {std::pair<int64_t, int64_t>{1, 8},
-                               {3, 8},
-                               {9, 16},
-                               {16, 16},
-                               {17, 32},
-                               {33, 64},
-                               {64, 64}}) {
-    const GemmBlockTile tile = gemm_block_tile("gemm_v5_skinny_stream", m);
-    EXPECT_EQ(tile.rows, rows) << m;
-    EXPECT_EQ(tile.cols, 64) << m;
-  }
-  Shape s = shape_at(1);
-  s.batch = 64;
-  s.gemm_n = 6144;
-  s.gemm_k = 4096;
-  EXPECT_DOUBLE_EQ(gemm_no_reuse_read_bytes(s, gemm_block_tile("gemm_v5_skinny_stream", 64)),
-                   (96.0 * 64 * 4096 + 1.0 * 4096 * 6144) * 2);
-}
-
 // Llama 3.1 8B's KV cache: 32 layers, H_kv = 8, d = 128, bf16, pages of 16 (vLLM's default block
 // size), a contiguous allocator reserving 131072 positions (its max_position_embeddings).
 KvCapacitySpec llama_8b_kv(double budget_bytes) {

@@ -121,77 +121,27 @@ TEST(OperatorModel, GemmDefaultDimsUnchanged) {
   EXPECT_DOUBLE_EQ(min_dram_write_bytes("gemm", default_shape(4096)), 4096.0 * 8192 * 2);
 }
 
-// Decode M = 16 (batch 16, L = 1), Llama-3.1-8B's down projection K = 14336, N = 4096, under the
-// default gemm_v5_skinny_stream: 64 strips of 64 columns → 264/64 = 4 splits (the partial cap
-// K/(32·M) = 28 and the 896 steps of 16 allow them); 896/4 = 224 steps = 3584 per split. Partials
-// 2·4·16·4096·4 bytes = 2 097 152 on top of (16·14336 + 14336·4096 + 16·4096)·2 = 118 030 336.
+// Decode M = 16 (batch 16, L = 1), Llama-3.1-8B's down projection K = 14336, N = 4096:
+// 32 column tiles of 128 → 16 splits wanted (512 blocks); the cap K/(8·M) = 112 and the 448
+// slices of 32 allow them; 448/16 = 28 slices = 896 per split. Partials 2·16·16·4096·4 bytes
+// = 8 388 608 on top of (16·14336 + 14336·4096 + 16·4096)·2 = 118 030 336.
 TEST(OperatorModel, GemmDecodeCountsSplitKPartials) {
   Shape s = default_shape(1);
   s.batch = 16;
   s.gemm_n = 4096;
   s.gemm_k = 14336;
-  const GemmSplitK split = gemm_stream_split(16, 4096, 14336);
-  EXPECT_EQ(split.splits, 4);
-  EXPECT_EQ(split.k_per_split, 3584);
+  const GemmSplitK split = gemm_skinny_split(16, 4096, 14336);
+  EXPECT_EQ(split.splits, 16);
+  EXPECT_EQ(split.k_per_split, 896);
   const AnalyticResult r = analytic_model("gemm", s);
   EXPECT_DOUBLE_EQ(r.flop, 2.0 * 16 * 4096 * 14336);
   EXPECT_DOUBLE_EQ(r.min_dram_bytes, 118030336.0);
-  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 118030336.0 + 2097152.0);
-  EXPECT_NE(r.bytes_formula.find("gemm_v5_skinny_stream, the default there"), std::string::npos)
-      << r.bytes_formula;
-  EXPECT_NE(r.bytes_formula.find("S = 4 K splits"), std::string::npos) << r.bytes_formula;
+  EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 118030336.0 + 8388608.0);
+  EXPECT_NE(r.bytes_formula.find("S = 16 K splits"), std::string::npos) << r.bytes_formula;
 }
 
-// v5's split at the Llama-3.1-8B projections: the grid within 264 blocks (2 per SM of a 132-SM
-// GPU), the partials within an eighth of W (K/(32·M)), at least 16 steps of 16 per split, none
-// empty, and one split (C written directly, no partials) where the strips alone fill the grid.
-TEST(OperatorModel, GemmStreamSplitRules) {
-  // QKV N = 6144: 96 strips → 2 splits at every M ≤ 64 (the cap K/(32·64) = 2 at M = 64).
-  for (const int64_t m : {1, 16, 64}) {
-    EXPECT_EQ(gemm_stream_split(m, 6144, 4096).splits, 2) << m;
-    EXPECT_EQ(gemm_stream_split(m, 6144, 4096).k_per_split, 2048) << m;
-  }
-  // O N = K = 4096: 64 strips → 4 splits of 1024, capped to 2 of 2048 at M = 64.
-  EXPECT_EQ(gemm_stream_split(16, 4096, 4096).splits, 4);
-  EXPECT_EQ(gemm_stream_split(16, 4096, 4096).k_per_split, 1024);
-  EXPECT_EQ(gemm_stream_split(64, 4096, 4096).splits, 2);
-  // Down K = 14336 at M = 64: cap 7, 4 wanted.
-  EXPECT_EQ(gemm_stream_split(64, 4096, 14336).splits, 4);
-  EXPECT_EQ(gemm_stream_split(64, 4096, 14336).k_per_split, 3584);
-  // Gate/up N = 14336: 224 strips fill the grid alone: one split, no partials.
-  EXPECT_EQ(gemm_stream_split(1, 14336, 4096).splits, 1);
-  EXPECT_EQ(gemm_stream_split(1, 14336, 4096).k_per_split, 4096);
-  EXPECT_DOUBLE_EQ(gemm_stream_partial_bytes(1, 14336, 4096), 0.0);
-  // K = 8 or 40 (fewer than 16 steps): one split, its last step partial.
-  EXPECT_EQ(gemm_stream_split(1, 8, 8).splits, 1);
-  EXPECT_EQ(gemm_stream_split(3, 136, 40).k_per_split, 48);
-  // M = 64, QKV: 2·2·64·6144·4 bytes of partials, an eighth of W's 4096·6144·2.
-  EXPECT_DOUBLE_EQ(gemm_stream_partial_bytes(64, 6144, 4096), 2.0 * 2 * 64 * 6144 * 4);
-  EXPECT_DOUBLE_EQ(gemm_stream_partial_bytes(64, 6144, 4096), 4096.0 * 6144 * 2 / 8);
-  // Above 64 rows the skinny kernels do not run: no partials.
-  EXPECT_DOUBLE_EQ(gemm_stream_partial_bytes(65, 4096, 4096), 0.0);
-  for (const int64_t m : {1, 3, 16, 33, 64}) {
-    for (const auto [n, k] : {std::pair<int64_t, int64_t>{6144, 4096},
-                              {4096, 4096},
-                              {14336, 4096},
-                              {4096, 14336},
-                              {8, 8},
-                              {1000, 1000},
-                              {264, 4104}}) {
-      const GemmSplitK sp = gemm_stream_split(m, n, k);
-      SCOPED_TRACE(testing::Message() << m << " " << n << " " << k);
-      EXPECT_EQ(sp.k_per_split % 16, 0);
-      EXPECT_LT((sp.splits - 1) * sp.k_per_split, k);  // the last split is not empty
-      EXPECT_GE(sp.splits * sp.k_per_split, k);        // and they reach K
-      EXPECT_LE(sp.splits, std::max<int64_t>(1, k / (32 * m)));
-      const int64_t strips = (n + 63) / 64;
-      EXPECT_TRUE(sp.splits == 1 || strips * sp.splits <= 264);
-    }
-  }
-}
-
-// v4's split (--kernel gemm=v4): capped by the partials (K/(8·M)) and by the slices, never leaving
-// a split empty, and one split (no partials) where the column tiles alone fill the target.
+// The split: capped by the partials (K/(8·M)) and by the slices, never leaving a split empty, and
+// one split (no partials) where the column tiles alone fill the target.
 TEST(OperatorModel, GemmSkinnySplitRules) {
   // M = 64, N = K = 4096: 16 wanted, the cap K/(8·64) = 8 holds it; 128 slices / 8 = 16 each.
   EXPECT_EQ(gemm_skinny_split(64, 4096, 4096).splits, 8);
@@ -208,6 +158,9 @@ TEST(OperatorModel, GemmSkinnySplitRules) {
   EXPECT_EQ(gemm_skinny_split(64, 4096, 8).splits, 1);
   // N = 65536: 512 column tiles fill the target alone: one split, C written directly.
   EXPECT_EQ(gemm_skinny_split(1, 65536, 4096).splits, 1);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(1, 65536, 4096), 0.0);
+  // Above 64 rows the skinny kernel does not run: no partials.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(65, 4096, 4096), 0.0);
   // Every (M, N, K) of the Llama-3.1-8B layer: the splits cover K exactly once, none empty.
   for (const int64_t m : {1, 3, 16, 64}) {
     for (const auto [n, k] :
