@@ -223,7 +223,7 @@ int run_layer_command(const LayerOptions& o) {
     check_output_file_path(o.output);
   }
   if (o.chart) {
-    check_output_extension(*o.chart, ".svg", "the chart is SVG");
+    check_output_extension(*o.chart, ".svg", "the chart is SVG", "--chart");
     check_output_file_path(*o.chart);
   }
   const std::vector<int64_t> lengths =

@@ -12,8 +12,8 @@
 namespace rooflinectl {
 
 void check_output_extension(const std::string& path, const std::string& extension,
-                            const std::string& what) {
-  if (path.empty()) throw bad_input("invalid --output '': an empty file name");
+                            const std::string& what, const std::string& flag) {
+  if (path.empty()) throw bad_input(fmt::format("invalid {} '': an empty file name", flag));
   const std::filesystem::path name = std::filesystem::path(path).filename();
   std::string upper = extension;
   std::transform(upper.begin(), upper.end(), upper.begin(),
@@ -21,11 +21,11 @@ void check_output_extension(const std::string& path, const std::string& extensio
   // std::filesystem reads ".json" as a stem with no extension: a hidden file, not a JSON name.
   if (name == extension || name == upper) {
     throw bad_input(
-        fmt::format("invalid --output '{}': needs a file name before {}", path, extension));
+        fmt::format("invalid {} '{}': needs a file name before {}", flag, path, extension));
   }
   const std::string found = name.extension().string();
   if (found != extension && found != upper) {
-    throw bad_input(fmt::format("invalid --output '{}': {}, the file name must end in {}", path,
+    throw bad_input(fmt::format("invalid {} '{}': {}, the file name must end in {}", flag, path,
                                 what, extension));
   }
 }

@@ -13,9 +13,9 @@ namespace rooflinectl {
 /// in <extension>" for another extension, "invalid --output '': an empty file name" for an empty
 /// path, and "invalid --output '<dir>/.json': needs a file name before .json" for a name that is
 /// the extension alone (a hidden file with no stem). `what` says what the file holds ("the chart
-/// is SVG").
+/// is SVG"); `flag` is the option the messages name (`layer --chart` names "--chart").
 void check_output_extension(const std::string& path, const std::string& extension,
-                            const std::string& what);
+                            const std::string& what, const std::string& flag = "--output");
 
 /// Throws a bad-input Error "invalid --output '<output>': is the input report '<input>', which
 /// would be overwritten" when `output` names the same file as `input`: the same inode when both

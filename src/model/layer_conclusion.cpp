@@ -100,13 +100,17 @@ std::string prefill_bound(int64_t batch, const std::vector<const LayerPrediction
   for (const auto& o : first.ops) {
     if (o.bound == Bound::kMemory) memory_bound.push_back(o.op.name);
   }
-  return fmt::format(
-      "prefill, B = {}: compute-bound operators take {} of the layer time at L = {} and {} at "
-      "L = {}; memory-bound at L = {}: {}",
-      batch, percent(first.compute_bound_time_share), first.point.seq_len,
-      percent(last.compute_bound_time_share), last.point.seq_len, first.point.seq_len,
-      memory_bound.empty() ? std::string("none")
-                           : fmt::format("{}", fmt::join(memory_bound, ", ")));
+  // One length: one share ("at L = 4096"), not the same clause twice.
+  const std::string shares =
+      list.size() == 1 ? fmt::format("{} of the layer time at L = {}",
+                                     percent(first.compute_bound_time_share), first.point.seq_len)
+                       : fmt::format("{} of the layer time at L = {} and {} at L = {}",
+                                     percent(first.compute_bound_time_share), first.point.seq_len,
+                                     percent(last.compute_bound_time_share), last.point.seq_len);
+  return fmt::format("prefill, B = {}: compute-bound operators take {}; memory-bound at L = {}: {}",
+                     batch, shares, first.point.seq_len,
+                     memory_bound.empty() ? std::string("none")
+                                          : fmt::format("{}", fmt::join(memory_bound, ", ")));
 }
 
 std::vector<std::string> decode_conclusion(const std::vector<LayerPrediction>& points) {

@@ -128,7 +128,7 @@ if "$bin" layer --model llama-3.1-8b --phase prefill --seq 512,4096 --gpu h200-s
   cmp -s "$work/split.svg" "$work/plotted.svg"; then
   pass
 else fail "plot LAYER.json differs from layer --chart: $(head -c 300 "$work/stderr")"; fi
-refused_run 2 "the chart is SVG" layer --model llama-3.1-8b --phase prefill --seq 512 \
+refused_run 2 "invalid --chart '$work/split.png': the chart is SVG" layer --model llama-3.1-8b --phase prefill --seq 512 \
   --gpu h200-sxm --analytic --chart "$work/split.png" && pass
 refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-3.1-8b \
   --phase decode --gpu h200-sxm --analytic --format csv && pass

@@ -274,6 +274,14 @@ TEST(LayerConclusion, PrefillNamesTheTakeover) {
             std::string::npos)
       << r.conclusion[0];
   EXPECT_NE(r.conclusion[1].find("compute-bound operators take"), std::string::npos);
+  EXPECT_NE(r.conclusion[1].find("at L = 512 and "), std::string::npos) << r.conclusion[1];
+  // One length: its share once, not "at L = 4096 and ... at L = 4096".
+  const LayerReport one =
+      build_layer_report(llama(), find_gpu_spec("h200-sxm"), LayerPhase::kPrefill, {1}, {4096});
+  ASSERT_FALSE(one.conclusion.empty());
+  EXPECT_NE(one.conclusion.back().find("of the layer time at L = 4096; memory-bound at L = 4096:"),
+            std::string::npos)
+      << one.conclusion.back();
   // Non-causal attention would cross: at L = 131072 the causal one does too.
   const LayerReport longer = build_layer_report(llama(), find_gpu_spec("h200-sxm"),
                                                 LayerPhase::kPrefill, {1}, {32768, 131072});
