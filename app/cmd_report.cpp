@@ -96,6 +96,22 @@ int run_cross_gpu_report(const ReportOptions& o, ReportFormat format) {
     }
     reports.push_back(checked_report(document, path));
   }
+  // A report that shares no point with the first shows only "absent" cells: say why on stderr
+  // (different operators or shapes), as `compare` refuses such a pair.
+  for (size_t i = 1; i < reports.size(); ++i) {
+    const bool shared =
+        std::any_of(reports[i].points.begin(), reports[i].points.end(), [&](const PointResult& p) {
+          const PointKey key = point_key(p);
+          return std::any_of(reports[0].points.begin(), reports[0].points.end(),
+                             [&](const PointResult& q) { return point_key(q).same_point(key); });
+        });
+    if (!shared) {
+      fmt::print(stderr,
+                 "warning: {} shares no point with {} (other operators or shapes): every row "
+                 "shows one side absent\n",
+                 o.reports[i], o.reports[0]);
+    }
+  }
   std::vector<CrossGpuReport> view;
   int code = static_cast<int>(ExitCode::kOk);
   for (size_t i = 0; i < reports.size(); ++i) {

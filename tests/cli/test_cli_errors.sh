@@ -184,6 +184,16 @@ examples="$(dirname "$0")/../../docs/examples"
 run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \
   report "$examples/h100-layer-decode.json"
 run_case 2 "benchmark rows of scripts/bench_gpu.py" - report "$examples/h100-bench-new-ops.json"
+# Two reports with no point in common: the side-by-side table still prints (exit 0), with one
+# warning naming the pair; two reports that share points print no warning.
+"$bin" report "$examples/h200-sweep.json" "$examples/h100-sweep-qlen.json" >"$inputs/stdout" 2>"$inputs/stderr"
+code=$?
+if [[ $code -eq 0 ]] && [[ -s "$inputs/stdout" ]] && [[ $(wc -l <"$inputs/stderr") -eq 1 ]] &&
+   grep -q "^warning: .*h100-sweep-qlen.json shares no point with .*h200-sweep.json" "$inputs/stderr"; then
+  pass; else fail "report A B without shared points -> exit $code: $(head -c 300 "$inputs/stderr")"; fi
+"$bin" report "$examples/h200-sweep.json" "$examples/h200-sweep.json" >"$inputs/stdout" 2>"$inputs/stderr"
+if [[ $? -eq 0 ]] && [[ ! -s "$inputs/stderr" ]]; then
+  pass; else fail "report A A warned: $(head -c 300 "$inputs/stderr")"; fi
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - peaks --device 1.5
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
 # --kernel: an unknown operator or version is bad input before any GPU work (exit 2, not the
