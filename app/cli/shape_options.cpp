@@ -126,8 +126,8 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
   sub.add_option(
          "--gemm-n", o.gemm_n,
          "gemm's N, e.g. a layer's QKV projection (H + 2*H_kv)*d, or ffn_dim: a multiple of "
-         "8 (default 0: 4*d_model, the FFN up projection). M is batch*seq_len (decode: "
-         "--seq 1)")
+         "8 (default 0: the FFN up projection's d_ff: --ffn-dim, or in `model --model` the "
+         "preset's ffn_dim, else 4*d_model). M is batch*seq_len (decode: --seq 1)")
       ->type_name("N")
       ->transform(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--gemm-k", o.gemm_k,

@@ -126,7 +126,7 @@ void validate_gemm_dims(const Shape& s) {
           name, v, name, default_text));
     }
   };
-  check("gemm-n", s.gemm_n, "N = 4·d_model");
+  check("gemm-n", s.gemm_n, "N = d_ff, the FFN width");
   check("gemm-k", s.gemm_k, "K = d_model");
   if (s.gemm_n == 0 && s.gemm_k == 0) return;  // the FFN shapes validate_common_shape bounds
   const GemmDims d = s.gemm_dims();

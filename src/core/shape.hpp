@@ -169,7 +169,8 @@ void validate_common_shape(const Shape& shape);
 /// Checks the explicit GEMM dims: gemm_n and gemm_k each 0 (the default) or a positive multiple
 /// of 8 (16-byte rows of W, X and C for cp.async and TMA), and X, W and C (M·K, K·N, M·N) within
 /// kMaxTensorElements. Throws a bad-input Error naming the flag, the value and what is allowed:
-/// "invalid gemm-n 100 (--gemm-n): allowed 0 (N = 4·d_model) or a positive multiple of 8 ...".
+/// "invalid gemm-n 100 (--gemm-n): allowed 0 (N = d_ff, the FFN width) or a positive multiple of 8
+/// ...".
 void validate_gemm_dims(const Shape& shape);
 
 /// Checks the explicit layer widths: hidden and ffn_dim each 0 (the default: heads·head_dim,

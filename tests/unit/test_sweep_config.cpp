@@ -271,7 +271,8 @@ TEST(SweepConfig, GemmDimsKeys) {
 
   c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_n": 100})", "f");
   EXPECT_EQ(validate_error(c),
-            "invalid gemm-n 100 (--gemm-n): allowed 0 (N = 4·d_model) or a positive multiple of 8 "
+            "invalid gemm-n 100 (--gemm-n): allowed 0 (N = d_ff, the FFN width) or a positive "
+            "multiple of 8 "
             "(16-byte rows of W and C for cp.async and TMA)");
   c = parse_sweep_config(R"({"ops": ["gemm"], "gemm_k": -8})", "f");
   EXPECT_EQ(validate_error(c),
