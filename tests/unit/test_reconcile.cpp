@@ -180,6 +180,17 @@ ReconcileCheck flash_tensor_flop_check(const Shape& shape, const std::string& ve
   return flop ? *flop : ReconcileCheck{};
 }
 
+/// A causal attention shape of B = 1, H = 16 (the defaults) at `seq_len` keys, `head_dim`, and
+/// `q_len` queries (0: seq_len).
+Shape causal_attention_shape(int64_t seq_len, int64_t head_dim, int64_t q_len = 0) {
+  Shape s;
+  s.seq_len = seq_len;
+  s.head_dim = head_dim;
+  s.q_len = q_len;
+  s.causal = true;
+  return s;
+}
+
 // flash_attention_v3_wgmma_tma computes 128 × 128 tiles per 128-row query tile, both warpgroups up
 // to the tile's diagonal: the H100 counted 1.124x the visible pairs at L = 1024 causal and 1.083x
 // for 512 queries over 1024 keys (a --q-len sweep), which v2's 32-row warps would not explain.
@@ -187,10 +198,7 @@ TEST(Reconcile, WgmmaTilesExplainCausalFlashFlops) {
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 128, true), 36.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(512, 1024, 128, true), 26.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 128, false), 1024.0 * 1024);
-  Shape chunk;
-  chunk.seq_len = 1024;
-  chunk.q_len = 512;
-  chunk.causal = true;
+  const Shape chunk = causal_attention_shape(1024, 128, 512);
   const double counted = 4.0 * 16 * 128 * 26 * 128 * 128;
   const ReconcileCheck flop = flash_tensor_flop_check(chunk, kFlashWgmmaVersionName, counted);
   EXPECT_NEAR(flop.ratio, 1.0826, 1e-4);
@@ -213,10 +221,7 @@ TEST(Reconcile, WgmmaTilesAtHeadDim256Are128By80) {
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(100, 1000, 256, true), 128.0 * 13 * 80);
   // 1000 queries over 100 keys: only the last query tile (rows 896-999) sees keys, all 100.
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 100, 256, true), 128.0 * 2 * 80);
-  Shape full;
-  full.seq_len = 1024;
-  full.head_dim = 256;
-  full.causal = true;
+  const Shape full = causal_attention_shape(1024, 256);
   const ReconcileCheck flop =
       flash_tensor_flop_check(full, kFlashWgmmaVersionName, 4.0 * 16 * 256 * 61 * 128 * 80);
   EXPECT_NEAR(flop.ratio, 61.0 * 128 * 80 / (1024.0 * 1025 / 2), 1e-9);
@@ -234,10 +239,7 @@ TEST(Reconcile, WgmmaTilesAtHeadDim96Are128By128) {
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1024, 1024, 96, true), 36.0 * 128 * 128);
   EXPECT_DOUBLE_EQ(flash_wgmma_computed_pairs(1000, 1000, 96, false), 1024.0 * 1024);
   EXPECT_DOUBLE_EQ(flash_computed_pairs(1024, 1024, 96, true), 2.0 * 136 * 32 * 64);
-  Shape full;
-  full.seq_len = 1024;
-  full.head_dim = 96;
-  full.causal = true;
+  const Shape full = causal_attention_shape(1024, 96);
   const double counted = 4.0 * 16 * 96 * 36 * 128 * 128;
   const ReconcileCheck flop = flash_tensor_flop_check(full, kFlashWgmmaVersionName, counted);
   EXPECT_NEAR(flop.ratio, 36.0 * 128 * 128 / (1024.0 * 1025 / 2), 1e-9);
