@@ -162,7 +162,8 @@ def main() -> int:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "kv_dtype": k[2], "rounds": v}
                for k, v in results.items()]
         write_json_atomically(args.output,
-                              {"rows": rows, "measurements": raw, "work_dir": work_dir}, indent=2)
+                              {"schema": "rooflinectl-bench-fp8-decode/1", "rows": rows, "measurements": raw,
+                               "work_dir": work_dir}, indent=2)
     print(f"reports and logs: {work_dir}", file=sys.stderr)
     return 0 if all(r["met"] is not False for r in rows) else 1
 

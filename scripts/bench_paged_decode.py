@@ -199,7 +199,8 @@ def main() -> int:
         raw = [{"kv_heads": k[0], "seq_len": k[1], "layout": k[2], "rounds": v}
                for k, v in results.items()]
         write_json_atomically(args.output,
-                              {"rows": rows, "measurements": raw, "work_dir": work_dir}, indent=2)
+                              {"schema": "rooflinectl-bench-paged-decode/1", "rows": rows, "measurements": raw,
+                               "work_dir": work_dir}, indent=2)
     print(f"reports and logs: {work_dir}", file=sys.stderr)
     return 0 if all(r["met"] for r in rows) else 1
 

@@ -92,6 +92,8 @@ class JsonObjectReader {
   bool is_null(const std::string& key) const { return required(key).is_null(); }
   /// True when the member is a JSON array; a missing member is an error.
   bool is_array(const std::string& key) const { return required(key).is_array(); }
+  /// True when the member is a JSON string; a missing member is an error.
+  bool is_string(const std::string& key) const { return required(key).is_string(); }
 
   /// Throws for the first member whose name is not in `allowed` (strict files catch typos).
   void reject_unknown_keys(const std::vector<std::string>& allowed) const {

@@ -175,11 +175,20 @@ void check_positive_axis(const char* name, const char* flag, int64_t v) {
   }
 }
 
+void check_head_dim_axis(int64_t head_dim) {
+  if (head_dim <= 0) {
+    throw bad_input(fmt::format(
+        "invalid head-dim {} (--head-dim): must be a positive integer; flash_attention and "
+        "decode_attention run 64, 96, 128 or 256, naive_attention any multiple of 8",
+        head_dim));
+  }
+}
+
 void validate_common_shape(const Shape& s) {
   check_positive_axis("batch", "--batch", s.batch);
   check_positive_axis("heads", "--heads", s.heads);
   check_positive_axis("kv-heads", "--kv-heads", s.kv_heads);
-  check_positive_axis("head-dim", "--head-dim", s.head_dim);
+  check_head_dim_axis(s.head_dim);
   check_positive_axis("seq_len", "--seq", s.seq_len);
   validate_query_len(s);
   validate_kv_layout(s);

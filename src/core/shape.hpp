@@ -158,6 +158,10 @@ inline constexpr const char* kCausalMaskAlignment = "bottom-right";
 /// "batch", "--batch") is a positive integer; throws a bad-input Error naming both otherwise.
 void check_positive_axis(const char* name, const char* flag, int64_t v);
 
+/// check_positive_axis for head_dim, whose error also names what the attention kernels run:
+/// flash_attention and decode_attention 64, 96, 128 or 256, naive_attention any multiple of 8.
+void check_head_dim_axis(int64_t head_dim);
+
 /// Checks the axes shared by all operators (positive, GQA divisibility, validate_query_len,
 /// validate_kv_layout, validate_layer_widths, validate_gemm_dims) and
 /// that no tensor every operator's shape implies (Q/O, the FFN activation and weight) exceeds

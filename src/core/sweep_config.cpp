@@ -169,8 +169,15 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
     if (c.ops.empty()) r.fail_key("ops", "must name at least one operator");
   }
   if (r.has("seq")) {
-    c.seq_spec = r.get_string("seq");
-    c.seq_lens = r.get_parsed("seq", parse_seq_spec);
+    // A --seq SPEC string ("512..32768", "512,4096"), or as the other axes one integer or an
+    // array of them, kept as the equivalent list spec.
+    c.seq_spec = r.is_string("seq") ? r.get_string("seq")
+                                    : fmt::format("{}", fmt::join(get_int_axis(r, "seq"), ","));
+    try {
+      c.seq_lens = parse_seq_spec(c.seq_spec);
+    } catch (const Error& e) {
+      r.fail_key("seq", e.what());
+    }
   }
   read_shape_axes(r, c, false);
   if (r.has("filter")) {
@@ -233,7 +240,7 @@ void validate_sweep_config(const SweepConfig& c) {
   for (const int64_t v : c.axes.batch) check_positive_axis("batch", "--batch", v);
   for (const int64_t v : c.axes.heads) check_positive_axis("heads", "--heads", v);
   for (const int64_t v : c.axes.kv_heads) check_positive_axis("kv-heads", "--kv-heads", v);
-  for (const int64_t v : c.axes.head_dim) check_positive_axis("head-dim", "--head-dim", v);
+  for (const int64_t v : c.axes.head_dim) check_head_dim_axis(v);
   {
     // At the sweep's first length, not the base shape's default one: the M of a message about X
     // or C is then the M the user's --seq gives.

@@ -711,13 +711,21 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
         "split); the layer table is what `rooflinectl layer` printed when it wrote the file",
         origin, basis));
   }
-  // A benchmark's rows (scripts/bench_gpu.py, "schema": "rooflinectl-bench/1") are not a report.
-  if (r.has("schema") && document.at("schema").is_string() &&
-      document.at("schema").get<std::string>().rfind("rooflinectl-bench/", 0) == 0) {
+  // A benchmark's rows are not a report: scripts/bench_gpu.py writes "schema":
+  // "rooflinectl-bench/1", bench_fp8_decode.py and bench_paged_decode.py their own
+  // "rooflinectl-bench-*" schema, and their files from before that carry "rows", "measurements"
+  // and "work_dir" without a schema.
+  const bool bench_schema =
+      r.has("schema") && document.at("schema").is_string() &&
+      document.at("schema").get<std::string>().rfind("rooflinectl-bench", 0) == 0;
+  if (bench_schema ||
+      (!r.has("schema_version") && r.has("rows") && r.has("measurements") && r.has("work_dir"))) {
     throw bad_input(fmt::format(
-        "{}: benchmark rows of scripts/bench_gpu.py (\"schema\": \"{}\"), not a sweep report: "
-        "each row's sweep report is in the benchmark's --work-dir",
-        origin, document.at("schema").get<std::string>()));
+        "{}: benchmark rows of a scripts/bench_*.py script ({}), not a sweep report: each row's "
+        "sweep report is in the benchmark's --work-dir",
+        origin,
+        bench_schema ? fmt::format("\"schema\": \"{}\"", document.at("schema").get<std::string>())
+                     : "\"rows\", \"measurements\", \"work_dir\""));
   }
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.

@@ -76,7 +76,9 @@ ModelReport build_model_report(const SweepConfig& config,
   if (preset && config.base.ffn_dim != 0) r.widths.ffn_dim = config.base.ffn_dim;
   if (preset) {
     r.preset = preset->id;
-    r.notes = preset_layer_notes(*preset);
+    std::vector<std::string> names;
+    for (const auto& op : ops) names.push_back(op.first);
+    r.notes = preset_layer_notes(*preset, names);
   }
   r.seq_lens = config.seq_lens;
   r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);
@@ -101,20 +103,28 @@ ModelReport build_model_report(const SweepConfig& config,
   return r;
 }
 
-std::vector<std::string> preset_layer_notes(const ModelPreset& preset) {
+std::vector<std::string> preset_layer_notes(const ModelPreset& preset,
+                                            const std::vector<std::string>& ops) {
+  const auto runs = [&ops](const char* op) {
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  };
   const LayerWidths& w = preset.widths;
   std::vector<std::string> notes;
-  notes.push_back(fmt::format(
-      "gemm is the FFN up projection of {} (M = B*L, K = d_model = {}, N = ffn_dim = {}); the "
-      "down projection (K = ffn_dim, N = d_model, the same FLOPs) and the attention projections "
-      "are not predicted",
-      preset.id, w.d_model, w.ffn_dim));
-  if (is_gated(w.ffn_kind)) {
-    const std::string act = w.ffn_kind == FfnKind::kSwiglu ? "SiLU" : "GELU";
+  if (runs("gemm")) {
+    notes.push_back(fmt::format(
+        "gemm is the FFN up projection of {} (M = B*L, K = d_model = {}, N = ffn_dim = {}); the "
+        "down projection (K = ffn_dim, N = d_model, the same FLOPs) and the attention projections "
+        "are not predicted",
+        preset.id, w.d_model, w.ffn_dim));
+  }
+  if (is_gated(w.ffn_kind) && runs("gemm")) {
     notes.push_back(fmt::format(
         "{} also runs the gate projection, a second GEMM of the up projection's FLOPs and bytes "
         "(the FFN's first half is twice the gemm row)",
         to_string(w.ffn_kind)));
+  }
+  if (is_gated(w.ffn_kind) && runs("gelu")) {
+    const std::string act = w.ffn_kind == FfnKind::kSwiglu ? "SiLU" : "GELU";
     notes.push_back(fmt::format(
         "{0}'s element-wise step {1}(gate)*up reads 2*N and writes N elements (3*N*e bytes, N = "
         "B*L*ffn_dim), as the {0} operator (--ops {0}) predicts it; the gelu row is a GELU over "
@@ -122,13 +132,15 @@ std::vector<std::string> preset_layer_notes(const ModelPreset& preset) {
         to_string(w.ffn_kind), act,
         w.ffn_kind == FfnKind::kSwiglu ? ", with GELU's FLOPs, not SiLU's" : ""));
   }
-  if (w.norm == NormKind::kRmsNorm) {
+  if (w.norm == NormKind::kRmsNorm && runs("layernorm")) {
     notes.push_back(
         "the norm of this model is RMSNorm, which the rmsnorm operator (--ops rmsnorm) "
         "predicts: the layernorm row reads and writes the same B*L*d_model elements, and its 8 "
         "FLOP per element count the centring and beta RMSNorm does not have");
   }
-  if (preset.heads * preset.head_dim != w.d_model) {
+  const bool attention =
+      runs("naive_attention") || runs("flash_attention") || runs("decode_attention");
+  if (attention && preset.heads * preset.head_dim != w.d_model) {
     notes.push_back(fmt::format(
         "the attention width heads*head_dim = {}*{} = {} differs from d_model = {} (the Q and "
         "output projections map between them)",

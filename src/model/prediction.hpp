@@ -94,13 +94,15 @@ ModelReport build_model_report(const SweepConfig& config,
                                const std::vector<std::pair<std::string, Pipe>>& ops,
                                const GpuSpec& gpu, const ModelPreset* preset = nullptr);
 
-/// What a prediction at `preset`'s widths leaves out of its layer, one sentence each: the
-/// down projection; for a gated FFN the gate projection (a second GEMM of the up projection's
-/// FLOPs and bytes) and the element-wise step act(gate)·up, which reads 2·N and writes N
-/// elements where the gelu operator reads N and writes N (the swiglu and geglu operators model
-/// it); for RMSNorm, that layernorm's FLOPs count the centring and β it does not have (the
-/// rmsnorm operator models it); and when heads·head_dim ≠ d_model, that the
-/// attention width differs from the hidden size.
-std::vector<std::string> preset_layer_notes(const ModelPreset& preset);
+/// What a prediction at `preset`'s widths leaves out of its layer, one sentence each, only for
+/// the operators in `ops` (operator names) a sentence is about: with gemm, the down projection
+/// and, for a gated FFN, the gate projection (a second GEMM of the up projection's FLOPs and
+/// bytes); with gelu and a gated FFN, the element-wise step act(gate)·up, which reads 2·N and
+/// writes N elements where the gelu operator reads N and writes N (the swiglu and geglu
+/// operators model it); with layernorm and RMSNorm, that layernorm's FLOPs count the centring
+/// and β it does not have (the rmsnorm operator models it); with an attention operator and
+/// heads·head_dim ≠ d_model, that the attention width differs from the hidden size.
+std::vector<std::string> preset_layer_notes(const ModelPreset& preset,
+                                            const std::vector<std::string>& ops);
 
 }  // namespace rooflinectl

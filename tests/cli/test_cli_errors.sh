@@ -183,7 +183,10 @@ run_case 2 "--gpu of 'model' needs a value" - model --gpu
 examples="$(dirname "$0")/../../docs/examples"
 run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \
   report "$examples/h100-layer-decode.json"
-run_case 2 "benchmark rows of scripts/bench_gpu.py" - report "$examples/h100-bench-new-ops.json"
+run_case 2 'benchmark rows of a scripts/bench_*.py script ("schema": "rooflinectl-bench/1")' - \
+  report "$examples/h100-bench-new-ops.json"
+run_case 2 'benchmark rows of a scripts/bench_*.py script ("rows", "measurements", "work_dir")' - \
+  report "$examples/h100-bench-fp8-decode.json"
 # Two reports with no point in common: the side-by-side table still prints (exit 0), with one
 # warning naming the pair; two reports that share points print no warning.
 "$bin" report "$examples/h200-sweep.json" "$examples/h100-sweep-qlen.json" >"$inputs/stdout" 2>"$inputs/stderr"

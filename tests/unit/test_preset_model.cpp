@@ -127,12 +127,31 @@ TEST(PresetModel, ReportCarriesWidthsAndNotes) {
 }
 
 TEST(PresetModel, NotesFollowTheFfnKindAndWidths) {
-  const std::vector<std::string> gpt2 = preset_layer_notes(find_model_preset("gpt2"));
+  const std::vector<std::string> every = {"naive_attention", "flash_attention", "gemm", "gelu",
+                                          "layernorm",       "decode_attention"};
+  const std::vector<std::string> gpt2 = preset_layer_notes(find_model_preset("gpt2"), every);
   EXPECT_EQ(gpt2.size(), 1u);  // only the down projection: GELU MLP, LayerNorm, 12·64 = 768
-  const std::vector<std::string> gemma = preset_layer_notes(find_model_preset("gemma-2-9b"));
+  const std::vector<std::string> gemma = preset_layer_notes(find_model_preset("gemma-2-9b"), every);
   EXPECT_TRUE(has_note(gemma, "GELU(gate)*up"));
   EXPECT_TRUE(has_note(gemma, "as the geglu operator (--ops geglu) predicts it"));
   EXPECT_TRUE(has_note(gemma, "heads*head_dim = 16*256 = 4096 differs from d_model = 3584"));
+}
+
+TEST(PresetModel, NotesOnlyAboutTheOperatorsPredicted) {
+  // `model --model llama-3.1-8b --ops decode_attention` predicts no FFN and no norm: none of
+  // the gemm, swiglu or RMSNorm sentences apply (Llama's 32·128 = 4096 = d_model: no width one).
+  const ModelPreset& llama = find_model_preset("llama-3.1-8b");
+  EXPECT_TRUE(preset_layer_notes(llama, {"decode_attention"}).empty());
+  const std::vector<std::string> gemm_only = preset_layer_notes(llama, {"gemm"});
+  ASSERT_EQ(gemm_only.size(), 2u);  // the up projection and the gate projection
+  EXPECT_TRUE(has_note(gemm_only, "FFN up projection of llama-3.1-8b"));
+  EXPECT_TRUE(has_note(gemm_only, "gate projection"));
+  const std::vector<std::string> norm_only = preset_layer_notes(llama, {"layernorm"});
+  ASSERT_EQ(norm_only.size(), 1u);
+  EXPECT_TRUE(has_note(norm_only, "RMSNorm"));
+  const ModelPreset& gemma = find_model_preset("gemma-2-9b");
+  EXPECT_EQ(preset_layer_notes(gemma, {"flash_attention"}).size(), 1u);  // the width only
+  EXPECT_TRUE(preset_layer_notes(gemma, {"rmsnorm"}).empty());
 }
 
 TEST(PresetModel, PresetOperatorsArePredictedAtThePresetsWidths) {

@@ -33,6 +33,13 @@ Shape shape(int64_t batch, int64_t heads, int64_t seq_len, int64_t head_dim = 12
   return s;
 }
 
+TEST(ShapeLimits, HeadDimZeroNamesTheHeadDimsTheKernelsRun) {
+  const std::string message = error_of(shape(1, 16, 512, 0));
+  EXPECT_NE(message.find("invalid head-dim 0 (--head-dim)"), std::string::npos) << message;
+  EXPECT_NE(message.find("64, 96, 128 or 256"), std::string::npos) << message;
+  EXPECT_NE(message.find("any multiple of 8"), std::string::npos) << message;
+}
+
 TEST(ShapeLimits, DesignDocShapesPass) {
   EXPECT_EQ(error_of(shape(1, 16, 32768)), "");
   EXPECT_EQ(error_of(shape(2, 32, 32768)),

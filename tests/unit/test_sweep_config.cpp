@@ -140,7 +140,9 @@ TEST(SweepConfig, WrongTypeIsBadInputNamingFileAndKey) {
       {R"({"causal": 1})", "'causal'"},
       {R"({"ops": "gemm"})", "'ops'"},
       {R"({"ops": ["gemm", 3]})", "'ops[1]'"},
-      {R"({"seq": 512})", "'seq'"},
+      {R"({"seq": 512.5})", "'seq'"},
+      {R"({"seq": true})", "'seq'"},
+      {R"({"seq": [512, "1024"]})", "'seq[1]'"},
       {R"({"repetitions": 99999999999})", "'repetitions'"},
       {R"({"dtype": "fp8"})", "'dtype'"},
       {R"({"gelu_form": "exact"})", "'gelu_form'"},
@@ -153,6 +155,22 @@ TEST(SweepConfig, WrongTypeIsBadInputNamingFileAndKey) {
     const std::string message = parse_error(json);
     EXPECT_TRUE(contains(message, "my.json")) << json << ": " << message;
     EXPECT_TRUE(contains(message, key)) << json << ": " << message;
+  }
+}
+
+TEST(SweepConfig, SeqIsASpecStringOrIntegersAsTheOtherAxes) {
+  const SweepConfig one = parse_sweep_config(R"({"seq": 512})", "my.json");
+  EXPECT_EQ(one.seq_lens, (std::vector<int64_t>{512}));
+  EXPECT_EQ(one.seq_spec, "512");
+  const SweepConfig list = parse_sweep_config(R"({"seq": [512, 4096]})", "my.json");
+  EXPECT_EQ(list.seq_lens, (std::vector<int64_t>{512, 4096}));
+  EXPECT_EQ(list.seq_spec, "512,4096");
+  EXPECT_EQ(parse_sweep_config(R"({"seq": "512..2048"})", "my.json").seq_lens,
+            (std::vector<int64_t>{512, 1024, 2048}));
+  for (const char* json : {R"({"seq": 0})", R"({"seq": []})", R"({"seq": [512, 512]})"}) {
+    const std::string message = parse_error(json);
+    EXPECT_TRUE(contains(message, "my.json")) << json << ": " << message;
+    EXPECT_TRUE(contains(message, "'seq'")) << json << ": " << message;
   }
 }
 
