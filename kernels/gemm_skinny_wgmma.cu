@@ -87,12 +87,13 @@ struct SkinnyWgmmaArgs {
 
 // wgmma.mma_async m64nNk16, A (W) and B (X) from shared memory, A MN-major (imm-trans-a 1), B
 // K-major (imm-trans-b 0); D = A·B + D (scale-d true: the accumulators start at zero).
-#define RFL_SKINNY_WGMMA_ASM(SHAPE, TYPE, REGS, DESCS, ...)                                     \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                       \
-               "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " " REGS ", " DESCS \
-               ", p, 1, 1, 1, 0;\n}\n"                                                          \
-               : __VA_ARGS__                                                                    \
-               : "l"(desc_a), "l"(desc_b))
+#define RFL_SKINNY_WGMMA_ASM(SHAPE, TYPE, REGS, DESCS, ...)                           \
+  asm volatile(                                                                       \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                      \
+      "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " " REGS ", " DESCS \
+      ", p, 1, 1, 1, 0;\n}\n"                                                         \
+      : __VA_ARGS__                                                                   \
+      : "l"(desc_a), "l"(desc_b))
 
 #define RFL_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define RFL_F8(d, i) RFL_F4(d, i), RFL_F4(d, i + 4)
@@ -188,7 +189,7 @@ __global__ void __launch_bounds__(SkinnyWgmmaTraits<kRows>::kThreads,
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < Tr::kStages; ++s) {
-      mbarrier_init(smem_u32(&full_bar[s]), 1);  // the producer's arrive; TMA adds the bytes
+      mbarrier_init(smem_u32(&full_bar[s]), 1);   // the producer's arrive; TMA adds the bytes
       mbarrier_init(smem_u32(&empty_bar[s]), 4);  // one arrive per warp of the consumer
     }
     mbarrier_init_fence();
@@ -328,11 +329,11 @@ void with_rows(int rows, F&& f) {
 
 template <class T>
 void launch_typed(const GemmSkinnyWgmmaLaunch& l, cudaStream_t stream) {
-  const SkinnyWgmmaArgs args{l.c, l.partials, l.strip_counters, l.m, l.n, l.k, l.splits,
-                             l.k_per_split};
-  const dim3 grid(static_cast<unsigned int>((l.n + kGemmSkinnyWgmmaStripCols - 1) /
-                                            kGemmSkinnyWgmmaStripCols),
-                  static_cast<unsigned int>(l.splits));
+  const SkinnyWgmmaArgs args{l.c, l.partials, l.strip_counters, l.m,
+                             l.n, l.k,        l.splits,         l.k_per_split};
+  const dim3 grid(
+      static_cast<unsigned int>((l.n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols),
+      static_cast<unsigned int>(l.splits));
   with_rows(l.rows, [&](auto rows) {
     constexpr int kRows = decltype(rows)::value;
     using Tr = SkinnyWgmmaTraits<kRows>;
@@ -379,8 +380,8 @@ GemmSkinnyWgmmaLaunch prepare_gemm_skinny_wgmma(const void* x, const void* w, vo
   const GemmSplitK split = gemm_skinny_wgmma_split(m, n, k);
   GemmSkinnyWgmmaLaunch launch;
   launch.rows = static_cast<int>(gemm_skinny_wgmma_rows(m));
-  launch.x_map = encode_matrix(x, m, k, static_cast<int>(kGemmSkinnyWgmmaSliceK), launch.rows,
-                               bf16, "X");
+  launch.x_map =
+      encode_matrix(x, m, k, static_cast<int>(kGemmSkinnyWgmmaSliceK), launch.rows, bf16, "X");
   launch.w_map = encode_matrix(w, k, n, static_cast<int>(kGemmSkinnyWgmmaStripCols),
                                static_cast<int>(kGemmSkinnyWgmmaSliceK), bf16, "W");
   launch.c = c;
