@@ -1,10 +1,15 @@
 // A GEMM C[M, N] = X[M, K] · W[K, N] at any (M, N, K) of a transformer layer (Shape::gemm_dims:
 // by default the FFN up projection M = batch·seq_len, K = d_model, N = d_ff), every matrix
 // row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
-//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 (decode's M = batch) on any device:
-//                            the weight stream is memory-bound there, so one row of 16·ceil(M/16)
-//                            × 128 tiles, K split over ~512 blocks (mma.sync, cp.async), fp32
-//                            partials summed in split order by the last block of each column.
+//   gemm_v6_skinny_wgmma     kernels/gemm_skinny_wgmma.cu (sm_90a), the default at M ≤ 64
+//                            (decode's M = batch) on compute capability 9.0: Cᵀ = Wᵀ·Xᵀ with wgmma
+//                            m64nM_padk16, W streamed by TMA through a deep ring, 64-column
+//                            strips, K split to fill one wave, v4's split-K reduction.
+//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 on every other device: the weight
+//                            stream is memory-bound there, so one row of 16·ceil(M/16) × 128
+//                            tiles, K split over ~512 blocks (mma.sync, cp.async), fp32 partials
+//                            summed in split order by the last block of each column
+//                            (kernels/common/split_k.hpp).
 //   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), above 64 rows on compute capability
 //                            9.0: wgmma, TMA loads and stores, persistent 2-block clusters
 //                            multicasting W.
@@ -12,7 +17,7 @@
 //   gemm_v1_mma_sync         this file, above 64 rows everywhere else: mma.sync m16n8k16,
 //                            128×128×32 block tiles, 8 warps, a 4-stage cp.async pipeline.
 // Selection: `--kernel gemm=KEY` names a version; one the device or M cannot run falls back
-// v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
+// v6 → v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
 // File order: CPU reference, device helpers and kernels, launchers, OperatorRun, registration.
 // The measurements: docs/perf-notes.md.
 #include <cublas_v2.h>
@@ -42,7 +47,9 @@
 #include "kernels/common/device_compare.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/sm90_host.hpp"
+#include "kernels/common/split_k.hpp"
 #include "kernels/common/tensor_utils.hpp"
+#include "kernels/gemm_skinny_wgmma.hpp"
 #include "kernels/gemm_wgmma.hpp"
 #include "kernels/operator.hpp"
 
@@ -430,26 +437,13 @@ __global__ void __launch_bounds__(SkinnyTraits<kRowTiles>::kThreads,
     *reinterpret_cast<float2*>(mine + row * p.n + col) =
         make_float2(acc[mt][nt][2 * half], acc[mt][nt][2 * half + 1]);
   });
-  // Publish this block's partial before counting it (CUDA C++ Programming Guide, "Memory Fence
-  // Functions": the last block to increment the counter then sees every other block's stores).
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last_split = atomicAdd(sp.tile_counters + tile, 1) == static_cast<int>(sp.splits - 1);
+  if (!split_k_last_arrival(sp.tile_counters + tile, sp.splits, &last_split, threadIdx.x == 0,
+                            [] { __syncthreads(); })) {
+    return;
   }
-  __syncthreads();
-  if (!last_split) return;
-  __threadfence();
   for_each_pair<Tr>(p, 0, block_n, [&](int mt, int nt, int half, int64_t row, int64_t col) {
-    float2 sum = make_float2(0.0f, 0.0f);
-    for (int64_t s = 0; s < sp.splits; ++s) {
-      // .cg: from L2, where the other blocks' stores are, never a stale L1 line.
-      const float2 v =
-          __ldcg(reinterpret_cast<const float2*>(sp.partials + s * plane + row * p.n + col));
-      sum.x += v.x;
-      sum.y += v.y;
-    }
+    const float2 sum = split_k_sum(reinterpret_cast<const float2*>(sp.partials), plane / 2,
+                                   sp.splits, (row * p.n + col) / 2);
     acc[mt][nt][2 * half] = sum.x;
     acc[mt][nt][2 * half + 1] = sum.y;
   });
@@ -546,7 +540,8 @@ void launch_skinny(const SkinnyParams& sp, cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
-/// The versions `--kernel gemm=KEY` chooses from; v4 is the default (v3 above 64 rows).
+/// The versions `--kernel gemm=KEY` chooses from; v6 is the default (v4 off compute capability
+/// 9.0, v3 above 64 rows).
 const std::vector<KernelVersion>& gemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v1", "gemm_v1_mma_sync", "compute capability 8.0+", ""},
@@ -554,13 +549,18 @@ const std::vector<KernelVersion>& gemm_versions() {
       {"v3", "gemm_v3_wgmma_multicast",
        "compute capability 9.0 (sm_90a code) and a resident 2-block cluster", "v2"},
       {"v4", kGemmSkinnyVersionName,
-       fmt::format("M = batch*seq_len <= {} (compute capability 8.0+)", kGemmSkinnyMaxRows), "v3"}};
+       fmt::format("M = batch*seq_len <= {} (compute capability 8.0+)", kGemmSkinnyMaxRows), "v3"},
+      {"v6", kGemmSkinnyWgmmaVersionName,
+       fmt::format("M = batch*seq_len <= {} and compute capability 9.0 (sm_90a code)",
+                   kGemmSkinnyMaxRows),
+       "v4"}};
   return versions;
 }
-constexpr const char* kDefaultGemmVersion = "v4";
+constexpr const char* kDefaultGemmVersion = "v6";
 
-/// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v4 above 64
-/// rows gives way to v3, v2 and v3 off compute capability 9.0 to v1, and version() says so). v3
+/// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v6 off
+/// compute capability 9.0 gives way to v4, v6 and v4 above 64 rows to v3, v2 and v3 off compute
+/// capability 9.0 to v1, and version() says so). v3
 /// may still become v2 in prepare_gemm_wgmma when no 2-block cluster fits. Throws bad_input for
 /// an undeclared key.
 std::string select_gemm_version(const std::string& key, int64_t m) {
@@ -577,17 +577,20 @@ const std::string& gemm_version_name(const std::string& key) {
 // ---------------------------------------------------------------------------------------------
 // OperatorRun
 
-/// Scratch of gemm_v4_skinny_splitk at (M, N, K): the fp32 partials (splits·M·N floats, none
-/// with one split) and one int32 arrival counter per column tile.
+/// Scratch of a skinny version at (M, N, K): the fp32 partials (splits·M·N floats, none with one
+/// split) and one int32 arrival counter per column tile (v4, 128 columns) or strip (v6, 64).
 struct SkinnyScratch {
   int64_t partial_floats = 0;
   int64_t counters = 0;
 };
 
-SkinnyScratch skinny_scratch(const GemmDims& d) {
-  const GemmSplitK split = gemm_skinny_split(d.m, d.n, d.k);
-  return {split.splits > 1 ? split.splits * d.m * d.n : 0,
-          (d.n + kGemmSkinnyTileCols - 1) / kGemmSkinnyTileCols};
+/// The scratch of "v4" (gemm_skinny_split) or "v6" (gemm_skinny_wgmma_split).
+SkinnyScratch skinny_scratch(const GemmDims& d, const std::string& version) {
+  const bool v6 = version == "v6";
+  const GemmSplitK split =
+      v6 ? gemm_skinny_wgmma_split(d.m, d.n, d.k) : gemm_skinny_split(d.m, d.n, d.k);
+  const int64_t cols = v6 ? kGemmSkinnyWgmmaStripCols : kGemmSkinnyTileCols;
+  return {split.splits > 1 ? split.splits * d.m * d.n : 0, (d.n + cols - 1) / cols};
 }
 
 cudaDataType_t cublas_type(Dtype dtype) { return dtype == Dtype::kBf16 ? CUDA_R_16BF : CUDA_R_16F; }
@@ -603,13 +606,19 @@ class GemmRun final : public OperatorRun {
         c_(dims_.m * dims_.n),
         cublas_workspace_(kCublasWorkspaceBytes),
         cublas_(make_cublas_handle()) {
-    if (version_ == "v4") {
-      split_ = gemm_skinny_split(dims_.m, dims_.n, dims_.k);
-      const SkinnyScratch scratch = skinny_scratch(dims_);
+    if (version_ == "v4" || version_ == "v6") {
+      const SkinnyScratch scratch = skinny_scratch(dims_, version_);
       partials_ = DeviceBuffer<float>(scratch.partial_floats);
       tile_counters_ = DeviceBuffer<int>(scratch.counters);
       RFL_CUDA_CHECK(
           cudaMemset(tile_counters_.get(), 0, static_cast<size_t>(tile_counters_.bytes())));
+    }
+    if (version_ == "v6") {
+      skinny_wgmma_ = prepare_gemm_skinny_wgmma(x_.get(), w_.get(), c_.get(), partials_.get(),
+                                                tile_counters_.get(), dims_.m, dims_.n, dims_.k,
+                                                dtype_ == Dtype::kBf16);
+    } else if (version_ == "v4") {
+      split_ = gemm_skinny_split(dims_.m, dims_.n, dims_.k);
       if (dtype_ == Dtype::kBf16) {
         prepare_skinny_kernel<__nv_bfloat16>(dims_.m);
       } else {
@@ -662,6 +671,10 @@ class GemmRun final : public OperatorRun {
   }
 
   void launch(cudaStream_t stream) override {
+    if (skinny_wgmma_) {
+      launch_gemm_skinny_wgmma(*skinny_wgmma_, stream);
+      return;
+    }
     if (wgmma_) {
       launch_gemm_wgmma(*wgmma_, stream);
       return;
@@ -682,6 +695,7 @@ class GemmRun final : public OperatorRun {
   }
 
   std::vector<std::string> kernel_names() const override {
+    if (version_ == "v6") return {"gemm_skinny_wgmma"};
     if (version_ == "v4") return {"gemm_skinny_splitk"};
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
@@ -743,15 +757,16 @@ class GemmRun final : public OperatorRun {
 
   GemmDims dims_;
   Dtype dtype_;
-  std::string version_;  ///< the key that runs: "v4", "v1", or "v2"/"v3" (then wgmma_ says which)
+  std::string version_;  ///< the key that runs: "v6", "v4", "v1", or "v2"/"v3" (wgmma_ says which)
   DeviceBuffer<uint16_t> x_;
   DeviceBuffer<uint16_t> w_;
   DeviceBuffer<uint16_t> c_;
   DeviceBuffer<uint8_t> cublas_workspace_;
   CublasHandle cublas_;
   std::optional<GemmWgmmaLaunch> wgmma_;  ///< set when v2 or v3 runs (tensor maps of x_, w_)
-  GemmSplitK split_;                      ///< v4 only, as the two buffers below
-  DeviceBuffer<float> partials_;
+  std::optional<GemmSkinnyWgmmaLaunch> skinny_wgmma_;  ///< set when v6 runs
+  GemmSplitK split_;                                   ///< v4 only
+  DeviceBuffer<float> partials_;                       ///< v4 and v6, as the counters below
   DeviceBuffer<int> tile_counters_;
 };
 
@@ -789,26 +804,31 @@ void check_gemm_shape(const Shape& s) {
 
 // Analytic model (src/model): FLOPs = 2·M·N·K (one multiply and one add per term);
 // minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes; at
-// M ≤ 64 the skinny version adds its fp32 partials, 2·splits·M·N·4 (gemm_skinny_partial_bytes).
+// M ≤ 64 the skinny versions add their fp32 partials, 2·splits·M·N·4 (gemm_skinny_partial_bytes:
+// the larger of v4's and v6's, the model not knowing which the device runs).
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = kGemmOp;
   spec.summary =
       "GEMM X[B·L, K] × W[K, N], by default the FFN up projection K = d_model, N = ffn_dim "
-      "(--gemm-n, --gemm-k: any projection); split-K mma.sync at B·L <= 64, wgmma + TMA tensor "
-      "cores above on sm_90 (mma.sync elsewhere, or with --kernel gemm=v1)";
+      "(--gemm-n, --gemm-k: any projection); at B·L <= 64 split-K wgmma + TMA on sm_90 (split-K "
+      "mma.sync elsewhere), wgmma + TMA tensor cores above on sm_90 (mma.sync elsewhere, or with "
+      "--kernel gemm=v1)";
   spec.pipe = Pipe::kTensor;
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
-  // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs the
-  // skinny version), its partials and counters.
+  // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs a
+  // skinny version: v6 on compute capability 9.0, v4 elsewhere), the larger of their partials
+  // and counters.
   spec.device_bytes = [](const Shape& s) {
     const GemmDims d = s.gemm_dims();
     const int64_t e = dtype_size_bytes(s.dtype);
     int64_t bytes = (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
     if (d.m <= kGemmSkinnyMaxRows) {
-      const SkinnyScratch scratch = skinny_scratch(d);
-      bytes += scratch.partial_floats * 4 + scratch.counters * 4;
+      const SkinnyScratch v4 = skinny_scratch(d, "v4");
+      const SkinnyScratch v6 = skinny_scratch(d, "v6");
+      bytes += std::max(v4.partial_floats, v6.partial_floats) * 4 +
+               std::max(v4.counters, v6.counters) * 4;
     }
     return bytes;
   };

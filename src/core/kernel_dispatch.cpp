@@ -7,8 +7,11 @@ namespace rooflinectl {
 bool runs_sm90a_code(ComputeCapability cc) { return cc.major == 9 && cc.minor == 0; }
 
 std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCapability cc) {
-  if (requested == "v4" && m <= kGemmSkinnyMaxRows) return "v4";
-  const std::string tiled = requested == "v4" ? "v3" : requested;
+  const bool skinny = requested == "v4" || requested == "v6";
+  if (skinny && m <= kGemmSkinnyMaxRows) {
+    return requested == "v6" && runs_sm90a_code(cc) ? "v6" : "v4";
+  }
+  const std::string tiled = skinny ? "v3" : requested;
   return tiled != "v1" && runs_sm90a_code(cc) ? tiled : "v1";
 }
 

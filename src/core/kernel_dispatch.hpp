@@ -21,10 +21,11 @@ struct ComputeCapability {
 /// on `cc`: 9.0 and nothing else.
 bool runs_sm90a_code(ComputeCapability cc);
 
-/// The GEMM version that runs for `requested` ("v1" to "v4"; a declared key) at M = `m` rows
-/// (batch·seq_len) on `cc`: "v4" (gemm_v4_skinny_splitk, sm_80 and up) when requested and
-/// m ≤ kGemmSkinnyMaxRows (core/kernel_tiles.hpp), else v4 counts as "v3"; "v2" and "v3" where cc
-/// runs sm_90a code, else "v1" (gemm_v1_mma_sync, sm_80 and up).
+/// The GEMM version that runs for `requested` ("v1" to "v4" or "v6"; a declared key) at M = `m`
+/// rows (batch·seq_len) on `cc`: at m ≤ kGemmSkinnyMaxRows (core/kernel_tiles.hpp) "v6"
+/// (gemm_v6_skinny_wgmma) when requested and cc runs sm_90a code, "v4" (gemm_v4_skinny_splitk,
+/// sm_80 and up) when v6 or v4 is requested; above that v6 and v4 count as "v3"; "v2" and "v3"
+/// where cc runs sm_90a code, else "v1" (gemm_v1_mma_sync, sm_80 and up).
 std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCapability cc);
 
 /// The FlashAttention version that runs for `requested` ("v2" or "v3"; a declared key) on `cc`:

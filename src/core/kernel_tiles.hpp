@@ -1,6 +1,7 @@
 // Tile facts of the operator kernels that the analytic models need, defined once: the kernels'
 // compile-time traits take their values from here (kernels/flash_attention.cu FlashTraits,
 // kernels/gemm.cu GemmTraits and SkinnyTraits, kernels/gemm_wgmma.cu GemmWgmmaTraits,
+// kernels/gemm_skinny_wgmma.cu SkinnyWgmmaTraits,
 // kernels/decode_attention.cu) and src/model reads the same constants. Plain constexpr values: host
 // and device code alike.
 #pragma once
@@ -109,6 +110,49 @@ constexpr GemmSplitK gemm_skinny_split(int64_t m, int64_t n, int64_t k) {
   if (splits < 1) splits = 1;
   const int64_t slices_per_split = (slices + splits - 1) / splits;
   return {(slices + slices_per_split - 1) / slices_per_split, slices_per_split * kGemmSkinnySliceK};
+}
+
+/// gemm_v6_skinny_wgmma (kernels/gemm_skinny_wgmma.cu, sm_90a), the default at M ≤
+/// kGemmSkinnyMaxRows on compute capability 9.0: Cᵀ = Wᵀ·Xᵀ with W's columns as the wgmma M side,
+/// one block per strip of kGemmSkinnyWgmmaStripCols columns of W and split of K.
+inline constexpr const char* kGemmSkinnyWgmmaVersionName = "gemm_v6_skinny_wgmma";
+/// Columns of W (and C) per block: one 128-byte-swizzled TMA box, the wgmma M extent of 64.
+inline constexpr int64_t kGemmSkinnyWgmmaStripCols = 64;
+/// K per pipeline stage: 64 rows of W (one 8 KiB box) and 64 columns of X.
+inline constexpr int64_t kGemmSkinnyWgmmaSliceK = 64;
+/// Blocks the split aims at: two resident blocks (about 100 KiB of shared memory each) on each
+/// of 132 SMs (H100 SXM, H200), so that one wave holds every block; fixed rather than read from
+/// the device so that the analytic partial bytes are the kernel's on every GPU.
+inline constexpr int64_t kGemmSkinnyWgmmaTargetBlocks = 264;
+
+/// Rows of X that gemm_v6_skinny_wgmma's tile holds at M rows (1 ≤ M ≤ kGemmSkinnyMaxRows): the
+/// wgmma N extent, 8, 16, 32 or 64, the smallest that covers M; TMA zero-fills the rows past M.
+constexpr int64_t gemm_skinny_wgmma_rows(int64_t m) {
+  return m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 64;
+}
+
+/// Block tile of gemm_v6_skinny_wgmma at M rows: gemm_skinny_wgmma_rows(M) × 64.
+constexpr GemmBlockTile gemm_skinny_wgmma_tile(int64_t m) {
+  return {gemm_skinny_wgmma_rows(m), kGemmSkinnyWgmmaStripCols};
+}
+
+/// The split of K of gemm_v6_skinny_wgmma at (M, N, K), M, N, K ≥ 1: as many splits as fit
+/// ceil(N/64) strips × splits within kGemmSkinnyWgmmaTargetBlocks (rounded down: one wave),
+/// capped so that the fp32 partials (2·splits·M·N·4 bytes written and read back) stay within an
+/// eighth of W's K·N·2 bytes (splits ≤ K/(32·M)), and at one 64-deep slice per split; then
+/// evened out so that no split is empty. At Llama-3.1-8B's projections (N, K = 6144, 4096; 4096,
+/// 4096; 14336, 4096; 4096, 14336) and M = 64: 2, 2, 1 and 4 splits.
+constexpr GemmSplitK gemm_skinny_wgmma_split(int64_t m, int64_t n, int64_t k) {
+  const int64_t strips = (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols;
+  const int64_t slices = (k + kGemmSkinnyWgmmaSliceK - 1) / kGemmSkinnyWgmmaSliceK;
+  int64_t splits = kGemmSkinnyWgmmaTargetBlocks / strips;
+  const int64_t partial_cap = k / (32 * m);
+  if (splits > partial_cap) splits = partial_cap;
+  if (splits > slices) splits = slices;
+  if (splits < 1) splits = 1;
+  const int64_t slices_per_split = (slices + splits - 1) / splits;
+  return {(slices + slices_per_split - 1) / slices_per_split,
+          slices_per_split * kGemmSkinnyWgmmaSliceK};
 }
 
 /// Fewest keys one part of the decode attention split takes: the flat range of B·H_kv·L keys is

@@ -30,12 +30,19 @@ AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
   return r;
 }
 
-double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k) {
+double gemm_skinny_partial_bytes(const std::string& version, int64_t m, int64_t n, int64_t k) {
   if (m > kGemmSkinnyMaxRows) return 0;
-  const GemmSplitK split = gemm_skinny_split(m, n, k);
+  const bool v6 = version == kGemmSkinnyWgmmaVersionName;
+  if (!v6 && version != kGemmSkinnyVersionName) return 0;
+  const GemmSplitK split = v6 ? gemm_skinny_wgmma_split(m, n, k) : gemm_skinny_split(m, n, k);
   if (split.splits == 1) return 0;  // one split writes C directly
   return 2.0 * static_cast<double>(split.splits) * static_cast<double>(m) * static_cast<double>(n) *
          4.0;
+}
+
+double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k) {
+  return std::max(gemm_skinny_partial_bytes(kGemmSkinnyVersionName, m, n, k),
+                  gemm_skinny_partial_bytes(kGemmSkinnyWgmmaVersionName, m, n, k));
 }
 
 BlockTableBytes decode_block_table_bytes(const Shape& s) {
@@ -150,12 +157,14 @@ AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
                     fmt::format("M = B*L, K = {}, N = {}", s.gemm_k != 0 ? "gemm_k" : "d_model",
                                 s.gemm_n != 0 ? "gemm_n" : ffn_width_name(s, w)));
   if (const double partials = gemm_skinny_partial_bytes(m, n, k); partials > 0) {
-    const GemmSplitK split = gemm_skinny_split(m, n, k);
+    const int64_t v4 = gemm_skinny_split(m, n, k).splits;
+    const int64_t v6 = gemm_skinny_wgmma_split(m, n, k).splits;
     r.implemented_dram_bytes += partials;
     r.bytes_formula += fmt::format(
-        "; implemented at M <= {} (gemm_v4_skinny_splitk, the default there) + 2*S*M*N*4 (fp32 "
-        "partials of S = {} K splits written and read back)",
-        kGemmSkinnyMaxRows, split.splits);
+        "; implemented at M <= {} + 2*S*M*N*4 (fp32 partials of S K splits written and read "
+        "back; S = {}, the larger of the default's split on sm_90, gemm_v6_skinny_wgmma: {}, and "
+        "elsewhere, gemm_v4_skinny_splitk: {})",
+        kGemmSkinnyMaxRows, std::max(v4, v6), v6, v4);
   }
   return r;
 }
@@ -389,6 +398,7 @@ GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
     return kGemmWgmmaTile;
   }
   if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
+  if (version == kGemmSkinnyWgmmaVersionName) return gemm_skinny_wgmma_tile(m);
   return kGemmMmaSyncTile;
 }
 

@@ -15,7 +15,8 @@ namespace rooflinectl {
 
 /// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast" and
 /// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk" gemm_skinny_tile(m),
-/// "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
+/// "gemm_v6_skinny_wgmma" gemm_skinny_wgmma_tile(m), "gemm_v1_mma_sync" kGemmMmaSyncTile; any other
+/// name (older or unknown reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);
 
 /// Number of (query, key) pairs attention computes for L_q = `q_len` queries over L_k = `kv_len`
@@ -37,7 +38,8 @@ double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
 ///   formulas say L² where L_q = L, as reports before --q-len did)
 ///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = ffn_dim (or the shape's
 ///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
-///                     gemm_skinny_partial_bytes (the default version there)
+///                     gemm_skinny_partial_bytes (the larger of the two default versions' there:
+///                     this model does not know the device)
 ///   gelu:             N = B·L·ffn_dim; flop 4·N (erf form) or 8·N (tanh form), counting the
 ///                     add/mul/FMA-as-2 arithmetic around the special function, which itself is
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
@@ -76,10 +78,17 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape, const L
 AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
                              const std::string& dims_text);
 
-/// DRAM bytes of gemm_v4_skinny_splitk's fp32 partials at (M, N, K): 2·S·M·N·4 (written by
-/// each of the S = gemm_skinny_split(M, N, K).splits K splits, read back by the reduction) when
-/// M ≤ kGemmSkinnyMaxRows and S > 1; 0 otherwise (S = 1 writes C directly; above 64 rows the
-/// skinny kernel does not run). An upper bound: L2 may keep the partials until they are read.
+/// DRAM bytes of the skinny GEMM `version`'s fp32 partials at (M, N, K): 2·S·M·N·4 (written by
+/// each of its S K splits, read back by the reduction; S = gemm_skinny_split(M, N, K).splits for
+/// "gemm_v4_skinny_splitk", gemm_skinny_wgmma_split(M, N, K).splits for "gemm_v6_skinny_wgmma")
+/// when M ≤ kGemmSkinnyMaxRows and S > 1; 0 otherwise (S = 1 writes C directly; above 64 rows
+/// the skinny kernels do not run; any other version writes no partials). An upper bound: L2 may
+/// keep the partials until they are read.
+double gemm_skinny_partial_bytes(const std::string& version, int64_t m, int64_t n, int64_t k);
+
+/// The larger of v4's and v6's gemm_skinny_partial_bytes at (M, N, K): the implemented bytes of
+/// the default version at M ≤ 64, which is v6 on compute capability 9.0 and v4 elsewhere (the
+/// analytic model does not know the device, so it keeps the bound that holds for both).
 double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k);
 
 /// Block-table bytes decode attention reads over a paged KV cache of P-position pages

@@ -1,6 +1,7 @@
 // The gemm operator at every (M, N, K) of a transformer layer (Shape::gemm_n, gemm_k): the
 // Llama-3.1-8B projections at decode and prefill M, both dtypes, through the skinny split-K
-// version (the default up to 64 rows) and the tiled ones (v3 on sm_90, v1 elsewhere), each
+// versions (the default up to 64 rows: v6 on sm_90, v4 elsewhere; v4 by request) and the tiled
+// ones (v3 on sm_90, v1 elsewhere), each
 // validated against cuBLAS over every element and float64 on the CPU over sampled rows
 // (GemmRun::validate, which shares no code with the kernels); edge shapes where K is no multiple
 // of the split or the slice and N no multiple of the tile; and the split-K reduction giving the
@@ -43,15 +44,19 @@ Shape gemm_shape(int64_t m, int64_t n, int64_t k, Dtype dtype) {
   return shape;
 }
 
-/// The version that must run for `key` at M = `m` rows, worked out here from the documented
-/// rules (kernels/gemm.cu) rather than asked of the code under test: v4 up to 64 rows, else v3
-/// (what v4 falls back to) on compute capability 9.0, v1 elsewhere.
+/// The version that must run for `key` ("v6", "v4" or "v3") at M = `m` rows, worked out here from
+/// the documented rules (kernels/gemm.cu) rather than asked of the code under test: up to 64
+/// rows v6 on compute capability 9.0 when asked, else v4; above, v3 (what both fall back to) on
+/// compute capability 9.0, v1 elsewhere.
 std::string expected_version(const std::string& key, int64_t m) {
-  if (key == "v4" && m <= 64) return "gemm_v4_skinny_splitk";
-  return test_device_is_sm90() ? "gemm_v3_wgmma_multicast" : "gemm_v1_mma_sync";
+  const bool sm90 = test_device_is_sm90();
+  if (key == "v6" && m <= 64 && sm90) return "gemm_v6_skinny_wgmma";
+  if ((key == "v4" || key == "v6") && m <= 64) return "gemm_v4_skinny_splitk";
+  return sm90 ? "gemm_v3_wgmma_multicast" : "gemm_v1_mma_sync";
 }
 
 std::string expected_kernel(const std::string& version) {
+  if (version == "gemm_v6_skinny_wgmma") return "gemm_skinny_wgmma";
   if (version == "gemm_v4_skinny_splitk") return "gemm_skinny_splitk";
   return version == "gemm_v1_mma_sync" ? "gemm_mma_sync" : "gemm_wgmma_tma";
 }
@@ -85,7 +90,8 @@ constexpr LayerGemm kLlama8bGemms[] = {
     {"down", 4096, 14336},
 };
 
-// projection index, M, dtype, version key ("v4": the default, skinny up to 64 rows; "v3": tiled)
+// projection index, M, dtype, version key ("v6": the default, skinny up to 64 rows on sm_90;
+// "v4": skinny mma.sync; "v3": tiled)
 using LayerParam = std::tuple<int, int64_t, Dtype, std::string>;
 
 class GemmLayerShapes : public testing::TestWithParam<LayerParam> {};
@@ -96,17 +102,16 @@ TEST_P(GemmLayerShapes, MatchesCublasAndFloat64) {
   run_and_validate(gemm_shape(m, g.n, g.k, dtype), key, 1000 + static_cast<uint64_t>(m));
 }
 
-INSTANTIATE_TEST_SUITE_P(Llama8b, GemmLayerShapes,
-                         testing::Combine(testing::Range(0, 4),
-                                          testing::Values<int64_t>(1, 3, 16, 64, 130),
-                                          testing::Values(Dtype::kBf16, Dtype::kFp16),
-                                          testing::Values(std::string("v4"), std::string("v3"))),
-                         [](const testing::TestParamInfo<LayerParam>& info) {
-                           return std::string(kLlama8bGemms[std::get<0>(info.param)].name) + "_M" +
-                                  std::to_string(std::get<1>(info.param)) + "_" +
-                                  to_string(std::get<2>(info.param)) + "_" +
-                                  std::get<3>(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Llama8b, GemmLayerShapes,
+    testing::Combine(testing::Range(0, 4), testing::Values<int64_t>(1, 3, 16, 64, 130),
+                     testing::Values(Dtype::kBf16, Dtype::kFp16),
+                     testing::Values(std::string("v6"), std::string("v4"), std::string("v3"))),
+    [](const testing::TestParamInfo<LayerParam>& info) {
+      return std::string(kLlama8bGemms[std::get<0>(info.param)].name) + "_M" +
+             std::to_string(std::get<1>(info.param)) + "_" + to_string(std::get<2>(info.param)) +
+             "_" + std::get<3>(info.param);
+    });
 
 // Shapes at the skinny kernel's edges, each with the split it gets (core/kernel_tiles.hpp):
 // K = 8 and 40 (one partial slice; two slices, the second partial), K = 4104 and 1000 (the last
@@ -130,6 +135,32 @@ TEST(GemmSkinny, EdgeShapes) {
   }
 }
 
+// gemm_v6_skinny_wgmma's edges (sm_90 only), each with its split (gemm_skinny_wgmma_split):
+// M = 1, 7, 8, 9, 16, 32, 33 and 64 (each wgmma N extent, partial and full: TMA zero-fills the
+// rows of X past M, the epilogue masks them); N = 8, 72, 136, 200, 264 and 1000 (the last 64-column
+// strip partial) and 65536 (one split: C written directly); K = 8 and 40 (one partial slice),
+// 1000 and 4104 (the last split shorter, down to one 8-deep slice, so that the second consumer
+// warpgroup gets nothing), 14336 at N = 8 (7 splits of one strip).
+TEST(GemmSkinnyWgmma, EdgeShapes) {
+  if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v6_skinny_wgmma needs compute capability 9.0";
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 8, 8},       {7, 136, 40},     {33, 1000, 1000}, {64, 8, 14336},
+                        {1, 65536, 256}, {64, 6144, 4104}, {7, 72, 4104},    {33, 264, 520},
+                        {16, 4104, 520}, {8, 200, 136},    {9, 72, 200},     {32, 4096, 1024},
+                        {64, 1000, 4096}};
+  for (const Case& c : cases) {
+    for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
+      const GemmSplitK split = gemm_skinny_wgmma_split(c.m, c.n, c.k);
+      SCOPED_TRACE(testing::Message()
+                   << "M " << c.m << " N " << c.n << " K " << c.k << " " << to_string(dtype) << ": "
+                   << split.splits << " splits of " << split.k_per_split);
+      run_and_validate(gemm_shape(c.m, c.n, c.k, dtype), "v6", 79);
+    }
+  }
+}
+
 // M = batch·seq_len either way: prefill of 16 tokens (batch 1) runs the skinny version too.
 TEST(GemmSkinny, RowsFromSeqLenToo) {
   Shape shape = gemm_shape(1, 4096, 4096, Dtype::kBf16);
@@ -137,20 +168,19 @@ TEST(GemmSkinny, RowsFromSeqLenToo) {
   run_and_validate(shape, "v4", 5);
 }
 
-// Launch after launch the split-K result is the same bits: the last block of each column tile
-// re-arms its counter and sums the partials in split order whatever the arrival order.
-TEST(GemmSkinny, SplitKIsDeterministicAcrossLaunches) {
-  const Shape shape = gemm_shape(16, 4096, 14336, Dtype::kBf16);
-  ASSERT_GT(gemm_skinny_split(16, 4096, 14336).splits, 1);
-  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, "v4");
-  ASSERT_EQ(run->version(), "gemm_v4_skinny_splitk");
+/// Launch after launch the split-K result of version `key` at `shape` is the same bits: the last
+/// block of each column tile re-arms its counter and sums the partials in split order whatever
+/// the arrival order.
+void expect_same_bits_across_launches(const Shape& shape, const std::string& key) {
+  const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, key);
+  ASSERT_EQ(run->version(), expected_version(key, shape.tokens()));
   run->fill_random(11);
   expect_valid(run->validate());
   const std::vector<DeviceTensorView> tensors = run->tensors();
   ASSERT_EQ(tensors.size(), 3u);
   ASSERT_EQ(tensors[2].name, "c");
   const DeviceTensorView& c = tensors[2];
-  ASSERT_EQ(c.count, 16 * 4096);
+  ASSERT_EQ(c.count, shape.tokens() * shape.gemm_n);
   std::vector<uint16_t> first(static_cast<size_t>(c.count));
   std::vector<uint16_t> again(first.size());
   RFL_CUDA_CHECK(cudaMemcpy(first.data(), c.data, first.size() * 2, cudaMemcpyDeviceToHost));
@@ -162,6 +192,21 @@ TEST(GemmSkinny, SplitKIsDeterministicAcrossLaunches) {
     EXPECT_EQ(again, first) << "launch " << launch;
   }
   expect_valid(run->validate());  // and still right after them
+}
+
+TEST(GemmSkinny, SplitKIsDeterministicAcrossLaunches) {
+  ASSERT_GT(gemm_skinny_split(16, 4096, 14336).splits, 1);
+  expect_same_bits_across_launches(gemm_shape(16, 4096, 14336, Dtype::kBf16), "v4");
+}
+
+// v6 at the down projection (4 splits) and at 64 rows of QKV (2 splits, both consumer
+// warpgroups' sums exchanged through shared memory).
+TEST(GemmSkinnyWgmma, SplitKIsDeterministicAcrossLaunches) {
+  if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v6_skinny_wgmma needs compute capability 9.0";
+  ASSERT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
+  expect_same_bits_across_launches(gemm_shape(16, 4096, 14336, Dtype::kBf16), "v6");
+  ASSERT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 2);
+  expect_same_bits_across_launches(gemm_shape(64, 6144, 4096, Dtype::kFp16), "v6");
 }
 
 }  // namespace

@@ -49,7 +49,20 @@ TEST(KernelDispatch, GemmFallsBackToMmaSyncOffHopper) {
   }
 }
 
-// The skinny split-K version (the default) runs at M = batch·seq_len up to 64 on every device,
+// The wgmma skinny version (the default) runs at M = batch·seq_len up to 64 on compute capability
+// 9.0 only; elsewhere it gives way to v4, and above 64 rows to v3 (v1 off Hopper).
+TEST(KernelDispatch, GemmSkinnyWgmmaOnHopperUpTo64Rows) {
+  for (const int64_t m : {1, 7, 8, 9, 33, 64}) EXPECT_EQ(gemm_version_for("v6", m, kH200), "v6");
+  EXPECT_EQ(gemm_version_for("v6", 65, kH200), "v3");
+  for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
+    SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
+    EXPECT_EQ(gemm_version_for("v6", 1, cc), "v4");
+    EXPECT_EQ(gemm_version_for("v6", 64, cc), "v4");
+    EXPECT_EQ(gemm_version_for("v6", 65, cc), "v1");  // v6 -> v4 -> v3 -> v1
+  }
+}
+
+// The skinny split-K mma.sync version runs at M = batch·seq_len up to 64 on every device,
 // and above that gives way to v3 (v1 off Hopper).
 TEST(KernelDispatch, GemmSkinnyRunsUpTo64RowsAnywhere) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kH200, kB200, kRtx5090}) {

@@ -115,8 +115,10 @@ TEST(KernelDeclarations, EveryOperatorDeclaresItsDefaultAndFallbacks) {
 }
 
 TEST(KernelDeclarations, GemmAndFlashAttentionDefaults) {
-  EXPECT_EQ(find_version(find_operator("gemm"), kDefaultVersionKey).name, "gemm_v4_skinny_splitk");
+  EXPECT_EQ(find_version(find_operator("gemm"), kDefaultVersionKey).name, "gemm_v6_skinny_wgmma");
+  EXPECT_EQ(find_version(find_operator("gemm"), "v6").fallback, "v4");
   EXPECT_EQ(find_version(find_operator("gemm"), "v3").name, "gemm_v3_wgmma_multicast");
+  EXPECT_EQ(find_version(find_operator("gemm"), "v4").name, "gemm_v4_skinny_splitk");
   EXPECT_EQ(find_version(find_operator("gemm"), "v4").fallback, "v3");
   EXPECT_EQ(find_version(find_operator("gemm"), "v1").name, "gemm_v1_mma_sync");
   EXPECT_EQ(find_version(find_operator("flash_attention"), kDefaultVersionKey).name,
@@ -128,10 +130,11 @@ TEST(KernelDeclarations, GemmAndFlashAttentionDefaults) {
 TEST(KernelDeclarations, CheckedRequests) {
   EXPECT_NO_THROW(check_kernel_requests({{"gemm", "v1"}, {"flash_attention", "v2"}}));
   EXPECT_NO_THROW(check_kernel_requests({}));
-  EXPECT_EQ(bad_input_message([] {
-              check_kernel_requests({{"gemm", "v9"}});
-            }),
-            "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4)");
+  EXPECT_EQ(
+      bad_input_message([] {
+        check_kernel_requests({{"gemm", "v9"}});
+      }),
+      "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6)");
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"flash", "v2"}});
             }),

@@ -137,7 +137,62 @@ TEST(OperatorModel, GemmDecodeCountsSplitKPartials) {
   EXPECT_DOUBLE_EQ(r.flop, 2.0 * 16 * 4096 * 14336);
   EXPECT_DOUBLE_EQ(r.min_dram_bytes, 118030336.0);
   EXPECT_DOUBLE_EQ(r.implemented_dram_bytes, 118030336.0 + 8388608.0);
-  EXPECT_NE(r.bytes_formula.find("S = 16 K splits"), std::string::npos) << r.bytes_formula;
+  // v6 splits the same GEMM 4 ways (64 strips of 64 columns, 264 / 64 = 4 blocks each); the
+  // model keeps v4's larger count, which bounds both.
+  EXPECT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
+  EXPECT_NE(r.bytes_formula.find("S = 16,"), std::string::npos) << r.bytes_formula;
+  EXPECT_NE(r.bytes_formula.find("gemm_v6_skinny_wgmma: 4"), std::string::npos) << r.bytes_formula;
+}
+
+// gemm_v6_skinny_wgmma's split: ceil(N/64) strips × splits within 264 blocks (one wave of two
+// blocks per SM on 132 SMs), partials within an eighth of W (splits ≤ K/(32·M)), whole 64-deep
+// slices, none empty.
+TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
+  // QKV (N 6144: 96 strips → 2), O (64 strips → 4; at M = 64 the cap 4096/2048 = 2), gate/up
+  // (224 strips → 1, no partials) and down (64 strips → 4, 224 slices → 56 each).
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).k_per_split, 2048);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 4096).splits, 4);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(16, 14336, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 4);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 3584);
+  // K = 40 at M = 1: the cap 40/32 = 1 binds. K = 1000 at N = 1000 (16 strips → 16 wanted, cap
+  // 31): 16 slices of 64, one each, the last 40 deep.
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 8, 40).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 1000, 1000).splits, 16);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 1000, 1000).k_per_split, 64);
+  // The tile: 8, 16, 32 or 64 rows (the wgmma N extent) × one 64-column strip.
+  EXPECT_EQ(gemm_skinny_wgmma_rows(1), 8);
+  EXPECT_EQ(gemm_skinny_wgmma_rows(7), 8);
+  EXPECT_EQ(gemm_skinny_wgmma_rows(9), 16);
+  EXPECT_EQ(gemm_skinny_wgmma_rows(33), 64);
+  EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).rows, 32);
+  EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).cols, 64);
+  // Partials per version: v6's at QKV M = 64 are exactly the cap, W/8; other versions none.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096),
+                   2.0 * 2 * 64 * 6144 * 4);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096),
+                   6144.0 * 4096 * 2 / 8);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v3_wgmma_multicast", 64, 6144, 4096), 0.0);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(64, 6144, 4096),
+                   gemm_skinny_partial_bytes("gemm_v4_skinny_splitk", 64, 6144, 4096));
+  for (const int64_t m : {1, 3, 7, 16, 33, 64}) {
+    for (const auto [n, k] :
+         {std::pair<int64_t, int64_t>{6144, 4096}, {4096, 4096}, {14336, 4096}, {4096, 14336}}) {
+      const GemmSplitK sp = gemm_skinny_wgmma_split(m, n, k);
+      SCOPED_TRACE(testing::Message() << m << " " << n << " " << k);
+      EXPECT_EQ(sp.k_per_split % 64, 0);
+      EXPECT_LT((sp.splits - 1) * sp.k_per_split, k);  // the last split is not empty
+      EXPECT_GE(sp.splits * sp.k_per_split, k);        // and they reach K
+      EXPECT_LE((n + 63) / 64 * sp.splits, 264);       // one wave
+      EXPECT_LE(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", m, n, k),
+                static_cast<double>(k * n * 2) / 8);
+      EXPECT_GE(gemm_skinny_partial_bytes(m, n, k),
+                gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", m, n, k));
+    }
+  }
 }
 
 // The split: capped by the partials (K/(8·M)) and by the slices, never leaving a split empty, and
