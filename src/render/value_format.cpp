@@ -17,7 +17,7 @@ std::string format_3sig(double v) {
 
 std::string format_time_s(double seconds) {
   if (!std::isfinite(seconds)) return kNoValue;
-  if (seconds > 0.0 && seconds < 1e-6) return fmt::format("{:.1f} ns", seconds * 1e9);
+  if (seconds > 0.0 && seconds < 1e-6) return format_3sig(seconds * 1e9) + " ns";
   if (seconds < 1e-3) return fmt::format("{:.1f} µs", seconds * 1e6);
   if (seconds < 1.0) return fmt::format("{:.2f} ms", seconds * 1e3);
   return fmt::format("{:.3f} s", seconds);

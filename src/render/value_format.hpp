@@ -14,8 +14,8 @@ inline constexpr const char* kNoValue = "-";
 /// significant digits in exponent form. kNoValue when not finite.
 std::string format_3sig(double v);
 
-/// Seconds as "7.3 ns" (below 1 µs), "35.8 µs", "1.45 ms" or "2.310 s". kNoValue when not
-/// finite.
+/// Seconds as "7.30 ns" or "656 ns" (below 1 µs, three significant digits), "35.8 µs", "1.45 ms" or
+/// "2.310 s". kNoValue when not finite.
 std::string format_time_s(double seconds);
 
 /// Bytes in binary units: "512 KiB", "56.0 MiB", "1.25 GiB". kNoValue when nullopt/not finite.

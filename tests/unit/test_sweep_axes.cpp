@@ -190,7 +190,8 @@ TEST(SweepAxes, AListedValueNoCombinationCanRunIsThatValuesError) {
   c = config_of(R"({"head_dim": [64, 128]})");
   c.axes.head_dim = {64, -128};
   EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
-            "invalid head-dim -128 (--head-dim): must be a positive integer (1 and up)");
+            "invalid head-dim -128 (--head-dim): must be a positive integer; flash_attention and "
+            "decode_attention run 64, 96, 128 or 256, naive_attention any multiple of 8");
 }
 
 TEST(SweepAxes, ConfigHeadsWithoutKvHeadsMeansMhaAsOnTheCommandLine) {

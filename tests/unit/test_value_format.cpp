@@ -10,8 +10,8 @@ namespace rooflinectl {
 namespace {
 
 TEST(FormatTimeS, PicksTheUnitByMagnitude) {
-  EXPECT_EQ(format_time_s(7.3e-9), "7.3 ns");
-  EXPECT_EQ(format_time_s(999e-9), "999.0 ns");
+  EXPECT_EQ(format_time_s(7.3e-9), "7.30 ns");
+  EXPECT_EQ(format_time_s(656e-9), "656 ns");
   EXPECT_EQ(format_time_s(1e-6), "1.0 µs");
   EXPECT_EQ(format_time_s(35.8e-6), "35.8 µs");
   EXPECT_EQ(format_time_s(1.45e-3), "1.45 ms");
