@@ -14,6 +14,7 @@
 #include "peaks/peak_sources.hpp"
 #include "profile/full_mode.hpp"
 #include "program/profile_assembly.hpp"
+#include "render/svg/svg_profile_roofline.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -251,6 +252,20 @@ TEST(FullModeAssembly, MergesRunTwoFlopsIntoLaunchesAndKernels) {
     EXPECT_EQ(k.roofline->roof.pipe, Pipe::kFp32);
   }
   EXPECT_TRUE(found);
+}
+
+// The chart draws the fp32 roof once a kernel is placed on it, from the report's roof source.
+TEST(FullModeChart, DrawsTheFp32RoofOfSimtKernels) {
+  const ProfileReport report = assemble_profile(full_mode_inputs());
+  const ProfileChartRoofs roofs = profile_chart_roofs(report);
+  ASSERT_TRUE(roofs.fp32_flop_per_s);
+  EXPECT_DOUBLE_EQ(*roofs.fp32_flop_per_s, 67e12);
+  ASSERT_TRUE(roofs.tensor_flop_per_s);
+  EXPECT_DOUBLE_EQ(*roofs.tensor_flop_per_s, 989e12);
+  const std::string svg = profile_roofline_svg(report);
+  EXPECT_NE(svg.find(R"(data-pipe="fp32")"), std::string::npos);
+  EXPECT_NE(svg.find("fp32 (SIMT) roof 67"), std::string::npos);
+  EXPECT_FALSE(profile_chart_roofs(assemble_profile(ProfileInputs{})).fp32_flop_per_s);
 }
 
 TEST(FullModeAssembly, ALaunchRunTwoDidNotRepeatHasNoFlopsAndOneWarning) {
