@@ -99,6 +99,65 @@ std::vector<ProcessRecords> collect_records(const std::string& dir) {
   return processes;
 }
 
+/// Whether every process wrote its end record.
+bool all_complete(const std::vector<ProcessRecords>& processes) {
+  for (const auto& p : processes) {
+    if (!p.complete) return false;
+  }
+  return true;
+}
+
+/// One run of the program with the injection collecting `run`'s counter set: its records (read
+/// and removed) and how it ended.
+ChildExit run_once(const ProfileOptions& o, const std::string& library, CounterRun run,
+                   std::vector<ProcessRecords>& records) {
+  const std::string dir = make_record_directory();
+  std::vector<std::pair<std::string, std::string>> environment =
+      profile_environment(o.config, dir, run);
+  environment.emplace_back("CUDA_INJECTION64_PATH", library);
+  // NVTX ranges reach the library through its InitializeInjectionNvtx2 (src/inject/injection.cpp).
+  environment.emplace_back("NVTX_INJECTION64_PATH", library);
+  ChildExit exit;
+  try {
+    exit = run_child(o.command, environment);
+  } catch (...) {
+    collect_records(dir);
+    throw;
+  }
+  records = collect_records(dir);
+  return exit;
+}
+
+/// How an ended run reads in the report's reasons: "exited with 3", "was killed by signal 9".
+std::string ended(const ChildExit& exit) {
+  if (exit.signal) return fmt::format("was killed by signal {}", *exit.signal);
+  return fmt::format("exited with {}", exit.exit_code.value_or(-1));
+}
+
+/// Full mode's run 2 (the FLOP run), when run 1 succeeded; otherwise why it did not run.
+FlopRunInputs run_flop_run(const ProfileOptions& o, const std::string& library,
+                           const ChildExit& first) {
+  FlopRunInputs run2;
+  if (pass_through_status(first) != 0) {
+    run2.outcome.failure = fmt::format("run 2 not run: the program {} in run 1", ended(first));
+    return run2;
+  }
+  fmt::print(stderr,
+             "profile --mode full: run 1 done ({:.2f} s); running the program again for the FLOP "
+             "set (kernel replay)\n",
+             first.wall_time_s);
+  const ChildExit second = run_once(o, library, CounterRun::kFlops, run2.processes);
+  run2.outcome.exit_code = second.exit_code;
+  run2.outcome.signal = second.signal;
+  run2.outcome.wall_time_s = second.wall_time_s;
+  run2.outcome.complete = all_complete(run2.processes);
+  if (pass_through_status(second) != 0) {
+    run2.outcome.failure = fmt::format(
+        "the program {} in run 2 (the FLOP run, kernel replay), exit 0 in run 1", ended(second));
+  }
+  return run2;
+}
+
 ProfileInputs gather_inputs(std::vector<ProcessRecords> processes, const ProfileOptions& o,
                             const ChildExit& exit) {
   ProfileInputs inputs;
@@ -153,6 +212,11 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
   sub->add_flag("--include-nccl", o.config.include_nccl,
                 "Profile NCCL kernels too (default: timed only; serializing a collective's "
                 "launches can hang it)");
+  sub->add_option("--mode", o.config.mode,
+                  "single-pass: one pass of the byte set per selected launch (DRAM, L2, bf16 "
+                  "tensor FLOPs); full: the program runs a second time for every pipe's FLOPs "
+                  "and SM throughput under kernel replay (docs/profile.md, Full mode)")
+      ->capture_default_str();
   sub->add_flag("--no-counters", o.no_counters,
                 "Only time the launches (CUPTI activity records); no counters, no placement");
   sub->add_flag("--quiet,-q", o.quiet, "Do not print the kernel table");
@@ -163,6 +227,15 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
 int run_profile_command(ProfileOptions& o) {
   if (o.launch_count_given) o.config.launch_count = o.launch_count;
   o.config.counters = !o.no_counters;
+  if (o.config.mode != kModeSinglePass && o.config.mode != kModeFull) {
+    throw bad_input(fmt::format("invalid --mode '{}': allowed {}, {}", o.config.mode,
+                                kModeSinglePass, kModeFull));
+  }
+  if (o.config.mode == kModeFull && o.no_counters) {
+    throw bad_input(
+        "invalid --mode full with --no-counters: full mode runs the program again for counters "
+        "(drop one of them)");
+  }
   LaunchSelector check(o.config);  // a bad regex or NVTX expression: exit 2 before the program runs
   check_output_extension(o.output, ".json", "the profile report is JSON");
   check_output_file_path(o.output);
@@ -171,20 +244,13 @@ int run_profile_command(ProfileOptions& o) {
     throw environment_error(no_device_message() + " (the program was not run)");
   }
   const std::string library = find_injection_library();
-  const std::string dir = make_record_directory();
-  std::vector<std::pair<std::string, std::string>> environment = profile_environment(o.config, dir);
-  environment.emplace_back("CUDA_INJECTION64_PATH", library);
-  // NVTX ranges reach the library through its InitializeInjectionNvtx2 (src/inject/injection.cpp).
-  environment.emplace_back("NVTX_INJECTION64_PATH", library);
-
-  ChildExit exit;
-  try {
-    exit = run_child(o.command, environment);
-  } catch (...) {
-    collect_records(dir);
-    throw;
-  }
-  ProfileReport report = assemble_profile(gather_inputs(collect_records(dir), o, exit));
+  std::vector<ProcessRecords> records;
+  const ChildExit exit = run_once(o, library, CounterRun::kBytes, records);
+  std::optional<FlopRunInputs> flop_run;
+  if (o.config.mode == kModeFull) flop_run = run_flop_run(o, library, exit);
+  ProfileInputs inputs = gather_inputs(std::move(records), o, exit);
+  inputs.flop_run = std::move(flop_run);
+  ProfileReport report = assemble_profile(inputs);
   report.tool_version = kToolVersion;
   report.git_revision = kGitRevision;
   report.timestamp_utc = utc_timestamp_now();

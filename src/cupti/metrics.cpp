@@ -114,16 +114,27 @@ std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& 
     return std::find(list.begin(), list.end(), name) != list.end();
   };
   const std::string own_tensor = tensor_ops_metric(dtype);
+  const std::vector<std::string> tensor_ops = {kMetricTensorBf16Ops, kMetricTensorFp16Ops,
+                                               kMetricTensorTf32Ops, kMetricTensorFp8Ops};
+  const std::vector<std::string> fp64 = {kMetricDfmaInst, kMetricDaddInst, kMetricDmulInst};
   std::vector<std::string> out;
   for (const auto& name : counter_metric_names()) {
     if (contains(byte_set, name) || contains(required_byte_metrics(), name)) continue;
     if (!sm_throughput && name == kMetricSmThroughputPct) continue;
-    if ((name == kMetricTensorBf16Ops || name == kMetricTensorFp16Ops) && name != own_tensor) {
-      continue;
-    }
+    if (contains(tensor_ops, name) && name != own_tensor) continue;
+    if (contains(fp64, name)) continue;
     out.push_back(name);
   }
   return out;
+}
+
+const std::vector<std::string>& flop_metric_names() {
+  static const std::vector<std::string> names = {
+      kMetricTensorBf16Ops, kMetricTensorFp16Ops,   kMetricTensorTf32Ops,   kMetricTensorFp8Ops,
+      kMetricFfmaInst,      kMetricFaddInst,        kMetricFmulInst,        kMetricHfmaInst,
+      kMetricHaddInst,      kMetricHmulInst,        kMetricDfmaInst,        kMetricDaddInst,
+      kMetricDmulInst,      kMetricSmThroughputPct, kMetricFfmaPeakPerCycle};
+  return names;
 }
 
 FollowUpSets plan_follow_up_sets(

@@ -33,12 +33,19 @@ inline constexpr const char* kMetricTensorBf16Ops =
     counter_field(&KernelCounters::tensor_bf16_flop).metric;
 inline constexpr const char* kMetricTensorFp16Ops =
     counter_field(&KernelCounters::tensor_fp16_flop).metric;
+inline constexpr const char* kMetricTensorTf32Ops =
+    counter_field(&KernelCounters::tensor_tf32_flop).metric;
+inline constexpr const char* kMetricTensorFp8Ops =
+    counter_field(&KernelCounters::tensor_fp8_flop).metric;
 inline constexpr const char* kMetricFfmaInst = counter_field(&KernelCounters::ffma_inst).metric;
 inline constexpr const char* kMetricFaddInst = counter_field(&KernelCounters::fadd_inst).metric;
 inline constexpr const char* kMetricFmulInst = counter_field(&KernelCounters::fmul_inst).metric;
 inline constexpr const char* kMetricHfmaInst = counter_field(&KernelCounters::hfma_inst).metric;
 inline constexpr const char* kMetricHaddInst = counter_field(&KernelCounters::hadd_inst).metric;
 inline constexpr const char* kMetricHmulInst = counter_field(&KernelCounters::hmul_inst).metric;
+inline constexpr const char* kMetricDfmaInst = counter_field(&KernelCounters::dfma_inst).metric;
+inline constexpr const char* kMetricDaddInst = counter_field(&KernelCounters::dadd_inst).metric;
+inline constexpr const char* kMetricDmulInst = counter_field(&KernelCounters::dmul_inst).metric;
 /// In % of peak.
 inline constexpr const char* kMetricSmThroughputPct =
     counter_field(&KernelCounters::sm_throughput_fraction).metric;
@@ -80,13 +87,22 @@ std::vector<std::string> byte_metric_candidates(Dtype dtype);
 /// Of byte_metric_candidates(), the ones without which the byte session is pointless.
 const std::vector<std::string>& required_byte_metrics();
 
-/// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus the tensor-pipe
-/// metric of the other dtype (tensor_ops_metric) and, unless `sm_throughput`, minus
+/// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus every tensor-pipe
+/// op metric but `dtype`'s (tensor_ops_metric: a sweep kernel issues no MMA of another dtype),
+/// minus the fp64 instruction counters (no sweep operator does fp64 work; `profile --mode full`
+/// collects them) and, unless `sm_throughput`, minus
 /// kMetricSmThroughputPct: what the sessions after the byte session collect, in
 /// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
 /// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100.
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
                                                 Dtype dtype, bool sm_throughput);
+
+/// The FLOP set of `profile --mode full` (run 2, kernel replay; never a source of bytes): the
+/// tensor-pipe ops of bf16, fp16, tf32 and fp8, the fp32, fp16 and fp64 SASS instruction
+/// counters (KernelCounters::fp32_flop, fp16_flop, fp64_flop combine them), sm__throughput and
+/// the FFMA per-cycle peak (the fp32 roof from counters), in that order. The injection drops
+/// the names a chip does not have (fp8 before Hopper).
+const std::vector<std::string>& flop_metric_names();
 
 /// The metric sets after the byte session.
 struct FollowUpSets {

@@ -36,6 +36,7 @@ constexpr size_t kActivityBufferAlignment = 8;
 struct InjectionState {
   std::unique_ptr<RawWriter> writer;
   ProfileConfig config;
+  CounterRun run = CounterRun::kBytes;  ///< the byte set, or full mode's FLOP set (run 2)
   std::optional<LaunchSelector> selector;
   std::mutex launch_mutex;  ///< held from a launch's entry to its exit: one launch at a time
   std::map<CUcontext, std::unique_ptr<LaunchCounters>> counters;
@@ -114,7 +115,7 @@ LaunchCounters* counters_for(CUcontext context, std::string& reason) {
   auto found = s.counters.find(context);
   if (found != s.counters.end()) return found->second.get();
   try {
-    auto counters = std::make_unique<LaunchCounters>();
+    auto counters = std::make_unique<LaunchCounters>(s.run);
     if (!s.sessions_written) {
       s.writer->write_line(
           sessions_line(counters->sessions(), counters->cache_policy(), counters->sweep_method()));
@@ -190,8 +191,10 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
       close_collection();
       record.not_profiled_reason = decision.reason;
     } else if (!s.config.counters) {
+      record.selected = true;
       record.not_profiled_reason = "--no-counters";
     } else {
+      record.selected = true;
       std::string reason;
       t_in_tool = true;
       LaunchCounters* counters = counters_for(data->context, reason);
@@ -416,9 +419,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   if (g_state != nullptr) return 1;
   std::string dir;
   ProfileConfig config;
+  CounterRun run = CounterRun::kBytes;
   try {
-    config = profile_config_from_environment(
-        [](const char* name) -> const char* { return std::getenv(name); }, dir);
+    const auto lookup = [](const char* name) -> const char* { return std::getenv(name); };
+    config = profile_config_from_environment(lookup, dir);
+    run = counter_run_from_environment(lookup);
   } catch (const std::exception&) {
     return 1;  // `profile` validated the configuration before it started the program
   }
@@ -430,6 +435,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 1;
   }
   state->config = config;
+  state->run = run;
   try {
     state->selector.emplace(config);
   } catch (const std::exception& e) {

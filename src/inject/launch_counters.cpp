@@ -35,17 +35,34 @@ std::vector<std::string> one_pass_byte_set(const ProfilerSession& session) {
   return set;
 }
 
+/// The FLOP set's metrics that this chip has (an unknown name makes count_passes throw).
+std::vector<std::string> available_flop_set(const ProfilerSession& session) {
+  std::vector<std::string> set;
+  for (const auto& metric : flop_metric_names()) {
+    try {
+      session.count_passes({metric});
+      set.push_back(metric);
+    } catch (const Error&) {
+      // Not on this chip (fp8 tensor ops before Hopper): left out, its field stays null.
+    }
+  }
+  return set;
+}
+
 }  // namespace
 
-LaunchCounters::LaunchCounters()
-    : session_(ProfilerSession::CurrentContext{}), flusher_(current_l2_bytes()) {
-  set_ = session_.add_metric_set(one_pass_byte_set(session_));
-  CounterSession bytes;
-  bytes.role = "bytes";
-  bytes.replay = session_.replay_description(set_);
-  bytes.passes = session_.passes(set_);
-  bytes.metrics = session_.metrics(set_);
-  sessions_.push_back(std::move(bytes));
+LaunchCounters::LaunchCounters(CounterRun run) : session_(ProfilerSession::CurrentContext{}) {
+  const bool bytes = run == CounterRun::kBytes;
+  set_ =
+      session_.add_metric_set(bytes ? one_pass_byte_set(session_) : available_flop_set(session_));
+  CounterSession described;
+  described.role = bytes ? "bytes" : "flops";
+  described.replay = session_.replay_description(set_);
+  described.passes = session_.passes(set_);
+  described.metrics = session_.metrics(set_);
+  sessions_.push_back(std::move(described));
+  if (!bytes) return;
+  flusher_.emplace(current_l2_bytes());
   // One discarded collection (a flush alone) before the program's first launch: on the H200
   // the first range of a session counted 28 MiB more DRAM writes than the same launch after it
   // (tests/programs/profile_target's 512 MiB scale kernel: 539.6 MiB, then 512.0); with this
@@ -53,23 +70,25 @@ LaunchCounters::LaunchCounters()
   // It also counts the ranges the flush itself makes (its sweep, and on the H200 one more: the
   // persisting-L2 reset), so that a collection's ranges can be split by launch.
   session_.begin_ranges(set_, [] {});
-  flusher_.flush(nullptr);
+  flusher_->flush(nullptr);
   flush_ranges_ = session_.end_ranges().size();
 }
 
 void LaunchCounters::before_launch() {
   if (launches_ == 0) session_.begin_ranges(set_, [] {});
   ++launches_;
-  flusher_.flush(nullptr);
+  if (!flusher_) return;
+  flusher_->flush(nullptr);
   ProfilerSession::synchronize_context();
 }
 
 void LaunchCounters::after_launch() {
   ProfilerSession::synchronize_context();
-  flusher_.read_sweep(nullptr);
+  if (flusher_) flusher_->read_sweep(nullptr);
 }
 
 bool LaunchCounters::full() const {
+  if (!flusher_) return launches_ >= 1;
   return (launches_ + 1) * ranges_per_launch() > static_cast<size_t>(ProfilerSession::kMaxRanges);
 }
 
@@ -80,14 +99,18 @@ std::vector<LaunchCounters::LaunchRanges> LaunchCounters::close() {
   const size_t each = ranges_per_launch();
   if (ranges.size() != launches * each) {
     throw environment_error(fmt::format(
-        "{} counter ranges for {} launch(es) (expected {} each: the flush's {}, the kernel, the "
-        "write-back sweep): a kernel no launch call announced ran while they were collected",
-        ranges.size(), launches, each, flush_ranges_));
+        "{} counter ranges for {} launch(es) (expected {} each: {}): a kernel no launch call "
+        "announced ran while they were collected",
+        ranges.size(), launches, each,
+        flusher_ ? fmt::format("the flush's {}, the kernel, the write-back sweep", flush_ranges_)
+                 : std::string("the kernel")));
   }
+  const size_t skipped = flusher_ ? flush_ranges_ : 0;
+  const size_t kept = ranges_kept_per_launch();
   std::vector<LaunchRanges> per_launch(launches);
   for (size_t i = 0; i < launches; ++i) {
-    const auto first = ranges.begin() + static_cast<std::ptrdiff_t>(i * each + flush_ranges_);
-    per_launch[i].assign(first, first + 2);
+    const auto first = ranges.begin() + static_cast<std::ptrdiff_t>(i * each + skipped);
+    per_launch[i].assign(first, first + static_cast<std::ptrdiff_t>(kept));
   }
   return per_launch;
 }

@@ -50,6 +50,7 @@ LaunchRecord launch_from_json(const Json& j) {
   l.stream = j.at("stream").get<uint64_t>();
   l.device = j.at("device").get<int>();
   l.nvtx_path = j.at("nvtx").get<std::vector<std::string>>();
+  l.selected = j.at("selected").get<bool>();
   l.profiled = j.at("profiled").get<bool>();
   l.captured = j.at("captured").get<bool>();
   l.not_profiled_reason = j.at("not_profiled_reason").get<std::string>();
@@ -139,7 +140,7 @@ OrderedJson kernel_summary_to_json(const KernelSummary& k) {
   return j;
 }
 
-OrderedJson launch_to_report_json(const ProfiledLaunch& l) {
+OrderedJson launch_to_report_json(const ProfiledLaunch& l, int minor_version) {
   OrderedJson j;
   j["sequence"] = l.record.sequence;
   j["pid"] = l.record.pid;
@@ -158,8 +159,22 @@ OrderedJson launch_to_report_json(const ProfiledLaunch& l) {
   if (!l.record.profiled) j["not_profiled_reason"] = l.record.not_profiled_reason;
   j["verdict"] = l.verdict;
   j["counters"] = summary_counters_json(l.counters);
+  if (minor_version >= 1) {
+    j["flop_source"] = l.flop_source.empty() ? OrderedJson(nullptr) : OrderedJson(l.flop_source);
+    if (l.flop_source.empty()) j["flop_null_reason"] = l.flop_null_reason;
+  }
   j["roofline"] = roofline_json(l.roofline);
   if (!l.roofline) j["roofline_null_reason"] = l.roofline_null_reason;
+  return j;
+}
+
+OrderedJson flop_run_to_json(const FlopRunOutcome& run) {
+  OrderedJson j;
+  j["exit_code"] = run.exit_code ? OrderedJson(*run.exit_code) : OrderedJson(nullptr);
+  j["signal"] = run.signal ? OrderedJson(*run.signal) : OrderedJson(nullptr);
+  j["wall_time_s"] = run.wall_time_s;
+  j["complete"] = run.complete;
+  j["failure"] = run.failure;
   return j;
 }
 
@@ -206,7 +221,7 @@ void check_placement_follows_counters(const JsonObjectReader& r, const RooflineP
   const std::optional<double> bytes = point.bytes_basis == kBytesIsolated
                                           ? counters->dram_bytes_isolated()
                                           : counters->total.dram_bytes();
-  const std::optional<double> flop = counters->total.tensor_flop();
+  const std::optional<double> flop = counters->total.counted_flop();
   const std::optional<double> time = counters->total.duration_s;
   for (const auto& [key, placed, counted] :
        {std::tuple<const char*, double, std::optional<double>>{"time_s", point.time_s, time},
@@ -252,6 +267,12 @@ ProfiledLaunch launch_from_report_json(const JsonObjectReader& r) {
   record.profiled = r.get_bool("profiled");
   if (!record.profiled) record.not_profiled_reason = r.get_string("not_profiled_reason");
   l.verdict = r.get_string("verdict");
+  // Absent in reports of minor version 0 (before full mode).
+  if (r.has("flop_source") && !r.is_null("flop_source")) {
+    l.flop_source = r.get_string("flop_source");
+  } else if (r.has("flop_null_reason")) {
+    l.flop_null_reason = r.get_string("flop_null_reason");
+  }
   read_placement(r, fmt::format("launch {} ({})", record.sequence, l.name), l.counters, l.roofline,
                  l.roofline_null_reason);
   return l;
@@ -295,9 +316,22 @@ ProgramOutcome program_from_json(const JsonObjectReader& r, bool& complete) {
   return p;
 }
 
+FlopRunOutcome flop_run_from_json(const JsonObjectReader& r) {
+  FlopRunOutcome run;
+  run.exit_code = get_optional_int(r, "exit_code");
+  run.signal = get_optional_int(r, "signal");
+  run.wall_time_s = r.get_double("wall_time_s");
+  run.complete = r.get_bool("complete");
+  run.failure = r.get_string("failure");
+  return run;
+}
+
 ProfileConfig profile_config_from_json(const JsonObjectReader& r) {
   ProfileConfig c;
   c.mode = r.get_string("mode");
+  if (c.mode != kModeSinglePass && c.mode != kModeFull) {
+    r.fail_key("mode", fmt::format("'{}': expected {} or {}", c.mode, kModeSinglePass, kModeFull));
+  }
   c.counters = r.get_bool("counters");
   c.kernel_regex = r.get_string("kernel_regex");
   c.nvtx_include = r.get_string_array("nvtx_include");
@@ -342,6 +376,7 @@ std::string launch_record_line(const LaunchRecord& l) {
                   {"stream", l.stream},
                   {"device", l.device},
                   {"nvtx", l.nvtx_path},
+                  {"selected", l.selected},
                   {"profiled", l.profiled},
                   {"captured", l.captured},
                   {"not_profiled_reason", l.not_profiled_reason},
@@ -410,6 +445,10 @@ nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   OrderedJson j;
   j["kind"] = kProfileReportKind;
   j["schema_version"] = kProfileSchemaVersion;
+  // A report keeps the minor version it was written with: one read from a minor-0 file is
+  // written again without the later keys, byte for byte.
+  const int minor = report.schema_minor_version;
+  if (minor >= 1) j["schema_minor_version"] = minor;
   OrderedJson tool{{"version", report.tool_version}};
   tool["git_revision"] =
       report.git_revision.empty() ? OrderedJson(nullptr) : OrderedJson(report.git_revision);
@@ -424,6 +463,9 @@ nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   program["wall_time_s"] = report.program.wall_time_s;
   program["complete"] = report.complete;
   j["program"] = program;
+  if (minor >= 1) {
+    j["flop_run"] = report.flop_run ? flop_run_to_json(*report.flop_run) : OrderedJson(nullptr);
+  }
   OrderedJson config;
   config["mode"] = report.config.mode;
   config["counters"] = report.config.counters;
@@ -453,7 +495,7 @@ nlohmann::ordered_json profile_report_to_json(const ProfileReport& report) {
   for (const auto& k : report.kernels) kernels.push_back(kernel_summary_to_json(k));
   j["kernels"] = kernels;
   OrderedJson launches = OrderedJson::array();
-  for (const auto& l : report.launches) launches.push_back(launch_to_report_json(l));
+  for (const auto& l : report.launches) launches.push_back(launch_to_report_json(l, minor));
   j["launches"] = launches;
   j["warnings"] = report.warnings;
   return j;
@@ -485,11 +527,25 @@ ProfileReport profile_report_from_json(const nlohmann::json& document, const std
         origin, version, kProfileSchemaVersion));
   }
   ProfileReport report;
+  report.schema_version = static_cast<int>(version);
+  // Absent before full mode: minor version 0. A newer minor version may hold keys this reader
+  // would drop.
+  const int64_t minor = r.has("schema_minor_version") ? r.get_int64("schema_minor_version") : 0;
+  if (minor < 0 || minor > kProfileSchemaMinorVersion) {
+    r.fail_key(
+        "schema_minor_version",
+        fmt::format("{}.{} is not supported (this rooflinectl reads {}.0 to {}.{})", version, minor,
+                    kProfileSchemaVersion, kProfileSchemaVersion, kProfileSchemaMinorVersion));
+  }
+  report.schema_minor_version = static_cast<int>(minor);
   const JsonObjectReader tool = r.get_object("tool");
   report.tool_version = tool.get_string("version");
   report.git_revision = tool.get_optional_string("git_revision").value_or("");
   report.timestamp_utc = r.get_string("timestamp_utc");
   report.program = program_from_json(r.get_object("program"), report.complete);
+  if (r.has("flop_run") && !r.is_null("flop_run")) {
+    report.flop_run = flop_run_from_json(r.get_object("flop_run"));
+  }
   report.config = profile_config_from_json(r.get_object("config"));
   for (const auto& d : r.get_object_array("devices")) {
     report.devices.push_back(device_record_from_json(d));

@@ -38,9 +38,12 @@ std::string simple_line(const char* kind, const std::string& key, const nlohmann
 /// `origin` and the line number. `complete` is set when the end record is present.
 ProcessRecords parse_process_records(const std::string& text, const std::string& origin);
 
-/// The profile report as ordered JSON: "kind": "profile", "schema_version", "tool",
-/// "timestamp_utc", "program", "config", "devices", "peaks", "summary", "kernels" (by total time),
-/// "launches" (in order), "warnings". Counters and placements have the sweep report's layout.
+/// The profile report as ordered JSON: "kind": "profile", "schema_version",
+/// "schema_minor_version", "tool", "timestamp_utc", "program", "flop_run", "config", "devices",
+/// "peaks", "summary", "kernels" (by total time), "launches" (in order, each with its
+/// "flop_source" or "flop_null_reason"), "warnings". Counters and placements have the sweep
+/// report's layout. A report of minor version 0 (read from a file written before full mode) is
+/// written without the minor-1 keys ("schema_minor_version", "flop_run", the FLOP sources).
 nlohmann::ordered_json profile_report_to_json(const ProfileReport& report);
 /// profile_report_to_json dumped with a 2-space indent and a trailing newline.
 std::string profile_report_to_json_text(const ProfileReport& report);
@@ -53,12 +56,14 @@ bool is_profile_report(const nlohmann::json& document);
 /// nullopt), so profile_report_to_json_text of the result gives the same text. Derived keys (the
 /// summary's counts, the counters' and placements' derived values) are recomputed, not read: the
 /// counts must match the arrays and each placement must follow its counters (time = the counted
-/// duration, FLOPs = the counted tensor FLOPs, DRAM bytes = the isolated or in-window bytes its
-/// bytes_basis names, relative 1e-9). A launch's correlation id, captured flag and raw ranges are
-/// not in the report and stay empty. `origin` names the source in messages (the file path).
-/// Throws a bad-input Error naming origin and, where one is at fault, the key path, for: a
-/// "kind" other than "profile"; a "schema_version" other than kProfileSchemaVersion (naming the
-/// found and the supported version); a missing required key or a value of the wrong type; a
+/// duration, FLOPs = every counted FLOP, KernelCounters::counted_flop, DRAM bytes = the isolated or
+/// in-window bytes its bytes_basis names, relative 1e-9). A launch's correlation id, captured flag
+/// and raw ranges are not in the report and stay empty. `origin` names the source in messages (the
+/// file path). Throws a bad-input Error naming origin and, where one is at fault, the key path,
+/// for: a "kind" other than "profile"; a "schema_version" other than kProfileSchemaVersion (naming
+/// the found and the supported version); a "schema_minor_version" above kProfileSchemaMinorVersion
+/// (absent: 0, the keys of later minor versions absent too); a config.mode other than
+/// "single-pass" or "full"; a missing required key or a value of the wrong type; a
 /// share of GPU time outside 0..1; counts or placements that contradict their sources.
 ProfileReport profile_report_from_json(const nlohmann::json& document, const std::string& origin);
 

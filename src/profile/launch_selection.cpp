@@ -17,6 +17,7 @@ constexpr const char* kEnvLaunchCount = "RFL_PROFILE_LAUNCH_COUNT";
 constexpr const char* kEnvSampleEvery = "RFL_PROFILE_SAMPLE_EVERY";
 constexpr const char* kEnvCounters = "RFL_PROFILE_COUNTERS";
 constexpr const char* kEnvIncludeNccl = "RFL_PROFILE_INCLUDE_NCCL";
+constexpr const char* kEnvCounterRun = "RFL_PROFILE_COUNTER_RUN";
 
 uint64_t parse_count(const char* variable, const char* text) {
   char* end = nullptr;
@@ -74,8 +75,9 @@ LaunchDecision LaunchSelector::decide(const std::string& demangled_name,
   return {true, ""};
 }
 
-std::vector<std::pair<std::string, std::string>> profile_environment(
-    const ProfileConfig& config, const std::string& output_dir) {
+std::vector<std::pair<std::string, std::string>> profile_environment(const ProfileConfig& config,
+                                                                     const std::string& output_dir,
+                                                                     CounterRun run) {
   std::string nvtx;
   for (const auto& expression : config.nvtx_include)
     nvtx += (nvtx.empty() ? "" : "\n") + expression;
@@ -88,8 +90,17 @@ std::vector<std::pair<std::string, std::string>> profile_environment(
       {kEnvSampleEvery, std::to_string(config.sample_every)},
       {kEnvCounters, config.counters ? "1" : "0"},
       {kEnvIncludeNccl, config.include_nccl ? "1" : "0"},
+      {kEnvCounterRun, run == CounterRun::kFlops ? "flops" : "bytes"},
   };
   return out;
+}
+
+CounterRun counter_run_from_environment(const char* (*lookup)(const char*)) {
+  const char* value = lookup(kEnvCounterRun);
+  const std::string text = value == nullptr ? "" : value;
+  if (text.empty() || text == "bytes") return CounterRun::kBytes;
+  if (text == "flops") return CounterRun::kFlops;
+  throw bad_input(fmt::format("{}='{}': expected bytes or flops", kEnvCounterRun, text));
 }
 
 ProfileConfig profile_config_from_environment(const char* (*lookup)(const char*),

@@ -58,10 +58,20 @@ class LaunchSelector {
   std::map<std::string, uint64_t> seen_per_kernel_;
 };
 
-/// The environment variables that carry `config` and the output directory from `profile` to the
-/// injection library (names RFL_PROFILE_*), in a fixed order.
-std::vector<std::pair<std::string, std::string>> profile_environment(const ProfileConfig& config,
-                                                                     const std::string& output_dir);
+/// Which counter set the injection library collects for the selected launches in one run of the
+/// program: the byte set (one pass, user replay: run 1, and the only run of single-pass mode) or
+/// the FLOP set of full mode's run 2 (kernel replay; cupti/metrics.hpp flop_metric_names).
+enum class CounterRun { kBytes, kFlops };
+
+/// The environment variables that carry `config`, the output directory and the counter set of
+/// this run from `profile` to the injection library (names RFL_PROFILE_*), in a fixed order.
+std::vector<std::pair<std::string, std::string>> profile_environment(
+    const ProfileConfig& config, const std::string& output_dir,
+    CounterRun run = CounterRun::kBytes);
+
+/// The counter set profile_environment put in RFL_PROFILE_COUNTER_RUN, read through `lookup`:
+/// kBytes when unset; a value other than "bytes" or "flops" is a bad-input Error naming it.
+CounterRun counter_run_from_environment(const char* (*lookup)(const char*));
 
 /// The inverse of profile_environment, read through `lookup` (getenv in the library): the config
 /// and the output directory. A malformed number is a bad-input Error naming the variable.

@@ -19,6 +19,15 @@ namespace rooflinectl {
 /// Version of the profile report layout (docs/profile-report-schema.json); bump on any
 /// incompatible change.
 inline constexpr int kProfileSchemaVersion = 1;
+/// Minor version within kProfileSchemaVersion: additions a reader of an older minor version
+/// would not know (1: `profile --mode full`: "flop_run", each launch's "flop_source" and
+/// "flop_null_reason", config.mode "full"). Reports without "schema_minor_version" are minor 0.
+inline constexpr int kProfileSchemaMinorVersion = 1;
+
+/// config.mode of the default: one range-profiler pass of the byte set per selected launch.
+inline constexpr const char* kModeSinglePass = "single-pass";
+/// config.mode of `--mode full`: the program runs twice, the second time for the FLOP set.
+inline constexpr const char* kModeFull = "full";
 
 /// One kernel launch as the injection library recorded it at its launch call (the callback API).
 struct LaunchRecord {
@@ -33,7 +42,9 @@ struct LaunchRecord {
   uint64_t stream = 0;  ///< the CUstream handle as a number (0: the legacy default stream)
   int device = 0;       ///< CUDA device ordinal of the launching context
   std::vector<std::string> nvtx_path;  ///< NVTX push/pop ranges open on the thread, outermost first
-  bool profiled = false;               ///< counters were collected for this launch
+  /// The filters selected it for counters (whether or not they could be collected).
+  bool selected = false;
+  bool profiled = false;  ///< counters were collected for this launch
   /// The call was recorded into a CUDA graph by stream capture: nothing ran; its executions are
   /// the graph's nodes, seen as kernel activities of the graph launch.
   bool captured = false;
@@ -87,6 +98,11 @@ struct ProfiledLaunch {
   std::optional<double> duration_s;  ///< from the activity record; nullopt when none joined
   std::string duration_null_reason;
   std::optional<CounterResult> counters;  ///< when profiled
+  /// Where the launch's FLOPs come from, e.g. "counted, run 2, kernel replay, 9 passes" (full
+  /// mode) or "counted, run 1, one pass: bf16 tensor FLOPs only" (single-pass mode); empty
+  /// when no FLOPs were counted for it (flop_null_reason says why).
+  std::string flop_source;
+  std::string flop_null_reason;
   std::optional<RooflinePoint> roofline;
   std::string roofline_null_reason;
   /// memory-bound / compute-bound in words, and on what basis (placement or DRAM throughput).
@@ -135,16 +151,29 @@ struct ProfileConfig {
   uint64_t sample_every = 1;
   bool counters = true;
   bool include_nccl = false;  ///< profile NCCL kernels too (--include-nccl); default: timed only
-  std::string mode = "single-pass";
+  std::string mode = kModeSinglePass;  ///< kModeSinglePass or kModeFull
+};
+
+/// Run 2 of full mode (the FLOP run): how the program ended the second time.
+struct FlopRunOutcome {
+  std::optional<int> exit_code;  ///< when it exited
+  std::optional<int> signal;     ///< when a signal killed it
+  double wall_time_s = 0;        ///< fork to exit
+  bool complete = true;          ///< every process wrote its end record
+  /// Why run 2 did not run (run 1 failed), or failed; empty when it ran and exited 0.
+  std::string failure;
 };
 
 /// A whole profile report.
 struct ProfileReport {
   int schema_version = kProfileSchemaVersion;
+  int schema_minor_version = kProfileSchemaMinorVersion;
   std::string tool_version;
   std::string git_revision;
   std::string timestamp_utc;
-  ProgramOutcome program;
+  ProgramOutcome program;  ///< run 1: its exit status passes through, its durations are reported
+  /// Full mode: run 2, the FLOP run (nullopt in single-pass mode); run 1 is `program`.
+  std::optional<FlopRunOutcome> flop_run;
   ProfileConfig config;
   std::vector<DeviceRecord> devices;  ///< each device a launch ran on
   std::optional<PeaksBlock> peaks;    ///< the roof sources of the first device

@@ -12,6 +12,7 @@
 #include "cupti/metrics.hpp"
 #include "peaks/roof_selection.hpp"
 #include "profile/demangle.hpp"
+#include "profile/full_mode.hpp"
 #include "profile/launch_selection.hpp"
 #include "result/placement_inputs.hpp"
 
@@ -32,12 +33,30 @@ std::optional<double> finite_metric(const std::map<std::string, double>& range, 
   return found->second;
 }
 
-/// Places one profiled launch, or says why it is not placed; always sets the verdict.
+/// Run 2's counterpart of one launch: its record and process, or why there is none.
+struct FlopCounterpart {
+  const LaunchRecord* record = nullptr;
+  const ProcessRecords* process = nullptr;
+  std::string null_reason;
+};
+
+/// The verdict of a launch that is not placed, from its in-window DRAM throughput.
+std::string dram_verdict(double dram_fraction, const std::string& why) {
+  return dram_fraction >= kMemoryBoundDramFraction
+             ? fmt::format("memory-bound, DRAM at {:.0f}% of its roof ({})", 100.0 * dram_fraction,
+                           why)
+             : fmt::format("undetermined, DRAM at {:.0f}% of its roof ({})", 100.0 * dram_fraction,
+                           why);
+}
+
+/// Places one profiled launch, or says why it is not placed; always sets the verdict. In full
+/// mode `flops` is its run-2 counterpart (nullptr in single-pass mode).
 void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
-                  const ProfileInputs& inputs) {
+                  const ProfileInputs& inputs, const FlopCounterpart* flops) {
   const LaunchRecord& record = launch.record;
   if (!record.profiled) {
     launch.roofline_null_reason = "not profiled: " + record.not_profiled_reason;
+    launch.flop_null_reason = launch.roofline_null_reason;
     launch.verdict = "not profiled";
     return;
   }
@@ -46,12 +65,27 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
     launch.roofline_null_reason = fmt::format(
         "{} counter ranges for one launch (expected 2: the kernel, then the write-back sweep)",
         record.ranges.size());
+    launch.flop_null_reason = launch.roofline_null_reason;
     return;
   }
   CounterPassRanges ranges;
   ranges.bytes = record.ranges;
-  launch.counters = counters_from_passes(ranges, {launch.name}, process.sessions,
-                                         process.cache_policy, process.sweep_method);
+  std::vector<CounterSession> sessions = process.sessions;
+  const bool full_flops = flops != nullptr && flops->record != nullptr;
+  if (full_flops) {
+    ranges.follow_up = {flops->record->ranges};
+    sessions.insert(sessions.end(), flops->process->sessions.begin(),
+                    flops->process->sessions.end());
+    int passes = 0;
+    for (const auto& s : flops->process->sessions) passes = std::max(passes, s.passes);
+    launch.flop_source = fmt::format("counted, run 2, kernel replay, {} passes", passes);
+  } else if (flops != nullptr) {
+    launch.flop_null_reason = flops->null_reason;
+  } else {
+    launch.flop_source = "counted, run 1, one pass: bf16 tensor FLOPs only (single-pass mode)";
+  }
+  launch.counters = counters_from_passes(ranges, {launch.name}, sessions, process.cache_policy,
+                                         process.sweep_method);
   const CounterResult& counters = *launch.counters;
   const auto device = inputs.devices.find(record.device);
   const auto peaks = inputs.peaks.find(record.device);
@@ -59,10 +93,13 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
     launch.roofline_null_reason = fmt::format("no roofs for device {}", record.device);
     return;
   }
+  const std::optional<FlopPipe> dominant = dominant_flop_pipe(counters.total);
+  // The DRAM roof of the pipe the FLOPs ran on, else bf16 tensor's: the DRAM ceiling is the same.
   std::string why;
-  const std::optional<Roof> roof =
-      select_point_roof(peaks->second.used, Pipe::kTensor, Dtype::kBf16, peaks->second, counters,
-                        device->second.cc_major, device->second.cc_minor, why);
+  const std::optional<Roof> roof = select_point_roof(
+      peaks->second.used, dominant && dominant->pipe ? *dominant->pipe : Pipe::kTensor,
+      dominant ? dominant->dtype : Dtype::kBf16, peaks->second, counters, device->second.cc_major,
+      device->second.cc_minor, why);
   if (!roof) {
     launch.roofline_null_reason = "no roof: " + why;
     return;
@@ -78,40 +115,52 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
   // after the window are not part of the kernel's duration.
   const std::optional<double> window_bytes = counters.total.dram_bytes();
   const double dram_fraction = window_bytes.value_or(*bytes) / *time / roof->peak_bytes_per_s;
-  const std::optional<double> tensor_flop = counters.total.tensor_flop();
-  if (tensor_flop && *tensor_flop > 0) {
+  if (dominant && dominant->pipe) {
     L2Bytes l2;
     if (counters.total.l2_bytes && *counters.total.l2_bytes > 0) {
       l2.bytes = counters.total.l2_bytes;
     } else {
       l2.null_reason = "L2 bytes not counted";
     }
-    RooflinePoint point = place_on_roofline(*roof, *tensor_flop, *bytes, *time, "counters", l2);
+    RooflinePoint point =
+        place_on_roofline(*roof, *counters.total.counted_flop(), *bytes, *time, "counters", l2);
     point.bytes_basis = isolated ? kBytesIsolated : kBytesInWindow;
-    launch.verdict = fmt::format("{}-bound, {:.0f}% of its roof (bf16 tensor FLOPs)",
-                                 to_string(point.bound), 100.0 * point.fraction_of_roof);
+    launch.verdict = fmt::format("{}-bound, {:.0f}% of its roof ({} FLOPs)", to_string(point.bound),
+                                 100.0 * point.fraction_of_roof, dominant->label);
     launch.roofline = std::move(point);
     return;
   }
+  if (dominant) {
+    launch.roofline_null_reason = fmt::format(
+        "most of its FLOPs are {} FLOPs, for which the roofs have no ceiling (fp32 SIMT, bf16 "
+        "and fp16 tensor only)",
+        dominant->label);
+    launch.verdict = fmt::format("not placed: {} work, DRAM at {:.0f}% of its roof",
+                                 dominant->label, 100.0 * dram_fraction);
+    return;
+  }
+  if (full_flops) {
+    launch.roofline_null_reason = "no FLOPs counted on any pipe (full FLOP set)";
+    launch.verdict = dram_verdict(dram_fraction, "no FLOPs");
+    return;
+  }
+  const std::string run2 =
+      launch.flop_null_reason.empty() ? "" : "; no run-2 FLOPs: " + launch.flop_null_reason;
   const std::optional<double> tensor_inst = finite_metric(record.ranges[0], kMetricTensorPipeInst);
   if (tensor_inst && *tensor_inst > 0) {
     launch.roofline_null_reason =
         "tensor-pipe work in a dtype whose FLOPs the single-pass set does not count (fp16, "
-        "tf32, fp8 or int8)";
+        "tf32, fp8 or int8)" +
+        run2;
     launch.verdict = fmt::format("not placed: non-bf16 tensor work, DRAM at {:.0f}% of its roof",
                                  100.0 * dram_fraction);
     return;
   }
   launch.roofline_null_reason =
-      "no tensor-pipe work, and SIMT FLOPs are not counted in single-pass mode";
-  launch.verdict =
-      dram_fraction >= kMemoryBoundDramFraction
-          ? fmt::format("memory-bound, DRAM at {:.0f}% of its roof (no tensor work)",
-                        100.0 * dram_fraction)
-          : fmt::format(
-                "undetermined, DRAM at {:.0f}% of its roof (no tensor work; SIMT FLOPs "
-                "not counted)",
-                100.0 * dram_fraction);
+      "no tensor-pipe work, and SIMT FLOPs are not counted in single-pass mode" + run2;
+  launch.verdict = dram_fraction >= kMemoryBoundDramFraction
+                       ? dram_verdict(dram_fraction, "no tensor work")
+                       : dram_verdict(dram_fraction, "no tensor work; SIMT FLOPs not counted");
 }
 
 /// The activity of `record`: same correlation, same kernel and launch configuration. A launch's
@@ -276,6 +325,107 @@ std::pair<size_t, std::string> nccl_launches_left_out(const std::vector<Profiled
   return {count, listed};
 }
 
+/// The processes of `processes` in pid order.
+std::vector<const ProcessRecords*> by_pid(const std::vector<ProcessRecords>& processes) {
+  std::vector<const ProcessRecords*> out;
+  for (const auto& p : processes) out.push_back(&p);
+  std::sort(out.begin(), out.end(),
+            [](const ProcessRecords* a, const ProcessRecords* b) { return a->pid < b->pid; });
+  return out;
+}
+
+/// The selected launches of `process`, in launch order.
+std::vector<LaunchRecord> selected_launches(const ProcessRecords& process) {
+  std::vector<LaunchRecord> out;
+  for (const auto& l : process.launches) {
+    if (l.selected) out.push_back(l);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LaunchRecord& a, const LaunchRecord& b) { return a.sequence < b.sequence; });
+  return out;
+}
+
+/// Each launch's run-2 counterpart (one entry per launch of `launches`): the processes of the
+/// two runs paired in pid order, their selected launches by match_flop_run. Adds the warnings
+/// that summarize the launches left without FLOPs.
+std::vector<FlopCounterpart> flop_counterparts(const ProfileInputs& inputs,
+                                               const std::vector<ProfiledLaunch>& launches,
+                                               const std::vector<const ProcessRecords*>& owner,
+                                               std::vector<std::string>& warnings) {
+  const FlopRunInputs& run2 = *inputs.flop_run;
+  std::vector<FlopCounterpart> out(launches.size());
+  const std::vector<const ProcessRecords*> first = by_pid(inputs.processes);
+  const std::vector<const ProcessRecords*> second = by_pid(run2.processes);
+  std::string common_reason;
+  if (!run2.outcome.failure.empty()) {
+    common_reason = run2.outcome.failure;
+  } else if (first.size() != second.size()) {
+    common_reason =
+        fmt::format("run 2 had {} process(es) using CUDA, run 1 {}: launches cannot be paired",
+                    second.size(), first.size());
+  }
+  // (process of run 1, sequence) -> counterpart
+  std::map<std::pair<const ProcessRecords*, uint64_t>, FlopCounterpart> found;
+  size_t differing = 0;
+  size_t refused = 0;
+  for (size_t p = 0; common_reason.empty() && p < first.size(); ++p) {
+    const std::vector<LaunchRecord> run1_selected = selected_launches(*first[p]);
+    const std::vector<LaunchRecord> run2_selected = selected_launches(*second[p]);
+    const std::vector<FlopMatch> matches = match_flop_run(run1_selected, run2_selected);
+    // Pointers into second[p]->launches, which outlive this function.
+    std::map<uint64_t, const LaunchRecord*> run2_by_sequence;
+    for (const auto& l : second[p]->launches) run2_by_sequence[l.sequence] = &l;
+    for (size_t i = 0; i < matches.size(); ++i) {
+      FlopCounterpart c;
+      if (!matches[i].run2_index) {
+        c.null_reason = matches[i].null_reason;
+        ++differing;
+      } else {
+        const LaunchRecord* twin =
+            run2_by_sequence.at(run2_selected[*matches[i].run2_index].sequence);
+        if (twin->profiled && twin->ranges.size() == 1) {
+          c.record = twin;
+          c.process = second[p];
+        } else {
+          c.null_reason = "run 2 (kernel replay): " +
+                          (twin->profiled ? fmt::format("{} counter ranges for one launch "
+                                                        "(expected 1)",
+                                                        twin->ranges.size())
+                                          : twin->not_profiled_reason);
+          ++refused;
+        }
+      }
+      found[{first[p], run1_selected[i].sequence}] = std::move(c);
+    }
+  }
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (!launches[i].record.selected) continue;
+    if (!common_reason.empty()) {
+      out[i].null_reason = common_reason;
+      continue;
+    }
+    const auto it = found.find({owner[i], launches[i].record.sequence});
+    if (it != found.end()) out[i] = it->second;
+  }
+  if (!common_reason.empty()) {
+    warnings.push_back("full mode: no launch has FLOPs from run 2: " + common_reason);
+  }
+  if (differing > 0) {
+    warnings.push_back(fmt::format(
+        "full mode: {} selected launch(es) have no FLOPs: run 2 launched another kernel or "
+        "launch configuration at their index, or fewer launches (the program's launch sequence "
+        "is not deterministic)",
+        differing));
+  }
+  if (refused > 0) {
+    warnings.push_back(fmt::format(
+        "full mode: {} launch(es) have no FLOPs: the FLOP set failed under kernel replay in run "
+        "2 (each launch's flop_null_reason says why)",
+        refused));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string kernel_key(const std::string& name, const std::array<uint32_t, 3>& grid,
@@ -296,8 +446,13 @@ ProfileReport assemble_profile(const ProfileInputs& inputs) {
   std::vector<const ProcessRecords*> owner;
   int64_t captured_calls = 0;
   report.launches = join_launches(inputs, owner, report.total_kernel_time_s, captured_calls);
+  std::vector<FlopCounterpart> flops;
+  if (inputs.flop_run) {
+    report.flop_run = inputs.flop_run->outcome;
+    flops = flop_counterparts(inputs, report.launches, owner, report.warnings);
+  }
   for (size_t i = 0; i < report.launches.size(); ++i) {
-    place_launch(report.launches[i], *owner[i], inputs);
+    place_launch(report.launches[i], *owner[i], inputs, flops.empty() ? nullptr : &flops[i]);
   }
   report.kernels = summarize(report.launches, report.total_kernel_time_s);
   for (const ProcessRecords& process : inputs.processes) {

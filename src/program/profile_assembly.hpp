@@ -19,10 +19,19 @@ namespace rooflinectl {
 /// traffic whatever its FLOP count, as every element-wise kernel does.
 inline constexpr double kMemoryBoundDramFraction = 0.5;
 
+/// Run 2 of full mode: the records of the FLOP run and how it ended.
+struct FlopRunInputs {
+  std::vector<ProcessRecords> processes;
+  FlopRunOutcome outcome;
+};
+
 /// What assemble_profile needs besides the records.
 struct ProfileInputs {
-  std::vector<ProcessRecords> processes;
+  std::vector<ProcessRecords> processes;  ///< run 1 (the only run of single-pass mode)
   ProgramOutcome program;
+  /// Full mode: run 2. nullopt in single-pass mode; in full mode when run 1 failed, with the
+  /// reason in outcome.failure and no processes.
+  std::optional<FlopRunInputs> flop_run;
   ProfileConfig config;
   std::map<int, DeviceRecord> devices;  ///< by CUDA ordinal: every device a launch ran on
   std::map<int, PeaksBlock> peaks;      ///< by CUDA ordinal: the roof sources of each device
@@ -34,8 +43,15 @@ struct ProfileInputs {
 ///   dropped; an activity without a launch record becomes a launch of its own (a kernel run by a
 ///   CUDA graph launch: not profiled, reason given);
 /// - a profiled launch's ranges (kernel, write-back sweep) become its CounterResult
-///   (counters_from_passes); it is placed under its device's roof when it did bf16 tensor work,
-///   otherwise judged by its DRAM throughput (kMemoryBoundDramFraction) and left unplaced;
+///   (counters_from_passes); in full mode the range of its run-2 counterpart (match_flop_run,
+///   processes paired in pid order) is merged in as a further session, and a launch without one
+///   keeps run 1's counters with flop_null_reason; a run 2 that did not exit 0 gives no launch
+///   FLOPs (outcome.failure says why);
+/// - a launch is placed with all its counted FLOPs (KernelCounters::counted_flop) under its
+///   device's roof for the pipe most of them ran on (dominant_flop_pipe: bf16 or fp16 tensor,
+///   fp32 SIMT); a launch without counted FLOPs is judged by its DRAM throughput
+///   (kMemoryBoundDramFraction) and left unplaced, as is one whose FLOPs ran mostly on a pipe the
+///   roofs have no ceiling for (tf32, fp8, fp16 or fp64 SIMT);
 /// - launches with the same demangled name, grid, block, dynamic shared memory and NVTX path form
 ///   one kernel: launch count, durations, total and median, share of all kernel time, and the
 ///   counters and placement of its median profiled launch; kernels sorted by total time;

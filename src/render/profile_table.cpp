@@ -50,6 +50,16 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
       command_line(report.program.command), outcome(report.program), report.program.wall_time_s,
       report.launches.size(), profiled, report.kernels.size(),
       format_time_s(report.total_kernel_time_s));
+  if (report.flop_run) {
+    const FlopRunOutcome& run = *report.flop_run;
+    ProgramOutcome second;
+    second.exit_code = run.exit_code;
+    second.signal = run.signal;
+    out += run.failure.empty()
+               ? fmt::format("full mode: FLOPs from run 2 ({}; {:.2f} s wall, kernel replay)\n",
+                             outcome(second), run.wall_time_s)
+               : fmt::format("full mode: no FLOPs from run 2: {}\n", run.failure);
+  }
   if (!report.devices.empty()) {
     out += fmt::format("GPU: {}; roofs: {}\n", report.devices.front().name,
                        report.peaks ? to_string(report.peaks->used) : "none");
@@ -90,11 +100,15 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
                                                       : 0.0),
         format_time_s(rest_time), rest_kernels);
   }
-  out +=
-      "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before it); "
-      "TB/s: the in-window DRAM bytes over the kernel's duration; "
-      "FLOP/B, TFLOP/s and roof from bf16 tensor FLOPs (single-pass mode counts no SIMT "
-      "FLOPs); times from the CUPTI activity records of every launch\n";
+  out += std::string(
+             "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before "
+             "it); TB/s: the in-window DRAM bytes over the kernel's duration; ") +
+         (report.config.mode == kModeFull
+              ? "FLOP/B, TFLOP/s and roof from the FLOPs of every pipe (run 2, kernel replay), "
+                "under the roof of the pipe most of them ran on (the verdict names it); "
+              : "FLOP/B, TFLOP/s and roof from bf16 tensor FLOPs (single-pass mode counts no "
+                "SIMT FLOPs); ") +
+         "times from the CUPTI activity records of every launch\n";
   for (const auto& warning : report.warnings) out += "warning: " + warning + "\n";
   return out;
 }

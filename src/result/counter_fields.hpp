@@ -91,6 +91,13 @@ inline constexpr CounterField kCounterFields[] = {
     {&KernelCounters::tensor_fp16_flop, "tensor_fp16_flop", "FLOP",
      "sm__ops_path_tensor_src_fp16.sum", 1.0, CounterKind::kCount, KeyPresence::kRequired,
      "fp16 tensor-pipe FLOPs, every destination type"},
+    // Counted by `profile --mode full` only (the sweep's kernels issue neither): absent before.
+    {&KernelCounters::tensor_tf32_flop, "tensor_tf32_flop", "FLOP",
+     "sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kMayBeAbsent, "tf32 tensor-pipe FLOPs (profile --mode full)"},
+    {&KernelCounters::tensor_fp8_flop, "tensor_fp8_flop", "FLOP", "sm__ops_path_tensor_src_fp8.sum",
+     1.0, CounterKind::kCount, KeyPresence::kMayBeAbsent,
+     "fp8 tensor-pipe FLOPs, both fp8 formats (profile --mode full)"},
     {&KernelCounters::ffma_inst, "ffma_inst", "instructions",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0, CounterKind::kCount,
      KeyPresence::kRequired, "fp32 fused multiply-adds, predicated-on threads"},
@@ -109,6 +116,16 @@ inline constexpr CounterField kCounterFields[] = {
     {&KernelCounters::hmul_inst, "hmul_inst", "instructions",
      "sm__sass_thread_inst_executed_op_hmul_pred_on.sum", 1.0, CounterKind::kCount,
      KeyPresence::kRequired, "fp16 multiplies, predicated-on threads"},
+    {&KernelCounters::dfma_inst, "dfma_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kMayBeAbsent,
+     "fp64 fused multiply-adds, predicated-on threads (profile --mode full)"},
+    {&KernelCounters::dadd_inst, "dadd_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kMayBeAbsent, "fp64 adds, predicated-on threads (profile --mode full)"},
+    {&KernelCounters::dmul_inst, "dmul_inst", "instructions",
+     "sm__sass_thread_inst_executed_op_dmul_pred_on.sum", 1.0, CounterKind::kCount,
+     KeyPresence::kMayBeAbsent, "fp64 multiplies, predicated-on threads (profile --mode full)"},
     // The Nsight Compute "Speed Of Light" figures, over the kernel's elapsed cycles. sm__throughput
     // alone needs 8 replay passes on GH100, so it lengthens the counter pass, not the timed one.
     {&KernelCounters::sm_throughput_fraction, "sm_throughput_fraction", "fraction",
@@ -145,8 +162,10 @@ inline constexpr DerivedCounterField kDerivedCounterFields[] = {
     {&KernelCounters::fp32_flop, "fp32_flop", "FLOP", "2·ffma_inst + fadd_inst + fmul_inst"},
     {&KernelCounters::fp16_flop, "fp16_flop", "FLOP", "2·hfma_inst + hadd_inst + hmul_inst"},
     {&KernelCounters::tensor_flop, "tensor_flop", "FLOP",
-     "tensor_bf16_flop + tensor_fp16_flop, over the pipes counted"},
-    {&KernelCounters::total_flop, "total_flop", "FLOP", "tensor_flop + fp32_flop + fp16_flop"},
+     "tensor_bf16_flop + tensor_fp16_flop + tensor_tf32_flop + tensor_fp8_flop, over the pipes "
+     "counted"},
+    {&KernelCounters::total_flop, "total_flop", "FLOP",
+     "tensor_flop + fp32_flop + fp16_flop, + 2·dfma_inst + dadd_inst + dmul_inst when counted"},
 };
 
 /// A per-cycle peak of CounterPeaks.

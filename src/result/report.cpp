@@ -20,6 +20,16 @@ std::optional<double> sum_if_all(std::initializer_list<std::optional<double>> te
   return sum;
 }
 
+// The sum of the terms that are known; nullopt when none is (for figures "over what was
+// counted", where a term that was not collected is not a zero).
+std::optional<double> sum_of_known(std::initializer_list<std::optional<double>> terms) {
+  std::optional<double> sum;
+  for (const auto& term : terms) {
+    if (term) sum = sum.value_or(0.0) + *term;
+  }
+  return sum;
+}
+
 std::optional<double> twice(const std::optional<double>& v) {
   if (!v) return std::nullopt;
   return 2.0 * *v;
@@ -64,13 +74,22 @@ std::optional<double> KernelCounters::fp16_flop() const {
   return sum_if_all({twice(hfma_inst), hadd_inst, hmul_inst});
 }
 
+std::optional<double> KernelCounters::fp64_flop() const {
+  return sum_if_all({twice(dfma_inst), dadd_inst, dmul_inst});
+}
+
 std::optional<double> KernelCounters::tensor_flop() const {
-  if (!tensor_bf16_flop && !tensor_fp16_flop) return std::nullopt;
-  return tensor_bf16_flop.value_or(0.0) + tensor_fp16_flop.value_or(0.0);
+  return sum_of_known({tensor_bf16_flop, tensor_fp16_flop, tensor_tf32_flop, tensor_fp8_flop});
 }
 
 std::optional<double> KernelCounters::total_flop() const {
-  return sum_if_all({tensor_flop(), fp32_flop(), fp16_flop()});
+  const std::optional<double> required = sum_if_all({tensor_flop(), fp32_flop(), fp16_flop()});
+  if (!required) return std::nullopt;
+  return *required + fp64_flop().value_or(0.0);
+}
+
+std::optional<double> KernelCounters::counted_flop() const {
+  return sum_of_known({tensor_flop(), fp32_flop(), fp16_flop(), fp64_flop()});
 }
 
 std::optional<double> CounterResult::dram_write_bytes_isolated() const {

@@ -83,12 +83,17 @@ struct KernelCounters {
   std::optional<double> l2_clock_hz;
   std::optional<double> tensor_bf16_flop;
   std::optional<double> tensor_fp16_flop;
+  std::optional<double> tensor_tf32_flop;
+  std::optional<double> tensor_fp8_flop;
   std::optional<double> ffma_inst;
   std::optional<double> fadd_inst;
   std::optional<double> fmul_inst;
   std::optional<double> hfma_inst;
   std::optional<double> hadd_inst;
   std::optional<double> hmul_inst;
+  std::optional<double> dfma_inst;
+  std::optional<double> dadd_inst;
+  std::optional<double> dmul_inst;
   std::optional<double> sm_throughput_fraction;
   std::optional<double> dram_throughput_fraction;
 
@@ -96,10 +101,18 @@ struct KernelCounters {
   std::optional<double> fp32_flop() const;   ///< 2·FFMA + FADD + FMUL
   std::optional<double> fp16_flop()
       const;  ///< 2·HFMA + HADD + HMUL (instruction counts, as executed)
-  /// bf16 + fp16 tensor-pipe ops, over the pipes that were counted (a sweep counts its dtype's
-  /// pipe only, tensor_ops_metric in cupti/metrics.hpp); nullopt when neither was.
+  /// 2·DFMA + DADD + DMUL; counted only by `profile --mode full`, so not a derived JSON key
+  /// (reports written before it lack the instruction counts).
+  std::optional<double> fp64_flop() const;
+  /// bf16 + fp16 + tf32 + fp8 tensor-pipe ops, over the pipes that were counted (a sweep counts
+  /// its dtype's pipe only, tensor_ops_metric in cupti/metrics.hpp); nullopt when none was.
   std::optional<double> tensor_flop() const;
-  std::optional<double> total_flop() const;  ///< tensor + fp32 + fp16
+  /// tensor + fp32 + fp16, + fp64 when it was counted; nullopt when tensor, fp32 or fp16 is.
+  std::optional<double> total_flop() const;
+  /// Every FLOP figure that was counted, summed: tensor_flop(), fp32_flop(), fp16_flop(),
+  /// fp64_flop(), each where known; nullopt when none is. What `profile` places a launch with
+  /// (single-pass mode counts bf16 tensor FLOPs only, full mode every pipe).
+  std::optional<double> counted_flop() const;
 };
 
 /// Per-cycle peaks read from counters (`<metric>.peak_sustained`), the raw values. Each field has

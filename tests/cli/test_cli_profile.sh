@@ -26,6 +26,8 @@ bad_input "--kernel-regex '(': bad regular expression" --kernel-regex '(' -- tru
 bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/' -- true
 bad_input "--sample-every 0: must be >= 1" --sample-every 0 -- true
 bad_input "--launch-skip" --launch-skip -3 -- true
+bad_input "invalid --mode 'triple': allowed single-pass, full" --mode triple -- true
+bad_input "invalid --mode full with --no-counters" --mode full --no-counters -- true
 bad_input "cannot run 'rfl-no-such-program': No such file or directory" -- rfl-no-such-program
 bad_input "cannot run '$work': Permission denied" -- "$work"
 

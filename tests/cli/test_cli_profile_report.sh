@@ -91,4 +91,48 @@ refused "--chart throughput: $profile is a \`rooflinectl profile\` report, which
 refused "$profile is a \`rooflinectl profile\` report; a sweep baseline must be a sweep report" \
   sweep --ops gelu --seq 512 --baseline "$profile"
 
+# A full-mode report (the block example edited: minor version 1, mode full, run 2's outcome and
+# each launch's FLOP source, as `profile --mode full` writes them) reads, prints, re-writes byte
+# for byte, plots and compares against the single-pass example (same schema version 1).
+python3 - "$profile" "$work/full.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+full = {}
+for key, value in r.items():
+    full[key] = value
+    if key == "schema_version":
+        full["schema_minor_version"] = 1
+    if key == "program":
+        full["flop_run"] = {"exit_code": 0, "signal": None, "wall_time_s": 12.5, "complete": True,
+                            "failure": ""}
+full["config"]["mode"] = "full"
+for l in full["launches"]:
+    rest = {k: l.pop(k) for k in ["roofline"] + (["roofline_null_reason"] if "roofline_null_reason" in l else [])}
+    if l["profiled"]:
+        l["flop_source"] = "counted, run 2, kernel replay, 11 passes"
+    else:
+        l["flop_source"] = None
+        l["flop_null_reason"] = "not profiled: " + l.get("not_profiled_reason", "")
+    l.update(rest)
+json.dump(full, open(sys.argv[2], "w"), indent=2, ensure_ascii=False)
+open(sys.argv[2], "a").write("\n")
+PY
+# Python writes some doubles with other digits than rooflinectl does: compare rooflinectl's own
+# rewrite with its rewrite of that.
+if ok report "$work/full.json" --format json -o "$work/full-1.json" &&
+   ok report "$work/full-1.json" --format json; then
+  if cmp -s "$work/stdout" "$work/full-1.json" && grep -q '"mode": "full"' "$work/stdout" &&
+     grep -q '"flop_source": "counted, run 2, kernel replay, 11 passes"' "$work/stdout"; then pass; else
+    fail "report --format json of a full-mode report: $(diff "$work/full-1.json" "$work/stdout" | head -5)"
+  fi
+fi
+if ok report "$work/full.json"; then
+  if grep -q "^full mode: FLOPs from run 2 (exit 0; 12.50 s wall, kernel replay)" "$work/stdout" &&
+     grep -q "FLOP/B, TFLOP/s and roof from the FLOPs of every pipe" "$work/stdout"; then pass; else
+    fail "report table of a full-mode report: $(head -c 300 "$work/stdout")"
+  fi
+fi
+if ok plot "$work/full.json" -o "$work/full.svg"; then pass; fi
+if ok compare "$profile" "$work/full.json" --min-share 5%; then pass; fi
+
 finish "cli profile report checks"

@@ -135,7 +135,22 @@ class ReportSchemas(unittest.TestCase):
                 "no placement without its reason")
         refused(lambda d: d["launches"][0]["counters"]["total"].update(dram_read_bytes="x"),
                 "counters from the sweep schema: a byte count as a string")
-        refused(lambda d: d["config"].update(mode="full"), "a mode that does not exist")
+        refused(lambda d: d["config"].update(mode="triple"), "a mode that does not exist")
+
+    def test_full_mode_profile_keys_hold_and_a_null_source_needs_its_reason(self):
+        report = load(os.path.join(DOCS, "examples", "h200-profile-target.json"))
+        report["schema_minor_version"] = 1
+        report["flop_run"] = {"exit_code": 0, "signal": None, "wall_time_s": 3.5,
+                              "complete": True, "failure": ""}
+        report["config"]["mode"] = "full"
+        for launch in report["launches"]:
+            launch["flop_source"] = None
+            launch["flop_null_reason"] = "run 2 made only 0 selected launch(es) in this process"
+        report["launches"][0]["flop_source"] = "counted, run 2, kernel replay, 11 passes"
+        report["launches"][0].pop("flop_null_reason")
+        self.assertEqual(errors(PROFILE_SCHEMA, report), [])
+        report["launches"][1].pop("flop_null_reason")
+        self.assertNotEqual(errors(PROFILE_SCHEMA, report), [], "a null source without its reason")
 
     def test_old_profile_reports_without_include_nccl_hold(self):
         report = load(PROFILES[0])

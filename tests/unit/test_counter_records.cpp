@@ -47,8 +47,13 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
     EXPECT_EQ(std::count(later.begin(), later.end(), dram), 0) << dram;
   }
   EXPECT_EQ(std::count(later.begin(), later.end(), kMetricTensorBf16Ops), 1);
-  // Every metric lands in exactly one set, but the other dtype's tensor pipe in none.
-  EXPECT_EQ(later.size() + 4, counter_metric_names().size());
+  // Every metric lands in exactly one set, but the other dtypes' tensor pipes (fp16, tf32, fp8)
+  // and the fp64 instruction counters (profile --mode full only) in none.
+  EXPECT_EQ(later.size() + 4 + 2 + 3, counter_metric_names().size());
+  for (const char* profile_only : {kMetricTensorTf32Ops, kMetricTensorFp8Ops, kMetricDfmaInst,
+                                   kMetricDaddInst, kMetricDmulInst}) {
+    EXPECT_EQ(std::count(later.begin(), later.end(), profile_only), 0) << profile_only;
+  }
 }
 
 TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
@@ -61,6 +66,21 @@ TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
   const auto candidates = byte_metric_candidates(Dtype::kFp16);
   EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorFp16Ops), 1);
   EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorBf16Ops), 0);
+}
+
+// The FLOP set of profile --mode full: every FLOP counter of the table, each once, no DRAM bytes.
+TEST(FlopMetricNames, EveryFlopCounterOnceAndNoBytes) {
+  const auto& flops = flop_metric_names();
+  for (const char* metric :
+       {kMetricTensorBf16Ops, kMetricTensorFp16Ops, kMetricTensorTf32Ops, kMetricTensorFp8Ops,
+        kMetricFfmaInst, kMetricFaddInst, kMetricFmulInst, kMetricHfmaInst, kMetricHaddInst,
+        kMetricHmulInst, kMetricDfmaInst, kMetricDaddInst, kMetricDmulInst, kMetricSmThroughputPct,
+        kMetricFfmaPeakPerCycle}) {
+    EXPECT_EQ(std::count(flops.begin(), flops.end(), metric), 1) << metric;
+  }
+  for (const char* bytes : {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricL2Bytes}) {
+    EXPECT_EQ(std::count(flops.begin(), flops.end(), bytes), 0) << bytes;
+  }
 }
 
 TEST(FollowUpMetricNames, SmThroughputOnlyWhenAskedFor) {

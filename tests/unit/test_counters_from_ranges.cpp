@@ -40,10 +40,13 @@ TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
                              kMetricHmulInst,         kMetricDramBytesPeakPerCycle,
                              kMetricFfmaPeakPerCycle, kMetricTensorBf16PeakPerCycle,
                              kMetricSmThroughputPct,  kMetricDramThroughputPct,
-                             kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle}) {
+                             kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle,
+                             kMetricTensorTf32Ops,    kMetricTensorFp8Ops,
+                             kMetricDfmaInst,         kMetricDaddInst,
+                             kMetricDmulInst}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 22u);
+  EXPECT_EQ(names.size(), 27u);
 }
 
 TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {

@@ -147,6 +147,18 @@ TEST(ProfileEnvironment, CarriesTheConfigToTheLibraryAndBack) {
   g_environment["RFL_PROFILE_INCLUDE_NCCL"] = "0";
   EXPECT_FALSE(profile_config_from_environment(fake_getenv, dir).include_nccl);
 
+  // The counter set of the run: the byte set unless full mode's run 2 asks for the FLOP set.
+  EXPECT_EQ(counter_run_from_environment(fake_getenv), CounterRun::kBytes);
+  for (const auto& [name, value] :
+       profile_environment(config, "/tmp/records", CounterRun::kFlops)) {
+    g_environment[name] = value;
+  }
+  EXPECT_EQ(counter_run_from_environment(fake_getenv), CounterRun::kFlops);
+  g_environment["RFL_PROFILE_COUNTER_RUN"] = "both";
+  EXPECT_THROW(counter_run_from_environment(fake_getenv), Error);
+  g_environment.erase("RFL_PROFILE_COUNTER_RUN");
+  EXPECT_EQ(counter_run_from_environment(fake_getenv), CounterRun::kBytes);
+
   g_environment["RFL_PROFILE_LAUNCH_COUNT"] = "";
   EXPECT_FALSE(profile_config_from_environment(fake_getenv, dir).launch_count);
   g_environment["RFL_PROFILE_LAUNCH_SKIP"] = "-1";

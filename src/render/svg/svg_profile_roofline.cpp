@@ -95,15 +95,21 @@ ProfileChartRoofs profile_chart_roofs(const ProfileReport& report) {
   } else {
     roofs.l2_null_reason = "the report has no peaks";
   }
-  std::vector<double> tensor, dram;
+  std::vector<double> tensor, dram, fp32;
   for (const auto& k : report.kernels) {
     if (!has_placement(k)) continue;
-    tensor.push_back(k.roofline->roof.peak_flop_per_s);
+    (k.roofline->roof.pipe == Pipe::kFp32 ? fp32 : tensor)
+        .push_back(k.roofline->roof.peak_flop_per_s);
     dram.push_back(k.roofline->roof.peak_bytes_per_s);
   }
-  const bool fall_back = (!roofs.tensor_flop_per_s || !roofs.dram_bytes_per_s) && !tensor.empty();
+  if (!fp32.empty()) {
+    roofs.fp32_flop_per_s =
+        report.peaks ? positive(used_set(*report.peaks).fp32.value) : std::nullopt;
+    if (!roofs.fp32_flop_per_s) roofs.fp32_flop_per_s = median_of(fp32);
+  }
+  const bool fall_back = (!roofs.tensor_flop_per_s || !roofs.dram_bytes_per_s) && !dram.empty();
   if (fall_back) {
-    if (!roofs.tensor_flop_per_s) roofs.tensor_flop_per_s = median_of(tensor);
+    if (!roofs.tensor_flop_per_s && !tensor.empty()) roofs.tensor_flop_per_s = median_of(tensor);
     if (!roofs.dram_bytes_per_s) roofs.dram_bytes_per_s = median_of(dram);
     sources.push_back("median of the placed kernels' own roofs");
   }
@@ -167,10 +173,11 @@ LogLogFrame frame_of(const ProfileReport& report, const ProfileChartRoofs& roofs
     xs.push_back(k.roofline->arithmetic_intensity_flop_per_byte);
     ys.push_back(k.roofline->achieved_flop_per_s);
   }
-  if (roofs.tensor_flop_per_s) {
-    ys.push_back(*roofs.tensor_flop_per_s);
+  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+    if (!peak) continue;
+    ys.push_back(*peak);
     for (const auto& bw : {roofs.dram_bytes_per_s, roofs.l2_bytes_per_s}) {
-      if (bw) xs.push_back(*roofs.tensor_flop_per_s / *bw);
+      if (bw) xs.push_back(*peak / *bw);
     }
   }
   if (xs.empty() || ys.empty()) return f;
@@ -287,6 +294,29 @@ std::string compute_roof_svg(const Chart& chart, LabelPlacer& labels) {
   return svg;
 }
 
+// The fp32 (SIMT) roof, dashed, from its DRAM ridge to the right edge, labelled at the right end;
+// drawn only when a kernel is placed on it.
+std::string fp32_roof_svg(const Chart& chart, LabelPlacer& labels) {
+  const ProfileChartRoofs& roofs = chart.roofs;
+  if (!roofs.fp32_flop_per_s) return "";
+  const double peak = *roofs.fp32_flop_per_s;
+  const Scale sx = chart.frame.sx(), sy = chart.frame.sy();
+  const double ridge = roofs.dram_bytes_per_s ? peak / *roofs.dram_bytes_per_s : chart.frame.x_lo;
+  const double x0 = sx(std::max(ridge, chart.frame.x_lo)), y = sy(peak);
+  std::string svg = fmt::format(
+      R"(<line class="roof" data-pipe="fp32" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="1.6" stroke-dasharray="6 3"/>)"
+      "\n",
+      x0, y, kPlotRight, y, kInk);
+  labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
+  const std::string text = "fp32 (SIMT) roof " + format_si(peak, "FLOP/s");
+  const double w = text_width_px(text, kLabelPx);
+  svg += text_svg(kPlotRight - 6, y - 6, text, kLabelPx, "end",
+                  fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
+         "\n";
+  labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
+  return svg;
+}
+
 // The DRAM and L2 slopes up to the compute roof (or the top of the frame), then the flat roof.
 std::string roofs_svg(const Chart& chart, LabelPlacer& labels) {
   const ProfileChartRoofs& roofs = chart.roofs;
@@ -308,6 +338,7 @@ std::string roofs_svg(const Chart& chart, LabelPlacer& labels) {
         chart.frame, highest, avoid, labels);
   }
   svg += compute_roof_svg(chart, labels);
+  svg += fp32_roof_svg(chart, labels);
   return svg + "</g>\n";
 }
 

@@ -16,6 +16,9 @@ namespace rooflinectl {
 /// per launch, with the clock measured in it); `source` says which.
 struct ProfileChartRoofs {
   std::optional<double> tensor_flop_per_s;
+  /// The fp32 (SIMT) roof: only when a kernel is placed on it (profile --mode full), from the
+  /// same source, else the median of those kernels' own fp32 roofs.
+  std::optional<double> fp32_flop_per_s;
   std::optional<double> dram_bytes_per_s;
   std::optional<double> l2_bytes_per_s;
   /// In words, e.g. "datasheet (the report's peaks)"; "none" when there is no roof at all.
@@ -28,7 +31,7 @@ struct ProfileChartRoofs {
 ProfileChartRoofs profile_chart_roofs(const ProfileReport& report);
 
 /// True when `kernel` has a placement to draw: a roofline with finite intensity and achieved
-/// FLOP/s > 0 (bf16 tensor FLOPs and DRAM bytes were counted).
+/// FLOP/s > 0 (FLOPs and DRAM bytes were counted).
 bool has_placement(const KernelSummary& kernel);
 
 /// A kernel name short enough to label a marker: a leading "void ", "(anonymous namespace)::" and
