@@ -30,6 +30,12 @@ AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
   return r;
 }
 
+double gemm_fp8_min_dram_bytes(int64_t m, int64_t n, int64_t k, Dtype out_dtype) {
+  const double md = static_cast<double>(m), nd = static_cast<double>(n);
+  const double kd = static_cast<double>(k);
+  return md * kd + nd * kd + md * nd * dtype_size_bytes(out_dtype) + 8.0;
+}
+
 double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k) {
   if (m > kGemmSkinnyMaxRows) return 0;
   const GemmSplitK split = gemm_skinny_split(m, n, k);
@@ -149,6 +155,13 @@ AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
       gemm_analytic(m, n, k, s.dtype,
                     fmt::format("M = B*L, K = {}, N = {}", s.gemm_k != 0 ? "gemm_k" : "d_model",
                                 s.gemm_n != 0 ? "gemm_n" : ffn_width_name(s, w)));
+  if (s.gemm_dtype == GemmDtype::kFp8E4m3) {
+    // gemm_fp8_v1_wgmma (every M): one-byte X and W, C in the dtype, the two fp32 scales.
+    r.min_dram_bytes = gemm_fp8_min_dram_bytes(m, n, k, s.dtype);
+    r.implemented_dram_bytes = r.min_dram_bytes;
+    r.bytes_formula = "M*K*1 + N*K*1 + M*N*e + 8 (E4M3 X and W, fp32 scale_x and scale_w)";
+    return r;
+  }
   if (const double partials = gemm_skinny_partial_bytes(m, n, k); partials > 0) {
     const GemmSplitK split = gemm_skinny_split(m, n, k);
     r.implemented_dram_bytes += partials;

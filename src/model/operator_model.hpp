@@ -37,7 +37,8 @@ double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
 ///   formulas say L² where L_q = L, as reports before --q-len did)
 ///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = ffn_dim (or the shape's
 ///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
-///                     gemm_skinny_partial_bytes (the default version there)
+///                     gemm_skinny_partial_bytes (the default version there); with
+///                     gemm_dtype fp8_e4m3, min = implemented = gemm_fp8_min_dram_bytes
 ///   gelu:             N = B·L·ffn_dim; flop 4·N (erf form) or 8·N (tanh form), counting the
 ///                     add/mul/FMA-as-2 arithmetic around the special function, which itself is
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
@@ -75,6 +76,11 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape, const L
 /// `dims_text`, e.g. "M = B*L, K = d_model, N = ffn_dim".
 AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
                              const std::string& dims_text);
+
+/// Minimum DRAM bytes of an FP8 GEMM (gemm_fp8_v1_wgmma) at (M, N, K): E4M3 X and W read once
+/// (M·K + N·K, one byte each), C written once in `out_dtype` (M·N·e), and the two fp32 scales
+/// (8). FLOPs are the 16-bit GEMM's, 2·M·N·K. Example: M = N = K = 4096, bf16 C: 67 108 872.
+double gemm_fp8_min_dram_bytes(int64_t m, int64_t n, int64_t k, Dtype out_dtype);
 
 /// DRAM bytes of gemm_v4_skinny_splitk's fp32 partials at (M, N, K): 2·S·M·N·4 (written by
 /// each of the S = gemm_skinny_split(M, N, K).splits K splits, read back by the reduction) when

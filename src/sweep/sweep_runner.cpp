@@ -94,7 +94,8 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
   }
   std::string reason;
   const auto roof = select_point_roof(peaks.used, spec.pipe, point.shape.dtype, peaks,
-                                      point.counters, device.cc_major, device.cc_minor, reason);
+                                      point.counters, device.cc_major, device.cc_minor, reason,
+                                      point.shape.gemm_dtype == GemmDtype::kFp8E4m3);
   if (!roof) {
     point.roofline_null_reason = reason;
     return;
