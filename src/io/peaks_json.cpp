@@ -67,6 +67,16 @@ PeakBenchmarkRecord benchmark_from_json(const JsonObjectReader& r) {
   return b;
 }
 
+/// The source of an FP8 ceiling read from a report or cache written before it existed. Such a
+/// ceiling is not written back (nor its ridge), so those files round-trip byte for byte.
+constexpr const char* kFp8CeilingNotRecorded =
+    "not recorded (written before the FP8 tensor ceiling)";
+
+bool not_recorded(const PeakSet& set, CeilingKind kind) {
+  const Ceiling& c = set.get(kind);
+  return kind == CeilingKind::kTensorFp8 && !c.value && c.source == kFp8CeilingNotRecorded;
+}
+
 }  // namespace
 
 Json peak_set_to_json(const PeakSet& set) {
@@ -74,6 +84,7 @@ Json peak_set_to_json(const PeakSet& set) {
   j["description"] = set.description;
   Json ceilings;
   for (const CeilingKind kind : kAllCeilingKinds) {
+    if (not_recorded(set, kind)) continue;
     const Ceiling& c = set.get(kind);
     ceilings[ceiling_key(kind)] = Json{{"value", optional_number(c.value)}, {"source", c.source}};
   }
@@ -82,6 +93,7 @@ Json peak_set_to_json(const PeakSet& set) {
   Json ridges;
   for (const CeilingKind kind : {CeilingKind::kFp32, CeilingKind::kTensorBf16,
                                  CeilingKind::kTensorFp16, CeilingKind::kTensorFp8}) {
+    if (not_recorded(set, kind)) continue;
     std::string name = ceiling_key(kind);
     name = name.substr(0, name.size() - std::string("_flop_per_s").size());
     ridges[name] = optional_number(ridge_flop_per_byte(set, kind));
@@ -113,7 +125,7 @@ PeakSet get_peak_set(const JsonObjectReader& parent, const std::string& key, Roo
   for (const CeilingKind kind : kAllCeilingKinds) {
     // The FP8 ceiling is newer than the format: absent, it is null (no version bump needed).
     if (kind == CeilingKind::kTensorFp8 && !ceilings.has(ceiling_key(kind))) {
-      set.get(kind) = Ceiling{std::nullopt, "not recorded (written before the FP8 tensor ceiling)"};
+      set.get(kind) = Ceiling{std::nullopt, kFp8CeilingNotRecorded};
       continue;
     }
     const JsonObjectReader c = ceilings.get_object(ceiling_key(kind));
