@@ -283,6 +283,21 @@ bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only d
   sweep --kv-dtype fp8_e4m3
 bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops)" \
   model --gpu h200-sxm --ops decode_attention,gemm --kv-dtype fp8_e4m3
+# ---- GEMM input dtype (gemm only; fp8_e4m3 alone refused beside another operator) ----
+bad "--gemm-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops gemm --gemm-dtype fp8
+bad "--gemm-dtype: 'fp8_e5m2' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops gemm --gemm-dtype auto,fp8_e5m2
+bad "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed twice" \
+  sweep --ops gemm --gemm-dtype fp8_e4m3,fp8_e4m3
+bad "invalid --gemm-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only gemm has GEMM inputs" \
+  sweep --gemm-dtype fp8_e4m3
+bad "invalid --gemm-dtype fp8_e4m3 with operator 'rmsnorm' (--ops)" \
+  model --gpu h200-sxm --ops gemm,rmsnorm --gemm-dtype fp8_e4m3
+bad "invalid gemm K 24 with --gemm-dtype fp8_e4m3: must be a multiple of 16" \
+  sweep --ops gemm --gemm-dtype fp8_e4m3 --seq 512 --gemm-n 256 --gemm-k 24
+bad "invalid --filter 'gemm_dtype=e4m3': term 'gemm_dtype=e4m3': invalid gemm dtype 'e4m3' (--gemm-dtype): allowed auto (the --dtype), fp8_e4m3" \
+  sweep --ops gemm --gemm-dtype auto,fp8_e4m3 --filter gemm_dtype=e4m3
 bad "invalid --q-len '512,half': 'half' is neither an integer nor L" \
   sweep --ops flash_attention --q-len 512,half
 bad "invalid q-len 1024 (--q-len): allowed L (or 0) or 1 to the longest --seq length, 512" \
