@@ -33,6 +33,9 @@ inline constexpr const char* kMetricTensorBf16Ops =
     counter_field(&KernelCounters::tensor_bf16_flop).metric;
 inline constexpr const char* kMetricTensorFp16Ops =
     counter_field(&KernelCounters::tensor_fp16_flop).metric;
+/// FP8 tensor-pipe ops (counted only for sweeps with FP8 GEMM points, follow_up_metric_names).
+inline constexpr const char* kMetricTensorFp8Ops =
+    counter_field(&KernelCounters::tensor_fp8_flop).metric;
 inline constexpr const char* kMetricFfmaInst = counter_field(&KernelCounters::ffma_inst).metric;
 inline constexpr const char* kMetricFaddInst = counter_field(&KernelCounters::fadd_inst).metric;
 inline constexpr const char* kMetricFmulInst = counter_field(&KernelCounters::fmul_inst).metric;
@@ -60,7 +63,8 @@ inline constexpr const char* kMetricTensorBf16PeakPerCycle =
 /// FLOPs its one pass does not count (fp16, tf32, fp8, int8). Not a report field.
 inline constexpr const char* kMetricTensorPipeInst = "sm__inst_executed_pipe_tensor.sum";
 
-/// Every metric above, in a fixed order: what a point's counter pass collects.
+/// Every metric above, in a fixed order: what a point's counter pass collects (the fp8 tensor
+/// metric only at FP8 GEMM points' sweeps, follow_up_metric_names).
 const std::vector<std::string>& counter_metric_names();
 
 /// The tensor-pipe op metric of the MMA `dtype` inputs use: kMetricTensorBf16Ops for bf16,
@@ -81,12 +85,14 @@ std::vector<std::string> byte_metric_candidates(Dtype dtype);
 const std::vector<std::string>& required_byte_metrics();
 
 /// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus the tensor-pipe
-/// metric of the other dtype (tensor_ops_metric) and, unless `sm_throughput`, minus
+/// metric of the other dtype (tensor_ops_metric), minus the fp8 one (kMetricTensorFp8Ops) unless
+/// `fp8_inputs` (the engine counts points with FP8 GEMM inputs) and, unless `sm_throughput`, minus
 /// kMetricSmThroughputPct: what the sessions after the byte session collect, in
 /// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
 /// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100.
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
-                                                Dtype dtype, bool sm_throughput);
+                                                Dtype dtype, bool sm_throughput,
+                                                bool fp8_inputs = false);
 
 /// The metric sets after the byte session.
 struct FollowUpSets {

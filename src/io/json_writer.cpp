@@ -204,7 +204,13 @@ Json clock_lock_to_json(const ClockLockRecord& lock) {
 Json kernel_counters_to_json(const KernelCounters& k) {
   Json j = object_with_room(1 + std::size(kCounterFields) + std::size(kDerivedCounterFields));
   j["name"] = k.name;
-  for (const CounterField& f : kCounterFields) put_optional(j, f.json_key, k.*f.member);
+  for (const CounterField& f : kCounterFields) {
+    // tensor_fp8_flop is counted only by sweeps with FP8 GEMM points: written only when measured
+    // (absent reads as null, KeyPresence::kMayBeAbsent), so every other report, profile and
+    // sweep, stays as it was written before the field existed.
+    if (f.member == &KernelCounters::tensor_fp8_flop && !(k.*f.member)) continue;
+    put_optional(j, f.json_key, k.*f.member);
+  }
   // Derived, written so a reader needs no formulas; not read back.
   for (const DerivedCounterField& f : kDerivedCounterFields) {
     put_optional(j, f.json_key, (k.*f.value)());

@@ -398,7 +398,9 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
 }
 
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
-  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") {
+  // gemm_fp8_v1_wgmma is v3's kernel over E4M3 inputs: the same 128 × 256 block tile.
+  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast" ||
+      version == "gemm_fp8_v1_wgmma") {
     return kGemmWgmmaTile;
   }
   if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
@@ -409,7 +411,7 @@ double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
   const auto [m, n, k] = s.gemm_dims();
   const double col_blocks = static_cast<double>((n + tile.cols - 1) / tile.cols);
   const double row_blocks = static_cast<double>((m + tile.rows - 1) / tile.rows);
-  const double e = dtype_size_bytes(s.dtype);
+  const double e = gemm_input_element_bytes(s);  // X and W: 1 byte each for FP8 inputs
   return (col_blocks * static_cast<double>(m * k) + row_blocks * static_cast<double>(k * n)) * e;
 }
 

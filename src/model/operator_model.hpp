@@ -13,9 +13,10 @@
 
 namespace rooflinectl {
 
-/// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast" and
-/// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk" gemm_skinny_tile(m),
-/// "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
+/// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast",
+/// "gemm_v2_wgmma_tma" and "gemm_fp8_v1_wgmma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk"
+/// gemm_skinny_tile(m), "gemm_v1_mma_sync" kGemmMmaSyncTile; any other name (older or unknown
+/// reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);
 
 /// Number of (query, key) pairs attention computes for L_q = `q_len` queries over L_k = `kv_len`
@@ -173,7 +174,8 @@ FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 
 /// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/cols)
 /// column blocks reads all of X (M·K) and each of the ceil(M/rows) row blocks all of W (K·N),
-/// times e, at the shape's gemm_dims(). The measured reads fall between (M·K + K·N)·e and this.
+/// times e (gemm_input_element_bytes: 1 for FP8 inputs), at the shape's gemm_dims(). The measured
+/// reads fall between (M·K + K·N)·e and this.
 double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
 /// Tokens processed per second: B·L / time for prefill operators (B·L_q for naive and flash

@@ -55,6 +55,13 @@ struct CounterField {
   const char* description;  ///< one line, for readers of this table
 };
 
+/// FLOPs per unit of sm__ops_path_tensor_src_fp8.sum (the fp8 tensor-pipe op counter of GH100):
+/// 1.0 if the counter already counts FLOPs as its bf16 sibling does (2·M·N·K for a GEMM, exact on
+/// the H200), 2.0 if it counts MMA ops (M·N·K). Taken as the bf16 counter's convention until read
+/// against 2·M·N·K on a GPU (dev-fp8gemm.sh's ncu step, gemm_fp8_v1_wgmma at M=4096 N=14336
+/// K=4096). verified on the GPU: <pending>
+inline constexpr double kTensorFp8FlopPerMetricUnit = 1.0;
+
 /// Every measured field of KernelCounters, in the order the JSON writer writes them. Metric
 /// names checked against the GH100 metric list and, for the values, on the H200.
 inline constexpr CounterField kCounterFields[] = {
@@ -91,6 +98,12 @@ inline constexpr CounterField kCounterFields[] = {
     {&KernelCounters::tensor_fp16_flop, "tensor_fp16_flop", "FLOP",
      "sm__ops_path_tensor_src_fp16.sum", 1.0, CounterKind::kCount, KeyPresence::kRequired,
      "fp16 tensor-pipe FLOPs, every destination type"},
+    // Newer than schema 1's first reports (kMayBeAbsent), and collected only by sweeps with FP8
+    // GEMM points (follow_up_metric_names): null elsewhere.
+    {&KernelCounters::tensor_fp8_flop, "tensor_fp8_flop", "FLOP", "sm__ops_path_tensor_src_fp8.sum",
+     kTensorFp8FlopPerMetricUnit, CounterKind::kCount, KeyPresence::kMayBeAbsent,
+     "fp8 (E4M3/E5M2) tensor-pipe FLOPs, every destination type (the metric times "
+     "kTensorFp8FlopPerMetricUnit); counted only in sweeps with FP8 GEMM points"},
     {&KernelCounters::ffma_inst, "ffma_inst", "instructions",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0, CounterKind::kCount,
      KeyPresence::kRequired, "fp32 fused multiply-adds, predicated-on threads"},
@@ -145,7 +158,7 @@ inline constexpr DerivedCounterField kDerivedCounterFields[] = {
     {&KernelCounters::fp32_flop, "fp32_flop", "FLOP", "2·ffma_inst + fadd_inst + fmul_inst"},
     {&KernelCounters::fp16_flop, "fp16_flop", "FLOP", "2·hfma_inst + hadd_inst + hmul_inst"},
     {&KernelCounters::tensor_flop, "tensor_flop", "FLOP",
-     "tensor_bf16_flop + tensor_fp16_flop, over the pipes counted"},
+     "tensor_bf16_flop + tensor_fp16_flop + tensor_fp8_flop, over the pipes counted"},
     {&KernelCounters::total_flop, "total_flop", "FLOP", "tensor_flop + fp32_flop + fp16_flop"},
 };
 

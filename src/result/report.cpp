@@ -65,8 +65,9 @@ std::optional<double> KernelCounters::fp16_flop() const {
 }
 
 std::optional<double> KernelCounters::tensor_flop() const {
-  if (!tensor_bf16_flop && !tensor_fp16_flop) return std::nullopt;
-  return tensor_bf16_flop.value_or(0.0) + tensor_fp16_flop.value_or(0.0);
+  if (!tensor_bf16_flop && !tensor_fp16_flop && !tensor_fp8_flop) return std::nullopt;
+  return tensor_bf16_flop.value_or(0.0) + tensor_fp16_flop.value_or(0.0) +
+         tensor_fp8_flop.value_or(0.0);
 }
 
 std::optional<double> KernelCounters::total_flop() const {

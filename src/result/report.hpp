@@ -83,6 +83,9 @@ struct KernelCounters {
   std::optional<double> l2_clock_hz;
   std::optional<double> tensor_bf16_flop;
   std::optional<double> tensor_fp16_flop;
+  /// FP8 (E4M3/E5M2) tensor-pipe FLOPs: collected only by sweeps with FP8 GEMM points (absent
+  /// from older reports: null).
+  std::optional<double> tensor_fp8_flop;
   std::optional<double> ffma_inst;
   std::optional<double> fadd_inst;
   std::optional<double> fmul_inst;
@@ -96,8 +99,9 @@ struct KernelCounters {
   std::optional<double> fp32_flop() const;   ///< 2·FFMA + FADD + FMUL
   std::optional<double> fp16_flop()
       const;  ///< 2·HFMA + HADD + HMUL (instruction counts, as executed)
-  /// bf16 + fp16 tensor-pipe ops, over the pipes that were counted (a sweep counts its dtype's
-  /// pipe only, tensor_ops_metric in cupti/metrics.hpp); nullopt when neither was.
+  /// bf16 + fp16 + fp8 tensor-pipe FLOPs, over the pipes that were counted (a sweep counts its
+  /// dtype's pipe, and the fp8 pipe when it has FP8 GEMM points: tensor_ops_metric in
+  /// cupti/metrics.hpp); nullopt when none was.
   std::optional<double> tensor_flop() const;
   std::optional<double> total_flop() const;  ///< tensor + fp32 + fp16
 };

@@ -47,8 +47,11 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
     EXPECT_EQ(std::count(later.begin(), later.end(), dram), 0) << dram;
   }
   EXPECT_EQ(std::count(later.begin(), later.end(), kMetricTensorBf16Ops), 1);
-  // Every metric lands in exactly one set, but the other dtype's tensor pipe in none.
-  EXPECT_EQ(later.size() + 4, counter_metric_names().size());
+  // Every metric lands in exactly one set, but the other dtype's tensor pipe in none, nor the fp8
+  // one without FP8 GEMM points.
+  EXPECT_EQ(later.size() + 5, counter_metric_names().size());
+  EXPECT_EQ(follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, true).size() + 4,
+            counter_metric_names().size());
 }
 
 TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
@@ -61,6 +64,34 @@ TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
   const auto candidates = byte_metric_candidates(Dtype::kFp16);
   EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorFp16Ops), 1);
   EXPECT_EQ(std::count(candidates.begin(), candidates.end(), kMetricTensorBf16Ops), 0);
+}
+
+// sm__ops_path_tensor_src_fp8.sum: a kMayBeAbsent counter, scaled by the named factor that the
+// GPU decides, summed into tensor_flop, and collected only by engines counting FP8 points.
+TEST(FollowUpMetricNames, Fp8TensorCounterOnlyForFp8GemmSweeps) {
+  const CounterField& f = counter_field(&KernelCounters::tensor_fp8_flop);
+  EXPECT_STREQ(f.metric, "sm__ops_path_tensor_src_fp8.sum");
+  EXPECT_STREQ(f.json_key, "tensor_fp8_flop");
+  EXPECT_EQ(f.presence, KeyPresence::kMayBeAbsent);
+  EXPECT_EQ(f.kind, CounterKind::kCount);
+  EXPECT_EQ(f.per_metric_unit, kTensorFp8FlopPerMetricUnit);
+  EXPECT_TRUE(kTensorFp8FlopPerMetricUnit == 1.0 || kTensorFp8FlopPerMetricUnit == 2.0);
+
+  KernelCounters k;
+  EXPECT_FALSE(k.tensor_flop().has_value());
+  k.tensor_fp8_flop = 4.8e14;
+  ASSERT_TRUE(k.tensor_flop().has_value());
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 4.8e14);
+  k.tensor_bf16_flop = 1e12;
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 4.8e14 + 1e12);
+
+  const auto count = [](const std::vector<std::string>& names) {
+    return std::count(names.begin(), names.end(), std::string(kMetricTensorFp8Ops));
+  };
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false)), 0);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false, true)), 1);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kFp16, true, true)), 1);
+  EXPECT_EQ(count(counter_metric_names()), 1);
 }
 
 TEST(FollowUpMetricNames, SmThroughputOnlyWhenAskedFor) {

@@ -40,10 +40,11 @@ TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
                              kMetricHmulInst,         kMetricDramBytesPeakPerCycle,
                              kMetricFfmaPeakPerCycle, kMetricTensorBf16PeakPerCycle,
                              kMetricSmThroughputPct,  kMetricDramThroughputPct,
-                             kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle}) {
+                             kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle,
+                             kMetricTensorFp8Ops}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 22u);
+  EXPECT_EQ(names.size(), 23u);
 }
 
 TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {
