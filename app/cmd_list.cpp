@@ -59,6 +59,13 @@ std::vector<AxisDefault> axis_defaults() {
        to_string(d.base.kv_dtype),
        {"auto", "fp8_e4m3"},
        "decode_attention only; auto is the --dtype, fp8_e4m3 one fp32 scale per KV head"},
+      {"--gemm-dtype",
+       "gemm_dtype",
+       to_string(d.base.gemm_dtype),
+       to_string(d.base.gemm_dtype),
+       {"auto", "fp8_e4m3"},
+       "gemm only; auto is the --dtype, fp8_e4m3 one fp32 scale per X and W (compute "
+       "capability 9.0)"},
       integer("--q-len", "q_len", d.base.q_len,
               "naive and flash attention only; L_q queries over the --seq keys (chunked "
               "prefill); 0 (or L) = L_q = L"),

@@ -20,7 +20,6 @@
 // The earlier versions and the measurements: docs/perf-notes.md (decode_attention_v1 … v5).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,11 +31,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "core/fp8_e4m3.hpp"
 #include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/device_buffer.hpp"
+#include "kernels/common/e4m3_quantize.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/tensor_utils.hpp"
 #include "kernels/decode_partials.hpp"
@@ -905,79 +904,14 @@ __global__ void copy_pages_kernel(const uint4* __restrict__ from, uint4* __restr
 // ---------------------------------------------------------------------------------------------
 // FP8 quantization of the random K and V (not timed).
 
-/// E4M3 scale of a KV head whose largest |x| is `amax`: amax / 448, so that the largest element
-/// maps to E4M3's largest finite value; 1 for an all-zero head. One scale per KV head for K and
-/// one for V is vLLM's per-attention-head FP8 KV-cache scheme (k_scale and v_scale of
-/// [num_kv_heads] floats; vLLM documentation, "Quantized KV Cache"), here over the whole batch.
-__device__ __forceinline__ float e4m3_scale(float amax) {
-  return amax > 0.0f ? amax / static_cast<float>(kE4m3Max) : 1.0f;
-}
-
-constexpr int kQuantThreads = 256;
-
-// Largest |x| of each KV head of a contiguous [batch, kv_heads, seq_len, head_dim] 16-bit tensor
-// (head_elems = seq_len·head_dim per (sequence, KV head)), into amax_bits[kv_heads] (zeroed
-// before): block (x, y) scans rows y, y + gridDim.y, ... of B·H_kv, reduces, and raises the KV
-// head's entry with atomicMax on the float's bits (non-negative floats order as their bits).
-template <class T>
-__global__ void kv_head_amax_kernel(const T* __restrict__ x, int64_t rows, int64_t head_elems,
-                                    int64_t kv_heads, unsigned int* __restrict__ amax_bits) {
-  __shared__ float warp_max[kQuantThreads / 32];
-  for (int64_t row = blockIdx.y; row < rows; row += gridDim.y) {
-    const T* base = x + row * head_elems;
-    float m = 0.0f;
-    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < head_elems;
-         i += int64_t{gridDim.x} * blockDim.x) {
-      m = fmaxf(m, fabsf(static_cast<float>(base[i])));
-    }
-    for (int offset = 16; offset > 0; offset /= 2) {
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-    }
-    if (threadIdx.x % 32 == 0) warp_max[threadIdx.x / 32] = m;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      for (int w = 1; w < kQuantThreads / 32; ++w) m = fmaxf(m, warp_max[w]);
-      atomicMax(amax_bits + row % kv_heads, __float_as_uint(m));
-    }
-    __syncthreads();  // before warp_max is written for the next row
-  }
-}
-
-// E4M3 of x / scale(kv head), saturating (cuda_fp8.h's conversion: round to nearest even, ±448
-// for anything larger), for the `count` elements of the same layout; the first kv_heads threads
-// also store the scales.
-template <class T>
-__global__ void quantize_e4m3_kernel(const T* __restrict__ x, int64_t count, int64_t head_elems,
-                                     int64_t kv_heads, const unsigned int* __restrict__ amax_bits,
-                                     uint8_t* __restrict__ out, float* __restrict__ scales) {
-  const int64_t first = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-  if (first < kv_heads) scales[first] = e4m3_scale(__uint_as_float(amax_bits[first]));
-  for (int64_t i = first; i < count; i += int64_t{gridDim.x} * blockDim.x) {
-    const float scale = e4m3_scale(__uint_as_float(amax_bits[(i / head_elems) % kv_heads]));
-    out[i] = __nv_cvt_float_to_fp8(static_cast<float>(x[i]) / scale, __NV_SATFINITE, __NV_E4M3);
-  }
-}
-
 /// Quantizes the contiguous 16-bit K or V `x` of shape `s` to E4M3 in `out` (same layout, one
-/// byte per element) with one scale per KV head (e4m3_scale) into `scales` [kv_heads].
+/// byte per element) with one scale per KV head into `scales` [kv_heads]: rows of L·d elements,
+/// B·H_kv of them, row r in KV head r % H_kv (kernels/common/e4m3_quantize.hpp). One scale per KV
+/// head for K and one for V is vLLM's per-attention-head FP8 KV-cache scheme (k_scale and v_scale
+/// of [num_kv_heads] floats; vLLM documentation, "Quantized KV Cache"), here over the whole batch.
 template <class T>
 void quantize_kv_e4m3(const Shape& s, const T* x, uint8_t* out, float* scales) {
-  const int64_t rows = s.batch * s.kv_heads;
-  const int64_t head_elems = s.seq_len * s.head_dim;
-  DeviceBuffer<unsigned int> amax_bits(s.kv_heads);
-  RFL_CUDA_CHECK(cudaMemset(amax_bits.get(), 0, static_cast<size_t>(amax_bits.bytes())));
-  const dim3 amax_grid(static_cast<unsigned>(std::min<int64_t>(
-                           (head_elems + kQuantThreads - 1) / kQuantThreads, 1024)),
-                       static_cast<unsigned>(std::min<int64_t>(rows, 65535)));
-  kv_head_amax_kernel<<<amax_grid, kQuantThreads>>>(x, rows, head_elems, s.kv_heads,
-                                                    amax_bits.get());
-  RFL_CHECK_LAUNCH();
-  const int64_t count = rows * head_elems;
-  const int64_t blocks = std::min<int64_t>((count + kQuantThreads - 1) / kQuantThreads, 65535);
-  quantize_e4m3_kernel<<<static_cast<unsigned>(blocks), kQuantThreads>>>(
-      x, count, head_elems, s.kv_heads, amax_bits.get(), out, scales);
-  RFL_CHECK_LAUNCH();
-  RFL_CUDA_CHECK(cudaDeviceSynchronize());  // before amax_bits is freed
+  quantize_e4m3_grouped(x, s.batch * s.kv_heads, s.seq_len * s.head_dim, s.kv_heads, out, scales);
 }
 
 int64_t workspace_stats(const Shape& s, const DecodePlan& plan) {

@@ -771,8 +771,9 @@ CUtensorMap encode_heads(const void* base, int64_t heads_total, int64_t len, int
   const uint64_t row_bytes = static_cast<uint64_t>(Tr::kHeadDim) * Tr::kElemBytes;
   const uint64_t strides[2] = {row_bytes, row_bytes * static_cast<uint64_t>(len)};
   const uint32_t box[3] = {static_cast<uint32_t>(Tr::kBoxCols), static_cast<uint32_t>(box_rows), 1};
-  return encode_tensor_map_swizzled(base, 3, dims, strides, box, Tr::kSwizzleBytes, bf16,
-                                    "flash_attention_wgmma_tma", what);
+  return encode_tensor_map_swizzled(base, 3, dims, strides, box, Tr::kSwizzleBytes,
+                                    tensor_map_element_16bit(bf16), "flash_attention_wgmma_tma",
+                                    what);
 }
 
 /// K+V bytes of the heads one section of work items reads: 16 MiB, a bit over a quarter of the

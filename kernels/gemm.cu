@@ -16,6 +16,9 @@
 //   gemm_v2_wgmma_tma        the same kernel without clusters, where none can be resident.
 //   gemm_v1_mma_sync         this file, above 64 rows everywhere else: mma.sync m16n8k16,
 //                            128×128×32 block tiles, 8 warps, a 4-stage cp.async pipeline.
+//   gemm_fp8_v1_wgmma        kernels/gemm_wgmma.cu (sm_90a): the v3 kernel over E4M3 X and W
+//                            [N, K] with one fp32 scale each (--gemm-dtype fp8_e4m3), every M; the
+//                            only version of FP8 points, refused off compute capability 9.0.
 // Selection: `--kernel gemm=KEY` names a version; one the device or M cannot run falls back
 // v6 → v4 → v3 → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
 // File order: CPU reference, device helpers and kernels, launchers, OperatorRun, registration.
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/fp8_e4m3.hpp"
 #include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
 #include "core/parallel_for.hpp"
@@ -45,6 +49,7 @@
 #include "kernels/common/cp_async.hpp"
 #include "kernels/common/cublas_handle.hpp"
 #include "kernels/common/device_compare.hpp"
+#include "kernels/common/e4m3_quantize.hpp"
 #include "kernels/common/pack_pair.hpp"
 #include "kernels/common/sm90_host.hpp"
 #include "kernels/common/split_k.hpp"
@@ -540,6 +545,10 @@ void launch_skinny(const SkinnyParams& sp, cudaStream_t stream) {
 // ---------------------------------------------------------------------------------------------
 // Version selection
 
+/// `--kernel gemm=fp8` and the name FP8 points report.
+constexpr const char* kGemmFp8Key = "fp8";
+constexpr const char* kGemmFp8VersionName = "gemm_fp8_v1_wgmma";
+
 /// The versions `--kernel gemm=KEY` chooses from; v6 is the default (v4 off compute capability
 /// 9.0, v3 above 64 rows).
 const std::vector<KernelVersion>& gemm_versions() {
@@ -553,6 +562,10 @@ const std::vector<KernelVersion>& gemm_versions() {
       {"v6", kGemmSkinnyWgmmaVersionName,
        fmt::format("M = batch*seq_len <= {} and compute capability 9.0 (sm_90a code)",
                    kGemmSkinnyMaxRows),
+       "v4"},
+      {kGemmFp8Key, kGemmFp8VersionName,
+       "compute capability 9.0 (sm_90a code); --gemm-dtype fp8_e4m3 points, which run it whatever "
+       "version is asked for (16-bit points asking for it run v4)",
        "v4"}};
   return versions;
 }
@@ -566,7 +579,9 @@ constexpr const char* kDefaultGemmVersion = "v6";
 std::string select_gemm_version(const std::string& key, int64_t m) {
   const KernelVersion& requested =
       find_kernel_version("gemm", gemm_versions(), kDefaultGemmVersion, key);
-  return gemm_version_for(requested.key, m, current_compute_capability());
+  // The FP8 version over 16-bit inputs: its fallback, as `needs` says.
+  const std::string& tiled = requested.key == kGemmFp8Key ? requested.fallback : requested.key;
+  return gemm_version_for(tiled, m, current_compute_capability());
 }
 
 /// The name OperatorRun::version() reports for the declared `key`.
@@ -770,6 +785,185 @@ class GemmRun final : public OperatorRun {
   DeviceBuffer<int> tile_counters_;
 };
 
+/// Device bytes of an FP8 point (GemmFp8Run): X and W in E4M3, the two scales, C in the dtype,
+/// and, while fill_random and validate() run, the 16-bit copies of X and W (quantization source,
+/// then the widened operands of the cuBLAS reference), its fp32 output and workspace.
+int64_t gemm_fp8_device_bytes(const GemmDims& d, Dtype dtype) {
+  const int64_t e = dtype_size_bytes(dtype);
+  return d.m * d.k + d.n * d.k + 8 + d.m * d.n * e + (d.m * d.k + d.n * d.k) * e + d.m * d.n * 4 +
+         kCublasWorkspaceBytes;
+}
+
+/// gemm_fp8_v1_wgmma: C[M, N] = scale_x·scale_w·(X·Wᵀ) with X [M, K] and W [N, K] in E4M3
+/// (kernels/gemm_wgmma.hpp). Compute capability 9.0 only: elsewhere construction throws
+/// environment_error, which fails the point with that message.
+class GemmFp8Run final : public OperatorRun {
+ public:
+  explicit GemmFp8Run(const Shape& shape)
+      : dims_(shape.gemm_dims()), dtype_(shape.dtype), cublas_(make_cublas_handle()) {
+    const ComputeCapability cc = current_compute_capability();
+    if (!runs_sm90a_code(cc)) {
+      throw environment_error(fmt::format(
+          "gemm --gemm-dtype fp8_e4m3 ({}) needs compute capability 9.0 (wgmma over E4M3, sm_90a "
+          "code); this GPU is {}.{} (run --gemm-dtype auto here, or use model for the FP8 "
+          "prediction)",
+          kGemmFp8VersionName, cc.major, cc.minor));
+    }
+    x_ = DeviceBuffer<uint8_t>(dims_.m * dims_.k);
+    w_ = DeviceBuffer<uint8_t>(dims_.n * dims_.k);
+    scales_ = DeviceBuffer<float>(2);
+    c_ = DeviceBuffer<uint16_t>(dims_.m * dims_.n);
+    launch_ = prepare_gemm_fp8_wgmma(x_.get(), w_.get(), scales_.get(), c_.get(), dims_.m, dims_.n,
+                                     dims_.k, dtype_ == Dtype::kBf16);
+  }
+
+  // X uniform in [-1, 1), W uniform in [-1, 1)/sqrt(K) in the dtype, as the 16-bit point's, then
+  // quantized to E4M3 with one scale per tensor (amax / 448): C keeps standard deviation about
+  // 1/3 whatever K is, and the default O(1)-magnitude tolerance applies.
+  void fill_random(uint64_t seed) override {
+    const float w_bound = 1.0f / std::sqrt(static_cast<float>(dims_.k));
+    DeviceBuffer<uint16_t> x16(dims_.m * dims_.k);
+    DeviceBuffer<uint16_t> w16(dims_.n * dims_.k);
+    fill_uniform(x16.get(), x16.count(), dtype_, seed ^ 0x5851F42D4C957F2Dull, -1.0f, 1.0f);
+    fill_uniform(w16.get(), w16.count(), dtype_, seed ^ 0x14057B7EF767814Full, -w_bound, w_bound);
+    if (dtype_ == Dtype::kBf16) {
+      quantize_e4m3_grouped(reinterpret_cast<const __nv_bfloat16*>(x16.get()), 1, x16.count(), 1,
+                            x_.get(), scales_.get());
+      quantize_e4m3_grouped(reinterpret_cast<const __nv_bfloat16*>(w16.get()), 1, w16.count(), 1,
+                            w_.get(), scales_.get() + 1);
+    } else {
+      quantize_e4m3_grouped(reinterpret_cast<const __half*>(x16.get()), 1, x16.count(), 1, x_.get(),
+                            scales_.get());
+      quantize_e4m3_grouped(reinterpret_cast<const __half*>(w16.get()), 1, w16.count(), 1, w_.get(),
+                            scales_.get() + 1);
+    }
+  }
+
+  // Two references on the dequantized inputs, neither sharing code with the kernel: cuBLAS over
+  // every element (cublasGemmEx on X and W widened to the 16-bit dtype, exact for every E4M3
+  // value, alpha = scale_x·scale_w, fp32 output: the same exact products summed in fp32), and
+  // float64 on the CPU over kCpuSampleRows rows (e4m3_to_double × scales). Tolerance:
+  // default_tolerance, as the 16-bit gemm's: each E4M3 × E4M3 product is exact in fp32 (4 + 4
+  // significant bits), so the kernel's error against either reference is fp32 summation order plus
+  // the final rounding of an O(1) output to the dtype (u = 2^-8 bf16, 2^-11 fp16), well inside the
+  // default abs = rel = 2u (bf16) / 4u (fp16); the scales' product is one more fp32 rounding
+  // (2^-24 relative). The quantization itself is not an error here: both references read the
+  // E4M3 values the kernel reads.
+  Validation validate() override {
+    RFL_CUDA_CHECK(cudaMemset(c_.get(), 0xFF, static_cast<size_t>(c_.bytes())));
+    launch(nullptr);
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    const Tolerance tol = default_tolerance(dtype_);
+    Validation result;
+    result.tolerance = tol;
+    merge_validation(result, compare_with_cublas(tol), "cublas");
+    merge_validation(result, compare_with_cpu(tol), "cpu-float64");
+    result.reference = fmt::format(
+        "gpu-fp32 cublasGemmEx on the dequantized E4M3 inputs (all {} elements) + cpu-float64 on "
+        "them ({} sampled rows)",
+        dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m));
+    result.passed = result.failed_elements == 0 && result.checked_elements > 0;
+    return result;
+  }
+
+  void launch(cudaStream_t stream) override { launch_gemm_wgmma(launch_, stream); }
+
+  std::vector<DeviceTensorView> tensors() override { return {{"c", c_.get(), c_.count()}}; }
+  std::vector<std::string> kernel_names() const override { return {"gemm_wgmma_tma"}; }
+  std::string version() const override { return kGemmFp8VersionName; }
+
+ private:
+  /// The two scales {scale_x, scale_w} on the host.
+  std::vector<float> host_scales() const {
+    std::vector<float> scales(2);
+    RFL_CUDA_CHECK(
+        cudaMemcpy(scales.data(), scales_.get(), 2 * sizeof(float), cudaMemcpyDeviceToHost));
+    return scales;
+  }
+
+  // Row-major C = X·Wᵀ with W [N, K] is column-major Cᵀ [n×m] = W'·X' where W' (column-major
+  // k×n, ld k) is transposed (OP_T) and X' (column-major k×m, ld k) is not.
+  Validation compare_with_cublas(Tolerance tol) {
+    DeviceBuffer<uint16_t> x16(dims_.m * dims_.k);
+    DeviceBuffer<uint16_t> w16(dims_.n * dims_.k);
+    if (dtype_ == Dtype::kBf16) {
+      widen_e4m3(x_.get(), x_.count(), reinterpret_cast<__nv_bfloat16*>(x16.get()));
+      widen_e4m3(w_.get(), w_.count(), reinterpret_cast<__nv_bfloat16*>(w16.get()));
+    } else {
+      widen_e4m3(x_.get(), x_.count(), reinterpret_cast<__half*>(x16.get()));
+      widen_e4m3(w_.get(), w_.count(), reinterpret_cast<__half*>(w16.get()));
+    }
+    DeviceBuffer<float> reference(dims_.m * dims_.n);
+    // NaN-poisoned first, as the 16-bit gemm's reference (initcheck and unwritten elements).
+    RFL_CUDA_CHECK(cudaMemset(reference.get(), 0xFF, static_cast<size_t>(reference.bytes())));
+    DeviceBuffer<uint8_t> workspace(kCublasWorkspaceBytes);
+    RFL_CUBLAS_CHECK(cublas_api().set_stream(cublas_.get(), nullptr));
+    RFL_CUBLAS_CHECK(cublas_api().set_workspace(cublas_.get(), workspace.get(),
+                                                static_cast<size_t>(workspace.bytes())));
+    const std::vector<float> scales = host_scales();
+    const float alpha = scales[0] * scales[1];
+    const float zero = 0.0f;
+    const cudaDataType_t type = cublas_type(dtype_);
+    RFL_CUBLAS_CHECK(
+        cublas_api().gemm_ex(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(dims_.n),
+                             static_cast<int>(dims_.m), static_cast<int>(dims_.k), &alpha,
+                             w16.get(), type, static_cast<int>(dims_.k), x16.get(), type,
+                             static_cast<int>(dims_.k), &zero, reference.get(), CUDA_R_32F,
+                             static_cast<int>(dims_.n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    RFL_CUDA_CHECK(cudaDeviceSynchronize());
+    return compare_on_device(c_.get(), dtype_, reference.get(), dims_.m * dims_.n, tol, "");
+  }
+
+  Validation compare_with_cpu(Tolerance tol) {
+    const std::vector<float> scales = host_scales();
+    const double scale = static_cast<double>(scales[0]) * static_cast<double>(scales[1]);
+    const int64_t rows = std::min(kCpuSampleRows, dims_.m);
+    std::vector<uint8_t> bytes;
+    std::vector<double> x_rows;
+    std::vector<double> out_rows;
+    std::vector<int64_t> row_ids;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t row = rows == 1 ? 0 : i * (dims_.m - 1) / (rows - 1);
+      row_ids.push_back(row);
+      bytes.resize(static_cast<size_t>(dims_.k));
+      RFL_CUDA_CHECK(cudaMemcpy(bytes.data(), x_.get() + row * dims_.k,
+                                static_cast<size_t>(dims_.k), cudaMemcpyDeviceToHost));
+      for (const uint8_t b : bytes) x_rows.push_back(e4m3_to_double(b));
+      const std::vector<double> c = download_as_double(c_.get() + row * dims_.n, dims_.n, dtype_);
+      out_rows.insert(out_rows.end(), c.begin(), c.end());
+    }
+    // W [N, K] as gemm_reference_rows's [K, N], with both scales folded in (exact in double:
+    // an E4M3 value has 4 significant bits, the scale product 48 at most).
+    bytes.resize(static_cast<size_t>(dims_.n * dims_.k));
+    RFL_CUDA_CHECK(cudaMemcpy(bytes.data(), w_.get(), bytes.size(), cudaMemcpyDeviceToHost));
+    std::vector<double> w(bytes.size());
+    parallel_for(dims_.n, 256, [&](int64_t first, int64_t end) {
+      for (int64_t j = first; j < end; ++j) {
+        for (int64_t kk = 0; kk < dims_.k; ++kk) {
+          w[static_cast<size_t>(kk * dims_.n + j)] =
+              e4m3_to_double(bytes[static_cast<size_t>(j * dims_.k + kk)]) * scale;
+        }
+      }
+    });
+    const std::vector<double> ref = gemm_reference_rows(x_rows, w, rows, dims_.k, dims_.n);
+    Validation v = compare_arrays(out_rows.data(), ref.data(), rows * dims_.n, tol, "");
+    if (v.failed_elements > 0) {
+      v.detail =
+          fmt::format("sampled rows [{}], n = {}: {}", fmt::join(row_ids, ", "), dims_.n, v.detail);
+    }
+    return v;
+  }
+
+  GemmDims dims_;
+  Dtype dtype_;
+  CublasHandle cublas_;
+  DeviceBuffer<uint8_t> x_;     ///< X [M, K] E4M3
+  DeviceBuffer<uint8_t> w_;     ///< W [N, K] E4M3
+  DeviceBuffer<float> scales_;  ///< {scale_x, scale_w}
+  DeviceBuffer<uint16_t> c_;    ///< C [M, N] in the dtype
+  GemmWgmmaLaunch launch_{};
+};
+
 void check_gemm_shape(const Shape& s) {
   validate_common_shape(s);  // explicit N and K: validate_gemm_dims (multiples of 8)
   const GemmDims d = s.gemm_dims();
@@ -791,6 +985,13 @@ void check_gemm_shape(const Shape& s) {
         "cp.async), or give --gemm-n",
         d.n, from));
   }
+  // FP8 rows of X and W are K bytes: 16-byte TMA strides need K to be a multiple of 16.
+  if (s.gemm_dtype == GemmDtype::kFp8E4m3 && d.k % 16 != 0) {
+    throw bad_input(fmt::format(
+        "invalid gemm K {} with --gemm-dtype fp8_e4m3: must be a multiple of 16 (16-byte rows of "
+        "the one-byte X and W for TMA; --gemm-k, or --gemm-dtype auto)",
+        d.k));
+  }
   // cuBLAS (the reference) takes int dimensions; the kernel's 1-D grid takes an int block count.
   if (d.m > INT_MAX || d.n > INT_MAX || d.k > INT_MAX || gemm_block_count(d.m, d.n) > INT_MAX) {
     throw bad_input(fmt::format(
@@ -806,6 +1007,7 @@ void check_gemm_shape(const Shape& s) {
 // minimum DRAM bytes = (M·K + K·N + M·N)·e (read X and W once, write C once), e = 2 bytes; at
 // M ≤ 64 the skinny versions add their fp32 partials, 2·splits·M·N·4 (gemm_skinny_partial_bytes:
 // the larger of v4's and v6's, the model not knowing which the device runs).
+// FP8 inputs: M·K + N·K (one byte each) + M·N·e + 8 (the two fp32 scales).
 OperatorSpec gemm_spec() {
   OperatorSpec spec;
   spec.name = kGemmOp;
@@ -822,6 +1024,7 @@ OperatorSpec gemm_spec() {
   // and counters.
   spec.device_bytes = [](const Shape& s) {
     const GemmDims d = s.gemm_dims();
+    if (s.gemm_dtype == GemmDtype::kFp8E4m3) return gemm_fp8_device_bytes(d, s.dtype);
     const int64_t e = dtype_size_bytes(s.dtype);
     int64_t bytes = (d.m * d.k + d.k * d.n + d.m * d.n) * e + d.m * d.n * 4 + kCublasWorkspaceBytes;
     if (d.m <= kGemmSkinnyMaxRows) {
@@ -835,6 +1038,7 @@ OperatorSpec gemm_spec() {
   spec.versions = gemm_versions();
   spec.default_version = kDefaultGemmVersion;
   spec.create = [](const Shape& s, const std::string& version_key) -> std::unique_ptr<OperatorRun> {
+    if (s.gemm_dtype == GemmDtype::kFp8E4m3) return std::make_unique<GemmFp8Run>(s);
     return std::make_unique<GemmRun>(s, version_key);
   };
   return spec;

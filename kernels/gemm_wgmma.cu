@@ -2,6 +2,10 @@
 // up-projection GEMM C[M, N] = X[M, K] · W[K, N], every matrix row-major, bf16 or fp16 in and
 // out, fp32 accumulate. The contract is gemm_v1_mma_sync's (kernels/gemm.cu); that file selects
 // this one on compute capability 9.0 and keeps v1 elsewhere.
+// gemm_fp8_v1_wgmma: the same kernel over FP8 E4M3 inputs (--gemm-dtype fp8_e4m3): X [M, K] and
+// W stored [N, K] (K-major: wgmma reads 8-bit operands K-major only), one fp32 scale each,
+// C = scale_x·scale_w·(X·W) in bf16 or fp16, m64n256k32 wgmma, K tiles of 128 bytes as the 16-bit
+// kernel's, the scales applied in the epilogue.
 // One kernel, gemm_wgmma_tma_kernel: a persistent grid walks the 128×256 output tiles in a
 // grouped raster; a producer warpgroup issues the TMA loads of a 4-stage ring, two consumer
 // warpgroups run wgmma.mma_async m64n256k16 from 128-byte-swizzled shared memory and store C
@@ -13,6 +17,7 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,32 +36,43 @@
 namespace rooflinectl {
 namespace {
 
-/// Compile-time tiling of gemm_wgmma_tma_kernel; derives the stage sizes and checks limits.
+/// Compile-time tiling of gemm_wgmma_tma_kernel over input elements `In` (__nv_bfloat16 or
+/// __half: the 16-bit kernels; __nv_fp8_e4m3: gemm_fp8_v1_wgmma); derives the stage sizes and
+/// checks limits. Every stage holds 128 bytes of K per row, so both variants have the same stage
+/// bytes, shared memory and wgmma count per stage.
 ///
 /// Shared-memory layouts (128-byte swizzle; X and W written by TMA and read through wgmma
 /// descriptors, C written by stmatrix and read by the TMA store):
-///   X stage: [128 rows (m)][64 k] = 128 B per row, K-major for wgmma (transpose-A = 0);
-///   W stage: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
+///   X stage: [128 rows (m)][kBlockK k] = 128 B per row, K-major for wgmma (transpose-A = 0);
+///   W stage, 16-bit: 4 boxes, box j = [64 rows (k)][64 n of columns 64j..64j+63], 8 KiB each;
 ///            N-major ("MN-major") for wgmma, transpose-B = 1 (legal for 16-bit types);
+///   W stage, FP8: 4 boxes, box j = [64 rows (n 64j..64j+63)][128 k] of W [N, K], 8 KiB each,
+///            together [256 rows (n)][128 B] K-major (wgmma: 8-bit operands have no transpose);
 ///   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
+template <class In>
 struct WgmmaTraits {
+  static constexpr bool kFp8 = std::is_same_v<In, __nv_fp8_e4m3>;
+  static_assert(kFp8 || std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>,
+                "16-bit inputs, or E4M3");
   static constexpr int kBlockM = kGemmWgmmaTile.rows;  // the model's tile (core/kernel_tiles.hpp)
   static constexpr int kBlockN = kGemmWgmmaTile.cols;
-  static constexpr int kBlockK = 64;  // 64 × 2 B = 128 B: one swizzle row of X per stage
+  static constexpr int kElemBytes = static_cast<int>(sizeof(In));
+  static constexpr int kSwizzleBytes = 128;
+  // 128 B of K per row and stage: 64 16-bit or 128 E4M3 elements, one swizzle row of X.
+  static constexpr int kBlockK = kSwizzleBytes / kElemBytes;
   static constexpr int kStages = 4;
   static constexpr int kConsumers = 2;  // math warpgroups, 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kWgmmaM = 64;
-  static constexpr int kWgmmaK = 16;
+  // One wgmma reads 32 bytes of K per row: m64n256k16 (16-bit) or m64n256k32 (E4M3).
+  static constexpr int kWgmmaK = 32 / kElemBytes;
   static constexpr int kAccumulators = kWgmmaM * kBlockN / 128;  // per consumer thread
   // Tile rows of one raster group: 16 × 128 rows of X (8 MiB at K = 2048) plus the W tiles the
   // ~132 concurrent blocks touch (about 8 tile columns, 8 MiB) stay well inside H200's 50 MB L2.
   static constexpr int kGroupM = 16;
 
-  static constexpr int kElemBytes = 2;
-  static constexpr int kSwizzleBytes = 128;
-  static constexpr int kBoxN = kSwizzleBytes / kElemBytes;  // 64 columns of W per TMA box
-  static constexpr int kBoxesN = kBlockN / kBoxN;           // 4
+  static constexpr int kBoxN = 64;                 // n (columns of W, or rows of FP8's [N, K])
+  static constexpr int kBoxesN = kBlockN / kBoxN;  // 4 W boxes per stage
   static constexpr int kStageBytesA = kBlockM * kBlockK * kElemBytes;  // 16 KiB
   static constexpr int kBoxBytesB = kBlockK * kBoxN * kElemBytes;      // 8 KiB
   static constexpr int kStageBytesB = kBoxesN * kBoxBytesB;            // 32 KiB
@@ -67,8 +83,9 @@ struct WgmmaTraits {
   // Epilogue: each math warp stages 16 rows × 64 columns of C at a time in one of its two 2 KiB
   // buffers after the stages (128-byte swizzle, the layout the TMA store reads).
   static constexpr int kEpilogueRows = 16;  // one warp's rows of the m64 accumulator slab
+  static constexpr int kEpilogueCols = kSwizzleBytes / 2;  // 64 columns of the 16-bit C
   static constexpr int kEpilogueChunkBytes = kEpilogueRows * kSwizzleBytes;
-  static constexpr int kEpilogueChunks = kBlockN / kBoxN;  // 64-column chunks per tile row
+  static constexpr int kEpilogueChunks = kBlockN / kEpilogueCols;  // chunks per tile row
   static constexpr int kEpilogueBytes = kConsumers * 4 * 2 * kEpilogueChunkBytes;  // 32 KiB
   static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + kAtomBytes;
 
@@ -78,6 +95,9 @@ struct WgmmaTraits {
   static_assert(kBlockK * kElemBytes == kSwizzleBytes, "one X row per stage = one swizzle row");
   static_assert(kBlockM == kConsumers * kWgmmaM, "each consumer owns one m64 slab");
   static_assert(kBlockN % kBoxN == 0 && kBlockN <= 256, "wgmma N is at most 256");
+  static_assert(kFp8 || kBoxN * kElemBytes == kSwizzleBytes,
+                "a 16-bit W box row = one swizzle row");
+  static_assert(kBlockK % kWgmmaK == 0 && kBlockK / kWgmmaK == 4, "4 wgmma per stage");
   static_assert(kStageBytesA % kAtomBytes == 0 && kBoxBytesB % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
   static_assert(kSmemBytes + 64 <= 227 * 1024,
@@ -93,10 +113,9 @@ struct WgmmaTraits {
 /// kClusterM = 1); units_m = ceil(tile rows / kClusterM). Units are numbered kGroupM tile rows
 /// at a time, down a column of the group before moving right, so that consecutive units share W
 /// tiles. m0 may lie past M (the second tile of a unit when the tile rows are odd).
-template <int kClusterM>
+template <class Tr, int kClusterM>
 __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, int rank, int& m0,
                                             int& n0) {
-  using Tr = WgmmaTraits;
   constexpr int kGroupUnits = Tr::kGroupM / kClusterM;
   const int per_group = kGroupUnits * tiles_n;
   const int group = unit / per_group;
@@ -113,12 +132,14 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
 
-// m64n256k16, A and B from shared memory, A K-major (imm-trans-a 0), B N-major (imm-trans-b 1);
-// %128 / %129 are the descriptors, %130 selects D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N256K16_SS(TYPE, d, desc_a, desc_b, accumulate)                           \
+// m64n256 with A and B from shared memory. SHAPE_TYPES: "m64n256k16.f32.bf16.bf16" and the like;
+// TAIL: the immediates after scale-d, "1, 1, 0, 1" for 16-bit inputs (imm-scale-a, imm-scale-b,
+// A K-major: imm-trans-a 0, B N-major: imm-trans-b 1), "1, 1" for E4M3 (no transpose operands:
+// both K-major). %128 / %129 are the descriptors, %130 selects D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N256_SS(SHAPE_TYPES, TAIL, d, desc_a, desc_b, accumulate)                 \
   asm volatile(                                                                                \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                            \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE                             \
+      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                              \
       " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"                \
       " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"       \
       " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"       \
@@ -128,20 +149,23 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
       " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"       \
       " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123,"   \
       " %124, %125, %126, %127},"                                                              \
-      " %128, %129, p, 1, 1, 0, 1;\n}\n"                                                       \
+      " %128, %129, p, " TAIL ";\n}\n"                                                         \
       : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32),     \
         RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56), RFL_ACC8(d, 64), RFL_ACC8(d, 72),   \
         RFL_ACC8(d, 80), RFL_ACC8(d, 88), RFL_ACC8(d, 96), RFL_ACC8(d, 104), RFL_ACC8(d, 112), \
         RFL_ACC8(d, 120)                                                                       \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-template <class T>
-__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumulators],
-                                                 uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    RFL_WGMMA_M64N256K16_SS("bf16", d, desc_a, desc_b, accumulate);
+/// One m64n256 wgmma step over 32 bytes of K (k16 of 16-bit `In`, k32 of E4M3), fp32 D.
+template <class In>
+__device__ __forceinline__ void wgmma_m64n256(float (&d)[WgmmaTraits<In>::kAccumulators],
+                                              uint64_t desc_a, uint64_t desc_b, int accumulate) {
+  if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+    RFL_WGMMA_M64N256_SS("m64n256k16.f32.bf16.bf16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
+  } else if constexpr (std::is_same_v<In, __half>) {
+    RFL_WGMMA_M64N256_SS("m64n256k16.f32.f16.f16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
   } else {
-    RFL_WGMMA_M64N256K16_SS("f16", d, desc_a, desc_b, accumulate);
+    RFL_WGMMA_M64N256_SS("m64n256k32.f32.e4m3.e4m3", "1, 1", d, desc_a, desc_b, accumulate);
   }
 }
 
@@ -149,8 +173,11 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 
 /// Persistent GEMM: cluster c (block c when kClusterM = 1) computes work units c, c + clusters,
 /// ... in the grouped raster, block `rank` of the cluster tile `rank` of each unit.
-/// x_map / w_map / c_map: tensor maps of X [m, k], W [k, n] and C [m, n] (see
-/// GemmWgmmaLaunch); C is written only through TMA stores. kClusterM: 1 (gemm_v2_wgmma_tma,
+/// x_map / w_map / c_map: tensor maps of X [m, k], W [k, n] (FP8: [n, k]) and C [m, n] (see
+/// GemmWgmmaLaunch); C is written only through TMA stores. T: C's element type; In: X's and W's
+/// (T, or __nv_fp8_e4m3 for gemm_fp8_v1_wgmma, whose `scales` [2] hold scale_x and scale_w, read
+/// once per consumer thread and applied to each accumulator before conversion; unused, and not
+/// read, by the 16-bit kernels). kClusterM: 1 (gemm_v2_wgmma_tma,
 /// plain launch) or 2 (gemm_v3_wgmma_multicast, launched with cluster dimensions (2, 1, 1) and
 /// an even grid).
 ///
@@ -191,13 +218,14 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[WgmmaTraits::kAccumu
 /// block exits while the peer can still arrive on or multicast into it.
 /// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
 /// cluster can be resident, and stays selectable (`--kernel gemm=v2`) for comparisons.
-template <class T, int kClusterM>
-__global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
+template <class T, class In, int kClusterM>
+__global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
                           const __grid_constant__ CUtensorMap w_map,
-                          const __grid_constant__ CUtensorMap c_map, int m, int n, int k) {
+                          const __grid_constant__ CUtensorMap c_map, int m, int n, int k,
+                          const float* __restrict__ scales) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tr = WgmmaTraits;
+  using Tr = WgmmaTraits<In>;
   static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
   static_assert(Tr::kGroupM % kClusterM == 0 && Tr::kBoxesN % kClusterM == 0,
                 "units and W boxes split evenly over the cluster");
@@ -245,7 +273,7 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     for (int unit = first_unit; unit < units; unit += unit_step) {
       int m0 = 0;
       int n0 = 0;
-      unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
+      unit_origin<Tr, kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
       // A unit's spare tile (wholly past M) loads the last real tile's rows of X rather than a
       // box wholly outside the tensor; its epilogue stores nothing. Both blocks of a cluster run
       // the same number of k blocks, so every multicast has a consumer on each side.
@@ -261,13 +289,17 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
 #pragma unroll
         for (int j = 0; j < Tr::kBoxesN; ++j) {
           const uint32_t dst = stage_b(stage) + j * Tr::kBoxBytesB;
+          // Box coordinates, innermost first: (n, k) of the 16-bit W [K, N], (k, n) of FP8's
+          // [N, K].
+          const int c0 = Tr::kFp8 ? k0 : n0 + j * Tr::kBoxN;
+          const int c1 = Tr::kFp8 ? n0 + j * Tr::kBoxN : k0;
           if constexpr (kCluster) {
             if (j % kClusterM == rank) {
-              tma_load_2d_multicast(dst, &w_map, full, n0 + j * Tr::kBoxN, k0,
+              tma_load_2d_multicast(dst, &w_map, full, c0, c1,
                                     static_cast<uint16_t>((1u << kClusterM) - 1));
             }
           } else {
-            tma_load_2d(dst, &w_map, full, n0 + j * Tr::kBoxN, k0);
+            tma_load_2d(dst, &w_map, full, c0, c1);
           }
         }
         if (++stage == Tr::kStages) {
@@ -323,11 +355,14 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
            ((consumer * 4 + warp) * 2 + b) * Tr::kEpilogueChunkBytes;
   };
   uint32_t stores = 0;
+  // The dequantization factor of every FP8 accumulator (one fp32 multiply each in the epilogue).
+  float scale = 1.0f;
+  if constexpr (Tr::kFp8) scale = __ldg(scales) * __ldg(scales + 1);
 
   for (int unit = first_unit; unit < units; unit += unit_step) {
     int m0 = 0;
     int n0 = 0;
-    unit_origin<kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
+    unit_origin<Tr, kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
     int previous_stage = -1;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbarrier_wait(smem_u32(&full_bar[stage]), phase);
@@ -335,17 +370,22 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
       // Stride byte offset = 1024 (next 8-row group); the leading offset is unused for
       // swizzled K-major layouts.
       const uint32_t a_base = stage_a(stage) + consumer * Tr::kWgmmaM * Tr::kSwizzleBytes;
-      // W: leading byte offset = one box (next 64 columns of N), stride byte offset = 1024
-      // (next 8 rows of K); a k16 step is 16 rows = 2048 B.
+      // W, 16-bit: leading byte offset = one box (next 64 columns of N), stride byte offset =
+      // 1024 (next 8 rows of K); a k16 step is 16 rows = 2048 B. W, FP8: K-major as X (256 rows
+      // of n, 128 B each, the 4 boxes back to back), a k32 step is +32 B within the swizzle row.
       const uint32_t b_base = stage_b(stage);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
         const uint64_t desc_a = swizzled_descriptor<Tr::kSwizzleBytes>(
             a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
-        const uint64_t desc_b = swizzled_descriptor<Tr::kSwizzleBytes>(
-            b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB, Tr::kAtomBytes);
-        wgmma_m64n256k16<T>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+        const uint64_t desc_b =
+            Tr::kFp8 ? swizzled_descriptor<Tr::kSwizzleBytes>(
+                           b_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes)
+                     : swizzled_descriptor<Tr::kSwizzleBytes>(
+                           b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB,
+                           Tr::kAtomBytes);
+        wgmma_m64n256<In>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
       }
       wgmma_commit();
       // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
@@ -360,6 +400,11 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     wgmma_wait<0>();
     release(previous_stage);
 
+    // FP8: C = scale_x·scale_w·(X·W), one multiply per accumulator before the conversion.
+    if constexpr (Tr::kFp8) {
+#pragma unroll
+      for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] *= scale;
+    }
     // Epilogue through shared memory. The accumulator fragment of a warp's 16 rows is, per 8
     // columns j, two 8×8 matrices in stmatrix's register layout (rows 0-7: d[4j], d[4j+1];
     // rows 8-15: d[4j+2], d[4j+3]); one stmatrix.x4 stores 16 rows × 16 columns. A chunk of 64
@@ -372,13 +417,13 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
     const uint32_t row_offset = (8 * (matrix % 2) + matrix_row) * Tr::kSwizzleBytes;
 #pragma unroll
     for (int chunk = 0; chunk < Tr::kEpilogueChunks; ++chunk) {
-      const int col0 = n0 + chunk * Tr::kBoxN;
+      const int col0 = n0 + chunk * Tr::kEpilogueCols;
       if (row0 >= m || col0 >= n) continue;  // warp-uniform: nothing of this chunk is in C
       const uint32_t buffer = epilogue_buffer(stores & 1);
       if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
       __syncwarp();
 #pragma unroll
-      for (int t = 0; t < Tr::kBoxN / 16; ++t) {  // 16 columns per stmatrix.x4
+      for (int t = 0; t < Tr::kEpilogueCols / 16; ++t) {  // 16 columns per stmatrix.x4
         const int j = chunk * 8 + 2 * t;
         const uint32_t slot = static_cast<uint32_t>((2 * t + matrix / 2) ^ matrix_row);
         stmatrix_x4(buffer + row_offset + slot * 16, pack_pair<T>(acc[4 * j], acc[4 * j + 1]),
@@ -404,27 +449,28 @@ __global__ void __launch_bounds__(WgmmaTraits::kThreads, 1)
 // ---------------------------------------------------------------------------------------------
 // Host side
 
-/// Tensor map of a row-major [rows, cols] 16-bit matrix read in boxes of box_cols × box_rows
-/// with the 128-byte swizzle; loads outside the matrix are zero-filled.
+/// Tensor map of a row-major [rows, cols] matrix of `element`s read in boxes of box_cols ×
+/// box_rows with the 128-byte swizzle; loads outside the matrix are zero-filled.
 CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_cols, int box_rows,
-                          bool bf16, const char* what) {
+                          TensorMapElement element, const char* what) {
+  const uint64_t elem_bytes = element == TensorMapElement::kE4m3 ? 1 : 2;
   const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
-  const uint64_t strides[1] = {static_cast<uint64_t>(cols) * WgmmaTraits::kElemBytes};
+  const uint64_t strides[1] = {static_cast<uint64_t>(cols) * elem_bytes};
   const uint32_t box[2] = {static_cast<uint32_t>(box_cols), static_cast<uint32_t>(box_rows)};
-  return encode_tensor_map_swizzled(base, 2, dims, strides, box, WgmmaTraits::kSwizzleBytes, bf16,
-                                    "gemm_wgmma_tma", what);
+  return encode_tensor_map_swizzled(base, 2, dims, strides, box, 128, element, "gemm_wgmma_tma",
+                                    what);
 }
 
-/// Launch configuration of gemm_wgmma_tma_kernel<T, kClusterM>: `blocks` blocks of
+/// Launch configuration of gemm_wgmma_tma_kernel<T, In, kClusterM>: `blocks` blocks of
 /// kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain
 /// launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
 /// configuration.
-template <int kClusterM>
+template <class In, int kClusterM>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(blocks));
-  config.blockDim = dim3(WgmmaTraits::kThreads);
-  config.dynamicSmemBytes = WgmmaTraits::kSmemBytes;
+  config.blockDim = dim3(WgmmaTraits<In>::kThreads);
+  config.dynamicSmemBytes = WgmmaTraits<In>::kSmemBytes;
   config.stream = stream;
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = kClusterM;
@@ -435,20 +481,20 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   return config;
 }
 
-/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, kClusterM> and
+/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, In, kClusterM> and
 /// returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM
 /// count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
 /// share a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
-template <class T, int kClusterM>
+template <class T, class In, int kClusterM>
 int resident_clusters(int sm_count) {
-  const auto kernel = gemm_wgmma_tma_kernel<T, kClusterM>;
+  const auto kernel = gemm_wgmma_tma_kernel<T, In, kClusterM>;
   RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      WgmmaTraits::kSmemBytes));
+                                      WgmmaTraits<In>::kSmemBytes));
   if constexpr (kClusterM == 1) {
     return sm_count;
   } else {
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<kClusterM>(kClusterM, nullptr, attribute);
+    const cudaLaunchConfig_t config = launch_config<In, kClusterM>(kClusterM, nullptr, attribute);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky; the caller falls back to v2
@@ -458,52 +504,59 @@ int resident_clusters(int sm_count) {
   }
 }
 
-template <class T, int kClusterM>
+template <class T, class In, int kClusterM>
 void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config<kClusterM>(l.grid_blocks, stream, attribute);
-  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, kClusterM>, l.x_map, l.w_map,
-                                    l.c_map, l.m, l.n, l.k));
+  const cudaLaunchConfig_t config = launch_config<In, kClusterM>(l.grid_blocks, stream, attribute);
+  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, In, kClusterM>, l.x_map,
+                                    l.w_map, l.c_map, l.m, l.n, l.k, l.scales));
 }
 
-template <class T>
+template <class T, class In>
 void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   if (l.cluster_m == 2) {
-    launch_typed<T, 2>(l, stream);
+    launch_typed<T, In, 2>(l, stream);
   } else {
-    launch_typed<T, 1>(l, stream);
+    launch_typed<T, In, 1>(l, stream);
   }
 }
 
-/// Grid of gemm_wgmma_tma_kernel<T, ...>: sets launch.cluster_m (2 when
+/// Grid of gemm_wgmma_tma_kernel<T, In, ...>: sets launch.cluster_m (2 when
 /// `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks (whole
 /// clusters, at most one per work unit, so no cluster is idle).
-template <class T>
+template <class T, class In>
 void size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
-  using Tr = WgmmaTraits;
+  using Tr = WgmmaTraits<In>;
   const int64_t tiles_m = (launch.m + Tr::kBlockM - 1) / Tr::kBlockM;
   const int64_t tiles_n = (launch.n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int pairs = multicast_w ? resident_clusters<T, 2>(sm_count) : 0;
+  const int pairs = multicast_w ? resident_clusters<T, In, 2>(sm_count) : 0;
   // v2's shared-memory limit, also when it is the fallback.
-  resident_clusters<T, 1>(sm_count);
+  resident_clusters<T, In, 1>(sm_count);
   launch.cluster_m = pairs > 0 ? 2 : 1;
   const int64_t units = (tiles_m + launch.cluster_m - 1) / launch.cluster_m * tiles_n;
   const int64_t resident = pairs > 0 ? pairs : sm_count;
   launch.grid_blocks = static_cast<int>(std::min(units, resident) * launch.cluster_m);
 }
 
-}  // namespace
-
-GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
-                                   int64_t k, bool bf16, bool multicast_w) {
-  using Tr = WgmmaTraits;
+/// The checks, tensor maps and grid of both entry points: `fp8` selects E4M3 X and W [N, K]
+/// (gemm_fp8_v1_wgmma) over 16-bit X and W [K, N]; C is bf16 when `bf16`, else fp16.
+GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void* c, int64_t m,
+                        int64_t n, int64_t k, bool bf16, bool fp8, bool multicast_w) {
+  // Block tile and shared memory are the same for every input type (static_asserts below).
+  using Tr = WgmmaTraits<__nv_bfloat16>;
+  static_assert(WgmmaTraits<__nv_fp8_e4m3>::kSmemBytes == Tr::kSmemBytes &&
+                WgmmaTraits<__nv_fp8_e4m3>::kBlockM == Tr::kBlockM &&
+                WgmmaTraits<__nv_fp8_e4m3>::kBlockN == Tr::kBlockN);
   constexpr int64_t kIntMax = 0x7FFFFFFF;
+  // TMA global strides are multiples of 16 bytes: N of C (2-byte elements) a multiple of 8, K a
+  // multiple of 8 for 16-bit X (and N for W [K, N]), of 16 for E4M3 X and W [N, K].
+  const int64_t k_multiple = fp8 ? 16 : 8;
   if (m < 1 || n < 1 || k < 1 || m > kIntMax || n > kIntMax || k > kIntMax || n % 8 != 0 ||
-      k % 8 != 0) {
+      k % k_multiple != 0) {
     throw bad_input(fmt::format(
-        "gemm_wgmma_tma: M = {}, N = {}, K = {} unsupported (need 1 <= M, N, K < 2^31 and N, K "
-        "multiples of 8)",
-        m, n, k));
+        "{}: M = {}, N = {}, K = {} unsupported (need 1 <= M, N, K < 2^31, N a multiple of 8 and "
+        "K a multiple of {})",
+        fp8 ? "gemm_fp8_wgmma" : "gemm_wgmma_tma", m, n, k, k_multiple));
   }
   // Tile count of v2, and an upper bound on v3's (a spare tile per unit at most).
   const int64_t tiles =
@@ -525,26 +578,55 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
   }
 
   GemmWgmmaLaunch launch;
-  launch.x_map = encode_matrix(x, m, k, Tr::kBlockK, Tr::kBlockM, bf16, "X");
-  launch.w_map = encode_matrix(w, k, n, Tr::kBoxN, Tr::kBlockK, bf16, "W");
-  launch.c_map = encode_matrix(c, m, n, Tr::kBoxN, Tr::kEpilogueRows, bf16, "C");
+  const TensorMapElement out = tensor_map_element_16bit(bf16);
+  if (fp8) {
+    using Tr8 = WgmmaTraits<__nv_fp8_e4m3>;
+    launch.x_map = encode_matrix(x, m, k, Tr8::kBlockK, Tr8::kBlockM, TensorMapElement::kE4m3, "X");
+    launch.w_map =
+        encode_matrix(w, n, k, Tr8::kBlockK, Tr8::kBoxN, TensorMapElement::kE4m3, "W [N, K]");
+  } else {
+    launch.x_map = encode_matrix(x, m, k, Tr::kBlockK, Tr::kBlockM, out, "X");
+    launch.w_map = encode_matrix(w, k, n, Tr::kBoxN, Tr::kBlockK, out, "W");
+  }
+  launch.c_map = encode_matrix(c, m, n, Tr::kEpilogueCols, Tr::kEpilogueRows, out, "C");
   launch.m = static_cast<int>(m);
   launch.n = static_cast<int>(n);
   launch.k = static_cast<int>(k);
   launch.bf16 = bf16;
-  if (bf16) {
-    size_grid<__nv_bfloat16>(launch, multicast_w, sm_count);
+  launch.fp8 = fp8;
+  launch.scales = scales;
+  if (fp8) {
+    bf16 ? size_grid<__nv_bfloat16, __nv_fp8_e4m3>(launch, multicast_w, sm_count)
+         : size_grid<__half, __nv_fp8_e4m3>(launch, multicast_w, sm_count);
+  } else if (bf16) {
+    size_grid<__nv_bfloat16, __nv_bfloat16>(launch, multicast_w, sm_count);
   } else {
-    size_grid<__half>(launch, multicast_w, sm_count);
+    size_grid<__half, __half>(launch, multicast_w, sm_count);
   }
   return launch;
 }
 
+}  // namespace
+
+GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
+                                   int64_t k, bool bf16, bool multicast_w) {
+  return prepare(x, w, nullptr, c, m, n, k, bf16, false, multicast_w);
+}
+
+GemmWgmmaLaunch prepare_gemm_fp8_wgmma(const void* x, const void* w, const float* scales, void* c,
+                                       int64_t m, int64_t n, int64_t k, bool bf16_out) {
+  if (scales == nullptr) throw bad_input("gemm_fp8_wgmma: no scales (need scale_x, scale_w)");
+  return prepare(x, w, scales, c, m, n, k, bf16_out, true, true);
+}
+
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {
-  if (l.bf16) {
-    launch_for_type<__nv_bfloat16>(l, stream);
+  if (l.fp8) {
+    l.bf16 ? launch_for_type<__nv_bfloat16, __nv_fp8_e4m3>(l, stream)
+           : launch_for_type<__half, __nv_fp8_e4m3>(l, stream);
+  } else if (l.bf16) {
+    launch_for_type<__nv_bfloat16, __nv_bfloat16>(l, stream);
   } else {
-    launch_for_type<__half>(l, stream);
+    launch_for_type<__half, __half>(l, stream);
   }
   RFL_CHECK_LAUNCH();
 }

@@ -1,5 +1,6 @@
 // Host entry to gemm_v3_wgmma_multicast and gemm_v2_wgmma_tma (kernels/gemm_wgmma.cu), the
-// Hopper path of the FFN up-projection GEMM C[M, N] = X[M, K] · W[K, N]. That file is compiled for
+// Hopper path of the FFN up-projection GEMM C[M, N] = X[M, K] · W[K, N], and to
+// gemm_fp8_v1_wgmma, the same kernel over E4M3 inputs (W stored [N, K]). That file is compiled for
 // sm_90a only, in its own CMake target; kernels/gemm.cu calls it only on compute capability 9.0.
 #pragma once
 
@@ -13,15 +14,20 @@ namespace rooflinectl {
 /// Everything one launch of gemm_wgmma_tma needs: the TMA descriptors of X, W and C (C has X's
 /// dtype; encoded on the host once per buffer set), the sizes and the persistent grid size.
 struct GemmWgmmaLaunch {
-  CUtensorMap x_map;  ///< X [m, k] row-major, boxes of 64 (k) × 128 (m), 128-byte swizzle
-  CUtensorMap w_map;  ///< W [k, n] row-major, boxes of 64 (n) × 64 (k), 128-byte swizzle
+  /// X [m, k] row-major, boxes of 128 bytes of k × 128 (m), 128-byte swizzle
+  CUtensorMap x_map;
+  /// W [k, n] row-major, boxes of 64 (n) × 64 (k); FP8: W [n, k] row-major, boxes of 128 (k) ×
+  /// 64 (n); 128-byte swizzle
+  CUtensorMap w_map;
   CUtensorMap c_map;  ///< C [m, n] row-major, boxes of 64 (n) × 16 (m), 128-byte swizzle (stores)
   int m = 0;
   int n = 0;
   int k = 0;
-  int grid_blocks = 0;  ///< persistent grid: at most one block per SM, whole clusters
-  int cluster_m = 1;    ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
-  bool bf16 = true;     ///< bf16 when true, fp16 otherwise
+  int grid_blocks = 0;            ///< persistent grid: at most one block per SM, whole clusters
+  int cluster_m = 1;              ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
+  bool bf16 = true;               ///< C (and 16-bit X, W) bf16 when true, fp16 otherwise
+  bool fp8 = false;               ///< X and W in E4M3 (gemm_fp8_v1_wgmma)
+  const float* scales = nullptr;  ///< FP8: device [2] = {scale_x, scale_w}; else unused
 };
 
 /// Prepares C = X·W for the current device: encodes both tensor maps (cuTensorMapEncodeTiled,
@@ -36,6 +42,16 @@ struct GemmWgmmaLaunch {
 /// driver entry point is missing or refuses a tensor map, or a CUDA call fails.
 GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
                                    int64_t k, bool bf16, bool multicast_w);
+
+/// Prepares gemm_fp8_v1_wgmma, C = scale_x·scale_w·(X·W) on the current device: X [m, k] and W
+/// [n, k] row-major in E4M3 (one byte each; W K-major as nn.Linear's weight), `scales` a device
+/// array {scale_x, scale_w} of fp32 read by every launch, C [m, n] bf16 when `bf16_out`, else
+/// fp16; fp32 accumulation. Always asks for 2-block clusters multicasting W (v2's plain launch
+/// where none can be resident). Requirements as prepare_gemm_wgmma's but k % 16 == 0 (16-byte
+/// rows of one-byte X and W); compute capability 9.0, checked by the caller. Throws as
+/// prepare_gemm_wgmma, and bad_input when `scales` is null.
+GemmWgmmaLaunch prepare_gemm_fp8_wgmma(const void* x, const void* w, const float* scales, void* c,
+                                       int64_t m, int64_t n, int64_t k, bool bf16_out);
 
 /// Enqueues the kernel "gemm_wgmma_tma" on `stream` (one launch) and checks the launch.
 void launch_gemm_wgmma(const GemmWgmmaLaunch& launch, cudaStream_t stream);

@@ -56,8 +56,12 @@ kLayerGemmModel = "llama-3.1-8b"
 kLayerGemms = (("qkv", (32 + 2 * 8) * 128, 4096), ("o", 4096, 32 * 128),
                ("gate_up", 14336, 4096), ("down", 4096, 14336))
 kLayerGemmRows = (1, 16, 64, 512, 4096)  # M = B·L with B = 1
+# FP8 GEMM (issue 18 item 3, gemm_fp8_v1_wgmma, compute capability 9.0): E4M3 X[M, K] and
+# W[N, K], one fp32 scale each, bf16 C; M, N, K of the FFN shapes (Llama-3.1-8B's up and down
+# projections at 4096 tokens, and a wide-M one), each run as `--seq M --gemm-n N --gemm-k K`.
+kFp8Gemms = ((4096, 14336, 4096), (4096, 4096, 14336), (16384, 8192, 2048))
 kOperators = ("flash_attention", "naive_attention", "gemm", "gemm_layer", "gelu", "layernorm",
-              "decode_attention", "rmsnorm", "swiglu", "geglu")
+              "decode_attention", "rmsnorm", "swiglu", "geglu", "gemm_fp8")
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ class Sweep:
 class Reference:
     """What to time on the PyTorch side; `key` identifies it so shared references run once."""
 
-    kind: str  # sdpa | matmul | gelu | layer_norm | rms_norm | gated | copy | naive_bound
+    kind: str  # sdpa | matmul | scaled_mm | gelu | layer_norm | rms_norm | gated | copy | naive_bound
     params: tuple  # sorted (name, value) pairs, the keyword arguments of the bench_reference call
     label: str  # short name for the table
 
@@ -190,6 +194,20 @@ def plan(operators: tuple, attention_head_dim: int = kHeadDim) -> tuple:
                                 f"{kLayerGemmModel} {name} M={m} N={n} K={k}", key, m,
                                 make_ref("matmul", "cuBLAS", m=m, n=n, k=k), 2.0 * m * n * k,
                                 "FLOP", "2·M·N·K", Target(0.9, "≥ 0.9× cuBLAS")))
+
+    if "gemm_fp8" in want:
+        # Rows of operator gemm (the report's points are gemm's, at gemm_dtype fp8_e4m3); one sweep
+        # per shape, since N and K differ, vs torch._scaled_mm (cuBLASLt FP8) at the same shape.
+        for m, n, k in kFp8Gemms:
+            key = f"gemm-fp8-M{m}-N{n}-K{k}"
+            sweeps.append(Sweep(key, ("gemm",), (m,),
+                                ("--batch", "1", "--gemm-n", str(n), "--gemm-k", str(k),
+                                 "--gemm-dtype", "fp8_e4m3")))
+            rows.append(Row("gemm", {"m": m, "n": n, "k": k, "gemm_dtype": "fp8_e4m3"},
+                            f"fp8_e4m3 M={m} N={n} K={k}", key, m,
+                            make_ref("scaled_mm", "torch._scaled_mm", m=m, n=n, k=k),
+                            2.0 * m * n * k, "FLOP", "2·M·N·K",
+                            Target(0.9, "≥ 0.9× cuBLASLt FP8")))
 
     if "gelu" in want:
         n = 4 * kGemmDModel
@@ -476,6 +494,8 @@ def measure_references(rows: list, repetitions: int, warmup_runs: int) -> tuple:
                 timing = br.time_sdpa(timer, **p)
             elif r.kind == "matmul":
                 timing = br.time_matmul(timer, **p)
+            elif r.kind == "scaled_mm":
+                timing = br.time_scaled_mm(timer, **p)
             elif r.kind == "gelu":
                 timing = br.time_gelu(timer, **p)
             elif r.kind == "layer_norm":

@@ -169,6 +169,25 @@ def time_matmul(timer: Timer, m: int, n: int, k: int) -> RefTiming:
                     lambda: torch.matmul(x, w, out=c))
 
 
+def time_scaled_mm(timer: Timer, m: int, n: int, k: int) -> RefTiming:
+    """torch._scaled_mm(A[M, K], B[N, K].t(), scale_a, scale_b, out_dtype=bf16): E4M3 inputs with
+    one fp32 scale per tensor, fp32 accumulation, bf16 out, which PyTorch runs through cuBLASLt's
+    FP8 GEMM (B column-major, as cuBLASLt FP8 requires: the same K-major W as ours)."""
+    torch = timer.torch
+    if not hasattr(torch, "float8_e4m3fn") or not hasattr(torch, "_scaled_mm"):
+        return RefTiming(name="scaled_mm", note="torch._scaled_mm", median_s=None,
+                         null_reason=f"torch {torch.__version__} has no float8_e4m3fn/_scaled_mm")
+    a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+    scale_a = torch.ones((), device="cuda", dtype=torch.float32)
+    scale_b = torch.ones((), device="cuda", dtype=torch.float32)
+    return _measure(timer, "scaled_mm",
+                    "torch._scaled_mm (cuBLASLt FP8), E4M3 A[M, K] and B[N, K].t(), per-tensor fp32 "
+                    "scales, fp32 accumulation, bf16 out",
+                    lambda: torch._scaled_mm(a, b.t(), scale_a=scale_a, scale_b=scale_b,
+                                             out_dtype=torch.bfloat16))
+
+
 def time_gelu(timer: Timer, rows: int, cols: int, form: str) -> RefTiming:
     """F.gelu on [rows, cols] bf16; form "erf" → approximate='none', "tanh" → approximate='tanh'."""
     torch = timer.torch

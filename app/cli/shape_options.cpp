@@ -154,6 +154,13 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
                      to_string(d.base.kv_dtype) + lists + ")")
       ->type_name(type("KV_DTYPE", "KV_DTYPE[,...]"))
       ->check(list_of(one_of({to_string(KvDtype::kAuto), to_string(KvDtype::kFp8E4m3)})));
+  sub.add_option("--gemm-dtype", o.gemm_dtype,
+                 "Element type of gemm's inputs X and W: auto (the --dtype) | fp8_e4m3 (one fp32 "
+                 "scale per tensor, W stored [N, K], compute capability 9.0; C stays in the "
+                 "--dtype) (default " +
+                     to_string(d.base.gemm_dtype) + lists + ")")
+      ->type_name(type("GEMM_DTYPE", "GEMM_DTYPE[,...]"))
+      ->check(list_of(one_of({to_string(GemmDtype::kAuto), to_string(GemmDtype::kFp8E4m3)})));
   sub.add_option("--q-len", o.q_len,
                  "Query length L_q of naive and flash attention: a chunk of L_q new tokens "
                  "attending to L keys that end with it (chunked prefill, prefill over a KV cache; "
@@ -226,6 +233,9 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   }
   if (o.causal) set_axis_values(a.causal, base.causal, parse_causal_list(*o.causal));
   if (o.kv_dtype) set_axis_values(a.kv_dtype, base.kv_dtype, parse_kv_dtype_list(*o.kv_dtype));
+  if (o.gemm_dtype) {
+    set_axis_values(a.gemm_dtype, base.gemm_dtype, parse_gemm_dtype_list(*o.gemm_dtype));
+  }
   if (o.q_len) set_axis_values(a.q_len, base.q_len, parse_q_len_list(*o.q_len));
   if (o.kv_layout) {
     config.base.kv_layout = parse_kv_layout(*o.kv_layout);

@@ -1,7 +1,7 @@
 // The operator and shape flags that `sweep` and `model` share (--model, --ops, --kernel, --seq,
 // --batch, --heads, --kv-heads, --head-dim, --dtype, --gelu-form, --causal, --kv-layout,
-// --page-size, --kv-dtype, --q-len, --gemm-n, --gemm-k, --hidden, --ffn-dim): bound once, applied
-// to a SweepConfig.
+// --page-size, --kv-dtype, --gemm-dtype, --q-len, --gemm-n, --gemm-k, --hidden, --ffn-dim): bound
+// once, applied to a SweepConfig.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -38,6 +38,7 @@ struct ShapeOptions {
   std::optional<int64_t> hidden;        ///< d_model of the norms, FFN and gemm (0: heads·head_dim)
   std::optional<int64_t> ffn_dim;       ///< d_ff of gelu, swiglu, geglu and gemm (0: 4·d_model)
   std::optional<std::string> kv_dtype;  ///< "auto" | "fp8_e4m3", or a list (decode_attention)
+  std::optional<std::string> gemm_dtype;  ///< "auto" | "fp8_e4m3", or a list (gemm)
   /// Attention's query length: an integer or "L" (L_q = L), or a list (naive, flash attention)
   std::optional<std::string> q_len;
 };
@@ -59,8 +60,8 @@ void add_shape_options(CLI::App& sub, ShapeOptions& options, AxisValues values);
 /// one value fixes it; the preset clears the lists of the axes it sets. --heads with several values
 /// needs --kv-heads (no single kv-heads default fits every heads value). Throws a bad-input Error
 /// naming the flag for an unknown --model (listing the known ids) or a malformed --ops, --kernel,
-/// --seq, --dtype, --gelu-form, --kv-layout, --kv-dtype or --q-len; the values are checked further
-/// by check_sweep_plan (operator and version names among them).
+/// --seq, --dtype, --gelu-form, --kv-layout, --kv-dtype, --gemm-dtype or --q-len; the values are
+/// checked further by check_sweep_plan (operator and version names among them).
 void apply_shape_options(const ShapeOptions& options, SweepConfig& config);
 
 }  // namespace rooflinectl

@@ -39,15 +39,15 @@ ComputeCapability current_compute_capability() {
 
 CUtensorMap encode_tensor_map_swizzled(const void* base, int rank, const uint64_t* dims,
                                        const uint64_t* strides_bytes, const uint32_t* box,
-                                       int swizzle_bytes, bool bf16, const char* who,
+                                       int swizzle_bytes, TensorMapElement element, const char* who,
                                        const char* what) {
   constexpr int kMaxRank = 3;
-  constexpr uint32_t kElemBytes = 2;
+  const uint32_t elem_bytes = element == TensorMapElement::kE4m3 ? 1 : 2;
   if (rank < 2 || rank > kMaxRank) {
     throw environment_error(fmt::format("{}: tensor map of rank {} for {}", who, rank, what));
   }
   if ((swizzle_bytes != 128 && swizzle_bytes != 64) ||
-      box[0] * kElemBytes > static_cast<uint32_t>(swizzle_bytes)) {
+      box[0] * elem_bytes > static_cast<uint32_t>(swizzle_bytes)) {
     throw environment_error(
         fmt::format("{}: box rows of {} elements under a {}-byte swizzle for {}", who, box[0],
                     swizzle_bytes, what));
@@ -64,7 +64,10 @@ CUtensorMap encode_tensor_map_swizzled(const void* base, int rank, const uint64_
   }
   CUtensorMap map;
   const CUresult status = tensor_map_encoder(who)(
-      &map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      &map,
+      element == TensorMapElement::kE4m3   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+      : element == TensorMapElement::kBf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
       static_cast<cuuint32_t>(rank), const_cast<void*>(base), global_dims, global_strides, box_dims,
       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
       swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,

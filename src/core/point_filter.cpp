@@ -14,7 +14,8 @@ namespace rooflinectl {
 namespace {
 
 constexpr const char* kFields =
-    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, q_len, seq";
+    "op, batch, heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, gemm_dtype, q_len, "
+    "seq";
 
 /// The canonical name of a field as written, or "" when unknown.
 std::string canonical_field(const std::string& name) {
@@ -31,6 +32,8 @@ std::string canonical_field(const std::string& name) {
                                                              {"gelu-form", "gelu_form"},
                                                              {"kv_dtype", "kv_dtype"},
                                                              {"kv-dtype", "kv_dtype"},
+                                                             {"gemm_dtype", "gemm_dtype"},
+                                                             {"gemm-dtype", "gemm_dtype"},
                                                              {"q_len", "q_len"},
                                                              {"q-len", "q_len"},
                                                              {"seq", "seq"},
@@ -42,7 +45,7 @@ std::string canonical_field(const std::string& name) {
 
 bool is_integer_field(const std::string& field) {
   return field != "op" && field != "dtype" && field != "causal" && field != "gelu_form" &&
-         field != "kv_dtype";
+         field != "kv_dtype" && field != "gemm_dtype";
 }
 
 std::string trim(const std::string& text) {
@@ -128,6 +131,8 @@ PointFilter::Condition parse_condition(const std::string& term, const std::strin
       c.text = to_string(parse_dtype(value));
     } else if (c.field == "kv_dtype") {
       c.text = to_string(parse_kv_dtype(value));
+    } else if (c.field == "gemm_dtype") {
+      c.text = to_string(parse_gemm_dtype(value));
     } else {
       c.text = to_string(parse_gelu_form(value));
     }

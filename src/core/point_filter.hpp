@@ -5,10 +5,10 @@
 //   CLAUSE = COND { "|" COND }                 at least one condition holds (or)
 //   COND   = FIELD OP VALUE
 //   FIELD  = op | batch | heads | kv_heads | head_dim | dtype | causal | gelu_form | kv_dtype
-//            | q_len | seq (kv-heads, head-dim, gelu-form, kv-dtype, q-len and seq_len, L are
-//            accepted too)
+//            | gemm_dtype | q_len | seq (kv-heads, head-dim, gelu-form, kv-dtype, gemm-dtype,
+//            q-len and seq_len, L are accepted too)
 //   OP     = "=" | "==" | "!=" | "<" | "<=" | ">" | ">="
-//            (op, dtype, causal, gelu_form, kv_dtype, q_len=L: = and != only)
+//            (op, dtype, causal, gelu_form, kv_dtype, gemm_dtype, q_len=L: = and != only)
 //   VALUE  = an integer (batch, heads, kv_heads, head_dim, q_len, seq), an operator name,
 //            bf16 | fp16, on | off, erf | tanh, auto | fp8_e4m3, L (q_len only: L_q = L)
 // q_len compares the query length itself (L where the point's q_len is L), so "q_len<=512" keeps

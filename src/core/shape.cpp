@@ -26,6 +26,14 @@ std::string kv_dtype_label(const Shape& s) {
   return s.kv_dtype == KvDtype::kFp8E4m3 ? "kv=" + to_string(s.kv_dtype) : std::string();
 }
 
+std::string to_string(GemmDtype gemm_dtype) {
+  return gemm_dtype == GemmDtype::kAuto ? "auto" : "fp8_e4m3";
+}
+
+std::string gemm_dtype_label(const Shape& s) {
+  return s.gemm_dtype == GemmDtype::kFp8E4m3 ? "in=" + to_string(s.gemm_dtype) : std::string();
+}
+
 std::string kv_layout_label(const Shape& s) {
   return s.kv_layout == KvLayout::kPaged ? fmt::format("paged/{}", s.page_size) : std::string();
 }
@@ -71,6 +79,13 @@ KvDtype parse_kv_dtype(std::string_view text) {
   if (text == "fp8_e4m3") return KvDtype::kFp8E4m3;
   throw bad_input(fmt::format(
       "invalid KV dtype '{}' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3", text));
+}
+
+GemmDtype parse_gemm_dtype(std::string_view text) {
+  if (text == "auto") return GemmDtype::kAuto;
+  if (text == "fp8_e4m3") return GemmDtype::kFp8E4m3;
+  throw bad_input(fmt::format(
+      "invalid gemm dtype '{}' (--gemm-dtype): allowed auto (the --dtype), fp8_e4m3", text));
 }
 
 void validate_kv_layout(const Shape& s) {

@@ -32,6 +32,14 @@ inline constexpr int64_t kDefaultKvPageSize = 16;
 /// e4m3; Q and O stay in the point's dtype. Other operators have no KV cache: kAuto only.
 enum class KvDtype { kAuto, kFp8E4m3 };
 
+/// Element type of the gemm operator's inputs X and W. kAuto: the point's dtype (bf16 or fp16, as
+/// before this axis). kFp8E4m3: OCP FP8 E4M3 (as KvDtype) with one fp32 scale per tensor for X
+/// and one for W (per-tensor scaling, as torch._scaled_mm and cuBLASLt's A/B scale pointers),
+/// fp32 accumulation, C = scale_x·scale_w·(X·W) in the point's dtype; W is then stored [N, K]
+/// row-major (K-major, nn.Linear's weight layout), which wgmma needs for 8-bit inputs. Other
+/// operators have no GEMM inputs: kAuto only.
+enum class GemmDtype { kAuto, kFp8E4m3 };
+
 /// Size of one element in bytes (2 for both bf16 and fp16).
 constexpr int64_t dtype_size_bytes(Dtype) { return 2; }
 std::string to_string(Dtype dtype);
@@ -47,6 +55,11 @@ GeluForm parse_gelu_form(std::string_view text);
 KvLayout parse_kv_layout(std::string_view text);
 /// Parses "auto" | "fp8_e4m3"; throws a bad-input Error naming the token and --kv-dtype otherwise.
 KvDtype parse_kv_dtype(std::string_view text);
+/// "auto" | "fp8_e4m3".
+std::string to_string(GemmDtype gemm_dtype);
+/// Parses "auto" | "fp8_e4m3"; throws a bad-input Error naming the token and --gemm-dtype
+/// otherwise: "invalid gemm dtype 'fp8' (--gemm-dtype): allowed auto (the --dtype), fp8_e4m3".
+GemmDtype parse_gemm_dtype(std::string_view text);
 
 /// The (M, N, K) of a GEMM, element counts: C[M, N] = X[M, K] · W[K, N].
 struct GemmDims {
@@ -59,7 +72,8 @@ struct GemmDims {
 ///   (decode: Q, O are [batch, heads, head_dim] and K, V the KV cache of seq_len positions;
 ///   paged, K and V are pools of [pages, kv_heads, page_size, head_dim] and the block table is
 ///   int32 [batch, kv_pages_per_sequence()], see kernels/decode_attention.cu);
-///   GEMM X: [batch·seq_len, K], W: [K, N], C: [batch·seq_len, N] with N, K = gemm_dims();
+///   GEMM X: [batch·seq_len, K], W: [K, N], C: [batch·seq_len, N] with N, K = gemm_dims()
+///   (gemm_dtype fp8_e4m3: X and W in E4M3, W stored [N, K], C in dtype);
 ///   GELU: [batch·seq_len, d_ff]; LayerNorm, RMSNorm: [batch·seq_len, d_model];
 ///   SwiGLU, GeGLU: input [batch·seq_len, 2·d_ff] (gate in columns 0..d_ff−1, up in
 ///   d_ff..2·d_ff−1), output [batch·seq_len, d_ff]; d_model = d_model() (hidden, else
@@ -88,7 +102,8 @@ struct Shape {
   /// decode's M = batch is `--seq 1`. Other operators' points carry 0 (core/sweep_plan.cpp).
   int64_t gemm_n = 0;
   int64_t gemm_k = 0;
-  KvDtype kv_dtype = KvDtype::kAuto;  ///< decode_attention only
+  KvDtype kv_dtype = KvDtype::kAuto;        ///< decode_attention only
+  GemmDtype gemm_dtype = GemmDtype::kAuto;  ///< gemm only: the element type of X and W
   /// The hidden size d_model of the norms, gemm's default K and the FFN (a model's hidden_size,
   /// which differs from heads·head_dim in e.g. Gemma 2); 0 takes heads·head_dim. Read by gemm,
   /// gelu, layernorm, rmsnorm, swiglu and geglu (operator_uses_layer_widths); the attention
@@ -123,6 +138,16 @@ struct Shape {
 constexpr int64_t kv_element_bytes(const Shape& shape) {
   return shape.kv_dtype == KvDtype::kFp8E4m3 ? 1 : dtype_size_bytes(shape.dtype);
 }
+
+/// Bytes of one element of the gemm operator's X or W: 1 for GemmDtype::kFp8E4m3, else
+/// dtype_size_bytes(dtype) (2). C is always in the dtype; the two fp32 scales are not elements.
+constexpr int64_t gemm_input_element_bytes(const Shape& shape) {
+  return shape.gemm_dtype == GemmDtype::kFp8E4m3 ? 1 : dtype_size_bytes(shape.dtype);
+}
+
+/// Short label of FP8 GEMM inputs for tables and point labels, "in=fp8_e4m3"; empty for kAuto
+/// (the only gemm inputs reports had before FP8 GEMM).
+std::string gemm_dtype_label(const Shape& shape);
 
 /// Short label of an FP8 KV cache for tables and point labels, "kv=fp8_e4m3"; empty for kAuto (the
 /// only KV dtype reports had before FP8).

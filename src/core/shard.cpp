@@ -117,7 +117,8 @@ ShardSpec shard_from_environment(const EnvLookup& env) {
 }
 
 std::string shard_point_key(const std::string& op, const Shape& shape) {
-  // A paged KV cache adds "|kv=paged/16", an FP8 one "|kv=fp8_e4m3", explicit GEMM dims
+  // A paged KV cache adds "|kv=paged/16", an FP8 one "|kv=fp8_e4m3", FP8 GEMM inputs
+  // "|in=fp8_e4m3", explicit GEMM dims
   // "|gemm=N=6144 K=4096", explicit layer widths "|hidden=4096 ffn=14336"; a contiguous auto point
   // at the default dims and widths has the key shards had before these existed, so its shard does
   // not move.
@@ -125,12 +126,14 @@ std::string shard_point_key(const std::string& op, const Shape& shape) {
       shape.kv_layout == KvLayout::kPaged ? "|kv=" + kv_layout_label(shape) : std::string();
   const std::string kv_dtype =
       shape.kv_dtype == KvDtype::kAuto ? std::string() : "|" + kv_dtype_label(shape);
+  const std::string gemm_dtype =
+      shape.gemm_dtype == GemmDtype::kAuto ? std::string() : "|" + gemm_dtype_label(shape);
   const std::string gemm = gemm_dims_label(shape);
   const std::string widths = layer_widths_label(shape);
-  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}{}", op, shape.seq_len,
+  return fmt::format("{}|L={}|B={}|H={}|Hkv={}|d={}|{}|{}|{}{}{}{}{}{}", op, shape.seq_len,
                      shape.batch, shape.heads, shape.kv_heads, shape.head_dim,
                      to_string(shape.dtype), shape.causal ? 1 : 0, to_string(shape.gelu_form),
-                     layout, kv_dtype, gemm.empty() ? "" : "|gemm=" + gemm,
+                     layout, kv_dtype, gemm_dtype, gemm.empty() ? "" : "|gemm=" + gemm,
                      widths.empty() ? "" : "|" + widths);
 }
 

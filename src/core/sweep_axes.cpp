@@ -29,6 +29,8 @@ std::string axis_name(SweepAxis axis) {
       return "gelu_form";
     case SweepAxis::kKvDtype:
       return "kv_dtype";
+    case SweepAxis::kGemmDtype:
+      return "gemm_dtype";
     case SweepAxis::kQLen:
       return "q_len";
   }
@@ -58,6 +60,8 @@ bool operator_uses_axis(std::string_view op, SweepAxis axis) {
       return op == kGeluOp || op == kGegluOp || !is_operator_name(op);
     case SweepAxis::kKvDtype:
       return op == kDecodeAttentionOp || !is_operator_name(op);
+    case SweepAxis::kGemmDtype:
+      return op == kGemmOp || !is_operator_name(op);
     case SweepAxis::kQLen:
       return op == kNaiveAttentionOp || op == kFlashAttentionOp || !is_operator_name(op);
   }
@@ -82,6 +86,8 @@ bool SweepAxes::varies(SweepAxis axis) const {
       return !gelu_form.empty();
     case SweepAxis::kKvDtype:
       return !kv_dtype.empty();
+    case SweepAxis::kGemmDtype:
+      return !gemm_dtype.empty();
     case SweepAxis::kQLen:
       return !q_len.empty();
   }
@@ -106,6 +112,8 @@ std::string axis_value_text(SweepAxis axis, const Shape& s) {
       return to_string(s.gelu_form);
     case SweepAxis::kKvDtype:
       return to_string(s.kv_dtype);
+    case SweepAxis::kGemmDtype:
+      return to_string(s.gemm_dtype);
     case SweepAxis::kQLen:
       return s.q_len != 0 ? std::to_string(s.q_len) : "L";
   }
@@ -141,6 +149,10 @@ std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const S
       case SweepAxis::kKvDtype:
         parts.push_back(
             "kv=" + (s.kv_dtype == KvDtype::kAuto ? to_string(s.dtype) : to_string(s.kv_dtype)));
+        break;
+      case SweepAxis::kGemmDtype:
+        parts.push_back("in=" + (s.gemm_dtype == GemmDtype::kAuto ? to_string(s.dtype)
+                                                                  : to_string(s.gemm_dtype)));
         break;
       case SweepAxis::kQLen:
         parts.push_back("q=" + axis_value_text(axis, s));
@@ -188,6 +200,9 @@ std::string axis_summary(const SweepAxes& axes, const Shape& base, SweepAxis axi
       break;
     case SweepAxis::kKvDtype:
       add(s.kv_dtype, axes.kv_dtype);
+      break;
+    case SweepAxis::kGemmDtype:
+      add(s.gemm_dtype, axes.gemm_dtype);
       break;
     case SweepAxis::kQLen:
       add(s.q_len, axes.q_len);
@@ -268,6 +283,14 @@ std::vector<KvDtype> parse_kv_dtype_list(const std::string& text) {
   std::vector<KvDtype> values;
   for (const std::string& item : split_axis_list(text, "--kv-dtype")) {
     values.push_back(parse_kv_dtype(item));
+  }
+  return values;
+}
+
+std::vector<GemmDtype> parse_gemm_dtype_list(const std::string& text) {
+  std::vector<GemmDtype> values;
+  for (const std::string& item : split_axis_list(text, "--gemm-dtype")) {
+    values.push_back(parse_gemm_dtype(item));
   }
   return values;
 }

@@ -12,8 +12,9 @@
 namespace rooflinectl {
 
 /// A shape axis that takes a list. Product order (core/sweep_plan.hpp): dtype outermost, then the
-/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype, q_len, and
-/// seq_len innermost (so that the 16-bit and FP8 KV caches of one shape run side by side).
+/// operator, then batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype, gemm_dtype, q_len,
+/// and seq_len innermost (so that the 16-bit and FP8 KV caches, and 16-bit and FP8 GEMM inputs, of
+/// one shape run side by side).
 enum class SweepAxis {
   kBatch,
   kHeads,
@@ -23,18 +24,19 @@ enum class SweepAxis {
   kCausal,
   kGeluForm,
   kKvDtype,
+  kGemmDtype,
   kQLen
 };
 
 /// Every SweepAxis, in the product order of the axes after the operator (dtype first: it is the
 /// outermost loop of the plan, before the operator).
 inline constexpr SweepAxis kSweepAxes[] = {
-    SweepAxis::kDtype,    SweepAxis::kBatch,   SweepAxis::kHeads,
-    SweepAxis::kKvHeads,  SweepAxis::kHeadDim, SweepAxis::kCausal,
-    SweepAxis::kGeluForm, SweepAxis::kKvDtype, SweepAxis::kQLen};
+    SweepAxis::kDtype,     SweepAxis::kBatch,  SweepAxis::kHeads,    SweepAxis::kKvHeads,
+    SweepAxis::kHeadDim,   SweepAxis::kCausal, SweepAxis::kGeluForm, SweepAxis::kKvDtype,
+    SweepAxis::kGemmDtype, SweepAxis::kQLen};
 
 /// The config-file key and --filter name of `axis`: "batch", "heads", "kv_heads", "head_dim",
-/// "dtype", "causal", "gelu_form", "kv_dtype", "q_len".
+/// "dtype", "causal", "gelu_form", "kv_dtype", "gemm_dtype", "q_len".
 std::string axis_name(SweepAxis axis);
 
 /// The CLI flag of `axis`: "--batch", "--kv-heads", ...
@@ -45,7 +47,8 @@ std::string axis_flag(SweepAxis axis);
 /// decode_attention ignores causal (its one query sees every key); gemm, gelu, layernorm, rmsnorm,
 /// swiglu and geglu read batch, heads and head_dim (through d_model = heads × head_dim) and dtype,
 /// gelu and geglu the GELU form too; kv_dtype is decode_attention's only (the others have no KV
-/// cache, and their points keep KvDtype::kAuto, see plan_all_points); q_len is naive_attention's
+/// cache, and their points keep KvDtype::kAuto, see plan_all_points); gemm_dtype is gemm's only
+/// (the others' points keep GemmDtype::kAuto); q_len is naive_attention's
 /// and flash_attention's only (decode's one query is its own case; the others have no queries,
 /// and their points keep 0). An unknown name reads every axis (names are checked elsewhere).
 bool operator_uses_axis(std::string_view op, SweepAxis axis);
@@ -63,13 +66,14 @@ struct SweepAxes {
   std::vector<bool> causal;
   std::vector<GeluForm> gelu_form;
   std::vector<KvDtype> kv_dtype;
+  std::vector<GemmDtype> gemm_dtype;
   std::vector<int64_t> q_len;  ///< 0 stands for L (L_q = L, Shape::q_len's default)
 
   /// True when no axis has a list (a sweep as before lists: operators × seq_lens).
   bool none() const {
     return batch.empty() && heads.empty() && kv_heads.empty() && head_dim.empty() &&
            dtype.empty() && causal.empty() && gelu_form.empty() && kv_dtype.empty() &&
-           q_len.empty();
+           gemm_dtype.empty() && q_len.empty();
   }
   /// True when `axis` has a list of two or more values.
   bool varies(SweepAxis axis) const;
@@ -96,7 +100,8 @@ std::string axis_value_text(SweepAxis axis, const Shape& shape);
 /// The values of the axes that vary in `axes` and that `op` uses, for a point label:
 /// "fp16 B=8 H_kv=8 d=64 causal" (in product order: the dtype, batch B, heads H, kv_heads H_kv,
 /// head_dim d, causal or non-causal, the GELU form, the KV-cache element type as "kv=bf16" or
-/// "kv=fp8_e4m3", auto written as the point's dtype, the query length as "q=512" or "q=L");
+/// "kv=fp8_e4m3", auto written as the point's dtype, the GEMM input type as "in=bf16" or
+/// "in=fp8_e4m3", auto written the same way, the query length as "q=512" or "q=L");
 /// empty when none varies (a sweep as before lists).
 std::string swept_axes_label(const SweepAxes& axes, std::string_view op, const Shape& shape);
 
@@ -121,6 +126,10 @@ std::vector<bool> parse_causal_list(const std::string& text);
 /// Parses a --kv-dtype list: each item "auto" or "fp8_e4m3" (parse_kv_dtype), none twice. Throws a
 /// bad-input Error naming the item.
 std::vector<KvDtype> parse_kv_dtype_list(const std::string& text);
+
+/// Parses a --gemm-dtype list: each item "auto" or "fp8_e4m3" (parse_gemm_dtype), none twice.
+/// Throws a bad-input Error naming the item.
+std::vector<GemmDtype> parse_gemm_dtype_list(const std::string& text);
 
 /// Splits `text` at commas; an empty item or one listed twice is a bad-input Error naming `flag`
 /// and the text: "invalid --batch '1,8,1': 1 is listed twice".

@@ -25,7 +25,7 @@ const std::vector<std::string>& config_keys() {
       "dtype",         "causal",     "gelu_form",   "repetitions", "max_noise", "min_samples",
       "min_time_s",    "max_time_s", "warmup_runs", "counters",    "warm_l2",   "device",
       "sm_throughput", "kernels",    "kv_layout",   "page_size",   "filter",    "kv_dtype",
-      "gemm_n",        "gemm_k",     "hidden",      "ffn_dim",     "q_len"};
+      "gemm_n",        "gemm_k",     "hidden",      "ffn_dim",     "q_len",     "gemm_dtype"};
   return keys;
 }
 
@@ -142,6 +142,11 @@ void read_shape_axes(const JsonObjectReader& r, SweepConfig& c, bool required) {
   // Optional even where the others are required: reports before FP8 decode have no "kv_dtype".
   if (r.has("kv_dtype")) {
     set_axis_values(a.kv_dtype, c.base.kv_dtype, get_parsed_axis(r, "kv_dtype", parse_kv_dtype));
+  }
+  // Optional too: reports before FP8 GEMM have no "gemm_dtype".
+  if (r.has("gemm_dtype")) {
+    set_axis_values(a.gemm_dtype, c.base.gemm_dtype,
+                    get_parsed_axis(r, "gemm_dtype", parse_gemm_dtype));
   }
   // Optional too: reports before --q-len have no "q_len" (0: L_q = L).
   if (r.has("q_len")) set_axis_values(a.q_len, c.base.q_len, get_int_axis(r, "q_len", 0));
@@ -308,6 +313,18 @@ void validate_sweep_config(const SweepConfig& c) {
             "with --ops {}, or list auto too: --kv-dtype auto,{})",
             to_string(kv_dtypes.front()), op, kDecodeAttentionOp, kDecodeAttentionOp,
             to_string(kv_dtypes.front())));
+      }
+    }
+  }
+  const std::vector<GemmDtype> gemm_dtypes = axis_values(c.axes.gemm_dtype, c.base.gemm_dtype);
+  if (std::find(gemm_dtypes.begin(), gemm_dtypes.end(), GemmDtype::kAuto) == gemm_dtypes.end()) {
+    // As --kv-dtype: every value quantizes the GEMM inputs, which the other operators lack.
+    for (const std::string& op : c.ops) {
+      if (op != kGemmOp) {
+        throw bad_input(fmt::format(
+            "invalid --gemm-dtype {} with operator '{}' (--ops): only {} has GEMM inputs (run it "
+            "with --ops {}, or list auto too: --gemm-dtype auto,{})",
+            to_string(gemm_dtypes.front()), op, kGemmOp, kGemmOp, to_string(gemm_dtypes.front())));
       }
     }
   }

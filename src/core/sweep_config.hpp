@@ -70,7 +70,8 @@ struct SweepConfig {
 
 /// Reads a sweep config from JSON text. Recognized keys (all optional): "ops" (array of names),
 /// "seq" (a --seq spec string), "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "kv_dtype" ("auto" | "fp8_e4m3"), "q_len" (attention's query length; 0: L_q =
+/// "gelu_form", "kv_dtype" ("auto" | "fp8_e4m3"), "gemm_dtype" ("auto" | "fp8_e4m3"), "q_len"
+/// (attention's query length; 0: L_q =
 /// L) (each a value or a non-empty array of distinct values, swept as a product),
 /// "filter" (a --filter expression), "kv_layout" ("contiguous" | "paged"), "page_size" (KV
 /// positions per page; 16 when "kv_layout" is "paged" without it), "gemm_n" and "gemm_k" (the
@@ -84,10 +85,11 @@ struct SweepConfig {
 SweepConfig parse_sweep_config(const std::string& json_text, const std::string& origin);
 
 /// Reads the shape-axis keys "batch", "heads", "kv_heads", "head_dim", "dtype", "causal",
-/// "gelu_form", "kv_dtype" and "q_len" of a config file or a report's config into `config` (base
-/// shape and lists): each a value, or a non-empty array of distinct values. A missing key is an
-/// error when `required` (a report), except "kv_dtype" (absent: auto, as in reports before FP8
-/// decode) and "q_len" (absent: 0, L_q = L, as in reports before --q-len), else keeps the config's
+/// "gelu_form", "kv_dtype", "gemm_dtype" and "q_len" of a config file or a report's config into
+/// `config` (base shape and lists): each a value, or a non-empty array of distinct values. A
+/// missing key is an error when `required` (a report), except "kv_dtype" (absent: auto, as in
+/// reports before FP8 decode), "gemm_dtype" (absent: auto, as in reports before FP8 GEMM) and
+/// "q_len" (absent: 0, L_q = L, as in reports before --q-len), else keeps the config's
 /// value; "heads" without "kv_heads" means MHA (kv_heads = heads), as --heads without --kv-heads
 /// does, and an array of heads needs "kv_heads". Wrong types, values below 1 (below 0 for q_len)
 /// and repeated elements are bad-input Errors naming the key.
@@ -106,10 +108,11 @@ SweepConfig default_sweep_config();
 /// the error of a combination of a sweep with lists names it and the --filter term that drops it),
 /// a plan that the filter leaves points in, the KV layout (validate_kv_layout; a paged layout with
 /// decode_attention as the only operator), the KV dtype (a --kv-dtype without auto among its values
-/// with decode_attention as the only operator), the GEMM dims (validate_gemm_dims; explicit ones
-/// need gemm among the operators), the layer widths (validate_layer_widths; explicit ones need an
-/// operator that reads them, operator_uses_layer_widths), the query lengths (each 0 or at most the
-/// longest L; one other than 0 needs naive_attention or flash_attention among the operators).
+/// with decode_attention as the only operator), the GEMM input dtype (a --gemm-dtype without auto
+/// among its values with gemm as the only operator), the GEMM dims (validate_gemm_dims; explicit
+/// ones need gemm among the operators), the layer widths (validate_layer_widths; explicit ones need
+/// an operator that reads them, operator_uses_layer_widths), the query lengths (each 0 or at most
+/// the longest L; one other than 0 needs naive_attention or flash_attention among the operators).
 /// Operator names are checked by the
 /// kernels registry.
 /// Throws bad-input.

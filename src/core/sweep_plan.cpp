@@ -52,6 +52,7 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
   // An operator without a KV cache never reads it: its points say auto (their own dtype) rather
   // than the axis's first value.
   if (!operator_uses_axis(op, SweepAxis::kKvDtype)) shapes.front().kv_dtype = KvDtype::kAuto;
+  if (!operator_uses_axis(op, SweepAxis::kGemmDtype)) shapes.front().gemm_dtype = GemmDtype::kAuto;
   if (!operator_uses_axis(op, SweepAxis::kQLen)) shapes.front().q_len = 0;  // L_q is attention's
   expand(shapes, used(SweepAxis::kBatch, a.batch), [](Shape& s, int64_t v) { s.batch = v; });
   expand(shapes, used(SweepAxis::kHeads, a.heads), [](Shape& s, int64_t v) { s.heads = v; });
@@ -64,6 +65,8 @@ std::vector<Shape> operator_shapes(const SweepConfig& config, const std::string&
          [](Shape& s, GeluForm v) { s.gelu_form = v; });
   expand(shapes, used(SweepAxis::kKvDtype, a.kv_dtype),
          [](Shape& s, KvDtype v) { s.kv_dtype = v; });
+  expand(shapes, used(SweepAxis::kGemmDtype, a.gemm_dtype),
+         [](Shape& s, GemmDtype v) { s.gemm_dtype = v; });
   expand(shapes, used(SweepAxis::kQLen, a.q_len), [](Shape& s, int64_t v) { s.q_len = v; });
   return shapes;
 }

@@ -28,12 +28,12 @@ struct PlannedPoint {
 
 /// Every point of `config`, ignoring config.shard, in product order, outermost first: dtype, the
 /// operator (config.ops order), batch, heads, kv_heads, head_dim, causal, gelu_form, kv_dtype,
-/// q_len, seq_len (each axis in the order its values were given). An axis the operator does not
-/// use (operator_uses_axis) takes its first value only, so it does not multiply that operator's
-/// points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's, the layer
-/// widths (hidden, ffn_dim) 0 in the attention operators' points, q_len 0 in the points of every
-/// operator but naive and flash attention. A q_len longer than the point's L is not planned at
-/// that L; one equal to L is stored as 0 (the full prefill), and not planned twice where the
+/// gemm_dtype, q_len, seq_len (each axis in the order its values were given). An axis the operator
+/// does not use (operator_uses_axis) takes its first value only, so it does not multiply that
+/// operator's points; the explicit GEMM dims (gemm_n, gemm_k) are 0 in every point but gemm's, the
+/// layer widths (hidden, ffn_dim) 0 in the attention operators' points, q_len 0 in the points of
+/// every operator but naive and flash attention. A q_len longer than the point's L is not planned
+/// at that L; one equal to L is stored as 0 (the full prefill), and not planned twice where the
 /// q_len list holds L too. Points the
 /// config's filter drops are left out (indices count the kept points); a
 /// malformed filter is a bad-input Error. Dtype is outermost so that a sweep counts each dtype's

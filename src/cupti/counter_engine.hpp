@@ -48,10 +48,11 @@ class CounterEngine {
   /// each other candidate of byte_metric_candidates(`dtype`) that keeps the set at one pass; then
   /// the follow-up sets: follow_up_metric_names() packed into one-pass sets, and a kernel-replay
   /// set for the metrics that alone need several passes (fp16 tensor ops when `dtype` is fp16;
-  /// sm__throughput, 8 passes on GH100, only when `sm_throughput`). Throws the session's
+  /// sm__throughput, 8 passes on GH100, only when `sm_throughput`); the fp8 tensor-pipe metric
+  /// only when `fp8_inputs` (the points it counts include FP8 GEMM ones). Throws the session's
   /// environment Errors, and an environment Error when the required byte metrics alone need
   /// more than one pass on this chip.
-  CounterEngine(int device, Dtype dtype, bool sm_throughput);
+  CounterEngine(int device, Dtype dtype, bool sm_throughput, bool fp8_inputs = false);
 
   /// The byte session of one point: flush, then the kernels and the write-back sweep, run again
   /// (up to kMaxByteSessionAttempts in all, the last kept) while its DRAM writes exceed the

@@ -35,6 +35,8 @@ inline constexpr const char* kMetricTensorFp16Ops =
     counter_field(&KernelCounters::tensor_fp16_flop).metric;
 inline constexpr const char* kMetricTensorTf32Ops =
     counter_field(&KernelCounters::tensor_tf32_flop).metric;
+/// FP8 tensor-pipe ops (counted for sweeps with FP8 GEMM points, follow_up_metric_names, and by
+/// `profile --mode full`).
 inline constexpr const char* kMetricTensorFp8Ops =
     counter_field(&KernelCounters::tensor_fp8_flop).metric;
 inline constexpr const char* kMetricFfmaInst = counter_field(&KernelCounters::ffma_inst).metric;
@@ -67,7 +69,8 @@ inline constexpr const char* kMetricTensorBf16PeakPerCycle =
 /// FLOPs its one pass does not count (fp16, tf32, fp8, int8). Not a report field.
 inline constexpr const char* kMetricTensorPipeInst = "sm__inst_executed_pipe_tensor.sum";
 
-/// Every metric above, in a fixed order: what a point's counter pass collects.
+/// Every metric above, in a fixed order: what a point's counter pass collects (the fp8 tensor
+/// metric only at FP8 GEMM points' sweeps, follow_up_metric_names).
 const std::vector<std::string>& counter_metric_names();
 
 /// The tensor-pipe op metric of the MMA `dtype` inputs use: kMetricTensorBf16Ops for bf16,
@@ -88,14 +91,16 @@ std::vector<std::string> byte_metric_candidates(Dtype dtype);
 const std::vector<std::string>& required_byte_metrics();
 
 /// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus every tensor-pipe
-/// op metric but `dtype`'s (tensor_ops_metric: a sweep kernel issues no MMA of another dtype),
-/// minus the fp64 instruction counters (no sweep operator does fp64 work; `profile --mode full`
-/// collects them) and, unless `sm_throughput`, minus
+/// op metric but `dtype`'s (tensor_ops_metric: a sweep kernel issues no MMA of another dtype)
+/// and, when `fp8_inputs` (the engine counts points with FP8 GEMM inputs), the fp8 one
+/// (kMetricTensorFp8Ops), minus the fp64 instruction counters (no sweep operator does fp64 work;
+/// `profile --mode full` collects them) and, unless `sm_throughput`, minus
 /// kMetricSmThroughputPct: what the sessions after the byte session collect, in
 /// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
 /// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100.
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
-                                                Dtype dtype, bool sm_throughput);
+                                                Dtype dtype, bool sm_throughput,
+                                                bool fp8_inputs = false);
 
 /// The FLOP set of `profile --mode full` (run 2, kernel replay; never a source of bytes): the
 /// tensor-pipe ops of bf16, fp16, tf32 and fp8, the fp32, fp16 and fp64 SASS instruction

@@ -122,6 +122,11 @@ void read_kv_dtype(const JsonObjectReader& r, Shape& s) {
   if (r.has("kv_dtype")) s.kv_dtype = r.get_parsed("kv_dtype", parse_kv_dtype);
 }
 
+// "gemm_dtype" is written for FP8 GEMM inputs only (json_writer.cpp): absent, it is auto.
+void read_gemm_dtype(const JsonObjectReader& r, Shape& s) {
+  if (r.has("gemm_dtype")) s.gemm_dtype = r.get_parsed("gemm_dtype", parse_gemm_dtype);
+}
+
 // "q_len" is written only when set (json_writer.cpp): absent, 0 (L_q = L).
 void read_q_len(const JsonObjectReader& r, Shape& s) {
   if (!r.has("q_len")) return;
@@ -148,6 +153,7 @@ Shape shape_from_json(const JsonObjectReader& r) {
   read_gemm_dims(r, s);
   read_layer_widths(r, s);
   read_kv_dtype(r, s);
+  read_gemm_dtype(r, s);
   return s;
 }
 

@@ -84,6 +84,12 @@ void put_kv_dtype(Json& j, const Shape& s) {
   if (s.kv_dtype != KvDtype::kAuto) j["kv_dtype"] = to_string(s.kv_dtype);
 }
 
+// Only FP8 GEMM inputs are written: absent reads as auto (the point's dtype), the gemm inputs of
+// every report before FP8 GEMM existed (so the schema version stays: older reports read as before).
+void put_gemm_dtype(Json& j, const Shape& s) {
+  if (s.gemm_dtype != GemmDtype::kAuto) j["gemm_dtype"] = to_string(s.gemm_dtype);
+}
+
 // A query length other than L is written only when set (--q-len): absent reads as 0, L_q = L, the
 // query length of every report before --q-len.
 void put_q_len(Json& j, const Shape& s) {
@@ -105,6 +111,7 @@ Json shape_to_json(const Shape& s) {
   put_gemm_dims(j, s);
   put_layer_widths(j, s);
   put_kv_dtype(j, s);
+  put_gemm_dtype(j, s);
   j["d_model"] = s.d_model();  // derived, for readers of the file; not read back
   return j;
 }
@@ -197,7 +204,13 @@ Json clock_lock_to_json(const ClockLockRecord& lock) {
 Json kernel_counters_to_json(const KernelCounters& k) {
   Json j = object_with_room(1 + std::size(kCounterFields) + std::size(kDerivedCounterFields));
   j["name"] = k.name;
-  for (const CounterField& f : kCounterFields) put_optional(j, f.json_key, k.*f.member);
+  for (const CounterField& f : kCounterFields) {
+    // tensor_fp8_flop is counted only by sweeps with FP8 GEMM points: written only when measured
+    // (absent reads as null, KeyPresence::kMayBeAbsent), so every other report, profile and
+    // sweep, stays as it was written before the field existed.
+    if (f.member == &KernelCounters::tensor_fp8_flop && !(k.*f.member)) continue;
+    put_optional(j, f.json_key, k.*f.member);
+  }
   // Derived, written so a reader needs no formulas; not read back.
   for (const DerivedCounterField& f : kDerivedCounterFields) {
     put_optional(j, f.json_key, (k.*f.value)());
@@ -433,6 +446,11 @@ nlohmann::ordered_json sweep_config_to_json(const SweepConfig& c) {
     put_kv_dtype(j, c.base);
   } else {
     j["kv_dtype"] = texts(a.kv_dtype);
+  }
+  if (a.gemm_dtype.empty()) {
+    put_gemm_dtype(j, c.base);
+  } else {
+    j["gemm_dtype"] = texts(a.gemm_dtype);
   }
   // Absent when L (put_q_len), an array (0 standing for L) when swept as a list.
   if (a.q_len.empty()) {

@@ -23,7 +23,7 @@ CeilingKind parse_ceiling_kind(const std::string& text) {
   }
   throw bad_input(fmt::format(
       "invalid ceiling kind '{}': allowed dram_bytes_per_s, l2_bytes_per_s, fp32_flop_per_s, "
-      "tensor_bf16_flop_per_s, tensor_fp16_flop_per_s",
+      "tensor_bf16_flop_per_s, tensor_fp16_flop_per_s, tensor_fp8_flop_per_s",
       text));
 }
 
@@ -67,6 +67,16 @@ PeakBenchmarkRecord benchmark_from_json(const JsonObjectReader& r) {
   return b;
 }
 
+/// The source of an FP8 ceiling read from a report or cache written before it existed. Such a
+/// ceiling is not written back (nor its ridge), so those files round-trip byte for byte.
+constexpr const char* kFp8CeilingNotRecorded =
+    "not recorded (written before the FP8 tensor ceiling)";
+
+bool not_recorded(const PeakSet& set, CeilingKind kind) {
+  const Ceiling& c = set.get(kind);
+  return kind == CeilingKind::kTensorFp8 && !c.value && c.source == kFp8CeilingNotRecorded;
+}
+
 }  // namespace
 
 Json peak_set_to_json(const PeakSet& set) {
@@ -74,14 +84,16 @@ Json peak_set_to_json(const PeakSet& set) {
   j["description"] = set.description;
   Json ceilings;
   for (const CeilingKind kind : kAllCeilingKinds) {
+    if (not_recorded(set, kind)) continue;
     const Ceiling& c = set.get(kind);
     ceilings[ceiling_key(kind)] = Json{{"value", optional_number(c.value)}, {"source", c.source}};
   }
   j["ceilings"] = ceilings;
   // Derived for readers (ridge = compute / DRAM); not read back.
   Json ridges;
-  for (const CeilingKind kind :
-       {CeilingKind::kFp32, CeilingKind::kTensorBf16, CeilingKind::kTensorFp16}) {
+  for (const CeilingKind kind : {CeilingKind::kFp32, CeilingKind::kTensorBf16,
+                                 CeilingKind::kTensorFp16, CeilingKind::kTensorFp8}) {
+    if (not_recorded(set, kind)) continue;
     std::string name = ceiling_key(kind);
     name = name.substr(0, name.size() - std::string("_flop_per_s").size());
     ridges[name] = optional_number(ridge_flop_per_byte(set, kind));
@@ -111,6 +123,11 @@ PeakSet get_peak_set(const JsonObjectReader& parent, const std::string& key, Roo
   set.description = r.get_string("description");
   const JsonObjectReader ceilings = r.get_object("ceilings");
   for (const CeilingKind kind : kAllCeilingKinds) {
+    // The FP8 ceiling is newer than the format: absent, it is null (no version bump needed).
+    if (kind == CeilingKind::kTensorFp8 && !ceilings.has(ceiling_key(kind))) {
+      set.get(kind) = Ceiling{std::nullopt, kFp8CeilingNotRecorded};
+      continue;
+    }
     const JsonObjectReader c = ceilings.get_object(ceiling_key(kind));
     set.get(kind) = Ceiling{c.get_optional_double("value"), c.get_string("source")};
   }

@@ -30,6 +30,12 @@ AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
   return r;
 }
 
+double gemm_fp8_min_dram_bytes(int64_t m, int64_t n, int64_t k, Dtype out_dtype) {
+  const double md = static_cast<double>(m), nd = static_cast<double>(n);
+  const double kd = static_cast<double>(k);
+  return md * kd + nd * kd + md * nd * dtype_size_bytes(out_dtype) + 8.0;
+}
+
 double gemm_skinny_partial_bytes(const std::string& version, int64_t m, int64_t n, int64_t k) {
   if (m > kGemmSkinnyMaxRows) return 0;
   const bool v6 = version == kGemmSkinnyWgmmaVersionName;
@@ -156,6 +162,13 @@ AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
       gemm_analytic(m, n, k, s.dtype,
                     fmt::format("M = B*L, K = {}, N = {}", s.gemm_k != 0 ? "gemm_k" : "d_model",
                                 s.gemm_n != 0 ? "gemm_n" : ffn_width_name(s, w)));
+  if (s.gemm_dtype == GemmDtype::kFp8E4m3) {
+    // gemm_fp8_v1_wgmma (every M): one-byte X and W, C in the dtype, the two fp32 scales.
+    r.min_dram_bytes = gemm_fp8_min_dram_bytes(m, n, k, s.dtype);
+    r.implemented_dram_bytes = r.min_dram_bytes;
+    r.bytes_formula = "M*K*1 + N*K*1 + M*N*e + 8 (E4M3 X and W, fp32 scale_x and scale_w)";
+    return r;
+  }
   if (const double partials = gemm_skinny_partial_bytes(m, n, k); partials > 0) {
     const int64_t v4 = gemm_skinny_split(m, n, k).splits;
     const int64_t v6 = gemm_skinny_wgmma_split(m, n, k).splits;
@@ -394,7 +407,9 @@ FlashIoBound flash_io_bound(const Shape& s, double sram_bytes) {
 }
 
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
-  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast") {
+  // gemm_fp8_v1_wgmma is v3's kernel over E4M3 inputs: the same 128 × 256 block tile.
+  if (version == "gemm_v2_wgmma_tma" || version == "gemm_v3_wgmma_multicast" ||
+      version == "gemm_fp8_v1_wgmma") {
     return kGemmWgmmaTile;
   }
   if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
@@ -406,7 +421,7 @@ double gemm_no_reuse_read_bytes(const Shape& s, const GemmBlockTile& tile) {
   const auto [m, n, k] = s.gemm_dims();
   const double col_blocks = static_cast<double>((n + tile.cols - 1) / tile.cols);
   const double row_blocks = static_cast<double>((m + tile.rows - 1) / tile.rows);
-  const double e = dtype_size_bytes(s.dtype);
+  const double e = gemm_input_element_bytes(s);  // X and W: 1 byte each for FP8 inputs
   return (col_blocks * static_cast<double>(m * k) + row_blocks * static_cast<double>(k * n)) * e;
 }
 

@@ -13,10 +13,10 @@
 
 namespace rooflinectl {
 
-/// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast" and
-/// "gemm_v2_wgmma_tma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk" gemm_skinny_tile(m),
-/// "gemm_v6_skinny_wgmma" gemm_skinny_wgmma_tile(m), "gemm_v1_mma_sync" kGemmMmaSyncTile; any other
-/// name (older or unknown reports) gets v1's tile.
+/// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast",
+/// "gemm_v2_wgmma_tma" and "gemm_fp8_v1_wgmma" get kGemmWgmmaTile, "gemm_v4_skinny_splitk"
+/// gemm_skinny_tile(m), "gemm_v6_skinny_wgmma" gemm_skinny_wgmma_tile(m), "gemm_v1_mma_sync"
+/// kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);
 
 /// Number of (query, key) pairs attention computes for L_q = `q_len` queries over L_k = `kv_len`
@@ -39,7 +39,8 @@ double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
 ///   gemm:             flop 2·M·N·K with M = B·L, K = d_model, N = ffn_dim (or the shape's
 ///                     gemm_k, gemm_n); min bytes (MK+KN+MN)·e; implemented adds, at M ≤ 64,
 ///                     gemm_skinny_partial_bytes (the larger of the two default versions' there:
-///                     this model does not know the device)
+///                     this model does not know the device); with gemm_dtype fp8_e4m3, min =
+///                     implemented = gemm_fp8_min_dram_bytes
 ///   gelu:             N = B·L·ffn_dim; flop 4·N (erf form) or 8·N (tanh form), counting the
 ///                     add/mul/FMA-as-2 arithmetic around the special function, which itself is
 ///                     not counted (SFU work is invisible to the FLOP counters too); bytes 2·N·e
@@ -77,6 +78,11 @@ AnalyticResult analytic_model(const std::string& op, const Shape& shape, const L
 /// `dims_text`, e.g. "M = B*L, K = d_model, N = ffn_dim".
 AnalyticResult gemm_analytic(int64_t m, int64_t n, int64_t k, Dtype dtype,
                              const std::string& dims_text);
+
+/// Minimum DRAM bytes of an FP8 GEMM (gemm_fp8_v1_wgmma) at (M, N, K): E4M3 X and W read once
+/// (M·K + N·K, one byte each), C written once in `out_dtype` (M·N·e), and the two fp32 scales
+/// (8). FLOPs are the 16-bit GEMM's, 2·M·N·K. Example: M = N = K = 4096, bf16 C: 67 108 872.
+double gemm_fp8_min_dram_bytes(int64_t m, int64_t n, int64_t k, Dtype out_dtype);
 
 /// DRAM bytes of the skinny GEMM `version`'s fp32 partials at (M, N, K): 2·S·M·N·4 (written by
 /// each of its S K splits, read back by the reduction; S = gemm_skinny_split(M, N, K).splits for
@@ -176,7 +182,8 @@ FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 
 /// DRAM bytes the GEMM reads when L2 keeps nothing between blocks: each of the ceil(N/cols)
 /// column blocks reads all of X (M·K) and each of the ceil(M/rows) row blocks all of W (K·N),
-/// times e, at the shape's gemm_dims(). The measured reads fall between (M·K + K·N)·e and this.
+/// times e (gemm_input_element_bytes: 1 for FP8 inputs), at the shape's gemm_dims(). The measured
+/// reads fall between (M·K + K·N)·e and this.
 double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
 /// Tokens processed per second: B·L / time for prefill operators (B·L_q for naive and flash

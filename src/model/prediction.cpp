@@ -10,14 +10,14 @@
 
 namespace rooflinectl {
 
-std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype,
-                                   std::string& reason) {
+std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype, std::string& reason,
+                                   bool fp8_inputs) {
   Roof roof;
   roof.pipe = pipe;
   roof.peak_bytes_per_s = gpu.hbm_bytes_per_s.value;
   std::string compute_source;
   if (pipe == Pipe::kTensor) {
-    const std::string key = to_string(dtype);
+    const std::string key = fp8_inputs ? "fp8" : to_string(dtype);
     const auto it = gpu.dense_tensor_flop_per_s.find(key);
     if (it == gpu.dense_tensor_flop_per_s.end()) {
       reason = fmt::format("{} has no sourced dense {} tensor rate in its spec", gpu.id, key);
@@ -47,7 +47,8 @@ Prediction predict(const std::string& op, Pipe pipe, const Shape& shape, const L
   p.analytic = analytic_model(op, shape, widths);
   p.min_intensity_flop_per_byte = p.analytic.flop / p.analytic.min_dram_bytes;
   p.implemented_intensity_flop_per_byte = p.analytic.flop / p.analytic.implemented_dram_bytes;
-  p.roof = datasheet_roof(gpu, pipe, shape.dtype, p.roof_null_reason);
+  p.roof = datasheet_roof(gpu, pipe, shape.dtype, p.roof_null_reason,
+                          op == kGemmOp && shape.gemm_dtype == GemmDtype::kFp8E4m3);
   if (!p.roof) return p;
   const Roof& roof = *p.roof;
   const double ridge = ridge_point_flop_per_byte(roof);

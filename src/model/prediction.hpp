@@ -23,7 +23,8 @@ namespace rooflinectl {
 /// The datasheet roof of `pipe` for element type `dtype` on `gpu`: tensor → the dense tensor rate
 /// of dtype ("bf16"/"fp16"), fp32 → the non-tensor FP32 rate; bandwidth hbm_bytes_per_s. nullopt,
 /// with `reason` set, when the table has no such figure for this GPU.
-std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype, std::string& reason);
+std::optional<Roof> datasheet_roof(const GpuSpec& gpu, Pipe pipe, Dtype dtype, std::string& reason,
+                                   bool fp8_inputs = false);
 
 /// Prediction of one operator at one shape under a datasheet roof.
 struct Prediction {

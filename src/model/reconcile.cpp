@@ -160,7 +160,8 @@ std::string explain_dram_above(const PointResult& p, const DeviceRecord& device)
     const GemmBlockTile tile = gemm_block_tile(p.version, p.shape.tokens());
     const double no_reuse = gemm_no_reuse_read_bytes(p.shape, tile);
     const double absorbed = 1.0 - (*t.dram_read_bytes - min_read) / (no_reuse - min_read);
-    const bool grouped = p.version == "gemm_v2_wgmma_tma" || p.version == "gemm_v3_wgmma_multicast";
+    const bool grouped = p.version == "gemm_v2_wgmma_tma" ||
+                         p.version == "gemm_v3_wgmma_multicast" || p.version == "gemm_fp8_v1_wgmma";
     return fmt::format(
         "{}. With {}x{} block tiles X is re-read by every column of tiles and W by every row "
         "({} if L2 kept nothing); L2 absorbed {:.1f}% of those re-reads but not the rest: {} "

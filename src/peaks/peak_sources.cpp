@@ -85,6 +85,7 @@ PeakSet datasheet_peak_set(const GpuSpec* spec, const std::string& device_name, 
   };
   set.tensor_bf16 = tensor("bf16");
   set.tensor_fp16 = tensor("fp16");
+  set.tensor_fp8 = tensor("fp8");
   return set;
 }
 
@@ -117,6 +118,9 @@ PeakSet counter_peak_set(const CounterPeakInputs& in, int cc_major, int cc_minor
   set.tensor_fp16 =
       per_cycle_ceiling(in.tensor_fp16_per_cycle, in.sm_clock_hz, dense_factor,
                         "tensor fp16 " + tensor_text(in.tensor_fp16_per_cycle, false), "SM");
+  set.tensor_fp8 = Ceiling{std::nullopt,
+                           "no fp8 tensor peak-per-cycle counter is read (the bf16 pipe's is not "
+                           "fp8's)"};
   return set;
 }
 

@@ -51,19 +51,20 @@ RoofPlan resolve_roof_source(const std::optional<RoofSource>& requested, bool me
   return RoofPlan{};
 }
 
-CeilingKind compute_ceiling_kind(Pipe pipe, Dtype dtype) {
+CeilingKind compute_ceiling_kind(Pipe pipe, Dtype dtype, bool fp8_inputs) {
   if (pipe == Pipe::kFp32) return CeilingKind::kFp32;
+  if (fp8_inputs) return CeilingKind::kTensorFp8;
   return dtype == Dtype::kFp16 ? CeilingKind::kTensorFp16 : CeilingKind::kTensorBf16;
 }
 
 std::optional<Roof> roof_from_peak_set(const PeakSet& set, Pipe pipe, Dtype dtype,
-                                       std::string& null_reason) {
+                                       std::string& null_reason, bool fp8_inputs) {
   const std::string name = to_string(set.source);
   if (set.null_reason) {
     null_reason = fmt::format("no {} peaks: {}", name, *set.null_reason);
     return std::nullopt;
   }
-  const CeilingKind kind = compute_ceiling_kind(pipe, dtype);
+  const CeilingKind kind = compute_ceiling_kind(pipe, dtype, fp8_inputs);
   const Ceiling& compute = set.get(kind);
   if (!compute.value || !(*compute.value > 0)) {
     null_reason = fmt::format("no {} {} ceiling: {}", name, ceiling_label(kind), compute.source);
@@ -141,16 +142,23 @@ void fill_l2_roof(Roof& roof, RoofSource source, const PeaksBlock& block,
 
 std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
                                       const PeaksBlock& block, const CounterResult& counters,
-                                      int cc_major, int cc_minor, std::string& null_reason) {
+                                      int cc_major, int cc_minor, std::string& null_reason,
+                                      bool fp8_inputs) {
   std::optional<Roof> roof;
   switch (source) {
     case RoofSource::kDatasheet:
-      roof = roof_from_peak_set(block.datasheet, pipe, dtype, null_reason);
+      roof = roof_from_peak_set(block.datasheet, pipe, dtype, null_reason, fp8_inputs);
       break;
     case RoofSource::kMeasured:
-      roof = roof_from_peak_set(block.measured, pipe, dtype, null_reason);
+      roof = roof_from_peak_set(block.measured, pipe, dtype, null_reason, fp8_inputs);
       break;
     case RoofSource::kCounters:
+      if (fp8_inputs && pipe == Pipe::kTensor) {
+        null_reason =
+            "no counters tensor fp8 ceiling: the tensor peak counter read is the bf16 pipe's "
+            "(use --roof datasheet or measured for FP8 GEMM points)";
+        return std::nullopt;
+      }
       roof = roof_from_counters(counters, pipe, cc_major, cc_minor, null_reason);
       break;
   }

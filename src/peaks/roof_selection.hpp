@@ -33,16 +33,17 @@ RoofPlan resolve_roof_source(const std::optional<RoofSource>& requested, bool me
                              const std::string& measured_why_not, bool datasheet_available,
                              bool counters_enabled);
 
-/// The compute ceiling an operator's pipe and dtype use: fp32 → kFp32; tensor → kTensorBf16 for
-/// bf16 inputs, kTensorFp16 for fp16.
-CeilingKind compute_ceiling_kind(Pipe pipe, Dtype dtype);
+/// The compute ceiling an operator's pipe and dtype use: fp32 → kFp32; tensor → kTensorFp8 for
+/// FP8 inputs (`fp8_inputs`: a --gemm-dtype fp8_e4m3 point, whose dtype is its output's), else
+/// kTensorBf16 for bf16 inputs, kTensorFp16 for fp16.
+CeilingKind compute_ceiling_kind(Pipe pipe, Dtype dtype, bool fp8_inputs = false);
 
 /// The roof of a point with `pipe` and `dtype` from `set` (datasheet or measured): compute ceiling
 /// per compute_ceiling_kind, DRAM ceiling; `source` starts with the source's name ("measured: ")
 /// and names both ceilings' origins; source_kind = set.source. Returns std::nullopt and sets
-/// `null_reason` when the set or either ceiling is null.
+/// `null_reason` when the set or either ceiling is null. `fp8_inputs` as compute_ceiling_kind.
 std::optional<Roof> roof_from_peak_set(const PeakSet& set, Pipe pipe, Dtype dtype,
-                                       std::string& null_reason);
+                                       std::string& null_reason, bool fp8_inputs = false);
 
 /// The L2 ceiling of a point whose roof comes from `source`, the first of: `source`'s own L2
 /// value (measured: block.measured.l2; counters: the point's counters; datasheet: none, datasheets
@@ -59,9 +60,12 @@ void fill_l2_roof(Roof& roof, RoofSource source, const PeaksBlock& block,
 /// The roof of one point under `source`: datasheet → block.datasheet, measured → block.measured
 /// (both via roof_from_peak_set), counters → roof_from_counters on the point's own counters
 /// (its kernels' clocks); its L2 ceiling by fill_l2_roof. Returns std::nullopt with
-/// `null_reason` when that source has no roof for this point.
+/// `null_reason` when that source has no roof for this point. A point with `fp8_inputs` (FP8
+/// GEMM) takes the tensor fp8 ceiling of datasheet or measured peaks; counters give none for it
+/// yet (their tensor peak is the bf16 pipe's per-cycle rate, not fp8's), so it is null there.
 std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
                                       const PeaksBlock& block, const CounterResult& counters,
-                                      int cc_major, int cc_minor, std::string& null_reason);
+                                      int cc_major, int cc_minor, std::string& null_reason,
+                                      bool fp8_inputs = false);
 
 }  // namespace rooflinectl

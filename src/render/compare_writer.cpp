@@ -269,6 +269,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
       point["shape"]["page_size"] = s.page_size;
     }
     if (s.kv_dtype != KvDtype::kAuto) point["shape"]["kv_dtype"] = to_string(s.kv_dtype);
+    if (s.gemm_dtype != GemmDtype::kAuto) point["shape"]["gemm_dtype"] = to_string(s.gemm_dtype);
     if (s.gemm_n != 0) point["shape"]["gemm_n"] = s.gemm_n;
     if (s.gemm_k != 0) point["shape"]["gemm_k"] = s.gemm_k;
     if (s.hidden != 0) point["shape"]["hidden"] = s.hidden;

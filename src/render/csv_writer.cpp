@@ -93,6 +93,8 @@ std::vector<CsvColumn> shape_columns() {
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
       point_column("kv_dtype", [](const PointResult& p) { return to_string(p.shape.kv_dtype); }),
+      point_column("gemm_dtype",
+                   [](const PointResult& p) { return to_string(p.shape.gemm_dtype); }),
       point_column("kv_layout", [](const PointResult& p) { return to_string(p.shape.kv_layout); }),
       point_column("page_size",
                    [](const PointResult& p) {

@@ -198,6 +198,11 @@ std::string operator_section(const std::string& op, const std::string& swept,
       !report.config.axes.varies(SweepAxis::kKvDtype)) {
     layout += " " + kv_dtype_label(points.front()->shape);
   }
+  // And FP8 GEMM inputs, "`gemm` in=fp8_e4m3", unless the GEMM dtype varies.
+  if (!points.empty() && points.front()->shape.gemm_dtype != GemmDtype::kAuto &&
+      !report.config.axes.varies(SweepAxis::kGemmDtype)) {
+    layout += " " + gemm_dtype_label(points.front()->shape);
+  }
   // And one query length other than L, "`flash_attention` q=512" (the config's: a point at
   // L = 512 is the full prefill and carries 0), unless it varies: then `swept` names it.
   if (!points.empty() && report.config.base.q_len != 0 &&

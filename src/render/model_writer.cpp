@@ -48,6 +48,8 @@ std::string shape_line(const Shape& s) {
       s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
   const std::string kv_dtype =
       s.kv_dtype == KvDtype::kAuto ? std::string() : " " + kv_dtype_label(s);
+  const std::string gemm_dtype =
+      s.gemm_dtype == GemmDtype::kAuto ? std::string() : " gemm " + gemm_dtype_label(s);
   const std::string gemm = gemm_dims_label(s);
   const std::string widths = layer_widths_label(s);
   // A query chunk: "q=512 (naive and flash attention: 512 queries over L keys)".
@@ -55,11 +57,11 @@ std::string shape_line(const Shape& s) {
       s.q_len != 0 ? fmt::format(" q={} (naive and flash attention: {} queries over L keys)",
                                  s.q_len, s.q_len)
                    : std::string();
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}{}", s.batch, s.heads,
+  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}{}{}", s.batch, s.heads,
                      s.kv_heads, s.head_dim, s.heads * s.head_dim, to_string(s.dtype),
                      s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout, kv_dtype,
-                     gemm.empty() ? "" : " gemm " + gemm, widths.empty() ? "" : " " + widths,
-                     chunk);
+                     gemm_dtype, gemm.empty() ? "" : " gemm " + gemm,
+                     widths.empty() ? "" : " " + widths, chunk);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -365,6 +367,9 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
   if (r.base.hidden != 0) j["shape"]["hidden"] = r.base.hidden;  // absent: H*d, as above
   if (r.base.ffn_dim != 0) j["shape"]["ffn_dim"] = r.base.ffn_dim;
   if (r.base.kv_dtype != KvDtype::kAuto) j["shape"]["kv_dtype"] = to_string(r.base.kv_dtype);
+  if (r.base.gemm_dtype != GemmDtype::kAuto) {
+    j["shape"]["gemm_dtype"] = to_string(r.base.gemm_dtype);
+  }
   if (r.base.q_len != 0) j["shape"]["q_len"] = r.base.q_len;  // absent: L_q = L, as above
   j["layer"] = Json{{"preset", r.preset ? Json(*r.preset) : Json(nullptr)},
                     {"d_model", r.widths.d_model},

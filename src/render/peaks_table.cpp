@@ -99,8 +99,9 @@ std::string format_peaks_table(const PeaksRecord& record) {
 
   out += "\n";
   std::vector<Row> ridges = {{"ridge point (FLOP/B)", "measured", "datasheet", "counters"}};
-  for (const CeilingKind kind :
-       {CeilingKind::kTensorBf16, CeilingKind::kTensorFp16, CeilingKind::kFp32}) {
+  // The fp8 row shows where the ridge moves for FP8 GEMM (twice the bf16 rate, the same DRAM).
+  for (const CeilingKind kind : {CeilingKind::kTensorBf16, CeilingKind::kTensorFp16,
+                                 CeilingKind::kTensorFp8, CeilingKind::kFp32}) {
     ridges.push_back({ceiling_label(kind), format_ridge(ridge_flop_per_byte(record.measured, kind)),
                       format_ridge(ridge_flop_per_byte(record.datasheet, kind)),
                       format_ridge(ridge_flop_per_byte(record.counters, kind))});

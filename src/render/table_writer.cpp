@@ -119,14 +119,17 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   // A paged or FP8 decode point names its KV cache beside the operator: "decode_attention
   // paged/16", "decode_attention kv=fp8_e4m3" (unless the KV dtype is an axis that varies, which
   // the swept label names); a chunk of queries over a longer cache its query length, "q=512"
-  // (likewise); a sweep with lists, the point's values of the axes that vary:
-  // "flash_attention fp16 B=8". A gemm at explicit dims names them: "gemm N=6144 K=4096"; a point
-  // at explicit layer widths those: "rmsnorm hidden=4096".
+  // (likewise); FP8 GEMM inputs "gemm in=fp8_e4m3" (likewise); a sweep with lists, the point's
+  // values of the axes that vary: "flash_attention fp16 B=8". A gemm at explicit dims names them:
+  // "gemm N=6144 K=4096"; a point at explicit layer widths those: "rmsnorm hidden=4096".
   row[0] = p.op;
   if (p.shape.q_len != 0 && !axes.varies(SweepAxis::kQLen)) row[0] += " " + q_len_label(p.shape);
   if (p.shape.kv_layout == KvLayout::kPaged) row[0] += " " + kv_layout_label(p.shape);
   if (p.shape.kv_dtype != KvDtype::kAuto && !axes.varies(SweepAxis::kKvDtype)) {
     row[0] += " " + kv_dtype_label(p.shape);
+  }
+  if (p.shape.gemm_dtype != GemmDtype::kAuto && !axes.varies(SweepAxis::kGemmDtype)) {
+    row[0] += " " + gemm_dtype_label(p.shape);
   }
   if (const std::string gemm = gemm_dims_label(p.shape); !gemm.empty()) row[0] += " " + gemm;
   if (const std::string widths = layer_widths_label(p.shape); !widths.empty()) {

@@ -55,6 +55,13 @@ struct CounterField {
   const char* description;  ///< one line, for readers of this table
 };
 
+/// FLOPs per unit of sm__ops_path_tensor_src_fp8.sum (the fp8 tensor-pipe op counter of GH100):
+/// 1.0 if the counter already counts FLOPs as its bf16 sibling does (2·M·N·K for a GEMM, exact on
+/// the H200), 2.0 if it counts MMA ops (M·N·K). Taken as the bf16 counter's convention until read
+/// against 2·M·N·K on a GPU (dev-fp8gemm.sh's ncu step, gemm_fp8_v1_wgmma at M=4096 N=14336
+/// K=4096). verified on the GPU: <pending>
+inline constexpr double kTensorFp8FlopPerMetricUnit = 1.0;
+
 /// Every measured field of KernelCounters, in the order the JSON writer writes them. Metric
 /// names checked against the GH100 metric list and, for the values, on the H200.
 inline constexpr CounterField kCounterFields[] = {
@@ -91,13 +98,16 @@ inline constexpr CounterField kCounterFields[] = {
     {&KernelCounters::tensor_fp16_flop, "tensor_fp16_flop", "FLOP",
      "sm__ops_path_tensor_src_fp16.sum", 1.0, CounterKind::kCount, KeyPresence::kRequired,
      "fp16 tensor-pipe FLOPs, every destination type"},
-    // Counted by `profile --mode full` only (the sweep's kernels issue neither): absent before.
+    // tf32: counted by `profile --mode full` only (the sweep's kernels issue none): absent before.
     {&KernelCounters::tensor_tf32_flop, "tensor_tf32_flop", "FLOP",
      "sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1.0, CounterKind::kCount,
      KeyPresence::kMayBeAbsent, "tf32 tensor-pipe FLOPs (profile --mode full)"},
+    // fp8: newer than schema 1's first reports (kMayBeAbsent), collected by sweeps with FP8 GEMM
+    // points (follow_up_metric_names) and by `profile --mode full`: null elsewhere.
     {&KernelCounters::tensor_fp8_flop, "tensor_fp8_flop", "FLOP", "sm__ops_path_tensor_src_fp8.sum",
-     1.0, CounterKind::kCount, KeyPresence::kMayBeAbsent,
-     "fp8 tensor-pipe FLOPs, both fp8 formats (profile --mode full)"},
+     kTensorFp8FlopPerMetricUnit, CounterKind::kCount, KeyPresence::kMayBeAbsent,
+     "fp8 (E4M3/E5M2) tensor-pipe FLOPs, every destination type (the metric times "
+     "kTensorFp8FlopPerMetricUnit); counted in sweeps with FP8 GEMM points and profile --mode full"},
     {&KernelCounters::ffma_inst, "ffma_inst", "instructions",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0, CounterKind::kCount,
      KeyPresence::kRequired, "fp32 fused multiply-adds, predicated-on threads"},

@@ -14,6 +14,8 @@ std::string ceiling_key(CeilingKind kind) {
       return "tensor_bf16_flop_per_s";
     case CeilingKind::kTensorFp16:
       return "tensor_fp16_flop_per_s";
+    case CeilingKind::kTensorFp8:
+      return "tensor_fp8_flop_per_s";
   }
   return "unknown";
 }
@@ -30,6 +32,8 @@ std::string ceiling_label(CeilingKind kind) {
       return "tensor bf16";
     case CeilingKind::kTensorFp16:
       return "tensor fp16";
+    case CeilingKind::kTensorFp8:
+      return "tensor fp8";
   }
   return "unknown";
 }
@@ -50,6 +54,8 @@ const Ceiling& PeakSet::get(CeilingKind kind) const {
       return tensor_bf16;
     case CeilingKind::kTensorFp16:
       return tensor_fp16;
+    case CeilingKind::kTensorFp8:
+      return tensor_fp8;
   }
   return dram;  // unreachable: every enumerator is handled above
 }

@@ -13,17 +13,19 @@
 namespace rooflinectl {
 
 /// What a ceiling bounds. kDram and kL2 are bandwidths in bytes/s; the others are FLOP/s.
-enum class CeilingKind { kDram, kL2, kFp32, kTensorBf16, kTensorFp16 };
+/// kTensorFp8: dense FP8 (E4M3/E5M2 inputs, fp32 accumulation) tensor FLOP/s, the roof of
+/// --gemm-dtype fp8_e4m3 points.
+enum class CeilingKind { kDram, kL2, kFp32, kTensorBf16, kTensorFp16, kTensorFp8 };
 
 /// Every kind, in the order tables print them.
-inline constexpr CeilingKind kAllCeilingKinds[] = {CeilingKind::kDram, CeilingKind::kL2,
-                                                   CeilingKind::kFp32, CeilingKind::kTensorBf16,
-                                                   CeilingKind::kTensorFp16};
+inline constexpr CeilingKind kAllCeilingKinds[] = {
+    CeilingKind::kDram,       CeilingKind::kL2,         CeilingKind::kFp32,
+    CeilingKind::kTensorBf16, CeilingKind::kTensorFp16, CeilingKind::kTensorFp8};
 
 /// JSON key of a kind, with its unit: "dram_bytes_per_s", "l2_bytes_per_s", "fp32_flop_per_s",
-/// "tensor_bf16_flop_per_s", "tensor_fp16_flop_per_s".
+/// "tensor_bf16_flop_per_s", "tensor_fp16_flop_per_s", "tensor_fp8_flop_per_s".
 std::string ceiling_key(CeilingKind kind);
-/// Short name for people: "DRAM", "L2", "fp32", "tensor bf16", "tensor fp16".
+/// Short name for people: "DRAM", "L2", "fp32", "tensor bf16", "tensor fp16", "tensor fp8".
 std::string ceiling_label(CeilingKind kind);
 /// True for the bandwidth kinds (bytes/s), false for the compute kinds (FLOP/s).
 bool is_bandwidth(CeilingKind kind);
@@ -45,6 +47,7 @@ struct PeakSet {
   Ceiling fp32;
   Ceiling tensor_bf16;
   Ceiling tensor_fp16;
+  Ceiling tensor_fp8;  ///< absent from reports and caches written before FP8 GEMM: null there
 
   const Ceiling& get(CeilingKind kind) const;
   Ceiling& get(CeilingKind kind);

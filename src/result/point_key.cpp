@@ -27,7 +27,7 @@ std::string axes_text(const Shape& shape) {
 auto point_identity(const std::string& op, const Shape& s) {
   return std::tie(op, s.batch, s.heads, s.kv_heads, s.head_dim, s.seq_len, s.causal, s.dtype,
                   s.gelu_form, s.kv_layout, s.page_size, s.kv_dtype, s.gemm_n, s.gemm_k, s.hidden,
-                  s.ffn_dim, s.q_len);
+                  s.ffn_dim, s.q_len, s.gemm_dtype);
 }
 
 auto point_identity(const PointResult& point) { return point_identity(point.op, point.shape); }
@@ -39,6 +39,7 @@ std::string shape_variant_label(const Shape& shape) {
   if (shape.q_len != 0) out += " " + q_len_label(shape);
   if (shape.kv_layout == KvLayout::kPaged) out += " " + kv_layout_label(shape);
   if (shape.kv_dtype != KvDtype::kAuto) out += " " + kv_dtype_label(shape);
+  if (shape.gemm_dtype != GemmDtype::kAuto) out += " " + gemm_dtype_label(shape);
   if (const std::string gemm = gemm_dims_label(shape); !gemm.empty()) out += " " + gemm;
   if (const std::string widths = layer_widths_label(shape); !widths.empty()) out += " " + widths;
   return out;

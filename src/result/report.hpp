@@ -84,6 +84,8 @@ struct KernelCounters {
   std::optional<double> tensor_bf16_flop;
   std::optional<double> tensor_fp16_flop;
   std::optional<double> tensor_tf32_flop;
+  /// FP8 (E4M3/E5M2) tensor-pipe FLOPs: collected only by sweeps with FP8 GEMM points and by
+  /// `profile --mode full` (absent from older reports: null).
   std::optional<double> tensor_fp8_flop;
   std::optional<double> ffma_inst;
   std::optional<double> fadd_inst;
@@ -105,7 +107,8 @@ struct KernelCounters {
   /// (reports written before it lack the instruction counts).
   std::optional<double> fp64_flop() const;
   /// bf16 + fp16 + tf32 + fp8 tensor-pipe ops, over the pipes that were counted (a sweep counts
-  /// its dtype's pipe only, tensor_ops_metric in cupti/metrics.hpp); nullopt when none was.
+  /// its dtype's pipe, and the fp8 pipe when it has FP8 GEMM points: tensor_ops_metric in
+  /// cupti/metrics.hpp); nullopt when none was.
   std::optional<double> tensor_flop() const;
   /// tensor + fp32 + fp16, + fp64 when it was counted; nullopt when tensor, fp32 or fp16 is.
   std::optional<double> total_flop() const;

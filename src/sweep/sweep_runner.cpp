@@ -94,7 +94,8 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
   }
   std::string reason;
   const auto roof = select_point_roof(peaks.used, spec.pipe, point.shape.dtype, peaks,
-                                      point.counters, device.cc_major, device.cc_minor, reason);
+                                      point.counters, device.cc_major, device.cc_minor, reason,
+                                      point.shape.gemm_dtype == GemmDtype::kFp8E4m3);
   if (!roof) {
     point.roofline_null_reason = reason;
     return;
@@ -326,12 +327,21 @@ CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& pr
   }
 }
 
-/// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics) into
+/// Whether `points` hold an FP8 GEMM point (--gemm-dtype fp8_e4m3): its engine then counts the
+/// fp8 tensor pipe too, per dtype group, so sweeps without FP8 points keep their metric sets.
+bool has_fp8_gemm_point(const std::vector<PlannedPoint>& points) {
+  return std::any_of(points.begin(), points.end(), [](const PlannedPoint& p) {
+    return p.op == kGemmOp && p.shape.gemm_dtype == GemmDtype::kFp8E4m3;
+  });
+}
+
+/// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics; the fp8 pipe's
+/// too when `fp8_inputs`) into
 /// ctx.profiler, closing the previous one first, and warms it up, or records in
 /// ctx.counters_null_reason why there is none: --no-counters, or CUPTI refused (the sweep then
 /// times only, unless --require-counters makes that an environment Error). Its wall time is the
 /// phase "counter set-up".
-void open_counter_engine(SweepContext& ctx, Dtype dtype, std::ostream& progress) {
+void open_counter_engine(SweepContext& ctx, Dtype dtype, bool fp8_inputs, std::ostream& progress) {
   const SweepConfig& config = ctx.config;
   const auto start = std::chrono::steady_clock::now();
   ctx.profiler.reset();  // one CUPTI session at a time
@@ -342,7 +352,8 @@ void open_counter_engine(SweepContext& ctx, Dtype dtype, std::ostream& progress)
     // metric set's, so the sweep stays timing-only rather than printing the notice again.
   } else {
     try {
-      ctx.profiler = std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput);
+      ctx.profiler =
+          std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput, fp8_inputs);
       ctx.profiler->warm_up([&] { ctx.flusher.read_sweep(ctx.stream); });
     } catch (const Error& e) {
       if (config.require_counters) {
@@ -486,7 +497,7 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
   }
   open_counter_engine(
       ctx, dtype_groups.empty() ? config.base.dtype : dtype_groups.front().front().shape.dtype,
-      progress);
+      !dtype_groups.empty() && has_fp8_gemm_point(dtype_groups.front()), progress);
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
   PeaksBlock peaks = timed(phases, "roofs", [&] {
@@ -498,7 +509,8 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
   size_t done = 0;
   for (size_t group = 0; group < dtype_groups.size(); ++group) {
     if (group > 0 && ctx.profiler) {
-      open_counter_engine(ctx, dtype_groups[group].front().shape.dtype, progress);
+      open_counter_engine(ctx, dtype_groups[group].front().shape.dtype,
+                          has_fp8_gemm_point(dtype_groups[group]), progress);
     }
     std::vector<std::pair<size_t, CounterPassRanges>> pending =
         measure_points(report, ctx, dtype_groups[group], done, plan.size(), base_seed, progress);

@@ -201,7 +201,7 @@ run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." 
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
 # --kernel: an unknown operator or version is bad input before any GPU work (exit 2, not the
 # no-GPU 3), naming the request and what is allowed; also for an operator the sweep does not run.
-bad "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3, v4, v6)" \
+bad "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3, v4, v6, fp8)" \
   sweep --ops gemm --seq 512 --kernel gemm=v7
 bad "kernel 'flash_attention=3': unknown version '3' of flash_attention (allowed: v2, v3)" \
   sweep --ops flash_attention --seq 512 --kernel flash_attention=3
@@ -216,7 +216,7 @@ bad "invalid --kernel 'gemm=v1,gemm=v2': gemm is given a version more than once"
   sweep --kernel gemm=v1,gemm=v2
 bad "invalid --kernel 'gemm=v2': gemm is given a version more than once" \
   sweep --kernel gemm=v1 --kernel gemm=v2
-run_case 2 "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3, v4, v6)" - \
+run_case 2 "kernel 'gemm=v7': unknown version 'v7' of gemm (allowed: v1, v2, v3, v4, v6, fp8)" - \
   model --gpu h200-sxm --ops gemm --seq 512 --kernel gemm=v7
 # One OP=VERSION per --kernel: a second word is not taken as another request.
 bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
@@ -286,6 +286,21 @@ bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only d
   sweep --kv-dtype fp8_e4m3
 bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops)" \
   model --gpu h200-sxm --ops decode_attention,gemm --kv-dtype fp8_e4m3
+# ---- GEMM input dtype (gemm only; fp8_e4m3 alone refused beside another operator) ----
+bad "--gemm-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops gemm --gemm-dtype fp8
+bad "--gemm-dtype: 'fp8_e5m2' is not allowed (allowed: auto, fp8_e4m3)" \
+  sweep --ops gemm --gemm-dtype auto,fp8_e5m2
+bad "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed twice" \
+  sweep --ops gemm --gemm-dtype fp8_e4m3,fp8_e4m3
+bad "invalid --gemm-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only gemm has GEMM inputs" \
+  sweep --gemm-dtype fp8_e4m3
+bad "invalid --gemm-dtype fp8_e4m3 with operator 'rmsnorm' (--ops)" \
+  model --gpu h200-sxm --ops gemm,rmsnorm --gemm-dtype fp8_e4m3
+bad "invalid gemm K 24 with --gemm-dtype fp8_e4m3: must be a multiple of 16" \
+  sweep --ops gemm --gemm-dtype fp8_e4m3 --seq 512 --gemm-n 256 --gemm-k 24
+bad "invalid --filter 'gemm_dtype=e4m3': term 'gemm_dtype=e4m3': invalid gemm dtype 'e4m3' (--gemm-dtype): allowed auto (the --dtype), fp8_e4m3" \
+  sweep --ops gemm --gemm-dtype auto,fp8_e4m3 --filter gemm_dtype=e4m3
 bad "invalid --q-len '512,half': 'half' is neither an integer nor L" \
   sweep --ops flash_attention --q-len 512,half
 bad "invalid q-len 1024 (--q-len): allowed L (or 0) or 1 to the longest --seq length, 512" \

@@ -38,7 +38,7 @@ for op in doc["operators"]:
         assert v["needs"], v
         assert v["fallback"] is None or v["fallback"] in keys, v
 ops = {o["name"]: o for o in doc["operators"]}
-assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3", "v4", "v6"], ops["gemm"]
+assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3", "v4", "v6", "fp8"], ops["gemm"]
 assert ops["gemm"]["default_version"] == "v6", ops["gemm"]
 assert [v["key"] for v in ops["flash_attention"]["versions"]] == ["v2", "v3"], ops
 assert ops["flash_attention"]["default_version"] == "v3", ops["flash_attention"]
@@ -48,6 +48,9 @@ axes = {a["flag"]: a for a in doc["axes"]}
 assert axes["--batch"]["default"] == 1 and axes["--repetitions"]["default"] == 10, axes
 assert axes["--causal"]["default"] is False, axes["--causal"]
 assert axes["--dtype"]["allowed"] == ["bf16", "fp16"], axes["--dtype"]
+assert axes["--gemm-dtype"]["config_key"] == "gemm_dtype", axes["--gemm-dtype"]
+assert axes["--gemm-dtype"]["default"] == "auto", axes["--gemm-dtype"]
+assert axes["--gemm-dtype"]["allowed"] == ["auto", "fp8_e4m3"], axes["--gemm-dtype"]
 for flag, key in (("--gemm-n", "gemm_n"), ("--gemm-k", "gemm_k"), ("--hidden", "hidden"),
                   ("--ffn-dim", "ffn_dim")):
     assert axes[flag]["config_key"] == key and axes[flag]["default"] == 0, axes[flag]

@@ -113,6 +113,26 @@ assert kv["rows"][0]["contiguous_sequences"] == 20, kv
   --kv-layout paged --page-size 128 --layers 16 --kv-heads 4 --kv-budget-gib 40 \
   --max-model-len 131072 --kv-lengths 513
 
+# --gemm-dtype fp8_e4m3: one-byte X and W (M*K + N*K + M*N*2 + 8 bytes), the same 2*M*N*K FLOP,
+# and the datasheet's dense fp8 rate as the roof, so the ridge moves from 206 to 412 FLOP/B.
+model_json "fp8 gemm bytes, roof and ridge" '
+assert doc["shape"]["gemm_dtype"] == "fp8_e4m3", doc["shape"]
+p = pts[("gemm", 4096)]
+m, n, k = 4096, 14336, 4096
+assert p["flop"] == 2 * m * n * k, p
+assert p["min_dram_bytes"] == m * k + n * k + m * n * 2 + 8, p
+assert p["implemented_dram_bytes"] == p["min_dram_bytes"], p
+assert p["roof"]["peak_flop_per_s"] == 1979e12, p["roof"]
+assert abs(p["ridge_flop_per_byte"] - 1979e12 / 4.8e12) < 1e-9, p
+' --gpu h200-sxm --ops gemm --seq 4096 --gemm-n 14336 --gemm-k 4096 --gemm-dtype fp8_e4m3
+model_json "bf16 gemm keeps the bf16 roof" '
+assert "gemm_dtype" not in doc["shape"], doc["shape"]
+p = pts[("gemm", 4096)]
+assert p["min_dram_bytes"] == (4096 * 4096 + 4096 * 14336 + 4096 * 14336) * 2, p
+assert p["roof"]["peak_flop_per_s"] == 989.5e12, p["roof"]
+assert abs(p["ridge_flop_per_byte"] - 989.5e12 / 4.8e12) < 1e-9, p
+' --gpu h200-sxm --ops gemm --seq 4096 --gemm-n 14336 --gemm-k 4096 --gemm-dtype auto
+
 # The table names the budget, the pages and the rows.
 if "$bin" model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 32768 \
      --kv-lengths 500 >"$work/model.txt" 2>"$work/stderr" &&

@@ -14,7 +14,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 
 import bench_gpu as bg  # noqa: E402
-import bench_reference  # noqa: E402,F401  (must import without torch)
+import bench_reference  # noqa: E402  (must import without torch)
 
 
 def fake_report(points):
@@ -93,6 +93,27 @@ class PlanTest(unittest.TestCase):
         for piece in ("--ops gemm", "--seq 1,16,64,512,4096", "--gemm-n 4096",
                       "--gemm-k 14336", "--batch 1"):
             self.assertIn(piece, text)
+
+    def test_fp8_gemm_rows(self):
+        fp8 = [r for r in self.rows if r.sweep_key.startswith("gemm-fp8-")]
+        self.assertEqual([(r.shape["m"], r.shape["n"], r.shape["k"]) for r in fp8],
+                         [(4096, 14336, 4096), (4096, 4096, 14336), (16384, 8192, 2048)])
+        for row in fp8:
+            m, n, k = row.shape["m"], row.shape["n"], row.shape["k"]
+            self.assertEqual(row.operator, "gemm")
+            self.assertEqual(row.seq_len, m)
+            self.assertEqual(row.work, 2.0 * m * n * k)
+            self.assertEqual(row.reference.kind, "scaled_mm")
+            self.assertEqual(dict(row.reference.params), {"m": m, "n": n, "k": k})
+            self.assertEqual(row.target.min_ratio, 0.9)
+            flags = self.by_key[row.sweep_key].flags
+            self.assertEqual(flags[flags.index("--gemm-dtype") + 1], "fp8_e4m3")
+            self.assertEqual(flags[flags.index("--gemm-n") + 1], str(n))
+            self.assertEqual(flags[flags.index("--gemm-k") + 1], str(k))
+        # The FP8 point is found in its sweep's report by operator and M, like a bf16 one.
+        run = {"report": fake_report([fake_point("gemm", 4096, 1e-3)]), "error": None}
+        self.assertEqual(bg.ours_measurement(run, fp8[0])["median_s"], 1e-3)
+        self.assertTrue(hasattr(bench_reference, "time_scaled_mm"))
 
     def test_attention_rows_at_another_head_dim(self):
         sweeps, rows = bg.plan(("flash_attention", "naive_attention", "gemm"), 256)
@@ -265,8 +286,18 @@ class OutputTest(unittest.TestCase):
             self.assertEqual(bg.main(["--dry-run"]), 0)
         # 15 sweeps and 58 rows of the six operators; gemm_layer 4 sweeps and 20 rows; rmsnorm 4
         # sweeps and 8 rows (4 widths × copy, F.rms_norm), swiglu 1 and 8 (4 lengths × copy,
-        # eager), geglu 2 and 16 (both forms).
-        self.assertIn("26 sweeps, 110 rows", out.getvalue())
+        # eager), geglu 2 and 16 (both forms); gemm_fp8 3 and 3 (one per FFN shape).
+        self.assertIn("29 sweeps, 113 rows", out.getvalue())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(bg.main(["--dry-run", "--ops", "gemm_fp8"]), 0)
+        text = out.getvalue()
+        self.assertIn("3 sweeps, 3 rows", text)
+        for m, n, k in ((4096, 14336, 4096), (4096, 4096, 14336), (16384, 8192, 2048)):
+            self.assertIn(f"sweep --ops gemm --seq {m} --batch 1 --gemm-n {n} --gemm-k {k} "
+                          "--gemm-dtype fp8_e4m3 --dtype bf16", text)
+            self.assertIn(f"gemm | fp8_e4m3 M={m} N={n} K={k} | vs torch._scaled_mm", text)
+        self.assertEqual(text.count("≥ 0.9× cuBLASLt FP8"), 3)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(bg.main(["--dry-run", "--ops", "flash_attention", "--head-dim", "96"]),

@@ -54,6 +54,10 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
                                    kMetricDaddInst, kMetricDmulInst}) {
     EXPECT_EQ(std::count(later.begin(), later.end(), profile_only), 0) << profile_only;
   }
+  // With FP8 GEMM points the fp8 pipe is collected too: one more.
+  const auto with_fp8 = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, true);
+  EXPECT_EQ(with_fp8.size(), later.size() + 1);
+  EXPECT_EQ(std::count(with_fp8.begin(), with_fp8.end(), kMetricTensorFp8Ops), 1);
 }
 
 TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
@@ -81,6 +85,34 @@ TEST(FlopMetricNames, EveryFlopCounterOnceAndNoBytes) {
   for (const char* bytes : {kMetricDramReadBytes, kMetricDramWriteBytes, kMetricL2Bytes}) {
     EXPECT_EQ(std::count(flops.begin(), flops.end(), bytes), 0) << bytes;
   }
+}
+
+// sm__ops_path_tensor_src_fp8.sum: a kMayBeAbsent counter, scaled by the named factor that the
+// GPU decides, summed into tensor_flop, and collected only by engines counting FP8 points.
+TEST(FollowUpMetricNames, Fp8TensorCounterOnlyForFp8GemmSweeps) {
+  const CounterField& f = counter_field(&KernelCounters::tensor_fp8_flop);
+  EXPECT_STREQ(f.metric, "sm__ops_path_tensor_src_fp8.sum");
+  EXPECT_STREQ(f.json_key, "tensor_fp8_flop");
+  EXPECT_EQ(f.presence, KeyPresence::kMayBeAbsent);
+  EXPECT_EQ(f.kind, CounterKind::kCount);
+  EXPECT_EQ(f.per_metric_unit, kTensorFp8FlopPerMetricUnit);
+  EXPECT_TRUE(kTensorFp8FlopPerMetricUnit == 1.0 || kTensorFp8FlopPerMetricUnit == 2.0);
+
+  KernelCounters k;
+  EXPECT_FALSE(k.tensor_flop().has_value());
+  k.tensor_fp8_flop = 4.8e14;
+  ASSERT_TRUE(k.tensor_flop().has_value());
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 4.8e14);
+  k.tensor_bf16_flop = 1e12;
+  EXPECT_DOUBLE_EQ(*k.tensor_flop(), 4.8e14 + 1e12);
+
+  const auto count = [](const std::vector<std::string>& names) {
+    return std::count(names.begin(), names.end(), std::string(kMetricTensorFp8Ops));
+  };
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false)), 0);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false, true)), 1);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kFp16, true, true)), 1);
+  EXPECT_EQ(count(counter_metric_names()), 1);
 }
 
 TEST(FollowUpMetricNames, SmThroughputOnlyWhenAskedFor) {

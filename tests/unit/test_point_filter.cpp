@@ -77,7 +77,8 @@ TEST(PointFilter, ErrorsNameTheBadToken) {
             "takes integers)");
   EXPECT_EQ(error_of("bach=8"),
             "invalid --filter 'bach=8': term 'bach=8': unknown field 'bach' (allowed op, batch, "
-            "heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, q_len, seq)");
+            "heads, kv_heads, head_dim, dtype, causal, gelu_form, kv_dtype, gemm_dtype, "
+            "q_len, seq)");
   EXPECT_NE(error_of("op=gemm,dtype<fp16").find("term 'dtype<fp16': dtype takes = or != only"),
             std::string::npos);
   EXPECT_NE(error_of("dtype=fp8").find("invalid dtype 'fp8': allowed bf16, fp16"),

@@ -76,6 +76,41 @@ TEST(Reconcile, GemmReReadsAreAFinding) {
   EXPECT_NEAR(flop->ratio, 1.0, 1e-9);
 }
 
+// An FP8 GEMM point: its counted tensor FLOPs come from the fp8 pipe (tensor_fp8_flop, the metric
+// times kTensorFp8FlopPerMetricUnit) and reconcile against 2·M·N·K like bf16's; a count off by
+// the FLOPs-vs-ops factor is flagged, with the tile-granular count of the 128 × 256 tile.
+TEST(Reconcile, Fp8GemmTensorFlopsFromTheFp8Pipe) {
+  PointResult p = point("gemm", 4096);
+  p.version = "gemm_fp8_v1_wgmma";
+  p.shape.gemm_dtype = GemmDtype::kFp8E4m3;
+  p.analytic = analytic_model("gemm", p.shape);
+  const double flop = p.analytic.flop;
+  ASSERT_FALSE(p.counters.null_reason);
+  p.counters.total.tensor_bf16_flop = 0.0;  // counted, but the FP8 kernel issues no bf16 MMA
+  p.counters.total.tensor_fp8_flop = flop;
+  Reconciliation r = reconcile(p, Pipe::kTensor, h200_report().device);
+  const ReconcileCheck* check = find_check(r, "tensor_flop", "analytic.flop");
+  ASSERT_NE(check, nullptr);
+  EXPECT_FALSE(check->flagged);
+  EXPECT_NEAR(check->ratio, 1.0, 1e-12);
+
+  p.counters.total.tensor_fp8_flop = 2.0 * flop;  // a counter of ops read as FLOPs, or vice versa
+  r = reconcile(p, Pipe::kTensor, h200_report().device);
+  check = find_check(r, "tensor_flop", "analytic.flop");
+  ASSERT_NE(check, nullptr);
+  EXPECT_TRUE(check->flagged);
+  EXPECT_NEAR(check->ratio, 2.0, 1e-12);
+  EXPECT_NE(check->explanation.find("tile-granular"), std::string::npos) << check->explanation;
+  EXPECT_EQ(gemm_block_tile("gemm_fp8_v1_wgmma", 4096).cols, 256);
+
+  // No fp8 count (a sweep before the counter existed): the bf16 zero alone is a flagged 0x.
+  p.counters.total.tensor_fp8_flop.reset();
+  r = reconcile(p, Pipe::kTensor, h200_report().device);
+  check = find_check(r, "tensor_flop", "analytic.flop");
+  ASSERT_NE(check, nullptr);
+  EXPECT_TRUE(check->flagged);
+}
+
 TEST(Reconcile, GeluErfPolynomialIsFlaggedAndExplained) {
   const Reconciliation r = reconcile_h200("gelu", 4096);
   const ReconcileCheck* flop = find_check(r, "flop", "analytic.flop");

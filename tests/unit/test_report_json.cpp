@@ -405,6 +405,46 @@ TEST(ReportJson, Fp8KvDtypeAndQuantizationErrorRoundTrip) {
   }
 }
 
+// An FP8 GEMM point writes "gemm_dtype" (a 16-bit one does not: absent reads as auto) and its
+// counted fp8 tensor FLOPs, and reads both back; label and identity name the input type; a bad
+// value is refused naming it.
+TEST(ReportJson, Fp8GemmDtypeRoundTrip) {
+  Report original = full_report();
+  PointResult fp8 = original.points[0];
+  fp8.op = "gemm";
+  fp8.shape.gemm_dtype = GemmDtype::kFp8E4m3;
+  fp8.counters.total.tensor_fp8_flop = 4.8e14;
+  original.points.push_back(fp8);
+  const std::string text = report_to_json_text(original);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_FALSE(j["points"][0]["shape"].contains("gemm_dtype"));
+  EXPECT_EQ(j["points"][1]["shape"]["gemm_dtype"], "fp8_e4m3");
+  EXPECT_EQ(j["points"][1]["counters"]["total"]["tensor_fp8_flop"], 4.8e14);
+  const Report back = report_from_json_text(text, "memory");
+  EXPECT_EQ(report_to_json_text(back), text);
+  ASSERT_EQ(back.points.size(), 2u);
+  EXPECT_EQ(back.points[0].shape.gemm_dtype, GemmDtype::kAuto);
+  EXPECT_EQ(back.points[1].shape.gemm_dtype, GemmDtype::kFp8E4m3);
+  ASSERT_TRUE(back.points[1].counters.total.tensor_fp8_flop.has_value());
+  EXPECT_EQ(*back.points[1].counters.total.tensor_fp8_flop, 4.8e14);
+  EXPECT_NE(point_key(back.points[1]).label().find(" in=fp8_e4m3"), std::string::npos);
+  PointResult same_but_auto = back.points[1];
+  same_but_auto.shape.gemm_dtype = GemmDtype::kAuto;
+  EXPECT_FALSE(point_key(back.points[1]).same_point(point_key(same_but_auto)));
+
+  std::string bad = text;
+  const std::string fp8_text = "\"gemm_dtype\": \"fp8_e4m3\"";
+  ASSERT_NE(bad.find(fp8_text), std::string::npos);
+  bad.replace(bad.find(fp8_text), fp8_text.size(), "\"gemm_dtype\": \"fp8\"");
+  try {
+    report_from_json_text(bad, "memory");
+    ADD_FAILURE() << "gemm_dtype fp8 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid gemm dtype 'fp8'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ReportJson, FullReportRoundTripsExactly) {
   const Report original = full_report();
   const std::string text = report_to_json_text(original);

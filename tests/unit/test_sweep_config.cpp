@@ -85,8 +85,8 @@ TEST(SweepConfig, DefaultFileEqualsBuiltInDefaults) {
   for (const auto& item : file.items()) keys.insert(item.key());
   EXPECT_EQ(keys, (std::set<std::string>{"ops", "seq", "batch", "heads", "kv_heads", "head_dim",
                                          "dtype", "causal", "gelu_form", "kv_layout", "kv_dtype",
-                                         "repetitions", "warmup_runs", "counters", "warm_l2",
-                                         "device", "sm_throughput", "kernels"}));
+                                         "gemm_dtype", "repetitions", "warmup_runs", "counters",
+                                         "warm_l2", "device", "sm_throughput", "kernels"}));
 }
 
 TEST(SweepConfig, KeysOverrideOnlyWhatTheyName) {

@@ -8,7 +8,7 @@
 //   3. fp32 FFMA: eight independent FMA chains per thread, every SM full of threads.
 //   4. mma.sync m16n8k16 (bf16, fp16 → fp32): operands in registers, eight independent
 //      accumulators per warp (the HMMA path that FlashAttention-2-style kernels use).
-//   5. wgmma m64n256k16 (peak_wgmma.cu, sm_90a only).
+//   5. wgmma m64n256k16 bf16 and fp16, and m64n256k32 e4m3 (peak_wgmma.cu, sm_90a only).
 // The FLOP or byte accounting of each kernel is written next to it; the measurements that chose
 // these access patterns are in docs/perf-notes.md ("Copy-kernel exploration", "L2 read ceiling").
 #include <cuda_runtime.h>
@@ -462,24 +462,51 @@ Benchmark ffma_benchmark(const BenchmarkInputs& in) {
   return b;
 }
 
-/// The 16-bit input type of a tensor benchmark.
-enum class TensorInput { kBf16, kFp16 };
+/// The input type of a tensor benchmark: bf16 or fp16 (mma.sync and wgmma), E4M3 (wgmma only).
+enum class TensorInput { kBf16, kFp16, kFp8E4m3 };
 
 /// The tensor-op counter of `input`, which counted_work reads.
 const char* tensor_ops_metric(TensorInput input) {
-  return input == TensorInput::kBf16 ? kMetricTensorBf16Ops : kMetricTensorFp16Ops;
+  switch (input) {
+    case TensorInput::kBf16:
+      return kMetricTensorBf16Ops;
+    case TensorInput::kFp16:
+      return kMetricTensorFp16Ops;
+    case TensorInput::kFp8E4m3:
+      break;
+  }
+  return kMetricTensorFp8Ops;
+}
+
+/// "bf16", "fp16", "fp8": the benchmark's name and label part.
+const char* tensor_input_name(TensorInput input) {
+  switch (input) {
+    case TensorInput::kBf16:
+      return "bf16";
+    case TensorInput::kFp16:
+      return "fp16";
+    case TensorInput::kFp8E4m3:
+      break;
+  }
+  return "fp8";
 }
 
 /// Name, kind, label and counter of a tensor benchmark on `input`; `instruction` is "mma_sync"
-/// or "wgmma".
+/// or "wgmma". The fp8 counter is scaled by kTensorFp8FlopPerMetricUnit (its FLOPs-or-ops
+/// convention, decided on the GPU: result/counter_fields.hpp).
 Benchmark tensor_benchmark(TensorInput input, const std::string& instruction) {
-  const bool bf16 = input == TensorInput::kBf16;
   Benchmark b;
-  b.record.name = fmt::format("tensor_{}_{}", bf16 ? "bf16" : "fp16", instruction);
-  b.record.kind = bf16 ? CeilingKind::kTensorBf16 : CeilingKind::kTensorFp16;
-  b.record.counted_metric = tensor_ops_metric(input);
-  b.counted = [metric_name = tensor_ops_metric(input)](const Range& r) {
-    return metric(r, metric_name);
+  b.record.name = fmt::format("tensor_{}_{}", tensor_input_name(input), instruction);
+  b.record.kind = input == TensorInput::kBf16   ? CeilingKind::kTensorBf16
+                  : input == TensorInput::kFp16 ? CeilingKind::kTensorFp16
+                                                : CeilingKind::kTensorFp8;
+  const double factor = input == TensorInput::kFp8E4m3 ? kTensorFp8FlopPerMetricUnit : 1.0;
+  b.record.counted_metric = factor == 1.0
+                                ? std::string(tensor_ops_metric(input))
+                                : fmt::format("{} x {}", factor, tensor_ops_metric(input));
+  b.counted = [metric_name = tensor_ops_metric(input), factor](const Range& r) {
+    const auto value = metric(r, metric_name);
+    return value ? std::optional<double>(*value * factor) : std::nullopt;
   };
   return b;
 }
@@ -511,19 +538,22 @@ Benchmark mma_sync_benchmark(const BenchmarkInputs& in, TensorInput input) {
 Benchmark wgmma_benchmark(const BenchmarkInputs& in, TensorInput input) {
   const PeakBenchmarkPlan& plan = in.plan;
   const double per_group = static_cast<double>(plan.wgmma_iterations) * kPeakWgmmaPerTrip;
+  const bool fp8 = input == TensorInput::kFp8E4m3;
   Benchmark b = tensor_benchmark(input, "wgmma");
-  b.record.label = fmt::format("tensor {} wgmma", input == TensorInput::kBf16 ? "bf16" : "fp16");
-  b.record.accounting =
-      fmt::format("2*64*256*16 FLOP x {:.0f} wgmma m64n256k16 per warpgroup x {} warpgroups",
-                  per_group, plan.wgmma_blocks);
+  b.record.label = fmt::format("tensor {} wgmma", tensor_input_name(input));
+  b.record.accounting = fmt::format(
+      "2*64*256*{} FLOP x {:.0f} wgmma {} per warpgroup x {} warpgroups", fp8 ? 32 : 16, per_group,
+      fp8 ? "m64n256k32 e4m3 (both K-major)" : "m64n256k16", plan.wgmma_blocks);
   b.record.launch = fmt::format(
       "{} blocks x 1 warpgroup, A and B tiles in shared memory, 64x256 fp32 accumulators in "
       "registers",
       plan.wgmma_blocks);
-  b.record.work_per_launch = kWgmmaFlop * per_group * plan.wgmma_blocks;
-  b.launch = [plan, input](cudaStream_t s) {
-    launch_wgmma_benchmark(input == TensorInput::kBf16, plan.wgmma_blocks, plan.wgmma_iterations,
-                           s);
+  b.record.work_per_launch = (fp8 ? kWgmmaFp8Flop : kWgmmaFlop) * per_group * plan.wgmma_blocks;
+  const WgmmaInput wgmma_input = input == TensorInput::kBf16   ? WgmmaInput::kBf16
+                                 : input == TensorInput::kFp16 ? WgmmaInput::kFp16
+                                                               : WgmmaInput::kE4m3;
+  b.launch = [plan, wgmma_input](cudaStream_t s) {
+    launch_wgmma_benchmark(wgmma_input, plan.wgmma_blocks, plan.wgmma_iterations, s);
   };
   b.unsupported = in.wgmma_unsupported;
   return b;
@@ -539,7 +569,7 @@ std::vector<Benchmark> benchmark_table(const BenchmarkInputs& in) {
   }
   // wgmma last: sm_90a code, the newest path; if it faulted, the context would be lost for
   // anything after it.
-  for (const TensorInput input : {TensorInput::kBf16, TensorInput::kFp16}) {
+  for (const TensorInput input : {TensorInput::kBf16, TensorInput::kFp16, TensorInput::kFp8E4m3}) {
     table.push_back(wgmma_benchmark(in, input));
   }
   return table;
@@ -582,6 +612,7 @@ const std::vector<std::string>& peak_counter_metric_names() {
                                                  kMetricFfmaInst,
                                                  kMetricTensorBf16Ops,
                                                  kMetricTensorFp16Ops,
+                                                 kMetricTensorFp8Ops,
                                                  kMetricSmClockHz,
                                                  kMetricDramClockHz,
                                                  kMetricL2ClockHz,
@@ -598,7 +629,7 @@ const std::vector<std::string>& peak_counter_verified_metric_names() {
     std::vector<std::string> out;
     for (const auto& name : peak_counter_metric_names()) {
       if (name != kMetricL2ClockHz && name != kMetricL2BytesPeakPerCycle &&
-          name != kMetricTensorFp16PeakPerCycle) {
+          name != kMetricTensorFp16PeakPerCycle && name != kMetricTensorFp8Ops) {
         out.push_back(name);
       }
     }

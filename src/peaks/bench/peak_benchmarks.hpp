@@ -22,7 +22,7 @@ class ProfilerSession;
 struct PeakRunResult {
   /// In run order: dram_copy, dram_copy_memcpy (cudaMemcpyAsync device to device), dram_read,
   /// dram_write, l2_read, fp32_ffma, tensor_bf16_mma_sync, tensor_fp16_mma_sync,
-  /// tensor_bf16_wgmma, tensor_fp16_wgmma. A benchmark that cannot run
+  /// tensor_bf16_wgmma, tensor_fp16_wgmma, tensor_fp8_wgmma. A benchmark that cannot run
   /// here (wgmma off Hopper) or failed has a null rate and a null_reason.
   std::vector<PeakBenchmarkRecord> benchmarks;
   /// Per-cycle peaks and the highest clocks seen in the benchmarks' counter ranges; std::nullopt
@@ -33,13 +33,14 @@ struct PeakRunResult {
 };
 
 /// The metrics the counter pass of `peaks` collects: the work each benchmark does (DRAM read and
-/// write bytes, L2 bytes, FFMA instructions, bf16 and fp16 tensor ops), the SM, DRAM and L2
+/// write bytes, L2 bytes, FFMA instructions, bf16, fp16 and fp8 tensor ops), the SM, DRAM and L2
 /// clocks, and the per-cycle peaks of DRAM and L2 bytes, FFMA and both tensor paths.
 const std::vector<std::string>& peak_counter_metric_names();
 
 /// peak_counter_metric_names() without the metrics not yet read on a GPU (the L2 clock and the
 /// L2 and fp16-tensor per-cycle peaks; their base names are in the GH100 list, the .peak_sustained
-/// and .per_second forms unverified): the fallback when CUPTI refuses the full list. The ceilings
+/// and .per_second forms unverified; and the fp8 tensor ops, whose FLOP factor is not yet read on
+/// a GPU): the fallback when CUPTI refuses the full list. The ceilings
 /// they feed are then null with a reason.
 const std::vector<std::string>& peak_counter_verified_metric_names();
 

@@ -1,5 +1,6 @@
 // The sm_90a tensor-core benchmark of `rooflinectl peaks`: wgmma.mma_async m64n256k16 with
-// fp32 accumulators, the instruction cuBLAS's Hopper GEMMs use (HGMMA in SASS). Built for
+// fp32 accumulators, the instruction cuBLAS's Hopper GEMMs use (HGMMA in SASS), and its FP8 form
+// m64n256k32.f32.e4m3.e4m3 (QGMMA), both operands K-major. Built for
 // sm_90a only (-gencode=arch=compute_90a,code=sm_90a, a separate CMake target): wgmma does not
 // exist in plain sm_90. Callers check compute capability 9.0 at run time before launching.
 #include <cuda_runtime.h>
@@ -16,7 +17,7 @@ namespace {
 
 constexpr int kTileM = 64;
 constexpr int kTileN = 256;
-constexpr int kTileK = 16;
+constexpr int kTileK = 16;  ///< 16-bit elements; 32 E4M3 elements in the same 32 bytes per row
 constexpr int kAccumulators = kTileM * kTileN / kPeakWgmmaThreads;  // 128 fp32 per thread
 // Non-swizzled K-major layout: 8-row × 16-byte "core matrices" stored contiguously (128 B each).
 // Leading byte offset = 128 B (next core matrix along K), stride byte offset = 256 B (next group
@@ -39,10 +40,13 @@ __device__ uint64_t shared_matrix_descriptor(const void* tile) {
   return desc;
 }
 
-#define RFL_WGMMA_M64N256K16(TYPE, d, desc_a, desc_b)                                              \
+// SHAPE "m64n256k16" or "m64n256k32"; IMMS the operands after scale-d: "1, 1, 0, 0" (scale-a,
+// scale-b, no transposes) for 16-bit types, "1, 1" for E4M3, which has no transpose operands
+// (both K-major).
+#define RFL_WGMMA_M64N256(SHAPE, TYPE, IMMS, d, desc_a, desc_b)                                    \
   asm volatile(                                                                                    \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                                \
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE                                 \
+      "wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE                                  \
       " {"                                                                                         \
       "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                     \
       "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "           \
@@ -54,7 +58,7 @@ __device__ uint64_t shared_matrix_descriptor(const void* tile) {
       "%111, "                                                                                     \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, " \
       "%127 "                                                                                      \
-      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"                                                         \
+      "}, %128, %129, p, " IMMS ";\n}\n"                                                           \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
         "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
         "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
@@ -76,30 +80,44 @@ __device__ uint64_t shared_matrix_descriptor(const void* tile) {
         "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
       : "l"(desc_a), "l"(desc_b), "r"(1))
 
-template <bool kBf16>
+template <WgmmaInput kInput>
 __device__ __forceinline__ void wgmma_step(float (&d)[kAccumulators], uint64_t desc_a,
                                            uint64_t desc_b) {
-  if constexpr (kBf16) {
-    RFL_WGMMA_M64N256K16("bf16", d, desc_a, desc_b);
+  if constexpr (kInput == WgmmaInput::kBf16) {
+    RFL_WGMMA_M64N256("m64n256k16", "bf16", "1, 1, 0, 0", d, desc_a, desc_b);
+  } else if constexpr (kInput == WgmmaInput::kFp16) {
+    RFL_WGMMA_M64N256("m64n256k16", "f16", "1, 1, 0, 0", d, desc_a, desc_b);
   } else {
-    RFL_WGMMA_M64N256K16("f16", d, desc_a, desc_b);
+    RFL_WGMMA_M64N256("m64n256k32", "e4m3", "1, 1", d, desc_a, desc_b);
   }
 }
 
 #endif
 
 // FLOP per launch = blocks × iterations × kPeakWgmmaPerTrip × 2·64·256·16 (kWgmmaFlop): every
-// wgmma multiplies a 64×16 A tile by a 16×256 B tile into the warpgroup's 64×256 accumulators.
-template <bool kBf16>
+// wgmma multiplies a 64×16 A tile by a 16×256 B tile into the warpgroup's 64×256 accumulators;
+// E4M3: 2·64·256·32 (kWgmmaFp8Flop), a 64×32 by 32×256 product from the same 32-byte rows, so
+// the tiles, descriptors and core-matrix layout are the 16-bit ones.
+template <WgmmaInput kInput>
 __global__ void __launch_bounds__(kPeakWgmmaThreads) wgmma_kernel(int iterations, float key) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   __shared__ __align__(1024) uint16_t a_tile[kTileM * kTileK];
   __shared__ __align__(1024) uint16_t b_tile[kTileN * kTileK];
-  // 1/16 plus a small per-element variation, as bf16 (0x3D80) or fp16 (0x2C00) bits: finite
-  // products, and not all-zero inputs, which would draw less power than real data.
-  const uint16_t base = kBf16 ? 0x3D80 : 0x2C00;
-  for (int i = threadIdx.x; i < kTileM * kTileK; i += blockDim.x) a_tile[i] = base + (i & 7);
-  for (int i = threadIdx.x; i < kTileN * kTileK; i += blockDim.x) b_tile[i] = base + (i & 7);
+  if constexpr (kInput == WgmmaInput::kE4m3) {
+    // 1/16 plus a small per-element variation as E4M3 bytes (0x18 = 2^-4; +0..7 in the
+    // mantissa), two elements per 16-bit word.
+    const auto pair = [](int i) {
+      return static_cast<uint16_t>((0x18 + ((2 * i) & 7)) | ((0x18 + ((2 * i + 1) & 7)) << 8));
+    };
+    for (int i = threadIdx.x; i < kTileM * kTileK; i += blockDim.x) a_tile[i] = pair(i);
+    for (int i = threadIdx.x; i < kTileN * kTileK; i += blockDim.x) b_tile[i] = pair(i);
+  } else {
+    // 1/16 plus a small per-element variation, as bf16 (0x3D80) or fp16 (0x2C00) bits: finite
+    // products, and not all-zero inputs, which would draw less power than real data.
+    const uint16_t base = kInput == WgmmaInput::kBf16 ? 0x3D80 : 0x2C00;
+    for (int i = threadIdx.x; i < kTileM * kTileK; i += blockDim.x) a_tile[i] = base + (i & 7);
+    for (int i = threadIdx.x; i < kTileN * kTileK; i += blockDim.x) b_tile[i] = base + (i & 7);
+  }
   // The tensor cores read shared memory through the async proxy: order the generic stores first.
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   __syncthreads();
@@ -117,7 +135,7 @@ __global__ void __launch_bounds__(kPeakWgmmaThreads) wgmma_kernel(int iterations
     // k-tile; without it ptxas injects the same fence itself (C7519).
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-    for (int s = 0; s < kPeakWgmmaPerTrip; ++s) wgmma_step<kBf16>(d, desc_a, desc_b);
+    for (int s = 0; s < kPeakWgmmaPerTrip; ++s) wgmma_step<kInput>(d, desc_a, desc_b);
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     // One group in flight while the next is issued, as a GEMM main loop keeps it.
     asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
@@ -139,13 +157,22 @@ __global__ void __launch_bounds__(kPeakWgmmaThreads) wgmma_kernel(int iterations
 
 }  // namespace
 
-void launch_wgmma_benchmark(bool bf16, int blocks, int iterations, cudaStream_t stream) {
+void launch_wgmma_benchmark(WgmmaInput input, int blocks, int iterations, cudaStream_t stream) {
   // key < 0 is never the sum of positive products, so the sink store never runs.
   constexpr float kNeverMatches = -1.0f;
-  if (bf16) {
-    wgmma_kernel<true><<<blocks, kPeakWgmmaThreads, 0, stream>>>(iterations, kNeverMatches);
-  } else {
-    wgmma_kernel<false><<<blocks, kPeakWgmmaThreads, 0, stream>>>(iterations, kNeverMatches);
+  switch (input) {
+    case WgmmaInput::kBf16:
+      wgmma_kernel<WgmmaInput::kBf16>
+          <<<blocks, kPeakWgmmaThreads, 0, stream>>>(iterations, kNeverMatches);
+      break;
+    case WgmmaInput::kFp16:
+      wgmma_kernel<WgmmaInput::kFp16>
+          <<<blocks, kPeakWgmmaThreads, 0, stream>>>(iterations, kNeverMatches);
+      break;
+    case WgmmaInput::kE4m3:
+      wgmma_kernel<WgmmaInput::kE4m3>
+          <<<blocks, kPeakWgmmaThreads, 0, stream>>>(iterations, kNeverMatches);
+      break;
   }
   RFL_CHECK_LAUNCH();
 }
