@@ -304,8 +304,8 @@ CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_
   const uint64_t dims[2] = {static_cast<uint64_t>(cols), static_cast<uint64_t>(rows)};
   const uint64_t strides[1] = {static_cast<uint64_t>(cols) * 2};
   const uint32_t box[2] = {static_cast<uint32_t>(box_cols), static_cast<uint32_t>(box_rows)};
-  return encode_tensor_map_swizzled(base, 2, dims, strides, box, 128, bf16, "gemm_skinny_wgmma",
-                                    what);
+  return encode_tensor_map_swizzled(base, 2, dims, strides, box, 128,
+                                    tensor_map_element_16bit(bf16), "gemm_skinny_wgmma", what);
 }
 
 /// Calls `f(std::integral_constant<int, R>{})` with R = `rows` (8, 16, 32 or 64).
