@@ -107,7 +107,8 @@ inline constexpr CounterField kCounterFields[] = {
     {&KernelCounters::tensor_fp8_flop, "tensor_fp8_flop", "FLOP", "sm__ops_path_tensor_src_fp8.sum",
      kTensorFp8FlopPerMetricUnit, CounterKind::kCount, KeyPresence::kMayBeAbsent,
      "fp8 (E4M3/E5M2) tensor-pipe FLOPs, every destination type (the metric times "
-     "kTensorFp8FlopPerMetricUnit); counted in sweeps with FP8 GEMM points and profile --mode full"},
+     "kTensorFp8FlopPerMetricUnit); counted in sweeps with FP8 GEMM points and profile --mode "
+     "full"},
     {&KernelCounters::ffma_inst, "ffma_inst", "instructions",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0, CounterKind::kCount,
      KeyPresence::kRequired, "fp32 fused multiply-adds, predicated-on threads"},

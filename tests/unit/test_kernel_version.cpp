@@ -130,11 +130,11 @@ TEST(KernelDeclarations, GemmAndFlashAttentionDefaults) {
 TEST(KernelDeclarations, CheckedRequests) {
   EXPECT_NO_THROW(check_kernel_requests({{"gemm", "v1"}, {"flash_attention", "v2"}}));
   EXPECT_NO_THROW(check_kernel_requests({}));
-  EXPECT_EQ(
-      bad_input_message([] {
-        check_kernel_requests({{"gemm", "v9"}});
-      }),
-      "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6, fp8)");
+  EXPECT_EQ(bad_input_message([] {
+              check_kernel_requests({{"gemm", "v9"}});
+            }),
+            "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, "
+            "v6, fp8)");
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"flash", "v2"}});
             }),
