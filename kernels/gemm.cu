@@ -94,6 +94,30 @@ std::vector<double> gemm_reference_rows(const std::vector<double>& x_rows,
   return c;
 }
 
+/// The rows of an M-row C that the CPU reference recomputes: min(kCpuSampleRows, m) rows spread
+/// over M, the first and the last included.
+std::vector<int64_t> sampled_rows(int64_t m) {
+  const int64_t rows = std::min(kCpuSampleRows, m);
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < rows; ++i) ids.push_back(rows == 1 ? 0 : i * (m - 1) / (rows - 1));
+  return ids;
+}
+
+/// Compares the sampled rows `row_ids` of C, `out_rows` [rows, n] as the kernel wrote them, with
+/// x_rows [rows, k] · w [k, n] in float64 (gemm_reference_rows); a failure's detail names the rows.
+Validation compare_sampled_rows(const std::vector<double>& out_rows,
+                                const std::vector<double>& x_rows, const std::vector<double>& w,
+                                const std::vector<int64_t>& row_ids, int64_t k, int64_t n,
+                                Tolerance tol) {
+  const int64_t rows = static_cast<int64_t>(row_ids.size());
+  const std::vector<double> ref = gemm_reference_rows(x_rows, w, rows, k, n);
+  Validation v = compare_arrays(out_rows.data(), ref.data(), rows * n, tol, "");
+  if (v.failed_elements > 0) {
+    v.detail = fmt::format("sampled rows [{}], n = {}: {}", fmt::join(row_ids, ", "), n, v.detail);
+  }
+  return v;
+}
+
 /// Accumulates `part` into `total` (counts summed, maxima kept, first failure detail kept with
 /// `where` prefixed so a chunk-relative index can be located).
 void merge_validation(Validation& total, const Validation& part, const std::string& where) {
@@ -749,26 +773,17 @@ class GemmRun final : public OperatorRun {
   }
 
   Validation compare_with_cpu(Tolerance tol) {
-    const int64_t rows = std::min(kCpuSampleRows, dims_.m);
+    const std::vector<int64_t> row_ids = sampled_rows(dims_.m);
     std::vector<double> x_rows;
     std::vector<double> out_rows;
-    std::vector<int64_t> row_ids;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t row = rows == 1 ? 0 : i * (dims_.m - 1) / (rows - 1);
-      row_ids.push_back(row);
+    for (const int64_t row : row_ids) {
       const std::vector<double> x = download_as_double(x_.get() + row * dims_.k, dims_.k, dtype_);
       const std::vector<double> c = download_as_double(c_.get() + row * dims_.n, dims_.n, dtype_);
       x_rows.insert(x_rows.end(), x.begin(), x.end());
       out_rows.insert(out_rows.end(), c.begin(), c.end());
     }
     const std::vector<double> w = download_as_double(w_.get(), dims_.k * dims_.n, dtype_);
-    const std::vector<double> ref = gemm_reference_rows(x_rows, w, rows, dims_.k, dims_.n);
-    Validation v = compare_arrays(out_rows.data(), ref.data(), rows * dims_.n, tol, "");
-    if (v.failed_elements > 0) {
-      v.detail =
-          fmt::format("sampled rows [{}], n = {}: {}", fmt::join(row_ids, ", "), dims_.n, v.detail);
-    }
-    return v;
+    return compare_sampled_rows(out_rows, x_rows, w, row_ids, dims_.k, dims_.n, tol);
   }
 
   GemmDims dims_;
@@ -918,14 +933,11 @@ class GemmFp8Run final : public OperatorRun {
   Validation compare_with_cpu(Tolerance tol) {
     const std::vector<float> scales = host_scales();
     const double scale = static_cast<double>(scales[0]) * static_cast<double>(scales[1]);
-    const int64_t rows = std::min(kCpuSampleRows, dims_.m);
+    const std::vector<int64_t> row_ids = sampled_rows(dims_.m);
     std::vector<uint8_t> bytes;
     std::vector<double> x_rows;
     std::vector<double> out_rows;
-    std::vector<int64_t> row_ids;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t row = rows == 1 ? 0 : i * (dims_.m - 1) / (rows - 1);
-      row_ids.push_back(row);
+    for (const int64_t row : row_ids) {
       bytes.resize(static_cast<size_t>(dims_.k));
       RFL_CUDA_CHECK(cudaMemcpy(bytes.data(), x_.get() + row * dims_.k,
                                 static_cast<size_t>(dims_.k), cudaMemcpyDeviceToHost));
@@ -946,13 +958,7 @@ class GemmFp8Run final : public OperatorRun {
         }
       }
     });
-    const std::vector<double> ref = gemm_reference_rows(x_rows, w, rows, dims_.k, dims_.n);
-    Validation v = compare_arrays(out_rows.data(), ref.data(), rows * dims_.n, tol, "");
-    if (v.failed_elements > 0) {
-      v.detail =
-          fmt::format("sampled rows [{}], n = {}: {}", fmt::join(row_ids, ", "), dims_.n, v.detail);
-    }
-    return v;
+    return compare_sampled_rows(out_rows, x_rows, w, row_ids, dims_.k, dims_.n, tol);
   }
 
   GemmDims dims_;
