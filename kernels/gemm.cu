@@ -1,12 +1,11 @@
 // A GEMM C[M, N] = X[M, K] · W[K, N] at any (M, N, K) of a transformer layer (Shape::gemm_dims:
 // by default the FFN up projection M = batch·seq_len, K = d_model, N = d_ff), every matrix
 // row-major in bf16 or fp16, fp32 accumulation, C in the input dtype.
-//   gemm_v6_skinny_wgmma     kernels/gemm_skinny_wgmma.cu (sm_90a), at M ≤ 64 (decode's M =
-//                            batch) on compute capability 9.0 when asked for (`--kernel gemm=v6`;
-//                            not the default until measured on a GPU): Cᵀ = Wᵀ·Xᵀ with wgmma
+//   gemm_v6_skinny_wgmma     kernels/gemm_skinny_wgmma.cu (sm_90a), the default at M ≤ 64
+//                            (decode's M = batch) on compute capability 9.0: Cᵀ = Wᵀ·Xᵀ with wgmma
 //                            m64nM_padk16, W streamed by TMA through a deep ring, 64-column
 //                            strips, K split to fill one wave, v4's split-K reduction.
-//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 on every device: the weight
+//   gemm_v4_skinny_splitk    this file, the default at M ≤ 64 on every other device: the weight
 //                            stream is memory-bound there, so one row of 16·ceil(M/16) × 128
 //                            tiles, K split over ~512 blocks (mma.sync, cp.async), fp32 partials
 //                            summed in split order by the last block of each column
@@ -574,8 +573,8 @@ void launch_skinny(const SkinnyParams& sp, cudaStream_t stream) {
 constexpr const char* kGemmFp8Key = "fp8";
 constexpr const char* kGemmFp8VersionName = "gemm_fp8_v1_wgmma";
 
-/// The versions `--kernel gemm=KEY` chooses from; v4 is the default (v3 above 64 rows). v6 is
-/// chosen by `--kernel gemm=v6` only until a GPU run has validated and timed it.
+/// The versions `--kernel gemm=KEY` chooses from; v6 is the default (v4 off compute capability
+/// 9.0, v3 above 64 rows).
 const std::vector<KernelVersion>& gemm_versions() {
   static const std::vector<KernelVersion> versions = {
       {"v1", "gemm_v1_mma_sync", "compute capability 8.0+", ""},
@@ -594,7 +593,7 @@ const std::vector<KernelVersion>& gemm_versions() {
        "v4"}};
   return versions;
 }
-constexpr const char* kDefaultGemmVersion = "v4";
+constexpr const char* kDefaultGemmVersion = "v6";
 
 /// The version `key` asks for when the device and M = `m` allow it (gemm_version_for: v6 off
 /// compute capability 9.0 gives way to v4, v6 and v4 above 64 rows to v3, v2 and v3 off compute

@@ -175,9 +175,9 @@ AnalyticResult gemm_model(const Shape& s, const LayerWidths& w) {
     r.implemented_dram_bytes += partials;
     r.bytes_formula += fmt::format(
         "; implemented at M <= {} + 2*S*M*N*4 (fp32 partials of S K splits written and read "
-        "back; S = {}, the larger of the splits of gemm_v4_skinny_splitk, the default: {}, and "
-        "gemm_v6_skinny_wgmma, --kernel gemm=v6 on sm_90: {})",
-        kGemmSkinnyMaxRows, std::max(v4, v6), v4, v6);
+        "back; S = {}, the larger of the default's split on sm_90, gemm_v6_skinny_wgmma: {}, and "
+        "elsewhere, gemm_v4_skinny_splitk: {})",
+        kGemmSkinnyMaxRows, std::max(v4, v6), v6, v4);
   }
   return r;
 }

@@ -93,7 +93,7 @@ double gemm_fp8_min_dram_bytes(int64_t m, int64_t n, int64_t k, Dtype out_dtype)
 double gemm_skinny_partial_bytes(const std::string& version, int64_t m, int64_t n, int64_t k);
 
 /// The larger of v4's and v6's gemm_skinny_partial_bytes at (M, N, K): the implemented bytes of
-/// the skinny version at M ≤ 64, v6 on compute capability 9.0 when asked for and v4 otherwise (the
+/// the default version at M ≤ 64, which is v6 on compute capability 9.0 and v4 elsewhere (the
 /// analytic model does not know the device, so it keeps the bound that holds for both).
 double gemm_skinny_partial_bytes(int64_t m, int64_t n, int64_t k);
 

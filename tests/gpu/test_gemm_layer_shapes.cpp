@@ -1,6 +1,6 @@
 // The gemm operator at every (M, N, K) of a transformer layer (Shape::gemm_n, gemm_k): the
 // Llama-3.1-8B projections at decode and prefill M, both dtypes, through the skinny split-K
-// versions (v6 by request up to 64 rows on sm_90, v4 elsewhere; v4, the default) and the tiled
+// versions (the default up to 64 rows: v6 on sm_90, v4 elsewhere; v4 by request) and the tiled
 // ones (v3 on sm_90, v1 elsewhere), each
 // validated against cuBLAS over every element and float64 on the CPU over sampled rows
 // (GemmRun::validate, which shares no code with the kernels); edge shapes where K is no multiple
@@ -90,7 +90,7 @@ constexpr LayerGemm kLlama8bGemms[] = {
     {"down", 4096, 14336},
 };
 
-// projection index, M, dtype, version key ("v6": skinny wgmma up to 64 rows on sm_90;
+// projection index, M, dtype, version key ("v6": the default, skinny up to 64 rows on sm_90;
 // "v4": skinny mma.sync; "v3": tiled)
 using LayerParam = std::tuple<int, int64_t, Dtype, std::string>;
 

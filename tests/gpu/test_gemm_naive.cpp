@@ -185,13 +185,15 @@ TEST(Gemm, RejectsAnUndeclaredVersionKey) {
   }
 }
 
-// The default (v4) is the skinny split-K mma.sync kernel up to 64 rows on every GPU (v6 only by
-// request until measured) and v3 (v1 off sm_90) above.
+// The default (v6) is a skinny split-K kernel up to 64 rows (v6 on sm_90, v4 elsewhere) and v3
+// (v1 off sm_90) above.
 TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenV3) {
   const std::unique_ptr<OperatorRun> skinny =
       find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), kDefaultVersionKey);
-  EXPECT_EQ(skinny->version(), "gemm_v4_skinny_splitk");
-  EXPECT_EQ(skinny->kernel_names(), std::vector<std::string>{"gemm_skinny_splitk"});
+  const bool sm90 = test_device_is_sm90();
+  EXPECT_EQ(skinny->version(), sm90 ? "gemm_v6_skinny_wgmma" : "gemm_v4_skinny_splitk");
+  EXPECT_EQ(skinny->kernel_names(),
+            std::vector<std::string>{sm90 ? "gemm_skinny_wgmma" : "gemm_skinny_splitk"});
   const std::unique_ptr<OperatorRun> tiled =
       find_operator("gemm").create(gemm_shape(65, 1, 64, Dtype::kBf16), kDefaultVersionKey);
   expect_gemm_version(*tiled, "v3");

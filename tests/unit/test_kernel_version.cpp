@@ -115,7 +115,7 @@ TEST(KernelDeclarations, EveryOperatorDeclaresItsDefaultAndFallbacks) {
 }
 
 TEST(KernelDeclarations, GemmAndFlashAttentionDefaults) {
-  EXPECT_EQ(find_version(find_operator("gemm"), kDefaultVersionKey).name, "gemm_v4_skinny_splitk");
+  EXPECT_EQ(find_version(find_operator("gemm"), kDefaultVersionKey).name, "gemm_v6_skinny_wgmma");
   EXPECT_EQ(find_version(find_operator("gemm"), "v6").fallback, "v4");
   EXPECT_EQ(find_version(find_operator("gemm"), "v3").name, "gemm_v3_wgmma_multicast");
   EXPECT_EQ(find_version(find_operator("gemm"), "v4").name, "gemm_v4_skinny_splitk");
