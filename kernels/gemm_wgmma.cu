@@ -4,8 +4,9 @@
 // this one on compute capability 9.0 and keeps v1 elsewhere.
 // gemm_fp8_v1_wgmma: the same kernel over FP8 E4M3 inputs (--gemm-dtype fp8_e4m3): X [M, K] and
 // W stored [N, K] (K-major: wgmma reads 8-bit operands K-major only), one fp32 scale each,
-// C = scale_x·scale_w·(X·W) in bf16 or fp16, m64n256k32 wgmma, K tiles of 128 bytes as the 16-bit
-// kernel's, the scales applied in the epilogue.
+// C = scale_x·scale_w·(X·W) in bf16 or fp16, K tiles of 128 bytes as the 16-bit kernel's, each
+// tile's half-width partial sums (m64n128k32 wgmma) promoted into fp32 registers every 128
+// elements of K, the scales applied in the epilogue.
 // One kernel, gemm_wgmma_tma_kernel: a persistent grid walks the 128×256 output tiles in a
 // grouped raster; a producer warpgroup issues the TMA loads of a 4-stage ring, two consumer
 // warpgroups run wgmma.mma_async m64n256k16 from 128-byte-swizzled shared memory and store C
@@ -64,7 +65,8 @@ struct WgmmaTraits {
   static constexpr int kConsumers = 2;  // math warpgroups, 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kWgmmaM = 64;
-  // One wgmma reads 32 bytes of K per row: m64n256k16 (16-bit) or m64n256k32 (E4M3).
+  // One wgmma reads 32 bytes of K per row: m64n256k16 (16-bit) or m64n128k32 (E4M3, two per
+  // k step: one per half of the tile's columns).
   static constexpr int kWgmmaK = 32 / kElemBytes;
   static constexpr int kAccumulators = kWgmmaM * kBlockN / 128;  // per consumer thread
   // Tile rows of one raster group: 16 × 128 rows of X (8 MiB at K = 2048) plus the W tiles the
@@ -132,11 +134,11 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
 
-// m64n256 with A and B from shared memory. SHAPE_TYPES: "m64n256k16.f32.bf16.bf16" and the like;
-// TAIL: the immediates after scale-d, "1, 1, 0, 1" for 16-bit inputs (imm-scale-a, imm-scale-b,
-// A K-major: imm-trans-a 0, B N-major: imm-trans-b 1), "1, 1" for E4M3 (no transpose operands:
-// both K-major). %128 / %129 are the descriptors, %130 selects D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N256_SS(SHAPE_TYPES, TAIL, d, desc_a, desc_b, accumulate)                 \
+// m64n256 16-bit wgmma with A and B from shared memory. SHAPE_TYPES: "m64n256k16.f32.bf16.bf16"
+// or the f16 one; the immediates after scale-d are imm-scale-a 1, imm-scale-b 1, A K-major
+// (imm-trans-a 0), B N-major (imm-trans-b 1). %128 / %129 are the descriptors, %130 selects
+// D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N256_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                       \
   asm volatile(                                                                                \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                            \
       "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                              \
@@ -149,24 +151,45 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
       " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"       \
       " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123,"   \
       " %124, %125, %126, %127},"                                                              \
-      " %128, %129, p, " TAIL ";\n}\n"                                                         \
+      " %128, %129, p, 1, 1, 0, 1;\n}\n"                                                       \
       : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32),     \
         RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56), RFL_ACC8(d, 64), RFL_ACC8(d, 72),   \
         RFL_ACC8(d, 80), RFL_ACC8(d, 88), RFL_ACC8(d, 96), RFL_ACC8(d, 104), RFL_ACC8(d, 112), \
         RFL_ACC8(d, 120)                                                                       \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-/// One m64n256 wgmma step over 32 bytes of K (k16 of 16-bit `In`, k32 of E4M3), fp32 D.
+// m64n128k32 E4M3 with A and B from shared memory (both K-major: "1, 1" after scale-d, no
+// transpose operands); %64 / %65 are the descriptors, %66 selects D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N128_E4M3_SS(d, desc_a, desc_b, accumulate)                           \
+  asm volatile(                                                                            \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"                              \
+      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"            \
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"   \
+      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"   \
+      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"  \
+      " %64, %65, p, 1, 1;\n}\n"                                                           \
+      : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32), \
+        RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56)                                  \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
+/// One m64n256k16 wgmma step of the 16-bit kernels (`In` bf16 or fp16), fp32 D.
 template <class In>
 __device__ __forceinline__ void wgmma_m64n256(float (&d)[WgmmaTraits<In>::kAccumulators],
                                               uint64_t desc_a, uint64_t desc_b, int accumulate) {
   if constexpr (std::is_same_v<In, __nv_bfloat16>) {
-    RFL_WGMMA_M64N256_SS("m64n256k16.f32.bf16.bf16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
-  } else if constexpr (std::is_same_v<In, __half>) {
-    RFL_WGMMA_M64N256_SS("m64n256k16.f32.f16.f16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
+    RFL_WGMMA_M64N256_SS("m64n256k16.f32.bf16.bf16", d, desc_a, desc_b, accumulate);
   } else {
-    RFL_WGMMA_M64N256_SS("m64n256k32.f32.e4m3.e4m3", "1, 1", d, desc_a, desc_b, accumulate);
+    static_assert(std::is_same_v<In, __half>, "FP8 runs wgmma_m64n128_e4m3");
+    RFL_WGMMA_M64N256_SS("m64n256k16.f32.f16.f16", d, desc_a, desc_b, accumulate);
   }
+}
+
+/// One m64n128k32 E4M3 wgmma step into `d` (64 fp32 per thread: columns 8j..8j+7 of the 128 are
+/// d[4j..4j+3], the m64n256 fragment's layout restricted to 16 column groups).
+__device__ __forceinline__ void wgmma_m64n128_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                                   int accumulate) {
+  RFL_WGMMA_M64N128_E4M3_SS(d, desc_a, desc_b, accumulate);
 }
 
 #endif
@@ -348,6 +371,10 @@ __global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
   float acc[Tr::kAccumulators];
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
+  // FP8 only: one k-block's partial sums of half the tile's columns (see the promotion below).
+  float partial[Tr::kFp8 ? 64 : 1];
+#pragma unroll
+  for (int i = 0; i < (Tr::kFp8 ? 64 : 1); ++i) partial[i] = 0.0f;
   // This warp's two epilogue buffers (after the stages, 1 KiB aligned) and the count of TMA
   // stores it issued (all from lane 0, so lane 0's bulk async-groups track them).
   const auto epilogue_buffer = [&](int b) {
@@ -363,6 +390,10 @@ __global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
     int m0 = 0;
     int n0 = 0;
     unit_origin<Tr, kClusterM>(unit, units_m, tiles_n, rank, m0, n0);
+    if constexpr (Tr::kFp8) {
+#pragma unroll
+      for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
+    }
     int previous_stage = -1;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbarrier_wait(smem_u32(&full_bar[stage]), phase);
@@ -374,31 +405,56 @@ __global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
       // 1024 (next 8 rows of K); a k16 step is 16 rows = 2048 B. W, FP8: K-major as X (256 rows
       // of n, 128 B each, the 4 boxes back to back), a k32 step is +32 B within the swizzle row.
       const uint32_t b_base = stage_b(stage);
-      wgmma_fence();
+      if constexpr (Tr::kFp8) {
+        // Promotion (DeepSeek-V3, arXiv 2412.19437, section 3.3.2: Hopper's FP8 wgmma keeps about
+        // 14 bits of its running sum, so partial sums are moved to fp32 registers every 128
+        // elements of K): each half of the tile's 256 columns takes this stage's 128 k (four
+        // m64n128k32) into `partial` from zero, then adds it into `acc` with fp32 FADDs. The W
+        // rows of half h are boxes 2h and 2h + 1 of the stage.
 #pragma unroll
-      for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
-        const uint64_t desc_a = swizzled_descriptor<Tr::kSwizzleBytes>(
-            a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
-        const uint64_t desc_b =
-            Tr::kFp8 ? swizzled_descriptor<Tr::kSwizzleBytes>(
-                           b_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes)
-                     : swizzled_descriptor<Tr::kSwizzleBytes>(
-                           b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB,
-                           Tr::kAtomBytes);
-        wgmma_m64n256<In>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+        for (int h = 0; h < 2; ++h) {
+          wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
+            const uint32_t k_bytes = kk * Tr::kWgmmaK * Tr::kElemBytes;
+            wgmma_m64n128_e4m3(
+                partial,
+                swizzled_descriptor<Tr::kSwizzleBytes>(a_base + k_bytes, 16, Tr::kAtomBytes),
+                swizzled_descriptor<Tr::kSwizzleBytes>(b_base + 2 * h * Tr::kBoxBytesB + k_bytes,
+                                                       16, Tr::kAtomBytes),
+                kk > 0 ? 1 : 0);
+          }
+          wgmma_commit();
+          wgmma_wait<0>();
+#pragma unroll
+          for (int i = 0; i < 64; ++i) acc[64 * h + i] += partial[i];
+        }
+        release(stage);
+      } else {
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < Tr::kBlockK / Tr::kWgmmaK; ++kk) {
+          const uint64_t desc_a = swizzled_descriptor<Tr::kSwizzleBytes>(
+              a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
+          const uint64_t desc_b = swizzled_descriptor<Tr::kSwizzleBytes>(
+              b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB, Tr::kAtomBytes);
+          wgmma_m64n256<In>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+        }
+        wgmma_commit();
+        // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
+        wgmma_wait<1>();
+        if (previous_stage >= 0) release(previous_stage);
+        previous_stage = stage;
       }
-      wgmma_commit();
-      // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
-      wgmma_wait<1>();
-      if (previous_stage >= 0) release(previous_stage);
-      previous_stage = stage;
       if (++stage == Tr::kStages) {
         stage = 0;
         phase ^= 1;
       }
     }
-    wgmma_wait<0>();
-    release(previous_stage);
+    if constexpr (!Tr::kFp8) {
+      wgmma_wait<0>();
+      release(previous_stage);
+    }
 
     // FP8: C = scale_x·scale_w·(X·W), one multiply per accumulator before the conversion.
     if constexpr (Tr::kFp8) {

@@ -112,7 +112,7 @@ constexpr GemmSplitK gemm_skinny_split(int64_t m, int64_t n, int64_t k) {
   return {(slices + slices_per_split - 1) / slices_per_split, slices_per_split * kGemmSkinnySliceK};
 }
 
-/// gemm_v6_skinny_wgmma (kernels/gemm_skinny_wgmma.cu, sm_90a), by `--kernel gemm=v6` at M ≤
+/// gemm_v6_skinny_wgmma (kernels/gemm_skinny_wgmma.cu, sm_90a), the default at M ≤
 /// kGemmSkinnyMaxRows on compute capability 9.0: Cᵀ = Wᵀ·Xᵀ with W's columns as the wgmma M side,
 /// one block per strip of kGemmSkinnyWgmmaStripCols columns of W and split of K.
 inline constexpr const char* kGemmSkinnyWgmmaVersionName = "gemm_v6_skinny_wgmma";

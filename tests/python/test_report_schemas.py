@@ -1,5 +1,5 @@
 """The published JSON Schemas hold for the reports rooflinectl writes: the committed H200 sweep
-report against docs/report-schema.json and every committed H200 profile report against
+report against docs/report-schema.json and every committed profile report (H200, H100) against
 docs/profile-report-schema.json (which takes the device, roof sources, counters and roofline
 definitions from report-schema.json), and the schemas refuse what the writers never write.
 Needs python3-jsonschema (Debian 12: 4.10; newer releases resolve references through the
@@ -49,7 +49,7 @@ def errors(schema, document):
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator(schema).iter_errors(document)]
 
 
-PROFILES = sorted(glob.glob(os.path.join(DOCS, "examples", "h200-profile-*.json")))
+PROFILES = sorted(glob.glob(os.path.join(DOCS, "examples", "*-profile-*.json")))
 
 
 class ReportSchemas(unittest.TestCase):

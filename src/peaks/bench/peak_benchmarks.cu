@@ -629,7 +629,7 @@ const std::vector<std::string>& peak_counter_verified_metric_names() {
     std::vector<std::string> out;
     for (const auto& name : peak_counter_metric_names()) {
       if (name != kMetricL2ClockHz && name != kMetricL2BytesPeakPerCycle &&
-          name != kMetricTensorFp16PeakPerCycle && name != kMetricTensorFp8Ops) {
+          name != kMetricTensorFp16PeakPerCycle) {
         out.push_back(name);
       }
     }

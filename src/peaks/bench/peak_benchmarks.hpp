@@ -39,8 +39,8 @@ const std::vector<std::string>& peak_counter_metric_names();
 
 /// peak_counter_metric_names() without the metrics not yet read on a GPU (the L2 clock and the
 /// L2 and fp16-tensor per-cycle peaks; their base names are in the GH100 list, the .peak_sustained
-/// and .per_second forms unverified; and the fp8 tensor ops, whose FLOP factor is not yet read on
-/// a GPU): the fallback when CUPTI refuses the full list. The ceilings
+/// and .per_second forms unverified; the fp8 tensor ops were read on an H100, 2·M·N·K exactly):
+/// the fallback when CUPTI refuses the full list. The ceilings
 /// they feed are then null with a reason.
 const std::vector<std::string>& peak_counter_verified_metric_names();
 
