@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/kernel_dispatch.hpp"
 #include "core/kernel_tiles.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/common/hopper_ptx.hpp"
@@ -50,18 +51,20 @@ namespace {
 ///   W stage, FP8: 4 boxes, box j = [64 rows (n 64j..64j+63)][128 k] of W [N, K], 8 KiB each,
 ///            together [256 rows (n)][128 B] K-major (wgmma: 8-bit operands have no transpose);
 ///   C chunk: [16 rows (m)][64 n] = 2 KiB, two per math warp.
-template <class In>
+template <class In, int kTileCols = kGemmWgmmaTile.cols>
 struct WgmmaTraits {
   static constexpr bool kFp8 = std::is_same_v<In, __nv_fp8_e4m3>;
   static_assert(kFp8 || std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>,
                 "16-bit inputs, or E4M3");
   static constexpr int kBlockM = kGemmWgmmaTile.rows;  // the model's tile (core/kernel_tiles.hpp)
-  static constexpr int kBlockN = kGemmWgmmaTile.cols;
+  // 256 (v2, v3, FP8) or kGemmWgmmaNarrowTile.cols = 128 (gemm_v7_wgmma_narrow).
+  static constexpr int kBlockN = kTileCols;
   static constexpr int kElemBytes = static_cast<int>(sizeof(In));
   static constexpr int kSwizzleBytes = 128;
   // 128 B of K per row and stage: 64 16-bit or 128 E4M3 elements, one swizzle row of X.
   static constexpr int kBlockK = kSwizzleBytes / kElemBytes;
-  static constexpr int kStages = 4;
+  // 48 KiB stages at 256 columns, 32 KiB at 128: the same 192 KiB ring either way.
+  static constexpr int kStages = kBlockN == 256 ? 4 : 6;
   static constexpr int kConsumers = 2;  // math warpgroups, 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kWgmmaM = 64;
@@ -96,14 +99,15 @@ struct WgmmaTraits {
 
   static_assert(kBlockK * kElemBytes == kSwizzleBytes, "one X row per stage = one swizzle row");
   static_assert(kBlockM == kConsumers * kWgmmaM, "each consumer owns one m64 slab");
-  static_assert(kBlockN % kBoxN == 0 && kBlockN <= 256, "wgmma N is at most 256");
+  static_assert(kBlockN == 256 || kBlockN == 128, "m64n256 or m64n128 wgmma per consumer");
+  static_assert(!kFp8 || kBlockN == 256, "FP8's promotion splits a 256-column tile in halves");
   static_assert(kFp8 || kBoxN * kElemBytes == kSwizzleBytes,
                 "a 16-bit W box row = one swizzle row");
   static_assert(kBlockK % kWgmmaK == 0 && kBlockK / kWgmmaK == 4, "4 wgmma per stage");
   static_assert(kStageBytesA % kAtomBytes == 0 && kBoxBytesB % kAtomBytes == 0,
                 "every box starts on a swizzle atom");
-  static_assert(kSmemBytes + 64 <= 227 * 1024,
-                "sm_90 opt-in shared memory per block (64 B of static mbarriers)");
+  static_assert(kSmemBytes + 2 * kStages * 8 <= 227 * 1024,
+                "sm_90 opt-in shared memory per block (and the static mbarriers, 2 per stage)");
   static_assert(kProducerRegisters * 128 + kConsumerRegisters * 128 * kConsumers <= 65536,
                 "register file of one SM");
   static_assert(kProducerRegisters % 8 == 0 && kConsumerRegisters % 8 == 0,
@@ -158,30 +162,38 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
         RFL_ACC8(d, 120)                                                                       \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-// m64n128k32 E4M3 with A and B from shared memory (both K-major: "1, 1" after scale-d, no
-// transpose operands); %64 / %65 are the descriptors, %66 selects D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N128_E4M3_SS(d, desc_a, desc_b, accumulate)                           \
+// m64n128 with A and B from shared memory. SHAPE_TYPES: "m64n128k32.f32.e4m3.e4m3" (TAIL "1, 1":
+// both K-major, no transpose operands) or "m64n128k16.f32.bf16.bf16" and the f16 one (TAIL
+// "1, 1, 0, 1" as the m64n256 16-bit form). %64 / %65 are the descriptors, %66 selects
+// D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N128_SS(SHAPE_TYPES, TAIL, d, desc_a, desc_b, accumulate)             \
   asm volatile(                                                                            \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
-      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"                              \
+      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                          \
       " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"            \
       " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"   \
       " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"   \
       " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"  \
-      " %64, %65, p, 1, 1;\n}\n"                                                           \
+      " %64, %65, p, " TAIL ";\n}\n"                                                       \
       : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32), \
         RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56)                                  \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-/// One m64n256k16 wgmma step of the 16-bit kernels (`In` bf16 or fp16), fp32 D.
-template <class In>
-__device__ __forceinline__ void wgmma_m64n256(float (&d)[WgmmaTraits<In>::kAccumulators],
-                                              uint64_t desc_a, uint64_t desc_b, int accumulate) {
-  if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+/// One k16 wgmma step of the 16-bit kernels (`In` bf16 or fp16) over the whole block tile's
+/// kTileCols columns (m64n256k16 or m64n128k16), fp32 D.
+template <class In, int kTileCols>
+__device__ __forceinline__ void wgmma_16bit(float (&d)[WgmmaTraits<In, kTileCols>::kAccumulators],
+                                            uint64_t desc_a, uint64_t desc_b, int accumulate) {
+  constexpr bool kBf16 = std::is_same_v<In, __nv_bfloat16>;
+  static_assert(kBf16 || std::is_same_v<In, __half>, "FP8 runs wgmma_m64n128_e4m3");
+  if constexpr (kTileCols == 256 && kBf16) {
     RFL_WGMMA_M64N256_SS("m64n256k16.f32.bf16.bf16", d, desc_a, desc_b, accumulate);
-  } else {
-    static_assert(std::is_same_v<In, __half>, "FP8 runs wgmma_m64n128_e4m3");
+  } else if constexpr (kTileCols == 256) {
     RFL_WGMMA_M64N256_SS("m64n256k16.f32.f16.f16", d, desc_a, desc_b, accumulate);
+  } else if constexpr (kBf16) {
+    RFL_WGMMA_M64N128_SS("m64n128k16.f32.bf16.bf16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
+  } else {
+    RFL_WGMMA_M64N128_SS("m64n128k16.f32.f16.f16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
   }
 }
 
@@ -189,7 +201,7 @@ __device__ __forceinline__ void wgmma_m64n256(float (&d)[WgmmaTraits<In>::kAccum
 /// d[4j..4j+3], the m64n256 fragment's layout restricted to 16 column groups).
 __device__ __forceinline__ void wgmma_m64n128_e4m3(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
                                                    int accumulate) {
-  RFL_WGMMA_M64N128_E4M3_SS(d, desc_a, desc_b, accumulate);
+  RFL_WGMMA_M64N128_SS("m64n128k32.f32.e4m3.e4m3", "1, 1", d, desc_a, desc_b, accumulate);
 }
 
 #endif
@@ -241,14 +253,14 @@ __device__ __forceinline__ void wgmma_m64n128_e4m3(float (&d)[64], uint64_t desc
 /// block exits while the peer can still arrive on or multicast into it.
 /// v2 (kClusterM = 1: no cluster, no multicast, the same epilogue) is the fallback when no 2-block
 /// cluster can be resident, and stays selectable (`--kernel gemm=v2`) for comparisons.
-template <class T, class In, int kClusterM>
-__global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
+template <class T, class In, int kClusterM, int kTileCols>
+__global__ void __launch_bounds__(WgmmaTraits<In, kTileCols>::kThreads, 1)
     gemm_wgmma_tma_kernel(const __grid_constant__ CUtensorMap x_map,
                           const __grid_constant__ CUtensorMap w_map,
                           const __grid_constant__ CUtensorMap c_map, int m, int n, int k,
                           const float* __restrict__ scales) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tr = WgmmaTraits<In>;
+  using Tr = WgmmaTraits<In, kTileCols>;
   static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
   static_assert(Tr::kGroupM % kClusterM == 0 && Tr::kBoxesN % kClusterM == 0,
                 "units and W boxes split evenly over the cluster");
@@ -438,7 +450,7 @@ __global__ void __launch_bounds__(WgmmaTraits<In>::kThreads, 1)
               a_base + kk * Tr::kWgmmaK * Tr::kElemBytes, 16, Tr::kAtomBytes);
           const uint64_t desc_b = swizzled_descriptor<Tr::kSwizzleBytes>(
               b_base + kk * Tr::kWgmmaK * Tr::kSwizzleBytes, Tr::kBoxBytesB, Tr::kAtomBytes);
-          wgmma_m64n256<In>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
+          wgmma_16bit<In, kTileCols>(acc, desc_a, desc_b, (kb > 0 || kk > 0) ? 1 : 0);
         }
         wgmma_commit();
         // Keeps one group in flight: once the previous stage's wgmma are done, hand it back.
@@ -517,16 +529,17 @@ CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_
                                     what);
 }
 
-/// Launch configuration of gemm_wgmma_tma_kernel<T, In, kClusterM>: `blocks` blocks of
-/// kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's plain
-/// launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
+/// Launch configuration of gemm_wgmma_tma_kernel<T, In, kClusterM, kTileCols>: `blocks` blocks
+/// of kThreads in clusters of (kClusterM, 1, 1) (no cluster attribute for kClusterM = 1, v2's
+/// plain launch), the kernel's dynamic shared memory, on `stream`. `attribute` must outlive the
 /// configuration.
-template <class In, int kClusterM>
+template <class In, int kClusterM, int kTileCols>
 cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  using Tr = WgmmaTraits<In, kTileCols>;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned int>(blocks));
-  config.blockDim = dim3(WgmmaTraits<In>::kThreads);
-  config.dynamicSmemBytes = WgmmaTraits<In>::kSmemBytes;
+  config.blockDim = dim3(Tr::kThreads);
+  config.dynamicSmemBytes = Tr::kSmemBytes;
   config.stream = stream;
   attribute.id = cudaLaunchAttributeClusterDimension;
   attribute.val.clusterDim.x = kClusterM;
@@ -537,20 +550,21 @@ cudaLaunchConfig_t launch_config(int blocks, cudaStream_t stream, cudaLaunchAttr
   return config;
 }
 
-/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, In, kClusterM> and
-/// returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the SM
-/// count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
+/// Raises the dynamic shared-memory limit of gemm_wgmma_tma_kernel<T, In, kClusterM, kTileCols>
+/// and returns how many of its clusters (blocks when kClusterM = 1) can be resident at once: the
+/// SM count for kClusterM = 1; cudaOccupancyMaxActiveClusters otherwise (a cluster's blocks must
 /// share a GPC), 0 when no cluster fits (e.g. a partitioned GPU).
-template <class T, class In, int kClusterM>
+template <class T, class In, int kClusterM, int kTileCols>
 int resident_clusters(int sm_count) {
-  const auto kernel = gemm_wgmma_tma_kernel<T, In, kClusterM>;
+  const auto kernel = gemm_wgmma_tma_kernel<T, In, kClusterM, kTileCols>;
   RFL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      WgmmaTraits<In>::kSmemBytes));
+                                      WgmmaTraits<In, kTileCols>::kSmemBytes));
   if constexpr (kClusterM == 1) {
     return sm_count;
   } else {
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<In, kClusterM>(kClusterM, nullptr, attribute);
+    const cudaLaunchConfig_t config =
+        launch_config<In, kClusterM, kTileCols>(kClusterM, nullptr, attribute);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky; the caller falls back to v2
@@ -560,49 +574,87 @@ int resident_clusters(int sm_count) {
   }
 }
 
-template <class T, class In, int kClusterM>
+template <class T, class In, int kClusterM, int kTileCols>
 void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
   cudaLaunchAttribute attribute{};
-  const cudaLaunchConfig_t config = launch_config<In, kClusterM>(l.grid_blocks, stream, attribute);
-  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, In, kClusterM>, l.x_map,
-                                    l.w_map, l.c_map, l.m, l.n, l.k, l.scales));
+  const cudaLaunchConfig_t config =
+      launch_config<In, kClusterM, kTileCols>(l.grid_blocks, stream, attribute);
+  RFL_CUDA_CHECK(cudaLaunchKernelEx(&config, gemm_wgmma_tma_kernel<T, In, kClusterM, kTileCols>,
+                                    l.x_map, l.w_map, l.c_map, l.m, l.n, l.k, l.scales));
 }
 
 template <class T, class In>
 void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
-  if (l.cluster_m == 2) {
-    launch_typed<T, In, 2>(l, stream);
+  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
+  constexpr int kNarrow = static_cast<int>(kGemmWgmmaNarrowTile.cols);
+  if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) {
+    l.cluster_m == 2 ? launch_typed<T, In, 2, kWide>(l, stream)
+                     : launch_typed<T, In, 1, kWide>(l, stream);
+  } else if (l.block_n == kNarrow) {
+    l.cluster_m == 2 ? launch_typed<T, In, 2, kNarrow>(l, stream)
+                     : launch_typed<T, In, 1, kNarrow>(l, stream);
   } else {
-    launch_typed<T, In, 1>(l, stream);
+    l.cluster_m == 2 ? launch_typed<T, In, 2, kWide>(l, stream)
+                     : launch_typed<T, In, 1, kWide>(l, stream);
   }
 }
 
-/// Grid of gemm_wgmma_tma_kernel<T, In, ...>: sets launch.cluster_m (2 when
-/// `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks (whole
-/// clusters, at most one per work unit, so no cluster is idle).
-template <class T, class In>
-void size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
-  using Tr = WgmmaTraits<In>;
-  const int64_t tiles_m = (launch.m + Tr::kBlockM - 1) / Tr::kBlockM;
-  const int64_t tiles_n = (launch.n + Tr::kBlockN - 1) / Tr::kBlockN;
-  const int pairs = multicast_w ? resident_clusters<T, In, 2>(sm_count) : 0;
+/// Tiles of `tile` rows (or columns) that cover `extent`.
+int64_t tiles_along(int64_t extent, int64_t tile) { return (extent + tile - 1) / tile; }
+
+/// Grid of gemm_wgmma_tma_kernel<T, In, ..., kTileCols>: sets launch.block_n, launch.cluster_m
+/// (2 when `multicast_w` and a 2-block cluster can be resident, else 1) and launch.grid_blocks
+/// (whole clusters, at most one per work unit, so no cluster is idle). Returns the waves the
+/// persistent grid runs: ceil(work units / resident clusters).
+template <class T, class In, int kTileCols>
+int64_t size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
+  using Tr = WgmmaTraits<In, kTileCols>;
+  const int64_t tiles_m = tiles_along(launch.m, Tr::kBlockM);
+  const int64_t tiles_n = tiles_along(launch.n, Tr::kBlockN);
+  const int pairs = multicast_w ? resident_clusters<T, In, 2, kTileCols>(sm_count) : 0;
   // v2's shared-memory limit, also when it is the fallback.
-  resident_clusters<T, In, 1>(sm_count);
+  resident_clusters<T, In, 1, kTileCols>(sm_count);
+  launch.block_n = kTileCols;
   launch.cluster_m = pairs > 0 ? 2 : 1;
   const int64_t units = (tiles_m + launch.cluster_m - 1) / launch.cluster_m * tiles_n;
   const int64_t resident = pairs > 0 ? pairs : sm_count;
   launch.grid_blocks = static_cast<int>(std::min(units, resident) * launch.cluster_m);
+  return (units + resident - 1) / resident;
+}
+
+/// size_grid for the 16-bit kernels at `width`: kFewestWaves sizes both widths and keeps the
+/// narrow tile only when gemm_wgmma_narrow_tile_is_faster says its waves finish sooner.
+template <class T>
+void size_grid_16bit(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count,
+                     GemmWgmmaTileWidth width) {
+  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
+  constexpr int kNarrow = static_cast<int>(kGemmWgmmaNarrowTile.cols);
+  if (width == GemmWgmmaTileWidth::kNarrow) {
+    size_grid<T, T, kNarrow>(launch, multicast_w, sm_count);
+    return;
+  }
+  const int64_t wide_waves = size_grid<T, T, kWide>(launch, multicast_w, sm_count);
+  if (width == GemmWgmmaTileWidth::kFewestWaves) {
+    GemmWgmmaLaunch narrow = launch;
+    const int64_t narrow_waves = size_grid<T, T, kNarrow>(narrow, multicast_w, sm_count);
+    if (gemm_wgmma_narrow_tile_is_faster(wide_waves, narrow_waves)) launch = narrow;
+  }
 }
 
 /// The checks, tensor maps and grid of both entry points: `fp8` selects E4M3 X and W [N, K]
 /// (gemm_fp8_v1_wgmma) over 16-bit X and W [K, N]; C is bf16 when `bf16`, else fp16.
 GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void* c, int64_t m,
-                        int64_t n, int64_t k, bool bf16, bool fp8, bool multicast_w) {
-  // Block tile and shared memory are the same for every input type (static_asserts below).
+                        int64_t n, int64_t k, bool bf16, bool fp8, bool multicast_w,
+                        GemmWgmmaTileWidth width) {
+  // Block rows, boxes and shared memory are the same for every input type and tile width
+  // (static_asserts below); the tile count is bounded with the narrow tile's columns.
   using Tr = WgmmaTraits<__nv_bfloat16>;
+  using TrNarrow = WgmmaTraits<__nv_bfloat16, static_cast<int>(kGemmWgmmaNarrowTile.cols)>;
   static_assert(WgmmaTraits<__nv_fp8_e4m3>::kSmemBytes == Tr::kSmemBytes &&
                 WgmmaTraits<__nv_fp8_e4m3>::kBlockM == Tr::kBlockM &&
                 WgmmaTraits<__nv_fp8_e4m3>::kBlockN == Tr::kBlockN);
+  static_assert(TrNarrow::kSmemBytes == Tr::kSmemBytes && TrNarrow::kBlockM == Tr::kBlockM &&
+                TrNarrow::kBoxN == Tr::kBoxN && TrNarrow::kBlockK == Tr::kBlockK);
   constexpr int64_t kIntMax = 0x7FFFFFFF;
   // TMA global strides are multiples of 16 bytes: N of C (2-byte elements) a multiple of 8, K a
   // multiple of 8 for 16-bit X (and N for W [K, N]), of 16 for E4M3 X and W [N, K].
@@ -615,8 +667,7 @@ GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void*
         fp8 ? "gemm_fp8_wgmma" : "gemm_wgmma_tma", m, n, k, k_multiple));
   }
   // Tile count of v2, and an upper bound on v3's (a spare tile per unit at most).
-  const int64_t tiles =
-      ((m + Tr::kBlockM - 1) / Tr::kBlockM + 1) * ((n + Tr::kBlockN - 1) / Tr::kBlockN);
+  const int64_t tiles = (tiles_along(m, Tr::kBlockM) + 1) * tiles_along(n, TrNarrow::kBlockN);
   if (tiles > kIntMax) {
     throw bad_input(fmt::format("gemm_wgmma_tma: {} output tiles exceed 2^31 - 1", tiles));
   }
@@ -651,13 +702,14 @@ GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void*
   launch.bf16 = bf16;
   launch.fp8 = fp8;
   launch.scales = scales;
+  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
   if (fp8) {
-    bf16 ? size_grid<__nv_bfloat16, __nv_fp8_e4m3>(launch, multicast_w, sm_count)
-         : size_grid<__half, __nv_fp8_e4m3>(launch, multicast_w, sm_count);
+    bf16 ? size_grid<__nv_bfloat16, __nv_fp8_e4m3, kWide>(launch, multicast_w, sm_count)
+         : size_grid<__half, __nv_fp8_e4m3, kWide>(launch, multicast_w, sm_count);
   } else if (bf16) {
-    size_grid<__nv_bfloat16, __nv_bfloat16>(launch, multicast_w, sm_count);
+    size_grid_16bit<__nv_bfloat16>(launch, multicast_w, sm_count, width);
   } else {
-    size_grid<__half, __half>(launch, multicast_w, sm_count);
+    size_grid_16bit<__half>(launch, multicast_w, sm_count, width);
   }
   return launch;
 }
@@ -665,14 +717,15 @@ GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void*
 }  // namespace
 
 GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_t m, int64_t n,
-                                   int64_t k, bool bf16, bool multicast_w) {
-  return prepare(x, w, nullptr, c, m, n, k, bf16, false, multicast_w);
+                                   int64_t k, bool bf16, bool multicast_w,
+                                   GemmWgmmaTileWidth width) {
+  return prepare(x, w, nullptr, c, m, n, k, bf16, false, multicast_w, width);
 }
 
 GemmWgmmaLaunch prepare_gemm_fp8_wgmma(const void* x, const void* w, const float* scales, void* c,
                                        int64_t m, int64_t n, int64_t k, bool bf16_out) {
   if (scales == nullptr) throw bad_input("gemm_fp8_wgmma: no scales (need scale_x, scale_w)");
-  return prepare(x, w, scales, c, m, n, k, bf16_out, true, true);
+  return prepare(x, w, scales, c, m, n, k, bf16_out, true, true, GemmWgmmaTileWidth::kWide);
 }
 
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {

@@ -15,6 +15,10 @@ std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCap
   return tiled != "v1" && runs_sm90a_code(cc) ? tiled : "v1";
 }
 
+bool gemm_wgmma_narrow_tile_is_faster(int64_t wide_waves, int64_t narrow_waves) {
+  return narrow_waves * kGemmWgmmaNarrowTile.cols < wide_waves * kGemmWgmmaTile.cols;
+}
+
 std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,
                                         ComputeCapability cc) {
   return requested == "v3" && wgmma_covers_problem && runs_sm90a_code(cc) ? "v3" : "v2";

@@ -70,6 +70,12 @@ inline constexpr GemmBlockTile kGemmMmaSyncTile{128, 128};
 /// kBlockN).
 inline constexpr GemmBlockTile kGemmWgmmaTile{128, 256};
 
+/// Block tile of gemm_v7_wgmma_narrow: the same kernel with half the columns (m64n128k16 per
+/// consumer warpgroup), for shapes whose 256-column tiles leave SMs idle (M = 512, N = 4096:
+/// 64 tiles on 132 SMs); gemm_wgmma_narrow_tile_is_faster (core/kernel_dispatch.hpp) decides.
+inline constexpr GemmBlockTile kGemmWgmmaNarrowTile{128, 128};
+inline constexpr const char* kGemmWgmmaNarrowVersionName = "gemm_v7_wgmma_narrow";
+
 /// gemm_v4_skinny_splitk (kernels/gemm.cu), the default at M ≤ kGemmSkinnyMaxRows: one row of
 /// block tiles of 16·ceil(M/16) rows × kGemmSkinnyTileCols columns, K cut into splits of whole
 /// kGemmSkinnySliceK slices, fp32 partials reduced by the last block of each column tile.

@@ -44,15 +44,34 @@ Shape gemm_shape(int64_t m, int64_t n, int64_t k, Dtype dtype) {
   return shape;
 }
 
-/// The version that must run for `key` ("v6", "v4" or "v3") at M = `m` rows, worked out here from
-/// the documented rules (kernels/gemm.cu) rather than asked of the code under test: up to 64
-/// rows v6 on compute capability 9.0 when asked, else v4; above, v3 (what both fall back to) on
-/// compute capability 9.0, v1 elsewhere.
-std::string expected_version(const std::string& key, int64_t m) {
+/// Waves of gemm_wgmma_tma's persistent grid at (m, n) with `cols`-wide tiles, counted here
+/// rather than asked of the kernel: work units of two vertically adjacent 128-row tiles over
+/// one 2-block cluster per pair of SMs (what cudaOccupancyMaxActiveClusters gives on the H100
+/// and H200).
+int64_t wgmma_waves(int64_t m, int64_t n, int64_t cols) {
+  int device = 0;
+  RFL_CUDA_CHECK(cudaGetDevice(&device));
+  int sms = 0;
+  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int64_t units = (m + 255) / 256 * ((n + cols - 1) / cols);
+  const int64_t pairs = sms / 2;
+  return (units + pairs - 1) / pairs;
+}
+
+/// The version that must run for `key` ("v6", "v4", "v3" or "v7") at M = `m` rows and N = `n`
+/// columns, worked out here from the documented rules (kernels/gemm.cu) rather than asked of
+/// the code under test: up to 64 rows v6 on compute capability 9.0 when asked, else v4; above,
+/// v6 and v4 (the default) run v7 on compute capability 9.0 where 128-column tiles take fewer
+/// wave-columns (waves × tile columns) than v3's 256, else v3; v3 and v7 by name run as named;
+/// everything falls back to v1 off compute capability 9.0.
+std::string expected_version(const std::string& key, int64_t m, int64_t n) {
   const bool sm90 = test_device_is_sm90();
   if (key == "v6" && m <= 64 && sm90) return "gemm_v6_skinny_wgmma";
   if ((key == "v4" || key == "v6") && m <= 64) return "gemm_v4_skinny_splitk";
-  return sm90 ? "gemm_v3_wgmma_multicast" : "gemm_v1_mma_sync";
+  if (!sm90) return "gemm_v1_mma_sync";
+  const bool narrow_faster = wgmma_waves(m, n, 128) * 128 < wgmma_waves(m, n, 256) * 256;
+  if (key == "v7" || (key != "v3" && narrow_faster)) return "gemm_v7_wgmma_narrow";
+  return "gemm_v3_wgmma_multicast";
 }
 
 std::string expected_kernel(const std::string& version) {
@@ -66,7 +85,7 @@ void run_and_validate(const Shape& shape, const std::string& key, uint64_t seed)
   const OperatorSpec& spec = find_operator("gemm");
   spec.check_shape(shape);
   const std::unique_ptr<OperatorRun> run = spec.create(shape, key);
-  const std::string version = expected_version(key, shape.tokens());
+  const std::string version = expected_version(key, shape.tokens(), shape.gemm_n);
   EXPECT_EQ(run->version(), version);
   EXPECT_EQ(run->kernel_names(), std::vector<std::string>{expected_kernel(version)});
   run->fill_random(seed);
@@ -90,8 +109,8 @@ constexpr LayerGemm kLlama8bGemms[] = {
     {"down", 4096, 14336},
 };
 
-// projection index, M, dtype, version key ("v6": the default, skinny up to 64 rows on sm_90;
-// "v4": skinny mma.sync; "v3": tiled)
+// projection index, M, dtype, version key ("v6": the default, skinny up to 64 rows on sm_90,
+// then v7 or v3 by waves; "v4": skinny mma.sync; "v3": tiled, 256-column tiles)
 using LayerParam = std::tuple<int, int64_t, Dtype, std::string>;
 
 class GemmLayerShapes : public testing::TestWithParam<LayerParam> {};
@@ -161,6 +180,38 @@ TEST(GemmSkinnyWgmma, EdgeShapes) {
   }
 }
 
+// gemm_v7_wgmma_narrow by name (sm_90 only): 128-column tiles at N = 8 and 136 (the last tile
+// partial, 8 columns), M = 1 and 130 (the second tile row nearly empty, a spare tile in the
+// 2-block unit), K = 8 and 1000 (one partial k block; the last partial), and the layer shapes
+// where the default picks it (M = 512 at N = 4096, K = 4096 and 14336).
+TEST(GemmWgmmaNarrow, EdgeShapes) {
+  if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v7_wgmma_narrow needs compute capability 9.0";
+  struct Case {
+    int64_t m, n, k;
+  };
+  const Case cases[] = {{1, 8, 8},         {130, 136, 1000},   {300, 264, 520},   {4096, 1000, 264},
+                        {512, 4096, 4096}, {512, 4096, 14336}, {2048, 4104, 2048}};
+  for (const Case& c : cases) {
+    for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
+      SCOPED_TRACE(testing::Message()
+                   << "M " << c.m << " N " << c.n << " K " << c.k << " " << to_string(dtype));
+      run_and_validate(gemm_shape(c.m, c.n, c.k, dtype), "v7", 81);
+    }
+  }
+}
+
+// The default above 64 rows: v7 where its waves finish sooner (M = 512 of the O and down
+// projections, N = 4096: 32 units of 256 columns or 64 of 128, one wave each), v3 where they
+// tie (M = 4096 at N = 4096: 8 narrow waves against 4 wide ones).
+TEST(GemmWgmmaNarrow, DefaultPicksTheTileThatFinishesSooner) {
+  if (!test_device_is_sm90()) GTEST_SKIP() << "the tiled default is v1 off compute capability 9.0";
+  const OperatorSpec& spec = find_operator("gemm");
+  EXPECT_EQ(spec.create(gemm_shape(512, 4096, 4096, Dtype::kBf16), "v6")->version(),
+            "gemm_v7_wgmma_narrow");
+  EXPECT_EQ(spec.create(gemm_shape(4096, 4096, 4096, Dtype::kBf16), "v6")->version(),
+            "gemm_v3_wgmma_multicast");
+}
+
 // M = batch·seq_len either way: prefill of 16 tokens (batch 1) runs the skinny version too.
 TEST(GemmSkinny, RowsFromSeqLenToo) {
   Shape shape = gemm_shape(1, 4096, 4096, Dtype::kBf16);
@@ -173,7 +224,7 @@ TEST(GemmSkinny, RowsFromSeqLenToo) {
 /// the arrival order.
 void expect_same_bits_across_launches(const Shape& shape, const std::string& key) {
   const std::unique_ptr<OperatorRun> run = find_operator("gemm").create(shape, key);
-  ASSERT_EQ(run->version(), expected_version(key, shape.tokens()));
+  ASSERT_EQ(run->version(), expected_version(key, shape.tokens(), shape.gemm_n));
   run->fill_random(11);
   expect_valid(run->validate());
   const std::vector<DeviceTensorView> tensors = run->tensors();

@@ -90,7 +90,8 @@ Shape gemm_shape(int64_t tokens, int64_t heads, int64_t head_dim, Dtype dtype) {
 const std::vector<std::string> kGemmVersionKeys = {"v1", "v2", "v3"};
 
 /// The version kernels/gemm.cu must run for version key `key`: on compute capability 9.0, v3
-/// (2-block clusters with W multicast) for "v3" and the default, v2 (wgmma + TMA) for "v2"; v1
+/// (2-block clusters with W multicast) for "v3" (and the default where v3's waves are not
+/// beaten by v7's), v2 (wgmma + TMA) for "v2"; v1
 /// for "v1" or on any other device. kernel_names() must name the kernel of that version (v2 and
 /// v3 share one kernel). Assumes a 2-block cluster fits (true on H100/H200).
 void expect_gemm_version(const OperatorRun& run, const std::string& key) {
@@ -185,18 +186,23 @@ TEST(Gemm, RejectsAnUndeclaredVersionKey) {
   }
 }
 
-// The default (v6) is a skinny split-K kernel up to 64 rows (v6 on sm_90, v4 elsewhere) and v3
-// (v1 off sm_90) above.
-TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenV3) {
+// The default (v6) is a skinny split-K kernel up to 64 rows (v6 on sm_90, v4 elsewhere); above,
+// on sm_90, v7 where 128-column tiles finish their waves sooner (M = 65, N = 256: one tile row,
+// two narrow tiles or one wide, one wave either way) and v3 where they tie (M = 4096, N = 16384,
+// K = 4096: 32 narrow waves against 16 wide on 66 resident pairs); v1 off sm_90.
+TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenTiledByWaves) {
   const std::unique_ptr<OperatorRun> skinny =
       find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), kDefaultVersionKey);
   const bool sm90 = test_device_is_sm90();
   EXPECT_EQ(skinny->version(), sm90 ? "gemm_v6_skinny_wgmma" : "gemm_v4_skinny_splitk");
   EXPECT_EQ(skinny->kernel_names(),
             std::vector<std::string>{sm90 ? "gemm_skinny_wgmma" : "gemm_skinny_splitk"});
-  const std::unique_ptr<OperatorRun> tiled =
+  const std::unique_ptr<OperatorRun> narrow =
       find_operator("gemm").create(gemm_shape(65, 1, 64, Dtype::kBf16), kDefaultVersionKey);
-  expect_gemm_version(*tiled, "v3");
+  EXPECT_EQ(narrow->version(), sm90 ? "gemm_v7_wgmma_narrow" : "gemm_v1_mma_sync");
+  const std::unique_ptr<OperatorRun> wide =
+      find_operator("gemm").create(gemm_shape(4096, 32, 128, Dtype::kBf16), kDefaultVersionKey);
+  expect_gemm_version(*wide, "v3");
 }
 
 TEST(Gemm, RejectsDModelNotMultipleOf8) {

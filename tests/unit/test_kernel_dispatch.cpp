@@ -72,6 +72,26 @@ TEST(KernelDispatch, GemmSkinnyRunsUpTo64RowsAnywhere) {
   }
 }
 
+// gemm_v7_wgmma_narrow (128-column tiles) by name: any M on compute capability 9.0, v1 elsewhere.
+TEST(KernelDispatch, GemmNarrowWgmmaOnHopperOnly) {
+  for (const int64_t m : {1, 64, 65, 512, 32768}) EXPECT_EQ(gemm_version_for("v7", m, kH200), "v7");
+  for (const ComputeCapability cc : {kA100, kL40s, kB200}) {
+    EXPECT_EQ(gemm_version_for("v7", 512, cc), "v1");
+  }
+}
+
+// Tile width by wave-columns (waves × tile columns): narrow only when strictly fewer. The
+// waves are those of 66 resident 2-block clusters (H100 and H200): M = 512, N = 4096 (o, down)
+// 1 against 1; M = 512, N = 6144 (qkv) 2 against 1, a tie; M = 4096, N = 4096 8 against 4, a
+// tie; M = 130, N = 14336 (gate_up) 2 against 1, a tie.
+TEST(KernelDispatch, GemmNarrowTileWhenItsWavesFinishSooner) {
+  EXPECT_TRUE(gemm_wgmma_narrow_tile_is_faster(1, 1));
+  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(1, 2));
+  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(4, 8));
+  EXPECT_TRUE(gemm_wgmma_narrow_tile_is_faster(2, 3));  // e.g. 130 wide units vs 196 narrow
+  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(3, 7));
+}
+
 TEST(KernelDispatch, FlashRunsV3OnHopperForTheProblemsItCovers) {
   EXPECT_EQ(flash_attention_version_for("v3", true, kH200), "v3");
   EXPECT_EQ(flash_attention_version_for("v3", false, kH200), "v2");  // e.g. head_dim 64
