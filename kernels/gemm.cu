@@ -13,9 +13,10 @@
 //   gemm_v3_wgmma_multicast  kernels/gemm_wgmma.cu (sm_90a), above 64 rows on compute capability
 //                            9.0: wgmma, TMA loads and stores, persistent 2-block clusters
 //                            multicasting W.
-//   gemm_v7_wgmma_narrow     the same kernel with 128 × 128 block tiles (m64n128k16), the default
-//                            above 64 rows where those tiles finish their waves sooner than v3's
-//                            128 × 256 (M = 512 at N = 4096 leaves half of 132 SMs idle at 256).
+//   gemm_v8_wgmma_n192,      the same kernel with 128 × 192 or 128 × 128 block tiles (m64n192k16,
+//   gemm_v7_wgmma_n128       m64n128k16), the default above 64 rows where those tiles should
+//                            finish their waves sooner than v3's 128 × 256 (M = 512 at N = 4096
+//                            leaves half of 132 SMs idle with 256 columns; gemm_wgmma_tile_cols).
 //   gemm_v2_wgmma_tma        the same kernel without clusters, where none can be resident.
 //   gemm_v1_mma_sync         this file, above 64 rows everywhere else: mma.sync m16n8k16,
 //                            128×128×32 block tiles, 8 warps, a 4-stage cp.async pipeline.
@@ -23,7 +24,7 @@
 //                            [N, K] with one fp32 scale each (--gemm-dtype fp8_e4m3), every M; the
 //                            only version of FP8 points, refused off compute capability 9.0.
 // Selection: `--kernel gemm=KEY` names a version; one the device or M cannot run falls back
-// v6 → v4 → v3 (or v7) → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
+// v6 → v4 → v3 (or v7, v8) → v2 → v1 (gemm_versions, gemm_version_for in core/kernel_dispatch).
 // File order: CPU reference, device helpers and kernels, launchers, OperatorRun, registration.
 // The measurements: docs/perf-notes.md.
 #include <cublas_v2.h>
@@ -590,9 +591,13 @@ const std::vector<KernelVersion>& gemm_versions() {
        fmt::format("M = batch*seq_len <= {} and compute capability 9.0 (sm_90a code)",
                    kGemmSkinnyMaxRows),
        "v4"},
-      {"v7", kGemmWgmmaNarrowVersionName,
+      {"v7", kGemmWgmmaN128VersionName,
        "compute capability 9.0 (sm_90a code); the default above 64 rows where 128-column tiles "
-       "finish their waves sooner than v3's 256",
+       "should finish their waves soonest",
+       "v1"},
+      {"v8", kGemmWgmmaN192VersionName,
+       "compute capability 9.0 (sm_90a code); the default above 64 rows where 192-column tiles "
+       "should finish their waves soonest",
        "v1"},
       {kGemmFp8Key, kGemmFp8VersionName,
        "compute capability 9.0 (sm_90a code); --gemm-dtype fp8_e4m3 points, which run it whatever "
@@ -671,12 +676,15 @@ class GemmRun final : public OperatorRun {
         prepare_skinny_kernel<__half>(dims_.m);
       }
     } else if (version_ != "v1") {
-      // v3 and v2 asked for by name keep their 256-column tile; the default above 64 rows (a
-      // skinny key that became v3) takes whichever tile finishes its waves sooner.
-      const bool default_key = version_key != "v3" && version_key != "v2" && version_key != "v7";
-      const GemmWgmmaTileWidth width = version_ == "v7" ? GemmWgmmaTileWidth::kNarrow
-                                       : default_key    ? GemmWgmmaTileWidth::kFewestWaves
-                                                        : GemmWgmmaTileWidth::kWide;
+      // v3 and v2 asked for by name keep their 256-column tile, v7 and v8 their 128 and 192;
+      // the default above 64 rows (a skinny key that became v3) takes the width that should
+      // finish its waves soonest.
+      const bool by_name =
+          version_key == "v3" || version_key == "v2" || version_key == "v7" || version_key == "v8";
+      const GemmWgmmaTileWidth width = version_ == "v7"   ? GemmWgmmaTileWidth::kCols128
+                                       : version_ == "v8" ? GemmWgmmaTileWidth::kCols192
+                                       : by_name          ? GemmWgmmaTileWidth::kCols256
+                                                          : GemmWgmmaTileWidth::kFewestWaveColumns;
       wgmma_ = prepare_gemm_wgmma(x_.get(), w_.get(), c_.get(), dims_.m, dims_.n, dims_.k,
                                   dtype_ == Dtype::kBf16, version_ != "v2", width);
     } else if (dtype_ == Dtype::kBf16) {
@@ -752,7 +760,8 @@ class GemmRun final : public OperatorRun {
     return {wgmma_ ? "gemm_wgmma_tma" : "gemm_mma_sync"};
   }
   std::string version() const override {
-    if (wgmma_ && wgmma_->block_n == kGemmWgmmaNarrowTile.cols) return gemm_version_name("v7");
+    if (wgmma_ && wgmma_->block_n == kGemmWgmmaN128Tile.cols) return gemm_version_name("v7");
+    if (wgmma_ && wgmma_->block_n == kGemmWgmmaN192Tile.cols) return gemm_version_name("v8");
     if (wgmma_) return gemm_version_name(wgmma_->cluster_m == 2 ? "v3" : "v2");
     return gemm_version_name(version_);
   }
@@ -801,8 +810,8 @@ class GemmRun final : public OperatorRun {
 
   GemmDims dims_;
   Dtype dtype_;
-  /// the key that runs: "v6", "v4", "v1", or "v2"/"v3"/"v7" (wgmma_ says which: its cluster and
-  /// tile width)
+  /// the key that runs: "v6", "v4", "v1", or "v2"/"v3"/"v7"/"v8" (wgmma_ says which: its
+  /// cluster and tile width)
   std::string version_;
   DeviceBuffer<uint16_t> x_;
   DeviceBuffer<uint16_t> w_;

@@ -57,14 +57,15 @@ struct WgmmaTraits {
   static_assert(kFp8 || std::is_same_v<In, __nv_bfloat16> || std::is_same_v<In, __half>,
                 "16-bit inputs, or E4M3");
   static constexpr int kBlockM = kGemmWgmmaTile.rows;  // the model's tile (core/kernel_tiles.hpp)
-  // 256 (v2, v3, FP8) or kGemmWgmmaNarrowTile.cols = 128 (gemm_v7_wgmma_narrow).
+  // 256 (v2, v3, FP8), 192 (gemm_v8_wgmma_n192) or 128 (gemm_v7_wgmma_n128).
   static constexpr int kBlockN = kTileCols;
   static constexpr int kElemBytes = static_cast<int>(sizeof(In));
   static constexpr int kSwizzleBytes = 128;
   // 128 B of K per row and stage: 64 16-bit or 128 E4M3 elements, one swizzle row of X.
   static constexpr int kBlockK = kSwizzleBytes / kElemBytes;
-  // 48 KiB stages at 256 columns, 32 KiB at 128: the same 192 KiB ring either way.
-  static constexpr int kStages = kBlockN == 256 ? 4 : 6;
+  // As many stages as fit a 192 KiB ring: 4 of 48 KiB at 256 columns, 4 of 40 KiB at 192, 6 of
+  // 32 KiB at 128 (each stage: 16 KiB of X and 8 KiB per 64 columns of W).
+  static constexpr int kStages = 192 * 1024 / ((128 + kBlockN) * kSwizzleBytes);
   static constexpr int kConsumers = 2;  // math warpgroups, 64 rows each
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kWgmmaM = 64;
@@ -99,7 +100,8 @@ struct WgmmaTraits {
 
   static_assert(kBlockK * kElemBytes == kSwizzleBytes, "one X row per stage = one swizzle row");
   static_assert(kBlockM == kConsumers * kWgmmaM, "each consumer owns one m64 slab");
-  static_assert(kBlockN == 256 || kBlockN == 128, "m64n256 or m64n128 wgmma per consumer");
+  static_assert(kBlockN == 256 || kBlockN == 192 || kBlockN == 128,
+                "m64n256, m64n192 or m64n128 wgmma per consumer");
   static_assert(!kFp8 || kBlockN == 256, "FP8's promotion splits a 256-column tile in halves");
   static_assert(kFp8 || kBoxN * kElemBytes == kSwizzleBytes,
                 "a 16-bit W box row = one swizzle row");
@@ -179,8 +181,27 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
         RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56)                                  \
       : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
+// m64n192 16-bit wgmma with A and B from shared memory (SHAPE_TYPES "m64n192k16.f32.bf16.bf16"
+// or the f16 one; immediates as the m64n256 form). %96 / %97 are the descriptors, %98 selects
+// D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_M64N192_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                     \
+  asm volatile(                                                                              \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                           \
+      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                            \
+      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"              \
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"     \
+      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"     \
+      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"     \
+      " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"     \
+      " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95},"    \
+      " %96, %97, p, 1, 1, 0, 1;\n}\n"                                                       \
+      : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32),   \
+        RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56), RFL_ACC8(d, 64), RFL_ACC8(d, 72), \
+        RFL_ACC8(d, 80), RFL_ACC8(d, 88)                                                     \
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+
 /// One k16 wgmma step of the 16-bit kernels (`In` bf16 or fp16) over the whole block tile's
-/// kTileCols columns (m64n256k16 or m64n128k16), fp32 D.
+/// kTileCols columns (m64n256k16, m64n192k16 or m64n128k16), fp32 D.
 template <class In, int kTileCols>
 __device__ __forceinline__ void wgmma_16bit(float (&d)[WgmmaTraits<In, kTileCols>::kAccumulators],
                                             uint64_t desc_a, uint64_t desc_b, int accumulate) {
@@ -190,6 +211,10 @@ __device__ __forceinline__ void wgmma_16bit(float (&d)[WgmmaTraits<In, kTileCols
     RFL_WGMMA_M64N256_SS("m64n256k16.f32.bf16.bf16", d, desc_a, desc_b, accumulate);
   } else if constexpr (kTileCols == 256) {
     RFL_WGMMA_M64N256_SS("m64n256k16.f32.f16.f16", d, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileCols == 192 && kBf16) {
+    RFL_WGMMA_M64N192_SS("m64n192k16.f32.bf16.bf16", d, desc_a, desc_b, accumulate);
+  } else if constexpr (kTileCols == 192) {
+    RFL_WGMMA_M64N192_SS("m64n192k16.f32.f16.f16", d, desc_a, desc_b, accumulate);
   } else if constexpr (kBf16) {
     RFL_WGMMA_M64N128_SS("m64n128k16.f32.bf16.bf16", "1, 1, 0, 1", d, desc_a, desc_b, accumulate);
   } else {
@@ -262,8 +287,9 @@ __global__ void __launch_bounds__(WgmmaTraits<In, kTileCols>::kThreads, 1)
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tr = WgmmaTraits<In, kTileCols>;
   static_assert(kClusterM == 1 || kClusterM == 2, "one block, or a pair sharing W");
-  static_assert(Tr::kGroupM % kClusterM == 0 && Tr::kBoxesN % kClusterM == 0,
-                "units and W boxes split evenly over the cluster");
+  // W boxes go to the cluster's blocks round-robin (box j from block j % kClusterM): 2 and 2 of
+  // 4, 2 and 1 of 3 (192 columns), 1 and 1 of 2; each block's full barrier expects every box.
+  static_assert(Tr::kGroupM % kClusterM == 0, "units split evenly over the cluster");
   constexpr bool kCluster = kClusterM > 1;
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[Tr::kStages];
@@ -583,19 +609,26 @@ void launch_typed(const GemmWgmmaLaunch& l, cudaStream_t stream) {
                                     l.x_map, l.w_map, l.c_map, l.m, l.n, l.k, l.scales));
 }
 
+constexpr int kCols256 = static_cast<int>(kGemmWgmmaTile.cols);
+constexpr int kCols192 = static_cast<int>(kGemmWgmmaN192Tile.cols);
+constexpr int kCols128 = static_cast<int>(kGemmWgmmaN128Tile.cols);
+
+template <class T, class In, int kTileCols>
+void launch_for_width(const GemmWgmmaLaunch& l, cudaStream_t stream) {
+  l.cluster_m == 2 ? launch_typed<T, In, 2, kTileCols>(l, stream)
+                   : launch_typed<T, In, 1, kTileCols>(l, stream);
+}
+
 template <class T, class In>
 void launch_for_type(const GemmWgmmaLaunch& l, cudaStream_t stream) {
-  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
-  constexpr int kNarrow = static_cast<int>(kGemmWgmmaNarrowTile.cols);
   if constexpr (std::is_same_v<In, __nv_fp8_e4m3>) {
-    l.cluster_m == 2 ? launch_typed<T, In, 2, kWide>(l, stream)
-                     : launch_typed<T, In, 1, kWide>(l, stream);
-  } else if (l.block_n == kNarrow) {
-    l.cluster_m == 2 ? launch_typed<T, In, 2, kNarrow>(l, stream)
-                     : launch_typed<T, In, 1, kNarrow>(l, stream);
+    launch_for_width<T, In, kCols256>(l, stream);
+  } else if (l.block_n == kCols128) {
+    launch_for_width<T, In, kCols128>(l, stream);
+  } else if (l.block_n == kCols192) {
+    launch_for_width<T, In, kCols192>(l, stream);
   } else {
-    l.cluster_m == 2 ? launch_typed<T, In, 2, kWide>(l, stream)
-                     : launch_typed<T, In, 1, kWide>(l, stream);
+    launch_for_width<T, In, kCols256>(l, stream);
   }
 }
 
@@ -622,23 +655,28 @@ int64_t size_grid(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count) {
   return (units + resident - 1) / resident;
 }
 
-/// size_grid for the 16-bit kernels at `width`: kFewestWaves sizes both widths and keeps the
-/// narrow tile only when gemm_wgmma_narrow_tile_is_faster says its waves finish sooner.
+/// size_grid for the 16-bit kernels at `width`: kFewestWaveColumns sizes the grid at all three
+/// widths and keeps the one gemm_wgmma_tile_cols picks.
 template <class T>
 void size_grid_16bit(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count,
                      GemmWgmmaTileWidth width) {
-  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
-  constexpr int kNarrow = static_cast<int>(kGemmWgmmaNarrowTile.cols);
-  if (width == GemmWgmmaTileWidth::kNarrow) {
-    size_grid<T, T, kNarrow>(launch, multicast_w, sm_count);
+  if (width == GemmWgmmaTileWidth::kCols128) {
+    size_grid<T, T, kCols128>(launch, multicast_w, sm_count);
     return;
   }
-  const int64_t wide_waves = size_grid<T, T, kWide>(launch, multicast_w, sm_count);
-  if (width == GemmWgmmaTileWidth::kFewestWaves) {
-    GemmWgmmaLaunch narrow = launch;
-    const int64_t narrow_waves = size_grid<T, T, kNarrow>(narrow, multicast_w, sm_count);
-    if (gemm_wgmma_narrow_tile_is_faster(wide_waves, narrow_waves)) launch = narrow;
+  if (width == GemmWgmmaTileWidth::kCols192) {
+    size_grid<T, T, kCols192>(launch, multicast_w, sm_count);
+    return;
   }
+  GemmWgmmaLaunch with_192 = launch;
+  GemmWgmmaLaunch with_128 = launch;
+  const int64_t waves_256 = size_grid<T, T, kCols256>(launch, multicast_w, sm_count);
+  if (width != GemmWgmmaTileWidth::kFewestWaveColumns) return;
+  const int64_t waves_192 = size_grid<T, T, kCols192>(with_192, multicast_w, sm_count);
+  const int64_t waves_128 = size_grid<T, T, kCols128>(with_128, multicast_w, sm_count);
+  const int64_t cols = gemm_wgmma_tile_cols(waves_256, waves_192, waves_128);
+  if (cols == kCols192) launch = with_192;
+  if (cols == kCols128) launch = with_128;
 }
 
 /// The checks, tensor maps and grid of both entry points: `fp8` selects E4M3 X and W [N, K]
@@ -646,15 +684,19 @@ void size_grid_16bit(GemmWgmmaLaunch& launch, bool multicast_w, int sm_count,
 GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void* c, int64_t m,
                         int64_t n, int64_t k, bool bf16, bool fp8, bool multicast_w,
                         GemmWgmmaTileWidth width) {
-  // Block rows, boxes and shared memory are the same for every input type and tile width
-  // (static_asserts below); the tile count is bounded with the narrow tile's columns.
+  // Block rows and boxes are the same for every input type and tile width, and no variant needs
+  // more shared memory than the 256-column one (static_asserts below); the tile count is bounded
+  // with the 128-column tile's.
   using Tr = WgmmaTraits<__nv_bfloat16>;
-  using TrNarrow = WgmmaTraits<__nv_bfloat16, static_cast<int>(kGemmWgmmaNarrowTile.cols)>;
+  using Tr128 = WgmmaTraits<__nv_bfloat16, kCols128>;
+  using Tr192 = WgmmaTraits<__nv_bfloat16, kCols192>;
   static_assert(WgmmaTraits<__nv_fp8_e4m3>::kSmemBytes == Tr::kSmemBytes &&
                 WgmmaTraits<__nv_fp8_e4m3>::kBlockM == Tr::kBlockM &&
                 WgmmaTraits<__nv_fp8_e4m3>::kBlockN == Tr::kBlockN);
-  static_assert(TrNarrow::kSmemBytes == Tr::kSmemBytes && TrNarrow::kBlockM == Tr::kBlockM &&
-                TrNarrow::kBoxN == Tr::kBoxN && TrNarrow::kBlockK == Tr::kBlockK);
+  static_assert(Tr128::kSmemBytes <= Tr::kSmemBytes && Tr128::kBlockM == Tr::kBlockM &&
+                Tr128::kBoxN == Tr::kBoxN && Tr128::kBlockK == Tr::kBlockK);
+  static_assert(Tr192::kSmemBytes <= Tr::kSmemBytes && Tr192::kBlockM == Tr::kBlockM &&
+                Tr192::kBoxN == Tr::kBoxN && Tr192::kBlockK == Tr::kBlockK);
   constexpr int64_t kIntMax = 0x7FFFFFFF;
   // TMA global strides are multiples of 16 bytes: N of C (2-byte elements) a multiple of 8, K a
   // multiple of 8 for 16-bit X (and N for W [K, N]), of 16 for E4M3 X and W [N, K].
@@ -667,7 +709,7 @@ GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void*
         fp8 ? "gemm_fp8_wgmma" : "gemm_wgmma_tma", m, n, k, k_multiple));
   }
   // Tile count of v2, and an upper bound on v3's (a spare tile per unit at most).
-  const int64_t tiles = (tiles_along(m, Tr::kBlockM) + 1) * tiles_along(n, TrNarrow::kBlockN);
+  const int64_t tiles = (tiles_along(m, Tr::kBlockM) + 1) * tiles_along(n, Tr128::kBlockN);
   if (tiles > kIntMax) {
     throw bad_input(fmt::format("gemm_wgmma_tma: {} output tiles exceed 2^31 - 1", tiles));
   }
@@ -702,10 +744,9 @@ GemmWgmmaLaunch prepare(const void* x, const void* w, const float* scales, void*
   launch.bf16 = bf16;
   launch.fp8 = fp8;
   launch.scales = scales;
-  constexpr int kWide = static_cast<int>(kGemmWgmmaTile.cols);
   if (fp8) {
-    bf16 ? size_grid<__nv_bfloat16, __nv_fp8_e4m3, kWide>(launch, multicast_w, sm_count)
-         : size_grid<__half, __nv_fp8_e4m3, kWide>(launch, multicast_w, sm_count);
+    bf16 ? size_grid<__nv_bfloat16, __nv_fp8_e4m3, kCols256>(launch, multicast_w, sm_count)
+         : size_grid<__half, __nv_fp8_e4m3, kCols256>(launch, multicast_w, sm_count);
   } else if (bf16) {
     size_grid_16bit<__nv_bfloat16>(launch, multicast_w, sm_count, width);
   } else {
@@ -725,7 +766,7 @@ GemmWgmmaLaunch prepare_gemm_wgmma(const void* x, const void* w, void* c, int64_
 GemmWgmmaLaunch prepare_gemm_fp8_wgmma(const void* x, const void* w, const float* scales, void* c,
                                        int64_t m, int64_t n, int64_t k, bool bf16_out) {
   if (scales == nullptr) throw bad_input("gemm_fp8_wgmma: no scales (need scale_x, scale_w)");
-  return prepare(x, w, scales, c, m, n, k, bf16_out, true, true, GemmWgmmaTileWidth::kWide);
+  return prepare(x, w, scales, c, m, n, k, bf16_out, true, true, GemmWgmmaTileWidth::kCols256);
 }
 
 void launch_gemm_wgmma(const GemmWgmmaLaunch& l, cudaStream_t stream) {

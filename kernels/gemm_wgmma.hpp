@@ -11,11 +11,12 @@
 
 namespace rooflinectl {
 
-/// Column width of gemm_wgmma_tma's 128-row block tile (16-bit inputs; FP8 is always wide).
+/// Column width of gemm_wgmma_tma's 128-row block tile (16-bit inputs; FP8 is always 256).
 enum class GemmWgmmaTileWidth {
-  kWide,        ///< 256 columns, kGemmWgmmaTile: v2, v3
-  kNarrow,      ///< 128 columns, kGemmWgmmaNarrowTile: gemm_v7_wgmma_narrow
-  kFewestWaves  ///< whichever finishes its waves sooner (gemm_wgmma_narrow_tile_is_faster)
+  kCols256,           ///< kGemmWgmmaTile: v2, v3
+  kCols192,           ///< kGemmWgmmaN192Tile: gemm_v8_wgmma_n192
+  kCols128,           ///< kGemmWgmmaN128Tile: gemm_v7_wgmma_n128
+  kFewestWaveColumns  ///< whichever should finish soonest (gemm_wgmma_tile_cols)
 };
 
 /// Everything one launch of gemm_wgmma_tma needs: the TMA descriptors of X, W and C (C has X's
@@ -30,11 +31,11 @@ struct GemmWgmmaLaunch {
   int m = 0;
   int n = 0;
   int k = 0;
-  int grid_blocks = 0;            ///< persistent grid: at most one block per SM, whole clusters
-  int cluster_m = 1;              ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
-  int block_n = 256;              ///< block tile columns: 256, or 128 (gemm_v7_wgmma_narrow)
-  bool bf16 = true;               ///< C (and 16-bit X, W) bf16 when true, fp16 otherwise
-  bool fp8 = false;               ///< X and W in E4M3 (gemm_fp8_v1_wgmma)
+  int grid_blocks = 0;  ///< persistent grid: at most one block per SM, whole clusters
+  int cluster_m = 1;    ///< 2: v3 (2-block clusters multicasting W); 1: v2 (plain launch)
+  int block_n = 256;    ///< block tile columns: 256, 192 (gemm_v8_wgmma_n192), 128 (v7_wgmma_n128)
+  bool bf16 = true;     ///< C (and 16-bit X, W) bf16 when true, fp16 otherwise
+  bool fp8 = false;     ///< X and W in E4M3 (gemm_fp8_v1_wgmma)
   const float* scales = nullptr;  ///< FP8: device [2] = {scale_x, scale_w}; else unused
 };
 
@@ -43,7 +44,8 @@ struct GemmWgmmaLaunch {
 /// kernel's dynamic shared-memory limit and sizes the grid. multicast_w asks for v3 (clusters
 /// of 2 blocks sharing W through TMA multicast); when no such cluster can be resident on the
 /// device the result is v2 (cluster_m = 1) instead. `width` picks the block tile's columns
-/// (launch.block_n says which ran; 128 is gemm_v7_wgmma_narrow, with or without clusters).
+/// (launch.block_n says which ran: 128 is gemm_v7_wgmma_n128 and 192 gemm_v8_wgmma_n192, with or
+/// without clusters).
 /// Requirements: 16-byte aligned base pointers, k % 8 == 0 and n % 8 == 0 (TMA global strides are
 /// multiples of 16 bytes), 1 <= m, n, k < 2^31; m, n and k need not be multiples of the tile (TMA
 /// zero-fills outside the tensor, the epilogue stores only inside C). The device must be compute

@@ -1,5 +1,7 @@
 #include "core/kernel_dispatch.hpp"
 
+#include <utility>
+
 #include "core/kernel_tiles.hpp"
 
 namespace rooflinectl {
@@ -15,8 +17,18 @@ std::string gemm_version_for(const std::string& requested, int64_t m, ComputeCap
   return tiled != "v1" && runs_sm90a_code(cc) ? tiled : "v1";
 }
 
-bool gemm_wgmma_narrow_tile_is_faster(int64_t wide_waves, int64_t narrow_waves) {
-  return narrow_waves * kGemmWgmmaNarrowTile.cols < wide_waves * kGemmWgmmaTile.cols;
+int64_t gemm_wgmma_tile_cols(int64_t waves_256, int64_t waves_192, int64_t waves_128) {
+  const int64_t wide = waves_256 * kGemmWgmmaTile.cols;
+  int64_t cols = kGemmWgmmaTile.cols;
+  int64_t best = wide;
+  for (const auto& [waves, width] : {std::pair{waves_192, kGemmWgmmaN192Tile.cols},
+                                     std::pair{waves_128, kGemmWgmmaN128Tile.cols}}) {
+    if (8 * waves * width <= 7 * wide && waves * width < best) {
+      best = waves * width;
+      cols = width;
+    }
+  }
+  return cols;
 }
 
 std::string flash_attention_version_for(const std::string& requested, bool wgmma_covers_problem,

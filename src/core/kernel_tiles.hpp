@@ -70,11 +70,14 @@ inline constexpr GemmBlockTile kGemmMmaSyncTile{128, 128};
 /// kBlockN).
 inline constexpr GemmBlockTile kGemmWgmmaTile{128, 256};
 
-/// Block tile of gemm_v7_wgmma_narrow: the same kernel with half the columns (m64n128k16 per
-/// consumer warpgroup), for shapes whose 256-column tiles leave SMs idle (M = 512, N = 4096:
-/// 64 tiles on 132 SMs); gemm_wgmma_narrow_tile_is_faster (core/kernel_dispatch.hpp) decides.
-inline constexpr GemmBlockTile kGemmWgmmaNarrowTile{128, 128};
-inline constexpr const char* kGemmWgmmaNarrowVersionName = "gemm_v7_wgmma_narrow";
+/// Block tiles of gemm_v7_wgmma_n128 and gemm_v8_wgmma_n192: the same kernel with 128 or 192
+/// columns (m64n128k16 or m64n192k16 per consumer warpgroup), for shapes whose 256-column tiles
+/// leave SMs idle (M = 512, N = 4096: 64 tiles on 132 SMs; N = 6144: 96);
+/// gemm_wgmma_tile_cols (core/kernel_dispatch.hpp) picks the width.
+inline constexpr GemmBlockTile kGemmWgmmaN128Tile{128, 128};
+inline constexpr const char* kGemmWgmmaN128VersionName = "gemm_v7_wgmma_n128";
+inline constexpr GemmBlockTile kGemmWgmmaN192Tile{128, 192};
+inline constexpr const char* kGemmWgmmaN192VersionName = "gemm_v8_wgmma_n192";
 
 /// gemm_v4_skinny_splitk (kernels/gemm.cu), the default at M ≤ kGemmSkinnyMaxRows: one row of
 /// block tiles of 16·ceil(M/16) rows × kGemmSkinnyTileCols columns, K cut into splits of whole

@@ -412,7 +412,8 @@ GemmBlockTile gemm_block_tile(const std::string& version, int64_t m) {
       version == "gemm_fp8_v1_wgmma") {
     return kGemmWgmmaTile;
   }
-  if (version == kGemmWgmmaNarrowVersionName) return kGemmWgmmaNarrowTile;
+  if (version == kGemmWgmmaN128VersionName) return kGemmWgmmaN128Tile;
+  if (version == kGemmWgmmaN192VersionName) return kGemmWgmmaN192Tile;
   if (version == kGemmSkinnyVersionName) return gemm_skinny_tile(m);
   if (version == kGemmSkinnyWgmmaVersionName) return gemm_skinny_wgmma_tile(m);
   return kGemmMmaSyncTile;

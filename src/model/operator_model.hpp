@@ -14,8 +14,8 @@
 namespace rooflinectl {
 
 /// The tile of `version` as reported per point, at M = `m` rows: "gemm_v3_wgmma_multicast",
-/// "gemm_v2_wgmma_tma" and "gemm_fp8_v1_wgmma" get kGemmWgmmaTile, "gemm_v7_wgmma_narrow"
-/// kGemmWgmmaNarrowTile, "gemm_v4_skinny_splitk"
+/// "gemm_v2_wgmma_tma" and "gemm_fp8_v1_wgmma" get kGemmWgmmaTile, "gemm_v7_wgmma_n128"
+/// kGemmWgmmaN128Tile, "gemm_v8_wgmma_n192" kGemmWgmmaN192Tile, "gemm_v4_skinny_splitk"
 /// gemm_skinny_tile(m), "gemm_v6_skinny_wgmma" gemm_skinny_wgmma_tile(m), "gemm_v1_mma_sync"
 /// kGemmMmaSyncTile; any other name (older or unknown reports) gets v1's tile.
 GemmBlockTile gemm_block_tile(const std::string& version, int64_t m);

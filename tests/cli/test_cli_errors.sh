@@ -201,7 +201,7 @@ run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." 
 run_case 2 "--device: '1.5' is not a whole number (allowed: integers 0, 1, ..." - doctor --device 1.5
 # --kernel: an unknown operator or version is bad input before any GPU work (exit 2, not the
 # no-GPU 3), naming the request and what is allowed; also for an operator the sweep does not run.
-bad "kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6, v7, fp8)" \
+bad "kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6, v7, v8, fp8)" \
   sweep --ops gemm --seq 512 --kernel gemm=v9
 bad "kernel 'flash_attention=3': unknown version '3' of flash_attention (allowed: v2, v3)" \
   sweep --ops flash_attention --seq 512 --kernel flash_attention=3
@@ -216,7 +216,7 @@ bad "invalid --kernel 'gemm=v1,gemm=v2': gemm is given a version more than once"
   sweep --kernel gemm=v1,gemm=v2
 bad "invalid --kernel 'gemm=v2': gemm is given a version more than once" \
   sweep --kernel gemm=v1 --kernel gemm=v2
-run_case 2 "kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6, v7, fp8)" - \
+run_case 2 "kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, v6, v7, v8, fp8)" - \
   model --gpu h200-sxm --ops gemm --seq 512 --kernel gemm=v9
 # One OP=VERSION per --kernel: a second word is not taken as another request.
 bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2

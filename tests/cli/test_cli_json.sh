@@ -38,7 +38,7 @@ for op in doc["operators"]:
         assert v["needs"], v
         assert v["fallback"] is None or v["fallback"] in keys, v
 ops = {o["name"]: o for o in doc["operators"]}
-assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3", "v4", "v6", "v7", "fp8"], ops["gemm"]
+assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3", "v4", "v6", "v7", "v8", "fp8"], ops["gemm"]
 assert ops["gemm"]["default_version"] == "v6", ops["gemm"]
 assert [v["key"] for v in ops["flash_attention"]["versions"]] == ["v2", "v3"], ops
 assert ops["flash_attention"]["default_version"] == "v3", ops["flash_attention"]

@@ -58,19 +58,28 @@ int64_t wgmma_waves(int64_t m, int64_t n, int64_t cols) {
   return (units + pairs - 1) / pairs;
 }
 
-/// The version that must run for `key` ("v6", "v4", "v3" or "v7") at M = `m` rows and N = `n`
-/// columns, worked out here from the documented rules (kernels/gemm.cu) rather than asked of
-/// the code under test: up to 64 rows v6 on compute capability 9.0 when asked, else v4; above,
-/// v6 and v4 (the default) run v7 on compute capability 9.0 where 128-column tiles take fewer
-/// wave-columns (waves × tile columns) than v3's 256, else v3; v3 and v7 by name run as named;
-/// everything falls back to v1 off compute capability 9.0.
+/// The version that must run for `key` ("v6", "v4", "v3", "v7" or "v8") at M = `m` rows and
+/// N = `n` columns, worked out here from the documented rules (kernels/gemm.cu) rather than
+/// asked of the code under test: up to 64 rows v6 on compute capability 9.0 when asked, else
+/// v4; above, v6 and v4 (the default) run, on compute capability 9.0, the tile width with the
+/// fewest wave-columns (waves × tile columns; ties to the wider; a narrower one only when it
+/// saves an eighth of v3's): v3 (256), v8 (192) or v7 (128); v3, v7 and v8 by name run as
+/// named; everything falls back to v1 off compute capability 9.0.
 std::string expected_version(const std::string& key, int64_t m, int64_t n) {
   const bool sm90 = test_device_is_sm90();
   if (key == "v6" && m <= 64 && sm90) return "gemm_v6_skinny_wgmma";
   if ((key == "v4" || key == "v6") && m <= 64) return "gemm_v4_skinny_splitk";
   if (!sm90) return "gemm_v1_mma_sync";
-  const bool narrow_faster = wgmma_waves(m, n, 128) * 128 < wgmma_waves(m, n, 256) * 256;
-  if (key == "v7" || (key != "v3" && narrow_faster)) return "gemm_v7_wgmma_narrow";
+  if (key == "v7") return "gemm_v7_wgmma_n128";
+  if (key == "v8") return "gemm_v8_wgmma_n192";
+  if (key == "v3") return "gemm_v3_wgmma_multicast";
+  const int64_t c256 = wgmma_waves(m, n, 256) * 256;
+  const int64_t c192 = wgmma_waves(m, n, 192) * 192;
+  const int64_t c128 = wgmma_waves(m, n, 128) * 128;
+  const bool ok192 = 8 * c192 <= 7 * c256;
+  const bool ok128 = 8 * c128 <= 7 * c256;
+  if (ok128 && (!ok192 || c128 < c192)) return "gemm_v7_wgmma_n128";
+  if (ok192) return "gemm_v8_wgmma_n192";
   return "gemm_v3_wgmma_multicast";
 }
 
@@ -110,7 +119,7 @@ constexpr LayerGemm kLlama8bGemms[] = {
 };
 
 // projection index, M, dtype, version key ("v6": the default, skinny up to 64 rows on sm_90,
-// then v7 or v3 by waves; "v4": skinny mma.sync; "v3": tiled, 256-column tiles)
+// then v3, v8 or v7 by waves; "v4": skinny mma.sync; "v3": tiled, 256-column tiles)
 using LayerParam = std::tuple<int, int64_t, Dtype, std::string>;
 
 class GemmLayerShapes : public testing::TestWithParam<LayerParam> {};
@@ -180,34 +189,43 @@ TEST(GemmSkinnyWgmma, EdgeShapes) {
   }
 }
 
-// gemm_v7_wgmma_narrow by name (sm_90 only): 128-column tiles at N = 8 and 136 (the last tile
-// partial, 8 columns), M = 1 and 130 (the second tile row nearly empty, a spare tile in the
-// 2-block unit), K = 8 and 1000 (one partial k block; the last partial), and the layer shapes
-// where the default picks it (M = 512 at N = 4096, K = 4096 and 14336).
-TEST(GemmWgmmaNarrow, EdgeShapes) {
-  if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v7_wgmma_narrow needs compute capability 9.0";
+// gemm_v7_wgmma_n128 and gemm_v8_wgmma_n192 by name (sm_90 only): N = 8 and 136 (the last tile
+// partial, 8 columns; 136 = 192 - 56), M = 1 and 130 (the second tile row nearly empty, a spare
+// tile in the 2-block unit), K = 8 and 1000 (one partial k block; the last partial), N = 4104
+// (192 · 21 + 72), and the layer shapes where the default picks them (M = 512 at N = 4096, K =
+// 4096 and 14336: v7; N = 6144: v8).
+class GemmWgmmaNarrower : public testing::TestWithParam<std::string> {};
+
+TEST_P(GemmWgmmaNarrower, EdgeShapes) {
+  if (!test_device_is_sm90()) GTEST_SKIP() << "v7 and v8 need compute capability 9.0";
   struct Case {
     int64_t m, n, k;
   };
-  const Case cases[] = {{1, 8, 8},         {130, 136, 1000},   {300, 264, 520},   {4096, 1000, 264},
-                        {512, 4096, 4096}, {512, 4096, 14336}, {2048, 4104, 2048}};
+  const Case cases[] = {{1, 8, 8},          {130, 136, 1000},  {300, 264, 520},
+                        {4096, 1000, 264},  {512, 4096, 4096}, {512, 4096, 14336},
+                        {2048, 4104, 2048}, {512, 6144, 4096}};
   for (const Case& c : cases) {
     for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
       SCOPED_TRACE(testing::Message()
                    << "M " << c.m << " N " << c.n << " K " << c.k << " " << to_string(dtype));
-      run_and_validate(gemm_shape(c.m, c.n, c.k, dtype), "v7", 81);
+      run_and_validate(gemm_shape(c.m, c.n, c.k, dtype), GetParam(), 81);
     }
   }
 }
 
-// The default above 64 rows: v7 where its waves finish sooner (M = 512 of the O and down
-// projections, N = 4096: 32 units of 256 columns or 64 of 128, one wave each), v3 where they
-// tie (M = 4096 at N = 4096: 8 narrow waves against 4 wide ones).
-TEST(GemmWgmmaNarrow, DefaultPicksTheTileThatFinishesSooner) {
+INSTANTIATE_TEST_SUITE_P(Versions, GemmWgmmaNarrower, testing::Values("v7", "v8"));
+
+// The default above 64 rows: v7 at M = 512 of the O and down projections (N = 4096: 32, 44
+// and 64 units at 256, 192 and 128 columns, one wave each), v8 at M = 512 of QKV (N = 6144: 48,
+// 64, 96 units: one, one and two waves), v3 where it wins or ties (M = 4096 at N = 4096: 4, 6
+// and 8 waves).
+TEST(GemmWgmmaNarrowerDefault, PicksTheTileThatShouldFinishSoonest) {
   if (!test_device_is_sm90()) GTEST_SKIP() << "the tiled default is v1 off compute capability 9.0";
   const OperatorSpec& spec = find_operator("gemm");
   EXPECT_EQ(spec.create(gemm_shape(512, 4096, 4096, Dtype::kBf16), "v6")->version(),
-            "gemm_v7_wgmma_narrow");
+            "gemm_v7_wgmma_n128");
+  EXPECT_EQ(spec.create(gemm_shape(512, 6144, 4096, Dtype::kBf16), "v6")->version(),
+            "gemm_v8_wgmma_n192");
   EXPECT_EQ(spec.create(gemm_shape(4096, 4096, 4096, Dtype::kBf16), "v6")->version(),
             "gemm_v3_wgmma_multicast");
 }

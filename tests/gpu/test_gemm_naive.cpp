@@ -187,9 +187,10 @@ TEST(Gemm, RejectsAnUndeclaredVersionKey) {
 }
 
 // The default (v6) is a skinny split-K kernel up to 64 rows (v6 on sm_90, v4 elsewhere); above,
-// on sm_90, v7 where 128-column tiles finish their waves sooner (M = 65, N = 256: one tile row,
-// two narrow tiles or one wide, one wave either way) and v3 where they tie (M = 4096, N = 16384,
-// K = 4096: 32 narrow waves against 16 wide on 66 resident pairs); v1 off sm_90.
+// on sm_90, the tile width with the fewest wave-columns: v7 (128) at M = 65, N = 256 (one tile
+// row, one wave at every width), v3 (256) at M = 4096, N = 16384, K = 4096 (16, 21 and 32 waves
+// at 256, 192 and 128 columns on 66 resident pairs: 4096, 4032, 4096 wave-columns, 4032 saving
+// less than the eighth a narrower tile needs); v1 off sm_90.
 TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenTiledByWaves) {
   const std::unique_ptr<OperatorRun> skinny =
       find_operator("gemm").create(gemm_shape(64, 1, 64, Dtype::kBf16), kDefaultVersionKey);
@@ -199,7 +200,7 @@ TEST(Gemm, DefaultIsSkinnyUpTo64RowsThenTiledByWaves) {
             std::vector<std::string>{sm90 ? "gemm_skinny_wgmma" : "gemm_skinny_splitk"});
   const std::unique_ptr<OperatorRun> narrow =
       find_operator("gemm").create(gemm_shape(65, 1, 64, Dtype::kBf16), kDefaultVersionKey);
-  EXPECT_EQ(narrow->version(), sm90 ? "gemm_v7_wgmma_narrow" : "gemm_v1_mma_sync");
+  EXPECT_EQ(narrow->version(), sm90 ? "gemm_v7_wgmma_n128" : "gemm_v1_mma_sync");
   const std::unique_ptr<OperatorRun> wide =
       find_operator("gemm").create(gemm_shape(4096, 32, 128, Dtype::kBf16), kDefaultVersionKey);
   expect_gemm_version(*wide, "v3");

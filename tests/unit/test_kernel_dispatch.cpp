@@ -72,24 +72,33 @@ TEST(KernelDispatch, GemmSkinnyRunsUpTo64RowsAnywhere) {
   }
 }
 
-// gemm_v7_wgmma_narrow (128-column tiles) by name: any M on compute capability 9.0, v1 elsewhere.
-TEST(KernelDispatch, GemmNarrowWgmmaOnHopperOnly) {
-  for (const int64_t m : {1, 64, 65, 512, 32768}) EXPECT_EQ(gemm_version_for("v7", m, kH200), "v7");
-  for (const ComputeCapability cc : {kA100, kL40s, kB200}) {
-    EXPECT_EQ(gemm_version_for("v7", 512, cc), "v1");
+// gemm_v7_wgmma_n128 and gemm_v8_wgmma_n192 by name: any M on compute capability 9.0, v1
+// elsewhere.
+TEST(KernelDispatch, GemmNarrowerWgmmaTilesOnHopperOnly) {
+  for (const char* key : {"v7", "v8"}) {
+    for (const int64_t m : {1, 64, 65, 512, 32768}) EXPECT_EQ(gemm_version_for(key, m, kH200), key);
+    for (const ComputeCapability cc : {kA100, kL40s, kB200}) {
+      EXPECT_EQ(gemm_version_for(key, 512, cc), "v1");
+    }
   }
 }
 
-// Tile width by wave-columns (waves × tile columns): narrow only when strictly fewer. The
-// waves are those of 66 resident 2-block clusters (H100 and H200): M = 512, N = 4096 (o, down)
-// 1 against 1; M = 512, N = 6144 (qkv) 2 against 1, a tie; M = 4096, N = 4096 8 against 4, a
-// tie; M = 130, N = 14336 (gate_up) 2 against 1, a tie.
-TEST(KernelDispatch, GemmNarrowTileWhenItsWavesFinishSooner) {
-  EXPECT_TRUE(gemm_wgmma_narrow_tile_is_faster(1, 1));
-  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(1, 2));
-  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(4, 8));
-  EXPECT_TRUE(gemm_wgmma_narrow_tile_is_faster(2, 3));  // e.g. 130 wide units vs 196 narrow
-  EXPECT_FALSE(gemm_wgmma_narrow_tile_is_faster(3, 7));
+// Tile width by wave-columns (waves × tile columns), ties to the wider tile, a narrower one
+// only when it saves at least an eighth of the 256-column tile's. Waves as 66
+// resident 2-block clusters give them (H100, H200), at (256, 192, 128) columns: M = 512, N =
+// 4096 (o, down) 1, 1, 1; M = 512, N = 6144 (qkv) 1, 1, 2; M = 512, N = 14336 (gate_up) 2, 3, 4;
+// M = 4096, N = 4096 4, 6, 8.
+TEST(KernelDispatch, GemmWgmmaTileColsFewestWaveColumns) {
+  EXPECT_EQ(gemm_wgmma_tile_cols(1, 1, 1), 128);
+  EXPECT_EQ(gemm_wgmma_tile_cols(1, 1, 2), 192);
+  EXPECT_EQ(gemm_wgmma_tile_cols(2, 3, 4), 256);     // 512, 576, 512: a tie with 128
+  EXPECT_EQ(gemm_wgmma_tile_cols(4, 6, 8), 256);     // 1024, 1152, 1024
+  EXPECT_EQ(gemm_wgmma_tile_cols(3, 3, 5), 192);     // 768, 576, 640
+  EXPECT_EQ(gemm_wgmma_tile_cols(3, 4, 5), 128);     // 768, 768, 640
+  EXPECT_EQ(gemm_wgmma_tile_cols(3, 4, 6), 256);     // 768, 768, 768: the widest of a three-way tie
+  EXPECT_EQ(gemm_wgmma_tile_cols(16, 21, 32), 256);  // 4096, 4032 (1.6% less), 4096
+  EXPECT_EQ(gemm_wgmma_tile_cols(8, 9, 14), 192);    // 2048, 1728 (an eighth less: 1792), 1792
+  EXPECT_EQ(gemm_wgmma_tile_cols(8, 10, 14), 128);   // 2048, 1920, 1792 (exactly an eighth)
 }
 
 TEST(KernelDispatch, FlashRunsV3OnHopperForTheProblemsItCovers) {

@@ -134,7 +134,7 @@ TEST(KernelDeclarations, CheckedRequests) {
               check_kernel_requests({{"gemm", "v9"}});
             }),
             "invalid --kernel 'gemm=v9': unknown version 'v9' of gemm (allowed: v1, v2, v3, v4, "
-            "v6, v7, fp8)");
+            "v6, v7, v8, fp8)");
   EXPECT_EQ(bad_input_message([] {
               check_kernel_requests({{"flash", "v2"}});
             }),
