@@ -139,66 +139,51 @@ __device__ __forceinline__ void unit_origin(int unit, int units_m, int tiles_n, 
 #define RFL_ACC8(d, i)                                                                        \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define RFL_ACC32(d, i) RFL_ACC8(d, i), RFL_ACC8(d, i + 8), RFL_ACC8(d, i + 16), RFL_ACC8(d, i + 24)
+#define RFL_ACC64(d, i) RFL_ACC32(d, i), RFL_ACC32(d, i + 32)
 
-// m64n256 16-bit wgmma with A and B from shared memory. SHAPE_TYPES: "m64n256k16.f32.bf16.bf16"
-// or the f16 one; the immediates after scale-d are imm-scale-a 1, imm-scale-b 1, A K-major
-// (imm-trans-a 0), B N-major (imm-trans-b 1). %128 / %129 are the descriptors, %130 selects
-// D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N256_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                       \
-  asm volatile(                                                                                \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"                                            \
-      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                              \
-      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"                \
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"       \
-      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"       \
-      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"       \
-      " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"       \
-      " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"       \
-      " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109,"       \
-      " %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123,"   \
-      " %124, %125, %126, %127},"                                                              \
-      " %128, %129, p, 1, 1, 0, 1;\n}\n"                                                       \
-      : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32),     \
-        RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56), RFL_ACC8(d, 64), RFL_ACC8(d, 72),   \
-        RFL_ACC8(d, 80), RFL_ACC8(d, 88), RFL_ACC8(d, 96), RFL_ACC8(d, 104), RFL_ACC8(d, 112), \
-        RFL_ACC8(d, 120)                                                                       \
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+// The accumulator operands of a wgmma in PTX inline-asm form: %0 to %63, %64 to %95 and %96 to
+// %127, strung together for N = 128 (64 fp32 registers per thread), 192 (96) and 256 (128).
+#define RFL_REGS_0_63                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"            \
+  " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define RFL_REGS_64_95                                                               \
+  " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+  " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define RFL_REGS_96_127                                                                          \
+  " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
+  " %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "  \
+  "%127"
 
-// m64n128 with A and B from shared memory. SHAPE_TYPES: "m64n128k32.f32.e4m3.e4m3" (TAIL "1, 1":
-// both K-major, no transpose operands) or "m64n128k16.f32.bf16.bf16" and the f16 one (TAIL
-// "1, 1, 0, 1" as the m64n256 16-bit form). %64 / %65 are the descriptors, %66 selects
-// D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N128_SS(SHAPE_TYPES, TAIL, d, desc_a, desc_b, accumulate)             \
-  asm volatile(                                                                            \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                         \
-      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                          \
-      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"            \
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"   \
-      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"   \
-      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"  \
-      " %64, %65, p, " TAIL ";\n}\n"                                                       \
-      : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32), \
-        RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56)                                  \
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+// One wgmma.mma_async with A and B from shared memory. SHAPE_TYPES: "m64n256k16.f32.bf16.bf16",
+// "m64n192k16.f32.f16.f16", "m64n128k32.f32.e4m3.e4m3" and the like; REGS: the accumulator
+// operand list above; DESC_A, DESC_B, SCALE_D: the operand numbers after it ("%128", "%129",
+// "%130" at N = 256); TAIL: the immediates after scale-d, "1, 1, 0, 1" for 16-bit inputs
+// (imm-scale-a 1, imm-scale-b 1, A K-major: imm-trans-a 0, B N-major: imm-trans-b 1) and "1, 1"
+// for E4M3 (both K-major, no transpose operands); the variadic rest: the matching "+f"
+// constraints. `accumulate` selects D = A·B + D (1) or D = A·B (0).
+#define RFL_WGMMA_SS(SHAPE_TYPES, REGS, DESC_A, DESC_B, SCALE_D, TAIL, desc_a, desc_b, accumulate, \
+                     ...)                                                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE_D                                         \
+               ", 0;\n"                                                                            \
+               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " DESC_A ", " DESC_B      \
+               ", p, " TAIL ";\n}\n"                                                               \
+               : __VA_ARGS__                                                                       \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate))
 
-// m64n192 16-bit wgmma with A and B from shared memory (SHAPE_TYPES "m64n192k16.f32.bf16.bf16"
-// or the f16 one; immediates as the m64n256 form). %96 / %97 are the descriptors, %98 selects
-// D = A·B + D (1) or D = A·B (0).
-#define RFL_WGMMA_M64N192_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                     \
-  asm volatile(                                                                              \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                           \
-      "wgmma.mma_async.sync.aligned." SHAPE_TYPES                                            \
-      " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"              \
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"     \
-      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"     \
-      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"     \
-      " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"     \
-      " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95},"    \
-      " %96, %97, p, 1, 1, 0, 1;\n}\n"                                                       \
-      : RFL_ACC8(d, 0), RFL_ACC8(d, 8), RFL_ACC8(d, 16), RFL_ACC8(d, 24), RFL_ACC8(d, 32),   \
-        RFL_ACC8(d, 40), RFL_ACC8(d, 48), RFL_ACC8(d, 56), RFL_ACC8(d, 64), RFL_ACC8(d, 72), \
-        RFL_ACC8(d, 80), RFL_ACC8(d, 88)                                                     \
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate))
+// m64n256, m64n192 (16-bit inputs) and m64n128 (TAIL as above) over `d`'s 128, 96 or 64 floats.
+#define RFL_WGMMA_M64N256_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                          \
+  RFL_WGMMA_SS(SHAPE_TYPES, RFL_REGS_0_63 "," RFL_REGS_64_95 "," RFL_REGS_96_127, "%128", "%129", \
+               "%130", "1, 1, 0, 1", desc_a, desc_b, accumulate, RFL_ACC64(d, 0),                 \
+               RFL_ACC64(d, 64))
+#define RFL_WGMMA_M64N192_SS(SHAPE_TYPES, d, desc_a, desc_b, accumulate)                         \
+  RFL_WGMMA_SS(SHAPE_TYPES, RFL_REGS_0_63 "," RFL_REGS_64_95, "%96", "%97", "%98", "1, 1, 0, 1", \
+               desc_a, desc_b, accumulate, RFL_ACC64(d, 0), RFL_ACC32(d, 64))
+#define RFL_WGMMA_M64N128_SS(SHAPE_TYPES, TAIL, d, desc_a, desc_b, accumulate)                    \
+  RFL_WGMMA_SS(SHAPE_TYPES, RFL_REGS_0_63, "%64", "%65", "%66", TAIL, desc_a, desc_b, accumulate, \
+               RFL_ACC64(d, 0))
 
 /// One k16 wgmma step of the 16-bit kernels (`In` bf16 or fp16) over the whole block tile's
 /// kTileCols columns (m64n256k16, m64n192k16 or m64n128k16), fp32 D.
