@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <cmath>
 #include <vector>
 
 #include "compare/significance.hpp"
 #include "render/aligned_columns.hpp"
+#include "render/compare_common.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -15,18 +14,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kMissing = "-";
-
-// Order of the verdicts in summaries and in the Markdown table: what needs attention first.
-constexpr std::array<Verdict, 7> kVerdictOrder = {
-    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
-    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
-
-std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
-
-std::string threshold_text(double fraction) { return fmt::format("{:g}%", 100.0 * fraction); }
-
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-Json number(const std::optional<double>& v) { return v ? number(*v) : Json(nullptr); }
 
 std::string format_value(const TimeEvidence& t, double v) {
   return t.by == CompareBy::kTime ? format_duration_s(v) : fmt::format("{:.1f}% roof", 100.0 * v);
@@ -45,7 +32,7 @@ Cells cells(const PointComparison& p) {
   if (p.time) {
     c.base = format_value(*p.time, p.time->base_median);
     c.current = format_value(*p.time, p.time->current_median);
-    c.change = percent(p.time->relative_change);
+    c.change = signed_percent(p.time->relative_change);
     if (p.time->clock_scale) c.change += " (clk)";
     // The adjusted p is the one the verdict used.
     if (p.time->p_value_adjusted) c.p_value = fmt::format("{:.2g}", *p.time->p_value_adjusted);
@@ -54,7 +41,7 @@ Cells cells(const PointComparison& p) {
     std::string beyond;
     for (const auto& k : p.counters) {
       if (!k.beyond_threshold) continue;
-      const std::string change = k.relative_change ? percent(*k.relative_change) : "from 0";
+      const std::string change = k.relative_change ? signed_percent(*k.relative_change) : "from 0";
       beyond += (beyond.empty() ? "" : ", ") + k.metric + " " + change;
     }
     c.counters = beyond.empty() ? "=" : p.version_changed() ? "not gated: " + beyond : beyond;
@@ -72,16 +59,13 @@ std::string header_line(const CompareResult& r) {
       "Mann-Whitney alpha {} "
       "(Holm-adjusted)",
       side(r.base), side(r.current), r.current.device_name, to_string(r.options.by),
-      threshold_text(r.options.time_threshold), threshold_text(r.options.counter_threshold),
-      threshold_text(r.options.traffic_threshold), threshold_text(r.options.l2_threshold),
+      threshold_percent(r.options.time_threshold), threshold_percent(r.options.counter_threshold),
+      threshold_percent(r.options.traffic_threshold), threshold_percent(r.options.l2_threshold),
       kMannWhitneyAlpha);
 }
 
 std::string summary_counts(const CompareResult& r) {
-  std::string text;
-  for (const Verdict v : kVerdictOrder) {
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", r.count(v), to_string(v));
-  }
+  std::string text = verdict_counts(r);
   if (const size_t changed = r.version_changes(); changed > 0) {
     text += fmt::format("; {} matched across a kernel version change (time gate only)", changed);
   }
@@ -89,26 +73,12 @@ std::string summary_counts(const CompareResult& r) {
 }
 
 std::string outcome(const CompareResult& r) {
-  const size_t regressions = r.regressions();
-  if (regressions > 0) {
-    return fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s");
-  }
-  if (r.exit_code() != 0) {
-    return "no regression, but inconclusive or removed points fail under --strict";
-  }
-  return "no regression";
+  return regression_outcome(r.regressions(), r.exit_code(), "points");
 }
 
 // "gemm_v1" or, across a version change, "gemm_v1 -> gemm_v2".
 std::string version_text(const PointComparison& p) {
   return p.version_changed() ? p.key.version + " -> " + p.new_version : p.key.version;
-}
-
-// Whether a point's reason goes below the table: added and removed points have no reason beyond
-// their verdict, and their table row already says it.
-bool has_reason_line(const PointComparison& p) {
-  return p.verdict != Verdict::kSame && p.verdict != Verdict::kAdded &&
-         p.verdict != Verdict::kRemoved;
 }
 
 // One line per point whose samples were taken power- or thermal-throttled (any verdict: a "same"
@@ -143,7 +113,7 @@ std::string format_compare_table(const CompareResult& r) {
   out += format_aligned_rows(rows, {false, false, true, false, true, true, true, true, false});
   bool any_reason = false;
   for (const auto& p : r.points) {
-    if (!has_reason_line(p)) continue;
+    if (!needs_reason_line(p.verdict)) continue;
     if (!any_reason) out += "\n";
     any_reason = true;
     out += fmt::format("{}: {}: {}\n", to_string(p.verdict), p.key.label(), p.reason);
@@ -183,12 +153,12 @@ std::string format_compare_markdown(const CompareResult& r) {
 
   std::string notable;
   std::string reasons;
-  for (const Verdict v : kVerdictOrder) {
+  for (const Verdict v : kVerdictAttentionOrder) {
     if (v == Verdict::kSame) continue;
     for (const auto& p : r.points) {
       if (p.verdict != v) continue;
       notable += table_row(p);
-      if (!has_reason_line(p)) continue;
+      if (!needs_reason_line(p.verdict)) continue;
       reasons += fmt::format("- **{}** `{}`: {}\n", to_string(p.verdict), p.key.label(), p.reason);
     }
   }
@@ -219,10 +189,10 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
   j["new"] = identity(r.current);
   Json options;
   options["by"] = to_string(r.options.by);
-  options["time_threshold"] = number(r.options.time_threshold);
-  options["counter_threshold"] = number(r.options.counter_threshold);
-  options["traffic_threshold"] = number(r.options.traffic_threshold);
-  options["l2_threshold"] = number(r.options.l2_threshold);
+  options["time_threshold"] = json_number(r.options.time_threshold);
+  options["counter_threshold"] = json_number(r.options.counter_threshold);
+  options["traffic_threshold"] = json_number(r.options.traffic_threshold);
+  options["l2_threshold"] = json_number(r.options.l2_threshold);
   options["strict"] = r.options.strict;
   options["allow_different_gpu"] = r.options.allow_different_gpu;
   options["mann_whitney_alpha"] = kMannWhitneyAlpha;
@@ -230,14 +200,14 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
   options["clock_tolerance"] = kClockTolerance;
   j["options"] = options;
   Json canary;
-  canary["base_copy_bytes_per_s"] = number(r.canary.base_bytes_per_s);
-  canary["new_copy_bytes_per_s"] = number(r.canary.current_bytes_per_s);
-  canary["relative_change"] = number(r.canary.relative_change);
+  canary["base_copy_bytes_per_s"] = json_number(r.canary.base_bytes_per_s);
+  canary["new_copy_bytes_per_s"] = json_number(r.canary.current_bytes_per_s);
+  canary["relative_change"] = json_number(r.canary.relative_change);
   canary["machine_changed"] = r.canary.machine_changed;
   j["canary"] = canary;
   j["warnings"] = r.warnings;
   Json summary;
-  for (const Verdict v : kVerdictOrder) summary[to_string(v)] = r.count(v);
+  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
   summary["regressions"] = r.regressions();
   summary["version_changed"] = r.version_changes();
   j["summary"] = summary;
@@ -282,31 +252,20 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
       Json time;
       time["by"] = to_string(t.by);
       // Seconds by time, fractions of the roof by roof.
-      time["base_median"] = number(t.base_median);
-      time["new_median"] = number(t.current_median);
-      time["relative_change"] = number(t.relative_change);
+      time["base_median"] = json_number(t.base_median);
+      time["new_median"] = json_number(t.current_median);
+      time["relative_change"] = json_number(t.relative_change);
       time["base_samples"] = t.base_samples;
       time["new_samples"] = t.current_samples;
-      time["p_value"] = number(t.p_value);
-      time["p_value_exact"] = t.exact_p;
-      time["p_value_adjusted"] = number(t.p_value_adjusted);
-      time["family_size"] = t.family_size;
-      time["clock_scale"] = number(t.clock_scale);
-      time["base_sm_clock_hz"] = number(t.base_sm_clock_hz);
-      time["new_sm_clock_hz"] = number(t.current_sm_clock_hz);
+      add_significance_json(time, t);
+      time["clock_scale"] = json_number(t.clock_scale);
+      time["base_sm_clock_hz"] = json_number(t.base_sm_clock_hz);
+      time["new_sm_clock_hz"] = json_number(t.current_sm_clock_hz);
       point["time"] = time;
     } else {
       point["time"] = nullptr;
     }
-    Json counters = Json::array();
-    for (const auto& k : p.counters) {
-      counters.push_back(Json{{"metric", k.metric},
-                              {"base", number(k.base)},
-                              {"new", number(k.current)},
-                              {"relative_change", number(k.relative_change)},
-                              {"beyond_threshold", k.beyond_threshold}});
-    }
-    point["counters"] = counters;
+    point["counters"] = counter_changes_json(p.counters);
     point["counter_note"] = p.counter_note;
     point["traffic_note"] = p.traffic_note;
     point["throttle_note"] = p.throttle_note;

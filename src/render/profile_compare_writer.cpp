@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <cmath>
 #include <vector>
 
 #include "compare/significance.hpp"
 #include "render/aligned_columns.hpp"
+#include "render/compare_common.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -16,17 +15,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kMissing = "-";
 constexpr size_t kMaxNameColumns = 48;
-
-// What needs attention first, in summaries and in the Markdown table.
-constexpr std::array<Verdict, 7> kVerdictOrder = {
-    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
-    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
-
-std::string percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
-std::string threshold_text(double fraction) { return fmt::format("{:g}%", 100.0 * fraction); }
-
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-Json number(const std::optional<double>& v) { return v ? number(*v) : Json(nullptr); }
 
 std::string nvtx_text(const KernelComparison& k) {
   std::string path;
@@ -70,14 +58,14 @@ Cells cells(const KernelComparison& k) {
   if (k.time) {
     c.base = format_duration_s(k.time->base_median);
     c.current = format_duration_s(k.time->current_median);
-    c.change = percent(k.time->relative_change);
+    c.change = signed_percent(k.time->relative_change);
     if (k.time->p_value_adjusted) c.p_value = fmt::format("{:.2g}", *k.time->p_value_adjusted);
   }
   if (!k.counters.empty()) {
     std::string beyond;
     for (const auto& m : k.counters) {
       if (!m.beyond_threshold) continue;
-      const std::string change = m.relative_change ? percent(*m.relative_change) : "from 0";
+      const std::string change = m.relative_change ? signed_percent(*m.relative_change) : "from 0";
       beyond += (beyond.empty() ? "" : ", ") + m.metric + " " + change;
     }
     c.counters = beyond.empty() ? "=" : beyond;
@@ -97,34 +85,13 @@ std::string header_line(const ProfileCompareResult& r) {
       "(Mann-Whitney alpha {}, Holm-adjusted)",
       side(r.base), side(r.current),
       r.current.device_name.empty() ? "no GPU" : r.current.device_name,
-      threshold_text(g.time_threshold), threshold_text(g.counter_threshold),
-      threshold_text(g.traffic_threshold), threshold_text(r.options.min_share), r.time_family_size,
-      r.time_family_size == 1 ? "" : "s", kMannWhitneyAlpha);
-}
-
-std::string summary_counts(const ProfileCompareResult& r) {
-  std::string text;
-  for (const Verdict v : kVerdictOrder) {
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", r.count(v), to_string(v));
-  }
-  return text;
+      threshold_percent(g.time_threshold), threshold_percent(g.counter_threshold),
+      threshold_percent(g.traffic_threshold), threshold_percent(r.options.min_share),
+      r.time_family_size, r.time_family_size == 1 ? "" : "s", kMannWhitneyAlpha);
 }
 
 std::string outcome(const ProfileCompareResult& r) {
-  const size_t regressions = r.regressions();
-  if (regressions > 0) {
-    return fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s");
-  }
-  if (r.exit_code() != 0) {
-    return "no regression, but inconclusive or removed kernels fail under --strict";
-  }
-  return "no regression";
-}
-
-// Added and removed kernels have no reason beyond their verdict, which their row says.
-bool has_reason_line(const KernelComparison& k) {
-  return k.verdict != Verdict::kSame && k.verdict != Verdict::kAdded &&
-         k.verdict != Verdict::kRemoved;
+  return regression_outcome(r.regressions(), r.exit_code(), "kernels");
 }
 
 }  // namespace
@@ -142,12 +109,12 @@ std::string format_profile_compare_table(const ProfileCompareResult& r) {
   out += format_aligned_rows(rows, {false, false, true, true, true, true, true, true, false});
   bool any_reason = false;
   for (const auto& k : r.kernels) {
-    if (!has_reason_line(k)) continue;
+    if (!needs_reason_line(k.verdict)) continue;
     if (!any_reason) out += "\n";
     any_reason = true;
     out += fmt::format("{}: {}: {}\n", to_string(k.verdict), k.label(), k.reason);
   }
-  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), summary_counts(r), r.exit_code());
+  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), verdict_counts(r), r.exit_code());
   return out;
 }
 
@@ -158,7 +125,7 @@ std::string format_profile_compare_markdown(const ProfileCompareResult& r) {
   out += fmt::format("{}.\n\n", header_line(r));
   for (const auto& w : r.warnings) out += "> ⚠️ " + w + "\n";
   if (!r.warnings.empty()) out += "\n";
-  out += fmt::format("**{}** kernels: {}.\n\n", r.kernels.size(), summary_counts(r));
+  out += fmt::format("**{}** kernels: {}.\n\n", r.kernels.size(), verdict_counts(r));
 
   const auto table_header = [] {
     return std::string(
@@ -175,12 +142,12 @@ std::string format_profile_compare_markdown(const ProfileCompareResult& r) {
   };
   std::string notable;
   std::string reasons;
-  for (const Verdict v : kVerdictOrder) {
+  for (const Verdict v : kVerdictAttentionOrder) {
     if (v == Verdict::kSame) continue;
     for (const auto& k : r.kernels) {
       if (k.verdict != v) continue;
       notable += table_row(k);
-      if (has_reason_line(k)) {
+      if (needs_reason_line(k.verdict)) {
         reasons += fmt::format("- **{}** `{}`: {}\n", to_string(k.verdict), k.label(), k.reason);
       }
     }
@@ -206,10 +173,10 @@ nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
   j["base"] = identity(r.base);
   j["new"] = identity(r.current);
   Json options;
-  options["time_threshold"] = number(r.options.gate.time_threshold);
-  options["counter_threshold"] = number(r.options.gate.counter_threshold);
-  options["traffic_threshold"] = number(r.options.gate.traffic_threshold);
-  options["min_share"] = number(r.options.min_share);
+  options["time_threshold"] = json_number(r.options.gate.time_threshold);
+  options["counter_threshold"] = json_number(r.options.gate.counter_threshold);
+  options["traffic_threshold"] = json_number(r.options.gate.traffic_threshold);
+  options["min_share"] = json_number(r.options.min_share);
   options["strict"] = r.options.gate.strict;
   options["allow_different_gpu"] = r.options.gate.allow_different_gpu;
   options["mann_whitney_alpha"] = kMannWhitneyAlpha;
@@ -218,7 +185,7 @@ nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
   j["time_family_size"] = r.time_family_size;
   j["warnings"] = r.warnings;
   Json summary;
-  for (const Verdict v : kVerdictOrder) summary[to_string(v)] = r.count(v);
+  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
   summary["regressions"] = r.regressions();
   j["summary"] = summary;
   j["exit_code"] = r.exit_code();
@@ -232,7 +199,7 @@ nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
     kernel["verdict"] = to_string(k.verdict);
     kernel["regression"] = is_regression(k.verdict);
     kernel["reason"] = k.reason;
-    kernel["base_share"] = number(k.base_share);
+    kernel["base_share"] = json_number(k.base_share);
     // Launch counts of a side the kernel is missing from are null, not 0.
     kernel["base_launches"] = k.verdict == Verdict::kAdded ? Json(nullptr) : Json(k.base_launches);
     kernel["new_launches"] = k.verdict == Verdict::kRemoved ? Json(nullptr) : Json(k.new_launches);
@@ -240,28 +207,17 @@ nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
     if (k.time) {
       const TimeEvidence& t = *k.time;
       Json time;
-      time["base_median_s"] = number(t.base_median);
-      time["new_median_s"] = number(t.current_median);
-      time["relative_change"] = number(t.relative_change);
+      time["base_median_s"] = json_number(t.base_median);
+      time["new_median_s"] = json_number(t.current_median);
+      time["relative_change"] = json_number(t.relative_change);
       time["base_timed_launches"] = t.base_samples;
       time["new_timed_launches"] = t.current_samples;
-      time["p_value"] = number(t.p_value);
-      time["p_value_exact"] = t.exact_p;
-      time["p_value_adjusted"] = number(t.p_value_adjusted);
-      time["family_size"] = t.family_size;
+      add_significance_json(time, t);
       kernel["time"] = time;
     } else {
       kernel["time"] = nullptr;
     }
-    Json counters = Json::array();
-    for (const auto& m : k.counters) {
-      counters.push_back(Json{{"metric", m.metric},
-                              {"base", number(m.base)},
-                              {"new", number(m.current)},
-                              {"relative_change", number(m.relative_change)},
-                              {"beyond_threshold", m.beyond_threshold}});
-    }
-    kernel["counters"] = counters;
+    kernel["counters"] = counter_changes_json(k.counters);
     kernel["counter_note"] = k.counter_note;
     kernel["traffic_note"] = k.traffic_note;
     kernels.push_back(kernel);

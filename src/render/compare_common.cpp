@@ -1,0 +1,54 @@
+#include "render/compare_common.hpp"
+
+#include <cmath>
+
+namespace rooflinectl {
+
+std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+std::string threshold_percent(double fraction) {
+  return fmt::format("{:g}%", 100.0 * fraction);
+}
+
+nlohmann::ordered_json json_number(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json json_number(const std::optional<double>& value) {
+  return value ? json_number(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json counter_changes_json(const std::vector<CounterChange>& changes) {
+  nlohmann::ordered_json counters = nlohmann::ordered_json::array();
+  for (const auto& c : changes) {
+    counters.push_back(nlohmann::ordered_json{{"metric", c.metric},
+                                              {"base", json_number(c.base)},
+                                              {"new", json_number(c.current)},
+                                              {"relative_change", json_number(c.relative_change)},
+                                              {"beyond_threshold", c.beyond_threshold}});
+  }
+  return counters;
+}
+
+void add_significance_json(nlohmann::ordered_json& time, const TimeEvidence& evidence) {
+  time["p_value"] = json_number(evidence.p_value);
+  time["p_value_exact"] = evidence.exact_p;
+  time["p_value_adjusted"] = json_number(evidence.p_value_adjusted);
+  time["family_size"] = evidence.family_size;
+}
+
+bool needs_reason_line(Verdict verdict) {
+  return verdict != Verdict::kSame && verdict != Verdict::kAdded && verdict != Verdict::kRemoved;
+}
+
+std::string regression_outcome(size_t regressions, int exit_code, const std::string& items) {
+  if (regressions > 0) {
+    return fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s");
+  }
+  if (exit_code != 0) {
+    return fmt::format("no regression, but inconclusive or removed {} fail under --strict", items);
+  }
+  return "no regression";
+}
+
+}  // namespace rooflinectl

@@ -1,0 +1,62 @@
+// What the sweep comparison's writers (compare_writer) and the profile comparison's
+// (profile_compare_writer) say the same way: percentages, JSON numbers, the verdict order, the
+// counter-change array and the outcome line. Pure host code; none throws.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/compare.hpp"
+
+namespace rooflinectl {
+
+/// Order of the verdicts in summaries and Markdown tables: what needs attention first.
+inline constexpr std::array<Verdict, 7> kVerdictAttentionOrder = {
+    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
+    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
+
+/// A relative change as a signed percentage with one decimal: 0.0312 → "+3.1%".
+std::string signed_percent(double fraction);
+
+/// A threshold fraction as a percentage, shortest form: 0.05 → "5%".
+std::string threshold_percent(double fraction);
+
+/// A JSON number, or null where `value` is not finite (or absent): JSON has no NaN or infinity.
+nlohmann::ordered_json json_number(double value);
+nlohmann::ordered_json json_number(const std::optional<double>& value);
+
+/// The "counters" array of a compared point or kernel: per gated metric its base and new value,
+/// the relative change and whether it passed the counter threshold.
+nlohmann::ordered_json counter_changes_json(const std::vector<CounterChange>& changes);
+
+/// The significance fields both JSON layouts give a time comparison, after the medians, relative
+/// change and sample counts: the p-value (exact or normal approximation), the Holm-adjusted
+/// p-value and the family it was adjusted in.
+void add_significance_json(nlohmann::ordered_json& time, const TimeEvidence& evidence);
+
+/// Whether a compared item's reason goes below the table: added and removed items have no
+/// reason beyond their verdict (their row says it), and "same" needs none.
+bool needs_reason_line(Verdict verdict);
+
+/// "N failed, N slower, ..." in kVerdictAttentionOrder, from any result with count(Verdict).
+template <class Result>
+std::string verdict_counts(const Result& result) {
+  std::string text;
+  for (const Verdict v : kVerdictAttentionOrder) {
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", result.count(v), to_string(v));
+  }
+  return text;
+}
+
+/// The outcome after the summary: "N regression(s)"; else, when the exit code is not 0,
+/// "no regression, but inconclusive or removed <items> fail under --strict"; else
+/// "no regression". `items`: "points" or "kernels".
+std::string regression_outcome(size_t regressions, int exit_code, const std::string& items);
+
+}  // namespace rooflinectl
