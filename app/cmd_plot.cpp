@@ -56,7 +56,7 @@ int plot_profile_report(const PlotOptions& o) {
   fmt::print(
       stderr, "roofline chart of {} kernels written to {}{}\n", report.kernels.size(), o.output,
       unplaced ? fmt::format(" ({} without a placement, listed under the chart)", unplaced) : "");
-  return static_cast<int>(ExitCode::kOk);
+  return profile_report_exit_code(report);
 }
 
 // The time split of a saved `rooflinectl layer` report (its JSON), as `layer --chart` draws it.

@@ -141,8 +141,9 @@ int run_report_command(const ReportOptions& o) {
   const std::string& path = o.reports.front();
   const nlohmann::json document = parse_json_text(read_text_file(path, "report"), path);
   if (is_profile_report(document)) {
-    write_output(o, render_profile_report(profile_report_from_json(document, path), format, path));
-    return static_cast<int>(ExitCode::kOk);
+    const ProfileReport profile = profile_report_from_json(document, path);
+    write_output(o, render_profile_report(profile, format, path));
+    return profile_report_exit_code(profile);
   }
   const Report report = checked_report(document, path);
   write_output(o, render_report(report, format));

@@ -12,6 +12,8 @@
 #include "render/markdown_writer.hpp"
 #include "render/reconcile_writer.hpp"
 #include "render/table_writer.hpp"
+#include "result/placement_inputs.hpp"
+#include "roofline/above_roof_guard.hpp"
 
 namespace rooflinectl {
 
@@ -56,6 +58,31 @@ int report_exit_code(const Report& report) {
                p.shape.seq_len, partial);
   }
   return not_ok + above > 0 ? partial : static_cast<int>(ExitCode::kOk);
+}
+
+int profile_report_exit_code(const ProfileReport& report) {
+  size_t above = 0;
+  const KernelSummary* first = nullptr;
+  for (const KernelSummary& k : report.kernels) {
+    if (k.roofline && k.roofline->above_roof && above++ == 0) first = &k;
+  }
+  if (above == 0) return static_cast<int>(ExitCode::kOk);
+  const int partial = static_cast<int>(ExitCode::kPartial);
+  const RooflinePoint& p = *first->roofline;
+  // On the write-back-inclusive basis a short kernel's write-back can drain after its window,
+  // so bytes over duration can pass the DRAM slope although the in-window throughput does not.
+  const bool deferred_writeback_possible =
+      p.binding_level == RoofLevel::kDram && p.bytes_basis == kBytesIsolated;
+  fmt::print(stderr, "{} kernel{} above {} roof (first: {}): {}{}; exit {}\n", above,
+             above == 1 ? "" : "s", above == 1 ? "its" : "their", first->key,
+             above_roof_error(p).value_or(""),
+             deferred_writeback_possible
+                 ? "; or, on this write-back-inclusive basis (dram_isolated), write-back that "
+                   "drained after the kernel's window: compare the in-window TB/s column with "
+                   "the DRAM roof"
+                 : "",
+             partial);
+  return partial;
 }
 
 const char* extension_of(ReportFormat format) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/profile_report.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
@@ -27,6 +28,12 @@ const char* extension_of(ReportFormat format);
 /// which is an error in a unit, a formula or a counter (README "roofs"); then one line on stderr
 /// per kind names the points' count and the first one.
 int report_exit_code(const Report& report);
+
+/// The exit code of `report` and `plot` for a `rooflinectl profile` report: kOk, or kPartial (1)
+/// when a kernel's placement lies above its roof (as for a sweep point, and as `compare` fails
+/// it); then one line on stderr names the count, the first kernel and the cause
+/// (above_roof_error).
+int profile_report_exit_code(const ProfileReport& report);
 
 /// `report` rendered as `format`: table = console table then the flash-vs-naive summary (when
 /// the report has attention points) and the reconciliation flags; json = the report file's

@@ -6,9 +6,7 @@ namespace rooflinectl {
 
 std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
 
-std::string threshold_percent(double fraction) {
-  return fmt::format("{:g}%", 100.0 * fraction);
-}
+std::string threshold_percent(double fraction) { return fmt::format("{:g}%", 100.0 * fraction); }
 
 nlohmann::ordered_json json_number(double value) {
   return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);

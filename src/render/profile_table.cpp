@@ -90,7 +90,8 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
                        p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
                        p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
                        bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
-                       p ? format_percent(p->fraction_of_roof) : kNoValue, k.verdict);
+                       p ? format_percent(p->fraction_of_roof) : kNoValue,
+                       p && p->above_roof ? k.verdict + "; ERROR: above roof!" : k.verdict);
     out += fmt::format("{:>6} {}  {}\n", "", shortened(k.name, kMaxNameChars), launch_shape(k));
   }
   if (rest_kernels > 0) {

@@ -135,4 +135,25 @@ fi
 if ok plot "$work/full.json" -o "$work/full.svg"; then pass; fi
 if ok compare "$profile" "$work/full.json" --min-share 5%; then pass; fi
 
+# A kernel above its roof is never silent, as for a sweep point and as `compare` fails it: the
+# committed H100 full-mode block profile has three element-wise adds at 1.009x the datasheet
+# DRAM roof on the write-back-inclusive basis. report: the table row says so and exit 1 with
+# one stderr line naming the count, the first kernel and the deferred write-back cause; plot
+# draws the chart and exits 1 the same way.
+above="$(dirname "$profile")/h100-profile-block-full.json"
+"$bin" report "$above" >"$work/stdout" 2>"$work/stderr"
+got=$?
+if [[ $got -eq 1 ]] && [[ $(grep -c "ERROR: above roof!" "$work/stdout") -eq 3 ]] &&
+   grep -q "^3 kernels above their roof (first: .*CUDAFunctor_add.*1.009x.*write-back that drained after the kernel's window.*; exit 1$" "$work/stderr" &&
+   [[ $(wc -l <"$work/stderr") -eq 1 ]]; then pass; else
+  fail "report of a profile with kernels above their roof: exit $got; $(head -c 400 "$work/stderr")"
+fi
+"$bin" plot "$above" -o "$work/above.svg" >"$work/stdout" 2>"$work/stderr"
+got=$?
+if [[ $got -eq 1 ]] && [[ -s "$work/above.svg" ]] && grep -q "^3 kernels above their roof" "$work/stderr"; then
+  pass
+else
+  fail "plot of a profile with kernels above their roof: exit $got; $(head -c 300 "$work/stderr")"
+fi
+
 finish "cli profile report checks"
