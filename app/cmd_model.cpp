@@ -10,6 +10,7 @@
 #include "cli/strict_integer.hpp"
 #include "core/error.hpp"
 #include "core/model_preset.hpp"
+#include "core/operator_names.hpp"
 #include "core/seq_range.hpp"
 #include "core/sweep_axes.hpp"
 #include "core/sweep_config.hpp"
@@ -127,6 +128,29 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
   return sub;
 }
 
+namespace {
+
+// An FP8 GEMM input or KV cache beside an operator that has none: sweep's message suggests
+// listing auto too, which `model` (one shape) refuses, so it says what `model` can do instead.
+void check_model_input_dtypes(const SweepConfig& config) {
+  for (const std::string& op : config.ops) {
+    if (config.base.gemm_dtype != GemmDtype::kAuto && op != kGemmOp) {
+      throw bad_input(fmt::format(
+          "invalid --gemm-dtype {} with operator '{}' (--ops): only {} has GEMM inputs, and "
+          "`model` predicts one shape (model it alone: --ops {})",
+          to_string(config.base.gemm_dtype), op, kGemmOp, kGemmOp));
+    }
+    if (config.base.kv_dtype != KvDtype::kAuto && op != kDecodeAttentionOp) {
+      throw bad_input(fmt::format(
+          "invalid --kv-dtype {} with operator '{}' (--ops): only {} has a KV cache, and "
+          "`model` predicts one shape (model it alone: --ops {})",
+          to_string(config.base.kv_dtype), op, kDecodeAttentionOp, kDecodeAttentionOp));
+    }
+  }
+}
+
+}  // namespace
+
 int run_model_command(const ModelOptions& o) {
   if (o.format != "table" && o.format != "json") {
     throw bad_input(fmt::format("invalid --format '{}': allowed table, json", o.format));
@@ -155,6 +179,7 @@ int run_model_command(const ModelOptions& o) {
                     "shape (the filter is sweep's)",
                     config.filter));
   }
+  check_model_input_dtypes(config);
   const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
   std::vector<std::string> refusals;
   if (preset) {

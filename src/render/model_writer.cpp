@@ -108,8 +108,11 @@ std::string gpu_lines(const ModelReport& r) {
   std::set<std::string> roofs_shown;
   for (const auto& p : r.points) {
     if (!p.roof) continue;
+    // FP8 GEMM points sit under the fp8 tensor roof (the same selection as the sweep's).
+    const bool fp8 = p.shape.gemm_dtype == GemmDtype::kFp8E4m3;
     const std::string label =
-        p.pipe == Pipe::kTensor ? "tensor " + to_string(p.shape.dtype) : "fp32";
+        p.pipe == Pipe::kTensor ? "tensor " + (fp8 ? std::string("fp8") : to_string(p.shape.dtype))
+                                : "fp32";
     if (!roofs_shown.insert(label).second) continue;
     out += fmt::format("  {:<11} {:.1f} TFLOP/s, ridge {:.1f} FLOP/B  [{}]\n", label,
                        p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);

@@ -284,7 +284,9 @@ bad "invalid --kv-dtype 'auto,auto': auto is listed twice" \
   sweep --ops decode_attention --kv-dtype auto,auto
 bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only decode_attention has a KV cache" \
   sweep --kv-dtype fp8_e4m3
-bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops)" \
+# model predicts one shape: its message says to model the operator alone, not to list auto too
+# (which model refuses).
+bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops): only decode_attention has a KV cache, and \`model\` predicts one shape (model it alone: --ops decode_attention)" \
   model --gpu h200-sxm --ops decode_attention,gemm --kv-dtype fp8_e4m3
 # ---- GEMM input dtype (gemm only; fp8_e4m3 alone refused beside another operator) ----
 bad "--gemm-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
@@ -295,7 +297,7 @@ bad "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed twice" \
   sweep --ops gemm --gemm-dtype fp8_e4m3,fp8_e4m3
 bad "invalid --gemm-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only gemm has GEMM inputs" \
   sweep --gemm-dtype fp8_e4m3
-bad "invalid --gemm-dtype fp8_e4m3 with operator 'rmsnorm' (--ops)" \
+bad "invalid --gemm-dtype fp8_e4m3 with operator 'rmsnorm' (--ops): only gemm has GEMM inputs, and \`model\` predicts one shape (model it alone: --ops gemm)" \
   model --gpu h200-sxm --ops gemm,rmsnorm --gemm-dtype fp8_e4m3
 bad "invalid gemm K 24 with --gemm-dtype fp8_e4m3: must be a multiple of 16" \
   sweep --ops gemm --gemm-dtype fp8_e4m3 --seq 512 --gemm-n 256 --gemm-k 24

@@ -133,6 +133,17 @@ assert p["roof"]["peak_flop_per_s"] == 989.5e12, p["roof"]
 assert abs(p["ridge_flop_per_byte"] - 989.5e12 / 4.8e12) < 1e-9, p
 ' --gpu h200-sxm --ops gemm --seq 4096 --gemm-n 14336 --gemm-k 4096 --gemm-dtype auto
 
+# The table's roof line names the fp8 tensor roof an FP8 GEMM is placed under (it read "tensor
+# bf16" with the fp8 rate).
+if "$bin" model --gpu h200-sxm --ops gemm --seq 512 --gemm-dtype fp8_e4m3 >"$work/model.txt" \
+     2>"$work/stderr" &&
+   grep -qE "^  tensor fp8 +1979.0 TFLOP/s, ridge 412.3 FLOP/B" "$work/model.txt" &&
+   ! grep -q "tensor bf16" "$work/model.txt"; then
+  pass
+else
+  fail "model --gemm-dtype fp8_e4m3 roof line: $(grep -m2 tensor "$work/model.txt")"
+fi
+
 # The table names the budget, the pages and the rows.
 if "$bin" model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 32768 \
      --kv-lengths 500 >"$work/model.txt" 2>"$work/stderr" &&
