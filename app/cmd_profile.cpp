@@ -203,7 +203,7 @@ CLI::App* setup_profile(CLI::App& app, ProfileOptions& o) {
       ->capture_default_str();
   sub->add_option("--launch-count", o.launch_count,
                   "Profile at most this many launches (default: no limit)")
-      ->transform(strict_integer<uint64_t>("integers 0, 1, ..."))
+      ->transform(strict_integer<uint64_t>("integers 1, 2, ..."))
       ->each([&o](const std::string&) { o.launch_count_given = true; });
   sub->add_option("--sample-every", o.config.sample_every,
                   "Profile one launch in K of each kernel name (the 1st, K+1th, ...)")

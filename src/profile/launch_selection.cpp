@@ -41,6 +41,11 @@ bool is_nccl_kernel(const std::string& demangled_name) {
 
 LaunchSelector::LaunchSelector(const ProfileConfig& config) : config_(config) {
   if (config_.sample_every == 0) throw bad_input("--sample-every 0: must be >= 1");
+  // ncu's -c takes 1 and up too: profiling at most no launch would time the program and count
+  // nothing, which the user did not ask for.
+  if (config_.launch_count == 0u) {
+    throw bad_input("--launch-count 0: must be >= 1 (leave it out to profile every launch)");
+  }
   if (!config_.kernel_regex.empty()) {
     try {
       name_regex_ = std::regex(config_.kernel_regex, std::regex::ECMAScript);

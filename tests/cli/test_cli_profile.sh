@@ -25,6 +25,7 @@ bad_input "cannot run '/nonexistent/program': No such file or directory" -- /non
 bad_input "--kernel-regex '(': bad regular expression" --kernel-regex '(' -- true
 bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/' -- true
 bad_input "--sample-every 0: must be >= 1" --sample-every 0 -- true
+bad_input "--launch-count 0: must be >= 1 (leave it out to profile every launch)" --launch-count 0 -- true
 bad_input "--launch-skip" --launch-skip -3 -- true
 bad_input "invalid --mode 'triple': allowed single-pass, full" --mode triple -- true
 bad_input "invalid --mode full with --no-counters" --mode full --no-counters -- true
