@@ -113,15 +113,24 @@ void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
     check(point.shape);
   } catch (const Error& e) {
     if (e.exit_code() != ExitCode::kBadInput) throw;
-    std::string term = "op!=" + point.op;
+    std::string axes_term;
     for (const SweepAxis axis : kSweepAxes) {
       if (config.axes.varies(axis) && operator_uses_axis(point.op, axis)) {
-        term += fmt::format("|{}!={}", axis_name(axis), axis_value_text(axis, point.shape));
+        axes_term += fmt::format("|{}!={}", axis_name(axis), axis_value_text(axis, point.shape));
       }
     }
+    // The operator's term drops this combination of this operator only; when other operators
+    // run too, the same combination may be refused for them next (a GQA ratio is every
+    // attention operator's), so the term without the operator is offered as well.
+    const std::string term = "op!=" + point.op + axes_term;
+    const std::string every_op =
+        config.ops.size() > 1 && !axes_term.empty()
+            ? fmt::format("; for every operator: --filter '{}'", axes_term.substr(1))
+            : "";
     const std::string label = swept_axes_label(config.axes, point.op, point.shape);
-    throw bad_input(fmt::format("{}: in the combination {}{} (drop it with --filter '{}')",
-                                e.what(), point.op, label.empty() ? "" : " " + label, term));
+    throw bad_input(fmt::format("{}: in the combination {}{} (drop it with --filter '{}'{})",
+                                e.what(), point.op, label.empty() ? "" : " " + label, term,
+                                every_op));
   }
 }
 

@@ -230,8 +230,11 @@ bad "--causal: 'maybe' is not allowed (allowed: off, on)" sweep --causal off,may
 bad "invalid --heads '16,32' without --kv-heads" sweep --heads 16,32
 bad "in the combination flash_attention H=16 H_kv=32 (drop it with --filter 'op!=flash_attention|heads!=16|kv_heads!=32')" \
   sweep --ops flash_attention --heads 16,32 --kv-heads 8,32
-bad "in the combination flash_attention d=80 (drop it with --filter 'op!=flash_attention|head_dim!=80')" \
+bad "in the combination flash_attention d=80 (drop it with --filter 'op!=flash_attention|head_dim!=80'; for every operator: --filter 'head_dim!=80')" \
   sweep --ops flash_attention,gemm --head-dim 64,80
+# Several attention operators share the GQA ratio: the hint also gives the term for all of them.
+bad "in the combination naive_attention H=16 H_kv=32 (drop it with --filter 'op!=naive_attention|heads!=16|kv_heads!=32'; for every operator: --filter 'heads!=16|kv_heads!=32')" \
+  sweep --heads 16,32 --kv-heads 8,32
 bad "invalid --filter 'batch>>8': term 'batch>>8': value '>8' is not an integer" sweep --filter 'batch>>8'
 bad "unknown field 'bach'" sweep --filter 'bach=8'
 bad "term 'dtype<fp16': dtype takes = or != only" sweep --filter 'op=gemm,dtype<fp16'
