@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/config_file.hpp"
 #include "cli/output_extension.hpp"
 #include "cli/preset_support.hpp"
 #include "cli/strict_integer.hpp"
@@ -162,7 +163,7 @@ int run_model_command(const ModelOptions& o) {
   }
   const GpuSpec& gpu = find_gpu_spec(o.gpu);
   SweepConfig config =
-      o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
+      o.config_file.empty() ? default_sweep_config() : load_config_file(o.config_file);
   apply_shape_options(o.shape, config);
   // The model report describes one shape (its "shape" block and tables); lists are sweep's.
   for (const SweepAxis axis : kSweepAxes) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/config_file.hpp"
 #include "cli/output_extension.hpp"
 #include "cli/preset_support.hpp"
 #include "cli/report_format.hpp"
@@ -46,7 +47,7 @@ std::optional<std::string> getenv_lookup(const std::string& name) {
 
 SweepConfig build_config(const SweepOptions& o) {
   SweepConfig config =
-      o.config_file.empty() ? default_sweep_config() : load_sweep_config(o.config_file);
+      o.config_file.empty() ? default_sweep_config() : load_config_file(o.config_file);
   apply_shape_options(o.shape, config);
   if (o.filter) config.filter = *o.filter;
   if (o.repetitions) config.repetitions = *o.repetitions;

@@ -172,6 +172,13 @@ SweepConfig parse_sweep_config(const std::string& json_text, const std::string& 
   if (r.has("ops")) {
     c.ops = r.get_string_array("ops");
     if (c.ops.empty()) r.fail_key("ops", "must name at least one operator");
+    for (const std::string& op : c.ops) {
+      const std::vector<std::string>& known = operator_names();
+      if (std::find(known.begin(), known.end(), op) == known.end()) {
+        r.fail_key("ops",
+                   fmt::format("unknown operator '{}': allowed {}", op, fmt::join(known, ", ")));
+      }
+    }
   }
   if (r.has("seq")) {
     // A --seq SPEC string ("512..32768", "512,4096"), or as the other axes one integer or an
