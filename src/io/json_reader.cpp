@@ -717,6 +717,14 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
         "split); the layer table is what `rooflinectl layer` printed when it wrote the file",
         origin, basis));
   }
+  // Nor a `model --output` file: predictions, nothing measured.
+  if (r.has("model_schema_version")) {
+    throw bad_input(fmt::format(
+        "{}: a `rooflinectl model` prediction (\"model_schema_version\"), not a sweep report: "
+        "report, plot, compare and merge read sweep reports; the model's table is what "
+        "`rooflinectl model` printed (run it again with --format table)",
+        origin));
+  }
   // A benchmark's rows are not a report: scripts/bench_gpu.py writes "schema":
   // "rooflinectl-bench/1", bench_fp8_decode.py and bench_paged_decode.py their own
   // "rooflinectl-bench-*" schema, and their files from before that carry "rows", "measurements"

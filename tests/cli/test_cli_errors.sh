@@ -187,6 +187,11 @@ run_case 2 'benchmark rows of a scripts/bench_*.py script ("schema": "rooflinect
   report "$examples/h100-bench-new-ops.json"
 run_case 2 'benchmark rows of a scripts/bench_*.py script ("rows", "measurements", "work_dir")' - \
   report "$examples/h100-bench-fp8-decode.json"
+"$bin" model --gpu h200-sxm --ops gemm --seq 512 --output "$inputs/model.json" >/dev/null 2>&1
+run_case 2 "a \`rooflinectl model\` prediction (\"model_schema_version\"), not a sweep report" - \
+  report "$inputs/model.json"
+run_case 2 "a \`rooflinectl model\` prediction (\"model_schema_version\"), not a sweep report" - \
+  plot "$inputs/model.json" -o "$inputs/model.svg"
 # Two reports with no point in common: the side-by-side table still prints (exit 0), with one
 # warning naming the pair; two reports that share points print no warning.
 "$bin" report "$examples/h200-sweep.json" "$examples/h100-sweep-qlen.json" >"$inputs/stdout" 2>"$inputs/stderr"
