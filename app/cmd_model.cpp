@@ -183,7 +183,12 @@ int run_model_command(const ModelOptions& o) {
   check_model_input_dtypes(config);
   const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
   std::vector<std::string> refusals;
-  if (preset) {
+  // A flag that replaced a preset's attention axis is the user's value, checked as sweep checks
+  // it (README: only the preset's own head_dim becomes a note).
+  const bool preset_axes = preset && config.base.heads == preset->heads &&
+                           config.base.kv_heads == preset->kv_heads &&
+                           config.base.head_dim == preset->head_dim;
+  if (preset_axes) {
     // A preset describes a published model, not a sweep: its gemm, gelu and layernorm widths are
     // ones no sweep runs, and a head_dim the kernels lack (Gemma 2's 256) is still worth
     // planning. The shape must be valid; what the kernels refuse becomes a note.

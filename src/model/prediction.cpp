@@ -79,7 +79,13 @@ ModelReport build_model_report(const SweepConfig& config,
     r.preset = preset->id;
     std::vector<std::string> names;
     for (const auto& op : ops) names.push_back(op.first);
-    r.notes = preset_layer_notes(*preset, names);
+    // The notes describe the shape predicted: a flag that replaced a preset axis or width
+    // (--heads, --head-dim, --hidden, --ffn-dim) replaces it in them too.
+    ModelPreset effective = *preset;
+    effective.heads = config.base.heads;
+    effective.head_dim = config.base.head_dim;
+    effective.widths = r.widths;
+    r.notes = preset_layer_notes(effective, names);
   }
   r.seq_lens = config.seq_lens;
   r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);

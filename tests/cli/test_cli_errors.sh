@@ -187,6 +187,10 @@ run_case 2 'benchmark rows of a scripts/bench_*.py script ("schema": "rooflinect
   report "$examples/h100-bench-new-ops.json"
 run_case 2 'benchmark rows of a scripts/bench_*.py script ("rows", "measurements", "work_dir")' - \
   report "$examples/h100-bench-fp8-decode.json"
+# A --head-dim that replaced a preset's is the user's value, refused as sweep refuses it (only a
+# preset's own head_dim becomes a note).
+run_case 2 "flash_attention: unsupported head-dim 80 (supported: 64, 96, 128, 256)" - \
+  model --gpu h200-sxm --model gemma-2-9b --head-dim 80
 "$bin" model --gpu h200-sxm --ops gemm --seq 512 --output "$inputs/model.json" >/dev/null 2>&1
 run_case 2 "a \`rooflinectl model\` prediction (\"model_schema_version\"), not a sweep report" - \
   report "$inputs/model.json"

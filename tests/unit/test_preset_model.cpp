@@ -137,6 +137,20 @@ TEST(PresetModel, NotesFollowTheFfnKindAndWidths) {
   EXPECT_TRUE(has_note(gemma, "heads*head_dim = 16*256 = 4096 differs from d_model = 3584"));
 }
 
+// `model --model gemma-2-9b --head-dim 128`: the notes describe the shape predicted (16·128),
+// not the preset's 16·256 that the flag replaced.
+TEST(PresetModel, NotesFollowAFlagThatReplacedAPresetAxis) {
+  const ModelPreset& gemma = find_model_preset("gemma-2-9b");
+  SweepConfig config = default_sweep_config();
+  apply_preset_shape(gemma, config.base);
+  config.base.head_dim = 128;
+  config.seq_lens = {512};
+  const ModelReport r = build_model_report(config, {{"flash_attention", Pipe::kTensor}},
+                                           find_gpu_spec("h200-sxm"), &gemma);
+  EXPECT_TRUE(has_note(r.notes, "heads*head_dim = 16*128 = 2048 differs from d_model = 3584"));
+  EXPECT_FALSE(has_note(r.notes, "16*256"));
+}
+
 TEST(PresetModel, NotesOnlyAboutTheOperatorsPredicted) {
   // `model --model llama-3.1-8b --ops decode_attention` predicts no FFN and no norm: none of
   // the gemm, swiglu or RMSNorm sentences apply (Llama's 32·128 = 4096 = d_model: no width one).
