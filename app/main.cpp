@@ -125,12 +125,15 @@ int main(int argc, char** argv) {
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     // An unknown first word reaches CLI11 as "A subcommand is required": name the word instead.
     const std::vector<std::string> extra = failed->remaining();
-    if (failed->get_parent() == nullptr && failed->get_subcommands().empty() && !extra.empty()) {
+    if (failed->get_parent() == nullptr && failed->get_subcommands().empty()) {
       // Every registered subcommand, in the order of --help (the filter overload lists them all,
       // not only the parsed ones).
       std::string allowed;
       for (const CLI::App* sub : failed->get_subcommands([](const CLI::App*) { return true; })) {
         allowed += (allowed.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (extra.empty()) {
+        return fmt::format("error: a subcommand is required: one of {} (see --help)\n", allowed);
       }
       return fmt::format("error: unknown subcommand '{}': allowed {} (see --help)\n", extra.front(),
                          allowed);

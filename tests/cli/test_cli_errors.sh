@@ -176,6 +176,9 @@ bad "--device: 'gpu0' is not a whole number (allowed: integers 0, 1, ...: a CUDA
   sweep --device gpu0
 # CLI11's counts of values in the project's words: which subcommand, what is missing or repeated.
 run_case 2 "'report' needs its reports argument" - report
+# No subcommand, or an unknown one: the allowed ones are named.
+run_case 2 "error: a subcommand is required: one of sweep, devices, list, compare, model, layer," -
+run_case 2 "error: unknown subcommand 'swep': allowed sweep, devices, list," - swep
 run_case 2 "--ops given 2 times to 'sweep': give it once (a list is one comma-separated value)" \
   - sweep --ops gelu --ops gemm
 run_case 2 "--gpu of 'model' needs a value" - model --gpu
