@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "render/svg/svg_common.hpp"
 #include "render/value_format.hpp"
@@ -254,31 +256,42 @@ std::string title_svg(const Chart& chart) {
   return svg;
 }
 
+// A flat compute roof at `peak` from the intensity `ridge` (clamped to the frame) to the right
+// edge, `line_attributes` its stroke, labelled `label` at the right end; all reserved in
+// `labels`. Returns the SVG and the roof's y.
+std::pair<std::string, double> flat_roof_svg(const Chart& chart, LabelPlacer& labels, double peak,
+                                             double ridge, const char* pipe,
+                                             const char* line_attributes,
+                                             const std::string& label) {
+  const Scale sx = chart.frame.sx(), sy = chart.frame.sy();
+  const double x0 = sx(std::max(ridge, chart.frame.x_lo)), y = sy(peak);
+  std::string svg = fmt::format(
+      R"(<line class="roof" data-pipe="{}" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" {}/>)"
+      "\n",
+      pipe, x0, y, kPlotRight, y, kInk, line_attributes);
+  labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
+  const double w = text_width_px(label, kLabelPx);
+  svg += text_svg(kPlotRight - 6, y - 6, label, kLabelPx, "end",
+                  fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
+         "\n";
+  labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
+  return {svg, y};
+}
+
 // The bf16 tensor roof from its lowest ridge to the right edge, labelled at the right end, and
 // the DRAM ridge point; all reserved in `labels`.
 std::string compute_roof_svg(const Chart& chart, LabelPlacer& labels) {
   const ProfileChartRoofs& roofs = chart.roofs;
   if (!roofs.tensor_flop_per_s) return "";
   const double peak = *roofs.tensor_flop_per_s;
-  const Scale sx = chart.frame.sx(), sy = chart.frame.sy();
   double ridge = chart.frame.x_lo;
   if (roofs.dram_bytes_per_s) ridge = peak / *roofs.dram_bytes_per_s;
   if (roofs.l2_bytes_per_s) ridge = std::min(ridge, peak / *roofs.l2_bytes_per_s);
-  const double x0 = sx(std::max(ridge, chart.frame.x_lo)), y = sy(peak);
-  std::string svg = fmt::format(
-      R"(<line class="roof" data-pipe="tensor" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="2"/>)"
-      "\n",
-      x0, y, kPlotRight, y, kInk);
-  labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
-  const std::string text = "bf16 tensor-core roof " + format_si(peak, "FLOP/s");
-  const double w = text_width_px(text, kLabelPx);
-  svg += text_svg(kPlotRight - 6, y - 6, text, kLabelPx, "end",
-                  fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
-         "\n";
-  labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
+  auto [svg, y] = flat_roof_svg(chart, labels, peak, ridge, "tensor", R"(stroke-width="2")",
+                                "bf16 tensor-core roof " + format_si(peak, "FLOP/s"));
   if (!roofs.dram_bytes_per_s) return svg;
   const double intensity = peak / *roofs.dram_bytes_per_s;
-  const double x = sx(intensity);
+  const double x = chart.frame.sx()(intensity);
   svg += fmt::format(
       R"(<circle class="ridge" cx="{:.1f}" cy="{:.1f}" r="4" fill="#FFFFFF" stroke="{}" stroke-width="1.6"/>)"
       "\n",
@@ -300,21 +313,11 @@ std::string fp32_roof_svg(const Chart& chart, LabelPlacer& labels) {
   const ProfileChartRoofs& roofs = chart.roofs;
   if (!roofs.fp32_flop_per_s) return "";
   const double peak = *roofs.fp32_flop_per_s;
-  const Scale sx = chart.frame.sx(), sy = chart.frame.sy();
   const double ridge = roofs.dram_bytes_per_s ? peak / *roofs.dram_bytes_per_s : chart.frame.x_lo;
-  const double x0 = sx(std::max(ridge, chart.frame.x_lo)), y = sy(peak);
-  std::string svg = fmt::format(
-      R"(<line class="roof" data-pipe="fp32" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="1.6" stroke-dasharray="6 3"/>)"
-      "\n",
-      x0, y, kPlotRight, y, kInk);
-  labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
-  const std::string text = "fp32 (SIMT) roof " + format_si(peak, "FLOP/s");
-  const double w = text_width_px(text, kLabelPx);
-  svg += text_svg(kPlotRight - 6, y - 6, text, kLabelPx, "end",
-                  fmt::format(R"(class="roof-label" fill="{}")", kInk)) +
-         "\n";
-  labels.reserve(Box{kPlotRight - 6 - w, y - 6 - kLabelPx, kPlotRight - 6, y - 3});
-  return svg;
+  return flat_roof_svg(chart, labels, peak, ridge, "fp32",
+                       R"(stroke-width="1.6" stroke-dasharray="6 3")",
+                       "fp32 (SIMT) roof " + format_si(peak, "FLOP/s"))
+      .first;
 }
 
 // The DRAM and L2 slopes up to the compute roof (or the top of the frame), then the flat roof.
