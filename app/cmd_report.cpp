@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
@@ -33,7 +34,9 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
                   "verdicts, the flash-vs-naive conclusion) | csv (one row per point, units in "
                   "the header) | json (the report re-validated, derived values recomputed, in "
                   "the format `sweep --output` writes) | bmf (Bencher Metric Format, as `sweep "
-                  "--format bmf` prints it, docs/ci.md) (default table)");
+                  "--format bmf` prints it, docs/ci.md) (default: from -o's extension, .md md, "
+                  ".csv csv, .json json; else table)")
+      ->each([&o](const std::string&) { o.format_given = true; });
   sub->add_option("--output,-o", o.output,
                   "Write to this file instead of stdout (atomically; name ending in the --format's "
                   "extension: .txt, .md, .csv, .json (json and bmf); never the input report) "
@@ -43,6 +46,16 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
 }
 
 namespace {
+
+// The format an -o name implies when --format is not given: the writer of its extension (json
+// for .json: bmf is JSON too but asked for by name), else the table.
+std::string format_of_output(const std::string& path) {
+  const std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".md") return "md";
+  if (extension == ".csv") return "csv";
+  if (extension == ".json") return "json";
+  return "table";
+}
 
 void write_output(const ReportOptions& o, const std::string& text) {
   if (!o.output_given) {
@@ -125,10 +138,10 @@ int run_cross_gpu_report(const ReportOptions& o, ReportFormat format) {
 }  // namespace
 
 int run_report_command(const ReportOptions& o) {
-  const ReportFormat format =
-      parse_report_format(o.format, "--format",
-                          {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv,
-                           ReportFormat::kJson, ReportFormat::kBmf});
+  const ReportFormat format = parse_report_format(
+      o.format_given || !o.output_given ? o.format : format_of_output(o.output), "--format",
+      {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson,
+       ReportFormat::kBmf});
   if (o.output_given) {
     check_output_extension(
         o.output, extension_of(format),

@@ -12,9 +12,12 @@ struct ReportOptions {
   /// JSON reports written by `sweep --output`, `merge` or `profile -o`; two or more sweep
   /// reports: the cross-GPU view (render/cross_gpu_writer.hpp)
   std::vector<std::string> reports;
-  std::string format = "table";  ///< table | md | csv | json
-  std::string output;            ///< write here (atomically) instead of stdout; empty: stdout
-  bool output_given = false;     ///< --output was on the command line (an empty name is refused)
+  std::string format = "table";  ///< table | md | csv | json | bmf
+  /// --format was on the command line; without it, -o's extension picks the format (.md, .csv,
+  /// .json; .txt and anything else: table)
+  bool format_given = false;
+  std::string output;         ///< write here (atomically) instead of stdout; empty: stdout
+  bool output_given = false;  ///< --output was on the command line (an empty name is refused)
 };
 
 /// Binds the arguments of `report` to `options`.

@@ -534,6 +534,17 @@ for case in "table txt" "md md" "csv csv" "json json"; do
     report "$h200" --format "$format" -o "$work/out.x"
 done
 run_case 2 "'$work/out.json': --format md writes .md" - report "$h200" --format md -o "$work/out.json"
+# Without --format, -o's extension picks the writer: .md and .csv write what --format md and csv
+# print; .json the JSON.
+for ext in md csv json; do
+  if "$bin" report "$h200" -o "$inputs/by-ext.$ext" 2>/dev/null &&
+     "$bin" report "$h200" --format "$ext" >"$inputs/by-flag.$ext" &&
+     cmp -s "$inputs/by-ext.$ext" "$inputs/by-flag.$ext"; then
+    pass
+  else
+    fail "report -o by-ext.$ext without --format did not write what --format $ext prints"
+  fi
+done
 cp "$h200" "$inputs/own.json"
 chmod 444 "$inputs/own.json"
 for same in "$inputs/own.json" "$inputs/./own.json" "$inputs/../$(basename "$inputs")/own.json"; do
