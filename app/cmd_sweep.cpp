@@ -51,6 +51,7 @@ SweepConfig build_config(const SweepOptions& o) {
   apply_shape_options(o.shape, config);
   if (o.filter) config.filter = *o.filter;
   if (o.repetitions) config.repetitions = *o.repetitions;
+  if (o.warmup_runs) config.warmup_runs = *o.warmup_runs;
   if (o.max_noise) config.max_noise = parse_threshold(*o.max_noise, "--max-noise");
   if (o.min_samples) config.min_samples = *o.min_samples;
   if (o.min_time_s) config.min_time_s = *o.min_time_s;
@@ -149,6 +150,11 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       sub->add_option("--repetitions", o.repetitions,
                       "Timed samples per point, fixed sampling (default 10)")
           ->transform(strict_integer<int>(fmt::format("integers 1..{}", kMaxRepetitions)));
+  sub->add_option("--warmup-runs", o.warmup_runs,
+                  "Untimed launches of each point before its timed samples (nvbench's and "
+                  "google/benchmark's warm-up; config key warmup_runs) (default " +
+                      std::to_string(default_sweep_config().warmup_runs) + ")")
+      ->transform(strict_integer<int>(fmt::format("integers 0..{}", kMaxRepetitions)));
   sub->add_option("--max-noise", o.max_noise,
                   "Adaptive sampling: sample each point until the 95% interval of the median is "
                   "within this of it, e.g. 1% (default: off, fixed --repetitions)")

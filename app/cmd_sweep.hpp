@@ -21,6 +21,7 @@ struct SweepOptions {
   bool output_given = false;     ///< --output was on the command line (an empty name is refused)
   std::string format = "table";  ///< stdout format: table | json | csv | md
   std::optional<int> repetitions;
+  std::optional<int> warmup_runs;        ///< untimed launches before each point's samples
   std::optional<std::string> max_noise;  ///< --max-noise text ("1%" or "0.01")
   std::optional<int> min_samples;
   std::optional<double> min_time_s;

@@ -81,10 +81,11 @@ class Sweep:
     seqs: tuple
     flags: tuple  # shape flags after --ops/--seq
 
-    def command(self, binary: str, repetitions: int) -> list:
+    def command(self, binary: str, repetitions: int, warmup_runs: int = 3) -> list:
         return [binary, "sweep", "--ops", ",".join(self.ops),
                 "--seq", ",".join(str(s) for s in self.seqs), *self.flags, "--dtype", kDtype,
-                "--no-counters", "--format", "json", "--repetitions", str(repetitions)]
+                "--no-counters", "--format", "json", "--repetitions", str(repetitions),
+                "--warmup-runs", str(warmup_runs)]
 
 
 @dataclass(frozen=True)
@@ -321,10 +322,10 @@ def plan(operators: tuple, attention_head_dim: int = kHeadDim) -> tuple:
 # ---- rooflinectl side --------------------------------------------------------------------------
 
 
-def run_sweep(sweep: Sweep, binary: str, repetitions: int, work_dir: str,
+def run_sweep(sweep: Sweep, binary: str, repetitions: int, warmup_runs: int, work_dir: str,
               timeout_s: int) -> dict:
     """Runs one sweep; returns {"command", "exit_code", "wall_s", "report" or None, "error"}."""
-    cmd = sweep.command(binary, repetitions)
+    cmd = sweep.command(binary, repetitions, warmup_runs)
     started = time.monotonic()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
@@ -532,8 +533,8 @@ def parse_args(argv: list) -> argparse.Namespace:
     parser.add_argument("--repetitions", type=int, default=10,
                         help="timed samples per point on both sides (default 10)")
     parser.add_argument("--warmup-runs", type=int, default=3,
-                        help="untimed calls before the samples, PyTorch side (rooflinectl's "
-                        "sweep default is 3)")
+                        help="untimed calls before the samples, on both sides (rooflinectl's "
+                        "sweep --warmup-runs; default 3)")
     parser.add_argument("--ops", default=",".join(kOperators),
                         help="comma-separated subset of: " + ", ".join(kOperators))
     parser.add_argument("--head-dim", type=int, default=kHeadDim,
@@ -566,7 +567,7 @@ def main(argv: list) -> int:
     sweeps, rows = plan(args.ops, args.head_dim)
     if args.dry_run:
         for sweep in sweeps:
-            print(" ".join(sweep.command(args.rooflinectl, args.repetitions)))
+            print(" ".join(sweep.command(args.rooflinectl, args.repetitions, args.warmup_runs)))
         for row in rows:
             target = "-" if row.target is None else row.target.text
             print(f"{row.operator} | {row.label} | vs {row.reference.label} "
@@ -579,8 +580,8 @@ def main(argv: list) -> int:
     started = time.monotonic()
     runs = {}
     for sweep in sweeps:
-        run = run_sweep(sweep, args.rooflinectl, args.repetitions, args.work_dir,
-                        args.sweep_timeout_s)
+        run = run_sweep(sweep, args.rooflinectl, args.repetitions, args.warmup_runs,
+                        args.work_dir, args.sweep_timeout_s)
         runs[sweep.key] = run
         state = run["error"] or f"exit {run['exit_code']}"
         print(f"sweep {sweep.key}: {state} ({run['wall_s']:.1f} s)", file=sys.stderr, flush=True)

@@ -564,6 +564,8 @@ run_case 2 "invalid --output '$work/.json': needs a file name before .json" - \
   model --gpu h200-sxm -o "$work/.json"
 run_case 2 "invalid --output '$work/.svg': needs a file name before .svg" - plot "$h200" -o "$work/.svg"
 run_case 2 "invalid --output '.md': needs a file name before .md" - report "$h200" --format md -o .md
+bad "invalid warmup-runs -1: allowed 0 to 1000000" sweep --warmup-runs -1
+bad "--warmup-runs: 'x' is not a whole number (allowed: integers 0..1000000)" sweep --warmup-runs x
 bad "'abc'" sweep --time-threshold abc
 bad "'-3%'" sweep --l2-threshold -3%
 run_case 2 "'x'" - compare "$h200" "$h200" --l2-threshold x

@@ -72,10 +72,11 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(work("naive_attention", True), work("naive_attention", False))
 
     def test_command_has_the_required_flags(self):
-        cmd = self.by_key["decode-hkv8"].command("rooflinectl", 7)
+        cmd = self.by_key["decode-hkv8"].command("rooflinectl", 7, 5)
         text = " ".join(cmd)
         for piece in ("--ops decode_attention", "--kv-heads 8", "--heads 32", "--batch 8",
-                      "--no-counters", "--format json", "--repetitions 7", "--dtype bf16"):
+                      "--no-counters", "--format json", "--repetitions 7", "--warmup-runs 5",
+                      "--dtype bf16"):
             self.assertIn(piece, text)
         self.assertIn("--causal", self.by_key["attention-L4096-causal"].flags)
         self.assertNotIn("--causal", self.by_key["attention-L4096-non-causal"].flags)
