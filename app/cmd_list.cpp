@@ -10,6 +10,7 @@
 #include "core/model_preset.hpp"
 #include "core/sweep_config.hpp"
 #include "cupti/metrics.hpp"
+#include "device/gpu_spec.hpp"
 #include "io/atomic_file.hpp"
 #include "kernels/operator.hpp"
 
@@ -144,6 +145,14 @@ std::string list_text() {
   for (const ModelPreset& preset : builtin_model_presets()) {
     out += fmt::format("  {:<16} {}: {}\n", preset.id, preset.name, preset_summary(preset));
   }
+  out +=
+      "GPU specs (--gpu NAME of model and layer --analytic, and the datasheet roofs of a "
+      "measured GPU; each value's source in configs/gpus/NAME.json):\n";
+  for (const GpuSpec& gpu : builtin_gpu_specs()) {
+    out += fmt::format("  {:<16} {}: compute capability {}.{}, {} SMs, {:.2f} TB/s DRAM\n", gpu.id,
+                       gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
+                       gpu.hbm_bytes_per_s.value / 1e12);
+  }
   return out;
 }
 
@@ -175,13 +184,22 @@ std::string list_json() {
   }
   nlohmann::ordered_json presets = nlohmann::ordered_json::array();
   for (const ModelPreset& preset : builtin_model_presets()) presets.push_back(preset_json(preset));
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (const GpuSpec& gpu : builtin_gpu_specs()) {
+    gpus.push_back({{"id", gpu.id},
+                    {"name", gpu.name},
+                    {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
+                    {"sm_count", gpu.sm_count},
+                    {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value}});
+  }
   const nlohmann::ordered_json list = {
       {"operators", operators},
       {"axes", axes},
       {"counters",
        {{"collector", "CUPTI range profiler, one range per kernel"},
         {"metrics", counter_metric_names()}}},
-      {"model_presets", presets}};
+      {"model_presets", presets},
+      {"gpu_specs", gpus}};
   return list.dump(2) + "\n";
 }
 
@@ -191,7 +209,7 @@ CLI::App* setup_list(CLI::App& app, ListOptions& o) {
   CLI::App* sub =
       app.add_subcommand("list",
                          "List operators with their kernel versions, sweep axes with defaults, "
-                         "counters and model presets");
+                         "counters, model presets and GPU specs");
   sub->add_flag("--json", o.json, "Print the same content as JSON (default: text)");
   return sub;
 }

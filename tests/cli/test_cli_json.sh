@@ -20,7 +20,10 @@ if [[ $code -ne 0 ]]; then
   fail "list --json -> exit $code: $(head -c 300 "$work/stderr")"
 else
   json_check "list --json keys" "$work/list.json" '
-assert list(doc) == ["operators", "axes", "counters", "model_presets"], list(doc)
+assert list(doc) == ["operators", "axes", "counters", "model_presets", "gpu_specs"], list(doc)
+gpus = {g["id"]: g for g in doc["gpu_specs"]}
+assert gpus["h200-sxm"]["compute_capability"] == "9.0" and gpus["h200-sxm"]["sm_count"] == 132, gpus
+assert gpus["h200-sxm"]["hbm_bytes_per_s"] == 4.8e12 and "l40s" in gpus, gpus
 presets = {p["id"]: p for p in doc["model_presets"]}
 assert presets["llama-3.1-8b"]["ffn_dim"] == 14336 and presets["llama-3.1-8b"]["kv_heads"] == 8, presets
 assert presets["gemma-2-9b"]["head_dim"] == 256 and presets["gemma-2-9b"]["gelu_form"] == "tanh", presets
@@ -65,8 +68,11 @@ versions = [l.split() for l in listed if l.startswith("    ")]
 axes = text[text.index("axes (defaults):") + 1:[i for i, l in enumerate(text) if l.startswith("counters")][0]]
 presets_at = [i for i, l in enumerate(text) if l.startswith("model presets")][0]
 metrics = [l.strip() for l in text[[i for i, l in enumerate(text) if l.startswith("counters")][0] + 1:presets_at] if l]
-presets = [l.split()[0] for l in text[presets_at + 1:] if l]
+gpus_at = [i for i, l in enumerate(text) if l.startswith("GPU specs")][0]
+presets = [l.split()[0] for l in text[presets_at + 1:gpus_at] if l]
 assert presets == [p["id"] for p in doc["model_presets"]], presets
+gpus = [l.split()[0] for l in text[gpus_at + 1:] if l]
+assert gpus == [g["id"] for g in doc["gpu_specs"]], gpus
 assert [l.split()[0] for l in ops] == [o["name"] for o in doc["operators"]], ops
 assert [l.split()[1] for l in ops] == [o["pipe"] for o in doc["operators"]], ops
 want = [(v["key"], v["name"], v["key"] == o["default_version"])
