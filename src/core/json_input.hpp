@@ -250,6 +250,7 @@ class JsonObjectReader {
 
   static std::string describe(const nlohmann::json& v) {
     constexpr size_t kMaxShown = 40;  // enough to recognize a value, short enough for one line
+    if (v.is_null()) return "null";   // its type name and its text are the same word
     std::string text = v.dump();
     if (text.size() > kMaxShown) text = text.substr(0, kMaxShown) + "...";
     return fmt::format("{} {}", v.type_name(), text);
