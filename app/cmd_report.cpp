@@ -47,14 +47,15 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
 
 namespace {
 
-// The format an -o name implies when --format is not given: the writer of its extension (json
-// for .json: bmf is JSON too but asked for by name), else the table.
+// The format an -o name implies when --format is not given: the writer of its extension
+// (extension_of; json for .json: bmf is JSON too but asked for by name), else the table.
 std::string format_of_output(const std::string& path) {
   const std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".md") return "md";
-  if (extension == ".csv") return "csv";
-  if (extension == ".json") return "json";
-  return "table";
+  for (const ReportFormat format :
+       {ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson}) {
+    if (extension == extension_of(format)) return format_name(format);
+  }
+  return format_name(ReportFormat::kTable);
 }
 
 void write_output(const ReportOptions& o, const std::string& text) {

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/shape.hpp"
 #include "core/validation.hpp"
+#include "device_capability.hpp"
 #include "gpu/cuda_check.hpp"
 #include "kernels/operator.hpp"
 
@@ -38,18 +39,8 @@ Shape fp8_gemm_shape(const Fp8GemmCase& c) {
   return s;
 }
 
-bool on_hopper() {
-  int device = 0;
-  RFL_CUDA_CHECK(cudaGetDevice(&device));
-  int major = 0;
-  int minor = 0;
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  RFL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  return major == 9 && minor == 0;
-}
-
 TEST(GemmFp8, MatchesReferencesAtEdgeShapes) {
-  if (!on_hopper()) GTEST_SKIP() << "FP8 GEMM needs compute capability 9.0";
+  if (!test_device_is_sm90()) GTEST_SKIP() << "FP8 GEMM needs compute capability 9.0";
   const OperatorSpec& spec = find_operator("gemm");
   const Fp8GemmCase cases[] = {
       {4096, 4096, 4096, Dtype::kBf16},  // whole tiles
@@ -81,7 +72,7 @@ TEST(GemmFp8, MatchesReferencesAtEdgeShapes) {
 }
 
 TEST(GemmFp8, RefusedOffHopperNamingComputeCapability) {
-  if (on_hopper()) GTEST_SKIP() << "compute capability 9.0 runs FP8 GEMM";
+  if (test_device_is_sm90()) GTEST_SKIP() << "compute capability 9.0 runs FP8 GEMM";
   const OperatorSpec& spec = find_operator("gemm");
   try {
     spec.create(fp8_gemm_shape({256, 256, 256, Dtype::kBf16}), "");
