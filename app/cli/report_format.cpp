@@ -12,7 +12,6 @@
 #include "render/markdown_writer.hpp"
 #include "render/reconcile_writer.hpp"
 #include "render/table_writer.hpp"
-#include "result/placement_inputs.hpp"
 #include "roofline/above_roof_guard.hpp"
 
 namespace rooflinectl {
@@ -68,20 +67,9 @@ int profile_report_exit_code(const ProfileReport& report) {
   }
   if (above == 0) return static_cast<int>(ExitCode::kOk);
   const int partial = static_cast<int>(ExitCode::kPartial);
-  const RooflinePoint& p = *first->roofline;
-  // On the write-back-inclusive basis a short kernel's write-back can drain after its window,
-  // so bytes over duration can pass the DRAM slope although the in-window throughput does not.
-  const bool deferred_writeback_possible =
-      p.binding_level == RoofLevel::kDram && p.bytes_basis == kBytesIsolated;
-  fmt::print(stderr, "{} kernel{} above {} roof (first: {}): {}{}; exit {}\n", above,
+  fmt::print(stderr, "{} kernel{} above {} roof (first: {}): {}; exit {}\n", above,
              above == 1 ? "" : "s", above == 1 ? "its" : "their", first->key,
-             above_roof_error(p).value_or(""),
-             deferred_writeback_possible
-                 ? "; or, on this write-back-inclusive basis (dram_isolated), write-back that "
-                   "drained after the kernel's window: compare the in-window TB/s column with "
-                   "the DRAM roof"
-                 : "",
-             partial);
+             above_roof_error(*first->roofline).value_or(""), partial);
   return partial;
 }
 

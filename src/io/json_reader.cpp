@@ -369,7 +369,8 @@ L2Bytes l2_bytes_from_json(const JsonObjectReader& r) {
 // of roof, above-roof flag, bound, binding level) are recomputed with place_on_roofline, so an
 // edited or corrupted fraction can never print as "500%" without the above-roof flag. The stored
 // derived keys are ignored.
-RooflinePoint roofline_from_json(const JsonObjectReader& r) {
+RooflinePoint roofline_from_json(const JsonObjectReader& r,
+                                 std::optional<double> counted_in_window) {
   Roof roof;
   roof.pipe = r.get_parsed("pipe", parse_pipe);
   const JsonObjectReader roof_object = r.get_object("roof");
@@ -399,21 +400,40 @@ RooflinePoint roofline_from_json(const JsonObjectReader& r) {
       r.fail_key(key, fmt::format("must be finite and > 0 to place the point, found {}", value));
     }
   }
-  RooflinePoint point = place_on_roofline(roof, flop, dram_bytes, time_s, r.get_string("basis"),
-                                          l2_bytes_from_json(r));
+  const std::string basis = r.get_string("basis");
   // Schema-1 reports have no bytes_basis: their counted bytes were in-window only (and so is a
   // placement written without one).
+  std::string bytes_basis = basis == "analytic" ? kBytesAnalytic : kBytesInWindow;
   if (r.has("bytes_basis")) {
-    point.bytes_basis = r.get_string("bytes_basis");
-    if (point.bytes_basis != kBytesIsolated && point.bytes_basis != kBytesInWindow &&
-        point.bytes_basis != kBytesAnalytic && point.bytes_basis != kBytesAnalyticMin) {
+    bytes_basis = r.get_string("bytes_basis");
+    if (bytes_basis != kBytesIsolated && bytes_basis != kBytesInWindow &&
+        bytes_basis != kBytesAnalytic && bytes_basis != kBytesAnalyticMin) {
       r.fail_key("bytes_basis",
-                 fmt::format("'{}' is not one of {}, {}, {}, {}", point.bytes_basis, kBytesIsolated,
+                 fmt::format("'{}' is not one of {}, {}, {}, {}", bytes_basis, kBytesIsolated,
                              kBytesInWindow, kBytesAnalytic, kBytesAnalyticMin));
     }
-  } else {
-    point.bytes_basis = point.basis == "analytic" ? kBytesAnalytic : kBytesInWindow;
   }
+  // Reports written before the DRAM slope was judged on in-window bytes lack the key: their
+  // write-back-inclusive placements take the in-window bytes from the counters beside them, so
+  // that every report reads under the same rule.
+  std::optional<double> in_window =
+      r.has("dram_bytes_in_window")
+          ? r.get_optional_double("dram_bytes_in_window")
+          : (bytes_basis == kBytesIsolated ? counted_in_window : std::nullopt);
+  if (in_window && bytes_basis != kBytesIsolated) {
+    r.fail_key("dram_bytes_in_window",
+               fmt::format("{} with bytes_basis '{}': only a write-back-inclusive placement ({}) "
+                           "has DRAM bytes in the window apart from its whole traffic",
+                           *in_window, bytes_basis, kBytesIsolated));
+  }
+  if (in_window && !(std::isfinite(*in_window) && *in_window >= 0 && *in_window <= dram_bytes)) {
+    r.fail_key("dram_bytes_in_window",
+               fmt::format("must be finite, >= 0 and at most dram_bytes {}, found {}", dram_bytes,
+                           *in_window));
+  }
+  RooflinePoint point =
+      place_on_roofline(roof, flop, dram_bytes, time_s, basis, l2_bytes_from_json(r), in_window);
+  point.bytes_basis = bytes_basis;
   return point;
 }
 
@@ -477,7 +497,7 @@ PointResult point_from_json(const JsonObjectReader& r) {
   p.analytic = analytic_from_json(r.get_object("analytic"), where);
   if (!r.is_null("roofline")) {
     const JsonObjectReader roofline = r.get_object("roofline");
-    p.roofline = roofline_from_json(roofline);
+    p.roofline = roofline_from_json(roofline, p.counters.total.dram_bytes());
     // The writer places a point at its timing median (schema: "Median of the timed pass"); a
     // different time would print a roofline that contradicts the timing columns.
     if (p.timing) {
@@ -650,7 +670,10 @@ CounterResult counter_result_from_json(const JsonObjectReader& r, const std::str
   return counters_from_json(r, where);
 }
 
-RooflinePoint roofline_point_from_json(const JsonObjectReader& r) { return roofline_from_json(r); }
+RooflinePoint roofline_point_from_json(const JsonObjectReader& r,
+                                       std::optional<double> counted_in_window) {
+  return roofline_from_json(r, counted_in_window);
+}
 
 DeviceRecord device_record_from_json(const JsonObjectReader& r) { return device_from_json(r); }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "core/json_input.hpp"
@@ -46,10 +47,14 @@ SweepConfig sweep_config_from_json(const nlohmann::json& object, const std::stri
 CounterResult counter_result_from_json(const JsonObjectReader& r, const std::string& where);
 
 /// Inverse of roofline_point_to_json: reads the measured inputs (roof with its L2 ceiling, FLOPs,
-/// DRAM and L2 bytes, time, basis) and recomputes every derived value with place_on_roofline.
-/// Throws a bad-input Error naming the key for a roof peak, FLOP count, byte count or time that
-/// is not finite and > 0, and for an unknown bytes_basis.
-RooflinePoint roofline_point_from_json(const JsonObjectReader& r);
+/// DRAM and L2 bytes, DRAM bytes in the window, time, basis) and recomputes every derived value
+/// with place_on_roofline. `counted_in_window` (the owner's counters.total read + write DRAM
+/// bytes) stands in for dram_bytes_in_window in a write-back-inclusive placement written before
+/// that key existed. Throws a bad-input Error naming the key for a roof peak, FLOP count, byte
+/// count or time that is not finite and > 0, for an unknown bytes_basis, and for in-window bytes
+/// outside [0, dram_bytes] or on a basis other than dram_isolated.
+RooflinePoint roofline_point_from_json(const JsonObjectReader& r,
+                                       std::optional<double> counted_in_window);
 
 /// Inverse of device_record_to_json. Throws a bad-input Error naming the key path for a missing
 /// or mistyped key.

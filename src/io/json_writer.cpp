@@ -261,7 +261,7 @@ Json analytic_to_json(const AnalyticResult& a) {
 }
 
 Json roofline_to_json(const RooflinePoint& r) {
-  Json j = object_with_room(28);  // the 24 keys below, and null reasons
+  Json j = object_with_room(31);  // the 27 keys below, and null reasons
   j["pipe"] = to_string(r.roof.pipe);
   Json roof;
   put_number(roof, "peak_flop_per_s", r.roof.peak_flop_per_s);
@@ -275,9 +275,12 @@ Json roofline_to_json(const RooflinePoint& r) {
   j["roof"] = std::move(roof);
   put_number(j, "flop", r.flop);
   put_number(j, "dram_bytes", r.dram_bytes);
+  put_optional(j, "dram_bytes_in_window", r.dram_bytes_in_window);
   put_optional(j, "l2_bytes", r.l2_bytes);
   put_number(j, "time_s", r.time_s);
   put_number(j, "arithmetic_intensity_flop_per_byte", r.arithmetic_intensity_flop_per_byte);
+  put_optional(j, "in_window_arithmetic_intensity_flop_per_byte",
+               r.in_window_arithmetic_intensity_flop_per_byte);
   put_optional(j, "l2_arithmetic_intensity_flop_per_byte", r.l2_arithmetic_intensity_flop_per_byte);
   put_number(j, "achieved_flop_per_s", r.achieved_flop_per_s);
   put_number(j, "achieved_bytes_per_s", r.achieved_bytes_per_s);
@@ -289,6 +292,7 @@ Json roofline_to_json(const RooflinePoint& r) {
   put_number(j, "attainable_flop_per_s", r.attainable_flop_per_s);
   put_number(j, "fraction_of_roof", r.fraction_of_roof);
   j["above_roof"] = r.above_roof;
+  j["write_back_after_window"] = r.write_back_after_window;
   // The guard's message (derived from the fields above; not read back): an error, not a percentage.
   const auto above_roof = above_roof_error(r);
   j["above_roof_error"] = above_roof ? Json(*above_roof) : Json(nullptr);

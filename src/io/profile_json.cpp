@@ -13,6 +13,8 @@
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
 #include "io/peaks_json.hpp"
+#include "profile/full_mode.hpp"
+#include "profile/placed_verdict.hpp"
 #include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
@@ -233,19 +235,33 @@ void check_placement_follows_counters(const JsonObjectReader& r, const RooflineP
                              counted ? fmt::format("{}", *counted) : std::string("null")));
     }
   }
+  if (!point.dram_bytes_in_window) return;
+  const std::optional<double> in_window = counters->total.dram_bytes();
+  const double placed = *point.dram_bytes_in_window;
+  if (!in_window || std::fabs(placed - *in_window) > 1e-9 * std::fabs(*in_window)) {
+    r.fail_key("roofline.dram_bytes_in_window",
+               fmt::format("{}: {} differs from the counters' read + write {}", where, placed,
+                           in_window ? fmt::format("{}", *in_window) : std::string("null")));
+  }
 }
 
-// "counters", "roofline" and "roofline_null_reason" of a launch or a kernel.
+// "counters", "roofline" and "roofline_null_reason" of a launch or a kernel; a placed one's
+// verdict is re-derived from the recomputed placement (as the assembly wrote it), so that a report
+// written under an earlier placement rule reads with the fraction its table column shows.
 void read_placement(const JsonObjectReader& r, const std::string& where,
                     std::optional<CounterResult>& counters, std::optional<RooflinePoint>& roofline,
-                    std::string& null_reason) {
+                    std::string& null_reason, std::string& verdict) {
   if (!r.is_null("counters")) counters = counter_result_from_json(r.get_object("counters"), where);
   if (r.is_null("roofline")) {
     null_reason = r.get_string("roofline_null_reason");
     return;
   }
-  roofline = roofline_point_from_json(r.get_object("roofline"));
+  roofline = roofline_point_from_json(
+      r.get_object("roofline"), counters ? counters->total.dram_bytes() : std::optional<double>{});
   check_placement_follows_counters(r, *roofline, counters, where);
+  if (const std::optional<FlopPipe> pipe = dominant_flop_pipe(counters->total)) {
+    verdict = placed_verdict(*roofline, *pipe);
+  }
 }
 
 ProfiledLaunch launch_from_report_json(const JsonObjectReader& r) {
@@ -274,7 +290,7 @@ ProfiledLaunch launch_from_report_json(const JsonObjectReader& r) {
     l.flop_null_reason = r.get_string("flop_null_reason");
   }
   read_placement(r, fmt::format("launch {} ({})", record.sequence, l.name), l.counters, l.roofline,
-                 l.roofline_null_reason);
+                 l.roofline_null_reason, l.verdict);
   return l;
 }
 
@@ -302,7 +318,7 @@ KernelSummary kernel_summary_from_json(const JsonObjectReader& r) {
                fmt::format("{}: must lie in 0..1, found {}", k.key, k.share_of_gpu_time));
   }
   k.verdict = r.get_string("verdict");
-  read_placement(r, k.key, k.counters, k.roofline, k.roofline_null_reason);
+  read_placement(r, k.key, k.counters, k.roofline, k.roofline_null_reason, k.verdict);
   return k;
 }
 

@@ -14,6 +14,7 @@
 #include "profile/demangle.hpp"
 #include "profile/full_mode.hpp"
 #include "profile/launch_selection.hpp"
+#include "profile/placed_verdict.hpp"
 #include "result/placement_inputs.hpp"
 
 namespace rooflinectl {
@@ -122,11 +123,11 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
     } else {
       l2.null_reason = "L2 bytes not counted";
     }
-    RooflinePoint point =
-        place_on_roofline(*roof, *counters.total.counted_flop(), *bytes, *time, "counters", l2);
+    // On the write-back-inclusive basis the DRAM slope is judged on the in-window bytes.
+    RooflinePoint point = place_on_roofline(*roof, *counters.total.counted_flop(), *bytes, *time,
+                                            "counters", l2, isolated ? window_bytes : std::nullopt);
     point.bytes_basis = isolated ? kBytesIsolated : kBytesInWindow;
-    launch.verdict = fmt::format("{}-bound, {:.0f}% of its roof ({} FLOPs)", to_string(point.bound),
-                                 100.0 * point.fraction_of_roof, dominant->label);
+    launch.verdict = placed_verdict(point, *dominant);
     launch.roofline = std::move(point);
     return;
   }

@@ -162,6 +162,7 @@ std::vector<CsvColumn> placement_columns() {
   return {
       placement_column("flop", &RooflinePoint::flop),
       placement_column("dram_bytes", &RooflinePoint::dram_bytes),
+      placement_column("dram_bytes_in_window", &RooflinePoint::dram_bytes_in_window),
       placement_column("arithmetic_intensity_flop_per_byte",
                        &RooflinePoint::arithmetic_intensity_flop_per_byte),
       placement_column("l2_arithmetic_intensity_flop_per_byte",
@@ -176,6 +177,12 @@ std::vector<CsvColumn> placement_columns() {
       point_column("above_roof",
                    [](const PointResult& p) {
                      return p.roofline ? std::string(p.roofline->above_roof ? "true" : "false")
+                                       : std::string();
+                   }),
+      point_column("write_back_after_window",
+                   [](const PointResult& p) {
+                     return p.roofline ? std::string(p.roofline->write_back_after_window ? "true"
+                                                                                         : "false")
                                        : std::string();
                    }),
       point_column("bound",

@@ -145,7 +145,8 @@ std::string point_row(const PointResult& p) {
       cells[6] = format_3sig(*r.l2_arithmetic_intensity_flop_per_byte);
     cells[7] = to_string(r.bound);
     cells[8] = to_string(r.binding_level);
-    cells[9] = format_percent(r.fraction_of_roof) + (r.above_roof ? " !" : "");
+    cells[9] = format_percent(r.fraction_of_roof) + (r.above_roof ? " !" : "") +
+               (r.write_back_after_window ? " ~" : "");
   }
   cells[10] = format_percent(p.counters.total.sm_throughput_fraction);
   cells[11] = format_percent(p.counters.total.dram_throughput_fraction);
@@ -292,6 +293,14 @@ std::string notes(const Report& report) {
         "- " + escape_cell(l) + " (the full source of each point's roof is in the JSON report).\n";
   }
   out += l2_note(report);
+  if (std::any_of(report.points.begin(), report.points.end(), [](const auto& p) {
+        return p.roofline && p.roofline->write_back_after_window;
+      })) {
+    out +=
+        "- ~ after a roof percentage: above the DRAM slope at the whole-traffic intensity by "
+        "write-back that moved after the kernel's window (under every ceiling on its in-window "
+        "DRAM bytes): not an error.\n";
+  }
   out +=
       std::string("- Time: median of the timed pass (CUDA events). ") +
       (report.schema_version >= 2

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -37,6 +38,14 @@ std::string launch_shape(const KernelSummary& k) {
       k.block[1], k.block[2],
       k.dynamic_shared_bytes > 0 ? fmt::format(" smem {}", k.dynamic_shared_bytes) : "",
       nvtx.empty() ? "" : " nvtx " + nvtx);
+}
+
+// Whether a kernel's placement is above the DRAM slope by its deferred write-back (its roof
+// percentage then carries "~", which the footer explains).
+bool any_write_back_after_window(const ProfileReport& report) {
+  return std::any_of(report.kernels.begin(), report.kernels.end(), [](const KernelSummary& k) {
+    return k.roofline && k.roofline->write_back_after_window;
+  });
 }
 
 }  // namespace
@@ -83,15 +92,17 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
     }
     const RooflinePoint* p = k.roofline ? &*k.roofline : nullptr;
     const std::optional<double> bytes_per_s = in_window_dram_bytes_per_s(k);
-    out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
-                       format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
-                       k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
-                       fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
-                       p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
-                       p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
-                       bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
-                       p ? format_percent(p->fraction_of_roof) : kNoValue,
-                       p && p->above_roof ? k.verdict + "; ERROR: above roof!" : k.verdict);
+    out += fmt::format(
+        "{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
+        format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
+        k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
+        fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
+        p ? format_3sig(p->arithmetic_intensity_flop_per_byte) : kNoValue,
+        p ? format_3sig(p->achieved_flop_per_s / 1e12) : kNoValue,
+        bytes_per_s ? format_3sig(*bytes_per_s / 1e12) : kNoValue,
+        p ? format_percent(p->fraction_of_roof) + (p->write_back_after_window ? "~" : "")
+          : kNoValue,
+        p && p->above_roof ? k.verdict + "; ERROR: above roof!" : k.verdict);
     out += fmt::format("{:>6} {}  {}\n", "", shortened(k.name, kMaxNameChars), launch_shape(k));
   }
   if (rest_kernels > 0) {
@@ -104,6 +115,10 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
   out += std::string(
              "DRAM: read + in-window write + write-back of the isolated launch (L2 flushed before "
              "it); TB/s: the in-window DRAM bytes over the kernel's duration; ") +
+         (any_write_back_after_window(report)
+              ? "~ after the roof: above the DRAM slope by write-back that moved after the kernel "
+                "(under every ceiling on its in-window bytes: not an error); "
+              : "") +
          (report.config.mode == kModeFull
               ? "FLOP/B, TFLOP/s and roof from the FLOPs of every pipe (run 2, kernel replay), "
                 "under the roof of the pipe most of them ran on (the verdict names it); "

@@ -109,8 +109,9 @@ std::string format_status(const PointResult& p) {
 struct TableNotes {
   bool any_analytic = false;
   bool any_above_roof = false;
-  bool any_l2 = false;       ///< a point placed under the L2 roof too
-  bool any_counted = false;  ///< a point placed from counted FLOPs and bytes
+  bool any_write_back_after_window = false;  ///< a point above the DRAM slope by its write-back
+  bool any_l2 = false;                       ///< a point placed under the L2 roof too
+  bool any_counted = false;                  ///< a point placed from counted FLOPs and bytes
 };
 
 Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
@@ -163,6 +164,10 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
       if (r.above_roof) {
         row[10] += "!";
         notes.any_above_roof = true;
+      }
+      if (r.write_back_after_window) {
+        row[10] += "~";
+        notes.any_write_back_after_window = true;
       }
     }
   }
@@ -237,6 +242,11 @@ std::string format_console_table(const Report& report) {
     out +=
         "! above the roof: achieved exceeds attainable, which means a unit, formula or counter "
         "bug\n";
+  }
+  if (notes.any_write_back_after_window) {
+    out +=
+        "~ above the DRAM slope at the whole-traffic intensity by write-back that moved after the "
+        "kernel's window (under every ceiling on its in-window DRAM bytes): not an error\n";
   }
   if (report.peaks) {
     const PeaksBlock& peaks = *report.peaks;

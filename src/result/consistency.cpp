@@ -17,6 +17,22 @@ bool same_value(double stored, double expected) {
          kConsistencyTolerance * std::max(std::fabs(stored), std::fabs(expected));
 }
 
+// Stored in-window DRAM bytes must be the counted read + write of a write-back-inclusive
+// placement, and absent on every other basis.
+void check_in_window_bytes(const RooflinePoint& placed, const std::optional<double>& expected,
+                           const std::string& where) {
+  const std::optional<double>& stored = placed.dram_bytes_in_window;
+  if (!stored && !expected) return;
+  if (stored && expected && same_value(*stored, *expected)) return;
+  const auto text = [](const std::optional<double>& v) {
+    return v ? fmt::format("{}", *v) : std::string("null");
+  };
+  throw bad_input(fmt::format(
+      "{}: roofline.dram_bytes_in_window {} differs from {} from counters.total (read + write "
+      "on bytes_basis {}): the placement and its raw data disagree (edited report?)",
+      where, text(stored), text(expected), placed.bytes_basis));
+}
+
 // Stored L2 bytes must be the counted ones; a placement without them (a report written before
 // the L2 roofline existed) is consistent as it is.
 void check_l2_bytes(const PointResult& p, const std::string& where) {
@@ -58,6 +74,7 @@ void check_report_consistency(const Report& report, const std::string& origin) {
           "disagree (edited report?), so readers would show contradicting values",
           where, key, stored, key, wanted, expected->source));
     }
+    check_in_window_bytes(*p.roofline, expected->dram_bytes_in_window, where);
     check_l2_bytes(p, where);
   }
 }

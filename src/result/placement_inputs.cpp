@@ -17,6 +17,7 @@ std::optional<PlacementFigures> expected_placement_inputs(const PointResult& poi
     std::optional<double> bytes;
     if (bytes_basis == kBytesIsolated) {
       bytes = point.counters.dram_bytes_isolated();
+      figures.dram_bytes_in_window = point.counters.total.dram_bytes();
       figures.source = "counters (all FLOPs; DRAM read + in-window write + write-back)";
     } else if (bytes_basis == kBytesInWindow || bytes_basis.empty()) {
       bytes = point.counters.total.dram_bytes();
@@ -84,6 +85,7 @@ PlacementInputs placement_inputs(const PointResult& point) {
   }
   in.flop = figures->flop;
   in.dram_bytes = figures->dram_bytes;
+  in.dram_bytes_in_window = figures->dram_bytes_in_window;
   return in;
 }
 

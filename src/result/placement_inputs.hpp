@@ -40,8 +40,9 @@ L2Bytes placement_l2_bytes(const PointResult& point, const std::string& basis);
 struct PlacementInputs {
   std::optional<double> flop;
   std::optional<double> dram_bytes;
-  L2Bytes l2;               ///< placement_l2_bytes(point, basis)
-  std::string basis;        ///< RooflinePoint::basis: "counters" or "analytic"
+  std::optional<double> dram_bytes_in_window;  ///< PlacementFigures::dram_bytes_in_window
+  L2Bytes l2;                                  ///< placement_l2_bytes(point, basis)
+  std::string basis;                           ///< RooflinePoint::basis: "counters" or "analytic"
   std::string bytes_basis;  ///< kBytesIsolated, kBytesInWindow, kBytesAnalytic or kBytesAnalyticMin
   std::string null_reason;  ///< empty when set
 };
@@ -50,6 +51,10 @@ struct PlacementInputs {
 struct PlacementFigures {
   double flop = 0;
   double dram_bytes = 0;
+  /// The part of dram_bytes moved during the kernels' windows (counters.total read + write) on
+  /// the write-back-inclusive basis (kBytesIsolated), which judges the DRAM slope
+  /// (RooflinePoint::dram_bytes_in_window); std::nullopt on every other basis.
+  std::optional<double> dram_bytes_in_window;
   std::string source;  ///< e.g. "counters (all FLOPs; DRAM read + in-window write + write-back)"
 };
 

@@ -32,11 +32,19 @@ std::string above_l2_roof(const RooflinePoint& point) {
 std::optional<std::string> above_roof_error(const RooflinePoint& point) {
   if (!point.above_roof) return std::nullopt;
   if (point.binding_level == RoofLevel::kL2) return above_l2_roof(point);
+  // With the deferred write-back known apart, even the in-window bytes did not explain it.
+  const std::string in_window =
+      point.in_window_arithmetic_intensity_flop_per_byte
+          ? fmt::format(
+                " (not explained by deferred write-back: {:.4g} FLOP per in-window DRAM "
+                "byte)",
+                *point.in_window_arithmetic_intensity_flop_per_byte)
+          : "";
   return fmt::format(
       "above the {} roof: achieved {:.4g} TFLOP/s is {:.3f}x the attainable {:.4g} "
-      "TFLOP/s at {:.4g} FLOP/B; {}",
+      "TFLOP/s at {:.4g} FLOP/B{}; {}",
       to_string(point.roof.source_kind), point.achieved_flop_per_s / 1e12, point.fraction_of_roof,
-      point.attainable_flop_per_s / 1e12, point.arithmetic_intensity_flop_per_byte,
+      point.attainable_flop_per_s / 1e12, point.arithmetic_intensity_flop_per_byte, in_window,
       likely_cause(point.roof.source_kind));
 }
 

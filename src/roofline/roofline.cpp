@@ -86,14 +86,36 @@ void place_under_l2(RooflinePoint& p, const L2Bytes& l2) {
   }
 }
 
+// With the in-window DRAM bytes known: whether the achieved FLOP/s stays under the compute roof,
+// the DRAM slope at the in-window intensity (no ceiling when no byte moved in the window) and the
+// L2 slope when known.
+bool under_every_ceiling_in_window(const RooflinePoint& p) {
+  if (!p.dram_bytes_in_window) return false;
+  const double dram_in_window =
+      p.in_window_arithmetic_intensity_flop_per_byte
+          ? attainable_flop_per_s(p.roof, *p.in_window_arithmetic_intensity_flop_per_byte)
+          : p.roof.peak_flop_per_s;
+  const double l2 = p.l2_attainable_flop_per_s.value_or(p.roof.peak_flop_per_s);
+  return p.achieved_flop_per_s <= std::min({p.roof.peak_flop_per_s, dram_in_window, l2});
+}
+
 }  // namespace
 
 RooflinePoint place_on_roofline(const Roof& roof, double flop, double dram_bytes, double time_s,
-                                const std::string& basis, const L2Bytes& l2) {
+                                const std::string& basis, const L2Bytes& l2,
+                                std::optional<double> dram_bytes_in_window) {
   if (!positive_finite(flop) || !positive_finite(dram_bytes) || !positive_finite(time_s)) {
     throw bad_input(fmt::format(
         "cannot place point: flop {}, dram bytes {}, time {} s (all must be finite and > 0)", flop,
         dram_bytes, time_s));
+  }
+  if (dram_bytes_in_window &&
+      !(std::isfinite(*dram_bytes_in_window) && *dram_bytes_in_window >= 0 &&
+        *dram_bytes_in_window <= dram_bytes)) {
+    throw bad_input(fmt::format(
+        "cannot place point: in-window DRAM bytes {} (must be finite, >= 0 and at most the {} "
+        "DRAM bytes they are part of)",
+        *dram_bytes_in_window, dram_bytes));
   }
   RooflinePoint p;
   p.roof = roof;
@@ -106,13 +128,24 @@ RooflinePoint place_on_roofline(const Roof& roof, double flop, double dram_bytes
   p.achieved_flop_per_s = flop / time_s;
   p.achieved_bytes_per_s = dram_bytes / time_s;
   p.dram_attainable_flop_per_s = attainable_flop_per_s(roof, p.arithmetic_intensity_flop_per_byte);
+  p.dram_bytes_in_window = dram_bytes_in_window;
+  if (dram_bytes_in_window && *dram_bytes_in_window > 0) {
+    p.in_window_arithmetic_intensity_flop_per_byte = flop / *dram_bytes_in_window;
+  }
   p.attainable_flop_per_s = p.dram_attainable_flop_per_s;
   place_under_l2(p, l2);
   p.fraction_of_roof = p.achieved_flop_per_s / p.attainable_flop_per_s;
-  p.above_roof = p.fraction_of_roof > 1.0;
+  p.write_back_after_window = p.fraction_of_roof > 1.0 && p.binding_level == RoofLevel::kDram &&
+                              under_every_ceiling_in_window(p);
+  p.above_roof = p.fraction_of_roof > 1.0 && !p.write_back_after_window;
   p.bound = p.arithmetic_intensity_flop_per_byte < p.ridge_flop_per_byte ? Bound::kMemory
                                                                          : Bound::kCompute;
   return p;
+}
+
+std::optional<double> in_window_dram_fraction(const RooflinePoint& point) {
+  if (!point.dram_bytes_in_window) return std::nullopt;
+  return *point.dram_bytes_in_window / point.time_s / point.roof.peak_bytes_per_s;
 }
 
 }  // namespace rooflinectl

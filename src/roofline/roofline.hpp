@@ -68,13 +68,28 @@ struct RooflinePoint {
   double ridge_flop_per_byte = 0;
   /// min(P_peak, I × BW_dram): what the DRAM level (with the compute roof) allows, FLOP/s.
   double dram_attainable_flop_per_s = 0;
+  /// The DRAM bytes moved during the kernel's window (read + in-window write, what Nsight Compute
+  /// reports) when `dram_bytes` also holds the write-back of the dirty lines the kernel left in L2
+  /// (bytes_basis "dram_isolated"); std::nullopt on every other basis.
+  std::optional<double> dram_bytes_in_window;
+  /// flop / dram_bytes_in_window, FLOP per in-window DRAM byte; std::nullopt when
+  /// dram_bytes_in_window is unset or 0.
+  std::optional<double> in_window_arithmetic_intensity_flop_per_byte;
   /// The minimum over the known levels: dram_attainable_flop_per_s, and l2_attainable_flop_per_s
   /// when it is known, FLOP/s. Equal to dram_attainable_flop_per_s when L2 is unknown.
   double attainable_flop_per_s = 0;
   /// achieved / attainable (1.0 = on the roof), so against the lowest known ceiling. Above 1 means
-  /// a unit, formula or counter bug (or an under-measured ceiling) and sets `above_roof`.
+  /// a unit, formula or counter bug (or an under-measured ceiling) and sets `above_roof`, unless
+  /// write_back_after_window explains it.
   double fraction_of_roof = 0;
   bool above_roof = false;
+  /// fraction_of_roof > 1 with the DRAM slope binding, explained: part of the whole traffic is
+  /// write-back that moved after the kernel's window (the isolated launch left dirty lines in L2),
+  /// and at its FLOP per in-window DRAM byte the point is under the DRAM slope and under every
+  /// other known ceiling. Not an error: the slope bounds the bytes moved in a kernel's own time,
+  /// and back to back with other kernels that write-back costs the next one. Never set together
+  /// with above_roof.
+  bool write_back_after_window = false;
   /// memory when I < I* (DRAM intensity against the DRAM ridge), else compute; L2 plays no part
   /// (binding_level says which level binds).
   Bound bound = Bound::kMemory;
@@ -105,10 +120,20 @@ struct RooflinePoint {
 };
 
 /// Places one measurement under `roof`, and under its L2 roof when `l2.bytes` and
-/// roof.l2_bytes_per_s are both known. Preconditions (bad-input Error otherwise): flop > 0,
-/// dram_bytes > 0, time_s > 0, roof peaks > 0, and l2.bytes and roof.l2_bytes_per_s finite and
-/// > 0 when set.
+/// roof.l2_bytes_per_s are both known. `dram_bytes_in_window`, when set, is the part of
+/// `dram_bytes` moved during the kernel's window (RooflinePoint::dram_bytes_in_window): the
+/// intensity and the fraction of roof stay on `dram_bytes`; the in-window bytes only tell a point
+/// above the DRAM slope by its deferred write-back (write_back_after_window) from one above its
+/// roof. Preconditions (bad-input Error otherwise): flop > 0, dram_bytes > 0, time_s > 0, roof
+/// peaks > 0, l2.bytes and roof.l2_bytes_per_s finite and > 0 when set, and 0 ≤
+/// dram_bytes_in_window ≤ dram_bytes when set.
 RooflinePoint place_on_roofline(const Roof& roof, double flop, double dram_bytes, double time_s,
-                                const std::string& basis, const L2Bytes& l2 = L2Bytes{});
+                                const std::string& basis, const L2Bytes& l2 = L2Bytes{},
+                                std::optional<double> dram_bytes_in_window = std::nullopt);
+
+/// The in-window DRAM throughput of `point` as a fraction of its DRAM roof
+/// (dram_bytes_in_window / time_s / peak_bytes_per_s, Nsight Compute's DRAM throughput);
+/// std::nullopt when dram_bytes_in_window is unset.
+std::optional<double> in_window_dram_fraction(const RooflinePoint& point);
 
 }  // namespace rooflinectl

@@ -105,8 +105,9 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
     point.roofline_null_reason = inputs.null_reason;
     return;
   }
-  point.roofline = place_on_roofline(*roof, *inputs.flop, *inputs.dram_bytes,
-                                     point.timing->median_s, inputs.basis, inputs.l2);
+  point.roofline =
+      place_on_roofline(*roof, *inputs.flop, *inputs.dram_bytes, point.timing->median_s,
+                        inputs.basis, inputs.l2, inputs.dram_bytes_in_window);
   point.roofline->bytes_basis = inputs.bytes_basis;
 }
 

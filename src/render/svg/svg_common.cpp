@@ -412,4 +412,12 @@ std::string slanted_roof_svg(const SlantedRoof& roof, const LogLogFrame& axes, d
   return svg;
 }
 
+std::string in_window_tail_svg(double x, double y, double r, double x_end) {
+  if (!(x_end > x + r)) return "";
+  return fmt::format(
+      R"(<path class="in-window-tail" d="M{:.1f},{:.1f} H{:.1f} M{:.1f},{:.1f} V{:.1f}" fill="none" stroke="{}" stroke-width="1.2" stroke-dasharray="4 3"/>)"
+      "\n",
+      x + r, y, x_end, x_end, y - 4, y + 4, kSvgInk);
+}
+
 }  // namespace rooflinectl

@@ -174,6 +174,11 @@ LogLogFrame frame_of(const ProfileReport& report, const ProfileChartRoofs& roofs
     if (!has_placement(k)) continue;
     xs.push_back(k.roofline->arithmetic_intensity_flop_per_byte);
     ys.push_back(k.roofline->achieved_flop_per_s);
+    // The in-window tail's end stays on the chart (markers_svg).
+    if (k.roofline->write_back_after_window &&
+        k.roofline->in_window_arithmetic_intensity_flop_per_byte) {
+      xs.push_back(*k.roofline->in_window_arithmetic_intensity_flop_per_byte);
+    }
   }
   for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
     if (!peak) continue;
@@ -192,11 +197,17 @@ LogLogFrame frame_of(const ProfileReport& report, const ProfileChartRoofs& roofs
 
 std::string placed_line(const Marker& m) {
   const RooflinePoint& p = *m.kernel->roofline;
-  return fmt::format("#{}  {}  {} FLOP/B, {} TFLOP/s, {} of its roof{}  {}", m.rank,
+  const std::string in_window =
+      p.write_back_after_window
+          ? fmt::format(" (write-back after the kernel; in window {} of the DRAM roof)",
+                        format_percent(in_window_dram_fraction(p).value_or(0)))
+          : "";
+  return fmt::format("#{}  {}  {} FLOP/B, {} TFLOP/s, {} of its roof{}{}  {}", m.rank,
                      format_percent(m.kernel->share_of_gpu_time),
                      format_3sig(p.arithmetic_intensity_flop_per_byte),
                      format_3sig(p.achieved_flop_per_s / 1e12), format_percent(p.fraction_of_roof),
-                     p.above_roof ? " (ABOVE ITS ROOF: an error)" : "", listed_name(*m.kernel));
+                     in_window, p.above_roof ? " (ABOVE ITS ROOF: an error)" : "",
+                     listed_name(*m.kernel));
 }
 
 Chart make_chart(const ProfileReport& report) {
@@ -367,6 +378,11 @@ std::string markers_svg(const Chart& chart) {
           "\n",
           m->x, m->y, m->r + 4);
     }
+    const RooflinePoint& p = *m->kernel->roofline;
+    if (p.write_back_after_window && p.in_window_arithmetic_intensity_flop_per_byte) {
+      svg += in_window_tail_svg(m->x, m->y, m->r,
+                                chart.frame.sx()(*p.in_window_arithmetic_intensity_flop_per_byte));
+    }
   }
   return svg + "</g>\n";
 }
@@ -392,8 +408,9 @@ std::string marker_labels_svg(const Chart& chart, LabelPlacer& labels) {
   return svg + "</g>\n";
 }
 
-// What the circles mean: three reference areas, the rank, the red ring.
-std::string legend_svg() {
+// What the circles mean: three reference areas, the rank, the red ring, and the in-window tail
+// when a kernel has one.
+std::string legend_svg(bool any_in_window_tail) {
   std::string svg = "<g class=\"legend\">\n";
   double y = kPlotTop + 8;
   svg += text_svg(kLegendX, y, "Share of GPU time", 13, "start", R"(font-weight="bold")") + "\n";
@@ -408,8 +425,15 @@ std::string legend_svg() {
     svg += text_svg(kLegendX + 62, y + 4, format_percent(share), 12, "start") + "\n";
     y += r;
   }
-  for (const char* line : {"marker area ∝ the kernel's share", "(at least 2.5 px across)",
-                           "#N: its row in the table", "red ring: above its roof (an error)"}) {
+  std::vector<const char*> lines = {"marker area ∝ the kernel's share", "(at least 2.5 px across)",
+                                    "#N: its row in the table",
+                                    "red ring: above its roof (an error)"};
+  if (any_in_window_tail) {
+    lines.insert(lines.end(),
+                 {"dashed tail: to its FLOP per", "in-window DRAM byte (above the",
+                  "slope by write-back that moved", "after the kernel: not an error)"});
+  }
+  for (const char* line : lines) {
     y += 17;
     svg += text_svg(kLegendX, y, line, 11, "start", fmt::format(R"(fill="{}")", kGrey)) + "\n";
   }
@@ -483,7 +507,9 @@ std::string profile_roofline_svg(const ProfileReport& report) {
                     fmt::format(R"(class="no-placement" fill="{}")", kGrey)) +
            "\n";
   }
-  svg += legend_svg();
+  svg += legend_svg(std::any_of(chart.markers.begin(), chart.markers.end(), [](const Marker& m) {
+    return m.kernel->roofline->write_back_after_window;
+  }));
   svg += lists_svg(chart);
   return svg + "</svg>\n";
 }

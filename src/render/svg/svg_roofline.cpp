@@ -149,6 +149,13 @@ namespace {
 // The axis ranges of the log-log chart on its plot area.
 using Axes = LogLogFrame;
 
+// A point above the DRAM slope at its whole-traffic intensity by its deferred write-back
+// (RooflinePoint::write_back_after_window), drawn with a tail to its in-window intensity.
+bool has_in_window_tail(const PointResult& p) {
+  return p.roofline->write_back_after_window &&
+         p.roofline->in_window_arithmetic_intensity_flop_per_byte.has_value();
+}
+
 // A point drawn at its FLOP per L2 byte too: its L2 bytes are known.
 bool has_l2_marker(const PointResult& p) {
   const std::optional<double>& i = p.roofline->l2_arithmetic_intensity_flop_per_byte;
@@ -167,6 +174,9 @@ Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs
   for (const auto* p : points) {
     xs.push_back(p->roofline->arithmetic_intensity_flop_per_byte);
     if (has_l2_marker(*p)) xs.push_back(*p->roofline->l2_arithmetic_intensity_flop_per_byte);
+    if (has_in_window_tail(*p)) {
+      xs.push_back(*p->roofline->in_window_arithmetic_intensity_flop_per_byte);
+    }
     ys.push_back(p->roofline->achieved_flop_per_s);
   }
   for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
@@ -213,9 +223,9 @@ std::string l2_markers_svg(const std::vector<std::string>& ops,
 }
 
 // Legend: operators, the L shading, the ridge symbol and, for a hierarchical chart, what the
-// hollow markers are.
+// hollow markers are; what an in-window tail is when a point has one.
 std::string legend_svg(const std::vector<std::string>& ops, const std::map<int64_t, double>& shade,
-                       bool any_ridge, bool any_l2_marker) {
+                       bool any_ridge, bool any_l2_marker, bool any_in_window_tail) {
   std::string svg = "<g class=\"legend\">\n";
   double y = kPlotTop + 8;
   svg += text_svg(kLegendX, y, "Operator", 13, "start", R"(font-weight="bold")") + "\n";
@@ -284,6 +294,19 @@ std::string legend_svg(const std::vector<std::string>& ops, const std::map<int64
       svg += text_svg(kLegendX, y, line, 11, "start", R"(fill="#555555")") + "\n";
     }
   }
+  if (any_in_window_tail) {
+    y += 30;
+    svg += in_window_tail_svg(kLegendX + 7, y - 4, kMarkerRadius, kLegendX + 27);
+    svg += marker_svg(MarkerShape::kCircle, kLegendX + 7, y - 4, kMarkerRadius, "#555555",
+                      "#555555", "") +
+           "\n";
+    svg += text_svg(kLegendX + 40, y, "in-window tail", 12, "start") + "\n";
+    for (const char* line : {"to the FLOP per in-window DRAM", "byte: above the slope by",
+                             "write-back that moved after", "the kernel (not an error)"}) {
+      y += 15;
+      svg += text_svg(kLegendX, y, line, 11, "start", R"(fill="#555555")") + "\n";
+    }
+  }
   return svg + "</g>\n";
 }
 
@@ -294,6 +317,7 @@ struct Chart {
   ChartRoofs roofs;
   std::vector<const PointResult*> points;  ///< the placed points, in report order
   bool any_l2_marker = false;              ///< some point gets a hollow L2 marker
+  bool any_in_window_tail = false;         ///< some point gets an in-window tail
   Axes axes;
   Scale sx;  ///< arithmetic intensity → x px
   Scale sy;  ///< FLOP/s → y px
@@ -307,8 +331,11 @@ Chart make_chart(const Report& report) {
   }
   const bool any_l2_marker =
       std::any_of(points.begin(), points.end(), [](const auto* p) { return has_l2_marker(*p); });
+  const bool any_in_window_tail = std::any_of(points.begin(), points.end(),
+                                              [](const auto* p) { return has_in_window_tail(*p); });
   const Axes axes = axis_ranges(points, roofs);
-  return Chart{report, roofs, points, any_l2_marker, axes, axes.sx(), axes.sy()};
+  return Chart{report, roofs,     points,   any_l2_marker, any_in_window_tail,
+               axes,   axes.sx(), axes.sy()};
 }
 
 std::string gpu_name(const Report& report) {
@@ -544,9 +571,11 @@ std::string series_lines_svg(const std::vector<std::string>& ops, const Series& 
 }
 
 // The markers, shaded by L, each reserved in `labels`; a point above its roof is an error (a
-// unit, formula or counter is wrong), never a silent point: it gets a red ring.
+// unit, formula or counter is wrong), never a silent point: it gets a red ring. A point above the
+// DRAM slope at its whole-traffic intensity gets its in-window tail (in_window_tail_svg).
 std::string points_svg(const std::vector<std::string>& ops, const Series& series,
-                       const std::map<int64_t, double>& shade, LabelPlacer& labels) {
+                       const std::map<int64_t, double>& shade, const Scale& sx,
+                       LabelPlacer& labels) {
   std::string svg = "<g class=\"points\">\n";
   for (size_t i = 0; i < ops.size(); ++i) {
     const auto it = series.find(ops[i]);
@@ -560,6 +589,11 @@ std::string points_svg(const std::vector<std::string>& ops, const Series& series
                                     xml_escape(ops[i]), l)) +
              "\n";
       labels.reserve_marker(pp.x, pp.y, kMarkerRadius);
+      if (has_in_window_tail(*pp.point)) {
+        svg += in_window_tail_svg(
+            pp.x, pp.y, kMarkerRadius,
+            sx(*pp.point->roofline->in_window_arithmetic_intensity_flop_per_byte));
+      }
       if (pp.point->roofline->above_roof) {
         svg += fmt::format(
             R"(<circle class="above-roof" cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="none" stroke="#D00000" stroke-width="2"/>)"
@@ -662,7 +696,7 @@ std::string roofline_svg(const Report& report) {
   const Series series = placed_series(chart);
   svg += series_lines_svg(ops, series);
   svg += l2_markers_svg(ops, series, chart.sx, labels);
-  svg += points_svg(ops, series, shade, labels);
+  svg += points_svg(ops, series, shade, chart.sx, labels);
   svg += "<g class=\"point-labels\">\n";
   svg += above_roof_labels_svg(series, labels);
   svg += end_labels_svg(ops, series, labels);
@@ -673,7 +707,8 @@ std::string roofline_svg(const Report& report) {
                  "No point of this report has roofline data", 16, "middle", R"(fill="#555555")") +
         "\n";
   }
-  svg += legend_svg(ops, shade, !ridges(chart.roofs).empty(), chart.any_l2_marker);
+  svg += legend_svg(ops, shade, !ridges(chart.roofs).empty(), chart.any_l2_marker,
+                    chart.any_in_window_tail);
   svg += omitted_note_svg(report);
   return svg + "</svg>\n";
 }

@@ -1,0 +1,20 @@
+// The one-line verdict of a profiled kernel placed on the roofline, written by profile's assembly
+// and re-derived by the report reader from the placement it recomputes. Pure host code.
+#pragma once
+
+#include <string>
+
+#include "profile/full_mode.hpp"
+#include "roofline/roofline.hpp"
+
+namespace rooflinectl {
+
+/// "<bound>-bound, <fraction of roof as a whole percent>% of its roof (<label> FLOPs)", e.g.
+/// "memory-bound, 83% of its roof (fp32 SIMT FLOPs)": `point`'s bound and fraction_of_roof,
+/// `pipe`'s label (dominant_flop_pipe of the counters the point was placed with); a point above
+/// the DRAM slope by its deferred write-back (RooflinePoint::write_back_after_window) adds
+/// "; above the DRAM slope by write-back after the kernel, in window <in_window_dram_fraction>%"
+/// inside the parentheses.
+std::string placed_verdict(const RooflinePoint& point, const FlopPipe& pipe);
+
+}  // namespace rooflinectl
