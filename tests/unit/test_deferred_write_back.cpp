@@ -141,8 +141,8 @@ PointResult counted_point() {
   t.dram_write_bytes = 0;
   t.duration_s = 0.6e-3;
   t.tensor_bf16_flop = 1e9;
-  for (auto* field : {&t.ffma_inst, &t.fadd_inst, &t.fmul_inst, &t.hfma_inst, &t.hadd_inst,
-                      &t.hmul_inst}) {
+  for (auto* field :
+       {&t.ffma_inst, &t.fadd_inst, &t.fmul_inst, &t.hfma_inst, &t.hadd_inst, &t.hmul_inst}) {
     *field = 0;
   }
   p.counters.dram_writeback_bytes = 1e9;
@@ -203,8 +203,9 @@ TEST(DeferredWriteBack, ReaderRefusesInWindowBytesOnAnotherBasisAndEditedOnes) {
     check_report_consistency(edited, "edited.json");
     ADD_FAILURE() << "edited in-window bytes passed the consistency check";
   } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), "roofline.dram_bytes_in_window 2500000000 differs from "
-                                   "2000000000"))
+    EXPECT_TRUE(contains(e.what(),
+                         "roofline.dram_bytes_in_window 2500000000 differs from "
+                         "2000000000"))
         << e.what();
   }
 }
