@@ -24,7 +24,8 @@ namespace rooflinectl {
 namespace {
 
 /// Compile-time tiling of gemm_skinny_wgmma_kernel at kRows = gemm_skinny_wgmma_rows(M) rows of
-/// X (8, 16, 32 or 64: the wgmma N extent).
+/// X (8, 16, 32 or 64: the wgmma N extent), two blocks per SM, or one with a ring twice as deep
+/// when kDeepRing (gemm_skinny_wgmma_deep_ring, core/kernel_tiles.hpp).
 ///
 /// Shared-memory layouts (128-byte swizzle, written by TMA, read through wgmma descriptors):
 ///   W box: [64 rows (k)][64 n] = 8 KiB, as row-major W holds it: MN-major for the wgmma A
@@ -32,7 +33,7 @@ namespace {
 ///   X box: [kRows rows (m)][64 k] = kRows · 128 B, K-major for the B operand (transpose-B = 0).
 /// A stage is one W box followed by one X box; kStages of them, an even count so that stage s is
 /// always consumed by warpgroup s % 2.
-template <int kRows_>
+template <int kRows_, bool kDeepRing = false>
 struct SkinnyWgmmaTraits {
   static constexpr int kRows = kRows_;
   static constexpr int kStripCols = static_cast<int>(kGemmSkinnyWgmmaStripCols);
@@ -41,7 +42,7 @@ struct SkinnyWgmmaTraits {
   static constexpr int kConsumerThreads = 128 * kConsumers;
   static constexpr int kThreads = kConsumerThreads + 32;  // + one producer warp
   static constexpr int kProducerWarp = kConsumerThreads / 32;
-  static constexpr int kBlocksPerSm = 2;
+  static constexpr int kBlocksPerSm = kDeepRing ? 1 : 2;
   static constexpr int kWgmmaK = 16;
   static constexpr int kAccumulators = kRows / 2;  // m64 × kRows fp32 over 128 threads
 
@@ -52,8 +53,9 @@ struct SkinnyWgmmaTraits {
   static constexpr int kBoxBytesX = kRows * kSliceK * kElemBytes;       // 1-8 KiB
   static constexpr int kStageBytes = kBoxBytesW + kBoxBytesX;
   // About 104 KiB of ring per block, so that two blocks share an SM's 228 KiB: 10 stages at 8
-  // and 16 rows, 8 at 32, 6 at 64 (90-100 KiB in flight per block, ~180 KiB per SM).
-  static constexpr int kRingBudgetBytes = 104 * 1024;
+  // and 16 rows, 8 at 32, 6 at 64 (90-100 KiB in flight per block, ~180 KiB per SM); 200 KiB
+  // for the one block of the deep ring (12 stages at 64 rows).
+  static constexpr int kRingBudgetBytes = (kDeepRing ? 200 : 104) * 1024;
   static constexpr int kStages = kRingBudgetBytes / kStageBytes / 2 * 2;
   // Dynamic shared memory is only guaranteed 16-byte alignment; swizzle atoms need 1024.
   static constexpr int kSmemBytes = kStages * kStageBytes + kAtomBytes;
@@ -151,11 +153,12 @@ __device__ __forceinline__ void wgmma_skinny(float (&d)[kRows / 2], uint64_t des
 ///   - warp 8 is the producer: one thread issues, per 64-deep slice of K, one TMA box of W (64 k
 ///     × 64 n, 8 KiB) and one of X (kRows × 64 k) into a kStages-deep ring (~100 KiB), against
 ///     the stage's "full" mbarrier (expect_tx = stage bytes); two blocks per SM, so each SM keeps
-///     about 180 KiB of W requested (the ≥ 25 KiB per SM that ~3.3 TB/s × ~1 µs latency needs
-///     over 132 SMs, several times over);
+///     about 180 KiB requested (the ≥ 25 KiB per SM that ~3.3 TB/s × ~1 µs latency needs over
+///     132 SMs, several times over), or, in the deep-ring mode at 64 rows, one block with a
+///     ~200 KiB ring, where X's boxes take half of every stage;
 ///   - warpgroups 0 and 1 are consumers of alternate slices (slice kb goes to warpgroup kb % 2):
 ///     four m64nkRowsk16 wgmma per slice into kRows/2 fp32 accumulators, the stage released
-///     through its "empty" mbarrier once they have completed (one wgmma group kept in flight);
+///     through its "empty" mbarrier as soon as they have completed;
 ///   - end: warpgroup 1 hands its accumulators to warpgroup 0 through shared memory (the ring,
 ///     idle by then), which adds them (own + other: a fixed order);
 ///   - epilogue (warpgroup 0): accumulator (row n, column m) is C[m][n]; with one split C is
@@ -164,13 +167,13 @@ __device__ __forceinline__ void wgmma_skinny(float (&d)[kRows / 2], uint64_t des
 ///     (kernels/common/split_k.hpp, v4's protocol) and writes C.
 /// Ragged edges: TMA zero-fills W past N and K and X past M and K, so they add nothing; the
 /// epilogue masks rows and columns.
-template <class T, int kRows>
-__global__ void __launch_bounds__(SkinnyWgmmaTraits<kRows>::kThreads,
-                                  SkinnyWgmmaTraits<kRows>::kBlocksPerSm)
+template <class T, int kRows, bool kDeepRing>
+__global__ void __launch_bounds__(SkinnyWgmmaTraits<kRows, kDeepRing>::kThreads,
+                                  SkinnyWgmmaTraits<kRows, kDeepRing>::kBlocksPerSm)
     gemm_skinny_wgmma_kernel(const __grid_constant__ CUtensorMap x_map,
                              const __grid_constant__ CUtensorMap w_map, const SkinnyWgmmaArgs a) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tr = SkinnyWgmmaTraits<kRows>;
+  using Tr = SkinnyWgmmaTraits<kRows, kDeepRing>;
   extern __shared__ uint8_t smem_raw[];
   __shared__ __align__(8) uint64_t full_bar[Tr::kStages];
   __shared__ __align__(8) uint64_t empty_bar[Tr::kStages];
@@ -220,7 +223,6 @@ __global__ void __launch_bounds__(SkinnyWgmmaTraits<kRows>::kThreads,
   float acc[Tr::kAccumulators];
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) acc[i] = 0.0f;
-  int previous_stage = -1;
   for (int kb = consumer; kb < k_blocks; kb += Tr::kConsumers) {
     const int s = kb % Tr::kStages;
     mbarrier_wait(smem_u32(&full_bar[s]), (kb / Tr::kStages) & 1);
@@ -238,15 +240,13 @@ __global__ void __launch_bounds__(SkinnyWgmmaTraits<kRows>::kThreads,
       wgmma_skinny<T, kRows>(acc, desc_a, desc_b);
     }
     wgmma_commit();
-    // One group in flight: once the previous slice's wgmma are done, hand its stage back.
-    wgmma_wait<1>();
-    if (previous_stage >= 0 && lane == 0) mbarrier_arrive(smem_u32(&empty_bar[previous_stage]));
-    previous_stage = s;
+    // Hand the stage back as soon as its wgmma are done: the tensor cores are far from busy
+    // here, so waiting costs nothing and the producer gets the stage one slice earlier.
+    wgmma_wait<0>();
+    if (lane == 0) mbarrier_arrive(smem_u32(&empty_bar[s]));
   }
-  wgmma_wait<0>();
 #pragma unroll
   for (int i = 0; i < Tr::kAccumulators; ++i) register_fence(acc[i]);
-  // The last release is not needed: the producer issues nothing after the last slice.
 
   // Warpgroup 1's sums to warpgroup 0 through the ring: every wgmma of both has completed (their
   // wait_group 0 above) and every TMA write has landed (each was waited for), so it is idle.
@@ -308,21 +308,26 @@ CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_
                                     tensor_map_element_16bit(bf16), "gemm_skinny_wgmma", what);
 }
 
-/// Calls `f(std::integral_constant<int, R>{})` with R = `rows` (8, 16, 32 or 64).
+/// Calls `f(std::integral_constant<int, R>{}, std::bool_constant<D>{})` with R = `rows` (8, 16,
+/// 32 or 64) and D = `deep_ring` (only ever true at 64 rows: gemm_skinny_wgmma_deep_ring).
 template <class F>
-void with_rows(int rows, F&& f) {
+void with_tile(int rows, bool deep_ring, F&& f) {
   switch (rows) {
     case 8:
-      f(std::integral_constant<int, 8>{});
+      f(std::integral_constant<int, 8>{}, std::false_type{});
       return;
     case 16:
-      f(std::integral_constant<int, 16>{});
+      f(std::integral_constant<int, 16>{}, std::false_type{});
       return;
     case 32:
-      f(std::integral_constant<int, 32>{});
+      f(std::integral_constant<int, 32>{}, std::false_type{});
       return;
     default:
-      f(std::integral_constant<int, 64>{});
+      if (deep_ring) {
+        f(std::integral_constant<int, 64>{}, std::true_type{});
+      } else {
+        f(std::integral_constant<int, 64>{}, std::false_type{});
+      }
       return;
   }
 }
@@ -334,25 +339,27 @@ void launch_typed(const GemmSkinnyWgmmaLaunch& l, cudaStream_t stream) {
   const dim3 grid(
       static_cast<unsigned int>((l.n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols),
       static_cast<unsigned int>(l.splits));
-  with_rows(l.rows, [&](auto rows) {
+  with_tile(l.rows, l.deep_ring, [&](auto rows, auto deep) {
     constexpr int kRows = decltype(rows)::value;
-    using Tr = SkinnyWgmmaTraits<kRows>;
-    gemm_skinny_wgmma_kernel<T, kRows>
+    constexpr bool kDeep = decltype(deep)::value;
+    using Tr = SkinnyWgmmaTraits<kRows, kDeep>;
+    gemm_skinny_wgmma_kernel<T, kRows, kDeep>
         <<<grid, Tr::kThreads, Tr::kSmemBytes, stream>>>(l.x_map, l.w_map, args);
   });
 }
 
 template <class T>
-void allow_smem(int rows, int optin_bytes, int device) {
-  with_rows(rows, [&](auto r) {
+void allow_smem(int rows, bool deep_ring, int optin_bytes, int device) {
+  with_tile(rows, deep_ring, [&](auto r, auto deep) {
     constexpr int kRows = decltype(r)::value;
-    using Tr = SkinnyWgmmaTraits<kRows>;
+    constexpr bool kDeep = decltype(deep)::value;
+    using Tr = SkinnyWgmmaTraits<kRows, kDeep>;
     if (optin_bytes < Tr::kSmemBytes) {
       throw environment_error(fmt::format(
           "gemm_skinny_wgmma needs {} bytes of shared memory per block, device {} allows {}",
           Tr::kSmemBytes, device, optin_bytes));
     }
-    RFL_CUDA_CHECK(cudaFuncSetAttribute(gemm_skinny_wgmma_kernel<T, kRows>,
+    RFL_CUDA_CHECK(cudaFuncSetAttribute(gemm_skinny_wgmma_kernel<T, kRows, kDeep>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         Tr::kSmemBytes));
   });
@@ -380,6 +387,7 @@ GemmSkinnyWgmmaLaunch prepare_gemm_skinny_wgmma(const void* x, const void* w, vo
   const GemmSplitK split = gemm_skinny_wgmma_split(m, n, k);
   GemmSkinnyWgmmaLaunch launch;
   launch.rows = static_cast<int>(gemm_skinny_wgmma_rows(m));
+  launch.deep_ring = gemm_skinny_wgmma_deep_ring(m, n);
   launch.x_map =
       encode_matrix(x, m, k, static_cast<int>(kGemmSkinnyWgmmaSliceK), launch.rows, bf16, "X");
   launch.w_map = encode_matrix(w, k, n, static_cast<int>(kGemmSkinnyWgmmaStripCols),
@@ -394,9 +402,9 @@ GemmSkinnyWgmmaLaunch prepare_gemm_skinny_wgmma(const void* x, const void* w, vo
   launch.k_per_split = static_cast<int>(split.k_per_split);
   launch.bf16 = bf16;
   if (bf16) {
-    allow_smem<__nv_bfloat16>(launch.rows, optin_bytes, device);
+    allow_smem<__nv_bfloat16>(launch.rows, launch.deep_ring, optin_bytes, device);
   } else {
-    allow_smem<__half>(launch.rows, optin_bytes, device);
+    allow_smem<__half>(launch.rows, launch.deep_ring, optin_bytes, device);
   }
   return launch;
 }

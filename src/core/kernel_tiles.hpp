@@ -133,11 +133,27 @@ inline constexpr int64_t kGemmSkinnyWgmmaSliceK = 64;
 /// of 132 SMs (H100 SXM, H200), so that one wave holds every block; fixed rather than read from
 /// the device so that the analytic partial bytes are the kernel's on every GPU.
 inline constexpr int64_t kGemmSkinnyWgmmaTargetBlocks = 264;
+/// Blocks the split aims at in the deep-ring mode (gemm_skinny_wgmma_deep_ring): one resident
+/// block (about 200 KiB of shared memory) on each of 132 SMs.
+inline constexpr int64_t kGemmSkinnyWgmmaDeepRingTargetBlocks = 132;
 
 /// Rows of X that gemm_v6_skinny_wgmma's tile holds at M rows (1 ≤ M ≤ kGemmSkinnyMaxRows): the
 /// wgmma N extent, 8, 16, 32 or 64, the smallest that covers M; TMA zero-fills the rows past M.
 constexpr int64_t gemm_skinny_wgmma_rows(int64_t m) {
   return m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 64;
+}
+
+/// Whether gemm_v6_skinny_wgmma runs its deep-ring mode at (M, N): one block per SM with a
+/// ~200 KiB ring (12 stages) instead of two with ~100 KiB (6 stages). At 64 rows of X (33 ≤ M ≤
+/// 64) X's box is as large as W's, so a 100 KiB ring keeps only 48 KiB of W in flight; the mode
+/// applies there when the ceil(N/64) strips fit one block per SM on 132 SMs (N ≤ 8448), so that
+/// it needs no second wave. H100, session 19 (docs/perf-notes.md): Llama-3.1-8B QKV at M = 64
+/// 34.5 → 23.9 µs (one split instead of two), down 61.9 → 54.2 µs; gate/up (224 strips) keeps
+/// two blocks per SM, where one would take two waves (45.0 → 46.0 µs measured).
+constexpr bool gemm_skinny_wgmma_deep_ring(int64_t m, int64_t n) {
+  return gemm_skinny_wgmma_rows(m) == 64 &&
+         (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols <=
+             kGemmSkinnyWgmmaDeepRingTargetBlocks;
 }
 
 /// Block tile of gemm_v6_skinny_wgmma at M rows: gemm_skinny_wgmma_rows(M) × 64.
@@ -146,15 +162,18 @@ constexpr GemmBlockTile gemm_skinny_wgmma_tile(int64_t m) {
 }
 
 /// The split of K of gemm_v6_skinny_wgmma at (M, N, K), M, N, K ≥ 1: as many splits as fit
-/// ceil(N/64) strips × splits within kGemmSkinnyWgmmaTargetBlocks (rounded down: one wave),
-/// capped so that the fp32 partials (2·splits·M·N·4 bytes written and read back) stay within an
-/// eighth of W's K·N·2 bytes (splits ≤ K/(32·M)), and at one 64-deep slice per split; then
-/// evened out so that no split is empty. At Llama-3.1-8B's projections (N, K = 6144, 4096; 4096,
-/// 4096; 14336, 4096; 4096, 14336) and M = 64: 2, 2, 1 and 4 splits.
+/// ceil(N/64) strips × splits within kGemmSkinnyWgmmaTargetBlocks, or
+/// kGemmSkinnyWgmmaDeepRingTargetBlocks in the deep-ring mode (rounded down: one wave), capped
+/// so that the fp32 partials (2·splits·M·N·4 bytes written and read back) stay within an eighth
+/// of W's K·N·2 bytes (splits ≤ K/(32·M)), and at one 64-deep slice per split; then evened out
+/// so that no split is empty. At Llama-3.1-8B's projections (N, K = 6144, 4096; 4096, 4096;
+/// 14336, 4096; 4096, 14336) and M = 64: 1, 2, 1 and 2 splits.
 constexpr GemmSplitK gemm_skinny_wgmma_split(int64_t m, int64_t n, int64_t k) {
   const int64_t strips = (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols;
   const int64_t slices = (k + kGemmSkinnyWgmmaSliceK - 1) / kGemmSkinnyWgmmaSliceK;
-  int64_t splits = kGemmSkinnyWgmmaTargetBlocks / strips;
+  int64_t splits = (gemm_skinny_wgmma_deep_ring(m, n) ? kGemmSkinnyWgmmaDeepRingTargetBlocks
+                                                      : kGemmSkinnyWgmmaTargetBlocks) /
+                   strips;
   const int64_t partial_cap = k / (32 * m);
   if (splits > partial_cap) splits = partial_cap;
   if (splits > slices) splits = slices;

@@ -145,19 +145,34 @@ TEST(OperatorModel, GemmDecodeCountsSplitKPartials) {
 }
 
 // gemm_v6_skinny_wgmma's split: ceil(N/64) strips × splits within 264 blocks (one wave of two
-// blocks per SM on 132 SMs), partials within an eighth of W (splits ≤ K/(32·M)), whole 64-deep
-// slices, none empty.
+// blocks per SM on 132 SMs; 132 blocks in the deep-ring mode), partials within an eighth of W
+// (splits ≤ K/(32·M)), whole 64-deep slices, none empty.
+// The deep-ring mode (one block per SM, ~200 KiB ring): at 64 rows of X (33 ≤ M ≤ 64) when the
+// ceil(N/64) strips fit 132 SMs once.
+TEST(OperatorModel, GemmSkinnyWgmmaDeepRingOnlyAtSixtyFourRowsInOneWave) {
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 6144));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(33, 4096));
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(32, 4096));  // 32 rows: X's box is half W's
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(1, 4096));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 132 * 64));       // 132 strips: one wave
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 132 * 64 + 8));  // 133 strips
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 14336));         // gate/up: 224 strips
+}
+
 TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
-  // QKV (N 6144: 96 strips → 2), O (64 strips → 4; at M = 64 the cap 4096/2048 = 2), gate/up
-  // (224 strips → 1, no partials) and down (64 strips → 4, 224 slices → 56 each).
+  // QKV (N 6144: 96 strips → 2; at M = 64 deep ring, 132 / 96 → 1), O (64 strips → 4; at M = 64
+  // deep ring, 132 / 64 → 2, also the cap 4096/2048), gate/up (224 strips → 1, no partials; no
+  // deep ring) and down (64 strips → 4, 224 slices → 56 each; at M = 64 deep ring → 2, 112 each).
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).splits, 2);
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).k_per_split, 2048);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 4096).splits, 4);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 2);
   EXPECT_EQ(gemm_skinny_wgmma_split(16, 14336, 4096).splits, 1);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 4);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 3584);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 14336, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 7168);
   // K = 40 at M = 1: the cap 40/32 = 1 binds. K = 1000 at N = 1000 (16 strips → 16 wanted, cap
   // 31): 16 slices of 64, one each, the last 40 deep.
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 8, 40).splits, 1);
@@ -170,11 +185,13 @@ TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
   EXPECT_EQ(gemm_skinny_wgmma_rows(33), 64);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).rows, 32);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).cols, 64);
-  // Partials per version: v6's at QKV M = 64 are exactly the cap, W/8; other versions none.
-  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096),
-                   2.0 * 2 * 64 * 6144 * 4);
-  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096),
-                   6144.0 * 4096 * 2 / 8);
+  // Partials per version: v6's at O M = 64 (deep ring, 2 splits) are exactly the cap, W/8; at
+  // QKV M = 64 (deep ring, one split) none; other versions none.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096),
+                   2.0 * 2 * 64 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096),
+                   4096.0 * 4096 * 2 / 8);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v3_wgmma_multicast", 64, 6144, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(64, 6144, 4096),
                    gemm_skinny_partial_bytes("gemm_v4_skinny_splitk", 64, 6144, 4096));
