@@ -235,13 +235,18 @@ void check_placement_follows_counters(const JsonObjectReader& r, const RooflineP
                              counted ? fmt::format("{}", *counted) : std::string("null")));
     }
   }
-  if (!point.dram_bytes_in_window) return;
+  // On the write-back-inclusive basis the in-window bytes are the counters' read + write; on
+  // every other basis there are none (the reader refuses them there).
+  if (point.bytes_basis != kBytesIsolated) return;
   const std::optional<double> in_window = counters->total.dram_bytes();
-  const double placed = *point.dram_bytes_in_window;
-  if (!in_window || std::fabs(placed - *in_window) > 1e-9 * std::fabs(*in_window)) {
+  const std::optional<double>& placed = point.dram_bytes_in_window;
+  if (!placed || !in_window || std::fabs(*placed - *in_window) > 1e-9 * std::fabs(*in_window)) {
+    const auto text = [](const std::optional<double>& v) {
+      return v ? fmt::format("{}", *v) : std::string("null");
+    };
     r.fail_key("roofline.dram_bytes_in_window",
-               fmt::format("{}: {} differs from the counters' read + write {}", where, placed,
-                           in_window ? fmt::format("{}", *in_window) : std::string("null")));
+               fmt::format("{}: {} differs from the counters' read + write {}", where, text(placed),
+                           text(in_window)));
   }
 }
 

@@ -13,8 +13,8 @@ namespace rooflinectl {
 /// "memory-bound, 83% of its roof (fp32 SIMT FLOPs)": `point`'s bound and fraction_of_roof,
 /// `pipe`'s label (dominant_flop_pipe of the counters the point was placed with); a point above
 /// the DRAM slope by its deferred write-back (RooflinePoint::write_back_after_window) adds
-/// "; above the DRAM slope by write-back after the kernel, in window <in_window_dram_fraction>%"
-/// inside the parentheses.
+/// "; above the DRAM slope by write-back after the kernel, in window <in_window_dram_fraction>%
+/// of the DRAM roof" inside the parentheses.
 std::string placed_verdict(const RooflinePoint& point, const FlopPipe& pipe);
 
 }  // namespace rooflinectl

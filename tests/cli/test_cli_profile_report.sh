@@ -142,7 +142,7 @@ if ok compare "$profile" "$work/full.json" --min-share 5%; then pass; fi
 wb="$(dirname "$profile")/h100-profile-block-full.json"
 "$bin" report "$wb" >"$work/stdout" 2>"$work/stderr"
 got=$?
-if [[ $got -eq 0 ]] && [[ $(grep -c "%~ .*above the DRAM slope by write-back after the kernel, in window 83%" "$work/stdout") -eq 3 ]] &&
+if [[ $got -eq 0 ]] && [[ $(grep -c "%~ .*above the DRAM slope by write-back after the kernel, in window 83% of the DRAM roof" "$work/stdout") -eq 3 ]] &&
    grep -q "~ after the roof: above the DRAM slope by write-back" "$work/stdout" &&
    ! grep -q "ERROR: above roof" "$work/stdout" && [[ ! -s "$work/stderr" ]]; then pass; else
   fail "report of a profile with write-back after the window: exit $got; $(head -c 400 "$work/stderr")"

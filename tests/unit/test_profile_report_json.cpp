@@ -56,6 +56,23 @@ TEST(ProfileReportReader, CommittedProfilesRoundTripByteForByte) {
   EXPECT_EQ(block.devices.at(0).name, "NVIDIA H200");
 }
 
+// A write-back-inclusive placement's in-window DRAM bytes are the counters' read + write: null or
+// another value is an edited report, not a placement to judge (a null would turn a kernel whose
+// write-back explains its excess into an above-roof error).
+TEST(ProfileReportReader, InWindowBytesMustBeTheCountersReadPlusWrite) {
+  for (const nlohmann::json& edited : {nlohmann::json(nullptr), nlohmann::json(1.0)}) {
+    const std::string what = error_after_edit([&](nlohmann::json& j) {
+      for (auto& kernel : j["kernels"]) {
+        if (kernel["roofline"].is_null()) continue;
+        kernel["roofline"]["dram_bytes_in_window"] = edited;
+        return;
+      }
+    });
+    EXPECT_TRUE(contains(what, "roofline.dram_bytes_in_window")) << what;
+    EXPECT_TRUE(contains(what, "differs from the counters' read + write")) << what;
+  }
+}
+
 TEST(ProfileReportReader, ReportsWithoutIncludeNcclProfiledNcclKernels) {
   nlohmann::json document = nlohmann::json::parse(read_text_file(kBlock, "test"));
   document["config"]["include_nccl"] = false;

@@ -413,11 +413,12 @@ std::string slanted_roof_svg(const SlantedRoof& roof, const LogLogFrame& axes, d
 }
 
 std::string in_window_tail_svg(double x, double y, double r, double x_end) {
-  if (!(x_end > x + r)) return "";
+  if (!(x_end > x)) return "";
+  // A tail shorter than the radius starts at the centre, so that its tick still shows.
   return fmt::format(
       R"(<path class="in-window-tail" d="M{:.1f},{:.1f} H{:.1f} M{:.1f},{:.1f} V{:.1f}" fill="none" stroke="{}" stroke-width="1.2" stroke-dasharray="4 3"/>)"
       "\n",
-      x + r, y, x_end, x_end, y - 4, y + 4, kSvgInk);
+      x_end > x + r ? x + r : x, y, x_end, x_end, y - 4, y + 4, kSvgInk);
 }
 
 }  // namespace rooflinectl

@@ -83,7 +83,8 @@ std::string lighten(const std::string& colour, double amount);
 /// A dashed tail from the edge of a marker of radius `r` at (x, y) to `x_end` (> x) at the same
 /// height, ending in a short upright tick: a roofline point above the DRAM slope at its
 /// whole-traffic intensity by its deferred write-back (RooflinePoint::write_back_after_window),
-/// pointing at its FLOP per in-window DRAM byte. Empty when x_end ≤ x + r.
+/// pointing at its FLOP per in-window DRAM byte; from the centre when x_end ≤ x + r, so that the
+/// tick shows over the marker. Empty when x_end ≤ x.
 std::string in_window_tail_svg(double x, double y, double r, double x_end);
 
 /// One marker centred at (x, y) with circumradius `r`; `attributes` (e.g. class, data-*) are

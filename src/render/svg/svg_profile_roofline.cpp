@@ -36,9 +36,21 @@ constexpr size_t kMaxLineChars = 135;
 constexpr size_t kMaxListNameChars = 64;
 constexpr const char* kInk = kSvgInk;
 constexpr const char* kGrey = "#555555";
-constexpr const char* kBases =
-    "DRAM bytes: read + in-window write + write-back of the isolated launch; FLOPs: bf16 tensor "
-    "FLOPs (single-pass mode counts no SIMT FLOPs)";
+// What the DRAM bytes and FLOPs are in `report`'s mode: single-pass counts bf16 tensor FLOPs
+// only, full mode every pipe's (each kernel under the roof of the pipe most of them ran on).
+std::string bases_text(const ProfileReport& report) {
+  return std::string("DRAM bytes: read + in-window write + write-back of the isolated launch; ") +
+         (report.config.mode == kModeFull
+              ? "FLOPs: every pipe's (full mode), under the roof of the pipe most ran on"
+              : "FLOPs: bf16 tensor FLOPs (single-pass mode counts no SIMT FLOPs)");
+}
+
+// The x axis title in `report`'s mode.
+std::string intensity_axis_title(const ProfileReport& report) {
+  return report.config.mode == kModeFull
+             ? "Arithmetic intensity (FLOP per byte of DRAM traffic, log scale)"
+             : "Arithmetic intensity (bf16 tensor FLOP per byte of DRAM traffic, log scale)";
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -255,7 +267,7 @@ std::string title_svg(const Chart& chart) {
   svg += text_svg(kPlotLeft, 54, program, kSubtitlePx, "start",
                   fmt::format(R"(fill="{}" class="program")", kGrey)) +
          "\n";
-  svg += text_svg(kPlotLeft, 72, kBases, kSubtitlePx, "start",
+  svg += text_svg(kPlotLeft, 72, bases_text(report), kSubtitlePx, "start",
                   fmt::format(R"(fill="{}" class="bases")", kGrey)) +
          "\n";
   const ProfileChartRoofs& roofs = chart.roofs;
@@ -474,10 +486,11 @@ std::string lists_svg(const Chart& chart) {
                  chart.placed_lines, "placed-kernel", y, svg);
   }
   if (!chart.unplaced_lines.empty()) {
-    list_svg(
-        "Not placed (no bf16 tensor FLOPs counted: no intensity): share of GPU time, DRAM TB/s in "
-        "the kernel's window, verdict",
-        chart.unplaced_lines, "unplaced-kernel", y, svg);
+    list_svg(std::string(chart.report.config.mode == kModeFull
+                             ? "Not placed (no FLOPs under a roof the peaks have"
+                             : "Not placed (no bf16 tensor FLOPs counted") +
+                 ": no intensity): share of GPU time, DRAM TB/s in the kernel's window, verdict",
+             chart.unplaced_lines, "unplaced-kernel", y, svg);
   }
   return svg + "</g>\n";
 }
@@ -492,9 +505,8 @@ std::string profile_roofline_svg(const ProfileReport& report) {
       svg_open(kWidth, height, "Roofline of a rooflinectl profile on " + gpu_name(report));
   svg += title_svg(chart);
   svg += log_grid_svg(chart.frame);
-  svg += log_axes_svg(chart.frame,
-                      "Arithmetic intensity (bf16 tensor FLOP per byte of DRAM traffic, log scale)",
-                      "Performance (TFLOP/s, log scale)", 1e12);
+  svg += log_axes_svg(chart.frame, intensity_axis_title(report), "Performance (TFLOP/s, log scale)",
+                      1e12);
   LabelPlacer labels(Box{kPlotLeft + 2, kPlotTop + 2, kPlotRight - 2, kPlotBottom - 2});
   // Markers are reserved before the roofs' labels are placed, so that those keep off them.
   for (const Marker& m : chart.markers) labels.reserve_marker(m.x, m.y, m.r);
