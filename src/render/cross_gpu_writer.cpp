@@ -71,6 +71,8 @@ std::string format_cross_gpu_report(const std::vector<CrossGpuReport>& reports, 
     }
   }
   std::vector<std::vector<std::string>> rows = {header};
+  bool any_above_roof = false;
+  bool any_write_back = false;
   for (const std::string& key : keys) {
     std::vector<std::string> row = {key};
     std::optional<double> first_time;
@@ -86,7 +88,17 @@ std::string format_cross_gpu_report(const std::vector<CrossGpuReport>& reports, 
         row.push_back(p->roofline ? fmt::format("{} ({})", to_string(p->roofline->bound),
                                                 to_string(p->roofline->binding_level))
                                   : "not placed");
-        row.push_back(p->roofline ? format_percent(p->roofline->fraction_of_roof) : "-");
+        // The single-report table's marks: "!" above the roof (an error), "~" above the DRAM
+        // slope by write-back that drained after the kernel (explained).
+        if (p->roofline) {
+          const RooflinePoint& r = *p->roofline;
+          any_above_roof = any_above_roof || r.above_roof;
+          any_write_back = any_write_back || r.write_back_after_window;
+          row.push_back(format_percent(r.fraction_of_roof) + (r.above_roof ? "!" : "") +
+                        (r.write_back_after_window ? "~" : ""));
+        } else {
+          row.push_back("-");
+        }
       }
       const std::optional<double> time =
           ok ? std::optional<double>(p->timing->median_s) : std::nullopt;
@@ -120,9 +132,18 @@ std::string format_cross_gpu_report(const std::vector<CrossGpuReport>& reports, 
   } else {
     out += format_aligned_rows(rows, right);
   }
-  return out +
-         "\nEach point is placed on its own GPU's roofs; a time ratio below 1 is faster "
-         "than [1].\n";
+  out +=
+      "\nEach point is placed on its own GPU's roofs; a time ratio below 1 is faster "
+      "than [1].\n";
+  if (any_above_roof) {
+    out += "! above the roof: achieved exceeds attainable, a unit, formula or counter bug\n";
+  }
+  if (any_write_back) {
+    out +=
+        "~ above the DRAM slope at the whole-traffic intensity by write-back that moved after the "
+        "kernel's window (under every ceiling on its in-window DRAM bytes): not an error\n";
+  }
+  return out;
 }
 
 }  // namespace rooflinectl

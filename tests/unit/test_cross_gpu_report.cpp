@@ -33,6 +33,26 @@ TEST(CrossGpuReport, TimeRatiosAbsentPointsAndLabels) {
   EXPECT_NE(md.find("| --- | ---: |"), std::string::npos) << md;
 }
 
+// The single-report table's marks carry over: a point above the DRAM slope by its deferred
+// write-back ("~", explained) and one above its roof ("!", an error), each with its footnote;
+// without either, neither footnote.
+TEST(CrossGpuReport, RoofMarksAndTheirFootnotes) {
+  const Report a = h200();
+  const std::string plain = format_cross_gpu_report({{"a.json", &a}, {"b.json", &a}}, false);
+  EXPECT_EQ(plain.find("~ above the DRAM slope"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("! above the roof"), std::string::npos) << plain;
+  Report b = h200();
+  b.points[0].roofline->write_back_after_window = true;
+  b.points[1].roofline->above_roof = true;
+  const std::string marked = format_cross_gpu_report({{"a.json", &a}, {"b.json", &b}}, false);
+  EXPECT_NE(marked.find("%~"), std::string::npos) << marked;
+  EXPECT_NE(marked.find("%!"), std::string::npos) << marked;
+  EXPECT_NE(marked.find("~ above the DRAM slope at the whole-traffic intensity"), std::string::npos)
+      << marked;
+  EXPECT_NE(marked.find("! above the roof: achieved exceeds attainable"), std::string::npos)
+      << marked;
+}
+
 TEST(CrossGpuReport, SameGpuTwiceIsToldApartByFile) {
   const Report a = h200();
   const std::vector<std::string> labels =
