@@ -13,6 +13,12 @@ namespace rooflinectl {
 /// occurs among the placed points, in a fixed order; empty when no point is placed.
 std::string bytes_basis_summary(const Report& report);
 
+/// What "~" after a roof percentage means (RooflinePoint::write_back_after_window), for the
+/// footnotes of every table that marks it; without the mark and the closing punctuation.
+inline constexpr const char* kWriteBackAfterWindowNote =
+    "above the DRAM slope at the whole-traffic intensity by write-back that moved after the "
+    "kernel's window (under every ceiling on its in-window DRAM bytes): not an error";
+
 /// The same for a chart subtitle: ", DRAM incl. write-back" when every placed point's bytes
 /// include the deferred write-back, ", DRAM in-window only" when none does, ", DRAM bytes of
 /// mixed bases" otherwise; empty when no point says (reports written before the basis existed).

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "render/aligned_columns.hpp"
+#include "render/bytes_basis_text.hpp"
 #include "render/value_format.hpp"
 #include "result/point_key.hpp"
 
@@ -139,9 +140,7 @@ std::string format_cross_gpu_report(const std::vector<CrossGpuReport>& reports, 
     out += "! above the roof: achieved exceeds attainable, a unit, formula or counter bug\n";
   }
   if (any_write_back) {
-    out +=
-        "~ above the DRAM slope at the whole-traffic intensity by write-back that moved after the "
-        "kernel's window (under every ceiling on its in-window DRAM bytes): not an error\n";
+    out += fmt::format("~ {}\n", kWriteBackAfterWindowNote);
   }
   return out;
 }

@@ -296,10 +296,7 @@ std::string notes(const Report& report) {
   if (std::any_of(report.points.begin(), report.points.end(), [](const auto& p) {
         return p.roofline && p.roofline->write_back_after_window;
       })) {
-    out +=
-        "- ~ after a roof percentage: above the DRAM slope at the whole-traffic intensity by "
-        "write-back that moved after the kernel's window (under every ceiling on its in-window "
-        "DRAM bytes): not an error.\n";
+    out += fmt::format("- ~ after a roof percentage: {}.\n", kWriteBackAfterWindowNote);
   }
   out +=
       std::string("- Time: median of the timed pass (CUDA events). ") +

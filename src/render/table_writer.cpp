@@ -244,9 +244,7 @@ std::string format_console_table(const Report& report) {
         "bug\n";
   }
   if (notes.any_write_back_after_window) {
-    out +=
-        "~ above the DRAM slope at the whole-traffic intensity by write-back that moved after the "
-        "kernel's window (under every ceiling on its in-window DRAM bytes): not an error\n";
+    out += fmt::format("~ {}\n", kWriteBackAfterWindowNote);
   }
   if (report.peaks) {
     const PeaksBlock& peaks = *report.peaks;
