@@ -73,7 +73,7 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
     out += fmt::format("GPU: {}; roofs: {}\n", report.devices.front().name,
                        report.peaks ? to_string(report.peaks->used) : "none");
   }
-  out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n", "share",
+  out += fmt::format("{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>7}  {}\n", "share",
                      "total", "median", "launches", "DRAM", "FLOP/B", "TFLOP/s", "TB/s", "roof",
                      "verdict / kernel");
   size_t row = 0;
@@ -93,7 +93,7 @@ std::string format_profile_table(const ProfileReport& report, size_t max_rows) {
     const RooflinePoint* p = k.roofline ? &*k.roofline : nullptr;
     const std::optional<double> bytes_per_s = in_window_dram_bytes_per_s(k);
     out += fmt::format(
-        "{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}  {}\n",
+        "{:>6} {:>10} {:>10} {:>9} {:>10} {:>8} {:>8} {:>8} {:>7}  {}\n",
         format_percent(k.share_of_gpu_time), format_time_s(k.total_time_s),
         k.median_time_s ? format_time_s(*k.median_time_s) : kNoValue,
         fmt::format("{}/{}", k.profiled_launches, k.launches), format_bytes(dram),
