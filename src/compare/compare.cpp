@@ -238,6 +238,11 @@ TimeCheck time_gate(const PointResult& base, const PointResult& current,
   }
   TimeEvidence ev;
   ev.by = options.by;
+  if (options.by == CompareBy::kRoof) {
+    // collect_samples placed both by roof, so both have a placement.
+    ev.base_write_back_after_window = base.roofline->write_back_after_window;
+    ev.current_write_back_after_window = current.roofline->write_back_after_window;
+  }
   std::string clock_text;
   if (options.by == CompareBy::kTime) {
     ev.clock_scale = clock_scale(base, current, ev);

@@ -115,6 +115,11 @@ struct TimeEvidence {
   std::string clock_scale_skipped;
   std::optional<double> base_sm_clock_hz;
   std::optional<double> current_sm_clock_hz;
+  /// By roof: whether each side's placement is above the DRAM slope by write-back after the
+  /// kernel's window (RooflinePoint::write_back_after_window: a fraction above 1 that is not an
+  /// error); false by time.
+  bool base_write_back_after_window = false;
+  bool current_write_back_after_window = false;
 };
 
 /// Comparison of one point.

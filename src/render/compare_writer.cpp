@@ -6,6 +6,7 @@
 
 #include "compare/significance.hpp"
 #include "render/aligned_columns.hpp"
+#include "render/bytes_basis_text.hpp"
 #include "render/compare_common.hpp"
 
 namespace rooflinectl {
@@ -15,8 +16,23 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kMissing = "-";
 
-std::string format_value(const TimeEvidence& t, double v) {
-  return t.by == CompareBy::kTime ? format_duration_s(v) : fmt::format("{:.1f}% roof", 100.0 * v);
+// By roof, "~" marks a side above the DRAM slope by write-back after the window
+// (kWriteBackAfterWindowNote, said once below the table).
+std::string format_value(const TimeEvidence& t, double v, bool write_back_after_window) {
+  return t.by == CompareBy::kTime
+             ? format_duration_s(v)
+             : fmt::format("{:.1f}% roof{}", 100.0 * v, write_back_after_window ? "~" : "");
+}
+
+// The footnote of the "~" marks, empty when no point carries one.
+std::string write_back_note(const CompareResult& r) {
+  for (const auto& p : r.points) {
+    if (p.time &&
+        (p.time->base_write_back_after_window || p.time->current_write_back_after_window)) {
+      return fmt::format("~ after a fraction of the roof: {}\n", kWriteBackAfterWindowNote);
+    }
+  }
+  return "";
 }
 
 struct Cells {
@@ -30,8 +46,9 @@ struct Cells {
 Cells cells(const PointComparison& p) {
   Cells c;
   if (p.time) {
-    c.base = format_value(*p.time, p.time->base_median);
-    c.current = format_value(*p.time, p.time->current_median);
+    c.base = format_value(*p.time, p.time->base_median, p.time->base_write_back_after_window);
+    c.current =
+        format_value(*p.time, p.time->current_median, p.time->current_write_back_after_window);
     c.change = signed_percent(p.time->relative_change);
     if (p.time->clock_scale) c.change += " (clk)";
     // The adjusted p is the one the verdict used.
@@ -111,6 +128,7 @@ std::string format_compare_table(const CompareResult& r) {
                     c.change, c.p_value, c.counters});
   }
   out += format_aligned_rows(rows, {false, false, true, false, true, true, true, true, false});
+  out += write_back_note(r);
   bool any_reason = false;
   for (const auto& p : r.points) {
     if (!needs_reason_line(p.verdict)) continue;
@@ -168,6 +186,7 @@ std::string format_compare_markdown(const CompareResult& r) {
     out += throttled + "\n";
   }
 
+  if (const std::string note = write_back_note(r); !note.empty()) out += note + "\n";
   out += "<details><summary>All points</summary>\n\n" + table_header();
   for (const auto& p : r.points) out += table_row(p);
   out += "\n</details>\n";
@@ -261,6 +280,10 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
       time["clock_scale"] = json_number(t.clock_scale);
       time["base_sm_clock_hz"] = json_number(t.base_sm_clock_hz);
       time["new_sm_clock_hz"] = json_number(t.current_sm_clock_hz);
+      if (t.by == CompareBy::kRoof) {
+        time["base_write_back_after_window"] = t.base_write_back_after_window;
+        time["new_write_back_after_window"] = t.current_write_back_after_window;
+      }
       point["time"] = time;
     } else {
       point["time"] = nullptr;

@@ -697,6 +697,38 @@ TEST(Compare, ByRoofComparesFractionsOfTheRoof) {
   EXPECT_EQ(compare_reports(base, current, by_roof).points[0].verdict, Verdict::kInconclusive);
 }
 
+TEST(Compare, ByRoofMarksAPlacementAboveTheSlopeByWriteBack) {
+  // The H100 full-mode block's bf16 adds: 100.9% of the DRAM roof on whole traffic, explained by
+  // write-back after the window; the mark and its note follow the point into compare's outputs.
+  Report base = make_report({make_point("gelu", 4096, noisy_samples(1e-3, 0.002, 10, 1))});
+  Report current = make_report({make_point("gelu", 4096, noisy_samples(1e-3, 0.002, 10, 2))});
+  base.points[0].roofline->fraction_of_roof = 1.009;
+  current.points[0].roofline->fraction_of_roof = 0.98;
+  base.points[0].roofline->write_back_after_window = true;
+  CompareOptions by_roof;
+  by_roof.by = CompareBy::kRoof;
+  const CompareResult r = compare_reports(base, current, by_roof);
+  ASSERT_TRUE(r.points[0].time);
+  EXPECT_TRUE(r.points[0].time->base_write_back_after_window);
+  EXPECT_FALSE(r.points[0].time->current_write_back_after_window);
+  const std::string table = format_compare_table(r);
+  EXPECT_NE(table.find("100.9% roof~"), std::string::npos) << table;
+  EXPECT_EQ(table.find("98.0% roof~"), std::string::npos) << table;
+  EXPECT_NE(table.find("~ after a fraction of the roof: above the DRAM slope"), std::string::npos);
+  EXPECT_NE(format_compare_markdown(r).find("~ after a fraction of the roof"), std::string::npos);
+  const auto json = compare_to_json(r);
+  EXPECT_TRUE(json["points"][0]["time"]["base_write_back_after_window"].get<bool>());
+  EXPECT_FALSE(json["points"][0]["time"]["new_write_back_after_window"].get<bool>());
+
+  // Neither side marked (or by time): no mark, no note, no keys.
+  base.points[0].roofline->write_back_after_window = false;
+  const CompareResult plain = compare_reports(base, current, by_roof);
+  EXPECT_EQ(format_compare_table(plain).find('~'), std::string::npos);
+  const CompareResult by_time = compare_reports(base, current, {});
+  EXPECT_FALSE(
+      compare_to_json(by_time)["points"][0]["time"].contains("base_write_back_after_window"));
+}
+
 TEST(Compare, CanaryChangeBeyondTheTimeThresholdSaysTheMachineChanged) {
   const Report base = sweep_report(0.01, 5);
   Report current = base;
