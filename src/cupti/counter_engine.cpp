@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/error.hpp"
 
@@ -29,8 +30,12 @@ std::vector<std::string> one_pass_byte_set(const ProfilerSession& session, Dtype
 }
 
 CounterSession describe(const ProfilerSession& session, size_t set, const char* role) {
-  return CounterSession{role, session.replay_description(set), session.passes(set),
-                        session.metrics(set), std::nullopt};
+  return CounterSession{role,
+                        session.replay_description(set),
+                        session.passes(set),
+                        session.metrics(set),
+                        std::nullopt,
+                        std::nullopt};
 }
 
 }  // namespace
@@ -52,37 +57,112 @@ CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, bool f
   }
 }
 
-BytePass CounterEngine::bytes_pass(const CounterPassHooks& hooks) {
-  const auto run = [&] {
-    return session_.profile(
-        hooks.flush_l2,
-        [&] {
-          hooks.launch();
-          hooks.writeback_sweep();
-        },
-        byte_set_);
-  };
-  BytePass pass{run(), 1};
-  while (byte_session_has_foreign_writes(pass.ranges) && pass.attempts < kMaxByteSessionAttempts) {
-    pass.ranges = run();
-    ++pass.attempts;
-  }
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+CollectedPass CounterEngine::alone(size_t set, const CounterPassHooks& hooks, bool with_sweep) {
+  const auto start = std::chrono::steady_clock::now();
+  CollectedPass pass;
+  pass.ranges = session_.profile(
+      hooks.flush_l2,
+      [&] {
+        hooks.launch();
+        if (with_sweep) hooks.writeback_sweep();
+      },
+      set);
+  pass.wall_time_s = seconds_since(start);
   return pass;
 }
 
-std::vector<std::map<std::string, double>> CounterEngine::follow_up_pass(
-    size_t index, const CounterPassHooks& hooks) {
+std::optional<std::vector<CollectedPass>> CounterEngine::collect(
+    size_t set, const std::vector<CollectionMember>& points, bool with_sweep) {
+  if (points.size() == 1)
+    return std::vector<CollectedPass>{alone(set, points[0].hooks, with_sweep)};
+  CollectionLayout layout;
+  for (const auto& point : points) layout.kernel_ranges.push_back(point.kernel_ranges);
+  layout.flush_ranges = flush_ranges_;
+  layout.sweep_ranges = with_sweep ? sweep_ranges_ : 0;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<CounterRange> ranges = session_.profile(
+      points[0].hooks.flush_l2,
+      [&] {
+        for (size_t i = 0; i < points.size(); ++i) {
+          if (i > 0) points[i].hooks.flush_l2();
+          points[i].hooks.launch();
+          if (with_sweep) points[i].hooks.writeback_sweep();
+        }
+      },
+      set);
+  const double wall_time_s = seconds_since(start);
+  auto split = split_collection(ranges, layout);
+  if (!split) return std::nullopt;
+  std::vector<CollectedPass> passes(points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    passes[i].ranges = std::move((*split)[i]);
+    passes[i].wall_time_s = wall_time_s;
+    passes[i].points_in_collection = static_cast<int>(points.size());
+  }
+  return passes;
+}
+
+bool CounterEngine::fit_one_collection(const std::vector<size_t>& kernel_ranges,
+                                       bool byte_session) const {
+  CollectionLayout layout{kernel_ranges, flush_ranges_, byte_session ? sweep_ranges_ : 0};
+  return collection_range_count(layout) <= static_cast<size_t>(ProfilerSession::kMaxRanges);
+}
+
+std::vector<CollectedPass> CounterEngine::bytes_passes(
+    const std::vector<CollectionMember>& points) {
+  std::vector<CollectedPass> passes;
+  if (points.empty()) return passes;
+  auto collected = collect(byte_set_, points, true);
+  if (collected) {
+    passes = std::move(*collected);
+  } else {
+    for (const auto& point : points) passes.push_back(alone(byte_set_, point.hooks, true));
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    CollectedPass& pass = passes[i];
+    while (byte_session_has_foreign_writes(pass.ranges) &&
+           pass.attempts < kMaxByteSessionAttempts) {
+      CollectedPass again = alone(byte_set_, points[i].hooks, true);
+      pass.ranges = std::move(again.ranges);
+      pass.wall_time_s += again.wall_time_s;
+      ++pass.attempts;
+    }
+  }
+  return passes;
+}
+
+std::vector<CollectedPass> CounterEngine::follow_up_passes(
+    size_t index, const std::vector<CollectionMember>& points) {
   if (index >= follow_up_sets_.size()) {
     throw bad_input(
         fmt::format("counter session {} does not exist (the engine has {} after the "
                     "byte session)",
                     index, follow_up_sets_.size()));
   }
-  return session_.profile(hooks.flush_l2, hooks.launch, follow_up_sets_[index]);
+  const size_t set = follow_up_sets_[index];
+  std::vector<CollectedPass> passes;
+  if (points.empty()) return passes;
+  // Kernel replay replays each kernel inside its launch; sharing a collection saves nothing
+  // there, and CUPTI's save/restore would span the other points' launches.
+  if (session_.passes(set) == 1) {
+    if (auto collected = collect(set, points, false)) return std::move(*collected);
+  }
+  for (const auto& point : points) passes.push_back(alone(set, point.hooks, false));
+  return passes;
 }
 
-void CounterEngine::warm_up(const std::function<void()>& kernels) {
-  (void)session_.profile([] {}, kernels, byte_set_);
+void CounterEngine::warm_up(const std::function<void()>& flush_l2,
+                            const std::function<void()>& writeback_sweep) {
+  sweep_ranges_ = session_.profile([] {}, writeback_sweep, byte_set_).size();
+  flush_ranges_ = session_.profile([] {}, flush_l2, byte_set_).size();
 }
 
 CounterResult CounterEngine::combine(const CounterPassRanges& ranges, const CounterPassHooks& hooks,

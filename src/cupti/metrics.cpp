@@ -245,6 +245,11 @@ CounterResult counters_from_passes(const CounterPassRanges& ranges,
       sessions[i].wall_time_s = ranges.session_wall_times_s[i];
     }
   }
+  if (ranges.session_points.size() == sessions.size()) {
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      sessions[i].points_in_collection = ranges.session_points[i];
+    }
+  }
   CounterResult result = counters_from_ranges(merged, kernel_names, passes, cache_policy);
   result.sessions = std::move(sessions);
   result.writeback_method = sweep_method;

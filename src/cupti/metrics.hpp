@@ -134,8 +134,11 @@ struct CounterPassRanges {
   std::vector<std::map<std::string, double>> bytes;
   std::vector<std::vector<std::map<std::string, double>>> follow_up;
   int byte_attempts = 1;  ///< byte sessions run to get `bytes` (byte_session_has_foreign_writes)
-  /// Wall time of each session for this point (byte session first; its repeats included), s.
+  /// Wall time of each session's collection for this point (byte session first; its repeats
+  /// included), s: CounterSession::wall_time_s.
   std::vector<double> session_wall_times_s;
+  /// Points that shared each of those collections (CounterSession::points_in_collection).
+  std::vector<int> session_points;
 };
 
 /// Slack of byte_session_has_foreign_writes: 2% of the stores plus 1 MB (the 0.1–0.7 MB of

@@ -288,8 +288,18 @@ CounterResult counters_from_json(const JsonObjectReader& r, const std::string& w
     for (const auto& s : r.get_object_array("sessions")) {
       c.sessions.push_back(CounterSession{s.get_string("role"), s.get_string("replay"),
                                           s.get_int("passes"), s.get_string_array("metrics"),
-                                          optional_double_if_present(s, "wall_time_s")});
+                                          optional_double_if_present(s, "wall_time_s"),
+                                          std::nullopt});
       require_non_negative(s, "wall_time_s", c.sessions.back().wall_time_s, where);
+      if (s.has("points_in_collection")) {
+        const int points = s.get_int("points_in_collection");
+        if (points < 1) {
+          s.fail_key("points_in_collection",
+                     fmt::format("{}: must be >= 1 (the points one collection held), found {}",
+                                 where, points));
+        }
+        c.sessions.back().points_in_collection = points;
+      }
     }
   }
   c.dram_writeback_bytes = optional_double_if_present(r, "dram_writeback_bytes");

@@ -229,6 +229,7 @@ Json counters_to_json(const CounterResult& c) {
     Json session{
         {"role", s.role}, {"replay", s.replay}, {"passes", s.passes}, {"metrics", s.metrics}};
     put_optional(session, "wall_time_s", s.wall_time_s);
+    if (s.points_in_collection) session["points_in_collection"] = *s.points_in_collection;
     sessions.push_back(std::move(session));
   }
   j["sessions"] = std::move(sessions);

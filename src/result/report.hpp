@@ -136,10 +136,14 @@ struct CounterSession {
   std::string replay;  ///< ProfilerSession::replay_description
   int passes = 0;
   std::vector<std::string> metrics;
-  /// Wall time of this session for this point: range-profiler set-up, the unprofiled flush,
-  /// the profiled launch and decoding the counters (repeats included), seconds; nullopt in
-  /// reports written before it was recorded.
+  /// Wall time of the collection this point's ranges came from: range-profiler set-up, the
+  /// unprofiled flush, the profiled launches and decoding the counters, plus the point's own
+  /// byte-session repeats, seconds; nullopt in reports written before it was recorded. Shared
+  /// by points_in_collection points: not divided among them.
   std::optional<double> wall_time_s;
+  /// Points whose ranges one range-profiler collection (one CUPTI start/stop) held, this one
+  /// included (1: profiled alone); nullopt in reports written before sweeps shared collections.
+  std::optional<int> points_in_collection;
 };
 
 /// Counter pass of one point.

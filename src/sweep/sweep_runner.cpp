@@ -50,6 +50,14 @@ std::string requested_version(const SweepConfig& config, const OperatorSpec& spe
   return request == config.kernels.end() ? spec.default_version : request->second;
 }
 
+/// A point kept alive for a shared counter collection: its index in report.points, its run
+/// (buffers filled, validated, timed) and the device bytes it holds.
+struct HeldPoint {
+  size_t point_index = 0;
+  std::unique_ptr<OperatorRun> run;
+  int64_t device_bytes = 0;
+};
+
 /// Everything a point measurement needs that lives for the whole sweep.
 struct SweepContext {
   const SweepConfig& config;
@@ -64,7 +72,20 @@ struct SweepContext {
   const NvmlClocks* clocks = nullptr;
   // The whole plan, in report order: report.points[i] is plan[i] (for the points' labels).
   const std::vector<PlannedPoint>* plan = nullptr;
+  // Points measured and timed whose byte session waits for a shared collection, their runs kept.
+  std::vector<HeldPoint> held{};
+  int64_t held_bytes = 0;
+  // Device memory the held points may take together (open_counter_engine; see
+  // kCollectionMemoryFraction), and one point at most a quarter of it.
+  int64_t collection_budget_bytes = 0;
 };
+
+/// Share of the device memory free when the counter engine opens that points held for a shared
+/// collection may take together, at most kCollectionMemoryCapBytes: small enough that the point
+/// measured next still finds its memory free, and a held point at most a quarter of it (larger
+/// ones are profiled alone, after the held points' collection, with the whole device free).
+constexpr int64_t kCollectionMemoryFraction = 8;
+constexpr int64_t kCollectionMemoryCapBytes = int64_t{8} << 30;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -159,10 +180,10 @@ std::string point_text(const SweepContext& ctx, size_t position, const PointResu
   return fmt::format("{}{} L={}", point.op, axes.empty() ? "" : " " + axes, point.shape.seq_len);
 }
 
-/// Allocates, validates and times one point, then runs its byte pass (returned) when counters are
-/// on; without counters the point is placed at once (on the analytic model).
-std::optional<CounterPassRanges> measure_point(PointResult& point, const OperatorSpec& spec,
-                                               SweepContext& ctx, const std::string& text) {
+/// Allocates, validates and times one point and returns its run, kept for the counter sessions,
+/// when counters are on; without counters the point is placed at once (on the analytic model).
+std::unique_ptr<OperatorRun> measure_point(PointResult& point, const OperatorSpec& spec,
+                                           SweepContext& ctx, const std::string& text) {
   point.peak_device_memory_null_reason = "not measured: the point did not reach its timed pass";
   const MemoryCheck memory = check_device_memory(spec.device_bytes(point.shape));
   point.device_bytes_needed = memory.needed_bytes;
@@ -171,7 +192,7 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
     point.reason = "does not fit in device memory: " + describe_memory_shortfall(memory);
     point.counters.null_reason = "point skipped";
     point.roofline_null_reason = "point skipped";
-    return std::nullopt;
+    return nullptr;
   }
   const size_t free_before_bytes = free_device_memory_bytes();
   std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
@@ -187,7 +208,7 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
     point.reason = "validation failed: " + point.validation->detail;
     point.counters.null_reason = "not measured: validation failed";
     point.roofline_null_reason = "not measured: validation failed";
-    return std::nullopt;
+    return nullptr;
   }
 
   TimingOptions timing_options;
@@ -211,26 +232,14 @@ std::optional<CounterPassRanges> measure_point(PointResult& point, const Operato
   record_peak_memory(point, free_before_bytes);
 
   if (ctx.profiler) {
-    // The follow-up sessions and the placement come once every point has had its byte pass.
+    // The counter sessions and the placement come later (hold_for_counters).
     point.counters.null_reason = "not measured: the sweep stopped before the counter sessions";
     point.roofline_null_reason = "not placed: the sweep stopped before the counter sessions";
-    CounterPassRanges ranges;
-    const CounterPassHooks hooks = counter_hooks(*run, ctx);
-    const auto start = std::chrono::steady_clock::now();
-    BytePass pass = timed(ctx.phases, "byte pass", [&] { return ctx.profiler->bytes_pass(hooks); });
-    ranges.bytes = std::move(pass.ranges);
-    ranges.byte_attempts = pass.attempts;
-    ranges.session_wall_times_s.push_back(seconds_since(start));
-    if (ctx.profiler->follow_up_count() > 0) return ranges;
-    // This chip fits every metric into the byte session.
-    point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
-    point.roofline_null_reason.clear();
-    finish_point(point, spec, ctx);
-    return std::nullopt;
+    return run;
   }
   point.counters.null_reason = ctx.counters_null_reason;
   finish_point(point, spec, ctx);
-  return std::nullopt;
+  return nullptr;
 }
 
 /// A point above its roof is an error (README), said on its own progress line.
@@ -241,69 +250,192 @@ void report_above_roof(const PointResult& point, const std::string& label, Sweep
   }
 }
 
-/// Follow-up session `index` of a point whose byte pass ran: the operator is built again with
-/// the same seed (same data, same kernels) and profiled with that session's metric set; after the
-/// last session the point's counters are merged and the point placed.
-void follow_up_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx,
-                     CounterPassRanges& ranges, size_t index) {
-  std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
-    std::unique_ptr<OperatorRun> created =
-        spec.create(point.shape, requested_version(ctx.config, spec));
-    created->fill_random(point.seed);
-    return created;
-  });
-  const CounterPassHooks hooks = counter_hooks(*run, ctx);
-  const std::string& role = ctx.profiler->sessions()[index + 1].role;
-  const auto start = std::chrono::steady_clock::now();
-  ranges.follow_up.push_back(timed(ctx.phases, role + " pass",
-                                   [&] { return ctx.profiler->follow_up_pass(index, hooks); }));
-  ranges.session_wall_times_s.push_back(seconds_since(start));
-  if (index + 1 < ctx.profiler->follow_up_count()) return;
-  point.counters = ctx.profiler->combine(ranges, hooks, run->kernel_names());
+/// Gives every point of `indices` counters null for `reason` and places it without them.
+void place_without_counters(Report& report, SweepContext& ctx, const std::vector<size_t>& indices,
+                            const std::string& reason) {
+  for (const size_t index : indices) {
+    PointResult& point = report.points[index];
+    point.counters = CounterResult{};
+    point.counters.null_reason = reason;
+    finish_point(point, find_operator(point.op), ctx);
+  }
+}
+
+/// Merges the counters of the point at `index` (all its sessions done) and places it.
+void combine_and_place(Report& report, SweepContext& ctx, size_t index,
+                       const CounterPassRanges& ranges, OperatorRun& run) {
+  PointResult& point = report.points[index];
+  point.counters = ctx.profiler->combine(ranges, counter_hooks(run, ctx), run.kernel_names());
   point.roofline_null_reason.clear();
-  finish_point(point, spec, ctx);
+  finish_point(point, find_operator(point.op), ctx);
+}
+
+/// Runs the byte session of every held point, in one collection when they fit one
+/// (CounterEngine::bytes_passes), then frees their runs. The ranges go to `pending` while the
+/// engine has follow-up sessions; otherwise each point is merged and placed here. An interrupted
+/// sweep or a failed session leaves the points validated and timed, placed without counters.
+void run_held_byte_sessions(Report& report, SweepContext& ctx,
+                            std::vector<std::pair<size_t, CounterPassRanges>>& pending,
+                            SweepProgress& shown) {
+  if (ctx.held.empty()) return;
+  std::vector<HeldPoint> held = std::move(ctx.held);
+  ctx.held.clear();
+  ctx.held_bytes = 0;
+  std::vector<size_t> indices;
+  std::vector<CollectionMember> members;
+  for (const HeldPoint& h : held) {
+    indices.push_back(h.point_index);
+    members.push_back({counter_hooks(*h.run, ctx), h.run->kernel_names().size()});
+  }
+  if (const int signal_number = pending_interrupt()) {
+    place_without_counters(report, ctx, indices,
+                           fmt::format("not measured: the sweep was interrupted by {} before the "
+                                       "byte session",
+                                       signal_name(signal_number)));
+    return;
+  }
+  std::vector<CollectedPass> passes;
+  try {
+    passes = timed(ctx.phases, "byte pass", [&] { return ctx.profiler->bytes_passes(members); });
+  } catch (const Error& e) {
+    place_without_counters(report, ctx, indices, fmt::format("bytes session failed: {}", e.what()));
+    shown.note(fmt::format("counters not measured for {} point(s): {}", indices.size(), e.what()));
+    cudaGetLastError();
+    return;
+  }
+  for (size_t i = 0; i < held.size(); ++i) {
+    CounterPassRanges ranges;
+    ranges.bytes = std::move(passes[i].ranges);
+    ranges.byte_attempts = passes[i].attempts;
+    ranges.session_wall_times_s.push_back(passes[i].wall_time_s);
+    ranges.session_points.push_back(passes[i].points_in_collection);
+    if (ctx.profiler->follow_up_count() > 0) {
+      pending.emplace_back(indices[i], std::move(ranges));
+      continue;
+    }
+    // This chip fits every metric into the byte session.
+    combine_and_place(report, ctx, indices[i], ranges, *held[i].run);
+    const PointResult& point = report.points[indices[i]];
+    report_above_roof(point, point_text(ctx, indices[i], point), shown);
+  }
+}
+
+/// Keeps the point at `index` (just measured; `run` its kernels) for a shared byte-session
+/// collection, running the held points' collection first when this one would not fit it (range
+/// count), and right after when the point is too large to stay held.
+void hold_for_counters(Report& report, SweepContext& ctx, size_t index,
+                       std::unique_ptr<OperatorRun> run, int64_t device_bytes,
+                       std::vector<std::pair<size_t, CounterPassRanges>>& pending,
+                       SweepProgress& shown) {
+  std::vector<size_t> kernel_ranges;
+  for (const HeldPoint& h : ctx.held) kernel_ranges.push_back(h.run->kernel_names().size());
+  kernel_ranges.push_back(run->kernel_names().size());
+  if (!ctx.profiler->fit_one_collection(kernel_ranges, true)) {
+    run_held_byte_sessions(report, ctx, pending, shown);
+  }
+  ctx.held.push_back({index, std::move(run), device_bytes});
+  ctx.held_bytes += device_bytes;
+  if (device_bytes > ctx.collection_budget_bytes / 4) {
+    run_held_byte_sessions(report, ctx, pending, shown);
+  }
 }
 
 /// Runs every follow-up session of the engine over the points of `pending` (byte passes done),
-/// one session at a time so that CUPTI switches metric sets once per session, not per point.
-/// A point whose session fails, or every pending point once the sweep is interrupted, is kept
-/// (validated and timed) and placed without counters.
+/// one session at a time so that CUPTI switches metric sets once per session, not per point; the
+/// points of a session share collections as the byte sessions do (each operator built again
+/// with the same seed: same data, same kernels), within the same memory budget. After the last
+/// session each point is merged and placed. A point whose session fails, or every pending point
+/// once the sweep is interrupted, is kept (validated and timed) and placed without counters.
 void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& pending,
                             Report& report, SweepContext& ctx, std::ostream& progress) {
   std::vector<bool> failed(pending.size(), false);
   for (size_t index = 0; index < ctx.profiler->follow_up_count(); ++index) {
     const std::string& role = ctx.profiler->sessions()[index + 1].role;
+    const bool last_session = index + 1 == ctx.profiler->follow_up_count();
     SweepProgress shown(progress, pending.size());
-    for (size_t i = 0; i < pending.size(); ++i) {
-      if (failed[i]) continue;
-      auto& [point_index, ranges] = pending[i];
-      PointResult& point = report.points[point_index];
-      const OperatorSpec& spec = find_operator(point.op);
-      if (const int signal_number = pending_interrupt()) {
-        point.counters = CounterResult{};
-        point.counters.null_reason =
-            fmt::format("not measured: the sweep was interrupted by {} before the {} session",
-                        signal_name(signal_number), role);
-        finish_point(point, spec, ctx);
-        failed[i] = true;
+    size_t i = 0;
+    while (i < pending.size()) {
+      if (failed[i]) {
+        ++i;
         continue;
       }
-      const std::string text = point_text(ctx, point_index, point);
-      const std::string what = fmt::format("counters ({} session) {}", role, text);
-      shown.start(i + 1, what);
-      try {
-        follow_up_point(point, spec, ctx, ranges, index);
-        if (index + 1 == ctx.profiler->follow_up_count()) {
-          report_above_roof(point, fmt::format("[{} {}/{}] {}", role, i + 1, pending.size(), text),
-                            shown);
+      if (const int signal_number = pending_interrupt()) {
+        for (; i < pending.size(); ++i) {
+          if (failed[i]) continue;
+          place_without_counters(
+              report, ctx, {pending[i].first},
+              fmt::format("not measured: the sweep was interrupted by {} before the {} session",
+                          signal_name(signal_number), role));
+          failed[i] = true;
         }
+        break;
+      }
+      // One collection: consecutive points within the memory budget and the range limit.
+      std::vector<size_t> group;
+      std::vector<std::unique_ptr<OperatorRun>> runs;
+      std::vector<size_t> kernel_ranges;
+      int64_t group_bytes = 0;
+      for (; i < pending.size(); ++i) {
+        if (failed[i]) continue;
+        const PointResult& point = report.points[pending[i].first];
+        const OperatorSpec& spec = find_operator(point.op);
+        const int64_t bytes = spec.device_bytes(point.shape);
+        const bool alone = bytes > ctx.collection_budget_bytes / 4;
+        if (!group.empty() && (alone || group_bytes + bytes > ctx.collection_budget_bytes)) break;
+        std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
+          std::unique_ptr<OperatorRun> created =
+              spec.create(point.shape, requested_version(ctx.config, spec));
+          created->fill_random(point.seed);
+          return created;
+        });
+        kernel_ranges.push_back(run->kernel_names().size());
+        if (!group.empty() && !ctx.profiler->fit_one_collection(kernel_ranges, false)) break;
+        group.push_back(i);
+        runs.push_back(std::move(run));
+        group_bytes += bytes;
+        if (alone) {
+          ++i;
+          break;
+        }
+      }
+      std::vector<CollectionMember> members;
+      for (size_t g = 0; g < group.size(); ++g) {
+        members.push_back({counter_hooks(*runs[g], ctx), runs[g]->kernel_names().size()});
+      }
+      const std::string first = point_text(ctx, pending[group.front()].first,
+                                           report.points[pending[group.front()].first]);
+      shown.start(group.front() + 1, group.size() == 1
+                                         ? fmt::format("counters ({} session) {}", role, first)
+                                         : fmt::format("counters ({} session) {} and {} more", role,
+                                                       first, group.size() - 1));
+      std::vector<CollectedPass> passes;
+      try {
+        passes = timed(ctx.phases, role + " pass",
+                       [&] { return ctx.profiler->follow_up_passes(index, members); });
       } catch (const Error& e) {
-        point.counters = CounterResult{};
-        point.counters.null_reason = fmt::format("{} session failed: {}", role, e.what());
-        finish_point(point, spec, ctx);
-        shown.note(fmt::format("{}: counters not measured: {}", what, e.what()));
-        failed[i] = true;
+        for (const size_t g : group) {
+          place_without_counters(report, ctx, {pending[g].first},
+                                 fmt::format("{} session failed: {}", role, e.what()));
+          failed[g] = true;
+        }
+        shown.note(fmt::format("counters ({} session) not measured for {} point(s) from {}: {}",
+                               role, group.size(), first, e.what()));
         cudaGetLastError();
+        shown.done();
+        continue;
+      }
+      for (size_t g = 0; g < group.size(); ++g) {
+        auto& [point_index, ranges] = pending[group[g]];
+        ranges.follow_up.push_back(std::move(passes[g].ranges));
+        ranges.session_wall_times_s.push_back(passes[g].wall_time_s);
+        ranges.session_points.push_back(passes[g].points_in_collection);
+        if (!last_session) continue;
+        combine_and_place(report, ctx, point_index, ranges, *runs[g]);
+        const PointResult& point = report.points[point_index];
+        report_above_roof(point,
+                          fmt::format("[{} {}/{}] {}", role, group[g] + 1, pending.size(),
+                                      point_text(ctx, point_index, point)),
+                          shown);
       }
       shown.done();
     }
@@ -355,7 +487,11 @@ void open_counter_engine(SweepContext& ctx, Dtype dtype, bool fp8_inputs, std::o
     try {
       ctx.profiler =
           std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput, fp8_inputs);
-      ctx.profiler->warm_up([&] { ctx.flusher.read_sweep(ctx.stream); });
+      ctx.profiler->warm_up([&] { ctx.flusher.flush(ctx.stream); },
+                            [&] { ctx.flusher.read_sweep(ctx.stream); });
+      ctx.collection_budget_bytes =
+          std::min(static_cast<int64_t>(free_device_memory_bytes()) / kCollectionMemoryFraction,
+                   kCollectionMemoryCapBytes);
     } catch (const Error& e) {
       if (config.require_counters) {
         throw environment_error(
@@ -381,8 +517,10 @@ void mark_failed(PointResult& point, const Error& e) {
 
 /// Measures `plan` (points of one dtype, in plan order) into report.points, one progress line
 /// each, numbered after `index` (the points before them) of `total`; once interrupted, the
-/// remaining points are recorded as such. Returns the byte passes whose follow-up sessions are
-/// still to run, each with its point's index: those sessions follow the loop, so that CUPTI
+/// remaining points are recorded as such. With counters, measured points are held for shared
+/// byte-session collections (hold_for_counters), and a point that needs more memory than the
+/// held ones leave runs after their collection. Returns the byte passes whose follow-up sessions
+/// are still to run, each with its point's index: those sessions follow the loop, so that CUPTI
 /// switches metric sets once per session, not per point.
 std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
     Report& report, SweepContext& ctx, const std::vector<PlannedPoint>& plan, size_t index,
@@ -404,11 +542,14 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
     }
     const std::string what = point_text(ctx, report.points.size(), point);
     const std::string label = fmt::format("[{}/{}] {}", index, total, what);
+    const int64_t device_bytes = spec.device_bytes(point.shape);
+    if (ctx.held_bytes + device_bytes > ctx.collection_budget_bytes) {
+      run_held_byte_sessions(report, ctx, pending, shown);
+    }
     shown.start(index, what);
+    std::unique_ptr<OperatorRun> run;
     try {
-      if (auto ranges = measure_point(point, spec, ctx, what)) {
-        pending.emplace_back(report.points.size(), std::move(*ranges));
-      }
+      run = measure_point(point, spec, ctx, what);
     } catch (const Error& e) {
       mark_failed(point, e);
       cudaGetLastError();  // clear a non-sticky error so the next point can run
@@ -419,7 +560,12 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
     }
     report_above_roof(point, label, shown);
     report.points.push_back(std::move(point));
+    if (run) {
+      hold_for_counters(report, ctx, report.points.size() - 1, std::move(run), device_bytes,
+                        pending, shown);
+    }
   }
+  run_held_byte_sessions(report, ctx, pending, shown);
   shown.finish();
   return pending;
 }

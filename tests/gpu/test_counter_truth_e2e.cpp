@@ -2,7 +2,8 @@
 // (GELU and LayerNorm, 2 to 17 MB stored into a 60 MiB L2 on the H200) must show, in total, the
 // DRAM bytes they move: input read once, and output written once, in the kernel's window or in
 // the write-back sweep after it. The in-window figure alone (Nsight Compute's) is about 0 for
-// them. Also checks that DRAM bytes came from a one-pass session and never from the replay one.
+// them. Also checks that DRAM bytes came from a one-pass session and never from the replay one,
+// with the points sharing range-profiler collections.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +53,11 @@ TEST(CounterTruthEndToEnd, L2ResidentOutputsAreCountedOnceInTotal) {
     EXPECT_TRUE(has(c.sessions[0].metrics, "dram__bytes_write.sum"));
     EXPECT_FALSE(has(c.sessions[1].metrics, "dram__bytes_write.sum"));
     EXPECT_FALSE(has(c.sessions[1].metrics, "dram__bytes_read.sum"));
+    // The four small points share one collection of each session, each point still flushed
+    // before its kernels and swept after them (docs/counter-method.md).
+    ASSERT_TRUE(c.sessions[0].points_in_collection && c.sessions[1].points_in_collection);
+    EXPECT_EQ(*c.sessions[0].points_in_collection, 4);
+    EXPECT_EQ(*c.sessions[1].points_in_collection, 4);
 
     const double width = p.op == "gelu" ? 4.0 * p.shape.d_model() : 1.0 * p.shape.d_model();
     const double output = static_cast<double>(p.shape.tokens()) * width * kBf16Bytes;

@@ -183,6 +183,7 @@ TEST(CountersFromPasses, EveryFollowUpSessionIsMergedAndTimed) {
   ranges.bytes = {byte_range(4e6, 0.1e6, 1), byte_range(125e6, 2e6, 0)};
   ranges.follow_up = {{{{kMetricTensorBf16Ops, 5e9}}}, {{{kMetricFfmaInst, 7.0}}}};
   ranges.session_wall_times_s = {0.05, 0.02, 0.30};
+  ranges.session_points = {7, 5, 1};
   std::vector<CounterSession> sessions = {{"bytes", "one pass", 1, {}},
                                           {"counts", "one pass", 1, {}},
                                           {"replay", "kernel replay, 2 passes", 2, {}}};
@@ -194,6 +195,8 @@ TEST(CountersFromPasses, EveryFollowUpSessionIsMergedAndTimed) {
   EXPECT_EQ(c.passes, 2);
   ASSERT_EQ(c.sessions.size(), 3u);
   EXPECT_DOUBLE_EQ(*c.sessions[2].wall_time_s, 0.30);
+  EXPECT_EQ(*c.sessions[0].points_in_collection, 7);
+  EXPECT_EQ(*c.sessions[1].points_in_collection, 5);
 }
 
 TEST(CountersFromPasses, AFollowUpSessionWithOtherRangesLeavesWriteBackUnknown) {

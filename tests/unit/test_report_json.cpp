@@ -101,9 +101,9 @@ PointResult full_point() {
   p.counters.peaks.dram_bytes_per_cycle = 1536.5;
   p.counters.peaks.ffma_inst_per_cycle = 16896;
   p.counters.peaks.tensor_bf16_per_cycle = 1.0 / 7.0;
-  p.counters.sessions = {{"bytes", "user replay, one pass", 1, {"dram__bytes_read.sum"}, 0.037},
-                         {"counts", "user replay, one pass", 1, {"c"}, std::nullopt},
-                         {"replay", "kernel replay, 9 passes", 9, {"a", "b"}, 1.0 / 3.0}};
+  p.counters.sessions = {{"bytes", "user replay, one pass", 1, {"dram__bytes_read.sum"}, 0.037, 9},
+                         {"counts", "user replay, one pass", 1, {"c"}, std::nullopt, std::nullopt},
+                         {"replay", "kernel replay, 9 passes", 9, {"a", "b"}, 1.0 / 3.0, 1}};
   p.counters.peaks.l2_bytes_per_cycle = 9024.0;
   p.counters.total.l2_clock_hz = 1.6916e9;
   p.counters.dram_writeback_bytes = 1.0e6 / 3.0;
@@ -478,6 +478,9 @@ TEST(ReportJson, FullReportRoundTripsExactly) {
   EXPECT_EQ(p.counters.sessions[1].role, "counts");
   EXPECT_FALSE(p.counters.sessions[1].wall_time_s);
   EXPECT_EQ(*p.counters.sessions[2].wall_time_s, 1.0 / 3.0);
+  EXPECT_EQ(*p.counters.sessions[0].points_in_collection, 9);
+  EXPECT_FALSE(p.counters.sessions[1].points_in_collection);
+  EXPECT_EQ(*p.counters.sessions[2].points_in_collection, 1);
   EXPECT_EQ(p.analytic.flop_formula, o.analytic.flop_formula);
   EXPECT_EQ(back.config.seq_lens, original.config.seq_lens);
   EXPECT_EQ(back.config.ops, original.config.ops);
@@ -897,6 +900,7 @@ TEST(ReportJson, ImpossibleStoredValuesAreBadInputNamingPointAndKey) {
       {"/counters/kernels/1/l2_bytes", -3.0, "counters.kernels[1].l2_bytes"},
       {"/counters/total/tensor_bf16_flop", -1.0, "counters.total.tensor_bf16_flop"},
       {"/counters/kernels/0/duration_s", -1e-6, "counters.kernels[0].duration_s"},
+      {"/counters/sessions/0/points_in_collection", 0, "points_in_collection"},
       {"/analytic/flop", -1.0, "analytic.flop"},
       {"/tokens_per_s", -5.0, "tokens_per_s"},
       {"/validation/passed", false, "passed is false"},
