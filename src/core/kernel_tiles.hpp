@@ -133,10 +133,9 @@ inline constexpr int64_t kGemmSkinnyWgmmaSliceK = 64;
 /// of 132 SMs (H100 SXM, H200), so that one wave holds every block; fixed rather than read from
 /// the device so that the analytic partial bytes are the kernel's on every GPU.
 inline constexpr int64_t kGemmSkinnyWgmmaTargetBlocks = 264;
-/// Blocks the split aims at in the deep-ring mode (gemm_skinny_wgmma_deep_ring): one resident
-/// block (about 200 KiB of shared memory) on each of 132 SMs.
-inline constexpr int64_t kGemmSkinnyWgmmaDeepRingTargetBlocks = 132;
-
+/// SMs of the H100 SXM and H200 (132): the deep-ring mode's one block per SM fits one wave up to
+/// this many strips.
+inline constexpr int64_t kGemmSkinnyWgmmaSms = 132;
 /// Rows of X that gemm_v6_skinny_wgmma's tile holds at M rows (1 ≤ M ≤ kGemmSkinnyMaxRows): the
 /// wgmma N extent, 8, 16, 32 or 64, the smallest that covers M; TMA zero-fills the rows past M.
 constexpr int64_t gemm_skinny_wgmma_rows(int64_t m) {
@@ -152,8 +151,7 @@ constexpr int64_t gemm_skinny_wgmma_rows(int64_t m) {
 /// two blocks per SM, where one would take two waves (45.0 → 46.0 µs measured).
 constexpr bool gemm_skinny_wgmma_deep_ring(int64_t m, int64_t n) {
   return gemm_skinny_wgmma_rows(m) == 64 &&
-         (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols <=
-             kGemmSkinnyWgmmaDeepRingTargetBlocks;
+         (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols <= kGemmSkinnyWgmmaSms;
 }
 
 /// Block tile of gemm_v6_skinny_wgmma at M rows: gemm_skinny_wgmma_rows(M) × 64.
@@ -161,19 +159,20 @@ constexpr GemmBlockTile gemm_skinny_wgmma_tile(int64_t m) {
   return {gemm_skinny_wgmma_rows(m), kGemmSkinnyWgmmaStripCols};
 }
 
-/// The split of K of gemm_v6_skinny_wgmma at (M, N, K), M, N, K ≥ 1: as many splits as fit
-/// ceil(N/64) strips × splits within kGemmSkinnyWgmmaTargetBlocks, or
-/// kGemmSkinnyWgmmaDeepRingTargetBlocks in the deep-ring mode (rounded down: one wave), capped
-/// so that the fp32 partials (2·splits·M·N·4 bytes written and read back) stay within an eighth
-/// of W's K·N·2 bytes (splits ≤ K/(32·M)), and at one 64-deep slice per split; then evened out
-/// so that no split is empty. At Llama-3.1-8B's projections (N, K = 6144, 4096; 4096, 4096;
-/// 14336, 4096; 4096, 14336) and M = 64: 1, 2, 1 and 2 splits.
+/// The split of K of gemm_v6_skinny_wgmma at (M, N, K), M, N, K ≥ 1: none in the deep-ring mode
+/// (gemm_skinny_wgmma_deep_ring); else as many splits as fit ceil(N/64) strips × splits within
+/// kGemmSkinnyWgmmaTargetBlocks (rounded down: one wave), capped so that the fp32 partials
+/// (2·splits·M·N·4 bytes written and read back) stay within an eighth of W's K·N·2 bytes
+/// (splits ≤ K/(32·M)), and at one 64-deep slice per split; then evened out so that no split is
+/// empty. Why none in the deep-ring mode (H100, session 20, docs/perf-notes.md): at M = 64 the
+/// 64 strips of Llama-3.1-8B's O (N 4096, K 4096) took 27.7 µs in 2 splits on 128 SMs and
+/// 16.6 µs unsplit on 64; down (K 14336) 54.9 and 43.7 µs. At Llama-3.1-8B's projections (N, K =
+/// 6144, 4096; 4096, 4096; 14336, 4096; 4096, 14336): M = 1 2, 4, 1, 4 splits; M = 64 none.
 constexpr GemmSplitK gemm_skinny_wgmma_split(int64_t m, int64_t n, int64_t k) {
   const int64_t strips = (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols;
   const int64_t slices = (k + kGemmSkinnyWgmmaSliceK - 1) / kGemmSkinnyWgmmaSliceK;
-  int64_t splits = (gemm_skinny_wgmma_deep_ring(m, n) ? kGemmSkinnyWgmmaDeepRingTargetBlocks
-                                                      : kGemmSkinnyWgmmaTargetBlocks) /
-                   strips;
+  if (gemm_skinny_wgmma_deep_ring(m, n)) return {1, slices * kGemmSkinnyWgmmaSliceK};
+  int64_t splits = kGemmSkinnyWgmmaTargetBlocks / strips;
   const int64_t partial_cap = k / (32 * m);
   if (splits > partial_cap) splits = partial_cap;
   if (splits > slices) splits = slices;

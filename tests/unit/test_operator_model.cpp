@@ -160,19 +160,21 @@ TEST(OperatorModel, GemmSkinnyWgmmaDeepRingOnlyAtSixtyFourRowsInOneWave) {
 }
 
 TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
-  // QKV (N 6144: 96 strips → 2; at M = 64 deep ring, 132 / 96 → 1), O (64 strips → 4; at M = 64
-  // deep ring, 132 / 64 → 2, also the cap 4096/2048), gate/up (224 strips → 1, no partials; no
-  // deep ring) and down (64 strips → 4, 224 slices → 56 each; at M = 64 deep ring → 2, 112 each).
+  // QKV (N 6144: 96 strips → 2), O (64 strips → 4), gate/up (224 strips → 1, no partials; no
+  // deep ring) and down (64 strips → 4, 224 slices → 56 each); in the deep-ring mode (M = 64,
+  // ≤ 132 strips) never split: QKV, O and down run their whole K in one block per strip.
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).splits, 2);
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).k_per_split, 2048);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 4096).splits, 4);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).k_per_split, 4096);
   EXPECT_EQ(gemm_skinny_wgmma_split(16, 14336, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 14336, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 2);
-  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 7168);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 14336);
+  EXPECT_EQ(gemm_skinny_wgmma_split(33, 1000, 1000).k_per_split, 1024);  // whole slices
   // K = 40 at M = 1: the cap 40/32 = 1 binds. K = 1000 at N = 1000 (16 strips → 16 wanted, cap
   // 31): 16 slices of 64, one each, the last 40 deep.
   EXPECT_EQ(gemm_skinny_wgmma_split(1, 8, 40).splits, 1);
@@ -185,12 +187,12 @@ TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
   EXPECT_EQ(gemm_skinny_wgmma_rows(33), 64);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).rows, 32);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).cols, 64);
-  // Partials per version: v6's at O M = 64 (deep ring, 2 splits) are exactly the cap, W/8; at
-  // QKV M = 64 (deep ring, one split) none; other versions none.
-  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096),
-                   2.0 * 2 * 64 * 4096 * 4);
-  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096),
-                   4096.0 * 4096 * 2 / 8);
+  // Partials per version: v6's at O M = 16 (4 splits) are written and read back, 2·4·16·4096·4
+  // bytes; in the deep-ring mode (O, down and QKV at M = 64: no split) none; other versions none.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 16, 4096, 4096),
+                   2.0 * 4 * 16 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096), 0.0);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 14336), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v3_wgmma_multicast", 64, 6144, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes(64, 6144, 4096),
