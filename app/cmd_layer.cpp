@@ -47,7 +47,10 @@ std::vector<int64_t> parse_list(const std::string& flag, const std::string& spec
       if (at != std::string::npos) message.replace(at, from.size(), to);
     };
     replace_first("--seq", flag);
-    if (flag == "--batch") replace_first("length ", "batch ");
+    if (flag == "--batch") {
+      replace_first("length ", "batch ");
+      replace_first(kSeqForms, "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list");
+    }
     throw bad_input(message);
   }
 }

@@ -69,8 +69,8 @@ int plot_layer_report(const PlotOptions& o, const nlohmann::json& document) {
   }
   const LayerTimeSplit split = layer_time_split_from_json(document, o.report);
   write_file_atomically(o.output, layer_split_svg(split));
-  fmt::print(stderr, "layer time-split chart of {} points ({}) written to {}\n", split.bars.size(),
-             split.basis, o.output);
+  fmt::print(stderr, "layer time-split chart of {} bar{} ({}) written to {}\n", split.bars.size(),
+             split.bars.size() == 1 ? "" : "s", split.basis, o.output);
   return static_cast<int>(ExitCode::kOk);
 }
 

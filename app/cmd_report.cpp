@@ -146,7 +146,10 @@ int run_report_command(const ReportOptions& o) {
   if (o.output_given) {
     check_output_extension(
         o.output, extension_of(format),
-        fmt::format("--format {} writes {}", format_name(format), extension_of(format)));
+        o.format_given
+            ? fmt::format("--format {} writes {}", format_name(format), extension_of(format))
+            : "without --format the name picks the writer (.txt table, .md, .csv, "
+              ".json)");
     for (const std::string& path : o.reports) check_output_is_not_input(o.output, path);
     check_output_file_path(o.output);
   }

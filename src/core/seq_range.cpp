@@ -15,9 +15,6 @@ constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max();
 // Lengths one spec may give: 1..2147483647:1 would otherwise build a 16 GiB vector before the
 // sweep could refuse it. Each length is a point per operator; 1024 is far past any real sweep.
 constexpr int64_t kMaxSeqCount = 1024;
-// The three forms, for messages about a malformed spec.
-constexpr const char* kSeqForms =
-    "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
 
 void check_count(std::string_view spec, int64_t count, std::string_view flag) {
   if (count > kMaxSeqCount) {

@@ -18,6 +18,10 @@ namespace rooflinectl {
 /// ("invalid --seq '0': ...").
 std::vector<int64_t> parse_seq_spec(std::string_view spec);
 
+/// The three forms, as messages about a malformed spec name them.
+inline constexpr const char* kSeqForms =
+    "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
+
 /// parse_seq_spec for another flag that takes lengths in the same forms (`model --kv-lengths`):
 /// the same rules, its messages naming `flag` instead of --seq.
 std::vector<int64_t> parse_length_spec(std::string_view spec, std::string_view flag);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "result/point_key.hpp"
+
 namespace rooflinectl {
 namespace {
 
@@ -25,7 +27,7 @@ std::string format_reconciliation_flags(const Report& report) {
     const PointResult* first_point;
     const ReconcileCheck* first_check;
     bool below;
-    std::vector<std::string> points;  ///< "L=512 0.553"
+    std::vector<std::string> points;  ///< "L=512 0.553", "L=1024 q_len=512 1.083"
   };
   size_t checks = 0;
   size_t flagged = 0;
@@ -44,7 +46,9 @@ std::string format_reconciliation_flags(const Report& report) {
                g.first_check->reference == c.reference && g.below == below;
       });
       if (group == groups.end()) group = groups.insert(groups.end(), Group{&p, &c, below, {}});
-      group->points.push_back(fmt::format("L={} {:.3f}", p.shape.seq_len, c.ratio));
+      // The shape's variant too (q_len, KV layout, GEMM dims, ...): points of one L differ by it.
+      group->points.push_back(
+          fmt::format("L={}{} {:.3f}", p.shape.seq_len, shape_variant_label(p.shape), c.ratio));
     }
   }
   if (!any) return "";

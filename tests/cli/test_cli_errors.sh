@@ -186,6 +186,9 @@ run_case 2 "--gpu of 'model' needs a value" - model --gpu
 examples="$(dirname "$0")/../../docs/examples"
 run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \
   report "$examples/h100-layer-decode.json"
+# layer --batch in the length forms: the message shows batch examples, not sequence lengths.
+run_case 2 "invalid --batch '1.5': '1.5' is not a positive integer (forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list)" - \
+  layer --model llama-3.1-8b --phase decode --analytic --gpu h200-sxm --batch 1.5
 run_case 2 'benchmark rows of a scripts/bench_*.py script ("schema": "rooflinectl-bench/1")' - \
   report "$examples/h100-bench-new-ops.json"
 run_case 2 'benchmark rows of a scripts/bench_*.py script ("rows", "measurements", "work_dir")' - \
@@ -535,6 +538,9 @@ for case in "table txt" "md md" "csv csv" "json json"; do
     report "$h200" --format "$format" -o "$work/out.x"
 done
 run_case 2 "'$work/out.json': --format md writes .md" - report "$h200" --format md -o "$work/out.json"
+# Without --format an unknown extension names every writer's, not the table's alone.
+run_case 2 "'$work/out.x': without --format the name picks the writer (.txt table, .md, .csv, .json), the file name must end in .txt" - \
+  report "$h200" -o "$work/out.x"
 # Without --format, -o's extension picks the writer: .md and .csv write what --format md and csv
 # print; .json the JSON.
 for ext in md csv json; do

@@ -415,5 +415,17 @@ TEST(Reconcile, TableNotesEachFlaggedCheckOncePerOperator) {
   EXPECT_NE(text.find("gemm: dram_bytes / "), std::string::npos) << text;
 }
 
+// Points of one L that differ in another axis (a chunked prefill's q_len) are told apart.
+TEST(Reconcile, TableNamesTheShapeVariantBesideL) {
+  Report report = h200_report();
+  for (auto& p : report.points) {
+    if (p.op == "gelu" && p.shape.seq_len == 1024) p.shape.q_len = 512;
+    p.reconciliation = reconcile(p, pipe_of(p.op), report.device);
+  }
+  const std::string text = format_reconciliation_flags(report);
+  EXPECT_NE(text.find("L=512 "), std::string::npos) << text;
+  EXPECT_NE(text.find("L=1024 q=512 "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace rooflinectl
