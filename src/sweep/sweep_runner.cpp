@@ -382,12 +382,24 @@ void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& p
         const int64_t bytes = spec.device_bytes(point.shape);
         const bool alone = bytes > ctx.collection_budget_bytes / 4;
         if (!group.empty() && (alone || group_bytes + bytes > ctx.collection_budget_bytes)) break;
-        std::unique_ptr<OperatorRun> run = timed(ctx.phases, "allocate and fill", [&] {
-          std::unique_ptr<OperatorRun> created =
-              spec.create(point.shape, requested_version(ctx.config, spec));
-          created->fill_random(point.seed);
-          return created;
-        });
+        std::unique_ptr<OperatorRun> run;
+        try {
+          run = timed(ctx.phases, "allocate and fill", [&] {
+            std::unique_ptr<OperatorRun> created =
+                spec.create(point.shape, requested_version(ctx.config, spec));
+            created->fill_random(point.seed);
+            return created;
+          });
+        } catch (const Error& e) {
+          // This point alone: it stays validated and timed, placed without counters.
+          place_without_counters(report, ctx, {pending[i].first},
+                                 fmt::format("{} session failed: {}", role, e.what()));
+          shown.note(fmt::format("counters ({} session) not measured for {}: {}", role,
+                                 point_text(ctx, pending[i].first, point), e.what()));
+          failed[i] = true;
+          cudaGetLastError();
+          continue;
+        }
         kernel_ranges.push_back(run->kernel_names().size());
         if (!group.empty() && !ctx.profiler->fit_one_collection(kernel_ranges, false)) break;
         group.push_back(i);
@@ -398,6 +410,7 @@ void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& p
           break;
         }
       }
+      if (group.empty()) continue;  // every point left failed to build again
       std::vector<CollectionMember> members;
       for (size_t g = 0; g < group.size(); ++g) {
         members.push_back({counter_hooks(*runs[g], ctx), runs[g]->kernel_names().size()});
