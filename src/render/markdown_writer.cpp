@@ -298,13 +298,20 @@ std::string notes(const Report& report) {
       })) {
     out += fmt::format("- ~ after a roof percentage: {}.\n", kWriteBackAfterWindowNote);
   }
-  out +=
-      std::string("- Time: median of the timed pass (CUDA events). ") +
-      (report.schema_version >= 2
-           ? "FLOPs: hardware counters (CUPTI range profiler, kernel-replay session). DRAM and L2 "
-             "bytes: a one-pass session after an L2 flush (docs/counter-method.md).\n"
-           : "FLOPs and DRAM bytes: hardware counters (CUPTI range profiler, one kernel-replay "
-             "session, report schema 1).\n");
+  out += std::string("- Time: median of the timed pass (CUDA events). ") +
+         (report.schema_version >= 2
+              ? "FLOPs: hardware counters (CUPTI range profiler; each point's sessions and how "
+                "they were replayed are in the JSON report's counters.sessions). DRAM and L2 "
+                "bytes: a one-pass session after an L2 flush (docs/counter-method.md).\n"
+              : "FLOPs and DRAM bytes: hardware counters (CUPTI range profiler, one kernel-replay "
+                "session, report schema 1).\n");
+  if (std::none_of(report.points.begin(), report.points.end(), [](const auto& p) {
+        return p.counters.total.sm_throughput_fraction.has_value();
+      })) {
+    out +=
+        "- SM % of peak: not collected at any point (`sweep --sm-throughput` adds it, a metric "
+        "of 8 replay passes on GH100).\n";
+  }
   if (const std::string basis = bytes_basis_summary(report); !basis.empty()) {
     out += "- " + escape_cell(basis) + ".\n";
   }

@@ -91,6 +91,19 @@ TEST(MarkdownWriter, ShowsL2IntensityAndTheBindingLevel) {
   EXPECT_NE(md.find("| 5.02 | - | memory | dram |"), std::string::npos) << md;
 }
 
+// The SM % column is '-' wherever sm__throughput was not collected; when no point has it, the
+// notes say why (an opt-in metric) instead of leaving a column of dashes unexplained.
+TEST(MarkdownWriter, ExplainsAnSmColumnNoPointHas) {
+  Report report = load_report(kDataDir + "report_fixed.json");
+  const std::string note = "SM % of peak: not collected at any point (`sweep --sm-throughput`";
+  ASSERT_TRUE(std::any_of(report.points.begin(), report.points.end(), [](const auto& p) {
+    return p.counters.total.sm_throughput_fraction.has_value();
+  }));
+  EXPECT_EQ(format_markdown_report(report).find(note), std::string::npos);
+  for (auto& p : report.points) p.counters.total.sm_throughput_fraction.reset();
+  EXPECT_NE(format_markdown_report(report).find(note), std::string::npos);
+}
+
 TEST(MarkdownWriter, HasOneTablePerOperatorAndTheConclusion) {
   const std::string md = format_markdown_report(load_report(kDataDir + "report_fixed.json"));
   for (const char* heading :
