@@ -110,20 +110,20 @@ std::string summary_table(const LayerReport& r) {
 
 std::string operator_table(const LayerReport& r, const LayerPrediction& p) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"operator", "kind", "M", "N", "K", "GFLOP", "min bytes", "weights", "KV cache",
+  rows.push_back({"operator", "kind", "M", "N", "K", "FLOP", "min bytes", "weights", "KV cache",
                   "activations", "I (FLOP/B)", "bound", "time lower bound", "share"});
   for (const auto& o : p.ops) {
     const auto dim = [&o](int64_t GemmDims::*field) {
       return o.op.gemm ? std::to_string((*o.op.gemm).*field) : std::string("-");
     };
     rows.push_back({o.op.name, o.op.kind, dim(&GemmDims::m), dim(&GemmDims::n), dim(&GemmDims::k),
-                    fmt::format("{:.3f}", o.op.flop / 1e9), format_si(o.op.min_dram_bytes(), "B"),
+                    format_si(o.op.flop, "FLOP"), format_si(o.op.min_dram_bytes(), "B"),
                     bytes_cell(o.op.weight_bytes), bytes_cell(o.op.kv_cache_bytes),
                     bytes_cell(o.op.activation_bytes),
                     fmt::format("{:.1f}", o.intensity_flop_per_byte), to_string(o.bound),
                     format_time_s(o.time_lower_bound_s), percent(o.share_of_layer)});
   }
-  rows.push_back({"layer", "", "", "", "", fmt::format("{:.3f}", p.flop / 1e9),
+  rows.push_back({"layer", "", "", "", "", format_si(p.flop, "FLOP"),
                   format_si(p.weight_bytes + p.kv_cache_bytes + p.activation_bytes, "B"),
                   format_si(p.weight_bytes, "B"), bytes_cell(p.kv_cache_bytes),
                   format_si(p.activation_bytes, "B"), "", "", format_time_s(p.layer_time_s),

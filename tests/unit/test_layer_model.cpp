@@ -339,6 +339,10 @@ TEST(LayerWriter, JsonAndTable) {
   EXPECT_NE(table.find("B = 64, context = 32768"), std::string::npos);
   EXPECT_NE(table.find("the estimates leave out:"), std::string::npos);
   EXPECT_NE(table.find("conclusion:"), std::string::npos);
+  // Decode's norm at B = 1 does 16.4 kFLOP (4 per element of d_model 4096): shown with an SI
+  // prefix, never as 0.000 in a fixed GFLOP column.
+  EXPECT_NE(table.find("16.4 kFLOP"), std::string::npos) << table;
+  EXPECT_EQ(table.find(" 0.000 "), std::string::npos) << table;
 }
 
 }  // namespace
