@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/error.hpp"
+#include "core/wall_clock.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -56,14 +57,6 @@ CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, bool f
     sessions_.push_back(describe(session_, follow_up_sets_.back(), "replay"));
   }
 }
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 CollectedPass CounterEngine::alone(size_t set, const CounterPassHooks& hooks, bool with_sweep) {
   const auto start = std::chrono::steady_clock::now();

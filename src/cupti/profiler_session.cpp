@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/wall_clock.hpp"
 #include "gpu/cuda_check.hpp"
 
 namespace rooflinectl {
@@ -586,9 +587,6 @@ std::vector<std::map<std::string, double>> ProfilerSession::profile(
                                         device_, current_device));
   }
   using Clock = std::chrono::steady_clock;
-  const auto seconds_since = [](Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
   last_steps_ = ProfileStepTimes{};
   auto step_start = Clock::now();
   set_up_collection(set_index);

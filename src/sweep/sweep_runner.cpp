@@ -19,6 +19,7 @@
 #include "core/sweep_plan.hpp"
 #include "core/utc_timestamp.hpp"
 #include "core/version.hpp"
+#include "core/wall_clock.hpp"
 #include "cupti/counter_engine.hpp"
 #include "cupti/metrics.hpp"
 #include "device/device_info.hpp"
@@ -51,11 +52,13 @@ std::string requested_version(const SweepConfig& config, const OperatorSpec& spe
 }
 
 /// A point kept alive for a shared counter collection: its index in report.points, its run
-/// (buffers filled, validated, timed) and the device bytes it holds.
+/// (buffers filled, validated, timed), the device bytes it holds and the kernels its launch
+/// enqueues (OperatorRun::kernel_names().size()).
 struct HeldPoint {
   size_t point_index = 0;
   std::unique_ptr<OperatorRun> run;
   int64_t device_bytes = 0;
+  size_t kernel_ranges = 0;
 };
 
 /// Everything a point measurement needs that lives for the whole sweep.
@@ -74,7 +77,6 @@ struct SweepContext {
   const std::vector<PlannedPoint>* plan = nullptr;
   // Points measured and timed whose byte session waits for a shared collection, their runs kept.
   std::vector<HeldPoint> held{};
-  int64_t held_bytes = 0;
   // Device memory the held points may take together (open_counter_engine; see
   // kCollectionMemoryFraction), and one point at most a quarter of it.
   int64_t collection_budget_bytes = 0;
@@ -87,8 +89,11 @@ struct SweepContext {
 constexpr int64_t kCollectionMemoryFraction = 8;
 constexpr int64_t kCollectionMemoryCapBytes = int64_t{8} << 30;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+/// Device bytes the held points take together.
+int64_t held_bytes(const SweepContext& ctx) {
+  int64_t bytes = 0;
+  for (const HeldPoint& h : ctx.held) bytes += h.device_bytes;
+  return bytes;
 }
 
 /// Runs `step`, adding its wall time to phase `name` of `phases`; returns what `step` returns.
@@ -280,12 +285,11 @@ void run_held_byte_sessions(Report& report, SweepContext& ctx,
   if (ctx.held.empty()) return;
   std::vector<HeldPoint> held = std::move(ctx.held);
   ctx.held.clear();
-  ctx.held_bytes = 0;
   std::vector<size_t> indices;
   std::vector<CollectionMember> members;
   for (const HeldPoint& h : held) {
     indices.push_back(h.point_index);
-    members.push_back({counter_hooks(*h.run, ctx), h.run->kernel_names().size()});
+    members.push_back({counter_hooks(*h.run, ctx), h.kernel_ranges});
   }
   if (const int signal_number = pending_interrupt()) {
     place_without_counters(report, ctx, indices,
@@ -327,14 +331,14 @@ void hold_for_counters(Report& report, SweepContext& ctx, size_t index,
                        std::unique_ptr<OperatorRun> run, int64_t device_bytes,
                        std::vector<std::pair<size_t, CounterPassRanges>>& pending,
                        SweepProgress& shown) {
+  const size_t kernels = run->kernel_names().size();
   std::vector<size_t> kernel_ranges;
-  for (const HeldPoint& h : ctx.held) kernel_ranges.push_back(h.run->kernel_names().size());
-  kernel_ranges.push_back(run->kernel_names().size());
+  for (const HeldPoint& h : ctx.held) kernel_ranges.push_back(h.kernel_ranges);
+  kernel_ranges.push_back(kernels);
   if (!ctx.profiler->fit_one_collection(kernel_ranges, true)) {
     run_held_byte_sessions(report, ctx, pending, shown);
   }
-  ctx.held.push_back({index, std::move(run), device_bytes});
-  ctx.held_bytes += device_bytes;
+  ctx.held.push_back({index, std::move(run), device_bytes, kernels});
   if (device_bytes > ctx.collection_budget_bytes / 4) {
     run_held_byte_sessions(report, ctx, pending, shown);
   }
@@ -413,7 +417,7 @@ void run_follow_up_sessions(std::vector<std::pair<size_t, CounterPassRanges>>& p
       if (group.empty()) continue;  // every point left failed to build again
       std::vector<CollectionMember> members;
       for (size_t g = 0; g < group.size(); ++g) {
-        members.push_back({counter_hooks(*runs[g], ctx), runs[g]->kernel_names().size()});
+        members.push_back({counter_hooks(*runs[g], ctx), kernel_ranges[g]});
       }
       const std::string first = point_text(ctx, pending[group.front()].first,
                                            report.points[pending[group.front()].first]);
@@ -556,7 +560,7 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
     const std::string what = point_text(ctx, report.points.size(), point);
     const std::string label = fmt::format("[{}/{}] {}", index, total, what);
     const int64_t device_bytes = spec.device_bytes(point.shape);
-    if (ctx.held_bytes + device_bytes > ctx.collection_budget_bytes) {
+    if (held_bytes(ctx) + device_bytes > ctx.collection_budget_bytes) {
       run_held_byte_sessions(report, ctx, pending, shown);
     }
     shown.start(index, what);
