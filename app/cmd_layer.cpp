@@ -35,25 +35,9 @@ namespace {
 constexpr const char* kDefaultSeq = "512..32768";
 constexpr const char* kDefaultContext = "512..131072";
 
-// parse_seq_spec for a flag other than --seq: its message names `flag` instead, and a repeated
-// batch size as a batch ("batch 1 is listed more than once"), not a length.
-std::vector<int64_t> parse_list(const std::string& flag, const std::string& spec) {
-  try {
-    return parse_seq_spec(spec);
-  } catch (const Error& e) {
-    std::string message = e.what();
-    const auto replace_first = [&message](const std::string& from, const std::string& to) {
-      const size_t at = message.find(from);
-      if (at != std::string::npos) message.replace(at, from.size(), to);
-    };
-    replace_first("--seq", flag);
-    if (flag == "--batch") {
-      replace_first("length ", "batch ");
-      replace_first(kSeqForms, "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list");
-    }
-    throw bad_input(message);
-  }
-}
+// How a malformed --batch is named: its values are batch sizes, not lengths.
+constexpr ListSpecNames kBatchSpecNames{
+    "--batch", "batch", "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list"};
 
 // The kernel's refusal of a layer operator's shape (its check_shape message), empty when it runs.
 std::string kernel_refusal(const std::string& op, const Shape& shape) {
@@ -230,9 +214,10 @@ int run_layer_command(const LayerOptions& o) {
     check_output_file_path(*o.chart);
   }
   const std::vector<int64_t> lengths =
-      phase == LayerPhase::kPrefill ? parse_list("--seq", o.seq.value_or(kDefaultSeq))
-                                    : parse_list("--context", o.context.value_or(kDefaultContext));
-  const std::vector<int64_t> batches = parse_list("--batch", o.batch);
+      phase == LayerPhase::kPrefill
+          ? parse_length_spec(o.seq.value_or(kDefaultSeq), {"--seq"})
+          : parse_length_spec(o.context.value_or(kDefaultContext), {"--context"});
+  const std::vector<int64_t> batches = parse_length_spec(o.batch, kBatchSpecNames);
   const KvDtype kv_dtype = parse_kv_dtype(o.kv_dtype);
   const ModelPreset& preset = find_model_preset(o.model);
   check_layer_sizes(preset, phase, batches, lengths);

@@ -85,7 +85,7 @@ std::optional<KvCapacity> kv_capacity_of(const ModelOptions& o, const SweepConfi
     report.kv_budget_utilization = utilization;
     report.kv_budget_weight_bytes = weights;
   }
-  return kv_capacity(spec, parse_length_spec(*o.kv_lengths, "--kv-lengths"));
+  return kv_capacity(spec, parse_length_spec(*o.kv_lengths, {"--kv-lengths"}));
 }
 
 }  // namespace

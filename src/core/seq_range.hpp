@@ -22,8 +22,17 @@ std::vector<int64_t> parse_seq_spec(std::string_view spec);
 inline constexpr const char* kSeqForms =
     "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
 
-/// parse_seq_spec for another flag that takes lengths in the same forms (`model --kv-lengths`):
-/// the same rules, its messages naming `flag` instead of --seq.
-std::vector<int64_t> parse_length_spec(std::string_view spec, std::string_view flag);
+/// How the messages about a malformed spec name what it lists: the flag, one element ("length",
+/// "batch") and the three forms written with values that suit the flag.
+struct ListSpecNames {
+  std::string_view flag = "--seq";
+  std::string_view element = "length";
+  std::string_view forms = kSeqForms;
+};
+
+/// parse_seq_spec for another flag that takes positive integers in the same forms (`model
+/// --kv-lengths`, `layer --context` and `--batch`): the same rules, its messages in `names`' words
+/// ("invalid --batch '1,1': batch 1 is listed more than once").
+std::vector<int64_t> parse_length_spec(std::string_view spec, const ListSpecNames& names);
 
 }  // namespace rooflinectl

@@ -68,11 +68,35 @@ TEST(SeqRange, CountIsExactAndBounded) {
   EXPECT_EQ(parse_seq_spec("1..1073741824").size(), 31u);  // 2^0 .. 2^30
   EXPECT_EQ(parse_seq_spec("1..1024:1").size(), 1024u);
   EXPECT_EQ(parse_seq_spec("1..2147483647:2097152").size(), 1024u);
-  expect_bad("1..1025:1", "1025 lengths, at most 1024");
-  expect_bad("1..2147483647:1", "2147483647 lengths");
+  expect_bad("1..1025:1", "1025 values, at most 1024");
+  expect_bad("1..2147483647:1", "2147483647 values");
   std::string list = "1";
   for (int i = 2; i <= 1025; ++i) list += "," + std::to_string(i);
   expect_bad(list, "at most 1024");
+}
+
+/// The message of a refused spec of `names`' flag.
+std::string refusal(const std::string& spec, const ListSpecNames& names) {
+  try {
+    parse_length_spec(spec, names);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    return e.what();
+  }
+  ADD_FAILURE() << "'" << spec << "' was accepted";
+  return std::string();
+}
+
+TEST(SeqRange, OtherFlagsNameTheirFlagElementAndForms) {
+  const ListSpecNames batch{"--batch", "batch", "forms: 1,16,64 a list"};
+  EXPECT_EQ(parse_length_spec("1..64", batch), (Lens{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(refusal("1,16,1", batch), "invalid --batch '1,16,1': batch 1 is listed more than once");
+  EXPECT_EQ(refusal("1.5", batch),
+            "invalid --batch '1.5': '1.5' is not a positive integer (forms: 1,16,64 a list)");
+  EXPECT_EQ(refusal("", batch), "invalid --batch '': empty (forms: 1,16,64 a list)");
+  const std::string context = refusal("8..2", ListSpecNames{"--context"});
+  EXPECT_EQ(context, "invalid --context '8..2': range is reversed (8 > 2)");
+  EXPECT_NE(refusal("x", ListSpecNames{"--context"}).find(kSeqForms), std::string::npos);
 }
 
 }  // namespace
