@@ -44,10 +44,10 @@ struct FlopCounterpart {
 /// The verdict of a launch that is not placed, from its in-window DRAM throughput.
 std::string dram_verdict(double dram_fraction, const std::string& why) {
   return dram_fraction >= kMemoryBoundDramFraction
-             ? fmt::format("memory-bound, DRAM at {:.0f}% of its roof ({})", 100.0 * dram_fraction,
-                           why)
-             : fmt::format("undetermined, DRAM at {:.0f}% of its roof ({})", 100.0 * dram_fraction,
-                           why);
+             ? fmt::format("memory-bound, DRAM at {} of its roof ({})",
+                           verdict_percent(dram_fraction), why)
+             : fmt::format("undetermined, DRAM at {} of its roof ({})",
+                           verdict_percent(dram_fraction), why);
 }
 
 /// Places one profiled launch, or says why it is not placed; always sets the verdict. In full
@@ -136,8 +136,8 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
         "most of its FLOPs are {} FLOPs, for which the roofs have no ceiling (fp32 SIMT, bf16 "
         "and fp16 tensor only)",
         dominant->label);
-    launch.verdict = fmt::format("not placed: {} work, DRAM at {:.0f}% of its roof",
-                                 dominant->label, 100.0 * dram_fraction);
+    launch.verdict = fmt::format("not placed: {} work, DRAM at {} of its roof", dominant->label,
+                                 verdict_percent(dram_fraction));
     return;
   }
   if (full_flops) {
@@ -153,8 +153,8 @@ void place_launch(ProfiledLaunch& launch, const ProcessRecords& process,
         "tensor-pipe work in a dtype whose FLOPs the single-pass set does not count (fp16, "
         "tf32, fp8 or int8)" +
         run2;
-    launch.verdict = fmt::format("not placed: non-bf16 tensor work, DRAM at {:.0f}% of its roof",
-                                 100.0 * dram_fraction);
+    launch.verdict = fmt::format("not placed: non-bf16 tensor work, DRAM at {} of its roof",
+                                 verdict_percent(dram_fraction));
     return;
   }
   launch.roofline_null_reason =

@@ -16,6 +16,7 @@
 #include "profile/demangle.hpp"
 #include "profile/launch_selection.hpp"
 #include "profile/nvtx_filter.hpp"
+#include "profile/placed_verdict.hpp"
 #include "program/child_process.hpp"
 #include "program/profile_assembly.hpp"
 
@@ -347,6 +348,15 @@ TEST(ProfileAssembly, JoinsPlacesAndGroupsLaunches) {
   EXPECT_TRUE(report.complete);
   EXPECT_NE(report.warnings.back().find("1 kernel launch call(s) were captured"), std::string::npos)
       << report.warnings.back();
+}
+
+TEST(VerdictPercent, WholePercentAndLessThanOneForTinyFractions) {
+  EXPECT_EQ(verdict_percent(0.834), "83%");
+  EXPECT_EQ(verdict_percent(1.009), "101%");
+  EXPECT_EQ(verdict_percent(0.0051), "1%");
+  EXPECT_EQ(verdict_percent(0.0049), "<1%");  // 28 KiB in 912 ns: moved something, not 0%
+  EXPECT_EQ(verdict_percent(1e-9), "<1%");
+  EXPECT_EQ(verdict_percent(0.0), "0%");
 }
 
 TEST(ProfileAssembly, NamesWhatItCouldNotDo) {
