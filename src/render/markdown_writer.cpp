@@ -63,7 +63,9 @@ std::string l2_binding_text(const std::vector<const PointResult*>& placed) {
                                          : "; the L2 roof binds at L = " + list;
 }
 
-// "memory-bound at every L, 25.5–54.8% of the tensor roof"; mixed bounds name where they switch.
+// "memory-bound at every L, 25.5–54.8% of attainable (the DRAM slope)": the ceiling named is the
+// one that binds (a memory-bound point's is I × BW, not the pipe's peak); mixed bounds name where
+// they switch.
 std::string verdict(const std::vector<const PointResult*>& points) {
   std::vector<const PointResult*> placed;
   for (const auto* p : points) {
@@ -108,9 +110,17 @@ std::string verdict(const std::vector<const PointResult*>& points) {
     const bool any_l2 = std::any_of(placed.begin(), placed.end(), [](const auto* p) {
       return p->roofline->l2_attainable_flop_per_s.has_value();
     });
-    text += fmt::format(", {:.1f}–{:.1f}% of the {} roof{}", lo * 100, hi * 100,
-                        to_string(placed.front()->roofline->roof.pipe),
-                        any_l2 ? " (its lowest ceiling, L2 included)" : "");
+    const std::string pipe = to_string(placed.front()->roofline->roof.pipe);
+    std::string ceiling;
+    if (all_memory) {
+      ceiling = any_l2 ? "the DRAM or L2 slope, whichever is lower" : "the DRAM slope";
+    } else if (all_compute) {
+      ceiling = fmt::format("the {} peak{}", pipe, any_l2 ? ", or the L2 slope where lower" : "");
+    } else {
+      ceiling = fmt::format("the lower of the {} peak and the DRAM{} slope", pipe,
+                            any_l2 ? " or L2" : "");
+    }
+    text += fmt::format(", {:.1f}–{:.1f}% of attainable ({})", lo * 100, hi * 100, ceiling);
   }
   text += l2_binding_text(placed);
   if (placed.size() < points.size()) {

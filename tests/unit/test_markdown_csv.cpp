@@ -143,7 +143,7 @@ TEST(MarkdownWriter, MixedBoundsAreNamedAsRunsOfL) {
   EXPECT_NE(
       md.find("### `flash_attention` (`flash_attention_v1_mma_sync`): memory-bound at L = 512, "
               "compute-bound at L = 1024–32768, "
-              "11.7–23.9% of the tensor roof\n"),
+              "11.7–23.9% of attainable (the lower of the tensor peak and the DRAM slope)\n"),
       std::string::npos);
 }
 
