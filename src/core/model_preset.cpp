@@ -13,19 +13,26 @@
 namespace rooflinectl {
 namespace {
 
+/// Records the source of the object at `key` (non-empty) and returns its reader.
+JsonObjectReader read_sourced(const JsonObjectReader& parent, const std::string& key,
+                              ModelPreset& preset) {
+  JsonObjectReader r = parent.get_object(key);
+  r.reject_unknown_keys({"value", "source"});
+  preset.sources[key] = r.get_string("source");
+  if (preset.sources[key].find_first_not_of(" \t") == std::string::npos) {
+    r.fail_key("source", "must name where the value comes from (config.json, paper, model card)");
+  }
+  return r;
+}
+
 /// Reads the object {"value": <integer>, "source": <text>} at `key`, checks the integer against
 /// 1 .. `maximum` and records the source.
 int64_t read_count(const JsonObjectReader& parent, const std::string& key, int64_t maximum,
                    ModelPreset& preset) {
-  const JsonObjectReader r = parent.get_object(key);
-  r.reject_unknown_keys({"value", "source"});
+  const JsonObjectReader r = read_sourced(parent, key, preset);
   const int64_t value = r.get_int64("value");
   if (value < 1 || value > maximum) {
     r.fail_key("value", fmt::format("{} is out of range (allowed 1 .. {})", value, maximum));
-  }
-  preset.sources[key] = r.get_string("source");
-  if (preset.sources[key].find_first_not_of(" \t") == std::string::npos) {
-    r.fail_key("source", "must name where the value comes from (config.json, paper, model card)");
   }
   return value;
 }
@@ -34,14 +41,7 @@ int64_t read_count(const JsonObjectReader& parent, const std::string& key, int64
 template <typename Parse>
 auto read_named(const JsonObjectReader& parent, const std::string& key, Parse parse,
                 ModelPreset& preset) {
-  const JsonObjectReader r = parent.get_object(key);
-  r.reject_unknown_keys({"value", "source"});
-  const auto value = r.get_parsed("value", parse);
-  preset.sources[key] = r.get_string("source");
-  if (preset.sources[key].find_first_not_of(" \t") == std::string::npos) {
-    r.fail_key("source", "must name where the value comes from (config.json, paper, model card)");
-  }
-  return value;
+  return read_sourced(parent, key, preset).get_parsed("value", parse);
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   const nlohmann::json document = parse_json_text(json_text, origin);
   const JsonObjectReader r(document, origin, "");
   r.reject_unknown_keys({"id", "name", "d_model", "heads", "kv_heads", "head_dim", "ffn_dim",
-                         "ffn_kind", "gelu_form", "norm", "layers", "vocab_size"});
+                         "ffn_kind", "gelu_form", "norm", "layers", "vocab_size", "not_modelled"});
   ModelPreset p;
   p.id = r.get_string("id");
   if (p.id.empty() ||
@@ -82,6 +82,15 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   if (gelu_ffn) p.gelu_form = read_named(r, "gelu_form", parse_gelu_form, p);
   p.layers = read_count(r, "layers", kMaxPresetWidth, p);
   p.vocab_size = read_count(r, "vocab_size", kMaxPresetVocab, p);
+  if (r.has("not_modelled")) {
+    const JsonObjectReader not_modelled = read_sourced(r, "not_modelled", p);
+    p.not_modelled = not_modelled.get_string_array("value");
+    for (const std::string& sentence : p.not_modelled) {
+      if (sentence.find_first_not_of(" \t") == std::string::npos) {
+        not_modelled.fail_key("value", "holds an empty sentence");
+      }
+    }
+  }
   return p;
 }
 

@@ -29,6 +29,10 @@ struct ModelPreset {
   std::optional<GeluForm> gelu_form;
   int64_t layers = 0;
   int64_t vocab_size = 0;
+  /// What the published model does that the layer model leaves out (Gemma 2's sliding-window
+  /// layers), one sentence each, printed with every layer report's omissions; empty for a preset
+  /// whose layer the model covers. Its source is sources["not_modelled"].
+  std::vector<std::string> not_modelled;
   /// Where each value comes from, by its key in the file ("d_model", "heads", ...): the model's
   /// published config.json, paper or model card, as the file names it.
   std::map<std::string, std::string> sources;
@@ -37,7 +41,8 @@ struct ModelPreset {
 /// Parses and validates one preset file's JSON text. Keys: "id", "name" (strings) and "d_model",
 /// "heads", "kv_heads", "head_dim", "ffn_dim", "layers", "vocab_size" (integers), "ffn_kind"
 /// (gelu_mlp | swiglu | geglu), "norm" (layernorm | rmsnorm), "gelu_form" (erf | tanh; required
-/// for gelu_mlp and geglu, refused for swiglu), each value an object {"value", "source"}. Checks:
+/// for gelu_mlp and geglu, refused for swiglu), optional "not_modelled" (a list of non-empty
+/// sentences), each value an object {"value", "source"}. Checks:
 /// unknown or missing keys refused; integers in 1 .. kMaxPresetWidth (vocab_size up to
 /// kMaxPresetVocab); heads a multiple of kv_heads; every source non-empty; an id of lower-case
 /// letters, digits, '-' and '.'. Throws a bad-input Error naming `origin` (the file) and the key.

@@ -75,7 +75,8 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
   return r;
 }
 
-std::vector<std::string> layer_estimate_omissions(LayerPhase phase, bool measured) {
+std::vector<std::string> layer_estimate_omissions(const ModelPreset& preset, LayerPhase phase,
+                                                  bool measured) {
   std::vector<std::string> out = {
       "the embedding lookup, the final norm, the LM head GEMM (vocab_size x d_model) and sampling",
       "communication (one GPU, no tensor or pipeline parallelism) and kernel-launch gaps "
@@ -95,6 +96,9 @@ std::vector<std::string> layer_estimate_omissions(LayerPhase phase, bool measure
     out.push_back(
         "tokens/s is one decode step at a fixed context; the context grows by one "
         "position per step");
+  }
+  for (const std::string& sentence : preset.not_modelled) {
+    out.push_back(fmt::format("{}: {}", preset.name, sentence));
   }
   return out;
 }

@@ -81,7 +81,9 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
 /// rotary embedding, the KV-cache write, and for prefill the decode steps after the first token;
 /// then the basis's own limit: analytic, that every operator is assumed to reach its datasheet
 /// roof; `measured`, that each operator was timed alone with a cold L2 (no overlap, no reuse of
-/// the previous operator's output in L2).
-std::vector<std::string> layer_estimate_omissions(LayerPhase phase, bool measured = false);
+/// the previous operator's output in L2); last, what `preset`'s model does that the layer model
+/// leaves out (ModelPreset::not_modelled, e.g. Gemma 2's sliding-window layers).
+std::vector<std::string> layer_estimate_omissions(const ModelPreset& preset, LayerPhase phase,
+                                                  bool measured = false);
 
 }  // namespace rooflinectl

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/model_preset.hpp"
 #include "core/model_preset_embedded.hpp"
+#include "model/layer_prediction.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -49,8 +50,9 @@ TEST(ModelPreset, EveryPresetHasThePublishedNumbers) {
     EXPECT_EQ(p.layers, want.layers);
     EXPECT_EQ(p.vocab_size, want.vocab_size);
     // Every value names its source; the GELU presets use the tanh form (gelu_new,
-    // gelu_pytorch_tanh), the SwiGLU ones none.
-    EXPECT_EQ(p.sources.size(), want.ffn_kind == FfnKind::kSwiglu ? 9u : 10u);
+    // gelu_pytorch_tanh), the SwiGLU ones none; not_modelled has its source too.
+    EXPECT_EQ(p.sources.size(),
+              (want.ffn_kind == FfnKind::kSwiglu ? 9u : 10u) + (p.not_modelled.empty() ? 0u : 1u));
     for (const auto& [key, source] : p.sources) EXPECT_FALSE(source.empty()) << key;
     if (want.ffn_kind == FfnKind::kSwiglu) {
       EXPECT_FALSE(p.gelu_form.has_value());
@@ -142,6 +144,27 @@ TEST(ModelPreset, ParsesAValidFile) {
   EXPECT_EQ(p.widths.ffn_dim, 4096);
   EXPECT_EQ(p.gelu_form, GeluForm::kErf);
   EXPECT_EQ(p.sources.at("kv_heads"), "test config");
+  EXPECT_TRUE(p.not_modelled.empty());
+}
+
+// Gemma 2's sliding-window layers and post-norms are named in every layer report of its preset,
+// and in no other preset's.
+TEST(ModelPreset, WhatALayerModelLeavesOutIsPrintedWithItsReport) {
+  const ModelPreset& gemma = find_model_preset("gemma-2-9b");
+  ASSERT_EQ(gemma.not_modelled.size(), 2u);
+  EXPECT_NE(gemma.not_modelled[0].find("4096 positions"), std::string::npos);
+  EXPECT_NE(gemma.sources.at("not_modelled").find("sliding_window 4096"), std::string::npos);
+  for (const LayerPhase phase : {LayerPhase::kPrefill, LayerPhase::kDecode}) {
+    const std::vector<std::string> omissions = layer_estimate_omissions(gemma, phase);
+    ASSERT_GE(omissions.size(), 2u);
+    EXPECT_EQ(omissions[omissions.size() - 2], "Gemma 2 9B: " + gemma.not_modelled[0]);
+    EXPECT_EQ(omissions.back(), "Gemma 2 9B: " + gemma.not_modelled[1]);
+  }
+  const ModelPreset& llama = find_model_preset("llama-3.1-8b");
+  EXPECT_TRUE(llama.not_modelled.empty());
+  for (const std::string& line : layer_estimate_omissions(llama, LayerPhase::kPrefill)) {
+    EXPECT_EQ(line.find("Llama"), std::string::npos) << line;
+  }
 }
 
 // Each malformed preset is one error line naming the file and the key.
@@ -169,6 +192,14 @@ TEST(ModelPreset, MalformedPresetsNameFileAndKey) {
        R"("vocab": {"value": 50000, "source": "test config"})", "vocab", "unknown key"},
       {R"("layers": {"value": 24, "source": "test config"},)", "", "layers", "missing"},
       {R"("test-model")", R"("Test Model")", "id", "lower-case"},
+      {R"("vocab_size": {"value": 50000, "source": "test config"})",
+       R"("vocab_size": {"value": 50000, "source": "test config"},
+          "not_modelled": {"value": ["a", " "], "source": "paper"})",
+       "not_modelled.value", "empty sentence"},
+      {R"("vocab_size": {"value": 50000, "source": "test config"})",
+       R"("vocab_size": {"value": 50000, "source": "test config"},
+          "not_modelled": {"value": ["a"], "source": ""})",
+       "not_modelled.source", "where the value"},
   };
   for (const Case& c : cases) {
     const std::string m = error_of(replaced(kValid, c.from, c.to));
