@@ -134,6 +134,30 @@ void merge_validation(Validation& total, const Validation& part, const std::stri
   }
 }
 
+/// The validation both GEMM operators share: C [m, n] of `dtype` poisoned with NaN (0xFFFF in bf16
+/// and fp16, so an element the kernel fails to write fails both comparisons; it is also the
+/// host-visible write compute-sanitizer's initcheck sees, since the wgmma kernels write C only
+/// through TMA stores, which it does not track: it reported C as uninitialized on the H200,
+/// 2026-11-30), one launch of the kernel, then the comparisons with cuBLAS over every element and
+/// with float64 on the CPU over sampled rows, at default_tolerance(dtype); `reference` describes
+/// the two references for the report.
+template <typename Launch, typename CompareCublas, typename CompareCpu>
+Validation validate_gemm_output(void* c, int64_t c_bytes, Dtype dtype, Launch launch,
+                                CompareCublas compare_with_cublas, CompareCpu compare_with_cpu,
+                                std::string reference) {
+  RFL_CUDA_CHECK(cudaMemset(c, 0xFF, static_cast<size_t>(c_bytes)));
+  launch();
+  RFL_CUDA_CHECK(cudaDeviceSynchronize());
+  const Tolerance tol = default_tolerance(dtype);
+  Validation result;
+  result.tolerance = tol;
+  merge_validation(result, compare_with_cublas(tol), "cublas");
+  merge_validation(result, compare_with_cpu(tol), "cpu-float64");
+  result.reference = std::move(reference);
+  result.passed = result.failed_elements == 0 && result.checked_elements > 0;
+  return result;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernel
 
@@ -710,24 +734,12 @@ class GemmRun final : public OperatorRun {
   // partials summed in fp32) is the final rounding to the dtype (relative u = 2^-8 bf16, 2^-11
   // fp16), well inside the default abs = rel = 2u (bf16) / 4u (fp16).
   Validation validate() override {
-    // C poisoned with NaN (0xFFFF in bf16 and fp16) first: an element the kernel fails to write
-    // fails both comparisons. v2/v3 write C only through TMA stores, which compute-sanitizer's
-    // initcheck does not track (it reported C as uninitialized on the H200, 2026-11-30); the
-    // memset is the host-visible write it does see.
-    RFL_CUDA_CHECK(cudaMemset(c_.get(), 0xFF, static_cast<size_t>(c_.bytes())));
-    launch(nullptr);
-    RFL_CUDA_CHECK(cudaDeviceSynchronize());
-    const Tolerance tol = default_tolerance(dtype_);
-
-    Validation result;
-    result.tolerance = tol;
-    merge_validation(result, compare_with_cublas(tol), "cublas");
-    merge_validation(result, compare_with_cpu(tol), "cpu-float64");
-    result.reference =
+    return validate_gemm_output(
+        c_.get(), c_.bytes(), dtype_, [this] { launch(nullptr); },
+        [this](Tolerance tol) { return compare_with_cublas(tol); },
+        [this](Tolerance tol) { return compare_with_cpu(tol); },
         fmt::format("gpu-fp32 cublasGemmEx (all {} elements) + cpu-float64 ({} sampled rows)",
-                    dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m));
-    result.passed = result.failed_elements == 0 && result.checked_elements > 0;
-    return result;
+                    dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m)));
   }
 
   void launch(cudaStream_t stream) override {
@@ -894,20 +906,13 @@ class GemmFp8Run final : public OperatorRun {
   // tolerance at K = 14336 fp16 on the H100, after it every test shape passes
   // (docs/perf-notes.md, gemm_fp8_v1_wgmma).
   Validation validate() override {
-    RFL_CUDA_CHECK(cudaMemset(c_.get(), 0xFF, static_cast<size_t>(c_.bytes())));
-    launch(nullptr);
-    RFL_CUDA_CHECK(cudaDeviceSynchronize());
-    const Tolerance tol = default_tolerance(dtype_);
-    Validation result;
-    result.tolerance = tol;
-    merge_validation(result, compare_with_cublas(tol), "cublas");
-    merge_validation(result, compare_with_cpu(tol), "cpu-float64");
-    result.reference = fmt::format(
-        "gpu-fp32 cublasGemmEx on the dequantized E4M3 inputs (all {} elements) + cpu-float64 on "
-        "them ({} sampled rows)",
-        dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m));
-    result.passed = result.failed_elements == 0 && result.checked_elements > 0;
-    return result;
+    return validate_gemm_output(
+        c_.get(), c_.bytes(), dtype_, [this] { launch(nullptr); },
+        [this](Tolerance tol) { return compare_with_cublas(tol); },
+        [this](Tolerance tol) { return compare_with_cpu(tol); },
+        fmt::format("gpu-fp32 cublasGemmEx on the dequantized E4M3 inputs (all {} elements) + "
+                    "cpu-float64 on them ({} sampled rows)",
+                    dims_.m * dims_.n, std::min(kCpuSampleRows, dims_.m)));
   }
 
   void launch(cudaStream_t stream) override { launch_gemm_wgmma(launch_, stream); }
