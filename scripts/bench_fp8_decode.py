@@ -11,11 +11,16 @@ shape), with the target ≥ 1.8 at L ≥ 32768 (below it the fixed costs weigh m
 shown: the effective K/V bandwidth of each, 2·B·H_kv·L·d·e_kv / time (e_kv = 2 and 1), and with
 --counters the counted DRAM bytes of both and their ratio (the analytic one is 0.5 plus the
 scales and q, o). Both points must have validated: the FP8 one against the reference on its
-dequantized K and V; its quantization error (validation.quantization_error) is printed.
+dequantized K and V; its quantization error (validation.quantization_error) is printed, and each
+dtype's SM clock as the sweep measured it right after timing the point (timing.sm_clock_hz; the
+clocks are not locked), so that a ratio moved by a clock that dropped under load shows it.
+--per-shape runs one sweep per (H_kv, L) instead of one per H_kv over every L (both KV dtypes
+still side by side in it): on the H100 the six-length sweeps gave FP8 16-17% slower than sweeps
+of one shape (1.63-1.66x against 1.89-1.93x at g = 1, docs/perf-notes.md), cause not established.
 
 Usage: scripts/bench_fp8_decode.py [--rooflinectl build/release/rooflinectl]
            [--repetitions 30] [--rounds 2] [--head-dim 64|96|128|256] [--counters]
-           [--output fp8.json] [--dry-run]
+           [--per-shape] [--output fp8.json] [--dry-run]
 Exit code: 0 every judged ratio met the target, 1 some did not, 3 a sweep failed or a point is
 missing. A benchmark: run it on an otherwise idle GPU, never from CI.
 """
@@ -43,12 +48,27 @@ kJudgedFrom = 32768  # ... at L ≥ 32768
 
 
 def sweep_command(binary: str, kv_heads: int, repetitions: int, counters: bool,
-                  head_dim: int = kHeadDim) -> list:
+                  head_dim: int = kHeadDim, seqs: tuple = kSeqs) -> list:
     return [binary, "sweep", "--ops", "decode_attention",
-            "--seq", ",".join(str(s) for s in kSeqs), "--batch", str(kBatch),
+            "--seq", ",".join(str(s) for s in seqs), "--batch", str(kBatch),
             "--heads", str(kHeads), "--kv-heads", str(kv_heads), "--head-dim", str(head_dim),
             "--dtype", "bf16", "--kv-dtype", ",".join(kKvDtypes), "--format", "json",
             "--repetitions", str(repetitions), *(() if counters else ("--no-counters",))]
+
+
+def sweep_plan(binary: str, rounds: int, repetitions: int, counters: bool, head_dim: int,
+               per_shape: bool) -> list:
+    """The sweeps in the order they run, each (name, command, (H_kv, its lengths)): per round one
+    sweep per H_kv over every L, or with per_shape one per (H_kv, L)."""
+    plan = []
+    for r in range(rounds):
+        for kv_heads in kKvHeads:
+            groups = [(seq,) for seq in kSeqs] if per_shape else [kSeqs]
+            for seqs in groups:
+                name = f"round{r}-hkv{kv_heads}" + (f"-L{seqs[0]}" if per_shape else "")
+                cmd = sweep_command(binary, kv_heads, repetitions, counters, head_dim, seqs)
+                plan.append((name, cmd, (kv_heads, seqs)))
+    return plan
 
 
 def kv_bytes(kv_heads: int, seq: int, kv_dtype: str, head_dim: int = kHeadDim) -> float:
@@ -57,8 +77,9 @@ def kv_bytes(kv_heads: int, seq: int, kv_dtype: str, head_dim: int = kHeadDim) -
 
 
 def point_measurement(report: dict, seq: int, kv_dtype: str) -> dict:
-    """Median time, counted DRAM bytes (or None), version and quantization error of the point at
-    L = seq whose KV dtype is kv_dtype (a report leaves "kv_dtype" out for auto)."""
+    """Median time, counted DRAM bytes (or None), version, quantization error and SM clock (or
+    None) of the point at L = seq whose KV dtype is kv_dtype (a report leaves "kv_dtype" out for
+    auto)."""
     for point in report.get("points", []):
         shape = point.get("shape", {})
         if (point.get("op") != "decode_attention" or shape.get("seq_len") != seq
@@ -74,7 +95,8 @@ def point_measurement(report: dict, seq: int, kv_dtype: str) -> dict:
         total = (point.get("counters") or {}).get("total") or {}
         return {"median_s": float(timing["median_s"]), "dram_bytes": total.get("dram_bytes"),
                 "version": point.get("version"),
-                "quantization_error": validation.get("quantization_error")}
+                "quantization_error": validation.get("quantization_error"),
+                "sm_clock_hz": timing.get("sm_clock_hz")}
     raise RuntimeError(f"no decode_attention point at L={seq} with kv_dtype {kv_dtype}")
 
 
@@ -95,6 +117,10 @@ def ratio_rows(results: dict, head_dim: int = kHeadDim) -> list:
                    "ratio": bf16_s / fp8_s, "target": kTarget, "judged": seq >= kJudgedFrom,
                    "fp8_quantization_error": fp8[-1]["quantization_error"]}
             row["met"] = row["ratio"] >= kTarget if row["judged"] else None
+            for name, measured in (("bf16", bf16), ("fp8", fp8)):
+                clocks = [m.get("sm_clock_hz") for m in measured]
+                row[f"{name}_sm_clock_hz"] = (statistics.median(clocks)
+                                              if all(c is not None for c in clocks) else None)
             counted_bf16 = [m["dram_bytes"] for m in bf16]
             counted_fp8 = [m["dram_bytes"] for m in fp8]
             if all(c is not None for c in counted_bf16 + counted_fp8):
@@ -115,6 +141,9 @@ def print_table(rows: list) -> None:
               f"{r['fp8_kv_bytes_per_s'] / 1e12:>8.3f} {r['ratio']:>6.3f}  {verdict} "
               f"(>= {kTarget} at L >= {kJudgedFrom})")
         details = []
+        if r.get("bf16_sm_clock_hz") is not None and r.get("fp8_sm_clock_hz") is not None:
+            details.append(f"SM clock bf16 {r['bf16_sm_clock_hz'] / 1e9:.3f} GHz, fp8 "
+                           f"{r['fp8_sm_clock_hz'] / 1e9:.3f} GHz")
         if "dram_bytes_ratio" in r:
             details.append(f"counted DRAM bytes fp8 / bf16 {r['dram_bytes_ratio']:.3f}")
         q = r["fp8_quantization_error"]
@@ -128,15 +157,14 @@ def print_table(rows: list) -> None:
 
 
 def main() -> int:
-    args = parse_bench_args(__doc__.splitlines()[0])
+    args = parse_bench_args(__doc__.splitlines()[0], per_shape_option=True)
     if args is None:
         return 2
 
-    plan = [(r, kv_heads, sweep_command(args.rooflinectl, kv_heads, args.repetitions,
-                                        args.counters, args.head_dim))
-            for r in range(args.rounds) for kv_heads in kKvHeads]
+    plan = sweep_plan(args.rooflinectl, args.rounds, args.repetitions, args.counters,
+                      args.head_dim, args.per_shape)
     if args.dry_run:
-        for _, _, cmd in plan:
+        for _, cmd, _ in plan:
             print(" ".join(cmd))
         return 0
 
@@ -144,11 +172,10 @@ def main() -> int:
     os.makedirs(work_dir, exist_ok=True)
     results = {}
     try:
-        for r, kv_heads, cmd in plan:
-            name = f"round{r}-hkv{kv_heads}"
+        for name, cmd, (kv_heads, seqs) in plan:
             print(f"[{name}] {' '.join(cmd)}", file=sys.stderr, flush=True)
             report = run_sweep(cmd, work_dir, name)
-            for seq in kSeqs:
+            for seq in seqs:
                 for kv_dtype in kKvDtypes:
                     m = point_measurement(report, seq, kv_dtype)
                     results.setdefault((kv_heads, seq, kv_dtype), []).append(m)
@@ -163,7 +190,7 @@ def main() -> int:
                for k, v in results.items()]
         write_json_atomically(args.output,
                               {"schema": "rooflinectl-bench-fp8-decode/1", "rows": rows, "measurements": raw,
-                               "work_dir": work_dir}, indent=2)
+                               "per_shape": args.per_shape, "work_dir": work_dir}, indent=2)
     print(f"reports and logs: {work_dir}", file=sys.stderr)
     return 0 if all(r["met"] is not False for r in rows) else 1
 

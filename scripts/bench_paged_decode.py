@@ -142,9 +142,10 @@ def print_table(rows: list) -> None:
           "K/V bytes 2*B*H_kv*L*d*2 for both")
 
 
-def parse_bench_args(description: str):
-    """The options of both decode benchmarks (this one and bench_fp8_decode.py), parsed from the
-    command line; None, after one error line, when --repetitions or --rounds is below 1."""
+def parse_bench_args(description: str, per_shape_option: bool = False):
+    """The options of both decode benchmarks (this one and bench_fp8_decode.py, which adds
+    --per-shape with per_shape_option), parsed from the command line; None, after one error line,
+    when --repetitions or --rounds is below 1."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rooflinectl", default="build/release/rooflinectl")
     parser.add_argument("--repetitions", type=int, default=30)
@@ -156,6 +157,9 @@ def parse_bench_args(description: str):
     parser.add_argument("--output", help="write the rows and the raw measurements as JSON")
     parser.add_argument("--work-dir", help="sweep reports and logs (default: a temp directory)")
     parser.add_argument("--dry-run", action="store_true", help="print the sweeps, run nothing")
+    if per_shape_option:
+        parser.add_argument("--per-shape", action="store_true",
+                            help="one sweep per (H_kv, L), not one per H_kv over every L")
     args = parser.parse_args()
     if args.repetitions < 1 or args.rounds < 1:
         print("error: --repetitions and --rounds must be at least 1", file=sys.stderr)

@@ -12,13 +12,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import bench_fp8_decode as bf  # noqa: E402
 
 
-def fake_point(seq, median_s, kv_dtype=None, passed=True, dram=None):
+def fake_point(seq, median_s, kv_dtype=None, passed=True, dram=None, sm_clock_hz=None):
     shape = {"seq_len": seq}
     if kv_dtype is not None:
         shape["kv_dtype"] = kv_dtype
+    timing = {"median_s": median_s}
+    if sm_clock_hz is not None:
+        timing["sm_clock_hz"] = sm_clock_hz
     return {"op": "decode_attention", "version": "decode_attention_v5_mma_gqa_fused_merge",
             "shape": shape, "status": "ok", "validation": {"passed": passed},
-            "timing": {"median_s": median_s}, "counters": {"total": {"dram_bytes": dram}}}
+            "timing": timing, "counters": {"total": {"dram_bytes": dram}}}
 
 
 class BenchFp8DecodeTest(unittest.TestCase):
@@ -40,6 +43,38 @@ class BenchFp8DecodeTest(unittest.TestCase):
         failed = {"points": [fake_point(4096, 1e-4, "fp8_e4m3", passed=False)]}
         with self.assertRaises(RuntimeError):
             bf.point_measurement(failed, 4096, "fp8_e4m3")
+
+    def test_per_shape_plans_one_sweep_per_kv_heads_and_length(self):
+        whole = bf.sweep_plan("rfl", 2, 5, False, 128, per_shape=False)
+        self.assertEqual([name for name, _, _ in whole],
+                         ["round0-hkv32", "round0-hkv8", "round1-hkv32", "round1-hkv8"])
+        self.assertEqual(whole[1][2], (8, bf.kSeqs))
+        per_shape = bf.sweep_plan("rfl", 1, 5, False, 128, per_shape=True)
+        self.assertEqual(len(per_shape), len(bf.kKvHeads) * len(bf.kSeqs))
+        name, cmd, (kv_heads, seqs) = per_shape[len(bf.kSeqs) + 3]
+        self.assertEqual((name, kv_heads, seqs), ("round0-hkv8-L32768", 8, (32768,)))
+        joined = " ".join(cmd)
+        self.assertIn("--seq 32768 ", joined)
+        self.assertIn("--kv-heads 8 ", joined)
+        self.assertIn("--kv-dtype auto,fp8_e4m3", joined)
+
+    def test_clocks_are_read_and_their_median_shown(self):
+        report = {"points": [fake_point(4096, 2e-4, sm_clock_hz=1.98e9),
+                             fake_point(4096, 1e-4, "fp8_e4m3")]}
+        self.assertEqual(bf.point_measurement(report, 4096, "auto")["sm_clock_hz"], 1.98e9)
+        self.assertIsNone(bf.point_measurement(report, 4096, "fp8_e4m3")["sm_clock_hz"])
+        results = {}
+        for kv_heads in bf.kKvHeads:
+            for seq in bf.kSeqs:
+                results[(kv_heads, seq, "auto")] = [
+                    {"median_s": 1.0, "dram_bytes": None, "quantization_error": None,
+                     "sm_clock_hz": c} for c in (1.9e9, 2.0e9, 1.7e9)]
+                results[(kv_heads, seq, "fp8_e4m3")] = [
+                    {"median_s": 0.5, "dram_bytes": None, "quantization_error": None,
+                     "sm_clock_hz": None}]
+        row = bf.ratio_rows(results)[0]
+        self.assertAlmostEqual(row["bf16_sm_clock_hz"], 1.9e9)  # median of three rounds
+        self.assertIsNone(row["fp8_sm_clock_hz"])  # a round without a clock: none shown
 
     def test_ratio_is_bf16_time_over_fp8_time_judged_from_32768(self):
         results = {}
@@ -93,6 +128,10 @@ class BenchFp8DecodeTest(unittest.TestCase):
         lines = done.stdout.splitlines()
         self.assertEqual(len(lines), len(bf.kKvHeads))
         self.assertTrue(all("--head-dim 96" in line for line in lines), lines)
+        per_shape = subprocess.run([sys.executable, script, "--dry-run", "--rooflinectl", "rfl",
+                                    "--rounds", "1", "--per-shape"], capture_output=True, text=True)
+        self.assertEqual(per_shape.returncode, 0, per_shape.stderr)
+        self.assertEqual(len(per_shape.stdout.splitlines()), len(bf.kKvHeads) * len(bf.kSeqs))
         refused = subprocess.run([sys.executable, script, "--dry-run", "--head-dim", "80"],
                                  capture_output=True, text=True)
         self.assertEqual(refused.returncode, 2)
