@@ -28,7 +28,7 @@ struct LayerReport {
   KvDtype kv_dtype = KvDtype::kAuto;  ///< the stored KV cache's elements (LayerPoint::kv_dtype)
   /// One per (batch, length), batch-major: every length of the first batch, then the next.
   std::vector<LayerPrediction> points;
-  std::vector<std::string> omissions;  ///< layer_estimate_omissions(phase)
+  std::vector<std::string> omissions;  ///< layer_estimate_omissions(preset, phase)
   /// layer_conclusion(points) for an analytic view; from the measured split for a measured one.
   std::vector<std::string> conclusion;
   /// What the GPU measured; nullopt for an analytic view.
