@@ -258,14 +258,13 @@ int run_layer_command(const LayerOptions& o) {
     }
   }
   const std::string json = layer_report_to_json_text(report);
-  if (o.output_given) {
-    write_file_atomically(o.output, json);
-    fmt::print(stderr, "layer report written to {}\n", o.output);
-  }
-  if (o.chart) {
-    write_file_atomically(*o.chart, layer_split_svg(layer_time_split(report)));
-    fmt::print(stderr, "layer time-split chart written to {}\n", *o.chart);
-  }
+  // The report and its chart together: a chart that cannot be written leaves no report either.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (o.output_given) files.emplace_back(o.output, json);
+  if (o.chart) files.emplace_back(*o.chart, layer_split_svg(layer_time_split(report)));
+  write_files_atomically(files);
+  if (o.output_given) fmt::print(stderr, "layer report written to {}\n", o.output);
+  if (o.chart) fmt::print(stderr, "layer time-split chart written to {}\n", *o.chart);
   write_stdout(o.format == "json" ? json : format_layer_table(report));
   return exit_code;
 }

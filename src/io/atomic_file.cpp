@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include "core/error.hpp"
@@ -103,9 +104,22 @@ void check_output_file_path(const std::string& path) {
                     "(directory, device, FIFO or symbolic link); give a file name",
                     path));
   }
+  // The temporary file and the rename need write and search permission on the directory; a
+  // read-only filesystem is the environment's (exit 3), a directory without permission bad input.
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    const int error_number = errno;
+    throw output_file_error(
+        path, fmt::format("checking that directory '{}' is writable", parent.string()),
+        error_number);
+  }
 }
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
+namespace {
+
+/// The first step of an atomic write: `contents` in a new temporary file beside `path`, written,
+/// fsync'ed and closed; the file is removed when the returned object goes without commit().
+std::unique_ptr<TemporaryFile> prepare_temporary(const std::string& path,
+                                                 const std::string& contents) {
   check_output_file_path(path);
   constexpr int kMaxNameAttempts = 8;
   std::string name;
@@ -117,12 +131,12 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     if (fd < 0 && errno != EEXIST) fail(path, "creating a temporary file", errno);
   }
   if (fd < 0) fail(path, "creating a temporary file", errno);
-  TemporaryFile temporary(name, fd);
+  auto temporary = std::make_unique<TemporaryFile>(name, fd);
 
   const char* data = contents.data();
   size_t left = contents.size();
   while (left > 0) {
-    const ssize_t written = ::write(temporary.fd(), data, left);
+    const ssize_t written = ::write(temporary->fd(), data, left);
     if (written < 0) {
       if (errno == EINTR) continue;
       fail(path, "write", errno);
@@ -131,12 +145,28 @@ void write_file_atomically(const std::string& path, const std::string& contents)
     left -= static_cast<size_t>(written);
   }
   // Without fsync a crash after the rename can leave the new name pointing at empty blocks.
-  if (::fsync(temporary.fd()) != 0) fail(path, "fsync", errno);
-  if (const int error_number = temporary.close(); error_number != 0) {
+  if (::fsync(temporary->fd()) != 0) fail(path, "fsync", errno);
+  if (const int error_number = temporary->close(); error_number != 0) {
     fail(path, "close", error_number);
   }
-  if (std::rename(temporary.name().c_str(), path.c_str()) != 0) fail(path, "rename", errno);
-  temporary.commit();
+  return temporary;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({{path, contents}});
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::unique_ptr<TemporaryFile>> prepared;
+  for (const auto& [path, contents] : files) prepared.push_back(prepare_temporary(path, contents));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::rename(prepared[i]->name().c_str(), files[i].first.c_str()) != 0) {
+      fail(files[i].first, "rename", errno);
+    }
+    prepared[i]->commit();
+  }
 }
 
 namespace {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -16,8 +18,10 @@ Error output_file_error(const std::string& path, const std::string& step, int er
 
 /// Throws a bad-input Error when `path` is empty, "-", lies in a directory that does not exist,
 /// or names something that exists and is not a regular file (directory, device node, FIFO,
-/// symbolic link): the atomic rename would replace it. Called by write_file_atomically and by
-/// every command that writes a file (sweep, model, plot, report), before it does any work.
+/// symbolic link): the atomic rename would replace it; and output_file_error's Error when the
+/// directory is not writable (EACCES: bad input; EROFS, a read-only filesystem: environment,
+/// exit 3). Called by write_file_atomically and by every command that writes a file (sweep,
+/// model, layer, plot, report), before it does any work.
 void check_output_file_path(const std::string& path);
 
 /// Writes `contents` to standard output and flushes it. A failed write or flush (a full disk, a
@@ -37,5 +41,11 @@ void flush_stdout();
 /// `path`, the step that failed and the OS reason (strerror): bad input for e.g. a directory that
 /// does not exist, environment for a full disk.
 void write_file_atomically(const std::string& path, const std::string& contents);
+
+/// write_file_atomically for several files that belong together (`layer -o R.json --chart
+/// C.svg`), as pairs of path and contents: every temporary file is written and fsync'ed before
+/// the first rename, so a failure to write any of them (a read-only directory, a full disk)
+/// leaves every path as it was. Throws output_file_error's Error naming the path that failed.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace rooflinectl

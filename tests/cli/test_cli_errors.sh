@@ -417,7 +417,7 @@ chmod 555 "$inputs/read-only"
 if [[ $(id -u) -eq 0 ]]; then
   skip "unwritable output directory: running as root, which writes anywhere"
 else
-  run_case 2 "not writable" "$inputs/read-only/r.json" sweep --seq 512 --ops gelu
+  run_case 2 "is writable failed: Permission denied" "$inputs/read-only/r.json" sweep --seq 512 --ops gelu
   [[ -z "$(ls -A "$inputs/read-only")" ]] || fail "a file appeared in the read-only directory"
 fi
 

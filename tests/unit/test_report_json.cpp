@@ -1058,6 +1058,26 @@ TEST_F(AtomicFileTest, FailedRenameRemovesTheTemporaryFile) {
   EXPECT_EQ(directory_entries(dir_), std::set<std::string>{"occupied"});
 }
 
+// `layer -o R.json --chart C.svg`: a chart that cannot be written leaves no report either, and
+// files that can be written all appear together.
+TEST_F(AtomicFileTest, FilesThatBelongTogetherAreWrittenAllOrNone) {
+  const fs::path report = dir_ / "layer.json";
+  const fs::path chart = dir_ / "occupied.svg";  // a non-empty directory: its rename fails
+  fs::create_directories(chart / "child");
+  EXPECT_THROW(write_files_atomically({{report.string(), "{}"}, {chart.string(), "<svg/>"}}),
+               Error);
+  EXPECT_FALSE(fs::exists(report));
+  const fs::path missing = dir_ / "no_such_dir" / "c.svg";
+  EXPECT_THROW(write_files_atomically({{report.string(), "{}"}, {missing.string(), "<svg/>"}}),
+               Error);
+  EXPECT_EQ(directory_entries(dir_), std::set<std::string>{"occupied.svg"});
+  fs::remove_all(chart);
+  write_files_atomically({{report.string(), "{}\n"}, {chart.string(), "<svg/>\n"}});
+  EXPECT_EQ(read(report), "{}\n");
+  EXPECT_EQ(read(chart), "<svg/>\n");
+  EXPECT_EQ(directory_entries(dir_), (std::set<std::string>{"layer.json", "occupied.svg"}));
+}
+
 TEST(OutputFileError, FullDiskReadOnlyAndIoErrorsAreTheEnvironmentsTheRestBadInput) {
   struct Case {
     int error_number;
