@@ -120,7 +120,7 @@ const GpuSpec& measured_gpu_spec(const LayerOptions& o, int device) {
   if (spec == nullptr) {
     throw bad_input(fmt::format(
         "layer: GPU {} '{}' is not in the datasheet table, which the analytic columns and peak "
-        "memory need: add --gpu ID naming the closest spec (model --help lists them)",
+        "memory need: add --gpu ID naming the closest spec (`rooflinectl list` lists them)",
         device, record.name));
   }
   return *spec;
@@ -185,7 +185,9 @@ CLI::App* setup_layer(CLI::App& app, LayerOptions& o) {
 
 int run_layer_command(const LayerOptions& o) {
   if (o.analytic) {
-    if (!o.gpu) throw bad_input("layer --analytic needs --gpu ID (e.g. h200-sxm; model --help)");
+    if (!o.gpu)
+      throw bad_input(
+          "layer --analytic needs --gpu ID (e.g. h200-sxm; `rooflinectl list` lists them)");
     check_analytic_flags(o);
   }
   const LayerPhase phase = parse_layer_phase(o.phase);

@@ -144,12 +144,16 @@ int run_report_command(const ReportOptions& o) {
       {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson,
        ReportFormat::kBmf});
   if (o.output_given) {
+    if (!o.format_given && format == ReportFormat::kTable && !o.output.empty() &&
+        std::filesystem::path(o.output).extension() != extension_of(format)) {
+      throw bad_input(fmt::format(
+          "invalid --output '{}': without --format the file name picks the writer, so it must "
+          "end in .txt (table), .md, .csv or .json",
+          o.output));
+    }
     check_output_extension(
         o.output, extension_of(format),
-        o.format_given
-            ? fmt::format("--format {} writes {}", format_name(format), extension_of(format))
-            : "without --format the name picks the writer (.txt table, .md, .csv, "
-              ".json)");
+        fmt::format("--format {} writes {}", format_name(format), extension_of(format)));
     for (const std::string& path : o.reports) check_output_is_not_input(o.output, path);
     check_output_file_path(o.output);
   }

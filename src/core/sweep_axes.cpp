@@ -218,7 +218,11 @@ std::vector<std::string> split_axis_list(const std::string& text, const std::str
     const size_t comma = text.find(',', start);
     std::string item =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (item.empty()) throw bad_input(fmt::format("invalid {} '{}': empty item", flag, text));
+    if (item.empty()) {
+      throw bad_input(fmt::format(
+          "invalid {} '{}': empty item (give a comma-separated list of values, none empty)", flag,
+          text));
+    }
     if (std::find(items.begin(), items.end(), item) != items.end()) {
       throw bad_input(fmt::format("invalid {} '{}': {} is listed twice", flag, text, item));
     }

@@ -539,7 +539,7 @@ for case in "table txt" "md md" "csv csv" "json json"; do
 done
 run_case 2 "'$work/out.json': --format md writes .md" - report "$h200" --format md -o "$work/out.json"
 # Without --format an unknown extension names every writer's, not the table's alone.
-run_case 2 "'$work/out.x': without --format the name picks the writer (.txt table, .md, .csv, .json), the file name must end in .txt" - \
+run_case 2 "'$work/out.x': without --format the file name picks the writer, so it must end in .txt (table), .md, .csv or .json" - \
   report "$h200" -o "$work/out.x"
 # Without --format, -o's extension picks the writer: .md and .csv write what --format md and csv
 # print; .json the JSON.
