@@ -20,6 +20,14 @@ std::string bytes_cell(double bytes) { return bytes == 0 ? "0" : format_si(bytes
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 
+// The fits column: "yes", or "no" with how far the peak is over the GPU's memory ("no (+98.3 MB)"),
+// since the two can print alike at three significant digits (151 GB against 151 GB).
+std::string fits_cell(const LayerReport& r, const LayerPrediction& p) {
+  if (p.peak_memory.fits) return "yes";
+  return fmt::format("no (+{})",
+                     format_si(p.peak_memory.total_bytes - r.gpu.memory_bytes.value, "B"));
+}
+
 std::string length_label(LayerPhase phase) {
   return phase == LayerPhase::kPrefill ? "L" : "context";
 }
@@ -96,7 +104,7 @@ std::string summary_table(const LayerReport& r) {
                     percent(op_share(p, {"ffn_gate", "ffn_up", "ffn_down"})),
                     percent(p.compute_bound_time_share), percent(p.weight_time_share),
                     percent(p.kv_cache_time_share), gb_and_gib(p.peak_memory.total_bytes),
-                    p.peak_memory.fits ? "yes" : "no"});
+                    fits_cell(r, p)});
   }
   std::string out = fmt::format(
       "{} summary ({} layers; {}; time = the sum of the operators' time lower bounds; weights "
@@ -182,7 +190,7 @@ std::string measured_summary_table(const LayerReport& r) {
          complete ? percent(measured_share(p, m, {"ffn_gate", "ffn_up", "ffn_down"})) : "-",
          optional_percent(m.compute_bound_time_share), optional_percent(m.weight_time_share),
          optional_percent(m.kv_cache_time_share), format_time_s(p.layer_time_s),
-         gb_and_gib(p.peak_memory.total_bytes), p.peak_memory.fits ? "yes" : "no"});
+         gb_and_gib(p.peak_memory.total_bytes), fits_cell(r, p)});
   }
   std::string out = fmt::format(
       "{} summary, measured ({} layers; {}; layer time = the sum of the operators' median times; "

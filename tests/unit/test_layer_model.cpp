@@ -200,6 +200,22 @@ TEST(LayerPrediction, PeakMemory) {
   EXPECT_TRUE(small.peak_memory.fits);
 }
 
+// A peak just over the GPU's memory prints like it at three digits (151 GB against the H200's
+// 151 GB): the fits column says by how much it is over.
+TEST(LayerWriter, FitsColumnSaysHowFarOver) {
+  const GpuSpec& h200 = find_gpu_spec("h200-sxm");
+  const LayerReport r =
+      build_layer_report(llama(), h200, LayerPhase::kDecode, {1, 16}, {65536}, KvDtype::kAuto);
+  const LayerPeakMemory& over = r.points[1].peak_memory;
+  ASSERT_FALSE(over.fits);
+  const double excess = over.total_bytes - h200.memory_bytes.value;
+  ASSERT_GT(excess, 0.0);
+  ASSERT_LT(excess, 1e-3 * h200.memory_bytes.value);
+  const std::string table = format_layer_table(r);
+  EXPECT_NE(table.find(fmt::format("no (+{:.2f} MB)", excess / 1e6)), std::string::npos) << table;
+  EXPECT_TRUE(r.points[0].peak_memory.fits);
+}
+
 // An FP8 E4M3 KV cache: decode attention reads 1 byte per K/V element instead of 2 and peak memory
 // holds half the cache; prefill attention still reads the prompt's bf16 K and V, and nothing
 // else of the layer moves.
