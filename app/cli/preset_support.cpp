@@ -15,9 +15,9 @@ namespace rooflinectl {
 
 void check_plan_shapes(const SweepConfig& config) {
   validate_sweep_config(config);
-  for (const PlannedPoint& point : plan_all_points(config)) {
-    check_planned_point(config, point, validate_common_shape);
-  }
+  check_planned_points(config, plan_all_points(config), [](const std::string&, const Shape& shape) {
+    validate_common_shape(shape);
+  });
 }
 
 std::vector<std::string> sweep_refusals(const SweepConfig& config) {

@@ -293,10 +293,13 @@ void validate_sweep_config(const SweepConfig& c) {
   // Each combination of the axes at the first length, as before lists; the other lengths are
   // checked with the operators' shapes (check_sweep_plan).
   // A chunk of queries is checked at the first length it runs at, L = its q_len or longer.
-  for (PlannedPoint point : plan) {
+  std::vector<PlannedPoint> first_length = plan;
+  for (PlannedPoint& point : first_length) {
     settle_query_len(point.shape, std::max(c.seq_lens.front(), point.shape.q_len));
-    check_planned_point(c, point, validate_common_shape);
   }
+  check_planned_points(c, first_length, [](const std::string&, const Shape& shape) {
+    validate_common_shape(shape);
+  });
   if (c.base.kv_layout == KvLayout::kPaged) {
     // Refused rather than ignored: a report whose flash or GEMM points say "paged" would claim a
     // layout those kernels never read.

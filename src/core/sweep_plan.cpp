@@ -103,16 +103,34 @@ std::vector<PlannedPoint> plan_all_points(const SweepConfig& config) {
   return points;
 }
 
-void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
-                         const std::function<void(const Shape&)>& check) {
-  if (config.axes.none()) {
-    check(point.shape);
-    return;
-  }
+namespace {
+
+/// The bad-input message of `check` on `point`, empty when it runs.
+std::string refusal_of(const std::function<void(const std::string&, const Shape&)>& check,
+                       const PlannedPoint& point) {
   try {
-    check(point.shape);
+    check(point.op, point.shape);
   } catch (const Error& e) {
     if (e.exit_code() != ExitCode::kBadInput) throw;
+    return e.what();
+  }
+  return std::string();
+}
+
+}  // namespace
+
+void check_planned_points(
+    const SweepConfig& config, const std::vector<PlannedPoint>& points,
+    const std::function<void(const std::string& op, const Shape& shape)>& check) {
+  for (const PlannedPoint& point : points) {
+    const std::string refusal = refusal_of(check, point);
+    if (refusal.empty()) continue;
+    if (config.axes.none()) throw bad_input(refusal);
+    // Refused at every point of the operator alike: no combination is to blame, no filter helps.
+    const bool everywhere = std::all_of(points.begin(), points.end(), [&](const PlannedPoint& p) {
+      return p.op != point.op || refusal_of(check, p) == refusal;
+    });
+    if (everywhere) throw bad_input(refusal);
     std::string axes_term;
     for (const SweepAxis axis : kSweepAxes) {
       if (config.axes.varies(axis) && operator_uses_axis(point.op, axis)) {
@@ -129,7 +147,7 @@ void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
             : "";
     const std::string label = swept_axes_label(config.axes, point.op, point.shape);
     throw bad_input(fmt::format("{}: in the combination {}{} (drop it with --filter '{}'{})",
-                                e.what(), point.op, label.empty() ? "" : " " + label, term,
+                                refusal, point.op, label.empty() ? "" : " " + label, term,
                                 every_op));
   }
 }

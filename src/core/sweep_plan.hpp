@@ -41,12 +41,16 @@ struct PlannedPoint {
 /// lengths, as before lists.
 std::vector<PlannedPoint> plan_all_points(const SweepConfig& config);
 
-/// Runs `check` on the shape of `point` (a bad-input Error for a shape that cannot run). In a
-/// sweep with lists, its error is re-thrown naming the combination and the --filter term that
-/// drops it: "...: in the combination flash_attention d=96 (drop it with --filter
-/// 'op!=flash_attention|head_dim!=96')"; without lists it propagates unchanged.
-void check_planned_point(const SweepConfig& config, const PlannedPoint& point,
-                         const std::function<void(const Shape&)>& check);
+/// Runs `check(op, shape)` on each of `points` in order (a bad-input Error for a shape that
+/// cannot run) and throws the first point's error. In a sweep with lists, an error that only
+/// some combinations of its operator get is re-thrown naming the combination and the --filter
+/// term that drops it: "...: in the combination flash_attention d=96 (drop it with --filter
+/// 'op!=flash_attention|head_dim!=96')"; an error every point of the operator gets alike (a
+/// value no combination can run, `--batch 1,2 --heads 0`), and any error without lists,
+/// propagates unchanged.
+void check_planned_points(
+    const SweepConfig& config, const std::vector<PlannedPoint>& points,
+    const std::function<void(const std::string& op, const Shape& shape)>& check);
 
 /// Whether `shard` runs `point`: the point's plan position is in shard.plan_indices when the
 /// shard has an explicit list, else shard_of_point decides.

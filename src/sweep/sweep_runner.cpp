@@ -592,9 +592,9 @@ std::vector<std::pair<size_t, CounterPassRanges>> measure_points(
 void check_sweep_plan(const SweepConfig& config) {
   validate_sweep_config(config);
   check_kernel_requests(config.kernels);
-  for (const PlannedPoint& point : plan_all_points(config)) {
-    check_planned_point(config, point, find_operator(point.op).check_shape);
-  }
+  check_planned_points(
+      config, plan_all_points(config),
+      [](const std::string& op, const Shape& shape) { find_operator(op).check_shape(shape); });
 }
 
 namespace {

@@ -194,6 +194,16 @@ TEST(SweepAxes, AListedValueNoCombinationCanRunIsThatValuesError) {
             "decode_attention run 64, 96, 128 or 256, naive_attention any multiple of 8");
 }
 
+// `--batch 1,2,3 --heads 0`: the fixed value is wrong at every combination, so its error comes
+// alone, without a --filter term that could not help.
+TEST(SweepAxes, AFixedValueNoCombinationCanRunIsThatValuesErrorAlone) {
+  SweepConfig c = config_of(R"({"batch": [1, 2, 3]})");
+  c.base.heads = 0;
+  c.base.kv_heads = 0;
+  EXPECT_EQ(bad_input_message([&] { validate_sweep_config(c); }),
+            "invalid heads 0 (--heads): must be a positive integer (1 and up)");
+}
+
 TEST(SweepAxes, ConfigHeadsWithoutKvHeadsMeansMhaAsOnTheCommandLine) {
   const SweepConfig c = config_of(R"({"heads": 24})");
   EXPECT_EQ(c.base.heads, 24);
