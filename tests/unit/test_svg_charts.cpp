@@ -442,6 +442,21 @@ LayerReport analytic_decode_layer() {
                             LayerPhase::kDecode, {1, 64}, {512, 4096, 32768}, KvDtype::kAuto);
 }
 
+// Context lengths are named in K = 1024 ("128K context"), not as SI thousands ("131.072k").
+TEST(SvgLayerSplit, LengthTicksInKOf1024) {
+  EXPECT_EQ(length_tick(512), "512");
+  EXPECT_EQ(length_tick(1000), "1000");
+  EXPECT_EQ(length_tick(1024), "1K");
+  EXPECT_EQ(length_tick(16384), "16K");
+  EXPECT_EQ(length_tick(131072), "128K");
+  EXPECT_EQ(length_tick(4352), "4352");  // 4.25 × 1024: in full
+  const Parsed svg(layer_split_svg(layer_time_split(analytic_decode_layer())));
+  std::vector<std::string> ticks;
+  for (const auto* t : with_class(svg.doc, "tick")) ticks.push_back(text_of(*t));
+  EXPECT_NE(std::find(ticks.begin(), ticks.end(), "32K"), ticks.end());
+  EXPECT_EQ(std::find(ticks.begin(), ticks.end(), "32.768k"), ticks.end());
+}
+
 // Each bar stacks every operator of the layer, in order, to 100% of the layer time.
 TEST(SvgLayerSplit, OneBarPerBatchAndLengthStackedToTheWholeLayer) {
   const LayerReport report = analytic_decode_layer();

@@ -42,6 +42,11 @@ std::string role_colour(const std::string& role) {
 
 }  // namespace
 
+std::string length_tick(int64_t length) {
+  if (length >= 1024 && length % 1024 == 0) return fmt::format("{}K", length / 1024);
+  return std::to_string(length);
+}
+
 std::string layer_split_svg(const LayerTimeSplit& r) {
   const bool decode = r.decode;
   const std::string length_name = decode ? "context" : "L";
@@ -73,8 +78,8 @@ std::string layer_split_svg(const LayerTimeSplit& r) {
         fmt::format(R"svg(transform="rotate(-90 18 {:.1f})")svg", (plot_top + plot_bottom) / 2));
     for (size_t l = 0; l < r.lengths.size(); ++l) {
       const double cx = kLeft + kStep * (static_cast<double>(l) + 0.5);
-      body += text_svg(cx, plot_bottom + 14, format_tick(static_cast<double>(r.lengths[l])), 10,
-                       "middle", R"(class="tick")");
+      body += text_svg(cx, plot_bottom + 14, length_tick(r.lengths[l]), 10, "middle",
+                       R"(class="tick")");
       const auto found = std::find_if(r.bars.begin(), r.bars.end(), [&](const LayerSplitBar& bar) {
         return bar.batch == r.batches[b] && bar.length == r.lengths[l];
       });
