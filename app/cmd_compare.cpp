@@ -30,8 +30,9 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
   sub.add_flag(
       "--strict", f.strict,
       "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
-  sub.add_flag("--allow-different-gpu", f.allow_different_gpu,
-               "Compare reports from different GPUs instead of refusing (exit 2)");
+  sub.add_flag("--allow-different-gpu,--allow-different-gpus", f.allow_different_gpu,
+               "Compare reports from different GPUs instead of refusing (exit 2); "
+               "--allow-different-gpus, merge's spelling, is the same flag");
 }
 
 CompareOptions compare_options_from_flags(const CompareGateFlags& f) {

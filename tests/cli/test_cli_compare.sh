@@ -65,6 +65,8 @@ fi
 sed 's/"name": "NVIDIA H200"/"name": "NVIDIA H100 80GB HBM3"/' "$report" >"$work/h100.json"
 check 2 "" "different GPUs.*--allow-different-gpu" compare "$report" "$work/h100.json"
 check 0 "different GPUs" "" compare "$report" "$work/h100.json" --allow-different-gpu
+# merge's spelling is the same flag
+check 0 "different GPUs" "" compare "$report" "$work/h100.json" --allow-different-gpus
 sed 's/"schema_version": 1,/"schema_version": 3,/' "$report" >"$work/v3.json"
 check 2 "" "schema_version 3" compare "$report" "$work/v3.json"
 check 2 "" "no-such.json" compare "$report" "$work/no-such.json"
