@@ -774,6 +774,14 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
         bench_schema ? fmt::format("\"schema\": \"{}\"", document.at("schema").get<std::string>())
                      : "\"rows\", \"measurements\", \"work_dir\""));
   }
+  // A JSON document of no rooflinectl kind at all: say what is read rather than name one key.
+  if (!r.has("schema_version")) {
+    throw bad_input(fmt::format(
+        "{}: not a rooflinectl sweep report (no \"schema_version\"): report, compare and merge "
+        "read what `rooflinectl sweep --output` and `merge` write (report also a `profile -o` "
+        "file; plot also a `layer -o` file)",
+        origin));
+  }
   // The version is checked before anything else: a report of another layout would otherwise fail
   // on some renamed key with a message that hides the real cause.
   const int64_t version = r.get_int64("schema_version");

@@ -202,6 +202,12 @@ run_case 2 "a \`rooflinectl model\` prediction (\"model_schema_version\"), not a
   report "$inputs/model.json"
 run_case 2 "a \`rooflinectl model\` prediction (\"model_schema_version\"), not a sweep report" - \
   plot "$inputs/model.json" -o "$inputs/model.svg"
+# JSON of no rooflinectl kind: what report and compare read is named, not one missing key.
+printf '{"a": 1}\n' >"$inputs/other.json"
+run_case 2 'not a rooflinectl sweep report (no "schema_version"): report, compare and merge read' - \
+  report "$inputs/other.json"
+run_case 2 'not a rooflinectl sweep report (no "schema_version")' - \
+  compare "$inputs/other.json" "$examples/h200-sweep.json"
 # Two reports with no point in common: the side-by-side table still prints (exit 0), with one
 # warning naming the pair; two reports that share points print no warning.
 "$bin" report "$examples/h200-sweep.json" "$examples/h100-sweep-qlen.json" >"$inputs/stdout" 2>"$inputs/stderr"
