@@ -165,6 +165,11 @@ int run_model_command(const ModelOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_config_file(o.config_file);
   apply_shape_options(o.shape, config);
+  // A preset's layer runs its own FFN step and norm (swiglu, rmsnorm for Llama), not the default
+  // sweep's gelu and layernorm, unless --ops or the config names operators.
+  if (o.shape.model && !o.shape.ops && o.config_file.empty()) {
+    config.ops = preset_operator_names(find_model_preset(*o.shape.model));
+  }
   // The model report describes one shape (its "shape" block and tables); lists are sweep's.
   for (const SweepAxis axis : kSweepAxes) {
     if (config.axes.varies(axis)) {

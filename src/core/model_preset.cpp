@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/model_preset_embedded.hpp"
+#include "core/operator_names.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -124,6 +125,22 @@ const ModelPreset& find_model_preset(const std::string& id) {
   }
   throw bad_input(
       fmt::format("unknown model preset '{}' (--model): known {}", id, fmt::join(ids, ", ")));
+}
+
+std::vector<std::string> preset_operator_names(const ModelPreset& preset) {
+  std::vector<std::string> names;
+  for (const std::string& op : default_sweep_operator_names()) {
+    if (op == kGeluOp && preset.widths.ffn_kind == FfnKind::kSwiglu) {
+      names.emplace_back(kSwigluOp);
+    } else if (op == kGeluOp && preset.widths.ffn_kind == FfnKind::kGeglu) {
+      names.emplace_back(kGegluOp);
+    } else if (op == kLayernormOp && preset.widths.norm == NormKind::kRmsNorm) {
+      names.emplace_back(kRmsnormOp);
+    } else {
+      names.push_back(op);
+    }
+  }
+  return names;
 }
 
 void apply_preset_shape(const ModelPreset& preset, Shape& shape) {

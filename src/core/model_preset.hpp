@@ -62,6 +62,13 @@ const std::vector<ModelPreset>& builtin_model_presets();
 /// Preset by id; a bad-input Error "unknown model preset 'X' (--model): known a, b, ..." otherwise.
 const ModelPreset& find_model_preset(const std::string& id);
 
+/// The default operators (default_sweep_operator_names, in that order) with the preset's own FFN
+/// step and norm in place of gelu and layernorm: swiglu or geglu for a gated FFN, rmsnorm for
+/// RMSNorm (llama-3.1-8b: naive_attention, flash_attention, gemm, swiglu, rmsnorm,
+/// decode_attention). What `model --model NAME` predicts when neither --ops nor --config names
+/// operators.
+std::vector<std::string> preset_operator_names(const ModelPreset& preset);
+
 /// Sets the attention axes of `shape` from `preset`: heads, kv_heads, head_dim and, for a GELU
 /// FFN, gelu_form. Batch, seq_len, dtype and causal stay.
 void apply_preset_shape(const ModelPreset& preset, Shape& shape);

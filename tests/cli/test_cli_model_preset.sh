@@ -42,9 +42,24 @@ assert layer["norm"] == "rmsnorm", layer
 assert any("gate projection" in n for n in layer["notes"]), layer["notes"]
 # The FFN up projection at B*L = 4096 tokens: 2 * 4096 * 4096 * 14336 FLOP.
 assert pts[("gemm", 4096)]["flop"] == 2 * 4096 * 4096 * 14336, pts[("gemm", 4096)]
+# The FFN step and norm of the preset in place of gelu and layernorm: SiLU(gate)*up reads 2*N
+# and writes N elements; RMSNorm 4 FLOP per element.
+ops = [p["op"] for p in doc["points"]]
+assert ops == ["naive_attention", "flash_attention", "gemm", "swiglu", "rmsnorm",
+               "decode_attention"], ops
+assert pts[("swiglu", 4096)]["min_dram_bytes"] == 3 * 4096 * 14336 * 2
+assert pts[("rmsnorm", 4096)]["flop"] == 4 * 4096 * 4096
+assert not any("gelu row" in n or "layernorm row" in n for n in layer["notes"]), layer["notes"]
+' --gpu h200-sxm --model llama-3.1-8b --seq 4096
+
+# --ops still picks the operators; a gelu or layernorm row of a SwiGLU/RMSNorm preset says which
+# operator is the model's.
+model_json "--ops beats the preset's operators" '
+assert [p["op"] for p in doc["points"]] == ["gelu", "layernorm"], doc["points"]
 assert pts[("gelu", 4096)]["min_dram_bytes"] == 2 * 4096 * 14336 * 2
 assert pts[("layernorm", 4096)]["flop"] == 8 * 4096 * 4096
-' --gpu h200-sxm --model llama-3.1-8b --seq 4096
+assert any("as the swiglu operator (--ops swiglu)" in n for n in doc["layer"]["notes"])
+' --gpu h200-sxm --model llama-3.1-8b --seq 4096 --ops gelu,layernorm
 
 # Gemma 2: head_dim 256 is predicted, and flash attention runs it (no refusal note names it);
 # d_model 3584 is not H*d.
@@ -54,7 +69,8 @@ notes = doc["layer"]["notes"]
 assert not any("sweep cannot run" in n for n in notes), notes
 assert any("differs from d_model = 3584" in n for n in notes), notes
 assert pts[("flash_attention", 512)]["flop"] == 4 * 16 * 512 * 512 * 256
-assert pts[("layernorm", 512)]["flop"] == 8 * 512 * 3584
+assert pts[("geglu", 512)]["min_dram_bytes"] == 3 * 512 * 14336 * 2, pts[("geglu", 512)]
+assert pts[("rmsnorm", 512)]["flop"] == 4 * 512 * 3584
 ' --gpu h200-sxm --model gemma-2-9b --seq 512
 
 # A flag given explicitly beats the preset; --heads alone means MHA.
