@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "cli/output_extension.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
@@ -83,8 +85,9 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
       ->each([&o](const std::string&) { o.min_share_given = true; });
   sub->add_option("--format", o.format,
                   "Output format: table | md | json | junit (JUnit XML for CI test reporters; "
-                  "sweep reports only)")
-      ->capture_default_str();
+                  "sweep reports only) (default: from -o's extension, .txt table, .md md, .json "
+                  "json, .xml junit; else table)")
+      ->each([&o](const std::string&) { o.format_given = true; });
   sub->add_option("--output,-o", o.output,
                   "Write the comparison here instead of stdout (atomically; name ending in the "
                   "--format's extension: .txt, .md, .json, .xml) (default: stdout)")
@@ -121,6 +124,16 @@ constexpr CompareFormat kFormats[] = {
     {"json", ".json", render_json, render_profile_json, false},
     {"junit", ".xml", format_compare_junit, nullptr, true},
 };
+
+// The format an -o name picks when --format is not given; nullptr for an extension no format
+// writes.
+const CompareFormat* format_of_output(const std::string& path) {
+  const std::string extension = std::filesystem::path(path).extension().string();
+  for (const CompareFormat& f : kFormats) {
+    if (extension == f.extension) return &f;
+  }
+  return nullptr;
+}
 
 const CompareFormat& parse_compare_format(const std::string& name) {
   for (const CompareFormat& f : kFormats) {
@@ -185,7 +198,15 @@ int run_sweep_compare(const CompareCommandOptions& o, const CompareFormat& forma
 }  // namespace
 
 int run_compare_command(const CompareCommandOptions& o) {
-  const CompareFormat& format = parse_compare_format(o.format);
+  const CompareFormat* implied =
+      o.output_given && !o.format_given ? format_of_output(o.output) : nullptr;
+  if (o.output_given && !o.format_given && implied == nullptr && !o.output.empty()) {
+    throw bad_input(fmt::format(
+        "invalid --output '{}': without --format the file name picks the writer, so it must end "
+        "in .txt (table), .md, .json or .xml (junit)",
+        o.output));
+  }
+  const CompareFormat& format = implied != nullptr ? *implied : parse_compare_format(o.format);
   if (o.output_given) {
     check_output_extension(o.output, format.extension,
                            fmt::format("--format {} writes {}", format.name, format.extension));

@@ -42,6 +42,7 @@ struct CompareCommandOptions {
   std::string min_share = "1%";  ///< --min-share (profile reports only), parsed by parse_threshold
   bool min_share_given = false;
   std::string format = "table";  ///< table | md | json | junit (junit: sweep reports only)
+  bool format_given = false;     ///< else -o's extension picks the format (table for .txt)
   std::string output;            ///< --output/-o: file to write instead of stdout
   bool output_given = false;
 };
@@ -51,7 +52,8 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& options);
 
 /// Runs `compare`: loads both reports, compares two sweep reports (compare_reports) or two
 /// profile reports (compare_profiles), prints in the chosen format on stdout or writes it
-/// atomically to --output (whose extension must match the format). Returns 0 (no regression) or
+/// atomically to --output (whose extension must match the format; without --format the
+/// extension picks it: .txt table, .md, .json, .xml junit). Returns 0 (no regression) or
 /// 1 (a regression; with --strict also an inconclusive or removed point or kernel). Throws a
 /// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, a sweep report
 /// against a profile report (naming which file is which), --format junit, --by roof or --min-share

@@ -55,6 +55,17 @@ if ! grep -q "1 regression" "$work/cmp.md"; then
   fail "compare -o did not write the comparison"
 fi
 check 2 "" "--format junit writes .xml" compare "$report" "$report" --format junit -o "$work/x.json"
+# Without --format, -o's extension picks the writer (as report's -o does).
+check 1 "" "written to $work/cmp2.md" compare "$report" "$work/l2_up.json" -o "$work/cmp2.md"
+if ! grep -q '^| ' "$work/cmp2.md"; then
+  fail "compare -o cmp2.md without --format did not write Markdown"
+fi
+check 1 "" "written to $work/cmp.xml" compare "$report" "$work/l2_up.json" -o "$work/cmp.xml"
+if ! grep -q '<failure message="slower: ' "$work/cmp.xml"; then
+  fail "compare -o cmp.xml without --format did not write JUnit XML"
+fi
+check 2 "" "invalid --output '$work/cmp.pdf': without --format the file name picks the writer" \
+  compare "$report" "$report" -o "$work/cmp.pdf"
 "$bin" compare "$report" "$report" >/dev/full 2>"$work/stderr"
 code=$?
 if [[ $code -ne 3 ]]; then
