@@ -55,6 +55,14 @@ inline std::string read_text_file(const std::string& path, const std::string& wh
   return text;
 }
 
+/// nlohmann::json's exception text without its "[json.exception.parse_error.101] " id, which
+/// names the library's error table rather than anything in the user's file.
+inline std::string json_error_text(const std::string& what) {
+  if (what.rfind("[json.exception.", 0) != 0) return what;
+  const std::size_t end = what.find("] ");
+  return end == std::string::npos ? what : what.substr(end + 2);
+}
+
 /// Parses `text` as JSON; a syntax error, or a member name repeated within one object
 /// (StrictDomBuilder), is a bad-input Error naming `origin` and the position or key.
 inline nlohmann::json parse_json_text(const std::string& text, const std::string& origin) {
@@ -64,10 +72,10 @@ inline nlohmann::json parse_json_text(const std::string& text, const std::string
     nlohmann::json::sax_parse(text, &builder);
     return document;
   } catch (const nlohmann::json::parse_error& e) {
-    throw bad_input(fmt::format("{}: malformed JSON: {}", origin, e.what()));
+    throw bad_input(fmt::format("{}: malformed JSON: {}", origin, json_error_text(e.what())));
   } catch (const nlohmann::json::out_of_range& e) {
     // A number past double's range (1e400) is refused while parsing (error 406), not a parse_error.
-    throw bad_input(fmt::format("{}: unusable JSON: {}", origin, e.what()));
+    throw bad_input(fmt::format("{}: unusable JSON: {}", origin, json_error_text(e.what())));
   }
 }
 

@@ -455,8 +455,8 @@ ProcessRecords parse_process_records(const std::string& text, const std::string&
     } catch (const Error& e) {
       throw bad_input(fmt::format("{}: line {}: {}", origin, line_number, e.what()));
     } catch (const nlohmann::json::exception& e) {
-      throw bad_input(
-          fmt::format("{}: line {}: malformed record: {}", origin, line_number, e.what()));
+      throw bad_input(fmt::format("{}: line {}: malformed record: {}", origin, line_number,
+                                  json_error_text(e.what())));
     }
   }
   return records;

@@ -363,6 +363,23 @@ TEST(SweepConfig, DuplicateKeyIsBadInputNamingTheKey) {
   }
 }
 
+// A syntax error names the file, line and column in words, without nlohmann's
+// "[json.exception.parse_error.101]" table id.
+TEST(SweepConfig, SyntaxErrorNamesThePositionWithoutTheLibraryId) {
+  try {
+    parse_json_text("{\"a\": 1,}", "f.json");
+    ADD_FAILURE() << "trailing comma accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("f.json: malformed JSON: parse error at line 1, column 9: ", 0), 0u) << m;
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+  EXPECT_EQ(json_error_text("[json.exception.out_of_range.406] number overflow"),
+            "number overflow");
+  EXPECT_EQ(json_error_text("no id here"), "no id here");
+}
+
 TEST(SweepConfig, NumberPastDoubleRangeIsBadInput) {
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "my.json"));
   EXPECT_TRUE(contains(parse_error(R"({"batch": 1e400})"), "overflow"));
