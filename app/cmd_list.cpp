@@ -119,7 +119,8 @@ std::string version_needs_text(const KernelVersion& version) {
 
 std::string list_text() {
   std::string out = fmt::format(
-      "operators, each with its kernel versions (--kernel OP=VERSION); without --ops a sweep runs "
+      "operators (name, the roof a point is placed under: tensor cores or the fp32 pipe, what it "
+      "computes), each with its kernel versions (--kernel OP=VERSION); without --ops a sweep runs "
       "{}:\n",
       fmt::join(default_sweep_operator_names(), ", "));
   for (const auto& spec : operator_specs()) {
