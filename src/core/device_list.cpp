@@ -33,7 +33,8 @@ std::vector<int> parse_device_list(std::string_view text, int device_count, std:
           flag, text, item));
     }
     if (std::find(devices.begin(), devices.end(), index) != devices.end()) {
-      throw bad_input(fmt::format("invalid {} '{}': device {} is listed twice", flag, text, index));
+      throw bad_input(
+          fmt::format("invalid {} '{}': device {} is listed more than once", flag, text, index));
     }
     devices.push_back(index);
     start = comma + 1;

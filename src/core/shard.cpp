@@ -80,7 +80,8 @@ std::vector<size_t> parse_plan_indices(std::string_view text, size_t plan_size,
   std::sort(indices.begin(), indices.end());
   const auto repeated = std::adjacent_find(indices.begin(), indices.end());
   if (repeated != indices.end()) {
-    throw bad_input(fmt::format("invalid {}: plan position {} is listed twice", flag, *repeated));
+    throw bad_input(
+        fmt::format("invalid {}: plan position {} is listed more than once", flag, *repeated));
   }
   return indices;
 }

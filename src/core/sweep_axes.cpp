@@ -224,7 +224,8 @@ std::vector<std::string> split_axis_list(const std::string& text, const std::str
           text));
     }
     if (std::find(items.begin(), items.end(), item) != items.end()) {
-      throw bad_input(fmt::format("invalid {} '{}': {} is listed twice", flag, text, item));
+      throw bad_input(
+          fmt::format("invalid {} '{}': {} is listed more than once", flag, text, item));
     }
     items.push_back(std::move(item));
     if (comma == std::string::npos) break;
@@ -264,7 +265,8 @@ std::vector<int64_t> parse_q_len_list(const std::string& text) {
     }
     if (std::find(values.begin(), values.end(), value) != values.end()) {
       throw bad_input(fmt::format(
-          "invalid --q-len '{}': {} is listed twice (0 and L both mean L_q = L)", text, item));
+          "invalid --q-len '{}': {} is listed more than once (0 and L both mean L_q = L)", text,
+          item));
     }
     values.push_back(value);
   }

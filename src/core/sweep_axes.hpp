@@ -131,8 +131,8 @@ std::vector<KvDtype> parse_kv_dtype_list(const std::string& text);
 /// Throws a bad-input Error naming the item.
 std::vector<GemmDtype> parse_gemm_dtype_list(const std::string& text);
 
-/// Splits `text` at commas; an empty item or one listed twice is a bad-input Error naming `flag`
-/// and the text: "invalid --batch '1,8,1': 1 is listed twice".
+/// Splits `text` at commas; an empty item or one listed more than once is a bad-input Error naming
+/// `flag` and the text: "invalid --batch '1,8,1': 1 is listed more than once".
 std::vector<std::string> split_axis_list(const std::string& text, const std::string& flag);
 
 }  // namespace rooflinectl

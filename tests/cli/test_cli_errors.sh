@@ -244,7 +244,7 @@ bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
 
 # ---- axes as lists and --filter (README, "Axes and products") --------------------------------
 bad "--batch: 'x' is not a whole number (allowed: integers 1..2^50)" sweep --batch 1,x
-bad "invalid --batch '1,8,1': 1 is listed twice" sweep --batch 1,8,1
+bad "invalid --batch '1,8,1': 1 is listed more than once" sweep --batch 1,8,1
 bad "empty item" sweep --batch 1,,8
 bad "--dtype: 'fp32' is not allowed (allowed: bf16, fp16)" sweep --dtype bf16,fp32
 bad "--causal: 'maybe' is not allowed (allowed: off, on)" sweep --causal off,maybe
@@ -304,7 +304,7 @@ bad "--kv-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
   sweep --ops decode_attention --kv-dtype fp8
 bad "--kv-dtype: 'bf16' is not allowed (allowed: auto, fp8_e4m3)" \
   sweep --ops decode_attention --kv-dtype auto,bf16
-bad "invalid --kv-dtype 'auto,auto': auto is listed twice" \
+bad "invalid --kv-dtype 'auto,auto': auto is listed more than once" \
   sweep --ops decode_attention --kv-dtype auto,auto
 bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only decode_attention has a KV cache" \
   sweep --kv-dtype fp8_e4m3
@@ -317,7 +317,7 @@ bad "--gemm-dtype: 'fp8' is not allowed (allowed: auto, fp8_e4m3)" \
   sweep --ops gemm --gemm-dtype fp8
 bad "--gemm-dtype: 'fp8_e5m2' is not allowed (allowed: auto, fp8_e4m3)" \
   sweep --ops gemm --gemm-dtype auto,fp8_e5m2
-bad "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed twice" \
+bad "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed more than once" \
   sweep --ops gemm --gemm-dtype fp8_e4m3,fp8_e4m3
 bad "invalid --gemm-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only gemm has GEMM inputs" \
   sweep --gemm-dtype fp8_e4m3
@@ -757,7 +757,7 @@ PY
   run_case 2 "key 'median_s' appears more than once in object 'points[0].timing'" - \
     compare "$h200" "$inputs/bad-duplicate-key.json"
   # The roofline is placed at the timing median: an edited time that contradicts it is refused,
-  # and so is a point listed twice (report and plot, as compare).
+  # and so is a point listed more than once (report and plot, as compare).
   python3 - "$h200" "$inputs" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))

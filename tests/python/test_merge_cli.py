@@ -157,7 +157,7 @@ def main():
                        "--devices", d)
         expect_refusal("bad devices", ["sweep", "--devices", "0,x"], 2, "invalid --devices '0,x'",
                        d)
-        expect_refusal("devices twice", ["sweep", "--devices", "0,0"], 2, "listed twice", d)
+        expect_refusal("devices twice", ["sweep", "--devices", "0,0"], 2, "listed more than once", d)
         expect_refusal("plan indices without shard", ["sweep", "--plan-indices", "1,2"], 2,
                        "--plan-indices without --shard i/n", d)
         expect_refusal("plan index outside the plan", ["sweep", "--shard", "1/2", "--plan-indices",

@@ -44,7 +44,7 @@ TEST(GemmDtype, ParsesAutoAndFp8AndNamesTheBadValue) {
   EXPECT_EQ(bad_input_message([] { parse_gemm_dtype_list("auto,fp8_e5m2"); }),
             "invalid gemm dtype 'fp8_e5m2' (--gemm-dtype): allowed auto (the --dtype), fp8_e4m3");
   EXPECT_EQ(bad_input_message([] { parse_gemm_dtype_list("fp8_e4m3,fp8_e4m3"); }),
-            "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed twice");
+            "invalid --gemm-dtype 'fp8_e4m3,fp8_e4m3': fp8_e4m3 is listed more than once");
   EXPECT_EQ(parse_gemm_dtype_list("fp8_e4m3,auto"),
             (std::vector<GemmDtype>{GemmDtype::kFp8E4m3, GemmDtype::kAuto}));
   Shape s;

@@ -57,7 +57,7 @@ double counted_pairs(int64_t q_len, int64_t kv_len, bool causal) {
 TEST(QueryLen, ParsesIntegersAndL) {
   EXPECT_EQ(parse_q_len_list("512,L,1"), (std::vector<int64_t>{512, 0, 1}));
   EXPECT_EQ(bad_input_message([] { parse_q_len_list("L,0"); }),
-            "invalid --q-len 'L,0': 0 is listed twice (0 and L both mean L_q = L)");
+            "invalid --q-len 'L,0': 0 is listed more than once (0 and L both mean L_q = L)");
   EXPECT_EQ(bad_input_message([] { parse_q_len_list("512,half"); }),
             "invalid --q-len '512,half': 'half' is neither an integer nor L (L_q = L, the full "
             "prefill)");

@@ -181,7 +181,7 @@ TEST(BalancedAssignment, PlanIndicesParser) {
             std::string::npos);
   EXPECT_NE(bad_input_message([] {
               parse_plan_indices("3,3", 42, "--plan-indices");
-            }).find("listed twice"),
+            }).find("listed more than once"),
             std::string::npos);
   EXPECT_NE(bad_input_message([] { parse_plan_indices("", 42, "--plan-indices"); }).find("item ''"),
             std::string::npos);

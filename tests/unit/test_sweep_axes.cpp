@@ -301,7 +301,7 @@ TEST(SweepAxes, KvDtypeIsDecodesInnermostAxis) {
   filtered.filter = "kv_dtype=fp8_e4m3";
   EXPECT_EQ(plan_all_points(filtered).size(), 8u);
   EXPECT_EQ(bad_input_message([] { parse_kv_dtype_list("auto,auto"); }),
-            "invalid --kv-dtype 'auto,auto': auto is listed twice");
+            "invalid --kv-dtype 'auto,auto': auto is listed more than once");
   EXPECT_EQ(bad_input_message([] { parse_kv_dtype_list("auto,int8"); }),
             "invalid KV dtype 'int8' (--kv-dtype): allowed auto (the --dtype), fp8_e4m3");
 }
