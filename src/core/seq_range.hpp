@@ -15,8 +15,7 @@ namespace rooflinectl {
 /// Integers only. Throws a bad-input Error (exit 2) naming the bad token for: empty spec or
 /// element, non-integer, zero or negative, reversed range, zero step, non-power-of-two ends of a
 /// power-of-two range, values above 2^31 - 1, more than 1024 lengths, a length listed more than
-/// once
-/// ("invalid --seq '0': ...").
+/// once ("invalid --seq '0': ...").
 std::vector<int64_t> parse_seq_spec(std::string_view spec);
 
 /// The three forms, as messages about a malformed spec name them.
