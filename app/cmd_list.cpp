@@ -83,13 +83,14 @@ std::vector<AxisDefault> axis_defaults() {
 }
 
 /// One preset's layer in a line: "d_model 4096, H 32, H_kv 8, d 128, ffn 14336 swiglu, rmsnorm, 32
-/// layers, vocab 128256".
+/// layers, vocab 128256, context 131072".
 std::string preset_summary(const ModelPreset& p) {
   const std::string gelu = p.gelu_form ? fmt::format(" ({} GELU)", to_string(*p.gelu_form)) : "";
-  return fmt::format("d_model {}, H {}, H_kv {}, d {}, ffn {} {}{}, {}, {} layers, vocab {}",
-                     p.widths.d_model, p.heads, p.kv_heads, p.head_dim, p.widths.ffn_dim,
-                     to_string(p.widths.ffn_kind), gelu, to_string(p.widths.norm), p.layers,
-                     p.vocab_size);
+  return fmt::format(
+      "d_model {}, H {}, H_kv {}, d {}, ffn {} {}{}, {}, {} layers, vocab {}, context {}",
+      p.widths.d_model, p.heads, p.kv_heads, p.head_dim, p.widths.ffn_dim,
+      to_string(p.widths.ffn_kind), gelu, to_string(p.widths.norm), p.layers, p.vocab_size,
+      p.max_context);
 }
 
 nlohmann::ordered_json preset_json(const ModelPreset& p) {
@@ -108,6 +109,7 @@ nlohmann::ordered_json preset_json(const ModelPreset& p) {
           {"norm", to_string(p.widths.norm)},
           {"layers", p.layers},
           {"vocab_size", p.vocab_size},
+          {"max_context", p.max_context},
           {"sources", sources}};
 }
 

@@ -51,7 +51,8 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   const nlohmann::json document = parse_json_text(json_text, origin);
   const JsonObjectReader r(document, origin, "");
   r.reject_unknown_keys({"id", "name", "d_model", "heads", "kv_heads", "head_dim", "ffn_dim",
-                         "ffn_kind", "gelu_form", "norm", "layers", "vocab_size", "not_modelled"});
+                         "ffn_kind", "gelu_form", "norm", "layers", "vocab_size", "max_context",
+                         "not_modelled"});
   ModelPreset p;
   p.id = r.get_string("id");
   if (p.id.empty() ||
@@ -83,6 +84,7 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   if (gelu_ffn) p.gelu_form = read_named(r, "gelu_form", parse_gelu_form, p);
   p.layers = read_count(r, "layers", kMaxPresetWidth, p);
   p.vocab_size = read_count(r, "vocab_size", kMaxPresetVocab, p);
+  p.max_context = read_count(r, "max_context", kMaxPresetWidth, p);
   if (r.has("not_modelled")) {
     const JsonObjectReader not_modelled = read_sourced(r, "not_modelled", p);
     p.not_modelled = not_modelled.get_string_array("value");
@@ -141,6 +143,19 @@ std::vector<std::string> preset_operator_names(const ModelPreset& preset) {
     }
   }
   return names;
+}
+
+std::optional<std::string> context_window_note(const ModelPreset& preset,
+                                               const std::vector<int64_t>& lengths) {
+  std::vector<int64_t> beyond;
+  for (const int64_t length : lengths) {
+    if (length > preset.max_context) beyond.push_back(length);
+  }
+  if (beyond.empty()) return std::nullopt;
+  return fmt::format(
+      "{} serves at most {} positions (max_context): L = {} {} beyond the model's context window",
+      preset.name, preset.max_context, fmt::join(beyond, ", "),
+      beyond.size() == 1 ? "is a kernel shape" : "are kernel shapes");
 }
 
 void apply_preset_shape(const ModelPreset& preset, Shape& shape) {

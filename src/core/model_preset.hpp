@@ -29,6 +29,10 @@ struct ModelPreset {
   std::optional<GeluForm> gelu_form;
   int64_t layers = 0;
   int64_t vocab_size = 0;
+  /// The longest sequence the published model serves, in positions: its config.json's
+  /// max_position_embeddings (GPT-2: n_positions). Layer and model reports at longer lengths say
+  /// so (context_window_note).
+  int64_t max_context = 0;
   /// What the published model does that the layer model leaves out (Gemma 2's sliding-window
   /// layers), one sentence each, printed with every layer report's omissions; empty for a preset
   /// whose layer the model covers. Its source is sources["not_modelled"].
@@ -39,7 +43,8 @@ struct ModelPreset {
 };
 
 /// Parses and validates one preset file's JSON text. Keys: "id", "name" (strings) and "d_model",
-/// "heads", "kv_heads", "head_dim", "ffn_dim", "layers", "vocab_size" (integers), "ffn_kind"
+/// "heads", "kv_heads", "head_dim", "ffn_dim", "layers", "vocab_size", "max_context" (integers),
+/// "ffn_kind"
 /// (gelu_mlp | swiglu | geglu), "norm" (layernorm | rmsnorm), "gelu_form" (erf | tanh; required
 /// for gelu_mlp and geglu, refused for swiglu), optional "not_modelled" (a list of non-empty
 /// sentences), each value an object {"value", "source"}. Checks:
@@ -68,6 +73,12 @@ const ModelPreset& find_model_preset(const std::string& id);
 /// decode_attention). What `model --model NAME` predicts when neither --ops nor --config names
 /// operators.
 std::vector<std::string> preset_operator_names(const ModelPreset& preset);
+
+/// A sentence for reports whose lengths (prefill L or decode context) go past the preset's
+/// max_context: "Phi-3-mini-4k-instruct serves at most 4096 positions (max_context): L = 8192,
+/// 16384 are kernel shapes beyond the model's context window"; nullopt when every length fits.
+std::optional<std::string> context_window_note(const ModelPreset& preset,
+                                               const std::vector<int64_t>& lengths);
 
 /// Sets the attention axes of `shape` from `preset`: heads, kv_heads, head_dim and, for a GELU
 /// FFN, gelu_form. Batch, seq_len, dtype and causal stay.

@@ -149,7 +149,7 @@ LayerReport assemble_measured_layer_report(LayerReport r, const LayerMeasurement
       incomplete.push_back(point_name(r.points[i]));
     }
   }
-  r.omissions = layer_estimate_omissions(r.preset, r.phase, true);
+  r.omissions = layer_estimate_omissions(r.preset, r.phase, r.lengths, true);
   if (complete.empty()) {
     m.conclusion_scope = "none: no point has every operator measured";
     r.conclusion = {

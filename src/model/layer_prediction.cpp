@@ -76,6 +76,7 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
 }
 
 std::vector<std::string> layer_estimate_omissions(const ModelPreset& preset, LayerPhase phase,
+                                                  const std::vector<int64_t>& lengths,
                                                   bool measured) {
   std::vector<std::string> out = {
       "the embedding lookup, the final norm, the LM head GEMM (vocab_size x d_model) and sampling",
@@ -100,6 +101,7 @@ std::vector<std::string> layer_estimate_omissions(const ModelPreset& preset, Lay
   for (const std::string& sentence : preset.not_modelled) {
     out.push_back(fmt::format("{}: {}", preset.name, sentence));
   }
+  if (const auto note = context_window_note(preset, lengths)) out.push_back(*note);
   return out;
 }
 

@@ -82,8 +82,10 @@ LayerPrediction predict_layer(const ModelPreset& preset, const LayerPoint& point
 /// then the basis's own limit: analytic, that every operator is assumed to reach its datasheet
 /// roof; `measured`, that each operator was timed alone with a cold L2 (no overlap, no reuse of
 /// the previous operator's output in L2); last, what `preset`'s model does that the layer model
-/// leaves out (ModelPreset::not_modelled, e.g. Gemma 2's sliding-window layers).
+/// leaves out (ModelPreset::not_modelled, e.g. Gemma 2's sliding-window layers), and which of
+/// `lengths` lie beyond the model's context window (context_window_note).
 std::vector<std::string> layer_estimate_omissions(const ModelPreset& preset, LayerPhase phase,
+                                                  const std::vector<int64_t>& lengths,
                                                   bool measured = false);
 
 }  // namespace rooflinectl

@@ -25,7 +25,7 @@ LayerReport build_layer_report(const ModelPreset& preset, const GpuSpec& gpu, La
                                        gpu.memory_bytes.value));
     }
   }
-  r.omissions = layer_estimate_omissions(preset, phase);
+  r.omissions = layer_estimate_omissions(preset, phase, lengths);
   r.conclusion = layer_conclusion(r.points);
   return r;
 }

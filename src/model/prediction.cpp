@@ -86,6 +86,7 @@ ModelReport build_model_report(const SweepConfig& config,
     effective.head_dim = config.base.head_dim;
     effective.widths = r.widths;
     r.notes = preset_layer_notes(effective, names);
+    if (const auto note = context_window_note(*preset, config.seq_lens)) r.notes.push_back(*note);
   }
   r.seq_lens = config.seq_lens;
   r.sram_bytes = shared_memory_per_sm_bytes(gpu.cc_major, gpu.cc_minor);

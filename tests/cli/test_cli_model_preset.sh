@@ -73,6 +73,13 @@ assert pts[("geglu", 512)]["min_dram_bytes"] == 3 * 512 * 14336 * 2, pts[("geglu
 assert pts[("rmsnorm", 512)]["flop"] == 4 * 512 * 3584
 ' --gpu h200-sxm --model gemma-2-9b --seq 512
 
+# Lengths past the context window of the model (GPT-2: 1024 positions) are named in the notes.
+model_json "beyond the context window" '
+notes = doc["layer"]["notes"]
+assert any("serves at most 1024 positions (max_context): L = 2048 is a kernel shape" in n
+           for n in notes), notes
+' --gpu h200-sxm --model gpt2 --seq 2048
+
 # A flag given explicitly beats the preset; --heads alone means MHA.
 model_json "flags beat the preset" '
 assert doc["shape"]["heads"] == 32 and doc["shape"]["kv_heads"] == 32, doc["shape"]

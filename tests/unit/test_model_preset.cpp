@@ -21,18 +21,23 @@ struct Published {
   int64_t d_model, heads, kv_heads, head_dim, ffn_dim;
   FfnKind ffn_kind;
   NormKind norm;
-  int64_t layers, vocab_size;
+  int64_t layers, vocab_size, max_context;
 };
 
 const std::vector<Published> kPublished = {
-    {"gpt2", 768, 12, 12, 64, 3072, FfnKind::kGeluMlp, NormKind::kLayerNorm, 12, 50257},
-    {"gpt2-xl", 1600, 25, 25, 64, 6400, FfnKind::kGeluMlp, NormKind::kLayerNorm, 48, 50257},
-    {"llama-3.1-8b", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 128256},
-    {"llama-3.1-70b", 8192, 64, 8, 128, 28672, FfnKind::kSwiglu, NormKind::kRmsNorm, 80, 128256},
-    {"mistral-7b-v0.3", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32768},
-    {"qwen2.5-7b", 3584, 28, 4, 128, 18944, FfnKind::kSwiglu, NormKind::kRmsNorm, 28, 152064},
-    {"gemma-2-9b", 3584, 16, 8, 256, 14336, FfnKind::kGeglu, NormKind::kRmsNorm, 42, 256000},
-    {"phi-3-mini-4k", 3072, 32, 32, 96, 8192, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32064},
+    {"gpt2", 768, 12, 12, 64, 3072, FfnKind::kGeluMlp, NormKind::kLayerNorm, 12, 50257, 1024},
+    {"gpt2-xl", 1600, 25, 25, 64, 6400, FfnKind::kGeluMlp, NormKind::kLayerNorm, 48, 50257, 1024},
+    {"llama-3.1-8b", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 128256,
+     131072},
+    {"llama-3.1-70b", 8192, 64, 8, 128, 28672, FfnKind::kSwiglu, NormKind::kRmsNorm, 80, 128256,
+     131072},
+    {"mistral-7b-v0.3", 4096, 32, 8, 128, 14336, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32768,
+     32768},
+    {"qwen2.5-7b", 3584, 28, 4, 128, 18944, FfnKind::kSwiglu, NormKind::kRmsNorm, 28, 152064,
+     131072},
+    {"gemma-2-9b", 3584, 16, 8, 256, 14336, FfnKind::kGeglu, NormKind::kRmsNorm, 42, 256000, 8192},
+    {"phi-3-mini-4k", 3072, 32, 32, 96, 8192, FfnKind::kSwiglu, NormKind::kRmsNorm, 32, 32064,
+     4096},
 };
 
 TEST(ModelPreset, EveryPresetHasThePublishedNumbers) {
@@ -49,10 +54,11 @@ TEST(ModelPreset, EveryPresetHasThePublishedNumbers) {
     EXPECT_EQ(p.widths.norm, want.norm);
     EXPECT_EQ(p.layers, want.layers);
     EXPECT_EQ(p.vocab_size, want.vocab_size);
+    EXPECT_EQ(p.max_context, want.max_context);
     // Every value names its source; the GELU presets use the tanh form (gelu_new,
     // gelu_pytorch_tanh), the SwiGLU ones none; not_modelled has its source too.
     EXPECT_EQ(p.sources.size(),
-              (want.ffn_kind == FfnKind::kSwiglu ? 9u : 10u) + (p.not_modelled.empty() ? 0u : 1u));
+              (want.ffn_kind == FfnKind::kSwiglu ? 10u : 11u) + (p.not_modelled.empty() ? 0u : 1u));
     for (const auto& [key, source] : p.sources) EXPECT_FALSE(source.empty()) << key;
     if (want.ffn_kind == FfnKind::kSwiglu) {
       EXPECT_FALSE(p.gelu_form.has_value());
@@ -119,7 +125,8 @@ constexpr const char* kValid = R"({
   "gelu_form": {"value": "erf", "source": "test config"},
   "norm": {"value": "layernorm", "source": "test config"},
   "layers": {"value": 24, "source": "test config"},
-  "vocab_size": {"value": 50000, "source": "test config"}
+  "vocab_size": {"value": 50000, "source": "test config"},
+  "max_context": {"value": 2048, "source": "test config"}
 })";
 
 std::string error_of(const std::string& text) {
@@ -155,16 +162,35 @@ TEST(ModelPreset, WhatALayerModelLeavesOutIsPrintedWithItsReport) {
   EXPECT_NE(gemma.not_modelled[0].find("4096 positions"), std::string::npos);
   EXPECT_NE(gemma.sources.at("not_modelled").find("sliding_window 4096"), std::string::npos);
   for (const LayerPhase phase : {LayerPhase::kPrefill, LayerPhase::kDecode}) {
-    const std::vector<std::string> omissions = layer_estimate_omissions(gemma, phase);
+    const std::vector<std::string> omissions = layer_estimate_omissions(gemma, phase, {512, 8192});
     ASSERT_GE(omissions.size(), 2u);
     EXPECT_EQ(omissions[omissions.size() - 2], "Gemma 2 9B: " + gemma.not_modelled[0]);
     EXPECT_EQ(omissions.back(), "Gemma 2 9B: " + gemma.not_modelled[1]);
   }
   const ModelPreset& llama = find_model_preset("llama-3.1-8b");
   EXPECT_TRUE(llama.not_modelled.empty());
-  for (const std::string& line : layer_estimate_omissions(llama, LayerPhase::kPrefill)) {
+  for (const std::string& line :
+       layer_estimate_omissions(llama, LayerPhase::kPrefill, {512, 131072})) {
     EXPECT_EQ(line.find("Llama"), std::string::npos) << line;
   }
+}
+
+// Lengths past max_context are named, last among the omissions; none past it, no sentence.
+TEST(ModelPreset, LengthsBeyondTheContextWindowAreNamed) {
+  const ModelPreset& phi = find_model_preset("phi-3-mini-4k");
+  EXPECT_EQ(context_window_note(phi, {2048, 4096}), std::nullopt);
+  EXPECT_EQ(
+      context_window_note(phi, {4096, 8192}),
+      "Phi-3-mini-4k-instruct (3.8B) serves at most 4096 positions (max_context): L = 8192 is a "
+      "kernel shape beyond the model's context window");
+  const auto omissions =
+      layer_estimate_omissions(phi, LayerPhase::kDecode, {512, 4096, 8192, 131072});
+  EXPECT_EQ(omissions.back(),
+            "Phi-3-mini-4k-instruct (3.8B) serves at most 4096 positions (max_context): L = 8192, "
+            "131072 are kernel shapes beyond the model's context window");
+  const ModelPreset& llama = find_model_preset("llama-3.1-8b");
+  EXPECT_EQ(context_window_note(llama, {131072}), std::nullopt);
+  EXPECT_NE(context_window_note(llama, {131073}), std::nullopt);
 }
 
 // Each malformed preset is one error line naming the file and the key.
@@ -191,6 +217,11 @@ TEST(ModelPreset, MalformedPresetsNameFileAndKey) {
       {R"("vocab_size": {"value": 50000, "source": "test config"})",
        R"("vocab": {"value": 50000, "source": "test config"})", "vocab", "unknown key"},
       {R"("layers": {"value": 24, "source": "test config"},)", "", "layers", "missing"},
+      {R"("max_context": {"value": 2048,)", R"("max_context": {"value": 0,)", "max_context.value",
+       "out of range"},
+      {R"(,
+  "max_context": {"value": 2048, "source": "test config"})",
+       "", "max_context", "missing"},
       {R"("test-model")", R"("Test Model")", "id", "lower-case"},
       {R"("vocab_size": {"value": 50000, "source": "test config"})",
        R"("vocab_size": {"value": 50000, "source": "test config"},
