@@ -240,6 +240,7 @@ int run_layer_command(const LayerOptions& o) {
     const LayerMeasurementPlan plan =
         plan_layer_measurement(preset, phase, batches, lengths, kv_dtype, kernel_refusal);
     const SweepConfig config = measurement_config(o, plan);
+    validate_run_settings(config);
     if (device_count() == 0) {
       throw environment_error(no_device_message() +
                               "; without a GPU, `layer --analytic --gpu ID` models the layer from "

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/config_file.hpp"
+#include "cli/non_empty.hpp"
 #include "cli/output_extension.hpp"
 #include "cli/preset_support.hpp"
 #include "cli/report_format.hpp"
@@ -119,18 +120,20 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
       "Run operators over sequence lengths (and any shape axis given a list); place each on the "
       "roofline");
   sub->add_option(
-      "--config", o.config_file,
-      "JSON sweep config, keys as in configs/default.json; its values replace the built-in "
-      "defaults the other options show, and options override it (default: none, the "
-      "built-in defaults, the same as configs/default.json)");
+         "--config", o.config_file,
+         "JSON sweep config, keys as in configs/default.json; its values replace the built-in "
+         "defaults the other options show, and options override it (default: none, the "
+         "built-in defaults, the same as configs/default.json)")
+      ->check(non_empty("give a JSON config file, or leave --config out"));
   add_shape_options(*sub, o.shape, AxisValues::kLists);
   sub->add_option("--filter", o.filter,
                   "Keep the points of the axis product where EXPR holds: FIELD OP VALUE terms "
                   "joined by , or & (and) and | (or), e.g. 'op!=gelu,batch>=8' or "
                   "'op!=flash_attention|head_dim!=96'; FIELD op, batch, heads, kv_heads, head_dim, "
-                  "dtype, causal, gelu_form, kv_dtype, seq; OP = != < <= > >= (README, \"Axes and "
-                  "products\") (default: every point)")
-      ->type_name("EXPR");
+                  "dtype, causal, gelu_form, kv_dtype, gemm_dtype, q_len, seq; OP = != < <= > >= "
+                  "(README, \"Axes and products\") (default: every point)")
+      ->type_name("EXPR")
+      ->check(non_empty("give FIELD OP VALUE terms, or leave --filter out"));
   sub->add_option("--output,-o", o.output,
                   "Write the JSON report here (atomically; name ending in .json) (default: no "
                   "report file)")
@@ -178,7 +181,8 @@ CLI::App* setup_sweep(CLI::App& app, SweepOptions& o) {
                             ->transform(device_index());
   sub->add_option("--baseline", o.baseline,
                   "Compare against this report after the sweep: Markdown summary on stdout (the "
-                  "table goes to stderr), exit 1 on a regression (see `compare`) (default: none)");
+                  "table goes to stderr), exit 1 on a regression (see `compare`) (default: none)")
+      ->check(non_empty("give a sweep report file, or leave --baseline out"));
   add_compare_gate_flags(*sub, o.gate);
   sub->add_option("--roof", o.roof,
                   "Roof source: datasheet | counters | measured (default: measured when "

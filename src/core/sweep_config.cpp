@@ -338,6 +338,10 @@ void validate_sweep_config(const SweepConfig& c) {
       }
     }
   }
+  validate_run_settings(c);
+}
+
+void validate_run_settings(const SweepConfig& c) {
   if (c.repetitions < 1 || c.repetitions > kMaxRepetitions) {
     throw bad_input(fmt::format("invalid repetitions {} (--repetitions): allowed 1 to {}",
                                 c.repetitions, kMaxRepetitions));

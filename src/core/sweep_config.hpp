@@ -112,10 +112,15 @@ SweepConfig default_sweep_config();
 /// among its values with gemm as the only operator), the GEMM dims (validate_gemm_dims; explicit
 /// ones need gemm among the operators), the layer widths (validate_layer_widths; explicit ones need
 /// an operator that reads them, operator_uses_layer_widths), the query lengths (each 0 or at most
-/// the longest L; one other than 0 needs naive_attention or flash_attention among the operators).
-/// Operator names are checked by the
-/// kernels registry.
+/// the longest L; one other than 0 needs naive_attention or flash_attention among the operators)
+/// and validate_run_settings. Operator names are checked by the kernels registry.
 /// Throws bad-input.
 void validate_sweep_config(const SweepConfig& config);
+
+/// Checks how the points are measured, whatever they are: repetitions 1..kMaxRepetitions, the
+/// adaptive-sampling bounds (0 < max_noise < 1, 6 ≤ min_samples, 0 ≤ min_time_s ≤ max_time_s,
+/// max_time_s > 0), warmup runs, a device index ≥ 0. `layer`, whose points come from its own plan,
+/// calls it before the GPU is opened. Throws bad-input naming the flag.
+void validate_run_settings(const SweepConfig& config);
 
 }  // namespace rooflinectl

@@ -87,6 +87,13 @@ refused_run 2 "invalid --roof counters with --no-counters" layer --model llama-3
   --phase decode --no-counters --roof counters && pass
 refused_run 2 "h999" layer --model llama-3.1-8b --phase decode --gpu h999 && pass
 refused_run 2 "--max-noise: 'lots' is not a number" layer --model llama-3.1-8b --phase decode --max-noise lots && pass
+# How the points are measured is checked as sweep checks it, before the GPU is looked for.
+refused_run 2 "invalid repetitions 0 (--repetitions): allowed 1 to" layer --model llama-3.1-8b \
+  --phase prefill --repetitions 0 && pass
+refused_run 2 "invalid repetitions 99999999 (--repetitions)" layer --model llama-3.1-8b \
+  --phase prefill --repetitions 99999999 && pass
+refused_run 2 "invalid device -1 (--device): must be 0 or more" layer --model llama-3.1-8b \
+  --phase prefill --device -1 && pass
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
   refused_run 3 "without a GPU, \`layer --analytic --gpu ID\` models the layer" layer \
     --model llama-3.1-8b --phase decode --context 512 && pass
