@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/config_file.hpp"
+#include "cli/non_empty.hpp"
 #include "cli/output_extension.hpp"
 #include "cli/preset_support.hpp"
 #include "cli/strict_integer.hpp"
@@ -47,6 +48,13 @@ std::optional<KvCapacity> kv_capacity_of(const ModelOptions& o, const SweepConfi
   }
   if (*o.max_model_len < 1 || *o.max_model_len > kMaxModelLen) {
     throw bad_input(fmt::format("invalid --max-model-len {}: allowed 1..2^30", *o.max_model_len));
+  }
+  if (preset && *o.max_model_len > preset->max_context) {
+    // As vLLM refuses a max_model_len above the model's max_position_embeddings.
+    throw bad_input(fmt::format(
+        "invalid --max-model-len {}: above {}'s context window of {} positions (max_context, "
+        "configs/models/{}.json); allowed 1..{}",
+        *o.max_model_len, preset->id, preset->max_context, preset->id, preset->max_context));
   }
   if (!o.kv_lengths) {
     throw bad_input(
@@ -101,7 +109,8 @@ CLI::App* setup_model(CLI::App& app, ModelOptions& o) {
                   "JSON sweep config for ops, seq and shape, keys as in configs/default.json; its "
                   "values replace the built-in defaults the other options show, and options "
                   "override it (default: none, the built-in defaults, the same as "
-                  "configs/default.json)");
+                  "configs/default.json)")
+      ->check(non_empty("give a JSON config file, or leave --config out"));
   add_shape_options(*sub, o.shape, AxisValues::kSingle);
   sub->add_option("--format", o.format, "stdout format: table | json (default table)");
   sub->add_option("--output,-o", o.output,

@@ -52,7 +52,7 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   const JsonObjectReader r(document, origin, "");
   r.reject_unknown_keys({"id", "name", "d_model", "heads", "kv_heads", "head_dim", "ffn_dim",
                          "ffn_kind", "gelu_form", "norm", "layers", "vocab_size", "max_context",
-                         "not_modelled"});
+                         "tied_embeddings", "not_modelled"});
   ModelPreset p;
   p.id = r.get_string("id");
   if (p.id.empty() ||
@@ -85,6 +85,7 @@ ModelPreset parse_model_preset(const std::string& json_text, const std::string& 
   p.layers = read_count(r, "layers", kMaxPresetWidth, p);
   p.vocab_size = read_count(r, "vocab_size", kMaxPresetVocab, p);
   p.max_context = read_count(r, "max_context", kMaxPresetWidth, p);
+  p.tied_embeddings = read_sourced(r, "tied_embeddings", p).get_bool("value");
   if (r.has("not_modelled")) {
     const JsonObjectReader not_modelled = read_sourced(r, "not_modelled", p);
     p.not_modelled = not_modelled.get_string_array("value");

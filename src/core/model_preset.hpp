@@ -33,6 +33,10 @@ struct ModelPreset {
   /// max_position_embeddings (GPT-2: n_positions). Layer and model reports at longer lengths say
   /// so (context_window_note).
   int64_t max_context = 0;
+  /// Whether the LM head shares the input embedding's vocab_size × d_model weights (GPT-2, Gemma
+  /// 2) instead of holding its own (Llama 3.1, Mistral, Qwen 2.5 7B, Phi-3): model_weight_bytes
+  /// counts the matrix once or twice.
+  bool tied_embeddings = false;
   /// What the published model does that the layer model leaves out (Gemma 2's sliding-window
   /// layers), one sentence each, printed with every layer report's omissions; empty for a preset
   /// whose layer the model covers. Its source is sources["not_modelled"].
@@ -44,7 +48,7 @@ struct ModelPreset {
 
 /// Parses and validates one preset file's JSON text. Keys: "id", "name" (strings) and "d_model",
 /// "heads", "kv_heads", "head_dim", "ffn_dim", "layers", "vocab_size", "max_context" (integers),
-/// "ffn_kind"
+/// "tied_embeddings" (true | false), "ffn_kind"
 /// (gelu_mlp | swiglu | geglu), "norm" (layernorm | rmsnorm), "gelu_form" (erf | tanh; required
 /// for gelu_mlp and geglu, refused for swiglu), optional "not_modelled" (a list of non-empty
 /// sentences), each value an object {"value", "source"}. Checks:

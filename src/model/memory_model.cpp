@@ -113,7 +113,9 @@ double model_weight_bytes(const ModelPreset& preset, int64_t layers) {
   check_positive_axis("layers", "--layers", layers);
   const double embedding_bytes =
       static_cast<double>(preset.vocab_size) * static_cast<double>(preset.widths.d_model) * 2.0;
-  return static_cast<double>(layers) * layer_weight_bytes(preset) + 2.0 * embedding_bytes;
+  const double embedding_matrices = preset.tied_embeddings ? 1.0 : 2.0;
+  return static_cast<double>(layers) * layer_weight_bytes(preset) +
+         embedding_matrices * embedding_bytes;
 }
 
 double kv_budget_after_weights(double memory_bytes, double gpu_memory_utilization,

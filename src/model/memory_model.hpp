@@ -95,9 +95,9 @@ KvCapacity kv_capacity(const KvCapacitySpec& spec, const std::vector<int64_t>& s
 
 /// Bytes of `preset`'s parameters in bf16 with `layers` layers: layers × layer_weight_bytes (the
 /// attention and FFN projections and the norms, model/layer_operators.hpp) plus the input
-/// embedding and the LM head, vocab_size·d_model·2 each (counted as two tensors: Llama 3.1, Mistral
-/// and Qwen 2.5 7B keep them apart; GPT-2 and Gemma 2 tie them, and hold vocab_size·d_model·2 bytes
-/// less). Llama 3.1 8B: 8.03·10⁹ parameters, 16.06 GB.
+/// embedding and the LM head, vocab_size·d_model·2 bytes each, or once where the preset ties them
+/// (ModelPreset::tied_embeddings: GPT-2, Gemma 2). Llama 3.1 8B: 8.03·10⁹ parameters, 16.06 GB;
+/// Gemma 2 9B: 9.24·10⁹ (its paper's Table 1), 18.48 GB.
 double model_weight_bytes(const ModelPreset& preset, int64_t layers);
 
 /// The KV-cache budget a serving engine is left with: gpu_memory_utilization · memory_bytes −

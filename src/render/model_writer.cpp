@@ -250,8 +250,8 @@ std::string kv_budget_basis(const ModelReport& r) {
     return fmt::format("{:.2f} GiB = {:.2f} GB (--kv-budget-gib)", budget / kGiB, budget / 1e9);
   }
   return fmt::format(
-      "{:.2f} GB = {} x {:.2f} GB ({}) - {:.2f} GB of bf16 weights (every layer, embedding and LM "
-      "head); activations not subtracted",
+      "{:.2f} GB = {} x {:.2f} GB ({}) - {:.2f} GB of bf16 weights (every layer, the embedding and "
+      "the LM head, one matrix where the model ties them); activations not subtracted",
       budget / 1e9, *r.kv_budget_utilization, r.gpu.memory_bytes.value / 1e9, r.gpu.id,
       *r.kv_budget_weight_bytes / 1e9);
 }
@@ -282,13 +282,18 @@ std::string kv_capacity_table(const ModelReport& r) {
             ? fmt::format("{:.1f}x", static_cast<double>(row.paged_sequences) /
                                          static_cast<double>(row.contiguous_sequences))
             : "-";
-    out += fmt::format("{:>9} {:>9} {:>11} {:>10} {:>12} {:>11.1f}% {:>10.1f}%\n", row.seq_len,
+    // No contiguous sequence fits: no reservation, so no waste to show.
+    const std::string contiguous_waste =
+        row.contiguous_sequences > 0 ? fmt::format("{:.1f}%", 100.0 * row.contiguous_waste_fraction)
+                                     : "-";
+    out += fmt::format("{:>9} {:>9} {:>11} {:>10} {:>12} {:>12} {:>10.1f}%\n", row.seq_len,
                        row.pages_per_sequence, row.contiguous_sequences, row.paged_sequences, ratio,
-                       100.0 * row.contiguous_waste_fraction, 100.0 * row.paged_waste_fraction);
+                       contiguous_waste, 100.0 * row.paged_waste_fraction);
   }
   out +=
       "  L = positions a sequence holds (prompt + output); waste = reserved positions that hold "
-      "no token; paged/contig '-' where no contiguous sequence fits. A server also caps "
+      "no token; paged/contig and contig waste '-' where no contiguous sequence fits. A server "
+      "also caps "
       "concurrency (vLLM's --max-num-seqs, default 256)\n";
   return out;
 }

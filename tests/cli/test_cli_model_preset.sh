@@ -180,6 +180,9 @@ fi
 refused 2 "--max-model-len needs --kv-lengths" \
   model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096
 refused 2 "give --max-model-len too" model --gpu h100-sxm --model llama-3.1-8b --kv-lengths 500
+refused 2 "invalid --max-model-len 1000000: above llama-3.1-8b's context window of 131072 positions" \
+  model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 1000000 \
+  --kv-lengths 500
 refused 2 "invalid --kv-lengths 5000: a sequence holds 1 .. --max-model-len 4096 positions" \
   model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096 --kv-lengths 500,5000
 refused 2 "invalid --kv-lengths '500,500': length 500 is listed more than once" \

@@ -282,6 +282,19 @@ TEST(KvCapacity, WeightsAndTheBudgetLeft) {
   const ModelPreset& llama = find_model_preset("llama-3.1-8b");
   EXPECT_DOUBLE_EQ(model_weight_bytes(llama, 32), 2.0 * 8030257152.0);
   EXPECT_DOUBLE_EQ(model_weight_bytes(llama, 1), 2.0 * (218112000.0 + 2 * 128256.0 * 4096));
+  // Gemma 2 9B ties its LM head to the embedding: per layer 3584·(16 + 16)·256 + 4096·3584 +
+  // 3·3584·14336 + 2·3584 = 198,188,032 parameters, 42 layers and one 256000 × 3584 table give
+  // 9,241,401,344: the paper's 9,241,705,984 (arXiv:2408.00118, Table 1) less the 304,640 of the
+  // post-norms and the final norm, which the layer model leaves out.
+  const ModelPreset& gemma = find_model_preset("gemma-2-9b");
+  ASSERT_TRUE(gemma.tied_embeddings);
+  EXPECT_DOUBLE_EQ(model_weight_bytes(gemma, 42), 2.0 * 9241401344.0);
+  // GPT-2 small: what is left after the layers is one 50257 × 768 bf16 table; Llama keeps two.
+  const ModelPreset& gpt2 = find_model_preset("gpt2");
+  const double gpt2_layer = model_weight_bytes(gpt2, 2) - model_weight_bytes(gpt2, 1);
+  EXPECT_DOUBLE_EQ(model_weight_bytes(gpt2, 1) - gpt2_layer, 50257.0 * 768 * 2);
+  const double llama_layer = model_weight_bytes(llama, 2) - model_weight_bytes(llama, 1);
+  EXPECT_DOUBLE_EQ(model_weight_bytes(llama, 1) - llama_layer, 2 * 128256.0 * 4096 * 2);
   // H100 SXM: 80 GiB; 0.9 × 85899345920 − 16060514304 = 61248897024 B = 29205 pages of 2 MiB.
   const double budget = kv_budget_after_weights(85899345920.0, 0.9, 2.0 * 8030257152.0);
   EXPECT_DOUBLE_EQ(budget, 61248897024.0);

@@ -55,10 +55,13 @@ TEST(ModelPreset, EveryPresetHasThePublishedNumbers) {
     EXPECT_EQ(p.layers, want.layers);
     EXPECT_EQ(p.vocab_size, want.vocab_size);
     EXPECT_EQ(p.max_context, want.max_context);
+    // GPT-2 and Gemma 2 share the LM head with the embedding; the others keep their own.
+    const std::string id = want.id;
+    EXPECT_EQ(p.tied_embeddings, id == "gpt2" || id == "gpt2-xl" || id == "gemma-2-9b");
     // Every value names its source; the GELU presets use the tanh form (gelu_new,
     // gelu_pytorch_tanh), the SwiGLU ones none; not_modelled has its source too.
     EXPECT_EQ(p.sources.size(),
-              (want.ffn_kind == FfnKind::kSwiglu ? 10u : 11u) + (p.not_modelled.empty() ? 0u : 1u));
+              (want.ffn_kind == FfnKind::kSwiglu ? 11u : 12u) + (p.not_modelled.empty() ? 0u : 1u));
     for (const auto& [key, source] : p.sources) EXPECT_FALSE(source.empty()) << key;
     if (want.ffn_kind == FfnKind::kSwiglu) {
       EXPECT_FALSE(p.gelu_form.has_value());
@@ -126,7 +129,8 @@ constexpr const char* kValid = R"({
   "norm": {"value": "layernorm", "source": "test config"},
   "layers": {"value": 24, "source": "test config"},
   "vocab_size": {"value": 50000, "source": "test config"},
-  "max_context": {"value": 2048, "source": "test config"}
+  "max_context": {"value": 2048, "source": "test config"},
+  "tied_embeddings": {"value": false, "source": "test config"}
 })";
 
 std::string error_of(const std::string& text) {
@@ -219,9 +223,11 @@ TEST(ModelPreset, MalformedPresetsNameFileAndKey) {
       {R"("layers": {"value": 24, "source": "test config"},)", "", "layers", "missing"},
       {R"("max_context": {"value": 2048,)", R"("max_context": {"value": 0,)", "max_context.value",
        "out of range"},
-      {R"(,
-  "max_context": {"value": 2048, "source": "test config"})",
+      {R"(
+  "max_context": {"value": 2048, "source": "test config"},)",
        "", "max_context", "missing"},
+      {R"("tied_embeddings": {"value": false,)", R"("tied_embeddings": {"value": 0,)",
+       "tied_embeddings.value", "expected true or false"},
       {R"("test-model")", R"("Test Model")", "id", "lower-case"},
       {R"("vocab_size": {"value": 50000, "source": "test config"})",
        R"("vocab_size": {"value": 50000, "source": "test config"},
