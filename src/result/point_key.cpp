@@ -10,16 +10,21 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/sweep_axes.hpp"
 
 namespace rooflinectl {
 namespace {
 
-// Every shape axis, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf", then shape_variant_label's.
-std::string axes_text(const Shape& shape) {
-  return fmt::format("L={} B={} H={}/{} d={} {}{} {}{}", shape.seq_len, shape.batch, shape.heads,
+// The shape axes, e.g. "L=4096 B=1 H=16/16 d=128 bf16 erf" for gelu, then shape_variant_label's;
+// the GELU form only where `op` reads it (operator_uses_axis: gelu, geglu), so that an attention
+// point's name does not carry a GELU form it never used.
+std::string axes_text(const std::string& op, const Shape& shape) {
+  const std::string gelu_form = operator_uses_axis(op, SweepAxis::kGeluForm)
+                                    ? " " + to_string(shape.gelu_form)
+                                    : std::string();
+  return fmt::format("L={} B={} H={}/{} d={} {}{}{}{}", shape.seq_len, shape.batch, shape.heads,
                      shape.kv_heads, shape.head_dim, to_string(shape.dtype),
-                     shape.causal ? " causal" : "", to_string(shape.gelu_form),
-                     shape_variant_label(shape));
+                     shape.causal ? " causal" : "", gelu_form, shape_variant_label(shape));
 }
 
 // What tells points apart (the operator and every shape axis, not the kernel version), as a
@@ -50,10 +55,10 @@ bool PointKey::same_point(const PointKey& o) const {
 }
 
 std::string PointKey::label() const {
-  return fmt::format("{} {} {}", op, version, axes_text(shape));
+  return fmt::format("{} {} {}", op, version, axes_text(op, shape));
 }
 
-std::string PointKey::shape_label() const { return fmt::format("{} {}", op, axes_text(shape)); }
+std::string PointKey::shape_label() const { return fmt::format("{} {}", op, axes_text(op, shape)); }
 
 PointKey point_key(const PointResult& point) { return {point.op, point.version, point.shape}; }
 

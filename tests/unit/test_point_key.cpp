@@ -37,6 +37,16 @@ std::string repeat_error(const Report& report) {
   return "";
 }
 
+// A label names the GELU form only where the operator reads it (gelu, geglu): an attention or
+// GEMM point's Bencher name does not change with a GELU form it never used.
+TEST(PointKeyLabel, NamesTheGeluFormOnlyForTheOperatorsThatUseIt) {
+  EXPECT_EQ(point_key(point("gelu", 512)).shape_label(), "gelu L=512 B=1 H=16/16 d=128 bf16 erf");
+  EXPECT_EQ(point_key(point("geglu", 512)).shape_label(), "geglu L=512 B=1 H=16/16 d=128 bf16 erf");
+  EXPECT_EQ(point_key(point("flash_attention", 512)).shape_label(),
+            "flash_attention L=512 B=1 H=16/16 d=128 bf16");
+  EXPECT_EQ(point_key(point("gemm", 512)).label(), "gemm gemm_v1 L=512 B=1 H=16/16 d=128 bf16");
+}
+
 TEST(CheckUniquePoints, AcceptsDistinctPoints) {
   EXPECT_EQ(repeat_error(report_of({})), "");
   EXPECT_EQ(repeat_error(report_of({point("gemm", 512)})), "");
@@ -50,13 +60,13 @@ TEST(CheckUniquePoints, NamesTheFirstRepeatedPointAndItsNextOccurrence) {
   const PointResult a = point("gemm", 512);
   const PointResult b = point("gelu", 512);
   EXPECT_EQ(repeat_error(report_of({a, b, b, a})),
-            "r.json: point 'gemm L=512 B=1 H=16/16 d=128 bf16 erf' appears twice (points[0] and "
+            "r.json: point 'gemm L=512 B=1 H=16/16 d=128 bf16' appears twice (points[0] and "
             "points[3])");
   EXPECT_EQ(repeat_error(report_of({b, a, point("gemm", 1024), a, a, b})),
             "r.json: point 'gelu L=512 B=1 H=16/16 d=128 bf16 erf' appears twice (points[0] and "
             "points[5])");
   EXPECT_EQ(repeat_error(report_of({point("gemm", 1024), a, a, a})),
-            "r.json: point 'gemm L=512 B=1 H=16/16 d=128 bf16 erf' appears twice (points[1] and "
+            "r.json: point 'gemm L=512 B=1 H=16/16 d=128 bf16' appears twice (points[1] and "
             "points[2])");
 }
 
