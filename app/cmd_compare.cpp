@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "cli/output_extension.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
@@ -128,7 +126,7 @@ constexpr CompareFormat kFormats[] = {
 // The format an -o name picks when --format is not given; nullptr for an extension no format
 // writes.
 const CompareFormat* format_of_output(const std::string& path) {
-  const std::string extension = std::filesystem::path(path).extension().string();
+  const std::string extension = output_name_extension(path);
   for (const CompareFormat& f : kFormats) {
     if (extension == f.extension) return &f;
   }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "cli/output_extension.hpp"
 #include "cli/report_format.hpp"
@@ -50,7 +49,7 @@ namespace {
 // The format an -o name implies when --format is not given: the writer of its extension
 // (extension_of; json for .json: bmf is JSON too but asked for by name), else the table.
 std::string format_of_output(const std::string& path) {
-  const std::string extension = std::filesystem::path(path).extension().string();
+  const std::string extension = output_name_extension(path);
   for (const ReportFormat format :
        {ReportFormat::kMarkdown, ReportFormat::kCsv, ReportFormat::kJson}) {
     if (extension == extension_of(format)) return format_name(format);
@@ -145,7 +144,7 @@ int run_report_command(const ReportOptions& o) {
        ReportFormat::kBmf});
   if (o.output_given) {
     if (!o.format_given && format == ReportFormat::kTable && !o.output.empty() &&
-        std::filesystem::path(o.output).extension() != extension_of(format)) {
+        output_name_extension(o.output) != extension_of(format)) {
       throw bad_input(fmt::format(
           "invalid --output '{}': without --format the file name picks the writer, so it must "
           "end in .txt (table), .md, .csv or .json",

@@ -30,6 +30,17 @@ void check_output_extension(const std::string& path, const std::string& extensio
   }
 }
 
+std::string output_name_extension(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  std::string extension =
+      name.size() > 1 && name[0] == '.' && name.find('.', 1) == std::string::npos
+          ? name
+          : std::filesystem::path(name).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
+}
+
 void check_output_is_not_input(const std::string& output, const std::string& input) {
   std::error_code ec;
   bool same = std::filesystem::exists(output, ec) && std::filesystem::exists(input, ec) &&

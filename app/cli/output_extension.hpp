@@ -17,6 +17,12 @@ namespace rooflinectl {
 void check_output_extension(const std::string& path, const std::string& extension,
                             const std::string& what, const std::string& flag = "--output");
 
+/// The extension of an output name in lower case, for picking a writer by it: ".md" for
+/// "out.MD"; a name that is an extension alone (".json", which std::filesystem reads as a hidden
+/// file with none) gives that extension, so that check_output_extension then asks for a name
+/// before it; "" when there is none.
+std::string output_name_extension(const std::string& path);
+
 /// Throws a bad-input Error "invalid --output '<output>': is the input report '<input>', which
 /// would be overwritten" when `output` names the same file as `input`: the same inode when both
 /// exist (std::filesystem::equivalent, so hard links and other spellings count), else equal

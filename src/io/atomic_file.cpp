@@ -95,8 +95,10 @@ void check_output_file_path(const std::string& path) {
   std::error_code ignored;
   const std::filesystem::path parent = std::filesystem::absolute(path, ignored).parent_path();
   if (!std::filesystem::is_directory(parent, ignored)) {
-    throw bad_input(fmt::format("invalid output path '{}': directory '{}' does not exist", path,
-                                parent.string()));
+    throw bad_input(fmt::format(
+        "invalid output path '{}': directory '{}' {}", path, parent.string(),
+        std::filesystem::exists(parent, ignored) ? "is not a directory (a file of that name exists)"
+                                                 : "does not exist"));
   }
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     throw bad_input(

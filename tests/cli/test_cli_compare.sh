@@ -66,6 +66,12 @@ if ! grep -q '<failure message="slower: ' "$work/cmp.xml"; then
 fi
 check 2 "" "invalid --output '$work/cmp.pdf': without --format the file name picks the writer" \
   compare "$report" "$report" -o "$work/cmp.pdf"
+check 2 "" "invalid --output '$work/.md': needs a file name before .md" \
+  compare "$report" "$report" -o "$work/.md"
+check 0 "" "written to $work/CMP.MD" compare "$report" "$report" -o "$work/CMP.MD"
+if ! grep -q '^| ' "$work/CMP.MD"; then
+  fail "compare -o CMP.MD without --format did not write Markdown"
+fi
 "$bin" compare "$report" "$report" >/dev/full 2>"$work/stderr"
 code=$?
 if [[ $code -ne 3 ]]; then
