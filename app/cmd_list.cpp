@@ -69,7 +69,7 @@ std::vector<AxisDefault> axis_defaults() {
        "capability 9.0)"},
       integer("--q-len", "q_len", d.base.q_len,
               "naive and flash attention only; L_q queries over the --seq keys (chunked "
-              "prefill); 0 (or L) = L_q = L"),
+              "prefill); 0 or L: L_q = L"),
       integer("--gemm-n", "gemm_n", d.base.gemm_n,
               "gemm only; 0 = the FFN up projection's N (ffn-dim); else a multiple of 8"),
       integer("--gemm-k", "gemm_k", d.base.gemm_k,
@@ -119,6 +119,20 @@ std::string version_needs_text(const KernelVersion& version) {
                                   : fmt::format("{}; else {}", version.needs, version.fallback);
 }
 
+/// The datasheet's dense peaks a roof is drawn from, e.g. ", bf16 989.5 / fp32 67.0 TFLOP/s"; ""
+/// when the spec has neither.
+std::string gpu_peaks_text(const GpuSpec& gpu) {
+  std::vector<std::string> peaks;
+  const auto bf16 = gpu.dense_tensor_flop_per_s.find("bf16");
+  if (bf16 != gpu.dense_tensor_flop_per_s.end() && is_known(bf16->second)) {
+    peaks.push_back(fmt::format("bf16 {:.1f}", bf16->second.value / 1e12));
+  }
+  if (is_known(gpu.fp32_flop_per_s)) {
+    peaks.push_back(fmt::format("fp32 {:.1f}", gpu.fp32_flop_per_s.value / 1e12));
+  }
+  return peaks.empty() ? "" : fmt::format(", {} TFLOP/s dense", fmt::join(peaks, " / "));
+}
+
 std::string list_text() {
   std::string out = fmt::format(
       "operators (name, the roof a point is placed under: tensor cores or the fp32 pipe, what it "
@@ -140,7 +154,7 @@ std::string list_text() {
     if (!axis.note.empty()) remarks.push_back(axis.note);
     const std::string suffix =
         remarks.empty() ? "" : fmt::format(" ({})", fmt::join(remarks, "; "));
-    out += fmt::format("  {:<12} {}{}\n", axis.flag, axis.default_text, suffix);
+    out += fmt::format("  {:<13} {}{}\n", axis.flag, axis.default_text, suffix);
   }
   out += "counters (CUPTI range profiler, one range per kernel):\n";
   for (const auto& name : counter_metric_names()) out += fmt::format("  {}\n", name);
@@ -152,10 +166,23 @@ std::string list_text() {
       "GPU specs (--gpu NAME of model and layer --analytic, and the datasheet roofs of a "
       "measured GPU; each value's source in configs/gpus/NAME.json):\n";
   for (const GpuSpec& gpu : builtin_gpu_specs()) {
-    out += fmt::format("  {:<16} {}: compute capability {}.{}, {} SMs, {:.2f} TB/s DRAM\n", gpu.id,
-                       gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count,
-                       gpu.hbm_bytes_per_s.value / 1e12);
+    out += fmt::format(
+        "  {:<16} {}: compute capability {}.{}, {} SMs, {:.1f} GB, {:.2f} TB/s DRAM{}\n", gpu.id,
+        gpu.name, gpu.cc_major, gpu.cc_minor, gpu.sm_count, gpu.memory_bytes.value / 1e9,
+        gpu.hbm_bytes_per_s.value / 1e12, gpu_peaks_text(gpu));
   }
+  return out;
+}
+
+/// A datasheet value, or null where the spec has none.
+nlohmann::ordered_json known_or_null(const SpecValue& v) {
+  return is_known(v) ? nlohmann::ordered_json(v.value) : nlohmann::ordered_json(nullptr);
+}
+
+/// The dense tensor peaks by input dtype ("bf16", "fp16", "tf32", "fp8"), FLOP/s.
+nlohmann::ordered_json dense_tensor_json(const GpuSpec& gpu) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [dtype, v] : gpu.dense_tensor_flop_per_s) out[dtype] = known_or_null(v);
   return out;
 }
 
@@ -193,7 +220,10 @@ std::string list_json() {
                     {"name", gpu.name},
                     {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
                     {"sm_count", gpu.sm_count},
-                    {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value}});
+                    {"memory_bytes", gpu.memory_bytes.value},
+                    {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value},
+                    {"dense_tensor_flop_per_s", dense_tensor_json(gpu)},
+                    {"fp32_flop_per_s", known_or_null(gpu.fp32_flop_per_s)}});
   }
   const nlohmann::ordered_json list = {
       {"operators", operators},

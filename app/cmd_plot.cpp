@@ -26,7 +26,8 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
       "plot",
       "Draw a sweep, profile or layer report as an SVG chart (a layer report: its time split)");
   sub->add_option("report", o.report,
-                  "JSON report written by `sweep --output` or `profile -o` (roofline only)")
+                  "JSON report written by `sweep --output`, `profile -o` (roofline only) or "
+                  "`layer -o` (its time split)")
       ->required();
   sub->add_option("--output,-o", o.output, "SVG file to write (name ending in .svg)")->required();
   sub->add_option("--chart", o.chart,

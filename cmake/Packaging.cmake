@@ -3,7 +3,7 @@
 #   lib/rooflinectl/librooflinectl_inject.so  the injection library of `rooflinectl profile`
 #   share/rooflinectl/report-schema.json      the JSON schema of sweep/model reports
 #   share/rooflinectl/profile-report-schema.json  the JSON schema of `profile` reports
-#   share/rooflinectl/layer-report-schema.json    the JSON schema of `layer --analytic` reports
+#   share/rooflinectl/layer-report-schema.json    the JSON schema of `layer` reports (analytic and measured)
 #   share/rooflinectl/configs/                sweep configs, the GPU datasheet table, model presets
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
 # The binary keeps the CUDA toolkit's library directory in its RUNPATH, so the installed tool

@@ -120,7 +120,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
                              "(default {})",
                              kDefaultKvPageSize))
       ->type_name("N")
-      ->transform(strict_integer<int64_t>(axis));
+      ->transform(strict_integer<int64_t>("16, 32, 64 or 128"));
   // Checked by validate_gemm_dims (multiple of 8), so the error names the value and the rule.
   const std::string gemm_dim = "0, or multiples of 8 up to 2^50";
   sub.add_option(

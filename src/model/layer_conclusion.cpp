@@ -59,10 +59,10 @@ const LayerPrediction* first_where(const std::vector<const LayerPrediction*>& li
 
 std::string prefill_takeover(int64_t batch, const std::vector<const LayerPrediction*>& list) {
   const LayerPrediction& last = *list.back();
+  // Called for a point after the first: the length before it.
   const auto previous_l = [&list](const LayerPrediction* p) {
     const auto it = std::find(list.begin(), list.end(), p);
-    return it == list.begin() ? std::string("the smallest L")
-                              : fmt::format("L = {}", (*(it - 1))->point.seq_len);
+    return fmt::format("L = {}", (*(it - 1))->point.seq_len);
   };
   std::string out = fmt::format("prefill, B = {}: ", batch);
   const LayerPrediction* largest = first_where(
@@ -71,6 +71,12 @@ std::string prefill_takeover(int64_t batch, const std::vector<const LayerPredict
     out += fmt::format("attention stays below the largest GEMM up to L = {} ({} vs {})",
                        last.point.seq_len, percent(attention_share(last)),
                        percent(largest_other_share(last)));
+  } else if (largest == list.front()) {
+    out += fmt::format(
+        "attention is the largest operator from the smallest L on (at L = {}: {} of the layer "
+        "time against {} for the largest other)",
+        largest->point.seq_len, percent(attention_share(*largest)),
+        percent(largest_other_share(*largest)));
   } else {
     out += fmt::format(
         "beyond {} attention takes over from each FFN GEMM as the largest operator (at L = {}: "
@@ -84,6 +90,11 @@ std::string prefill_takeover(int64_t batch, const std::vector<const LayerPredict
     out += fmt::format("; the three FFN GEMMs together stay larger up to L = {} ({} vs {})",
                        last.point.seq_len, percent(ffn_gemm_share(last)),
                        percent(attention_share(last)));
+  } else if (ffn == list.front()) {
+    out += fmt::format(
+        "; from the smallest L on it takes more time than the FFN GEMMs together (at L = {}: {} "
+        "vs {})",
+        ffn->point.seq_len, percent(attention_share(*ffn)), percent(ffn_gemm_share(*ffn)));
   } else {
     out += fmt::format(
         "; beyond {} it takes more time than the FFN GEMMs together (at L = {}: {} vs {})",

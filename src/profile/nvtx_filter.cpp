@@ -30,7 +30,14 @@ NvtxFilter::NvtxFilter(const std::string& expression) : expression_(expression) 
     body.pop_back();
   }
   if (!body.empty() && body.back() == '/') body.pop_back();
-  if (body.empty()) throw filter_error(expression, "names no range (expected e.g. 'forward/')");
+  if (body.empty()) {
+    throw filter_error(expression,
+                       anchored_bottom_ || anchored_top_
+                           ? "names no range: a leading '[' and a trailing ']' anchor the range "
+                             "stack, as in Nsight Compute, and are not part of a name or regular "
+                             "expression (expected e.g. '[forward/')"
+                           : "names no range (expected e.g. 'forward/')");
+  }
   if (!use_regex_ && body.find('@') != std::string::npos) {
     throw filter_error(expression, "NVTX domains (Domain@Range) are not supported");
   }

@@ -180,6 +180,12 @@ Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
 
 std::string format_sources_note(const Report& report) {
   std::string out;
+  if (report.sources.empty() && report.config.shard) {
+    out += fmt::format(
+        "shard {} of the sweep: its points only (`rooflinectl merge` joins the {} shard reports "
+        "into the whole sweep)\n",
+        report.config.shard->text(), report.config.shard->count);
+  }
   for (size_t i = 0; i < report.sources.size(); ++i) {
     const MergeSource& source = report.sources[i];
     size_t points = 0;

@@ -19,7 +19,8 @@ namespace rooflinectl {
 std::string format_console_table(const Report& report);
 
 /// For a merged report (`merge`, `sweep --devices`): one line per shard naming its GPU (name,
-/// index, UUID), its point count and the file it came from; "" for a report one sweep wrote.
+/// index, UUID), its point count and the file it came from; for the report of one `sweep --shard
+/// i/n`, a line saying it holds that shard's points only; "" for a report of a whole sweep.
 std::string format_sources_note(const Report& report);
 
 }  // namespace rooflinectl

@@ -246,6 +246,11 @@ bad "unexpected argument 'gelu=v2' to 'sweep'" sweep --kernel gemm=v1 gelu=v2
 bad "--batch: 'x' is not a whole number (allowed: integers 1..2^50)" sweep --batch 1,x
 bad "invalid --batch '1,8,1': 1 is listed more than once" sweep --batch 1,8,1
 bad "empty item" sweep --batch 1,,8
+# An empty value is an error, not "not given" (an unset $BASE must not turn the gate off).
+bad "--baseline: empty (give a sweep report file, or leave --baseline out)" sweep --baseline ''
+bad "--filter: empty (give FIELD OP VALUE terms, or leave --filter out)" sweep --filter ' '
+bad "--config: empty (give a JSON config file, or leave --config out)" sweep --config ''
+bad "--config: empty (give a JSON config file, or leave --config out)" model --gpu h100-sxm --config ''
 bad "--dtype: 'fp32' is not allowed (allowed: bf16, fp16)" sweep --dtype bf16,fp32
 bad "--causal: 'maybe' is not allowed (allowed: off, on)" sweep --causal off,maybe
 bad "invalid --heads '16,32' without --kv-heads" sweep --heads 16,32
@@ -286,8 +291,8 @@ for page in 0 8 24 256 -16; do
   bad "invalid page size $page (--page-size): allowed 16, 32, 64, 128" \
     sweep --ops decode_attention --kv-layout paged --page-size="$page"
 done
-bad "--page-size: 'abc' is not a whole number" sweep --ops decode_attention --kv-layout paged \
-  --page-size abc
+bad "--page-size: 'abc' is not a whole number (allowed: 16, 32, 64 or 128)" sweep \
+  --ops decode_attention --kv-layout paged --page-size abc
 bad "invalid page size 32 (--page-size): needs --kv-layout paged" \
   sweep --ops decode_attention --page-size 32
 bad "invalid page size 16 (--page-size): needs --kv-layout paged" \
@@ -529,6 +534,9 @@ run_case 2 "'xml'" - peaks --format xml
 run_case 2 "directory '$work/nodir' does not exist" - plot "$h200" -o "$work/nodir/x.svg"
 run_case 2 "directory '$work/nodir' does not exist" - report "$h200" --format md -o "$work/nodir/x.md"
 run_case 2 "directory '$work/nodir' does not exist" - model --gpu h200-sxm -o "$work/nodir/m.json"
+: >"$inputs/plainfile"
+run_case 2 "directory '$inputs/plainfile' is not a directory (a file of that name exists)" - \
+  plot "$h200" -o "$inputs/plainfile/x.svg"
 
 # Outputs that are not regular files are refused, never replaced by the atomic rename.
 run_case 2 "/dev/null" - report "$h200" --format md -o /dev/null
@@ -577,6 +585,13 @@ run_case 2 "invalid --output '$work/.json': needs a file name before .json" - \
   model --gpu h200-sxm -o "$work/.json"
 run_case 2 "invalid --output '$work/.svg': needs a file name before .svg" - plot "$h200" -o "$work/.svg"
 run_case 2 "invalid --output '.md': needs a file name before .md" - report "$h200" --format md -o .md
+# Without --format too, and an upper-case extension picks its writer.
+run_case 2 "invalid --output '$work/.json': needs a file name before .json" - report "$h200" -o "$work/.json"
+if "$bin" report "$h200" -o "$inputs/UPPER.MD" 2>/dev/null && grep -q '^| ' "$inputs/UPPER.MD"; then
+  pass
+else
+  fail "report -o UPPER.MD did not write Markdown"
+fi
 bad "invalid warmup-runs -1: allowed 0 to 1000000" sweep --warmup-runs -1
 bad "--warmup-runs: 'x' is not a whole number (allowed: integers 0..1000000)" sweep --warmup-runs x
 bad "'abc'" sweep --time-threshold abc

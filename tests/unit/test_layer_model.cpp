@@ -291,6 +291,15 @@ TEST(LayerConclusion, PrefillNamesTheTakeover) {
       << r.conclusion[0];
   EXPECT_NE(r.conclusion[1].find("compute-bound operators take"), std::string::npos);
   EXPECT_NE(r.conclusion[1].find("at L = 512 and "), std::string::npos) << r.conclusion[1];
+  // Attention already the largest at the smallest L: said so, not "beyond the smallest L".
+  const LayerReport from_first = build_layer_report(llama(), find_gpu_spec("h200-sxm"),
+                                                    LayerPhase::kPrefill, {1}, {131072, 262144});
+  ASSERT_EQ(attention_largest_from(from_first), 131072);
+  EXPECT_NE(from_first.conclusion[0].find(
+                "attention is the largest operator from the smallest L on (at L = 131072: "),
+            std::string::npos)
+      << from_first.conclusion[0];
+  EXPECT_EQ(from_first.conclusion[0].find("beyond"), std::string::npos) << from_first.conclusion[0];
   // One length: its share once, not "at L = 4096 and ... at L = 4096".
   const LayerReport one =
       build_layer_report(llama(), find_gpu_spec("h200-sxm"), LayerPhase::kPrefill, {1}, {4096});

@@ -59,6 +59,15 @@ TEST(NvtxFilter, RefusesWhatItDoesNotSupportNamingTheExpression) {
   }
   EXPECT_TRUE(any_nvtx_filter_matches({}, {}));
   EXPECT_TRUE(any_nvtx_filter_matches({NvtxFilter("A/"), NvtxFilter("B/")}, {"B"}));
+  // An anchor alone ("regex:[") says why nothing is left of the expression.
+  try {
+    NvtxFilter filter("regex:[");
+    ADD_FAILURE() << "accepted 'regex:['";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a leading '[' and a trailing ']' anchor the range stack"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(LaunchSelector, AppliesRegexNvtxSkipSampleAndCountInOrder) {

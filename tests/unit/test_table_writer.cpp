@@ -85,6 +85,21 @@ TEST(TableWriter, RowNamesTheKernelVersion) {
   EXPECT_EQ(lines[0].find("version"), lines[3].find("-")) << lines[3];  // skipped: no kernel ran
 }
 
+// The report of one `sweep --shard i/n` says it holds that shard's points only.
+TEST(TableWriter, ShardReportSaysItIsPartial) {
+  Report r;
+  r.points = {ok_point("gemm", 4096, 4e-3, 2e12, 1e10, "counters")};
+  EXPECT_FALSE(contains(format_console_table(r), "shard"));
+  ShardSpec shard;
+  shard.index = 2;
+  shard.count = 3;
+  r.config.shard = shard;
+  EXPECT_TRUE(contains(format_console_table(r),
+                       "shard 2/3 of the sweep: its points only (`rooflinectl merge` joins the 3 "
+                       "shard reports into the whole sweep)"))
+      << format_console_table(r);
+}
+
 TEST(TableWriter, PagedDecodeRowNamesItsLayout) {
   Report r;
   PointResult paged = ok_point("decode_attention", 4096, 1e-4, 1e9, 1e9, "counters");
