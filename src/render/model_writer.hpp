@@ -1,5 +1,6 @@
-// Writers of `rooflinectl model`'s ModelReport: a console table and JSON. They only read the
-// report (src/model/prediction.hpp). Pure host code.
+// Writers of `rooflinectl model`'s ModelReport: a console table and JSON (every field in
+// docs/model-report-schema.json). They only read the report (src/model/prediction.hpp). Pure host
+// code.
 #pragma once
 
 #include <nlohmann/json.hpp>
