@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/operator_names.hpp"
+#include "core/sweep_axes.hpp"
 #include "render/attention_summary.hpp"
 #include "result/counter_fields.hpp"
 
@@ -88,7 +89,13 @@ std::vector<CsvColumn> shape_columns() {
       point_column("d_model",
                    [](const PointResult& p) { return std::to_string(p.shape.d_model()); }),
       point_column("dtype", [](const PointResult& p) { return to_string(p.shape.dtype); }),
-      point_column("gelu_form", [](const PointResult& p) { return to_string(p.shape.gelu_form); }),
+      // Only where the operator reads it (gelu, geglu), as page_size only on paged rows.
+      point_column("gelu_form",
+                   [](const PointResult& p) {
+                     return operator_uses_axis(p.op, SweepAxis::kGeluForm)
+                                ? to_string(p.shape.gelu_form)
+                                : std::string();
+                   }),
       point_column(
           "causal",
           [](const PointResult& p) { return std::string(p.shape.causal ? "true" : "false"); }),
