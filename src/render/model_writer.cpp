@@ -247,7 +247,13 @@ std::string flash_io_table(const ModelReport& r) {
 std::string kv_budget_basis(const ModelReport& r) {
   const double budget = r.kv_capacity->spec.budget_bytes;
   if (!r.kv_budget_utilization || !r.kv_budget_weight_bytes) {
-    return fmt::format("{:.2f} GiB = {:.2f} GB (--kv-budget-gib)", budget / kGiB, budget / 1e9);
+    // A budget past the card's memory is a multi-GPU or what-if figure: said, not refused.
+    const std::string beyond = budget > r.gpu.memory_bytes.value
+                                   ? fmt::format(", more than the {:.2f} GB of one {}",
+                                                 r.gpu.memory_bytes.value / 1e9, r.gpu.id)
+                                   : "";
+    return fmt::format("{:.2f} GiB = {:.2f} GB (--kv-budget-gib){}", budget / kGiB, budget / 1e9,
+                       beyond);
   }
   return fmt::format(
       "{:.2f} GB = {} x {:.2f} GB ({}) - {:.2f} GB of bf16 weights (every layer, the embedding and "

@@ -180,6 +180,13 @@ fi
 refused 2 "--max-model-len needs --kv-lengths" \
   model --gpu h100-sxm --model llama-3.1-8b --max-model-len 4096
 refused 2 "give --max-model-len too" model --gpu h100-sxm --model llama-3.1-8b --kv-lengths 500
+# A budget past one card's memory is said (a multi-GPU or what-if figure), not refused.
+if "$bin" model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 4096 \
+  --kv-lengths 500 --kv-budget-gib 1000 2>&1 | grep -qF "(--kv-budget-gib), more than the 85.90 GB of one h100-sxm"; then
+  pass
+else
+  fail "model --kv-budget-gib 1000 on h100-sxm does not say it exceeds one card"
+fi
 refused 2 "invalid --max-model-len 1000000: above llama-3.1-8b's context window of 131072 positions" \
   model --gpu h100-sxm --model llama-3.1-8b --ops decode_attention --max-model-len 1000000 \
   --kv-lengths 500
