@@ -174,11 +174,10 @@ int run_model_command(const ModelOptions& o) {
   SweepConfig config =
       o.config_file.empty() ? default_sweep_config() : load_config_file(o.config_file);
   apply_shape_options(o.shape, config);
+  const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
   // A preset's layer runs its own FFN step and norm (swiglu, rmsnorm for Llama), not the default
   // sweep's gelu and layernorm, unless --ops or the config names operators.
-  if (o.shape.model && !o.shape.ops && o.config_file.empty()) {
-    config.ops = preset_operator_names(find_model_preset(*o.shape.model));
-  }
+  if (preset && !o.shape.ops && o.config_file.empty()) config.ops = preset_operator_names(*preset);
   // The model report describes one shape (its "shape" block and tables); lists are sweep's.
   for (const SweepAxis axis : kSweepAxes) {
     if (config.axes.varies(axis)) {
@@ -195,7 +194,6 @@ int run_model_command(const ModelOptions& o) {
                     config.filter));
   }
   check_model_input_dtypes(config);
-  const ModelPreset* preset = o.shape.model ? &find_model_preset(*o.shape.model) : nullptr;
   std::vector<std::string> refusals;
   // A flag that replaced a preset's attention axis is the user's value, checked as sweep checks
   // it (README: only the preset's own head_dim becomes a note).
