@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include "cli/output_extension.hpp"
+#include "compare/layer_compare.hpp"
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/layer_json.hpp"
 #include "io/profile_json.hpp"
 #include "render/compare_writer.hpp"
 #include "render/junit_writer.hpp"
+#include "render/layer_compare_writer.hpp"
 #include "render/profile_compare_writer.hpp"
 
 namespace rooflinectl {
@@ -67,11 +70,13 @@ Report load_report_to_compare(const std::string& path) {
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "compare",
-      "Compare two sweep reports point by point, or two profile reports kernel by kernel: "
-      "same, faster, slower (regression), inconclusive, added, removed, failed. Exit 0: no "
+      "Compare two sweep reports point by point, two profile reports kernel by kernel, or two "
+      "measured layer reports operator by operator: same, faster, slower (regression), "
+      "inconclusive, added, removed, failed. Exit 0: no "
       "regression; 1: a regression; 2: bad input (unreadable report, schema or GPU mismatch)");
   sub->add_option("base", o.base_file,
-                  "Baseline report (JSON from `sweep --output` or `profile --output`)")
+                  "Baseline report (JSON from `sweep --output`, `profile --output` or `layer "
+                  "--output`)")
       ->required();
   sub->add_option("new", o.new_file, "New report of the same kind to judge against the baseline")
       ->required();
@@ -83,7 +88,8 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
       ->each([&o](const std::string&) { o.min_share_given = true; });
   sub->add_option("--format", o.format,
                   "Output format: table | md | json | junit (JUnit XML for CI test reporters; "
-                  "sweep reports only) (default: from -o's extension, .txt table, .md md, .json "
+                  "sweep reports only; layer reports: table, json) (default: from -o's extension, "
+                  ".txt table, .md md, .json "
                   "json, .xml junit; else table)")
       ->each([&o](const std::string&) { o.format_given = true; });
   sub->add_option("--output,-o", o.output,
@@ -149,7 +155,66 @@ void write_comparison(const CompareCommandOptions& o, const std::string& text) {
   }
 }
 
-const char* report_kind(bool is_profile) { return is_profile ? "profile" : "sweep"; }
+enum class ReportKind { kSweep, kProfile, kLayer };
+
+ReportKind report_kind(const std::string& path) {
+  if (is_profile_report_file(path)) return ReportKind::kProfile;
+  if (is_layer_report_file(path)) return ReportKind::kLayer;
+  return ReportKind::kSweep;
+}
+
+const char* to_string(ReportKind kind) {
+  switch (kind) {
+    case ReportKind::kProfile:
+      return "profile";
+    case ReportKind::kLayer:
+      return "layer";
+    case ReportKind::kSweep:
+      break;
+  }
+  return "sweep";
+}
+
+// Two measured `layer` reports: each operator's median and interval, the interval gate
+// (compare/layer_compare.hpp). The sweep-only flags are refused rather than ignored.
+int run_layer_compare(const CompareCommandOptions& o, const CompareFormat& format) {
+  if (format.name != std::string("table") && format.name != std::string("json")) {
+    throw bad_input(fmt::format(
+        "--format {} is for sweep and profile reports; allowed for layer reports: table, json",
+        format.name));
+  }
+  const CompareGateFlags defaults;
+  const auto refuse = [](const std::string& flag, const std::string& why) {
+    throw bad_input(fmt::format("{} does not apply to layer reports: {}", flag, why));
+  };
+  const std::string no_counters =
+      "a layer report keeps each operator's time, not its counter sums (gate the counters with "
+      "two sweep reports)";
+  if (o.gate.counter_threshold != defaults.counter_threshold) {
+    refuse("--counter-threshold", no_counters);
+  }
+  if (o.gate.traffic_threshold != defaults.traffic_threshold) {
+    refuse("--traffic-threshold", no_counters);
+  }
+  if (o.gate.l2_threshold != defaults.l2_threshold) refuse("--l2-threshold", no_counters);
+  if (o.gate.by != defaults.by) refuse("--by " + o.gate.by, "layer reports compare times");
+  if (o.min_share_given) refuse("--min-share", "it is for profile reports");
+  LayerCompareOptions options;
+  options.time_threshold = parse_threshold(o.gate.time_threshold, "--time-threshold");
+  options.strict = o.gate.strict;
+  options.allow_different_gpu = o.gate.allow_different_gpu;
+  const LayerCompareResult result =
+      compare_layer_reports(load_layer_times(o.base_file), load_layer_times(o.new_file), options);
+  std::string text;
+  if (format.name == std::string("json")) {
+    for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
+    text = json_text(layer_compare_to_json(result));
+  } else {
+    text = format_layer_compare_table(result);
+  }
+  write_comparison(o, text);
+  return result.exit_code();
+}
 
 int run_profile_compare(const CompareCommandOptions& o, const CompareFormat& format) {
   if (format.render_profile == nullptr) {
@@ -212,15 +277,23 @@ int run_compare_command(const CompareCommandOptions& o) {
     check_output_is_not_input(o.output, o.new_file);
     check_output_file_path(o.output);
   }
-  const bool base_is_profile = is_profile_report_file(o.base_file);
-  const bool new_is_profile = is_profile_report_file(o.new_file);
-  if (base_is_profile != new_is_profile) {
+  const ReportKind base_kind = report_kind(o.base_file);
+  const ReportKind new_kind = report_kind(o.new_file);
+  if (base_kind != new_kind) {
     throw bad_input(fmt::format(
         "compare reads two reports of one kind: the base {} is a {} report, the new {} a {} "
         "report",
-        o.base_file, report_kind(base_is_profile), o.new_file, report_kind(new_is_profile)));
+        o.base_file, to_string(base_kind), o.new_file, to_string(new_kind)));
   }
-  return base_is_profile ? run_profile_compare(o, format) : run_sweep_compare(o, format);
+  switch (base_kind) {
+    case ReportKind::kProfile:
+      return run_profile_compare(o, format);
+    case ReportKind::kLayer:
+      return run_layer_compare(o, format);
+    case ReportKind::kSweep:
+      break;
+  }
+  return run_sweep_compare(o, format);
 }
 
 }  // namespace rooflinectl

@@ -50,14 +50,15 @@ struct CompareCommandOptions {
 /// Binds the arguments and flags of `compare` to `options`.
 CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& options);
 
-/// Runs `compare`: loads both reports, compares two sweep reports (compare_reports) or two
-/// profile reports (compare_profiles), prints in the chosen format on stdout or writes it
-/// atomically to --output (whose extension must match the format; without --format the
-/// extension picks it: .txt table, .md, .json, .xml junit). Returns 0 (no regression) or
-/// 1 (a regression; with --strict also an inconclusive or removed point or kernel). Throws a
-/// bad-input Error (exit 2) for a bad flag, an unreadable or invalid report, a sweep report
-/// against a profile report (naming which file is which), --format junit, --by roof or --min-share
-/// where they do not apply, different schema versions, or different GPUs without
+/// Runs `compare`: loads both reports, compares two sweep reports (compare_reports), two
+/// profile reports (compare_profiles) or two measured layer reports (compare_layer_reports), prints
+/// in the chosen format on stdout or writes it atomically to --output (whose extension must match
+/// the format; without --format the extension picks it: .txt table, .md, .json, .xml junit).
+/// Returns 0 (no regression) or 1 (a regression; with --strict also an inconclusive or removed
+/// point or kernel). Throws a bad-input Error (exit 2) for a bad flag, an unreadable or invalid
+/// report, reports of two kinds (naming which file is which), --format junit or md, --by roof,
+/// --min-share or a counter threshold where they do not apply, an analytic layer report, different
+/// schema versions, or different GPUs without
 /// --allow-different-gpu.
 int run_compare_command(const CompareCommandOptions& options);
 

@@ -7,12 +7,9 @@
 #include <string>
 
 #include "model/layer_report.hpp"
+#include "result/layer_times.hpp"
 
 namespace rooflinectl {
-
-/// Version of the layer JSON layout ("layer_schema_version", first key); bump on incompatible
-/// change.
-inline constexpr int kLayerSchemaVersion = 2;
 
 /// Console text: the GPU's roofs and ridge points, the preset's layer and its weights; a summary
 /// table with one row per (batch, length): layer time, model time and TTFT (prefill) or decode

@@ -1,7 +1,7 @@
 // On the GPU, through the real `rooflinectl layer` (measured, no --analytic): Llama-3.1-8B's
 // decode layer at batch 1 and context 512, every operator validated and timed as a sweep point;
 // the JSON says "measured", each operator carries its median time, and the layer time, model time
-// and tokens/s follow from them (tokens/s = B / (layers × layer time)).
+// and tokens/s follow from them (tokens/s = B / (layers × layer time)); `compare` reads it back.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -58,6 +58,8 @@ TEST(LayerEndToEnd, LlamaDecodeIsMeasured) {
               1e6 * measured["layer_time_s"].get<double>(),
               measured["decode_tokens_per_s"].get<double>());
   EXPECT_FALSE(doc["conclusion"].empty());
+  // The report is a baseline `compare` reads: against itself every row is the same (exit 0).
+  EXPECT_EQ(run_rooflinectl("compare " + path + " " + path + " > /dev/null"), 0);
   std::filesystem::remove(path);
 }
 

@@ -1,0 +1,32 @@
+// Reader of a measured `rooflinectl layer` report (render/layer_writer.hpp writes it,
+// docs/layer-report-schema.json lists its fields) into the records `compare` gates on. Pure host
+// code.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "result/layer_times.hpp"
+
+namespace rooflinectl {
+
+/// True when the file at `path` is JSON whose top level holds "layer_schema_version"; false for
+/// any other file, an unreadable one or malformed JSON (its own reader reports those).
+bool is_layer_report_file(const std::string& path);
+
+/// The measured times of a layer report already parsed. `origin` names it in messages. Reads the
+/// top-level "model" (id, name, layers), "phase", "kv_dtype", "measurement" (device, tool version,
+/// git revision, timestamp) and per point its batch, its length (under the "length_axis" key),
+/// "measured.layer_time_s" and per operator its name and "measured" record (sweep operator, shape,
+/// status, version, time_s, time_null_reason, median_noise). Unknown keys are ignored.
+/// Throws a bad-input Error: for a "layer_schema_version" other than kLayerSchemaVersion (naming
+/// both); for an analytic report ("measurement": null; it holds datasheet bounds, nothing to
+/// gate); for a missing or mistyped key (naming the key path); for a time or noise that is
+/// negative or not finite, or a point whose operators differ in number from the first point's.
+LayerTimes layer_times_from_json(const nlohmann::json& document, const std::string& origin);
+
+/// Reads and parses the layer report at `path` (layer_times_from_json); an unreadable file or
+/// malformed JSON is a bad-input Error naming the path.
+LayerTimes load_layer_times(const std::string& path);
+
+}  // namespace rooflinectl

@@ -1,0 +1,153 @@
+#include "render/layer_compare_writer.hpp"
+
+#include <fmt/format.h>
+
+#include "render/aligned_columns.hpp"
+#include "render/compare_common.hpp"
+
+namespace rooflinectl {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kGateName =
+    "median change beyond the threshold with the two 95% intervals apart";
+
+std::string side(const ReportIdentity& id) {
+  return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
+                     id.timestamp_utc);
+}
+
+std::string length_key(const LayerCompareResult& r) {
+  return r.phase == "decode" ? "context" : "seq_len";
+}
+
+std::string time_cell(const std::optional<double>& s) {
+  return s ? format_duration_s(*s) : "-";
+}
+
+std::string version_cell(const LayerTimeComparison& c) {
+  if (c.role == "layer") return "";
+  if (c.new_version.empty()) return c.base_version.empty() ? "-" : c.base_version;
+  return fmt::format("{} -> {}", c.base_version.empty() ? "-" : c.base_version, c.new_version);
+}
+
+std::vector<std::string> row(const LayerPointComparison& p, const LayerTimeComparison& c) {
+  return {to_string(c.verdict),
+          std::to_string(p.batch),
+          std::to_string(p.length),
+          c.role,
+          time_cell(c.base_time_s),
+          time_cell(c.current_time_s),
+          c.relative_change ? signed_percent(*c.relative_change) : "-",
+          version_cell(c)};
+}
+
+Json row_json(const LayerTimeComparison& c) {
+  Json j;
+  j["role"] = c.role;
+  j["verdict"] = to_string(c.verdict);
+  j["reason"] = c.reason;
+  j["base_time_s"] = json_number(c.base_time_s);
+  j["new_time_s"] = json_number(c.current_time_s);
+  j["relative_change"] = json_number(c.relative_change);
+  j["base_half_width_s"] = json_number(c.base_half_width_s);
+  j["new_half_width_s"] = json_number(c.current_half_width_s);
+  if (c.role != "layer") {
+    j["version"] = c.base_version.empty() ? Json() : Json(c.base_version);
+    j["new_version"] = c.new_version.empty() ? j["version"] : Json(c.new_version);
+  }
+  return j;
+}
+
+std::string outcome(const LayerCompareResult& r) {
+  return regression_outcome(r.regressions(), r.exit_code(), "rows");
+}
+
+}  // namespace
+
+std::string format_layer_compare_table(const LayerCompareResult& r) {
+  std::string out = fmt::format(
+      "rooflinectl compare (layer): {}, {}, {}; base {} vs new {} on {}; time threshold {}; "
+      "gate: {} (a layer report keeps medians and their intervals, not samples)\n",
+      r.model_name, r.phase,
+      r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype, side(r.base), side(r.current), r.current.device_name,
+      threshold_percent(r.options.time_threshold), kGateName);
+  for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"verdict", "B", r.phase == "decode" ? "context" : "L", "operator", "base", "new", "change",
+       "version"}};
+  for (const LayerPointComparison& p : r.points) {
+    if (!p.layer) {
+      rows.push_back({to_string(p.verdict), std::to_string(p.batch), std::to_string(p.length),
+                      "layer", "-", "-", "-", ""});
+      continue;
+    }
+    rows.push_back(row(p, *p.layer));
+    for (const LayerTimeComparison& op : p.ops) rows.push_back(row(p, op));
+  }
+  out += format_aligned_rows(rows, {false, true, true, false, true, true, true, false});
+  bool any_reason = false;
+  for (const LayerPointComparison& p : r.points) {
+    if (!p.layer) continue;
+    std::vector<const LayerTimeComparison*> items = {&*p.layer};
+    for (const LayerTimeComparison& op : p.ops) items.push_back(&op);
+    for (const LayerTimeComparison* c : items) {
+      if (!needs_reason_line(c->verdict)) continue;
+      if (!any_reason) out += "\n";
+      any_reason = true;
+      out += fmt::format("{}: B = {} {} = {} {}: {}\n", to_string(c->verdict), p.batch,
+                         r.phase == "decode" ? "context" : "L", p.length, c->role, c->reason);
+    }
+  }
+  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), verdict_counts(r),
+                     r.exit_code());
+  return out;
+}
+
+nlohmann::ordered_json layer_compare_to_json(const LayerCompareResult& r) {
+  const auto identity = [](const ReportIdentity& id) {
+    Json j;
+    j["tool_version"] = id.tool_version;
+    j["git_revision"] = id.git_revision.empty() ? Json() : Json(id.git_revision);
+    j["timestamp_utc"] = id.timestamp_utc;
+    j["device_name"] = id.device_name;
+    return j;
+  };
+  Json j;
+  j["layer_compare_schema_version"] = kLayerCompareSchemaVersion;
+  j["model"] = r.model_name;
+  j["phase"] = r.phase;
+  j["kv_dtype"] = r.kv_dtype;
+  j["base"] = identity(r.base);
+  j["new"] = identity(r.current);
+  Json options;
+  options["time_threshold"] = json_number(r.options.time_threshold);
+  options["strict"] = r.options.strict;
+  options["allow_different_gpu"] = r.options.allow_different_gpu;
+  options["gate"] = kGateName;
+  options["time_resolution_floor_s"] = kTimeResolutionFloorS;
+  j["options"] = options;
+  j["warnings"] = r.warnings;
+  Json summary;
+  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
+  summary["regressions"] = r.regressions();
+  j["summary"] = summary;
+  j["exit_code"] = r.exit_code();
+  Json points = Json::array();
+  for (const LayerPointComparison& p : r.points) {
+    Json point;
+    point["batch"] = p.batch;
+    point[length_key(r)] = p.length;
+    point["verdict"] = to_string(p.verdict);
+    point["layer"] = p.layer ? row_json(*p.layer) : Json();
+    Json ops = Json::array();
+    for (const LayerTimeComparison& op : p.ops) ops.push_back(row_json(op));
+    point["operators"] = ops;
+    points.push_back(point);
+  }
+  j["points"] = points;
+  return j;
+}
+
+}  // namespace rooflinectl
