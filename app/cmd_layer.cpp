@@ -35,10 +35,6 @@ namespace {
 constexpr const char* kDefaultSeq = "512..32768";
 constexpr const char* kDefaultContext = "512..131072";
 
-// How a malformed --batch is named: its values are batch sizes, not lengths.
-constexpr ListSpecNames kBatchSpecNames{
-    "--batch", "batch", "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list"};
-
 // The kernel's refusal of a layer operator's shape (its check_shape message), empty when it runs.
 std::string kernel_refusal(const std::string& op, const Shape& shape) {
   try {

@@ -81,10 +81,20 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
   const std::string lists = swept
                                 ? "; a comma list sweeps each value (README, \"Axes and products\")"
                                 : "; one value: lists are for sweep";
-  sub.add_option("--batch", o.batch,
-                 fmt::format("Batch size B (default {}{})", d.base.batch, lists))
-      ->type_name(type("B", "B[,B...]"))
-      ->check(list_of(strict_integer<int64_t>(axis)));
+  // A sweep's batch axis also takes --seq's range forms (parse_length_spec names their errors).
+  const CLI::Validator batch_items = list_of(strict_integer<int64_t>(axis));
+  sub.add_option(
+         "--batch", o.batch,
+         fmt::format("Batch size B (default {}{})", d.base.batch,
+                     swept ? lists + "; or a range: 1..64 powers of two, 16..64:16 linear" : lists))
+      ->type_name(type("B", "B[,B...]|B..B[:STEP]"))
+      ->check(CLI::Validator(
+          [batch_items, swept](std::string& token) -> std::string {
+            if (swept && token.find("..") != std::string::npos) return "";
+            std::string item_token = token;
+            return batch_items(item_token);
+          },
+          ""));
   sub.add_option("--heads", o.heads,
                  fmt::format("Query heads H (default {}; with --model, the preset's{})",
                              d.base.heads, lists))
@@ -199,7 +209,12 @@ void apply_shape_options(const ShapeOptions& o, SweepConfig& config) {
   }
   SweepAxes& a = config.axes;
   Shape& base = config.base;
-  if (o.batch) set_axis_values(a.batch, base.batch, parse_int_axis_list(*o.batch, "--batch"));
+  if (o.batch) {
+    set_axis_values(a.batch, base.batch,
+                    o.batch->find("..") != std::string::npos
+                        ? parse_length_spec(*o.batch, kBatchSpecNames)
+                        : parse_int_axis_list(*o.batch, "--batch"));
+  }
   if (o.heads) set_axis_values(a.heads, base.heads, parse_int_axis_list(*o.heads, "--heads"));
   if (o.kv_heads) {
     set_axis_values(a.kv_heads, base.kv_heads, parse_int_axis_list(*o.kv_heads, "--kv-heads"));

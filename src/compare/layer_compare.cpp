@@ -23,8 +23,8 @@ PointIndex index_points(const LayerTimes& t, const std::string& origin) {
   for (size_t k = 0; k < t.points.size(); ++k) {
     const LayerPointTimes& p = t.points[k];
     if (!index.emplace(std::make_pair(p.batch, p.length), k).second) {
-      throw bad_input(fmt::format("{} report lists {} twice", origin,
-                                  point_name(t.phase, p.batch, p.length)));
+      throw bad_input(
+          fmt::format("{} report lists {} twice", origin, point_name(t.phase, p.batch, p.length)));
     }
   }
   return index;
@@ -46,9 +46,8 @@ void gate_times(LayerTimeComparison& c, double base, double current,
   c.current_half_width_s = current_half;
   const double change = (current - base) / base;
   c.relative_change = change;
-  const std::string times =
-      fmt::format("{} -> {} ({})", format_duration_s(base), format_duration_s(current),
-                  percent(change));
+  const std::string times = fmt::format("{} -> {} ({})", format_duration_s(base),
+                                        format_duration_s(current), percent(change));
   if (std::fabs(current - base) < kTimeResolutionFloorS) {
     c.verdict = Verdict::kSame;
     c.reason = times + fmt::format(", within the {} resolution of the event timer",
@@ -107,20 +106,19 @@ LayerTimeComparison compare_operator(const LayerOperatorTime& base,
     c.verdict = Verdict::kAdded;
     c.reason = "measured now, not in the base (" + unmeasured(base) + ")";
   } else {
-    gate_times(c, *base.time_s, *current.time_s, half_width(base), half_width(current),
-               threshold);
+    gate_times(c, *base.time_s, *current.time_s, half_width(base), half_width(current), threshold);
   }
   if (!c.new_version.empty()) {
-    c.reason = fmt::format("version changed: {} -> {}; {}", base.version, current.version,
-                           c.reason);
+    c.reason =
+        fmt::format("version changed: {} -> {}; {}", base.version, current.version, c.reason);
   }
   return c;
 }
 
 // The layer row: Σ operator medians with Σ half-widths, when every operator has a time on both
 // sides.
-LayerTimeComparison compare_layer_total(const LayerPointTimes& base,
-                                        const LayerPointTimes& current, double threshold) {
+LayerTimeComparison compare_layer_total(const LayerPointTimes& base, const LayerPointTimes& current,
+                                        double threshold) {
   LayerTimeComparison c;
   c.role = "layer";
   c.base_time_s = base.layer_time_s;
@@ -251,9 +249,9 @@ LayerCompareResult compare_layer_reports(const LayerTimes& base, const LayerTime
     result.points.push_back(std::move(pc));
   }
   if (matched == 0) {
-    throw bad_input(fmt::format(
-        "compare: the layer reports share no (batch, length): base {}; new {}", point_list(base),
-        point_list(current)));
+    throw bad_input(
+        fmt::format("compare: the layer reports share no (batch, length): base {}; new {}",
+                    point_list(base), point_list(current)));
   }
   size_t removed = 0;
   for (const LayerPointComparison& p : result.points) removed += p.verdict == Verdict::kRemoved;

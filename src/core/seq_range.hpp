@@ -30,6 +30,10 @@ struct ListSpecNames {
   std::string_view forms = kSeqForms;
 };
 
+/// How messages name a --batch spec (`layer --batch`, `sweep --batch` in a range form).
+inline constexpr ListSpecNames kBatchSpecNames{
+    "--batch", "batch", "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list"};
+
 /// parse_seq_spec for another flag that takes positive integers in the same forms (`model
 /// --kv-lengths`, `layer --context` and `--batch`): the same rules, its messages in `names`' words
 /// ("invalid --batch '1,1': batch 1 is listed more than once").

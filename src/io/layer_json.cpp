@@ -15,8 +15,8 @@ std::optional<double> non_negative(const JsonObjectReader& r, const std::string&
                                    const std::string& where) {
   const std::optional<double> v = r.get_optional_double(key);
   if (v && !(std::isfinite(*v) && *v >= 0)) {
-    throw bad_input(fmt::format("{}: key '{}' is {}: a time or noise must be finite and >= 0",
-                                where, key, *v));
+    throw bad_input(
+        fmt::format("{}: key '{}' is {}: a time or noise must be finite and >= 0", where, key, *v));
   }
   return v;
 }
@@ -42,8 +42,7 @@ LayerOperatorTime operator_time(const nlohmann::json& op, const std::string& ori
 
 // The writer's layer time is the sum of the operator medians (model/layer_measured.hpp); a file
 // where it is not was edited or is damaged, and its gate would judge a number no run produced.
-void check_layer_sum(const LayerPointTimes& p, const std::string& origin,
-                     const std::string& path) {
+void check_layer_sum(const LayerPointTimes& p, const std::string& origin, const std::string& path) {
   double sum = 0;
   for (const LayerOperatorTime& op : p.ops) {
     if (!op.time_s) {
@@ -123,9 +122,8 @@ LayerTimes layer_times_from_json(const nlohmann::json& document, const std::stri
     LayerPointTimes p;
     p.batch = points[k].get_int64("batch");
     p.length = points[k].get_int64(length_key);
-    p.layer_time_s =
-        non_negative(points[k].get_object("measured"), "layer_time_s",
-                     fmt::format("{}: {}.measured", origin, path));
+    p.layer_time_s = non_negative(points[k].get_object("measured"), "layer_time_s",
+                                  fmt::format("{}: {}.measured", origin, path));
     points[k].get_object_array("operators");  // an array of objects, or a bad-input Error
     const nlohmann::json& ops = point_json.at(k).at("operators");
     for (size_t i = 0; i < ops.size(); ++i) {

@@ -22,9 +22,7 @@ std::string length_key(const LayerCompareResult& r) {
   return r.phase == "decode" ? "context" : "seq_len";
 }
 
-std::string time_cell(const std::optional<double>& s) {
-  return s ? format_duration_s(*s) : "-";
-}
+std::string time_cell(const std::optional<double>& s) { return s ? format_duration_s(*s) : "-"; }
 
 std::string version_cell(const LayerTimeComparison& c) {
   if (c.role == "layer") return "";
@@ -71,12 +69,13 @@ std::string format_layer_compare_table(const LayerCompareResult& r) {
       "rooflinectl compare (layer): {}, {}, {}; base {} vs new {} on {}; time threshold {}; "
       "gate: {} (a layer report keeps medians and their intervals, not samples)\n",
       r.model_name, r.phase,
-      r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype, side(r.base), side(r.current), r.current.device_name,
+      r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype,
+      side(r.base), side(r.current), r.current.device_name,
       threshold_percent(r.options.time_threshold), kGateName);
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"verdict", "B", r.phase == "decode" ? "context" : "L", "operator", "base", "new", "change",
-       "version"}};
+  std::vector<std::vector<std::string>> rows = {{"verdict", "B",
+                                                 r.phase == "decode" ? "context" : "L", "operator",
+                                                 "base", "new", "change", "version"}};
   for (const LayerPointComparison& p : r.points) {
     if (!p.layer) {
       rows.push_back({to_string(p.verdict), std::to_string(p.batch), std::to_string(p.length),
@@ -100,8 +99,7 @@ std::string format_layer_compare_table(const LayerCompareResult& r) {
                          r.phase == "decode" ? "context" : "L", p.length, c->role, c->reason);
     }
   }
-  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), verdict_counts(r),
-                     r.exit_code());
+  out += fmt::format("\nsummary: {} ({}); exit {}\n", outcome(r), verdict_counts(r), r.exit_code());
   return out;
 }
 

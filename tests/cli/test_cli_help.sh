@@ -49,9 +49,9 @@ for sub in sweep model; do
 done
 
 # sweep sweeps comma lists of the axes; model takes one value of each and its help says so.
-if "$bin" sweep --help | grep -qE -- "--batch B\[,B\.\.\.\] +Batch size B \(default 1; a comma list sweeps"; then
+if "$bin" sweep --help | tr -s ' \n' ' ' | grep -qE -- "--batch B\[,B\.\.\.\]\|B\.\.B\[:STEP\] Batch size B \(default 1; a comma list sweeps.*; or a range: 1\.\.64 powers of two"; then
   pass
-else fail "sweep --help: --batch does not offer a comma list"; fi
+else fail "sweep --help: --batch does not offer a comma list and a range"; fi
 if "$bin" model --help | grep -qE -- "--batch B +Batch size B \(default 1; one value: lists are for sweep\)"; then
   pass
 else fail "model --help: --batch offers a list that model refuses"; fi

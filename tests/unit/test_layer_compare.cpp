@@ -1,9 +1,8 @@
 // The layer comparison's gate (compare/layer_compare.hpp) on hand-built layer times: the interval
 // test, the timer floor, unmeasured and failed operators, matching and the refusals.
-#include "compare/layer_compare.hpp"
-
 #include <gtest/gtest.h>
 
+#include "compare/layer_compare.hpp"
 #include "core/error.hpp"
 
 namespace rooflinectl {
@@ -198,7 +197,8 @@ TEST(LayerCompare, Refusals) {
   EXPECT_EQ(compare_layer_reports(layer(), other, allow).warnings.size(), 1u);
   other = layer();
   other.points.front().length = 2048;
-  expect_refused(layer(), other, "share no (batch, length): base B = 1 context = 512; new B = 1 context = 2048");
+  expect_refused(layer(), other,
+                 "share no (batch, length): base B = 1 context = 512; new B = 1 context = 2048");
   other = layer();
   other.points.push_back(other.points.front());
   expect_refused(other, layer(), "the base report lists B = 1 context = 512 twice");

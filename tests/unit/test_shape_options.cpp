@@ -108,6 +108,27 @@ TEST(ShapeOptions, IntegerFlagsReadLeadingZerosAsDecimal) {
   EXPECT_EQ(parsed({"--ops", "gemm", "--gemm-n", "008"}).base.gemm_n, 8);
 }
 
+// A sweep's --batch takes --seq's range forms as well as a list; a bad range names --batch and
+// the forms; where one value is taken (`model`) a range is no whole number.
+TEST(ShapeOptions, BatchTakesRanges) {
+  EXPECT_EQ(parsed({"--batch", "1..64"}).axes.batch,
+            (std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64}));
+  EXPECT_EQ(parsed({"--batch", "16..64:16"}).axes.batch, (std::vector<int64_t>{16, 32, 48, 64}));
+  EXPECT_EQ(parsed({"--batch", "1,8,32"}).axes.batch, (std::vector<int64_t>{1, 8, 32}));
+  EXPECT_EQ(parsed({"--batch", "8..8"}).base.batch, 8);  // one value: no axis
+  try {
+    parsed({"--batch", "1..6"});
+    ADD_FAILURE() << "a power-of-two range with an end of 6 was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::kBadInput);
+    EXPECT_EQ(std::string(e.what()).rfind("invalid --batch '1..6': ", 0), 0u) << e.what();
+  }
+  CLI::App app;
+  ShapeOptions options;
+  add_shape_options(app, options, AxisValues::kSingle);
+  EXPECT_THROW(app.parse(std::vector<std::string>{"1..8", "--batch"}), CLI::ValidationError);
+}
+
 // --hidden and --ffn-dim set the layer widths, decimal-strict like --gemm-n; the preset leaves
 // them alone, and a value the config validation refuses names its flag.
 TEST(ShapeOptions, LayerWidthFlags) {
