@@ -309,25 +309,28 @@ CUtensorMap encode_matrix(const void* base, int64_t rows, int64_t cols, int box_
 }
 
 /// Calls `f(std::integral_constant<int, R>{}, std::bool_constant<D>{})` with R = `rows` (8, 16,
-/// 32 or 64) and D = `deep_ring` (only ever true at 64 rows: gemm_skinny_wgmma_deep_ring).
+/// 32 or 64) and D = `deep_ring` (gemm_skinny_wgmma_deep_ring).
 template <class F>
 void with_tile(int rows, bool deep_ring, F&& f) {
+  const auto with_ring = [&](auto tile_rows) {
+    if (deep_ring) {
+      f(tile_rows, std::true_type{});
+    } else {
+      f(tile_rows, std::false_type{});
+    }
+  };
   switch (rows) {
     case 8:
-      f(std::integral_constant<int, 8>{}, std::false_type{});
+      with_ring(std::integral_constant<int, 8>{});
       return;
     case 16:
-      f(std::integral_constant<int, 16>{}, std::false_type{});
+      with_ring(std::integral_constant<int, 16>{});
       return;
     case 32:
-      f(std::integral_constant<int, 32>{}, std::false_type{});
+      with_ring(std::integral_constant<int, 32>{});
       return;
     default:
-      if (deep_ring) {
-        f(std::integral_constant<int, 64>{}, std::true_type{});
-      } else {
-        f(std::integral_constant<int, 64>{}, std::false_type{});
-      }
+      with_ring(std::integral_constant<int, 64>{});
       return;
   }
 }
@@ -387,7 +390,7 @@ GemmSkinnyWgmmaLaunch prepare_gemm_skinny_wgmma(const void* x, const void* w, vo
   const GemmSplitK split = gemm_skinny_wgmma_split(m, n, k);
   GemmSkinnyWgmmaLaunch launch;
   launch.rows = static_cast<int>(gemm_skinny_wgmma_rows(m));
-  launch.deep_ring = gemm_skinny_wgmma_deep_ring(m, n);
+  launch.deep_ring = gemm_skinny_wgmma_deep_ring(m, n, k);
   launch.x_map =
       encode_matrix(x, m, k, static_cast<int>(kGemmSkinnyWgmmaSliceK), launch.rows, bf16, "X");
   launch.w_map = encode_matrix(w, k, n, static_cast<int>(kGemmSkinnyWgmmaStripCols),

@@ -27,7 +27,7 @@ struct GemmSkinnyWgmmaLaunch {
   int splits = 1;
   int k_per_split = 0;
   int rows = 8;  ///< gemm_skinny_wgmma_rows(m): the wgmma N extent, 8, 16, 32 or 64
-  /// gemm_skinny_wgmma_deep_ring(m, n): one block per SM with a ~200 KiB ring, not two
+  /// gemm_skinny_wgmma_deep_ring(m, n, k): one block per SM with a ~200 KiB ring, not two
   bool deep_ring = false;
   bool bf16 = true;  ///< bf16 when true, fp16 otherwise
 };

@@ -142,16 +142,24 @@ constexpr int64_t gemm_skinny_wgmma_rows(int64_t m) {
   return m <= 8 ? 8 : m <= 16 ? 16 : m <= 32 ? 32 : 64;
 }
 
-/// Whether gemm_v6_skinny_wgmma runs its deep-ring mode at (M, N): one block per SM with a
-/// ~200 KiB ring (12 stages) instead of two with ~100 KiB (6 stages). At 64 rows of X (33 ≤ M ≤
-/// 64) X's box is as large as W's, so a 100 KiB ring keeps only 48 KiB of W in flight; the mode
-/// applies there when the ceil(N/64) strips fit one block per SM on 132 SMs (N ≤ 8448), so that
-/// it needs no second wave. H100, session 19 (docs/perf-notes.md): Llama-3.1-8B QKV at M = 64
-/// 34.5 → 23.9 µs (one split instead of two), down 61.9 → 54.2 µs; gate/up (224 strips) keeps
-/// two blocks per SM, where one would take two waves (45.0 → 46.0 µs measured).
-constexpr bool gemm_skinny_wgmma_deep_ring(int64_t m, int64_t n) {
-  return gemm_skinny_wgmma_rows(m) == 64 &&
-         (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols <= kGemmSkinnyWgmmaSms;
+/// K up to which the deep-ring mode also applies below 32 rows of X (gemm_skinny_wgmma_deep_ring).
+inline constexpr int64_t kGemmSkinnyWgmmaDeepRingMaxK = 4096;
+
+/// Whether gemm_v6_skinny_wgmma runs its deep-ring mode at (M, N, K): one block per SM with a
+/// ~200 KiB ring (12 stages) and, in it, no split of K (gemm_skinny_wgmma_split), instead of two
+/// blocks per SM with ~100 KiB (6 stages) and K split to fill 264 blocks. Only where the ceil(N/64)
+/// strips fit one block per SM on 132 SMs (N ≤ 8448), so that it needs no second wave; then at
+/// 32 or 64 rows of X (17 ≤ M ≤ 64), and at 8 or 16 rows when K ≤ kGemmSkinnyWgmmaDeepRingMaxK.
+/// Measured on the H100 (docs/perf-notes.md, sessions 19–21), Llama-3.1-8B's projections: at 64
+/// rows QKV 34.5 → 23.9 µs, O 27.7 → 16.6, down 61.9 → 43.7; at 8–32 rows with K = 4096 QKV and O
+/// faster at every row count (O M = 16 21.7 → 17.2 µs); at K = 14336 (down) faster at 32 rows
+/// (52.5 → 45.0 µs) and slower at 8 and 16 (45.8 → 49.3, 47.9 → 48.9), where four splits on 256
+/// blocks stream W faster than 64 blocks; gate/up (224 strips) keeps two blocks per SM, where one
+/// would take two waves (45.0 → 46.0 µs at 64 rows).
+constexpr bool gemm_skinny_wgmma_deep_ring(int64_t m, int64_t n, int64_t k) {
+  const int64_t strips = (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols;
+  return strips <= kGemmSkinnyWgmmaSms &&
+         (gemm_skinny_wgmma_rows(m) >= 32 || k <= kGemmSkinnyWgmmaDeepRingMaxK);
 }
 
 /// Block tile of gemm_v6_skinny_wgmma at M rows: gemm_skinny_wgmma_rows(M) × 64.
@@ -167,11 +175,12 @@ constexpr GemmBlockTile gemm_skinny_wgmma_tile(int64_t m) {
 /// empty. Why none in the deep-ring mode (H100, session 20, docs/perf-notes.md): at M = 64 the
 /// 64 strips of Llama-3.1-8B's O (N 4096, K 4096) took 27.7 µs in 2 splits on 128 SMs and
 /// 16.6 µs unsplit on 64; down (K 14336) 54.9 and 43.7 µs. At Llama-3.1-8B's projections (N, K =
-/// 6144, 4096; 4096, 4096; 14336, 4096; 4096, 14336): M = 1 2, 4, 1, 4 splits; M = 64 none.
+/// 6144, 4096; 4096, 4096; 14336, 4096; 4096, 14336): M = 1 and 16 none, none, 1, 4 splits; M = 64
+/// none.
 constexpr GemmSplitK gemm_skinny_wgmma_split(int64_t m, int64_t n, int64_t k) {
   const int64_t strips = (n + kGemmSkinnyWgmmaStripCols - 1) / kGemmSkinnyWgmmaStripCols;
   const int64_t slices = (k + kGemmSkinnyWgmmaSliceK - 1) / kGemmSkinnyWgmmaSliceK;
-  if (gemm_skinny_wgmma_deep_ring(m, n)) return {1, slices * kGemmSkinnyWgmmaSliceK};
+  if (gemm_skinny_wgmma_deep_ring(m, n, k)) return {1, slices * kGemmSkinnyWgmmaSliceK};
   int64_t splits = kGemmSkinnyWgmmaTargetBlocks / strips;
   const int64_t partial_cap = k / (32 * m);
   if (splits > partial_cap) splits = partial_cap;

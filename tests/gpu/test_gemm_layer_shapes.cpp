@@ -168,7 +168,9 @@ TEST(GemmSkinny, EdgeShapes) {
 // rows of X past M, the epilogue masks them); N = 8, 72, 136, 200, 264 and 1000 (the last 64-column
 // strip partial) and 65536 (one split: C written directly); K = 8 and 40 (one partial slice),
 // 1000 and 4104 (the last split shorter, down to one 8-deep slice, so that the second consumer
-// warpgroup gets nothing), 14336 at N = 8 (7 splits of one strip).
+// warpgroup gets nothing), 14336 at N = 8. Most run the deep-ring mode (one block per strip, the
+// whole K: every case with K ≤ 4096 and ≤ 132 strips, and 32 or 64 rows at any K); {7, 72, 4104}
+// runs the split ring (8 rows, K past 4096), {1, 65536, 256} too (1024 strips, over one wave).
 TEST(GemmSkinnyWgmma, EdgeShapes) {
   if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v6_skinny_wgmma needs compute capability 9.0";
   struct Case {
@@ -274,7 +276,7 @@ TEST(GemmSkinnyWgmma, SplitKIsDeterministicAcrossLaunches) {
   if (!test_device_is_sm90()) GTEST_SKIP() << "gemm_v6_skinny_wgmma needs compute capability 9.0";
   ASSERT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
   expect_same_bits_across_launches(gemm_shape(16, 4096, 14336, Dtype::kBf16), "v6");
-  ASSERT_TRUE(gemm_skinny_wgmma_deep_ring(64, 4096));
+  ASSERT_TRUE(gemm_skinny_wgmma_deep_ring(64, 4096, 4096));
   ASSERT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 1);
   expect_same_bits_across_launches(gemm_shape(64, 4096, 4096, Dtype::kFp16), "v6");
 }

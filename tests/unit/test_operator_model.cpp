@@ -145,41 +145,52 @@ TEST(OperatorModel, GemmDecodeCountsSplitKPartials) {
 }
 
 // gemm_v6_skinny_wgmma's split: ceil(N/64) strips × splits within 264 blocks (one wave of two
-// blocks per SM on 132 SMs; 132 blocks in the deep-ring mode), partials within an eighth of W
-// (splits ≤ K/(32·M)), whole 64-deep slices, none empty.
-// The deep-ring mode (one block per SM, ~200 KiB ring): at 64 rows of X (33 ≤ M ≤ 64) when the
-// ceil(N/64) strips fit 132 SMs once.
-TEST(OperatorModel, GemmSkinnyWgmmaDeepRingOnlyAtSixtyFourRowsInOneWave) {
-  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 6144));
-  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(33, 4096));
-  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(32, 4096));  // 32 rows: X's box is half W's
-  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(1, 4096));
-  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 132 * 64));       // 132 strips: one wave
-  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 132 * 64 + 8));  // 133 strips
-  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 14336));         // gate/up: 224 strips
+// blocks per SM on 132 SMs), partials within an eighth of W (splits ≤ K/(32·M)), whole 64-deep
+// slices, none empty; none in the deep-ring mode (one block per SM, ~200 KiB ring), which applies
+// when the ceil(N/64) strips fit 132 SMs once and there are 32 or 64 rows of X, or 8 or 16 with
+// K ≤ 4096.
+TEST(OperatorModel, GemmSkinnyWgmmaDeepRingInOneWaveAtLongRowsOrShortK) {
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 6144, 4096));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(33, 4096, 14336));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(17, 4096, 14336));   // 32 rows: any K
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(16, 4096, 14336));  // 16 rows, K past 4096
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(16, 4096, 4096));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(1, 6144, 4096));
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(1, 4096, 4097));
+  EXPECT_TRUE(gemm_skinny_wgmma_deep_ring(64, 132 * 64, 14336));       // 132 strips: one wave
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 132 * 64 + 8, 14336));  // 133 strips
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(64, 14336, 4096));          // gate/up: 224 strips
+  EXPECT_FALSE(gemm_skinny_wgmma_deep_ring(1, 14336, 4096));
 }
 
 TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
-  // QKV (N 6144: 96 strips → 2), O (64 strips → 4), gate/up (224 strips → 1, no partials; no
-  // deep ring) and down (64 strips → 4, 224 slices → 56 each); in the deep-ring mode (M = 64,
-  // ≤ 132 strips) never split: QKV, O and down run their whole K in one block per strip.
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).splits, 2);
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).k_per_split, 2048);
+  // At M = 1 and 16: QKV (N 6144: 96 strips) and O (64 strips) in the deep-ring mode (K 4096),
+  // gate/up (224 strips → 1, no partials; no deep ring) and down (K 14336 at 8 or 16 rows: 64
+  // strips → 4, 224 slices → 56 each); at M = 64 (≤ 132 strips) QKV, O and down run their whole
+  // K in one block per strip. Outside the mode, M = 1 at N = 6144, K = 8192: 96 strips → 2.
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 4096).k_per_split, 4096);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 8192).splits, 2);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 6144, 8192).k_per_split, 4096);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 6144, 4096).splits, 1);
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 4096).splits, 4);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(16, 4096, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 4096).k_per_split, 4096);
   EXPECT_EQ(gemm_skinny_wgmma_split(16, 14336, 4096).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 14336, 4096).splits, 1);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 4096, 14336).splits, 4);
   EXPECT_EQ(gemm_skinny_wgmma_split(16, 4096, 14336).splits, 4);
+  EXPECT_EQ(gemm_skinny_wgmma_split(32, 4096, 14336).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).splits, 1);
   EXPECT_EQ(gemm_skinny_wgmma_split(64, 4096, 14336).k_per_split, 14336);
   EXPECT_EQ(gemm_skinny_wgmma_split(33, 1000, 1000).k_per_split, 1024);  // whole slices
-  // K = 40 at M = 1: the cap 40/32 = 1 binds. K = 1000 at N = 1000 (16 strips → 16 wanted, cap
-  // 31): 16 slices of 64, one each, the last 40 deep.
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 8, 40).splits, 1);
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 1000, 1000).splits, 16);
-  EXPECT_EQ(gemm_skinny_wgmma_split(1, 1000, 1000).k_per_split, 64);
+  // Outside the mode (K past 4096 at 8 rows): K = 4104 at N = 200 (4 strips → 66 wanted, cap
+  // 4104/32 = 128, 65 slices): 65 splits of one slice, the last 8 deep. K = 5000 at N = 10000
+  // (157 strips, over one wave: 264/157 = 1): one split.
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 200, 4104).splits, 65);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 200, 4104).k_per_split, 64);
+  EXPECT_EQ(gemm_skinny_wgmma_split(1, 10000, 5000).splits, 1);
   // The tile: 8, 16, 32 or 64 rows (the wgmma N extent) × one 64-column strip.
   EXPECT_EQ(gemm_skinny_wgmma_rows(1), 8);
   EXPECT_EQ(gemm_skinny_wgmma_rows(7), 8);
@@ -187,10 +198,12 @@ TEST(OperatorModel, GemmSkinnyWgmmaSplitRules) {
   EXPECT_EQ(gemm_skinny_wgmma_rows(33), 64);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).rows, 32);
   EXPECT_EQ(gemm_block_tile("gemm_v6_skinny_wgmma", 17).cols, 64);
-  // Partials per version: v6's at O M = 16 (4 splits) are written and read back, 2·4·16·4096·4
-  // bytes; in the deep-ring mode (O, down and QKV at M = 64: no split) none; other versions none.
-  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 16, 4096, 4096),
+  // Partials per version: v6's at down M = 16 (4 splits) are written and read back,
+  // 2·4·16·4096·4 bytes; in the deep-ring mode (O M = 16; O, down and QKV at M = 64: no split)
+  // none; other versions none.
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 16, 4096, 14336),
                    2.0 * 4 * 16 * 4096 * 4);
+  EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 16, 4096, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 4096), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 4096, 14336), 0.0);
   EXPECT_DOUBLE_EQ(gemm_skinny_partial_bytes("gemm_v6_skinny_wgmma", 64, 6144, 4096), 0.0);
