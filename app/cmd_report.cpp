@@ -11,7 +11,9 @@
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
 #include "io/profile_json.hpp"
+#include "model/layer_time_split.hpp"
 #include "render/cross_gpu_writer.hpp"
+#include "render/layer_split_writer.hpp"
 #include "render/profile_table.hpp"
 #include "result/consistency.hpp"
 #include "result/point_key.hpp"
@@ -22,9 +24,10 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& o) {
   CLI::App* sub = app.add_subcommand(
       "report",
       "Print a saved sweep report as a table, Markdown, CSV, JSON or BMF (a profile report: table "
-      "or JSON)");
+      "or JSON; a layer report's time split: table, Markdown or CSV)");
   sub->add_option("reports", o.reports,
-                  "JSON report written by `sweep --output`, `merge` or `profile -o`; two or more "
+                  "JSON report written by `sweep --output`, `merge`, `profile -o` or `layer -o`; "
+                  "two or more "
                   "sweep reports (e.g. the same sweep on an A100, an H100 and an H200): the same "
                   "points side by side, each on its own GPU's roofs, with time ratios to the first")
       ->required();
@@ -77,6 +80,24 @@ std::string render_profile_report(const ProfileReport& report, ReportFormat form
       format_name(format), path));
 }
 
+bool is_layer_report(const nlohmann::json& document) {
+  return document.is_object() && document.contains("layer_schema_version");
+}
+
+// A layer report (`layer -o`): its time split per (batch, length), re-printed from the JSON; the
+// report is JSON already, and its other views (bounds, peak memory) are what `layer` printed.
+std::string render_layer_report(const nlohmann::json& document, ReportFormat format,
+                                const std::string& path) {
+  const LayerTimeSplit split = layer_time_split_from_json(document, path);
+  if (format == ReportFormat::kTable) return format_layer_split_table(split);
+  if (format == ReportFormat::kMarkdown) return format_layer_split_markdown(split);
+  if (format == ReportFormat::kCsv) return format_layer_split_csv(split);
+  throw bad_input(fmt::format(
+      "--format {}: {} is a `rooflinectl layer` report (JSON already); allowed for layer "
+      "reports: table, md, csv",
+      format_name(format), path));
+}
+
 // A report `report` can show: points, each unique, stored values consistent with the raw data.
 Report checked_report(const nlohmann::json& document, const std::string& path) {
   Report report = report_from_json(document, path);
@@ -101,11 +122,12 @@ int run_cross_gpu_report(const ReportOptions& o, ReportFormat format) {
   std::vector<Report> reports;
   for (const std::string& path : o.reports) {
     const nlohmann::json document = parse_json_text(read_text_file(path, "report"), path);
-    if (is_profile_report(document)) {
-      throw bad_input(fmt::format(
-          "{} is a `rooflinectl profile` report; the side-by-side view takes sweep reports "
-          "(compare two profile reports with `compare`)",
-          path));
+    if (is_profile_report(document) || is_layer_report(document)) {
+      throw bad_input(
+          fmt::format("{} is a `rooflinectl {}` report; the side-by-side view takes sweep reports "
+                      "(compare two {} reports with `compare`)",
+                      path, is_layer_report(document) ? "layer" : "profile",
+                      is_layer_report(document) ? "layer" : "profile"));
     }
     reports.push_back(checked_report(document, path));
   }
@@ -164,6 +186,10 @@ int run_report_command(const ReportOptions& o) {
     const ProfileReport profile = profile_report_from_json(document, path);
     write_output(o, render_profile_report(profile, format, path));
     return profile_report_exit_code(profile);
+  }
+  if (is_layer_report(document)) {
+    write_output(o, render_layer_report(document, format, path));
+    return static_cast<int>(ExitCode::kOk);
   }
   const Report report = checked_report(document, path);
   write_output(o, render_report(report, format));

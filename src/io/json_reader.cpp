@@ -746,9 +746,8 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
                                   : "analytic";
     throw bad_input(fmt::format(
         "{}: a `rooflinectl layer` report (\"layer_schema_version\", basis {}), not a sweep "
-        "report: report and merge read sweep reports (`compare` compares two measured layer "
-        "reports, `plot` draws one's time split); the layer table is what `rooflinectl layer` "
-        "printed when it wrote the file",
+        "report: `report` prints its time split, `compare` gates two measured ones, `plot` draws "
+        "it; merge and sweep --baseline read sweep reports",
         origin, basis));
   }
   // Nor a `model --output` file: predictions, nothing measured.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "result/layer_times.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -57,6 +58,7 @@ std::vector<int64_t> integers_at(const nlohmann::json& object, const char* key,
 LayerTimeSplit layer_time_split(const LayerReport& r) {
   LayerTimeSplit split;
   split.model_name = r.preset.name;
+  split.layers = r.preset.layers;
   split.decode = r.phase == LayerPhase::kDecode;
   split.basis = r.measurement ? "measured median times" : "datasheet lower bounds";
   split.device = r.measurement ? r.measurement->device_name : r.gpu.name;
@@ -73,7 +75,7 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
     if (r.measurement) {
       const MeasuredLayerPoint& m = r.measurement->points[k];
       bar.layer_s = m.layer_time_s;
-      for (const LayerOperatorMeasurement& op : m.ops) bar.op_s.push_back(op.time_s.value_or(0.0));
+      for (const LayerOperatorMeasurement& op : m.ops) bar.op_s.push_back(op.time_s);
     } else {
       bar.layer_s = r.points[k].layer_time_s;
       for (const LayerOperatorPrediction& op : r.points[k].ops) {
@@ -87,8 +89,17 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
 
 LayerTimeSplit layer_time_split_from_json(const nlohmann::json& d, const std::string& origin) {
   LayerTimeSplit split;
+  const int64_t version = integer_at(d, "layer_schema_version", origin);
+  if (version != kLayerSchemaVersion) {
+    throw bad_input(fmt::format(
+        "{}: layer_schema_version {} is not supported: this rooflinectl reads version {} (run "
+        "`rooflinectl layer` again with this build)",
+        origin, version, kLayerSchemaVersion));
+  }
   const bool measured = string_at(d, "basis", origin) == "measured";
   split.model_name = string_at(member(d, "model", origin), "name", origin + ": model");
+  split.layers =
+      static_cast<int>(integer_at(member(d, "model", origin), "layers", origin + ": model"));
   split.decode = string_at(d, "phase", origin) == "decode";
   split.basis = measured ? "measured median times" : "datasheet lower bounds";
   split.device = measured ? string_at(member(d, "measurement", origin), "device_name",
@@ -115,7 +126,7 @@ LayerTimeSplit layer_time_split_from_json(const nlohmann::json& d, const std::st
       const std::optional<double> s =
           measured ? optional_number_at(member(ops[i], "measured", op_where), "time_s", op_where)
                    : optional_number_at(ops[i], "time_lower_bound_s", op_where);
-      bar.op_s.push_back(s.value_or(0.0));
+      bar.op_s.push_back(s);
     }
     split.bars.push_back(bar);
   }

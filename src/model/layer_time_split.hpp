@@ -16,14 +16,16 @@ namespace rooflinectl {
 /// One bar: a (batch, length) of the layer view and its operators' seconds.
 struct LayerSplitBar {
   int64_t batch = 1;
-  int64_t length = 0;             ///< prefill L or decode context
-  std::vector<double> op_s;       ///< per operator, in layer order (0 where not measured)
+  int64_t length = 0;  ///< prefill L or decode context
+  /// Per operator, in layer order; nullopt where not measured.
+  std::vector<std::optional<double>> op_s;
   std::optional<double> layer_s;  ///< the layer's time; nullopt when unknown (no bar drawn)
 };
 
 /// The chart's input: the model, phase and basis of the times, and one bar per point.
 struct LayerTimeSplit {
   std::string model_name;  ///< e.g. "Meta Llama 3.1 8B"
+  int layers = 0;          ///< the model's transformer layers (TTFT and tokens/s scale by it)
   bool decode = false;     ///< the length is a KV-cache context (else a prompt length L)
   std::string basis;       ///< "measured median times" | "datasheet lower bounds"
   std::string device;      ///< the GPU measured, or the datasheet's GPU
@@ -38,7 +40,8 @@ struct LayerTimeSplit {
 LayerTimeSplit layer_time_split(const LayerReport& report);
 
 /// The split of a saved layer report (layer_report_to_json_text's document); `origin` names it in
-/// errors. Throws a bad-input Error naming the missing or mistyped key.
+/// errors. Throws a bad-input Error naming the missing or mistyped key, or for a
+/// "layer_schema_version" other than kLayerSchemaVersion.
 LayerTimeSplit layer_time_split_from_json(const nlohmann::json& document,
                                           const std::string& origin);
 

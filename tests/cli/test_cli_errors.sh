@@ -185,7 +185,7 @@ run_case 2 "--gpu of 'model' needs a value" - model --gpu
 # Files that are JSON from rooflinectl but not sweep reports are named for what they are.
 examples="$(dirname "$0")/../../docs/examples"
 run_case 2 "a \`rooflinectl layer\` report (\"layer_schema_version\", basis measured)" - \
-  report "$examples/h100-layer-decode.json"
+  merge "$examples/h100-layer-decode.json" -o "$inputs/merged.json"
 # layer --batch in the length forms: the message shows batch examples, not sequence lengths.
 run_case 2 "invalid --batch '1.5': '1.5' is not a positive integer (forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list)" - \
   layer --model llama-3.1-8b --phase decode --analytic --gpu h200-sxm --batch 1.5

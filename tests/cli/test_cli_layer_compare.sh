@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `rooflinectl compare` of two measured `layer` reports on the built binary (no GPU needed): exit
-# codes 0 / 1 / 2 on edited copies of a committed H100 layer report (Llama-3.1-8B decode).
+# codes 0 / 1 / 2 on edited copies of a committed H100 layer report (Llama-3.1-8B decode); and
+# `report` re-printing that report's time split.
 # Usage: test_cli_layer_compare.sh BINARY LAYER_REPORT.json
 set -u
 bin="$1"
@@ -115,5 +116,24 @@ check 2 "" "layer_schema_version 1 is not supported" compare "$report" "$work/sc
 # -o writes the comparison atomically, its extension picking the format.
 check 1 "" "written to" compare "$report" "$work/down_slow.json" -o "$work/cmp.json"
 python_check "-o JSON" "$work/cmp.json" 'assert doc["summary"]["slower"] == 1 and doc["exit_code"] == 1'
+
+# `report` of the measured report: its CSV holds every (batch, length) with its layer time, the
+# sum of its operators' times, and the shares add up to 1; the table names the basis.
+check 0 "measured median times on NVIDIA H100 80GB HBM3" "" report "$report"
+"$bin" report "$report" --format csv >"$work/split.csv"
+if python3 - "$work/split.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+layers = [r for r in rows if r["operator"] == "layer"]
+assert len(layers) == 27, len(layers)
+for layer in layers:
+    ops = [r for r in rows if r["operator"] != "layer" and r["batch"] == layer["batch"]
+           and r["context"] == layer["context"]]
+    assert len(ops) == 9, len(ops)
+    total = sum(float(r["time_s"]) for r in ops)
+    assert abs(total - float(layer["time_s"])) <= 1e-8 * total, (layer, total)
+    assert abs(sum(float(r["share_of_layer"]) for r in ops) - 1) < 1e-6
+PY
+then pass; else fail "report --format csv of the measured layer report"; fi
 
 finish "cli_layer_compare"

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -526,12 +527,16 @@ TEST(SvgLayerSplit, SavedMeasuredLayerReadsBack) {
   EXPECT_EQ(split.basis, "measured median times");
   EXPECT_EQ(split.device, "NVIDIA H100 80GB HBM3");
   ASSERT_EQ(split.bars.size(), 27u);  // B 1, 16, 64 × 9 contexts
+  EXPECT_EQ(split.layers, 32);
   EXPECT_EQ(split.roles.front(), "input_norm");
   EXPECT_EQ(split.roles.back(), "ffn_down");
   for (const LayerSplitBar& bar : split.bars) {
     ASSERT_TRUE(bar.layer_s.has_value());
     double sum = 0;
-    for (const double s : bar.op_s) sum += s;
+    for (const std::optional<double>& s : bar.op_s) {
+      ASSERT_TRUE(s.has_value());
+      sum += *s;
+    }
     EXPECT_NEAR(sum, *bar.layer_s, 1e-9 * *bar.layer_s);
   }
   EXPECT_EQ(with_class(Parsed(layer_split_svg(split)).doc, "segment").size(),
@@ -539,6 +544,9 @@ TEST(SvgLayerSplit, SavedMeasuredLayerReadsBack) {
   // A document without what the chart needs is refused, naming the key.
   EXPECT_THROW(layer_time_split_from_json(nlohmann::json::object({{"basis", "measured"}}), "x"),
                Error);
+  nlohmann::json older = parse_json_text(read_text_file(path, "report"), path);
+  older["layer_schema_version"] = 1;
+  EXPECT_THROW(layer_time_split_from_json(older, "older"), Error);
 }
 
 }  // namespace

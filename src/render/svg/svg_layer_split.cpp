@@ -91,7 +91,7 @@ std::string layer_split_svg(const LayerTimeSplit& r) {
       }
       double below = 0;
       for (size_t i = 0; i < bar.op_s.size() && i < roles.size(); ++i) {
-        const double share = bar.op_s[i] / *bar.layer_s;
+        const double share = bar.op_s[i].value_or(0.0) / *bar.layer_s;
         body += fmt::format(
             R"(<rect class="segment" data-op="{}" data-batch="{}" data-length="{}" data-share="{:.4f}" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}"/>)"
             "\n",

@@ -1,0 +1,130 @@
+#include "render/layer_split_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <vector>
+
+#include "render/aligned_columns.hpp"
+#include "render/value_format.hpp"
+
+namespace rooflinectl {
+namespace {
+
+const char* length_name(const LayerTimeSplit& s) { return s.decode ? "context" : "L"; }
+
+std::string header(const LayerTimeSplit& s) {
+  return fmt::format(
+      "layer report: {}, {}, {} layers; {} on {}; {} = {} x layer time{}", s.model_name,
+      s.decode ? "decode" : "prefill", s.layers, s.basis, s.device,
+      s.decode ? "tokens/s = B / model time, model time" : "TTFT = model time", s.layers,
+      s.basis == "measured median times"
+          ? ""
+          : " (lower bounds: the datasheet roofs, so TTFT is a lower and tokens/s an upper bound)");
+}
+
+// The header row and one row per bar: B, length, layer, model, TTFT or tokens/s, then per
+// operator "time (share)".
+std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
+  std::vector<std::vector<std::string>> out;
+  // Prefill's TTFT is the model time itself; decode shows the step's model time and tokens/s.
+  std::vector<std::string> head = {"B", length_name(s), "layer"};
+  if (s.decode) head.push_back("model");
+  head.push_back(s.decode ? "tokens/s" : "TTFT");
+  for (const std::string& role : s.roles) head.push_back(role);
+  out.push_back(head);
+  for (const LayerSplitBar& bar : s.bars) {
+    std::vector<std::string> row = {std::to_string(bar.batch), std::to_string(bar.length)};
+    if (bar.layer_s) {
+      const double model_s = s.layers * *bar.layer_s;
+      row.push_back(format_time_s(*bar.layer_s));
+      row.push_back(format_time_s(model_s));
+      if (s.decode) {
+        row.push_back(format_si(static_cast<double>(bar.batch) / model_s, "tokens/s"));
+      }
+    } else {
+      row.insert(row.end(), s.decode ? 3 : 2, kNoValue);
+    }
+    for (size_t i = 0; i < s.roles.size(); ++i) {
+      const std::optional<double> t = i < bar.op_s.size() ? bar.op_s[i] : std::nullopt;
+      if (!t) {
+        row.push_back(kNoValue);
+      } else if (bar.layer_s) {
+        row.push_back(
+            fmt::format("{} ({})", format_time_s(*t), format_percent(*t / *bar.layer_s)));
+      } else {
+        row.push_back(format_time_s(*t));
+      }
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+bool any_unmeasured(const LayerTimeSplit& s) {
+  for (const LayerSplitBar& bar : s.bars) {
+    if (!bar.layer_s) return true;
+  }
+  return false;
+}
+
+std::string footer(const LayerTimeSplit& s) {
+  std::string out =
+      "each operator: its time (share of the layer); the layer time is the sum of its "
+      "operators'\n";
+  if (any_unmeasured(s)) {
+    out += fmt::format(
+        "{}: not measured (the JSON's time_null_reason says why), and no layer estimate for "
+        "that row\n",
+        kNoValue);
+  }
+  return out;
+}
+
+std::string csv_number(const std::optional<double>& v) {
+  return v ? fmt::format("{:.9g}", *v) : std::string();
+}
+
+}  // namespace
+
+std::string format_layer_split_table(const LayerTimeSplit& s) {
+  const std::vector<std::vector<std::string>> table = rows(s);
+  std::vector<bool> right(table.front().size(), true);
+  return header(s) + "\n" + format_aligned_rows(table, right) + footer(s);
+}
+
+std::string format_layer_split_markdown(const LayerTimeSplit& s) {
+  const std::vector<std::vector<std::string>> table = rows(s);
+  std::string out = "**" + header(s) + ".**\n\n";
+  for (size_t r = 0; r < table.size(); ++r) {
+    out += "|";
+    for (const std::string& cell : table[r]) out += " " + cell + " |";
+    out += "\n";
+    if (r == 0) {
+      out += "|";
+      for (size_t c = 0; c < table[r].size(); ++c) out += "--:|";
+      out += "\n";
+    }
+  }
+  return out + "\n" + footer(s);
+}
+
+std::string format_layer_split_csv(const LayerTimeSplit& s) {
+  std::string out =
+      fmt::format("batch,{},operator,time_s,share_of_layer,basis\n",
+                  s.decode ? "context" : "seq_len");
+  const std::string basis = s.basis == "measured median times" ? "measured" : "analytic";
+  for (const LayerSplitBar& bar : s.bars) {
+    out += fmt::format("{},{},layer,{},{},{}\n", bar.batch, bar.length, csv_number(bar.layer_s),
+                       bar.layer_s ? "1" : "", basis);
+    for (size_t i = 0; i < s.roles.size() && i < bar.op_s.size(); ++i) {
+      std::optional<double> share;
+      if (bar.op_s[i] && bar.layer_s) share = *bar.op_s[i] / *bar.layer_s;
+      out += fmt::format("{},{},{},{},{},{}\n", bar.batch, bar.length, s.roles[i],
+                         csv_number(bar.op_s[i]), csv_number(share), basis);
+    }
+  }
+  return out;
+}
+
+}  // namespace rooflinectl
