@@ -20,16 +20,20 @@ void add_compare_gate_flags(CLI::App& sub, CompareGateFlags& f) {
   sub.add_option("--time-threshold", f.time_threshold,
                  "Median change that can count as slower/faster, e.g. 5% or 0.05 (default 5%)");
   sub.add_option("--counter-threshold", f.counter_threshold,
-                 "Counted-FLOP change that counts regardless of timing noise (default 1%)");
+                 "Counted-FLOP change that counts regardless of timing noise (default 1%)")
+      ->each([&f](const std::string&) { f.counter_threshold_given = true; });
   sub.add_option("--traffic-threshold", f.traffic_threshold,
                  "DRAM-byte change that counts regardless of timing noise (default 5%: "
-                 "back-to-back H200 sweeps differed by up to 4% where L2 absorbs re-reads)");
+                 "back-to-back H200 sweeps differed by up to 4% where L2 absorbs re-reads)")
+      ->each([&f](const std::string&) { f.traffic_threshold_given = true; });
   sub.add_option("--l2-threshold", f.l2_threshold,
                  "L2-byte change that counts regardless of timing noise (default 10%: "
-                 "back-to-back H200 runs of the wgmma GEMM differed by 5.5%)");
+                 "back-to-back H200 runs of the wgmma GEMM differed by 5.5%)")
+      ->each([&f](const std::string&) { f.l2_threshold_given = true; });
   sub.add_option("--by", f.by,
                  "What the time gate compares: time (median, clock-normalized for compute-bound "
-                 "points) | roof (fraction of the attainable roof) (default time)");
+                 "points) | roof (fraction of the attainable roof) (default time)")
+      ->each([&f](const std::string&) { f.by_given = true; });
   sub.add_flag(
       "--strict", f.strict,
       "Inconclusive points (too noisy to tell) and points missing from the new report also exit 1");
@@ -183,21 +187,19 @@ int run_layer_compare(const CompareCommandOptions& o, const CompareFormat& forma
         "--format {} is for sweep and profile reports; allowed for layer reports: table, json",
         format.name));
   }
-  const CompareGateFlags defaults;
   const auto refuse = [](const std::string& flag, const std::string& why) {
     throw bad_input(fmt::format("{} does not apply to layer reports: {}", flag, why));
   };
   const std::string no_counters =
       "a layer report keeps each operator's time, not its counter sums (gate the counters with "
       "two sweep reports)";
-  if (o.gate.counter_threshold != defaults.counter_threshold) {
-    refuse("--counter-threshold", no_counters);
+  if (o.gate.counter_threshold_given) refuse("--counter-threshold", no_counters);
+  if (o.gate.traffic_threshold_given) refuse("--traffic-threshold", no_counters);
+  if (o.gate.l2_threshold_given) refuse("--l2-threshold", no_counters);
+  // A typo is named as for sweep reports; roof is refused: a layer report has no placements.
+  if (o.gate.by_given && parse_compare_by(o.gate.by) != CompareBy::kTime) {
+    refuse("--by " + o.gate.by, "layer reports compare times");
   }
-  if (o.gate.traffic_threshold != defaults.traffic_threshold) {
-    refuse("--traffic-threshold", no_counters);
-  }
-  if (o.gate.l2_threshold != defaults.l2_threshold) refuse("--l2-threshold", no_counters);
-  if (o.gate.by != defaults.by) refuse("--by " + o.gate.by, "layer reports compare times");
   if (o.min_share_given) refuse("--min-share", "it is for profile reports");
   LayerCompareOptions options;
   options.time_threshold = parse_threshold(o.gate.time_threshold, "--time-threshold");
@@ -280,6 +282,10 @@ int run_compare_command(const CompareCommandOptions& o) {
   const ReportKind base_kind = report_kind(o.base_file);
   const ReportKind new_kind = report_kind(o.new_file);
   if (base_kind != new_kind) {
+    // A file taken for a sweep report may be no report at all (missing, empty, malformed): its
+    // reader names that, which says more than "a sweep report".
+    if (base_kind == ReportKind::kSweep) load_report(o.base_file);
+    if (new_kind == ReportKind::kSweep) load_report(o.new_file);
     throw bad_input(fmt::format(
         "compare reads two reports of one kind: the base {} is a {} report, the new {} a {} "
         "report",

@@ -19,6 +19,12 @@ struct CompareGateFlags {
   std::string by = "time";
   bool strict = false;
   bool allow_different_gpu = false;
+  /// Which of the sweep-only gates were on the command line (a layer comparison refuses them,
+  /// even at their default values).
+  bool counter_threshold_given = false;
+  bool traffic_threshold_given = false;
+  bool l2_threshold_given = false;
+  bool by_given = false;
 };
 
 /// Binds --time-threshold, --counter-threshold, --traffic-threshold, --l2-threshold, --by,

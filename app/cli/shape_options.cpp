@@ -81,7 +81,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
   const std::string lists = swept
                                 ? "; a comma list sweeps each value (README, \"Axes and products\")"
                                 : "; one value: lists are for sweep";
-  // A sweep's batch axis also takes --seq's range forms (parse_length_spec names their errors).
+  // The batch axis also takes --seq's range forms (parse_length_spec names their errors).
   const CLI::Validator batch_items = list_of(strict_integer<int64_t>(axis));
   sub.add_option(
          "--batch", o.batch,
@@ -89,8 +89,9 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
                      swept ? lists + "; or a range: 1..64 powers of two, 16..64:16 linear" : lists))
       ->type_name(type("B", "B[,B...]|B..B[:STEP]"))
       ->check(CLI::Validator(
-          [batch_items, swept](std::string& token) -> std::string {
-            if (swept && token.find("..") != std::string::npos) return "";
+          [batch_items](std::string& token) -> std::string {
+            // A range is parse_length_spec's to check; `model` then refuses several values.
+            if (token.find("..") != std::string::npos) return "";
             std::string item_token = token;
             return batch_items(item_token);
           },

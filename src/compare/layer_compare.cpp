@@ -1,6 +1,7 @@
 #include "compare/layer_compare.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +29,31 @@ PointIndex index_points(const LayerTimes& t, const std::string& origin) {
     }
   }
   return index;
+}
+
+// The verdict that needs attention first (render/compare_common.hpp's order): failed, slower,
+// inconclusive, faster, removed, added, same.
+Verdict worse(Verdict a, Verdict b) {
+  const auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::kFailed:
+        return 0;
+      case Verdict::kSlower:
+        return 1;
+      case Verdict::kInconclusive:
+        return 2;
+      case Verdict::kFaster:
+        return 3;
+      case Verdict::kRemoved:
+        return 4;
+      case Verdict::kAdded:
+        return 5;
+      case Verdict::kSame:
+        break;
+    }
+    return 6;
+  };
+  return rank(a) <= rank(b) ? a : b;
 }
 
 ReportIdentity identity(const LayerTimes& t) {
@@ -87,11 +113,14 @@ LayerTimeComparison compare_operator(const LayerOperatorTime& base,
   c.base_time_s = base.time_s;
   c.current_time_s = current.time_s;
   const auto unmeasured = [](const LayerOperatorTime& t) {
-    return fmt::format("{}: {}", t.status, t.null_reason.empty() ? "no time" : t.null_reason);
+    return fmt::format("status {}{}", t.status, t.null_reason.empty() ? "" : ": " + t.null_reason);
   };
   if (current.status == "failed") {
     c.verdict = Verdict::kFailed;
-    c.reason = "failed in the new report: " + unmeasured(current);
+    c.reason = "failed in the new report (" + unmeasured(current) + ")";
+  } else if (current.time_s && !current.validated) {
+    c.verdict = Verdict::kFailed;
+    c.reason = "timed but not validated in the new report (" + unmeasured(current) + ")";
   } else if (base.shape_json != current.shape_json) {
     c.verdict = Verdict::kInconclusive;
     c.reason = fmt::format("the reports ran different shapes: {} vs {}", base.shape_json,
@@ -147,7 +176,7 @@ void check_same_layer(const LayerTimes& base, const LayerTimes& current) {
   const auto refuse = [](const char* what, const std::string& a, const std::string& b) {
     throw bad_input(fmt::format(
         "compare: the layer reports differ in {}: base '{}', new '{}' (a layer comparison "
-        "needs the same model, phase and KV-cache dtype)",
+        "matches the same layer: model, phase, KV-cache dtype and operators)",
         what, a, b));
   };
   if (base.model_id != current.model_id) refuse("model", base.model_id, current.model_id);
@@ -166,12 +195,22 @@ void check_same_layer(const LayerTimes& base, const LayerTimes& current) {
   }
 }
 
+// "B in {1, 16}, context in {512, 1024}": the axes of a report's points, short enough for one
+// message line whatever their number.
 std::string point_list(const LayerTimes& t) {
-  std::string out;
+  std::vector<int64_t> batches;
+  std::vector<int64_t> lengths;
   for (const LayerPointTimes& p : t.points) {
-    out += (out.empty() ? "" : "; ") + point_name(t.phase, p.batch, p.length);
+    if (std::find(batches.begin(), batches.end(), p.batch) == batches.end()) {
+      batches.push_back(p.batch);
+    }
+    if (std::find(lengths.begin(), lengths.end(), p.length) == lengths.end()) {
+      lengths.push_back(p.length);
+    }
   }
-  return out.empty() ? "none" : out;
+  if (batches.empty()) return "no points";
+  return fmt::format("B in {{{}}}, {} in {{{}}}", fmt::join(batches, ", "),
+                     t.phase == "decode" ? "context" : "L", fmt::join(lengths, ", "));
 }
 
 }  // namespace
@@ -246,6 +285,7 @@ LayerCompareResult compare_layer_reports(const LayerTimes& base, const LayerTime
     }
     pc.layer = compare_layer_total(b, c, options.time_threshold);
     pc.verdict = pc.layer->verdict;
+    for (const LayerTimeComparison& op : pc.ops) pc.verdict = worse(pc.verdict, op.verdict);
     result.points.push_back(std::move(pc));
   }
   if (matched == 0) {

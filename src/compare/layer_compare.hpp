@@ -52,7 +52,8 @@ struct LayerTimeComparison {
 struct LayerPointComparison {
   int64_t batch = 1;
   int64_t length = 0;
-  /// kAdded or kRemoved for a point in one report only; otherwise the layer row's verdict.
+  /// kAdded or kRemoved for a point in one report only; otherwise the verdict of its rows (layer
+  /// and operators) that needs attention first: failed, slower, inconclusive, faster, same.
   Verdict verdict = Verdict::kSame;
   std::optional<LayerTimeComparison> layer;  ///< set for a point in both reports
   std::vector<LayerTimeComparison> ops;      ///< layer order; empty for an unmatched point
@@ -78,7 +79,8 @@ struct LayerCompareResult {
 };
 
 /// Compares `current` against `base`: points matched by (batch, length), operators by role.
-/// Per operator: kFailed when the new run failed (validation or CUDA error); kInconclusive when
+/// Per operator: kFailed when the new run failed (validation or CUDA error) or holds a time that
+/// was not validated; kInconclusive when
 /// the new run did not measure it (skipped, refused, interrupted) while the base did, or the two
 /// ran different shapes; kAdded when only the new run measured it; kSame when neither did; else
 /// the interval time gate (file comment), changes under kTimeResolutionFloorS always the same.

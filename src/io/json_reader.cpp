@@ -778,8 +778,8 @@ Report report_from_json(const nlohmann::json& document, const std::string& origi
   if (!r.has("schema_version")) {
     throw bad_input(fmt::format(
         "{}: not a rooflinectl sweep report (no \"schema_version\"): report, compare and merge "
-        "read what `rooflinectl sweep --output` and `merge` write (report also a `profile -o` "
-        "file; plot also a `layer -o` file)",
+        "read what `rooflinectl sweep --output` and `merge` write (report, compare and plot also "
+        "a `profile -o` or `layer -o` file)",
         origin));
   }
   // The version is checked before anything else: a report of another layout would otherwise fail

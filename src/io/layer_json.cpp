@@ -33,6 +33,7 @@ LayerOperatorTime operator_time(const nlohmann::json& op, const std::string& ori
   t.shape_json = op.at("measured").at("shape").dump();
   t.status = m.get_string("status");
   t.version = m.get_optional_string("version").value_or("");
+  t.validated = m.get_bool("validated");
   const std::string where = fmt::format("{}: {}", origin, measured_path);
   t.time_s = non_negative(m, "time_s", where);
   t.null_reason = m.get_optional_string("time_null_reason").value_or("");
@@ -62,7 +63,8 @@ void check_layer_sum(const LayerPointTimes& p, const std::string& origin, const 
         "{})",
         origin, path, sum));
   }
-  if (std::fabs(*p.layer_time_s - sum) > 1e-9 * sum) {
+  // 1e-5 relative: a report rounded to six significant digits (jq, a spreadsheet) still reads.
+  if (std::fabs(*p.layer_time_s - sum) > 1e-5 * sum) {
     throw bad_input(fmt::format(
         "{}: {}.measured.layer_time_s is {} but its operators' times sum to {}: the file was "
         "edited or damaged",
@@ -96,7 +98,12 @@ LayerTimes layer_times_from_json(const nlohmann::json& document, const std::stri
         "`rooflinectl layer` again with this build)",
         origin, version, kLayerSchemaVersion));
   }
-  if (r.is_null("measurement")) {
+  const std::string basis = r.get_string("basis");
+  if (basis != "measured" && basis != "analytic") {
+    throw bad_input(
+        fmt::format("{}: key 'basis' is '{}': allowed measured, analytic", origin, basis));
+  }
+  if (basis == "analytic" || r.is_null("measurement")) {
     throw bad_input(fmt::format(
         "{}: an analytic layer report (layer --analytic: datasheet lower bounds, nothing "
         "measured): compare gates measured layers; run `rooflinectl layer` without --analytic",
@@ -108,7 +115,15 @@ LayerTimes layer_times_from_json(const nlohmann::json& document, const std::stri
   t.model_name = model.get_string("name");
   t.layers = model.get_int("layers");
   t.phase = r.get_string("phase");
+  if (t.phase != "prefill" && t.phase != "decode") {
+    throw bad_input(
+        fmt::format("{}: key 'phase' is '{}': allowed prefill, decode", origin, t.phase));
+  }
   t.kv_dtype = r.get_string("kv_dtype");
+  if (t.kv_dtype != "auto" && t.kv_dtype != "fp8_e4m3") {
+    throw bad_input(
+        fmt::format("{}: key 'kv_dtype' is '{}': allowed auto, fp8_e4m3", origin, t.kv_dtype));
+  }
   const JsonObjectReader measurement = r.get_object("measurement");
   t.device_name = measurement.get_string("device_name");
   t.tool_version = measurement.get_string("tool_version");

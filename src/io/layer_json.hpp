@@ -15,14 +15,16 @@ namespace rooflinectl {
 bool is_layer_report_file(const std::string& path);
 
 /// The measured times of a layer report already parsed. `origin` names it in messages. Reads the
-/// top-level "model" (id, name, layers), "phase", "kv_dtype", "measurement" (device, tool version,
-/// git revision, timestamp) and per point its batch, its length (under the "length_axis" key),
-/// "measured.layer_time_s" and per operator its name and "measured" record (sweep operator, shape,
-/// status, version, time_s, time_null_reason, median_noise). Unknown keys are ignored.
-/// Throws a bad-input Error: for a "layer_schema_version" other than kLayerSchemaVersion (naming
-/// both); for an analytic report ("measurement": null; it holds datasheet bounds, nothing to
-/// gate); for a missing or mistyped key (naming the key path); for a time or noise that is
-/// negative or not finite, or a point whose operators differ in number from the first point's.
+/// top-level "basis", "model" (id, name, layers), "phase", "kv_dtype", "measurement" (device, tool
+/// version, git revision, timestamp) and per point its batch, its length (under the "length_axis"
+/// key), "measured.layer_time_s" and per operator its name and "measured" record (sweep operator,
+/// shape, status, version, validated, time_s, time_null_reason, median_noise). Unknown keys are
+/// ignored. Throws a bad-input Error: for a "layer_schema_version" other than kLayerSchemaVersion
+/// (naming both); for an analytic report ("basis": "analytic" or "measurement": null; it holds
+/// datasheet bounds, nothing to gate); for a missing or mistyped key (naming the key path); for a
+/// "basis", "phase" or "kv_dtype" outside its values; for a time or noise that is negative or not
+/// finite, a point whose operators differ in number from the first point's, or a layer time that is
+/// not the sum of its operators' times within 1e-5 (null unless every operator has a time).
 LayerTimes layer_times_from_json(const nlohmann::json& document, const std::string& origin);
 
 /// Reads and parses the layer report at `path` (layer_times_from_json); an unreadable file or

@@ -70,7 +70,10 @@ std::string format_layer_compare_table(const LayerCompareResult& r) {
       "gate: {} (a layer report keeps medians and their intervals, not samples)\n",
       r.model_name, r.phase,
       r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype,
-      side(r.base), side(r.current), r.current.device_name,
+      side(r.base), side(r.current),
+      r.base.device_name == r.current.device_name
+          ? r.current.device_name
+          : fmt::format("{} (base) and {} (new)", r.base.device_name, r.current.device_name),
       threshold_percent(r.options.time_threshold), kGateName);
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   std::vector<std::vector<std::string>> rows = {{"verdict", "B",

@@ -23,9 +23,10 @@ std::string format_layer_compare_table(const LayerCompareResult& result);
 /// "base", "new" (tool version, git revision, timestamp, GPU), "options" (time_threshold, strict,
 /// allow_different_gpu, the gate's name and time_resolution_floor_s), "warnings", "summary"
 /// (a count per verdict, regressions), "exit_code", and "points": per (batch, length) its
-/// "verdict", its "layer" row and its "operators" (role, verdict, reason, base_time_s,
-/// new_time_s, relative_change, the two half-widths in seconds, version and new_version), the
-/// length under "seq_len" (prefill) or "context" (decode). Unknown values are null.
+/// "verdict" (the one of its rows that needs attention first), its "layer" row and its "operators"
+/// (role, verdict, reason, base_time_s, new_time_s, relative_change, the two half-widths in
+/// seconds, version and new_version), the length under "seq_len" (prefill) or "context" (decode).
+/// Unknown values are null.
 nlohmann::ordered_json layer_compare_to_json(const LayerCompareResult& result);
 
 }  // namespace rooflinectl

@@ -50,8 +50,7 @@ std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
       if (!t) {
         row.push_back(kNoValue);
       } else if (bar.layer_s) {
-        row.push_back(
-            fmt::format("{} ({})", format_time_s(*t), format_percent(*t / *bar.layer_s)));
+        row.push_back(fmt::format("{} ({})", format_time_s(*t), format_percent(*t / *bar.layer_s)));
       } else {
         row.push_back(format_time_s(*t));
       }
@@ -110,9 +109,8 @@ std::string format_layer_split_markdown(const LayerTimeSplit& s) {
 }
 
 std::string format_layer_split_csv(const LayerTimeSplit& s) {
-  std::string out =
-      fmt::format("batch,{},operator,time_s,share_of_layer,basis\n",
-                  s.decode ? "context" : "seq_len");
+  std::string out = fmt::format("batch,{},operator,time_s,share_of_layer,basis\n",
+                                s.decode ? "context" : "seq_len");
   const std::string basis = s.basis == "measured median times" ? "measured" : "analytic";
   for (const LayerSplitBar& bar : s.bars) {
     out += fmt::format("{},{},layer,{},{},{}\n", bar.batch, bar.length, csv_number(bar.layer_s),

@@ -11,9 +11,9 @@ namespace rooflinectl {
 
 /// Console text: a header naming the model, phase, basis of the times and the GPU; one row per
 /// bar (batch, length): the layer time, then TTFT (prefill: the model time, layers × layer) or the
-/// model time and decode tokens/s (B / model time), then per operator its time and share of the layer; "-" where
-/// an operator was not measured (the JSON's time_null_reason says why) and for every estimate of
-/// such a row.
+/// model time and decode tokens/s (B / model time), then per operator its time and share of the
+/// layer; "-" where an operator was not measured (the JSON's time_null_reason says why) and for
+/// every estimate of such a row.
 std::string format_layer_split_table(const LayerTimeSplit& split);
 
 /// The same as one Markdown table, with the header as a paragraph above it.

@@ -22,8 +22,9 @@ struct LayerOperatorTime {
   /// The sweep point's shape as written (compact JSON text), so two reports can tell whether the
   /// same problem ran; two operators of one role with different shapes are not comparable.
   std::string shape_json;
-  std::string status;   ///< "ok" | "skipped" | "failed" | "interrupted" | "refused"
-  std::string version;  ///< kernel version that ran; empty when none ran
+  std::string status;      ///< "ok" | "skipped" | "failed" | "interrupted" | "refused"
+  std::string version;     ///< kernel version that ran; empty when none ran
+  bool validated = false;  ///< the output matched the float64 reference before timing
   /// Median of the timed samples, seconds; nullopt when not measured (null_reason says why).
   std::optional<double> time_s;
   std::string null_reason;

@@ -313,6 +313,11 @@ bad "invalid --kv-dtype 'auto,auto': auto is listed more than once" \
   sweep --ops decode_attention --kv-dtype auto,auto
 bad "invalid --kv-dtype fp8_e4m3 with operator 'naive_attention' (--ops): only decode_attention has a KV cache" \
   sweep --kv-dtype fp8_e4m3
+# --batch in a range form: sweep expands it (a bad range names its forms); model takes one value.
+bad "invalid --batch '1..6': a range without ':step' steps by powers of two" \
+  sweep --ops gemm --seq 512 --batch 1..6
+bad "invalid --batch with several values for \`model\`: it predicts one shape" \
+  model --gpu h200-sxm --ops gemm --batch 1..8
 # model predicts one shape: its message says to model the operator alone, not to list auto too
 # (which model refuses).
 bad "invalid --kv-dtype fp8_e4m3 with operator 'gemm' (--ops): only decode_attention has a KV cache, and \`model\` predicts one shape (model it alone: --ops decode_attention)" \

@@ -73,10 +73,19 @@ check 1 "^slower: B = 64 context = 131072 layer: " "" compare "$report" "$work/a
 # run did not measure is inconclusive; a kernel version change is named.
 edit failed.json 'o = ops(0)["attention"]; o["status"] = "failed"; o["time_s"] = None
 o["time_null_reason"] = "validation failed"; d["points"][0]["measured"]["layer_time_s"] = None'
-check 1 "^failed: B = 1 context = 512 attention: failed in the new report: failed: validation failed" \
+check 1 "^failed: B = 1 context = 512 attention: failed in the new report (status failed: validation failed)" \
   "" compare "$report" "$work/failed.json"
 check 1 "^inconclusive: B = 1 context = 512 layer: the layer time is unknown in the new report" \
   "" compare "$report" "$work/failed.json"
+# A time that was not validated fails too; a point's JSON verdict is its worst row (an operator
+# 20% slower under a layer that moved less than the threshold).
+edit unvalidated.json 'ops(0)["attention"]["validated"] = False'
+check 1 "^failed: B = 1 context = 512 attention: timed but not validated" "" \
+  compare "$report" "$work/unvalidated.json"
+python_check "point verdict" <("$bin" compare "$report" "$work/down_slow.json" --format json) '
+p = doc["points"][0]
+assert p["layer"]["verdict"] == "same" and p["verdict"] == "slower", p["verdict"]
+'
 edit version.json 'ops(2)["qkv_proj"]["version"] = "gemm_v9_test"'
 check 0 "gemm_v6_skinny_wgmma -> gemm_v9_test" "" compare "$report" "$work/version.json"
 
@@ -104,6 +113,25 @@ check 2 "" "--traffic-threshold does not apply to layer reports" \
   compare "$report" "$report" --traffic-threshold 3%
 check 2 "" "--by roof does not apply to layer reports" compare "$report" "$report" --by roof
 check 2 "" "--min-share does not apply to layer reports" compare "$report" "$report" --min-share 2%
+check 2 "" "--counter-threshold does not apply to layer reports" \
+  compare "$report" "$report" --counter-threshold 1%  # refused at its default value too
+check 2 "" "invalid --by 'bogus': allowed time, roof" compare "$report" "$report" --by bogus
+# A file that is no report at all is named for what it is, whatever the other file is.
+check 2 "" "cannot read report '$work/missing.json'" compare "$report" "$work/missing.json"
+echo '{}' >"$work/empty-object.json"
+check 2 "" "not a rooflinectl sweep report (no \"schema_version\")" \
+  compare "$work/empty-object.json" "$report"
+# A report rounded to six significant digits (jq, a spreadsheet) still reads.
+edit rounded.json '
+def rnd(x):
+    if isinstance(x, float): return float(f"{x:.6g}")
+    if isinstance(x, dict): return {k: rnd(v) for k, v in x.items()}
+    if isinstance(x, list): return [rnd(v) for v in x]
+    return x
+d = rnd(d)'
+check 0 "270 same" "" compare "$report" "$work/rounded.json"
+edit bad_phase.json 'd["phase"] = "decoding"'
+check 2 "" "key .phase. is .decoding.: allowed prefill, decode" compare "$report" "$work/bad_phase.json"
 edit edited_sum.json 'ops(0)["ffn_down"]["time_s"] *= 1.2'
 check 2 "" "points\[0\].measured.layer_time_s is .* but its operators. times sum to" \
   compare "$report" "$work/edited_sum.json"

@@ -15,6 +15,7 @@ LayerOperatorTime op(const std::string& role, double time_s, double noise) {
   t.shape_json = R"({"seq_len":512})";
   t.status = "ok";
   t.version = "v1";
+  t.validated = true;
   t.time_s = time_s;
   t.median_noise = noise;
   return t;
@@ -136,6 +137,27 @@ TEST(LayerCompare, FailedUnmeasuredAndNewlyMeasuredOperators) {
   EXPECT_EQ(row(compare_layer_reports(refused, refused, {}), 0).verdict, Verdict::kSame);
 }
 
+// A point's verdict is the row that needs attention first, not only the layer row: an operator
+// 20% slower whose layer moved under the threshold still marks its point slower.
+TEST(LayerCompare, PointVerdictIsTheWorstRow) {
+  LayerTimes current = layer();
+  set_time(current, 1, 24e-6, 0.01);  // qkv 20 -> 24 µs; the layer 120 -> 124 µs (+3.3%)
+  const LayerCompareResult r = compare_layer_reports(layer(), current, {});
+  EXPECT_EQ(r.points.front().layer->verdict, Verdict::kSame);
+  EXPECT_EQ(row(r, 1).verdict, Verdict::kSlower);
+  EXPECT_EQ(r.points.front().verdict, Verdict::kSlower);
+}
+
+// A time that was not validated (an inconsistent or hand-made file) is a failure, as a failed run.
+TEST(LayerCompare, UnvalidatedTimeFails) {
+  LayerTimes current = layer();
+  current.points.front().ops[0].validated = false;
+  const LayerCompareResult r = compare_layer_reports(layer(), current, {});
+  EXPECT_EQ(row(r, 0).verdict, Verdict::kFailed);
+  EXPECT_NE(row(r, 0).reason.find("not validated"), std::string::npos) << row(r, 0).reason;
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
 TEST(LayerCompare, DifferentShapesAndVersions) {
   LayerTimes current = layer();
   current.points.front().ops[1].shape_json = R"({"seq_len":1024})";
@@ -197,8 +219,9 @@ TEST(LayerCompare, Refusals) {
   EXPECT_EQ(compare_layer_reports(layer(), other, allow).warnings.size(), 1u);
   other = layer();
   other.points.front().length = 2048;
-  expect_refused(layer(), other,
-                 "share no (batch, length): base B = 1 context = 512; new B = 1 context = 2048");
+  expect_refused(
+      layer(), other,
+      "share no (batch, length): base B in {1}, context in {512}; new B in {1}, context in {2048}");
   other = layer();
   other.points.push_back(other.points.front());
   expect_refused(other, layer(), "the base report lists B = 1 context = 512 twice");
