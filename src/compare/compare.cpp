@@ -605,13 +605,7 @@ size_t CompareResult::regressions() const {
   return count(Verdict::kSlower) + count(Verdict::kFailed);
 }
 
-int CompareResult::exit_code() const {
-  if (regressions() > 0) return static_cast<int>(ExitCode::kPartial);
-  if (options.strict && (count(Verdict::kInconclusive) > 0 || count(Verdict::kRemoved) > 0)) {
-    return static_cast<int>(ExitCode::kPartial);
-  }
-  return static_cast<int>(ExitCode::kOk);
-}
+int CompareResult::exit_code() const { return gate_exit_code(*this, options.strict); }
 
 CompareResult compare_reports(const Report& base, const Report& current,
                               const CompareOptions& options) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/shape.hpp"
 #include "result/point_key.hpp"
 #include "result/report.hpp"
@@ -80,6 +81,18 @@ enum class Verdict {
 };
 std::string to_string(Verdict verdict);
 bool is_regression(Verdict verdict);
+
+/// The exit code every comparison (sweep, profile, layer) ends with, from any result with
+/// regressions() and count(Verdict): 1 (ExitCode::kPartial) when an item regressed, or with
+/// `strict` when one is inconclusive or removed; otherwise 0.
+template <class Result>
+int gate_exit_code(const Result& result, bool strict) {
+  if (result.regressions() > 0) return static_cast<int>(ExitCode::kPartial);
+  if (strict && (result.count(Verdict::kInconclusive) > 0 || result.count(Verdict::kRemoved) > 0)) {
+    return static_cast<int>(ExitCode::kPartial);
+  }
+  return static_cast<int>(ExitCode::kOk);
+}
 
 /// One gated counter of one point.
 struct CounterChange {

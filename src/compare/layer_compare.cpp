@@ -232,13 +232,7 @@ size_t LayerCompareResult::regressions() const {
   return count(Verdict::kSlower) + count(Verdict::kFailed);
 }
 
-int LayerCompareResult::exit_code() const {
-  if (regressions() > 0) return static_cast<int>(ExitCode::kPartial);
-  if (options.strict && (count(Verdict::kInconclusive) > 0 || count(Verdict::kRemoved) > 0)) {
-    return static_cast<int>(ExitCode::kPartial);
-  }
-  return static_cast<int>(ExitCode::kOk);
-}
+int LayerCompareResult::exit_code() const { return gate_exit_code(*this, options.strict); }
 
 LayerCompareResult compare_layer_reports(const LayerTimes& base, const LayerTimes& current,
                                          const LayerCompareOptions& options) {

@@ -392,13 +392,7 @@ size_t ProfileCompareResult::regressions() const {
   return count(Verdict::kSlower) + count(Verdict::kFailed);
 }
 
-int ProfileCompareResult::exit_code() const {
-  if (regressions() > 0) return static_cast<int>(ExitCode::kPartial);
-  if (options.gate.strict && (count(Verdict::kInconclusive) > 0 || count(Verdict::kRemoved) > 0)) {
-    return static_cast<int>(ExitCode::kPartial);
-  }
-  return static_cast<int>(ExitCode::kOk);
-}
+int ProfileCompareResult::exit_code() const { return gate_exit_code(*this, options.gate.strict); }
 
 ProfileCompareResult compare_profiles(const ProfileReport& base, const ProfileReport& current,
                                       const ProfileCompareOptions& options) {

@@ -54,6 +54,16 @@ std::string verdict_counts(const Result& result) {
   return text;
 }
 
+/// The JSON "summary" of any result with count(Verdict) and regressions(): a count per verdict in
+/// kVerdictAttentionOrder, then "regressions".
+template <class Result>
+nlohmann::ordered_json verdict_summary_json(const Result& result) {
+  nlohmann::ordered_json summary;
+  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = result.count(v);
+  summary["regressions"] = result.regressions();
+  return summary;
+}
+
 /// The outcome after the summary: "N regression(s)"; else, when the exit code is not 0,
 /// "no regression, but inconclusive or removed <items> fail under --strict"; else
 /// "no regression". `items`: "points" or "kernels".

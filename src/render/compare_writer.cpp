@@ -225,9 +225,7 @@ nlohmann::ordered_json compare_to_json(const CompareResult& r) {
   canary["machine_changed"] = r.canary.machine_changed;
   j["canary"] = canary;
   j["warnings"] = r.warnings;
-  Json summary;
-  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
-  summary["regressions"] = r.regressions();
+  Json summary = verdict_summary_json(r);
   summary["version_changed"] = r.version_changes();
   j["summary"] = summary;
   j["exit_code"] = r.exit_code();

@@ -130,10 +130,7 @@ nlohmann::ordered_json layer_compare_to_json(const LayerCompareResult& r) {
   options["time_resolution_floor_s"] = kTimeResolutionFloorS;
   j["options"] = options;
   j["warnings"] = r.warnings;
-  Json summary;
-  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
-  summary["regressions"] = r.regressions();
-  j["summary"] = summary;
+  j["summary"] = verdict_summary_json(r);
   j["exit_code"] = r.exit_code();
   Json points = Json::array();
   for (const LayerPointComparison& p : r.points) {

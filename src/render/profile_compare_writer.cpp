@@ -184,10 +184,7 @@ nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
   j["options"] = options;
   j["time_family_size"] = r.time_family_size;
   j["warnings"] = r.warnings;
-  Json summary;
-  for (const Verdict v : kVerdictAttentionOrder) summary[to_string(v)] = r.count(v);
-  summary["regressions"] = r.regressions();
-  j["summary"] = summary;
+  j["summary"] = verdict_summary_json(r);
   j["exit_code"] = r.exit_code();
 
   Json kernels = Json::array();
