@@ -95,7 +95,8 @@ GpuSpec parse_gpu_spec(const std::string& json_text, const std::string& origin) 
   if (sm_count <= 0 || sm_count > kMaxSmCount) {
     sm.fail_key("value", fmt::format("{} is not an SM count (1 .. {})", sm_count, kMaxSmCount));
   }
-  if (sm.get_string("source").empty()) sm.fail_key("source", "must not be empty");
+  spec.sm_count_source = sm.get_string("source");
+  if (spec.sm_count_source.empty()) sm.fail_key("source", "must not be empty");
   spec.sm_count = static_cast<int>(sm_count);
 
   spec.memory_bytes = read_value(r, "memory_bytes", kBytes);

@@ -27,6 +27,7 @@ struct GpuSpec {
   std::vector<std::string> device_names;  ///< names CUDA reports for it, e.g. "NVIDIA H200"
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
+  std::string sm_count_source;  ///< where the SM count comes from (the spec file's "source")
   /// memory_bytes and hbm_bytes_per_s are always known; l2_bytes and boost_clock_hz may be absent.
   SpecValue memory_bytes, hbm_bytes_per_s, l2_bytes, boost_clock_hz;
   std::map<std::string, SpecValue>

@@ -355,15 +355,24 @@ nlohmann::ordered_json model_report_to_json(const ModelReport& r) {
   gpu["cc_major"] = g.cc_major;
   gpu["cc_minor"] = g.cc_minor;
   gpu["sm_count"] = g.sm_count;
-  gpu["memory_bytes"] = spec_value(g.memory_bytes);
-  gpu["hbm_bytes_per_s"] = spec_value(g.hbm_bytes_per_s);
-  gpu["l2_bytes"] = spec_value(g.l2_bytes);
-  gpu["boost_clock_hz"] = spec_value(g.boost_clock_hz);
+  gpu["sm_count_source"] = g.sm_count_source;
+  // A figure the spec file lacks is null with its reason, as every other null of the report.
+  const auto put_spec = [&gpu, &g](const char* key, const SpecValue& v) {
+    gpu[key] = spec_value(v);
+    if (!is_known(v)) {
+      gpu[std::string(key) + "_null_reason"] = fmt::format(
+          "configs/gpus/{}.json gives no {} (a spec file holds only sourced figures)", g.id, key);
+    }
+  };
+  put_spec("memory_bytes", g.memory_bytes);
+  put_spec("hbm_bytes_per_s", g.hbm_bytes_per_s);
+  put_spec("l2_bytes", g.l2_bytes);
+  put_spec("boost_clock_hz", g.boost_clock_hz);
   Json tensor = Json::object();
   for (const auto& [dtype, v] : g.dense_tensor_flop_per_s) tensor[dtype] = spec_value(v);
   gpu["dense_tensor_flop_per_s"] = tensor;
-  gpu["fp32_flop_per_s"] = spec_value(g.fp32_flop_per_s);
-  gpu["fp64_flop_per_s"] = spec_value(g.fp64_flop_per_s);
+  put_spec("fp32_flop_per_s", g.fp32_flop_per_s);
+  put_spec("fp64_flop_per_s", g.fp64_flop_per_s);
   j["gpu"] = gpu;
   j["shape"] = Json{{"batch", r.base.batch},
                     {"heads", r.base.heads},

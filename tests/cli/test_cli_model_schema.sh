@@ -97,11 +97,14 @@ reaches q_chunk '
 assert doc["shape"]["q_len"] == 1024 and doc["shape"]["causal"] is True, doc["shape"]
 assert any(p.get("q_len") == 1024 for p in doc["points"]), doc["points"]
 assert doc["gpu"]["l2_bytes"] is None and doc["gpu"]["boost_clock_hz"] is None, doc["gpu"]
+assert "h100-nvl.json gives no l2_bytes" in doc["gpu"]["l2_bytes_null_reason"], doc["gpu"]
+assert doc["gpu"]["boost_clock_hz_null_reason"] and "fp32_flop_per_s_null_reason" not in doc["gpu"]
 '
 reaches widths '
 s = doc["shape"]
 assert (s["hidden"], s["ffn_dim"], s["gemm_n"], s["gemm_k"]) == (1024, 4096, 256, 512), s
 assert doc["gpu"]["fp64_flop_per_s"] is None and doc["flash_io"] == [], doc["gpu"]
+assert doc["gpu"]["fp64_flop_per_s_null_reason"] and doc["gpu"]["sm_count_source"], doc["gpu"]
 '
 reaches budget_given '
 c = doc["kv_capacity"]
@@ -141,6 +144,9 @@ bad = {
     "notes without a preset": edit(llama, lambda d: d["layer"].update(preset=None)),
     "string count": edit(doc, lambda d: d["kv_capacity"].update(total_pages="29205")),
     "schema version 2": edit(doc, lambda d: d.update(model_schema_version=2)),
+    "gpu figure null, no reason": edit(doc, lambda d: d["gpu"].update(l2_bytes=None)),
+    "gpu reason beside a figure": edit(doc, lambda d: d["gpu"].update(fp64_flop_per_s_null_reason="x")),
+    "gpu without sm_count_source": edit(doc, lambda d: d["gpu"].pop("sm_count_source")),
 }
 assert not list(validator.iter_errors(doc))
 held = [name for name, d in bad.items() if validator.is_valid(d)]
