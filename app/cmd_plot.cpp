@@ -32,7 +32,8 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& o) {
   sub->add_option("--output,-o", o.output, "SVG file to write (name ending in .svg)")->required();
   sub->add_option("--chart", o.chart,
                   "roofline (log-log, every point under its roof) | throughput (TFLOP/s, TB/s "
-                  "and tokens/s against L) (default roofline)");
+                  "and tokens/s against L) (default roofline)")
+      ->each([&o](const std::string&) { o.chart_given = true; });
   return sub;
 }
 
@@ -62,7 +63,7 @@ int plot_profile_report(const PlotOptions& o) {
 
 // The time split of a saved `rooflinectl layer` report (its JSON), as `layer --chart` draws it.
 int plot_layer_report(const PlotOptions& o, const nlohmann::json& document) {
-  if (o.chart != "roofline") {
+  if (o.chart_given) {
     throw bad_input(fmt::format(
         "--chart {}: {} is a `rooflinectl layer` report, drawn as its time split (leave --chart "
         "out)",

@@ -11,6 +11,7 @@ struct PlotOptions {
   std::string report;              ///< JSON report written by `sweep --output` or `profile -o`
   std::string output;              ///< SVG file to write (atomically)
   std::string chart = "roofline";  ///< roofline | throughput
+  bool chart_given = false;        ///< --chart was on the command line (a layer report has none)
 };
 
 /// Binds the arguments of `plot` to `options`.

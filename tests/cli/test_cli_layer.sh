@@ -135,6 +135,11 @@ if "$bin" layer --model llama-3.1-8b --phase prefill --seq 512,4096 --gpu h200-s
   cmp -s "$work/split.svg" "$work/plotted.svg"; then
   pass
 else fail "plot LAYER.json differs from layer --chart: $(head -c 300 "$work/stderr")"; fi
+# A layer report has one chart: --chart is refused for it, whichever value (the default too).
+for chart in roofline throughput; do
+  refused_run 2 "--chart $chart: $work/split.json is a \`rooflinectl layer\` report, drawn as its time split (leave --chart out)" \
+    plot "$work/split.json" -o "$work/p2.svg" --chart "$chart" && pass
+done
 refused_run 2 "invalid --chart '$work/split.png': the chart is SVG" layer --model llama-3.1-8b --phase prefill --seq 512 \
   --gpu h200-sxm --analytic --chart "$work/split.png" && pass
 refused_run 2 "invalid --format 'csv': allowed table, json" layer --model llama-3.1-8b \
