@@ -22,8 +22,9 @@ CLI::App* setup_plot(CLI::App& app, PlotOptions& options);
 /// naming the file and how many points (kernels) were left out of the chart for lack of roofline
 /// data. Returns report_exit_code for a sweep report: 0, or 1 when a point is not ok or above its
 /// roof; 0 for a profile report. Throws a bad-input Error (exit 2) for an unknown chart, --chart
-/// throughput on a profile report, any --chart on a layer report, a profile with no kernel, an unreadable or invalid report, a
-/// sweep report without an ok point, or an output path that cannot be written.
+/// throughput on a profile report, any --chart on a layer report, a profile with no kernel, an
+/// unreadable or invalid report, a sweep report without an ok point, or an output path that cannot
+/// be written.
 int run_plot_command(const PlotOptions& options);
 
 }  // namespace rooflinectl
