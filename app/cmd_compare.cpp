@@ -92,7 +92,7 @@ CLI::App* setup_compare(CLI::App& app, CompareCommandOptions& o) {
       ->each([&o](const std::string&) { o.min_share_given = true; });
   sub->add_option("--format", o.format,
                   "Output format: table | md | json | junit (JUnit XML for CI test reporters; "
-                  "sweep reports only; layer reports: table, json) (default: from -o's extension, "
+                  "sweep reports only) (default: from -o's extension, "
                   ".txt table, .md md, .json "
                   "json, .xml junit; else table)")
       ->each([&o](const std::string&) { o.format_given = true; });
@@ -182,10 +182,9 @@ const char* to_string(ReportKind kind) {
 // Two measured `layer` reports: each operator's median and interval, the interval gate
 // (compare/layer_compare.hpp). The sweep-only flags are refused rather than ignored.
 int run_layer_compare(const CompareCommandOptions& o, const CompareFormat& format) {
-  if (format.name != std::string("table") && format.name != std::string("json")) {
-    throw bad_input(fmt::format(
-        "--format {} is for sweep and profile reports; allowed for layer reports: table, json",
-        format.name));
+  if (format.name == std::string("junit")) {
+    throw bad_input(
+        "--format junit is for sweep reports; allowed for layer reports: table, md, json");
   }
   const auto refuse = [](const std::string& flag, const std::string& why) {
     throw bad_input(fmt::format("{} does not apply to layer reports: {}", flag, why));
@@ -211,6 +210,8 @@ int run_layer_compare(const CompareCommandOptions& o, const CompareFormat& forma
   if (format.name == std::string("json")) {
     for (const auto& w : result.warnings) fmt::print(stderr, "warning: {}\n", w);
     text = json_text(layer_compare_to_json(result));
+  } else if (format.name == std::string("md")) {
+    text = format_layer_compare_markdown(result);
   } else {
     text = format_layer_compare_table(result);
   }

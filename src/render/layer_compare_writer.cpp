@@ -62,12 +62,10 @@ std::string outcome(const LayerCompareResult& r) {
   return regression_outcome(r.regressions(), r.exit_code(), "rows");
 }
 
-}  // namespace
-
-std::string format_layer_compare_table(const LayerCompareResult& r) {
-  std::string out = fmt::format(
-      "rooflinectl compare (layer): {}, {}, {}; base {} vs new {} on {}; time threshold {}; "
-      "gate: {} (a layer report keeps medians and their intervals, not samples)\n",
+std::string header_line(const LayerCompareResult& r) {
+  return fmt::format(
+      "{}, {}, {}; base {} vs new {} on {}; time threshold {}; "
+      "gate: {} (a layer report keeps medians and their intervals, not samples)",
       r.model_name, r.phase,
       r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype,
       side(r.base), side(r.current),
@@ -75,6 +73,72 @@ std::string format_layer_compare_table(const LayerCompareResult& r) {
           ? r.current.device_name
           : fmt::format("{} (base) and {} (new)", r.base.device_name, r.current.device_name),
       threshold_percent(r.options.time_threshold), kGateName);
+}
+
+// A Markdown table row: the table's cells, the verdict in bold when it is a regression.
+std::string markdown_row(const LayerPointComparison& p, const LayerTimeComparison* c) {
+  const Verdict verdict = c != nullptr ? c->verdict : p.verdict;
+  const std::string v =
+      is_regression(verdict) ? "**" + to_string(verdict) + "**" : to_string(verdict);
+  if (c == nullptr)
+    return fmt::format("| {} | {} | {} | layer | - | - | - | |\n", v, p.batch, p.length);
+  const std::vector<std::string> cells = row(p, *c);
+  const std::string version = cells[7].empty() ? "" : "`" + cells[7] + "`";
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", v, cells[1], cells[2], cells[3],
+                     cells[4], cells[5], cells[6], version);
+}
+
+}  // namespace
+
+std::string format_layer_compare_markdown(const LayerCompareResult& r) {
+  std::string out =
+      fmt::format("### rooflinectl compare (layer): {} {}\n\n",
+                  r.regressions() > 0 ? "❌" : (r.exit_code() != 0 ? "⚠️" : "✅"), outcome(r));
+  out += header_line(r) + ".\n\n";
+  for (const std::string& w : r.warnings) out += "> ⚠️ " + w + "\n";
+  if (!r.warnings.empty()) out += "\n";
+  out += fmt::format("{}.\n\n", verdict_counts(r));
+  const std::string table_header = fmt::format(
+      "| verdict | B | {} | operator | base | new | change | version |\n"
+      "|---|--:|--:|---|--:|--:|--:|---|\n",
+      r.phase == "decode" ? "context" : "L");
+  std::string notable;
+  std::string reasons;
+  for (const Verdict v : kVerdictAttentionOrder) {
+    if (v == Verdict::kSame) continue;
+    for (const LayerPointComparison& p : r.points) {
+      if (!p.layer) {
+        if (p.verdict == v) notable += markdown_row(p, nullptr);
+        continue;
+      }
+      std::vector<const LayerTimeComparison*> items = {&*p.layer};
+      for (const LayerTimeComparison& op : p.ops) items.push_back(&op);
+      for (const LayerTimeComparison* c : items) {
+        if (c->verdict != v) continue;
+        notable += markdown_row(p, c);
+        if (needs_reason_line(v)) {
+          reasons +=
+              fmt::format("- **{}** B = {} {} = {} `{}`: {}\n", to_string(v), p.batch,
+                          r.phase == "decode" ? "context" : "L", p.length, c->role, c->reason);
+        }
+      }
+    }
+  }
+  if (!notable.empty()) out += table_header + notable + "\n" + reasons + "\n";
+  out += "<details><summary>All rows</summary>\n\n" + table_header;
+  for (const LayerPointComparison& p : r.points) {
+    if (!p.layer) {
+      out += markdown_row(p, nullptr);
+      continue;
+    }
+    out += markdown_row(p, &*p.layer);
+    for (const LayerTimeComparison& op : p.ops) out += markdown_row(p, &op);
+  }
+  return out + "\n</details>\n";
+}
+
+std::string format_layer_compare_table(const LayerCompareResult& r) {
+  std::string out = "rooflinectl compare (layer): " + header_line(r) + "\n";
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
   std::vector<std::vector<std::string>> rows = {{"verdict", "B",
                                                  r.phase == "decode" ? "context" : "L", "operator",

@@ -19,6 +19,11 @@ inline constexpr int kLayerCompareSchemaVersion = 1;
 /// row that is not "same"; then the summary and the exit code.
 std::string format_layer_compare_table(const LayerCompareResult& result);
 
+/// Markdown for a pull request comment: the outcome with an icon, the header, warnings, the
+/// counts, a table of the rows that are not "same" (attention order) with their reasons, and every
+/// row in a collapsed <details> block.
+std::string format_layer_compare_markdown(const LayerCompareResult& result);
+
 /// The comparison as ordered JSON: "layer_compare_schema_version", "model", "phase", "kv_dtype",
 /// "base", "new" (tool version, git revision, timestamp, GPU), "options" (time_threshold, strict,
 /// allow_different_gpu, the gate's name and time_resolution_floor_s), "warnings", "summary"

@@ -108,7 +108,15 @@ check 2 "" "is a layer report, the new .* a sweep report" compare "$report" "$sw
 "$bin" layer --analytic --gpu h100-sxm --model llama-3.1-8b --phase decode --context 512 \
   -o "$work/analytic.json" >/dev/null 2>&1
 check 2 "" "an analytic layer report" compare "$work/analytic.json" "$report"
-check 2 "" "allowed for layer reports: table, json" compare "$report" "$report" --format junit
+check 2 "" "--format junit is for sweep reports; allowed for layer reports: table, md, json" \
+  compare "$report" "$report" --format junit
+# Markdown for a pull request: the outcome first, the regressed row in bold in the notable table.
+check 1 "^### rooflinectl compare (layer): ❌ 1 regression" "" \
+  compare "$report" "$work/down_slow.json" --format md
+check 1 "^| \*\*slower\*\* | 1 | 512 | ffn_down | " "" compare "$report" "$work/down_slow.json" --format md
+check 0 "" "written to" compare "$report" "$report" -o "$work/same.md"
+if grep -q "^### rooflinectl compare (layer): ✅ no regression" "$work/same.md"; then pass; else
+  fail "-o same.md: no Markdown outcome line"; fi
 check 2 "" "--traffic-threshold does not apply to layer reports" \
   compare "$report" "$report" --traffic-threshold 3%
 check 2 "" "--by roof does not apply to layer reports" compare "$report" "$report" --by roof
