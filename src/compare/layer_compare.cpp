@@ -152,6 +152,13 @@ LayerTimeComparison compare_layer_total(const LayerPointTimes& base, const Layer
   c.role = "layer";
   c.base_time_s = base.layer_time_s;
   c.current_time_s = current.layer_time_s;
+  if (!base.layer_time_s && !current.layer_time_s) {
+    // Unknown on both sides (an operator its kernel refuses in both): nothing changed that the
+    // operator rows do not already say, and --strict must not fail it forever.
+    c.verdict = Verdict::kSame;
+    c.reason = "the layer time is unknown in both reports (an operator unmeasured in each)";
+    return c;
+  }
   if (!base.layer_time_s || !current.layer_time_s) {
     c.verdict = Verdict::kInconclusive;
     c.reason = fmt::format("the layer time is unknown in the {} report (an operator unmeasured)",

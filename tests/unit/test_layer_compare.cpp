@@ -134,7 +134,13 @@ TEST(LayerCompare, FailedUnmeasuredAndNewlyMeasuredOperators) {
   EXPECT_EQ(unmeasured.exit_code(), 0);
   // Measured now but not in the base: added; measured in neither: the same.
   EXPECT_EQ(row(compare_layer_reports(refused, layer(), {}), 0).verdict, Verdict::kAdded);
-  EXPECT_EQ(row(compare_layer_reports(refused, refused, {}), 0).verdict, Verdict::kSame);
+  const LayerCompareResult neither = compare_layer_reports(refused, refused, {});
+  EXPECT_EQ(row(neither, 0).verdict, Verdict::kSame);
+  // The layer time unknown on both sides is no change either: --strict passes it.
+  EXPECT_EQ(neither.points.front().layer->verdict, Verdict::kSame);
+  LayerCompareOptions strict;
+  strict.strict = true;
+  EXPECT_EQ(compare_layer_reports(refused, refused, strict).exit_code(), 0);
 }
 
 // A point's verdict is the row that needs attention first, not only the layer row: an operator
