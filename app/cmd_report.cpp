@@ -10,6 +10,7 @@
 #include "core/json_input.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/layer_json.hpp"
 #include "io/profile_json.hpp"
 #include "model/layer_time_split.hpp"
 #include "render/cross_gpu_writer.hpp"
@@ -89,6 +90,10 @@ bool is_layer_report(const nlohmann::json& document) {
 std::string render_layer_report(const nlohmann::json& document, ReportFormat format,
                                 const std::string& path) {
   const LayerTimeSplit split = layer_time_split_from_json(document, path);
+  // A measured report is read as `compare` reads it too, so that an edited or damaged one (a
+  // layer time that is not its operators' sum, a time on a failed operator) is refused here as
+  // there, not printed.
+  if (split.basis == "measured median times") layer_times_from_json(document, path);
   if (format == ReportFormat::kTable) return format_layer_split_table(split);
   if (format == ReportFormat::kMarkdown) return format_layer_split_markdown(split);
   if (format == ReportFormat::kCsv) return format_layer_split_csv(split);

@@ -118,9 +118,6 @@ LayerTimeComparison compare_operator(const LayerOperatorTime& base,
   if (current.status == "failed") {
     c.verdict = Verdict::kFailed;
     c.reason = "failed in the new report (" + unmeasured(current) + ")";
-  } else if (current.time_s && !current.validated) {
-    c.verdict = Verdict::kFailed;
-    c.reason = "timed but not validated in the new report (" + unmeasured(current) + ")";
   } else if (base.shape_json != current.shape_json) {
     c.verdict = Verdict::kInconclusive;
     c.reason = fmt::format("the reports ran different shapes: {} vs {}", base.shape_json,

@@ -79,8 +79,7 @@ struct LayerCompareResult {
 };
 
 /// Compares `current` against `base`: points matched by (batch, length), operators by role.
-/// Per operator: kFailed when the new run failed (validation or CUDA error) or holds a time that
-/// was not validated; kInconclusive when
+/// Per operator: kFailed when the new run failed (validation or CUDA error); kInconclusive when
 /// the new run did not measure it (skipped, refused, interrupted) while the base did, or the two
 /// ran different shapes; kAdded when only the new run measured it; kSame when neither did; else
 /// the interval time gate (file comment), changes under kTimeResolutionFloorS always the same.

@@ -38,6 +38,14 @@ LayerOperatorTime operator_time(const nlohmann::json& op, const std::string& ori
   t.time_s = non_negative(m, "time_s", where);
   t.null_reason = m.get_optional_string("time_null_reason").value_or("");
   t.median_noise = non_negative(m, "median_noise", where);
+  // The writer gives a time only to an operator that ran, validated and timed (status ok); a time
+  // beside another status, or unvalidated, is an edited or damaged file.
+  if (t.time_s && (t.status != "ok" || !t.validated)) {
+    throw bad_input(fmt::format(
+        "{}: time_s is {} but the operator {} (status {}, validated {}): a time is written only "
+        "for an operator that ran and validated; the file was edited or damaged",
+        where, *t.time_s, t.role, t.status, t.validated ? "true" : "false"));
+  }
   return t;
 }
 

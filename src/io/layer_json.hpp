@@ -23,8 +23,9 @@ bool is_layer_report_file(const std::string& path);
 /// (naming both); for an analytic report ("basis": "analytic" or "measurement": null; it holds
 /// datasheet bounds, nothing to gate); for a missing or mistyped key (naming the key path); for a
 /// "basis", "phase" or "kv_dtype" outside its values; for a time or noise that is negative or not
-/// finite, a point whose operators differ in number from the first point's, or a layer time that is
-/// not the sum of its operators' times within 1e-5 (null unless every operator has a time).
+/// finite, a point whose operators differ in number from the first point's, a time on an operator
+/// whose status is not "ok" or that was not validated, or a layer time that is not the sum of its
+/// operators' times within 1e-5 (null unless every operator has a time).
 LayerTimes layer_times_from_json(const nlohmann::json& document, const std::string& origin);
 
 /// Reads and parses the layer report at `path` (layer_times_from_json); an unreadable file or

@@ -59,6 +59,7 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
   LayerTimeSplit split;
   split.model_name = r.preset.name;
   split.layers = r.preset.layers;
+  split.omissions = r.omissions;
   split.decode = r.phase == LayerPhase::kDecode;
   split.basis = r.measurement ? "measured median times" : "datasheet lower bounds";
   split.device = r.measurement ? r.measurement->device_name : r.gpu.name;
@@ -129,6 +130,16 @@ LayerTimeSplit layer_time_split_from_json(const nlohmann::json& d, const std::st
       bar.op_s.push_back(s);
     }
     split.bars.push_back(bar);
+  }
+  const nlohmann::json& omissions = member(d, "omissions", origin);
+  if (!omissions.is_array()) {
+    throw bad_input(fmt::format("{}: key 'omissions' is not an array", origin));
+  }
+  for (const nlohmann::json& line : omissions) {
+    if (!line.is_string()) {
+      throw bad_input(fmt::format("{}: key 'omissions' holds a non-string", origin));
+    }
+    split.omissions.push_back(line.get<std::string>());
   }
   return split;
 }

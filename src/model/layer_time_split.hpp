@@ -33,6 +33,8 @@ struct LayerTimeSplit {
   std::vector<int64_t> lengths;
   std::vector<std::string> roles;  ///< operator roles in layer order (input_norm … ffn_down)
   std::vector<LayerSplitBar> bars;
+  /// What the estimates leave out (LayerReport::omissions, the JSON's "omissions").
+  std::vector<std::string> omissions;
 };
 
 /// The split of `report`: measured median times when it is measured, else the datasheet lower

@@ -10,6 +10,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Characters of Markdown the folded rows may fill: below the 65,536 characters GitHub takes in
+// one comment body, with room for the closing lines.
+constexpr size_t kMarkdownCommentBudget = 60000;
+
 constexpr const char* kGateName =
     "median change beyond the threshold with the two 95% intervals apart";
 
@@ -117,22 +121,45 @@ std::string format_layer_compare_markdown(const LayerCompareResult& r) {
         if (c->verdict != v) continue;
         notable += markdown_row(p, c);
         if (needs_reason_line(v)) {
-          reasons +=
-              fmt::format("- **{}** B = {} {} = {} `{}`: {}\n", to_string(v), p.batch,
-                          r.phase == "decode" ? "context" : "L", p.length, c->role, c->reason);
+          // An operator's change is read against its layer's: what it does to TTFT or tokens/s.
+          std::string layer_context;
+          if (c != &*p.layer && p.layer->relative_change) {
+            layer_context =
+                fmt::format("; the layer {} -> {} ({}, {})", time_cell(p.layer->base_time_s),
+                            time_cell(p.layer->current_time_s),
+                            signed_percent(*p.layer->relative_change), to_string(p.layer->verdict));
+          }
+          reasons += fmt::format("- **{}** B = {} {} = {} `{}`: {}{}\n", to_string(v), p.batch,
+                                 r.phase == "decode" ? "context" : "L", p.length, c->role,
+                                 c->reason, layer_context);
         }
       }
     }
   }
   if (!notable.empty()) out += table_header + notable + "\n" + reasons + "\n";
-  out += "<details><summary>All rows</summary>\n\n" + table_header;
+  std::vector<std::string> all_rows;
   for (const LayerPointComparison& p : r.points) {
     if (!p.layer) {
-      out += markdown_row(p, nullptr);
+      all_rows.push_back(markdown_row(p, nullptr));
       continue;
     }
-    out += markdown_row(p, &*p.layer);
-    for (const LayerTimeComparison& op : p.ops) out += markdown_row(p, &op);
+    all_rows.push_back(markdown_row(p, &*p.layer));
+    for (const LayerTimeComparison& op : p.ops) all_rows.push_back(markdown_row(p, &op));
+  }
+  // The folded rows stop where the comment would pass kMarkdownCommentBudget; the table and JSON
+  // formats hold every row.
+  out += "<details><summary>All rows</summary>\n\n" + table_header;
+  size_t shown = 0;
+  for (const std::string& row_text : all_rows) {
+    if (out.size() + row_text.size() > kMarkdownCommentBudget) break;
+    out += row_text;
+    ++shown;
+  }
+  if (shown < all_rows.size()) {
+    out += fmt::format(
+        "\n{} more rows not shown (a GitHub comment holds 65,536 characters): `--format table` "
+        "or `--format json` has them all.\n",
+        all_rows.size() - shown);
   }
   return out + "\n</details>\n";
 }

@@ -20,8 +20,10 @@ inline constexpr int kLayerCompareSchemaVersion = 1;
 std::string format_layer_compare_table(const LayerCompareResult& result);
 
 /// Markdown for a pull request comment: the outcome with an icon, the header, warnings, the
-/// counts, a table of the rows that are not "same" (attention order) with their reasons, and every
-/// row in a collapsed <details> block.
+/// counts, a table of the rows that are not "same" (attention order) with their reasons (an
+/// operator's with its layer's change beside it), and every row in a collapsed <details> block,
+/// cut with a line saying how many rows were left out where the text would pass 60,000
+/// characters (GitHub takes 65,536 in a comment).
 std::string format_layer_compare_markdown(const LayerCompareResult& result);
 
 /// The comparison as ordered JSON: "layer_compare_schema_version", "model", "phase", "kv_dtype",

@@ -18,9 +18,9 @@ std::string header(const LayerTimeSplit& s) {
       "layer report: {}, {}, {} layers; {} on {}; {} = {} x layer time{}", s.model_name,
       s.decode ? "decode" : "prefill", s.layers, s.basis, s.device,
       s.decode ? "tokens/s = B / model time, model time" : "TTFT = model time", s.layers,
-      s.basis == "measured median times"
-          ? ""
-          : " (lower bounds: the datasheet roofs, so TTFT is a lower and tokens/s an upper bound)");
+      s.basis == "measured median times" ? ""
+      : s.decode ? " (lower bounds on the datasheet roofs: tokens/s is an upper bound)"
+                 : " (lower bounds on the datasheet roofs: TTFT is a lower bound)");
 }
 
 // The header row and one row per bar: B, length, layer, model, TTFT or tokens/s, then per
@@ -67,15 +67,21 @@ bool any_unmeasured(const LayerTimeSplit& s) {
   return false;
 }
 
-std::string footer(const LayerTimeSplit& s) {
-  std::string out =
-      "each operator: its time (share of the layer); the layer time is the sum of its "
-      "operators'\n";
+// The notes under the table: how to read it, "-", and what the estimates leave out; `bullet`
+// starts each line ("" for the console, "- " for Markdown).
+std::string footer(const LayerTimeSplit& s, const std::string& bullet) {
+  std::string out = bullet +
+                    "each operator: its time (share of the layer); the layer time is the sum of "
+                    "its operators'\n";
   if (any_unmeasured(s)) {
     out += fmt::format(
-        "{}: not measured (the JSON's time_null_reason says why), and no layer estimate for "
+        "{}{}: not measured (the JSON's time_null_reason says why), and no layer estimate for "
         "that row\n",
-        kNoValue);
+        bullet, kNoValue);
+  }
+  if (!s.omissions.empty()) {
+    out += bullet + "the estimates leave out:\n";
+    for (const std::string& line : s.omissions) out += "  " + bullet + line + "\n";
   }
   return out;
 }
@@ -89,7 +95,7 @@ std::string csv_number(const std::optional<double>& v) {
 std::string format_layer_split_table(const LayerTimeSplit& s) {
   const std::vector<std::vector<std::string>> table = rows(s);
   std::vector<bool> right(table.front().size(), true);
-  return header(s) + "\n" + format_aligned_rows(table, right) + footer(s);
+  return header(s) + "\n" + format_aligned_rows(table, right) + footer(s, "");
 }
 
 std::string format_layer_split_markdown(const LayerTimeSplit& s) {
@@ -105,20 +111,28 @@ std::string format_layer_split_markdown(const LayerTimeSplit& s) {
       out += "\n";
     }
   }
-  return out + "\n" + footer(s);
+  return out + "\n" + footer(s, "- ");
 }
 
 std::string format_layer_split_csv(const LayerTimeSplit& s) {
-  std::string out = fmt::format("batch,{},operator,time_s,share_of_layer,basis\n",
-                                s.decode ? "context" : "seq_len");
+  const char* rate = s.decode ? "decode_tokens_per_s" : "ttft_s";
+  std::string out = fmt::format("batch,{},operator,time_s,share_of_layer,model_time_s,{},basis\n",
+                                s.decode ? "context" : "seq_len", rate);
   const std::string basis = s.basis == "measured median times" ? "measured" : "analytic";
   for (const LayerSplitBar& bar : s.bars) {
-    out += fmt::format("{},{},layer,{},{},{}\n", bar.batch, bar.length, csv_number(bar.layer_s),
-                       bar.layer_s ? "1" : "", basis);
+    std::optional<double> model_s;
+    std::optional<double> rate_value;
+    if (bar.layer_s) {
+      model_s = s.layers * *bar.layer_s;
+      rate_value = s.decode ? static_cast<double>(bar.batch) / *model_s : *model_s;
+    }
+    out +=
+        fmt::format("{},{},layer,{},{},{},{},{}\n", bar.batch, bar.length, csv_number(bar.layer_s),
+                    bar.layer_s ? "1" : "", csv_number(model_s), csv_number(rate_value), basis);
     for (size_t i = 0; i < s.roles.size() && i < bar.op_s.size(); ++i) {
       std::optional<double> share;
       if (bar.op_s[i] && bar.layer_s) share = *bar.op_s[i] / *bar.layer_s;
-      out += fmt::format("{},{},{},{},{},{}\n", bar.batch, bar.length, s.roles[i],
+      out += fmt::format("{},{},{},{},{},,,{}\n", bar.batch, bar.length, s.roles[i],
                          csv_number(bar.op_s[i]), csv_number(share), basis);
     }
   }

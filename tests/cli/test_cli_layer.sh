@@ -150,10 +150,12 @@ refused_run 2 "must end in .json" layer --model llama-3.1-8b --phase decode --gp
 # `report` re-prints a layer report's time split (table, md, csv); other readers say what it is.
 check 0 "^layer report: Meta Llama 3.1 8B, decode, 32 layers; datasheet lower bounds on NVIDIA H200" "" \
   report "$work/layer.json"
-check 0 "TTFT is a lower and tokens/s an upper bound" "" report "$work/layer.json"
+check 0 "lower bounds on the datasheet roofs: tokens/s is an upper bound" "" report "$work/layer.json"
+check 0 "^the estimates leave out:" "" report "$work/layer.json"
 check 0 "^| B | context | layer | model | tokens/s | input_norm |" "" report "$work/layer.json" --format md
-check 0 "^batch,context,operator,time_s,share_of_layer,basis$" "" report "$work/layer.json" --format csv
-check 0 "^1,512,layer,.*,1,analytic$" "" report "$work/layer.json" --format csv
+check 0 "^batch,context,operator,time_s,share_of_layer,model_time_s,decode_tokens_per_s,basis$" "" \
+  report "$work/layer.json" --format csv
+check 0 "^1,512,layer,.*,1,.*,.*,analytic$" "" report "$work/layer.json" --format csv
 refused_run 2 "--format json: $work/layer.json is a \`rooflinectl layer\` report (JSON already); allowed for layer reports: table, md, csv" \
   report "$work/layer.json" --format json && pass
 refused_run 2 "is a \`rooflinectl layer\` report; the side-by-side view takes sweep reports" \
