@@ -49,4 +49,22 @@ std::string regression_outcome(size_t regressions, int exit_code, const std::str
   return "no regression";
 }
 
+void append_folded_rows(std::string& out, const std::string& summary, const std::string& header,
+                        const std::vector<std::string>& rows, const std::string& items) {
+  out += "<details><summary>" + summary + "</summary>\n\n" + header;
+  size_t shown = 0;
+  for (const std::string& row : rows) {
+    if (out.size() + row.size() > kMarkdownCommentBudget) break;
+    out += row;
+    ++shown;
+  }
+  if (shown < rows.size()) {
+    out += fmt::format(
+        "\n{} more {} not shown (a GitHub comment holds 65,536 characters): `--format table` or "
+        "`--format json` has them all.\n",
+        rows.size() - shown, items);
+  }
+  out += "\n</details>\n";
+}
+
 }  // namespace rooflinectl

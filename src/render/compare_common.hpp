@@ -64,6 +64,17 @@ nlohmann::ordered_json verdict_summary_json(const Result& result) {
   return summary;
 }
 
+/// Characters a comparison's Markdown may reach: under the 65,536 characters GitHub takes in one
+/// comment body, with room for the closing lines.
+inline constexpr size_t kMarkdownCommentBudget = 60000;
+
+/// Appends to `out` a folded block "<details><summary>{summary}</summary>", `header` and as many of
+/// `rows` as keep `out` within kMarkdownCommentBudget, then a line saying how many rows were left
+/// out (`items`: "points", "kernels", "rows"; the table and JSON formats have them all) and the
+/// closing tag.
+void append_folded_rows(std::string& out, const std::string& summary, const std::string& header,
+                        const std::vector<std::string>& rows, const std::string& items);
+
 /// The outcome after the summary: "N regression(s)"; else, when the exit code is not 0,
 /// "no regression, but inconclusive or removed <items> fail under --strict"; else
 /// "no regression". `items`: "points" or "kernels".

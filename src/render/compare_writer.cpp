@@ -187,9 +187,9 @@ std::string format_compare_markdown(const CompareResult& r) {
   }
 
   if (const std::string note = write_back_note(r); !note.empty()) out += note + "\n";
-  out += "<details><summary>All points</summary>\n\n" + table_header();
-  for (const auto& p : r.points) out += table_row(p);
-  out += "\n</details>\n";
+  std::vector<std::string> rows;
+  for (const auto& p : r.points) rows.push_back(table_row(p));
+  append_folded_rows(out, "All points", table_header(), rows, "points");
   return out;
 }
 

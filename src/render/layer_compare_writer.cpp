@@ -10,10 +10,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Characters of Markdown the folded rows may fill: below the 65,536 characters GitHub takes in
-// one comment body, with room for the closing lines.
-constexpr size_t kMarkdownCommentBudget = 60000;
-
 constexpr const char* kGateName =
     "median change beyond the threshold with the two 95% intervals apart";
 
@@ -146,22 +142,8 @@ std::string format_layer_compare_markdown(const LayerCompareResult& r) {
     all_rows.push_back(markdown_row(p, &*p.layer));
     for (const LayerTimeComparison& op : p.ops) all_rows.push_back(markdown_row(p, &op));
   }
-  // The folded rows stop where the comment would pass kMarkdownCommentBudget; the table and JSON
-  // formats hold every row.
-  out += "<details><summary>All rows</summary>\n\n" + table_header;
-  size_t shown = 0;
-  for (const std::string& row_text : all_rows) {
-    if (out.size() + row_text.size() > kMarkdownCommentBudget) break;
-    out += row_text;
-    ++shown;
-  }
-  if (shown < all_rows.size()) {
-    out += fmt::format(
-        "\n{} more rows not shown (a GitHub comment holds 65,536 characters): `--format table` "
-        "or `--format json` has them all.\n",
-        all_rows.size() - shown);
-  }
-  return out + "\n</details>\n";
+  append_folded_rows(out, "All rows", table_header, all_rows, "rows");
+  return out;
 }
 
 std::string format_layer_compare_table(const LayerCompareResult& r) {

@@ -153,9 +153,9 @@ std::string format_profile_compare_markdown(const ProfileCompareResult& r) {
     }
   }
   if (!notable.empty()) out += table_header() + notable + "\n" + reasons + "\n";
-  out += "<details><summary>All kernels</summary>\n\n" + table_header();
-  for (const auto& k : r.kernels) out += table_row(k);
-  out += "\n</details>\n";
+  std::vector<std::string> rows;
+  for (const auto& k : r.kernels) rows.push_back(table_row(k));
+  append_folded_rows(out, "All kernels", table_header(), rows, "kernels");
   return out;
 }
 

@@ -19,6 +19,7 @@
 
 #include "core/json_input.hpp"
 #include "io/json_reader.hpp"
+#include "render/compare_common.hpp"
 #include "render/csv_writer.hpp"
 #include "render/markdown_writer.hpp"
 #include "render/table_writer.hpp"
@@ -301,6 +302,22 @@ TEST(CsvWriter, NamesTheDeviceShapeRoofSourceAndByteBasis) {
   EXPECT_EQ(row["above_roof"], "");
   EXPECT_EQ(row["bytes_basis"], "");
   EXPECT_EQ(row["gelu_form"], "tanh");
+}
+
+// The folded rows of a comparison's Markdown stop before GitHub's 65,536-character comment limit
+// and say how many were left out; rows that fit are all shown, with no such line.
+TEST(MarkdownFold, RowsStopUnderTheCommentLimit) {
+  const std::vector<std::string> rows(2000, "| " + std::string(60, 'x') + " |\n");
+  std::string out = "### heading\n\n";
+  append_folded_rows(out, "All points", "| a |\n|---|\n", rows, "points");
+  EXPECT_LT(out.size(), 65536u);
+  EXPECT_NE(out.find("more points not shown (a GitHub comment holds 65,536 characters)"),
+            std::string::npos);
+  EXPECT_EQ(out.substr(out.size() - 11), "</details>\n");
+  std::string small = "x\n";
+  append_folded_rows(small, "All rows", "| a |\n", {"| 1 |\n", "| 2 |\n"}, "rows");
+  EXPECT_EQ(small,
+            "x\n<details><summary>All rows</summary>\n\n| a |\n| 1 |\n| 2 |\n\n</details>\n");
 }
 
 }  // namespace
