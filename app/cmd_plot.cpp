@@ -10,6 +10,7 @@
 #include "core/json_input.hpp"
 #include "io/atomic_file.hpp"
 #include "io/json_reader.hpp"
+#include "io/layer_json.hpp"
 #include "io/profile_json.hpp"
 #include "model/layer_time_split.hpp"
 #include "render/svg/svg_layer_split.hpp"
@@ -86,7 +87,7 @@ int run_plot_command(const PlotOptions& o) {
   check_output_file_path(o.output);
   if (is_profile_report_file(o.report)) return plot_profile_report(o);
   const nlohmann::json document = parse_json_text(read_text_file(o.report, "report"), o.report);
-  if (document.is_object() && document.contains("layer_schema_version")) {
+  if (is_layer_report(document)) {
     return plot_layer_report(o, document);
   }
   const Report report = report_from_json(document, o.report);

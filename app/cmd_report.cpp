@@ -81,10 +81,6 @@ std::string render_profile_report(const ProfileReport& report, ReportFormat form
       format_name(format), path));
 }
 
-bool is_layer_report(const nlohmann::json& document) {
-  return document.is_object() && document.contains("layer_schema_version");
-}
-
 // A layer report (`layer -o`): its time split per (batch, length), re-printed from the JSON; the
 // report is JSON already, and its other views (bounds, peak memory) are what `layer` printed.
 std::string render_layer_report(const nlohmann::json& document, ReportFormat format,

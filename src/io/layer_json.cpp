@@ -82,6 +82,10 @@ void check_layer_sum(const LayerPointTimes& p, const std::string& origin, const 
 
 }  // namespace
 
+bool is_layer_report(const nlohmann::json& document) {
+  return document.is_object() && document.contains("layer_schema_version");
+}
+
 bool is_layer_report_file(const std::string& path) {
   try {
     // Only the top-level members are kept, as is_profile_report_file does.
@@ -91,7 +95,7 @@ bool is_layer_report_file(const std::string& path) {
     };
     const nlohmann::json top =
         nlohmann::json::parse(read_text_file(path, "report"), top_level_only);
-    return top.is_object() && top.contains("layer_schema_version");
+    return is_layer_report(top);
   } catch (const std::exception&) {
     return false;
   }

@@ -10,8 +10,11 @@
 
 namespace rooflinectl {
 
-/// True when the file at `path` is JSON whose top level holds "layer_schema_version"; false for
-/// any other file, an unreadable one or malformed JSON (its own reader reports those).
+/// True when `document` is a `rooflinectl layer` report: an object holding "layer_schema_version".
+bool is_layer_report(const nlohmann::json& document);
+
+/// is_layer_report of the file at `path`, reading only its top level; false for an unreadable
+/// file or malformed JSON (its own reader reports those).
 bool is_layer_report_file(const std::string& path);
 
 /// The measured times of a layer report already parsed. `origin` names it in messages. Reads the
