@@ -14,15 +14,24 @@
 3. Prints a Markdown table per point: DRAM read, in-window write, deferred write-back, total,
    ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum.
 
-Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--output FILE.md]
-       [--work DIR]. Without a GPU and ncu it cannot run; `--parse-only OURS.json DIR` rebuilds
-the table from saved files (what the CPU test exercises).
+With `--repeats N` (N > 1) both sides are measured N times: N sweeps of ours, and N timed
+launches of the point in its one ncu process (each flushed by `--cache-control all`). The
+table then compares the medians and shows each side's run-to-run spread (max - min); a point
+outside the tolerances is also checked against ncu's own spread: our median read (write) within
+[ncu's lowest - tolerance, ncu's highest + tolerance] means ncu disagrees with itself by as much
+as it disagrees with us.
+
+Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
+       [--output FILE.md] [--work DIR]. Without a GPU and ncu it cannot run; `--parse-only DIR`
+rebuilds the table from the files a run saved there (what the CPU test exercises).
 """
 import argparse
 import csv
 import io
 import json
+import glob
 import os
+import statistics
 import subprocess
 import sys
 
@@ -81,8 +90,18 @@ def nvtx_range(point):
 
 def timed_launch(kernels, count):
     """The last `count` kernels that are not the tool's own: the timed launch."""
+    launches = timed_launches(kernels, count, 1)
+    return launches[0] if launches else None
+
+
+def timed_launches(kernels, count, repeats):
+    """The last `repeats` launches of `count` operator kernels each (the tool's own kernels
+    skipped), oldest first; None when ncu saw fewer."""
     own = [k for k in kernels if not any(tool in k["name"] for tool in TOOL_KERNELS)]
-    return own[-count:] if count and len(own) >= count else None
+    if not count or len(own) < count * repeats:
+        return None
+    tail = own[len(own) - count * repeats:]
+    return [tail[i * count:(i + 1) * count] for i in range(repeats)]
 
 
 def total(kernels, metric):
@@ -106,62 +125,132 @@ def fmt_mb(v):
     return "null" if v is None else f"{v / MB:.2f}"
 
 
-def row_for(point, ncu_kernels):
-    """One comparison: our counters of `point` against the ncu rows of its timed launch."""
+def median(values):
+    """The median of `values`, None when any is None (unmeasured stays unmeasured)."""
+    return None if not values or any(v is None for v in values) else statistics.median(values)
+
+
+def spread(values):
+    """max - min of `values`, None when any is None."""
+    return None if not values or any(v is None for v in values) else max(values) - min(values)
+
+
+def our_figures(point):
+    """Our counted figures of one run of `point`: read, in-window write, write-back, tensor."""
     c = point["counters"]
     t = c["total"]
-    if uses_range_replay(point):
-        launch = ncu_kernels[-1:] or None  # one result: the whole range
+    return {"read": t["dram_read_bytes"], "write": t["dram_write_bytes"],
+            "writeback": c.get("dram_writeback_bytes"), "tensor": t["tensor_bf16_flop"]}
+
+
+def within(value, reference, relative, absolute=0.0):
+    """|value - reference| within max(relative * reference, absolute)."""
+    return (value is not None and reference is not None
+            and abs(value - reference) <= max(relative * reference, absolute))
+
+
+def within_range(value, low, high, relative, absolute=0.0):
+    """`value` inside [low, high] widened by the tolerance on each side."""
+    return (value is not None and low is not None and high is not None
+            and low - max(relative * low, absolute) <= value
+            <= high + max(relative * high, absolute))
+
+
+def row_for(runs, ncu_kernels, repeats=1):
+    """One comparison: our counters of a point (`runs`: the point's entry in each of our
+    reports, or one entry) against the ncu rows of its last `repeats` timed launches."""
+    runs = runs if isinstance(runs, list) else [runs]
+    point = runs[0]
+    ours = [our_figures(p) for p in runs]
+    count = len(point["counters"]["kernels"])
+    if uses_range_replay(point):  # one result per launch: the whole range
+        launches = ([[k] for k in ncu_kernels[-repeats:]]
+                    if len(ncu_kernels) >= repeats else None)
     else:
-        launch = timed_launch(ncu_kernels, len(c["kernels"]))
-    r = {"op": point["op"], "seq_len": point["shape"]["seq_len"],
-         "read": t["dram_read_bytes"], "write": t["dram_write_bytes"],
-         "writeback": c.get("dram_writeback_bytes"), "l2_write": t.get("l2_write_bytes"),
-         "tensor": t["tensor_bf16_flop"], "min": point["analytic"]["min_dram_bytes"],
-         "kernels": len(c["kernels"])}
+        launches = timed_launches(ncu_kernels, count, repeats)
+    r = {"op": point["op"], "seq_len": point["shape"]["seq_len"], "runs": len(runs),
+         "repeats": repeats, "min": point["analytic"]["min_dram_bytes"], "kernels": count}
+    for key in ("read", "write", "writeback"):
+        r[key] = median([o[key] for o in ours])
+        r[key + "_spread"] = spread([o[key] for o in ours])
+    tensors = [o["tensor"] for o in ours]
+    r["tensor"] = tensors[0] if len(set(tensors)) == 1 else None
     r["total"] = None if None in (r["read"], r["write"], r["writeback"]) else (
         r["read"] + r["write"] + r["writeback"])
-    if launch is None:
+    if launches is None:
         r["ncu_read"] = r["ncu_write"] = r["ncu_tensor"] = None
-        r["ok"] = False
-        r["why"] = ("ncu returned no range result" if uses_range_replay(point)
-                    else f"ncu saw fewer than {r['kernels']} operator kernels")
+        r["ncu_read_spread"] = r["ncu_write_spread"] = None
+        r["ok"] = r["ok_spread"] = False
+        r["why"] = ("ncu returned fewer than {} range results".format(repeats)
+                    if uses_range_replay(point)
+                    else f"ncu saw fewer than {count * repeats} operator kernels")
         return r
-    r["ncu_read"] = total(launch, "dram__bytes_read.sum")
-    r["ncu_write"] = total(launch, "dram__bytes_write.sum")
-    r["ncu_tensor"] = total(launch, "sm__ops_path_tensor_src_bf16_dst_fp32.sum")
-    read_ok = (r["ncu_read"] is not None and r["read"] is not None
-               and abs(r["read"] - r["ncu_read"]) <= READ_TOLERANCE * r["ncu_read"])
-    write_ok = (r["ncu_write"] is not None and r["write"] is not None
-                and abs(r["write"] - r["ncu_write"]) <= max(WRITE_TOLERANCE * r["ncu_write"],
-                                                            WRITE_ABS_TOLERANCE_BYTES))
-    tensor_ok = r["tensor"] == r["ncu_tensor"]
+    ncu_reads = [total(launch, "dram__bytes_read.sum") for launch in launches]
+    ncu_writes = [total(launch, "dram__bytes_write.sum") for launch in launches]
+    ncu_tensors = [total(launch, "sm__ops_path_tensor_src_bf16_dst_fp32.sum")
+                   for launch in launches]
+    r["ncu_read"], r["ncu_read_spread"] = median(ncu_reads), spread(ncu_reads)
+    r["ncu_write"], r["ncu_write_spread"] = median(ncu_writes), spread(ncu_writes)
+    r["ncu_tensor"] = ncu_tensors[0] if len(set(ncu_tensors)) == 1 else None
+    read_ok = within(r["read"], r["ncu_read"], READ_TOLERANCE)
+    write_ok = within(r["write"], r["ncu_write"], WRITE_TOLERANCE, WRITE_ABS_TOLERANCE_BYTES)
+    tensor_ok = r["tensor"] is not None and r["tensor"] == r["ncu_tensor"]
     r["ok"] = read_ok and write_ok and tensor_ok
     r["why"] = ", ".join(name for name, ok in (("read", read_ok), ("write", write_ok),
                                                 ("tensor", tensor_ok)) if not ok)
+    known = None not in ncu_reads + ncu_writes
+    r["ok_spread"] = r["ok"] or (
+        known and tensor_ok
+        and within_range(r["read"], min(ncu_reads), max(ncu_reads), READ_TOLERANCE)
+        and within_range(r["write"], min(ncu_writes), max(ncu_writes), WRITE_TOLERANCE,
+                         WRITE_ABS_TOLERANCE_BYTES))
     return r
 
 
+def fmt_spread_pct(value, reference):
+    return "n/a" if value is None or not reference else f"{100 * value / reference:.2f}%"
+
+
 def table(rows):
-    out = ["| op | L | ours read | ours write (window) | write-back | ours total | ncu read | "
-           "ncu write | read ours/ncu | write ours-ncu MB | tensor ours/ncu | total / analytic "
-           "min | within tolerance |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    repeats = max((r["repeats"] for r in rows), default=1)
+    runs = max((r["runs"] for r in rows), default=1)
+    several = repeats > 1 or runs > 1
+    head = ("| op | L | ours read | ours write (window) | write-back | ours total | ncu read | "
+            "ncu write | read ours/ncu | write ours-ncu MB | tensor ours/ncu | total / analytic "
+            "min |")
+    rule = "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    if several:
+        head += (" ours read spread | ncu read spread | ours write spread MB | ncu write "
+                 "spread MB | within ncu's own spread |")
+        rule += "---|---|---|---|---|"
+    out = [head + " within tolerance |", rule + "---|"]
     for r in rows:
         diff = (None if r["write"] is None or r["ncu_write"] is None
                 else (r["write"] - r["ncu_write"]) / MB)
-        out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
-            r["op"], r["seq_len"], fmt_mb(r["read"]), fmt_mb(r["write"]), fmt_mb(r["writeback"]),
-            fmt_mb(r["total"]), fmt_mb(r["ncu_read"]), fmt_mb(r["ncu_write"]),
-            fmt_ratio(ratio(r["read"], r["ncu_read"])),
-            "n/a" if diff is None else f"{diff:+.2f}",
-            fmt_ratio(ratio(r["tensor"], r["ncu_tensor"])),
-            fmt_ratio(ratio(r["total"], r["min"])), "yes" if r["ok"] else "NO: " + r["why"]))
+        cells = [r["op"], r["seq_len"], fmt_mb(r["read"]), fmt_mb(r["write"]),
+                 fmt_mb(r["writeback"]), fmt_mb(r["total"]), fmt_mb(r["ncu_read"]),
+                 fmt_mb(r["ncu_write"]), fmt_ratio(ratio(r["read"], r["ncu_read"])),
+                 "n/a" if diff is None else f"{diff:+.2f}",
+                 fmt_ratio(ratio(r["tensor"], r["ncu_tensor"])),
+                 fmt_ratio(ratio(r["total"], r["min"]))]
+        if several:
+            cells += [fmt_spread_pct(r["read_spread"], r["read"]),
+                      fmt_spread_pct(r["ncu_read_spread"], r["ncu_read"]),
+                      fmt_mb(r["write_spread"]), fmt_mb(r["ncu_write_spread"]),
+                      "yes" if r["ok_spread"] else "no"]
+        cells.append("yes" if r["ok"] else "NO: " + r["why"])
+        out.append("| " + " | ".join(str(c) for c in cells) + " |")
     good = sum(r["ok"] for r in rows)
     out.append("")
-    out.append(f"{good}/{len(rows)} points within tolerance (read {READ_TOLERANCE:.0%}, "
+    basis = (f"medians of {runs} runs of ours and {repeats} ncu launches per point; "
+             if several else "")
+    out.append(f"{good}/{len(rows)} points within tolerance ({basis}read {READ_TOLERANCE:.0%}, "
                f"in-window write {WRITE_TOLERANCE:.0%} or {WRITE_ABS_TOLERANCE_BYTES / MB} MB, "
                "tensor FLOPs exact). MB = 10^6 bytes.")
+    if several:
+        explained = sum(r["ok_spread"] for r in rows)
+        out.append(f"{explained}/{len(rows)} points within tolerance of the range ncu itself "
+                   "spans over its launches (spread = highest - lowest).")
     return "\n".join(out)
 
 
@@ -173,28 +262,74 @@ def ok_points(report):
     return [p for p in report["points"] if p["status"] == "ok" and p["counters"]["kernels"]]
 
 
+def point_key(point):
+    return (point["op"], point["shape"]["seq_len"])
+
+
+def our_report_files(work):
+    """Our reports in `work`: ours-1.json, ours-2.json, ... (or the single ours.json of older
+    runs), in run order."""
+    numbered = glob.glob(os.path.join(work, "ours-*.json"))
+    numbered.sort(key=lambda path: int(path.rsplit("-", 1)[1].split(".")[0]))
+    return numbered or [os.path.join(work, "ours.json")]
+
+
 def run(args):
     os.makedirs(args.work, exist_ok=True)
-    ours = os.path.join(args.work, "ours.json")
+    with open(os.path.join(args.work, "crosscheck.json"), "w") as f:
+        json.dump({"repeats": args.repeats}, f)
     config = os.path.join(args.work, "no-warmup.json")
     with open(config, "w") as f:
-        json.dump({"warmup_runs": 0, "repetitions": 1}, f)
-    sweep = [args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions", "1",
-             "--require-counters", "--output", ours]
-    print("+", " ".join(sweep), file=sys.stderr, flush=True)
-    subprocess.run(sweep, check=False, stdout=subprocess.DEVNULL)
-    with open(ours) as f:
-        report = json.load(f)
-    for point in ok_points(report):
+        json.dump({"warmup_runs": 0, "repetitions": args.repeats}, f)
+    for run_index in range(1, args.repeats + 1):
+        ours = os.path.join(args.work, f"ours-{run_index}.json")
+        sweep = [args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
+                 "1", "--require-counters", "--output", ours]
+        print("+", " ".join(sweep), file=sys.stderr, flush=True)
+        subprocess.run(sweep, check=False, stdout=subprocess.DEVNULL)
+    with open(our_report_files(args.work)[0]) as f:
+        first = json.load(f)
+    for point in ok_points(first):
         replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
                    f"rooflinectl@{nvtx_range(point)}/"] if uses_range_replay(point) else [])
         cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", *replay, "--csv",
                "--page", "raw", "--metrics", ",".join(METRICS), "--log-file",
-               ncu_file(args.work, point), args.binary, "sweep", "--config", config, "--ops", point["op"], "--seq",
-               str(point["shape"]["seq_len"]), "--no-counters", "--format", "json"]
+               ncu_file(args.work, point), args.binary, "sweep", "--config", config, "--ops",
+               point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
+               "--format", "json"]
         print("+", " ".join(cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
-    return report
+
+
+def rows_from(work):
+    """The comparison rows from the files a run saved in `work`: points of the first report,
+    each with its entries in every report that has it ok."""
+    reports = []
+    for path in our_report_files(work):
+        with open(path) as f:
+            reports.append({point_key(p): p for p in ok_points(json.load(f))})
+    settings = os.path.join(work, "crosscheck.json")
+    repeats = 1
+    if os.path.exists(settings):
+        with open(settings) as f:
+            repeats = json.load(f)["repeats"]
+    rows = []
+    for key, point in reports[0].items():
+        runs = [report[key] for report in reports if key in report]
+        path = ncu_file(work, point)
+        kernels = []
+        if os.path.exists(path):
+            with open(path) as f:
+                kernels = parse_ncu_csv(f.read())
+        rows.append(row_for(runs, kernels, repeats))
+    return rows
+
+
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a count of at least 1")
+    return value
 
 
 def main():
@@ -204,22 +339,18 @@ def main():
     parser.add_argument("--ops", default="naive_attention,flash_attention,gemm,gelu,layernorm,"
                         "decode_attention")
     parser.add_argument("--seq", default="512..32768")
+    parser.add_argument("--repeats", type=positive_int, default=1,
+                        help="runs of ours and ncu launches per point (medians compared)")
     parser.add_argument("--work", default="ncu-crosscheck-out")
     parser.add_argument("--output", help="write the Markdown table here too")
-    parser.add_argument("--parse-only", nargs=2, metavar=("OURS_JSON", "DIR"),
-                        help="rebuild the table from a saved report and ncu CSV files")
+    parser.add_argument("--parse-only", metavar="DIR",
+                        help="rebuild the table from the files a run saved in DIR")
     args = parser.parse_args()
     if args.parse_only:
-        with open(args.parse_only[0]) as f:
-            report = json.load(f)
-        args.work = args.parse_only[1]
+        args.work = args.parse_only
     else:
-        report = run(args)
-    rows = []
-    for point in ok_points(report):
-        path = ncu_file(args.work, point)
-        kernels = parse_ncu_csv(open(path).read()) if os.path.exists(path) else []
-        rows.append(row_for(point, kernels))
+        run(args)
+    rows = rows_from(args.work)
     text = table(rows)
     print(text)
     if args.output:

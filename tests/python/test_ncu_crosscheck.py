@@ -1,10 +1,13 @@
 """Checks of scripts/ncu_crosscheck.py that need neither ncu nor a GPU: ncu's CSV is parsed
 (thousands separators, the units row, log lines), the timed launch is the last K operator kernels
-with the tool's own kernels skipped, and the tolerances decide the verdict as documented.
+with the tool's own kernels skipped, the tolerances decide the verdict as documented, and with
+--repeats the medians are compared and ncu's own spread is reported.
 Run: python3 tests/python/test_ncu_crosscheck.py"""
 
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
@@ -98,7 +101,92 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(nc.nvtx_range(point(3, 1, 1, 0, 1)), "gemm L=512")
         missing = nc.row_for(point(3, 1e8, 1e6, 0, 1.0), [])
         self.assertFalse(missing["ok"])
-        self.assertIn("no range result", missing["why"])
+        self.assertIn("fewer than 1 range results", missing["why"])
+
+
+class RepeatsTest(unittest.TestCase):
+    def ncu_launches(self, launches):
+        """ncu rows of several timed launches of a one-kernel operator, flushes between."""
+        rows = []
+        for read, write, tensor in launches:
+            rows += [("read_sweep_kernel", "1", "0", "0"), ("gemm_kernel", str(read), str(write),
+                                                            str(tensor))]
+        return nc.parse_ncu_csv(csv_text(rows))
+
+    def test_last_launches_grouped_oldest_first(self):
+        kernels = [{"name": n} for n in ("qk", "pv", "read_sweep_kernel", "qk", "pv", "qk",
+                                         "pv")]
+        launches = nc.timed_launches(kernels, 2, 2)
+        self.assertEqual(len(launches), 2)
+        self.assertIs(launches[0][0], kernels[3])
+        self.assertIs(launches[1][1], kernels[6])
+        self.assertIsNone(nc.timed_launches(kernels, 2, 4))
+
+    def test_medians_are_compared_and_spreads_reported(self):
+        runs = [point(1, r, 1e6, 0, 1.7e10) for r in (100e6, 101e6, 99e6)]
+        launches = self.ncu_launches([(100.5e6, 1e6, 1.7e10), (99e6, 1e6, 1.7e10),
+                                      (104e6, 1.2e6, 1.7e10)])
+        r = nc.row_for(runs, launches, 3)
+        self.assertEqual(r["read"], 100e6)
+        self.assertEqual(r["read_spread"], 2e6)
+        self.assertEqual(r["ncu_read"], 100.5e6)
+        self.assertEqual(r["ncu_read_spread"], 5e6)
+        self.assertAlmostEqual(r["ncu_write_spread"], 0.2e6)
+        self.assertTrue(r["ok"], r["why"])
+
+    def test_miss_explained_by_ncus_own_spread(self):
+        # ours 3% below ncu's median, but ncu's lowest launch is 2.5% below it
+        runs = [point(1, 97e6, 1e6, 0, 1.0)]
+        r = nc.row_for(runs, self.ncu_launches([(97.5e6, 1e6, 1.0), (100e6, 1e6, 1.0),
+                                                (101e6, 1e6, 1.0)]), 3)
+        self.assertFalse(r["ok"])
+        self.assertEqual(r["why"], "read")
+        self.assertTrue(r["ok_spread"])
+        narrow = nc.row_for(runs, self.ncu_launches([(99.5e6, 1e6, 1.0), (100e6, 1e6, 1.0),
+                                                     (101e6, 1e6, 1.0)]), 3)
+        self.assertFalse(narrow["ok_spread"])  # 97 < 99.5 - 1%
+
+    def test_tensor_flops_differing_between_runs_fail(self):
+        runs = [point(1, 1e8, 1e6, 0, 1.0), point(1, 1e8, 1e6, 0, 2.0)]
+        r = nc.row_for(runs, self.ncu_launches([(1e8, 1e6, 1.0), (1e8, 1e6, 1.0)]), 2)
+        self.assertIsNone(r["tensor"])
+        self.assertFalse(r["ok"])
+        self.assertFalse(r["ok_spread"])
+
+    def test_too_few_launches_fail_with_the_count(self):
+        r = nc.row_for([point(1, 1e8, 1e6, 0, 1.0)], self.ncu_launches([(1e8, 1e6, 1.0)]), 2)
+        self.assertFalse(r["ok"])
+        self.assertIn("fewer than 2 operator kernels", r["why"])
+
+    def test_saved_run_rebuilds_the_table(self):
+        with tempfile.TemporaryDirectory() as work:
+            for i, read in enumerate((35.6e6, 35.7e6), start=1):
+                with open(os.path.join(work, f"ours-{i}.json"), "w") as f:
+                    json.dump({"points": [point(1, read, 0.1e6, 8.4e6, 1.7e10)]}, f)
+            with open(os.path.join(work, "crosscheck.json"), "w") as f:
+                json.dump({"repeats": 2}, f)
+            with open(os.path.join(work, "ncu-gemm-512.csv"), "w") as f:
+                f.write(csv_text([("gemm_kernel", "35,680,000", "80,000", "17,000,000,000"),
+                                  ("gemm_kernel", "35,640,000", "90,000", "17,000,000,000")]))
+            rows = nc.rows_from(work)
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["runs"], 2)
+        self.assertAlmostEqual(rows[0]["read"], 35.65e6)
+        self.assertAlmostEqual(rows[0]["ncu_read"], 35.66e6)
+        text = nc.table(rows)
+        self.assertIn("ncu read spread", text)
+        self.assertIn("medians of 2 runs of ours and 2 ncu launches", text)
+        self.assertIn("1/1 points within tolerance of the range ncu itself spans", text)
+
+    def test_single_run_table_has_no_spread_columns(self):
+        r = nc.row_for(point(1, 35.6e6, 0.3e6, 8.4e6, 1.7e10),
+                       self.ncu_launches([(35.68e6, 0.08e6, 1.7e10)]))
+        self.assertNotIn("spread", nc.table([r]))
+
+    def test_repeats_must_be_positive(self):
+        self.assertEqual(nc.positive_int("3"), 3)
+        with self.assertRaises(Exception):
+            nc.positive_int("0")
 
 
 if __name__ == "__main__":
