@@ -15,7 +15,11 @@
    ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum.
 
 With `--repeats N` (N > 1) both sides are measured N times: N sweeps of ours, and N timed
-launches of the point in its one ncu process (each flushed by `--cache-control all`). The
+launches of the point in its one ncu process (each flushed by `--cache-control all`); an
+operator compared as a range gets N ncu processes of one launch each, because ncu's range replay
+of the second and third range in one process measured only 57-76% of the first range's tensor
+FLOPs and reads at naive attention L >= 8192 (cuBLAS GEMMs; H100, 2026-12-07), while the first
+range matched our count exactly. The
 table then compares the medians and shows each side's run-to-run spread (max - min); a point
 outside the tolerances is also checked against ncu's own spread: our median read (write) within
 [ncu's lowest - tolerance, ncu's highest + tolerance] means ncu disagrees with itself by as much
@@ -258,6 +262,15 @@ def ncu_file(work, point):
     return os.path.join(work, f"ncu-{point['op']}-{point['shape']['seq_len']}.csv")
 
 
+def ncu_files(work, point, repeats):
+    """The ncu logs of `point`: one file, or for an operator compared as a range one file per
+    launch (ncu-OP-L.csv, then ncu-OP-L-r2.csv, ...)."""
+    first = ncu_file(work, point)
+    if not uses_range_replay(point):
+        return [first]
+    return [first] + [first[:-len(".csv")] + f"-r{i}.csv" for i in range(2, repeats + 1)]
+
+
 def ok_points(report):
     return [p for p in report["points"] if p["status"] == "ok" and p["counters"]["kernels"]]
 
@@ -281,6 +294,9 @@ def run(args):
     config = os.path.join(args.work, "no-warmup.json")
     with open(config, "w") as f:
         json.dump({"warmup_runs": 0, "repetitions": args.repeats}, f)
+    single = os.path.join(args.work, "one-launch.json")
+    with open(single, "w") as f:
+        json.dump({"warmup_runs": 0, "repetitions": 1}, f)
     for run_index in range(1, args.repeats + 1):
         ours = os.path.join(args.work, f"ours-{run_index}.json")
         sweep = [args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
@@ -290,15 +306,18 @@ def run(args):
     with open(our_report_files(args.work)[0]) as f:
         first = json.load(f)
     for point in ok_points(first):
+        ranged = uses_range_replay(point)
         replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
-                   f"rooflinectl@{nvtx_range(point)}/"] if uses_range_replay(point) else [])
-        cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", *replay, "--csv",
-               "--page", "raw", "--metrics", ",".join(METRICS), "--log-file",
-               ncu_file(args.work, point), args.binary, "sweep", "--config", config, "--ops",
-               point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
-               "--format", "json"]
-        print("+", " ".join(cmd), file=sys.stderr, flush=True)
-        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
+                   f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
+        for log in ncu_files(args.work, point, args.repeats) if ranged else [
+                ncu_file(args.work, point)]:
+            cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", *replay,
+                   "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", log,
+                   args.binary, "sweep", "--config", single if ranged else config, "--ops",
+                   point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
+                   "--format", "json"]
+            print("+", " ".join(cmd), file=sys.stderr, flush=True)
+            subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
 
 
 def rows_from(work):
@@ -316,11 +335,11 @@ def rows_from(work):
     rows = []
     for key, point in reports[0].items():
         runs = [report[key] for report in reports if key in report]
-        path = ncu_file(work, point)
         kernels = []
-        if os.path.exists(path):
-            with open(path) as f:
-                kernels = parse_ncu_csv(f.read())
+        for path in ncu_files(work, point, repeats):
+            if os.path.exists(path):
+                with open(path) as f:
+                    kernels += parse_ncu_csv(f.read())
         rows.append(row_for(runs, kernels, repeats))
     return rows
 

@@ -178,6 +178,25 @@ class RepeatsTest(unittest.TestCase):
         self.assertIn("medians of 2 runs of ours and 2 ncu launches", text)
         self.assertIn("1/1 points within tolerance of the range ncu itself spans", text)
 
+    def test_ranged_operator_reads_one_ncu_file_per_launch(self):
+        ranged = point(3, 1e8, 1e6, 0, 2.0)
+        ranged["op"] = "naive_attention"
+        with tempfile.TemporaryDirectory() as work:
+            with open(os.path.join(work, "ours-1.json"), "w") as f:
+                json.dump({"points": [ranged]}, f)
+            with open(os.path.join(work, "crosscheck.json"), "w") as f:
+                json.dump({"repeats": 2}, f)
+            self.assertEqual([os.path.basename(p) for p in nc.ncu_files(work, ranged, 2)],
+                             ["ncu-naive_attention-512.csv", "ncu-naive_attention-512-r2.csv"])
+            for name, read in (("ncu-naive_attention-512.csv", "100,000,000"),
+                               ("ncu-naive_attention-512-r2.csv", "102,000,000")):
+                with open(os.path.join(work, name), "w") as f:
+                    f.write(csv_text([("range", read, "1,000,000", "2")]))
+            rows = nc.rows_from(work)
+        self.assertEqual(rows[0]["ncu_read"], 101e6)
+        self.assertEqual(rows[0]["ncu_read_spread"], 2e6)
+        self.assertTrue(rows[0]["ok"], rows[0]["why"])
+
     def test_single_run_table_has_no_spread_columns(self):
         r = nc.row_for(point(1, 35.6e6, 0.3e6, 8.4e6, 1.7e10),
                        self.ncu_launches([(35.68e6, 0.08e6, 1.7e10)]))
