@@ -5,6 +5,7 @@
 #   share/rooflinectl/profile-report-schema.json  the JSON schema of `profile` reports
 #   share/rooflinectl/layer-report-schema.json    the JSON schema of `layer` reports (analytic and measured)
 #   share/rooflinectl/model-report-schema.json    the JSON schema of `model` reports (datasheet predictions)
+#   share/rooflinectl/compare-report-schema.json  the JSON schema of `compare --format json` (three layouts)
 #   share/rooflinectl/configs/                sweep configs, the GPU datasheet table, model presets
 #   share/doc/rooflinectl/                    README, LICENSE, THIRD-PARTY-NOTICES, docs/
 # The binary keeps the CUDA toolkit's library directory in its RUNPATH, so the installed tool
@@ -23,7 +24,7 @@ set_target_properties(rooflinectl_inject PROPERTIES INSTALL_RPATH_USE_LINK_PATH 
                                                     BUILD_WITH_INSTALL_RPATH TRUE)
 install(TARGETS rooflinectl_inject LIBRARY DESTINATION lib/rooflinectl)
 install(FILES docs/report-schema.json docs/profile-report-schema.json docs/layer-report-schema.json
-              docs/model-report-schema.json
+              docs/model-report-schema.json docs/compare-report-schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
 install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/models.md

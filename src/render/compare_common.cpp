@@ -4,6 +4,21 @@
 
 namespace rooflinectl {
 
+std::string report_identity_label(const ReportIdentity& id) {
+  return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
+                     id.timestamp_utc);
+}
+
+nlohmann::ordered_json report_identity_json(const ReportIdentity& id) {
+  nlohmann::ordered_json j;
+  j["tool_version"] = id.tool_version;
+  j["git_revision"] =
+      id.git_revision.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(id.git_revision);
+  j["timestamp_utc"] = id.timestamp_utc;
+  j["device_name"] = id.device_name;
+  return j;
+}
+
 std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
 
 std::string threshold_percent(double fraction) { return fmt::format("{:g}%", 100.0 * fraction); }

@@ -1,5 +1,5 @@
-// What the sweep comparison's writers (compare_writer) and the profile comparison's
-// (profile_compare_writer) say the same way: percentages, JSON numbers, the verdict order, the
+// What the comparison writers (compare_writer, profile_compare_writer, layer_compare_writer)
+// say the same way: the two reports' identity, percentages, JSON numbers, the verdict order, the
 // counter-change array and the outcome line. Pure host code; none throws.
 #pragma once
 
@@ -20,6 +20,14 @@ namespace rooflinectl {
 inline constexpr std::array<Verdict, 7> kVerdictAttentionOrder = {
     Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
     Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
+
+/// One side of a comparison in a header line: "<git revision> (<timestamp>)", "no git revision"
+/// where the report has none.
+std::string report_identity_label(const ReportIdentity& id);
+
+/// One side of a comparison in JSON: tool_version, git_revision (null where the report has none),
+/// timestamp_utc, device_name.
+nlohmann::ordered_json report_identity_json(const ReportIdentity& id);
 
 /// A relative change as a signed percentage with one decimal: 0.0312 → "+3.1%".
 std::string signed_percent(double fraction);

@@ -67,16 +67,13 @@ Cells cells(const PointComparison& p) {
 }
 
 std::string header_line(const CompareResult& r) {
-  auto side = [](const ReportIdentity& id) {
-    return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
-                       id.timestamp_utc);
-  };
   return fmt::format(
       "base {} vs new {} on {}; by {}; thresholds: time {}, FLOPs {}, DRAM bytes {}, L2 bytes {}; "
       "Mann-Whitney alpha {} "
       "(Holm-adjusted)",
-      side(r.base), side(r.current), r.current.device_name, to_string(r.options.by),
-      threshold_percent(r.options.time_threshold), threshold_percent(r.options.counter_threshold),
+      report_identity_label(r.base), report_identity_label(r.current), r.current.device_name,
+      to_string(r.options.by), threshold_percent(r.options.time_threshold),
+      threshold_percent(r.options.counter_threshold),
       threshold_percent(r.options.traffic_threshold), threshold_percent(r.options.l2_threshold),
       kMannWhitneyAlpha);
 }
@@ -194,18 +191,10 @@ std::string format_compare_markdown(const CompareResult& r) {
 }
 
 nlohmann::ordered_json compare_to_json(const CompareResult& r) {
-  auto identity = [](const ReportIdentity& id) {
-    Json j;
-    j["tool_version"] = id.tool_version;
-    j["git_revision"] = id.git_revision;
-    j["timestamp_utc"] = id.timestamp_utc;
-    j["device_name"] = id.device_name;
-    return j;
-  };
   Json j;
   j["compare_schema_version"] = kCompareSchemaVersion;
-  j["base"] = identity(r.base);
-  j["new"] = identity(r.current);
+  j["base"] = report_identity_json(r.base);
+  j["new"] = report_identity_json(r.current);
   Json options;
   options["by"] = to_string(r.options.by);
   options["time_threshold"] = json_number(r.options.time_threshold);

@@ -9,8 +9,9 @@
 
 namespace rooflinectl {
 
-/// Layout version of compare_to_json's output; bump on any incompatible change.
-inline constexpr int kCompareSchemaVersion = 1;
+/// Layout version of compare_to_json's output; bump on any incompatible change. 2: an unknown
+/// git revision is null (was "").
+inline constexpr int kCompareSchemaVersion = 2;
 
 /// Console view: a header naming both reports and the thresholds, one "warning:" line per
 /// warning, one aligned row per point (verdict, operator, L, version or "old -> new" across a

@@ -13,11 +13,6 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kGateName =
     "median change beyond the threshold with the two 95% intervals apart";
 
-std::string side(const ReportIdentity& id) {
-  return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
-                     id.timestamp_utc);
-}
-
 std::string length_key(const LayerCompareResult& r) {
   return r.phase == "decode" ? "context" : "seq_len";
 }
@@ -68,7 +63,7 @@ std::string header_line(const LayerCompareResult& r) {
       "gate: {} (a layer report keeps medians and their intervals, not samples)",
       r.model_name, r.phase,
       r.kv_dtype == "auto" ? "KV cache in the model's dtype" : "KV cache " + r.kv_dtype,
-      side(r.base), side(r.current),
+      report_identity_label(r.base), report_identity_label(r.current),
       r.base.device_name == r.current.device_name
           ? r.current.device_name
           : fmt::format("{} (base) and {} (new)", r.base.device_name, r.current.device_name),
@@ -180,21 +175,13 @@ std::string format_layer_compare_table(const LayerCompareResult& r) {
 }
 
 nlohmann::ordered_json layer_compare_to_json(const LayerCompareResult& r) {
-  const auto identity = [](const ReportIdentity& id) {
-    Json j;
-    j["tool_version"] = id.tool_version;
-    j["git_revision"] = id.git_revision.empty() ? Json() : Json(id.git_revision);
-    j["timestamp_utc"] = id.timestamp_utc;
-    j["device_name"] = id.device_name;
-    return j;
-  };
   Json j;
   j["layer_compare_schema_version"] = kLayerCompareSchemaVersion;
   j["model"] = r.model_name;
   j["phase"] = r.phase;
   j["kv_dtype"] = r.kv_dtype;
-  j["base"] = identity(r.base);
-  j["new"] = identity(r.current);
+  j["base"] = report_identity_json(r.base);
+  j["new"] = report_identity_json(r.current);
   Json options;
   options["time_threshold"] = json_number(r.options.time_threshold);
   options["strict"] = r.options.strict;

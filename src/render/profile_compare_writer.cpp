@@ -74,16 +74,12 @@ Cells cells(const KernelComparison& k) {
 }
 
 std::string header_line(const ProfileCompareResult& r) {
-  const auto side = [](const ReportIdentity& id) {
-    return fmt::format("{} ({})", id.git_revision.empty() ? "no git revision" : id.git_revision,
-                       id.timestamp_utc);
-  };
   const CompareOptions& g = r.options.gate;
   return fmt::format(
       "base {} vs new {} on {}; thresholds: time {}, bf16 tensor FLOPs {}, DRAM bytes {}; "
       "time gated above --min-share {} of the base's GPU time, {} kernel{} tested together "
       "(Mann-Whitney alpha {}, Holm-adjusted)",
-      side(r.base), side(r.current),
+      report_identity_label(r.base), report_identity_label(r.current),
       r.current.device_name.empty() ? "no GPU" : r.current.device_name,
       threshold_percent(g.time_threshold), threshold_percent(g.counter_threshold),
       threshold_percent(g.traffic_threshold), threshold_percent(r.options.min_share),
@@ -160,18 +156,10 @@ std::string format_profile_compare_markdown(const ProfileCompareResult& r) {
 }
 
 nlohmann::ordered_json profile_compare_to_json(const ProfileCompareResult& r) {
-  const auto identity = [](const ReportIdentity& id) {
-    Json j;
-    j["tool_version"] = id.tool_version;
-    j["git_revision"] = id.git_revision;
-    j["timestamp_utc"] = id.timestamp_utc;
-    j["device_name"] = id.device_name;
-    return j;
-  };
   Json j;
   j["profile_compare_schema_version"] = kProfileCompareSchemaVersion;
-  j["base"] = identity(r.base);
-  j["new"] = identity(r.current);
+  j["base"] = report_identity_json(r.base);
+  j["new"] = report_identity_json(r.current);
   Json options;
   options["time_threshold"] = json_number(r.options.gate.time_threshold);
   options["counter_threshold"] = json_number(r.options.gate.counter_threshold);

@@ -10,8 +10,9 @@
 
 namespace rooflinectl {
 
-/// Layout version of profile_compare_to_json's output; bump on any incompatible change.
-inline constexpr int kProfileCompareSchemaVersion = 1;
+/// Layout version of profile_compare_to_json's output; bump on any incompatible change. 2: an
+/// unknown git revision is null (was "").
+inline constexpr int kProfileCompareSchemaVersion = 2;
 
 /// Console view: a header naming both reports, the thresholds, --min-share and the number of
 /// kernels tested by time; one "warning:" line per warning; one aligned row per kernel (verdict,
