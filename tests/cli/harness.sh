@@ -80,6 +80,18 @@ $code" "$@" 2>"$work/py.err"; then
   fi
 }
 
+# schema_holds NAME FILE SCHEMA: FILE holds the JSON Schema (draft 2020-12) in SCHEMA, itself a
+# valid schema; a failure lists the first five errors with their paths. Needs python3-jsonschema.
+schema_holds() {
+  python_check "$1 holds" "$2" '
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message[:300]}" for e in errors[:5])
+' "$3"
+}
+
 # finish NAME [EXTRA]: prints "NAME: P passed, F failed[, EXTRA]"; its status (the script's last)
 # is 0 only without failures.
 finish() {

@@ -122,13 +122,7 @@ if ! python3 -c "import jsonschema" 2>/dev/null; then
 fi
 
 # ---- every run holds ---------------------------------------------------------------------------
-for name in "${names[@]}"; do
-  python_check "$name holds" "$work/$name.json" '
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)' "$schema"
-done
+for name in "${names[@]}"; do schema_holds "$name" "$work/$name.json" "$schema"; done
 
 # ---- edited copies the writer never produces do not hold ---------------------------------------
 # not_held NAME SOURCE PYTHON: the PYTHON statements edit `doc` (a comparison) and the result

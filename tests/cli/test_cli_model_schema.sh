@@ -55,15 +55,7 @@ if ! python3 -c "import jsonschema" 2>/dev/null; then
 fi
 
 # ---- every run holds ---------------------------------------------------------------------------
-for name in "${names[@]}"; do
-  python_check "$name holds" "$work/$name.json" '
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
-assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message[:300]}" for e in errors[:5])
-' "$schema"
-done
+for name in "${names[@]}"; do schema_holds "$name" "$work/$name.json" "$schema"; done
 
 # ---- each run reaches the branch it is here for ----------------------------------------------
 # reaches NAME PYTHON: the PYTHON assertions on $work/NAME.json.
