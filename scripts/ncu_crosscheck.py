@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """rooflinectl's counters against Nsight Compute's, point by point.
 
-1. One `rooflinectl sweep` with counters gives our numbers (repetitions 1).
+1. One `rooflinectl sweep` with counters gives our numbers (repetitions 1; N sweeps with
+   `--repeats N`).
 2. For every point that ran, a separate process runs the same point under
    `ncu --cache-control all --clock-control none` with counters off, and the last launch of the
    operator's kernels (the timed launch) is taken: the last K kernels that are not the tool's own
@@ -11,30 +12,43 @@
    (`--replay-mode range --nvtx --nvtx-include "rooflinectl@<op> L=<L>/"`): ncu then flushes once
    before the operator's kernels, as rooflinectl's byte session does, instead of before each
    kernel, which would send the intermediate S and P through DRAM.
-3. Prints a Markdown table per point: DRAM read, in-window write, deferred write-back, total,
-   ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum.
+3. Prints one Markdown table, a row per point: DRAM read, in-window write, deferred write-back,
+   total, ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum; then
+   the count of points within the tolerances and a note for every point measured in fewer of our
+   runs than the others.
 
 With `--repeats N` (N > 1) both sides are measured N times: N sweeps of ours, and N timed
 launches of the point in its one ncu process (each flushed by `--cache-control all`); an
 operator compared as a range gets N ncu processes of one launch each, because ncu's range replay
 of the second and third range in one process measured only 57-76% of the first range's tensor
 FLOPs and reads at naive attention L >= 8192 (cuBLAS GEMMs; H100, 2026-12-07), while the first
-range matched our count exactly. The
-table then compares the medians and shows each side's run-to-run spread (max - min); a point
+range matched our count exactly. The table then compares the medians and shows each side's run-to-run spread (max - min); a point
 outside the tolerances is also checked against ncu's own spread: our median read (write) within
 [ncu's lowest - tolerance, ncu's highest + tolerance] means ncu disagrees with itself by as much
 as it disagrees with us.
 
+A run saves in its --work DIR, and `--parse-only DIR` reads back:
+  crosscheck.json             {"repeats": N}
+  ours-1.json ... ours-N.json our sweep reports, one per run
+  ncu-OP-L.csv                ncu's `--csv --page raw` log of point (OP, L): N timed launches,
+                              or for an operator compared as a range its first launch, the others
+                              in ncu-OP-L-r2.csv ... ncu-OP-L-rN.csv
+  no-warmup.json, one-launch.json   the sweep configs the ncu processes ran with
+
 Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
-       [--output FILE.md] [--work DIR]. Without a GPU and ncu it cannot run; `--parse-only DIR`
-rebuilds the table from the files a run saved there (what the CPU test exercises).
+       [--output FILE.md] [--work DIR]; or --parse-only DIR [--output FILE.md] (no GPU needed:
+       what the CPU test exercises). Exit 0 when every point is within the tolerances, 1 when
+       not, 2 for bad input (a missing or incomplete DIR, an --output folder that does not
+       exist), 3 when the GPU run cannot be made (ncu missing, the sweep refused: no GPU or no
+       counters); errors are one "error:" line on stderr.
 """
 import argparse
 import csv
 import io
 import json
-import glob
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -279,15 +293,48 @@ def point_key(point):
     return (point["op"], point["shape"]["seq_len"])
 
 
+class CrosscheckError(Exception):
+    """A run that cannot go on: the message for the one error line, and the exit code (2 bad
+    input, 3 environment)."""
+
+    def __init__(self, message, exit_code):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 def our_report_files(work):
-    """Our reports in `work`: ours-1.json, ours-2.json, ... (or the single ours.json of older
-    runs), in run order."""
-    numbered = glob.glob(os.path.join(work, "ours-*.json"))
-    numbered.sort(key=lambda path: int(path.rsplit("-", 1)[1].split(".")[0]))
-    return numbered or [os.path.join(work, "ours.json")]
+    """Our reports in `work`: ours-1.json, ours-2.json, ... in run order (other names ignored)."""
+    numbered = []
+    for name in os.listdir(work):
+        match = re.fullmatch(r"ours-([1-9][0-9]*)\.json", name)
+        if match:
+            numbered.append((int(match.group(1)), os.path.join(work, name)))
+    return [path for _, path in sorted(numbered)]
+
+
+def run_sweep(command):
+    """Runs one of our sweeps; a refusal (exit 2, 3 or 4) stops the cross-check with the sweep's
+    own error line. Exit 1 (a point skipped or failed) is a report to compare still."""
+    print("+", " ".join(command), file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(command, check=False, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise CrosscheckError(f"cannot run {command[0]}: {e.strerror} (build it first, or pass "
+                              "--binary)", 2)
+    if done.returncode in (2, 3, 4):
+        lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+        why = lines[-1][len("error:"):].strip() if lines else f"exit {done.returncode}"
+        raise CrosscheckError(f"our sweep was refused (exit {done.returncode}): {why}",
+                              2 if done.returncode == 2 else 3)
+    sys.stderr.write(done.stderr)
 
 
 def run(args):
+    if shutil.which(args.ncu) is None:
+        raise CrosscheckError(f"'{args.ncu}' not found: the cross-check needs Nsight Compute's ncu "
+                              "on PATH (or --ncu PATH) and a GPU; --parse-only DIR needs neither",
+                              3)
     os.makedirs(args.work, exist_ok=True)
     with open(os.path.join(args.work, "crosscheck.json"), "w") as f:
         json.dump({"repeats": args.repeats}, f)
@@ -299,10 +346,8 @@ def run(args):
         json.dump({"warmup_runs": 0, "repetitions": 1}, f)
     for run_index in range(1, args.repeats + 1):
         ours = os.path.join(args.work, f"ours-{run_index}.json")
-        sweep = [args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
-                 "1", "--require-counters", "--output", ours]
-        print("+", " ".join(sweep), file=sys.stderr, flush=True)
-        subprocess.run(sweep, check=False, stdout=subprocess.DEVNULL)
+        run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
+                   "1", "--require-counters", "--output", ours])
     with open(our_report_files(args.work)[0]) as f:
         first = json.load(f)
     for point in ok_points(first):
@@ -320,28 +365,62 @@ def run(args):
             subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
 
 
-def rows_from(work):
-    """The comparison rows from the files a run saved in `work`: points of the first report,
-    each with its entries in every report that has it ok."""
-    reports = []
-    for path in our_report_files(work):
-        with open(path) as f:
-            reports.append({point_key(p): p for p in ok_points(json.load(f))})
+def read_saved_run(work):
+    """The repeats and our reports of the run saved in `work`; CrosscheckError (exit 2) when the
+    folder or its crosscheck.json or ours-N.json files are missing or unreadable."""
+    if not os.path.isdir(work):
+        raise CrosscheckError(f"'{work}' is not a folder of a saved cross-check run", 2)
     settings = os.path.join(work, "crosscheck.json")
-    repeats = 1
-    if os.path.exists(settings):
+    try:
         with open(settings) as f:
             repeats = json.load(f)["repeats"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CrosscheckError(f"'{settings}' does not give the run's repeats ({e}): the folder "
+                              "must hold what a run saves (see --help)", 2)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        raise CrosscheckError(f"'{settings}': repeats {repeats!r} is not a count of at least 1",
+                              2)
+    paths = our_report_files(work)
+    if not paths:
+        raise CrosscheckError(f"'{work}' holds no ours-1.json: the folder must hold what a run "
+                              "saves (see --help)", 2)
+    reports = []
+    for path in paths:
+        try:
+            with open(path) as f:
+                reports.append(json.load(f))
+        except (OSError, ValueError) as e:
+            raise CrosscheckError(f"cannot read our report '{path}': {e}", 2)
+    return repeats, reports
+
+
+def rows_from(work):
+    """The comparison rows from the files a run saved in `work`, and notes on what they lack: a
+    row per point ok in any of our reports (first-seen order), with its entries in each report
+    that has it ok; a note where that is fewer than the others, and where the reports are fewer
+    than the repeats."""
+    repeats, documents = read_saved_run(work)
+    reports = [{point_key(p): p for p in ok_points(d)} for d in documents]
+    notes = []
+    if len(reports) != repeats:
+        notes.append(f"{len(reports)} of our reports for {repeats} repeats: our medians are of "
+                     f"{len(reports)} runs")
+    keys = []
+    for report in reports:
+        keys += [key for key in report if key not in keys]
     rows = []
-    for key, point in reports[0].items():
+    for key in keys:
         runs = [report[key] for report in reports if key in report]
+        if len(runs) < len(reports):
+            notes.append(f"{key[0]} L = {key[1]}: ok in {len(runs)} of our {len(reports)} runs, "
+                         f"its medians are of {len(runs)}")
         kernels = []
-        for path in ncu_files(work, point, repeats):
+        for path in ncu_files(work, runs[0], repeats):
             if os.path.exists(path):
                 with open(path) as f:
                     kernels += parse_ncu_csv(f.read())
         rows.append(row_for(runs, kernels, repeats))
-    return rows
+    return rows, notes
 
 
 def positive_int(text):
@@ -358,19 +437,30 @@ def main():
     parser.add_argument("--ops", default="naive_attention,flash_attention,gemm,gelu,layernorm,"
                         "decode_attention")
     parser.add_argument("--seq", default="512..32768")
-    parser.add_argument("--repeats", type=positive_int, default=1,
-                        help="runs of ours and ncu launches per point (medians compared)")
+    parser.add_argument("--repeats", type=positive_int,
+                        help="runs of ours and ncu launches per point, medians compared "
+                        "(default 1; a saved run's own count with --parse-only)")
     parser.add_argument("--work", default="ncu-crosscheck-out")
     parser.add_argument("--output", help="write the Markdown table here too")
     parser.add_argument("--parse-only", metavar="DIR",
                         help="rebuild the table from the files a run saved in DIR")
     args = parser.parse_args()
-    if args.parse_only:
-        args.work = args.parse_only
-    else:
-        run(args)
-    rows = rows_from(args.work)
-    text = table(rows)
+    try:
+        if args.output and not os.path.isdir(os.path.dirname(os.path.abspath(args.output))):
+            raise CrosscheckError(f"--output '{args.output}': its folder does not exist", 2)
+        if args.parse_only:
+            if args.repeats is not None:
+                raise CrosscheckError("--repeats with --parse-only: the saved run's "
+                                      "crosscheck.json gives its repeats", 2)
+            args.work = args.parse_only
+        else:
+            args.repeats = args.repeats or 1
+            run(args)
+        rows, notes = rows_from(args.work)
+    except CrosscheckError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.exit_code
+    text = table(rows) + "".join(f"\nNote: {note}." for note in notes)
     print(text)
     if args.output:
         tmp = args.output + ".tmp"

@@ -4,6 +4,8 @@ with the tool's own kernels skipped, the tolerances decide the verdict as docume
 --repeats the medians are compared and ncu's own spread is reported.
 Run: python3 tests/python/test_ncu_crosscheck.py"""
 
+import contextlib
+import io
 import json
 import os
 import sys
@@ -168,7 +170,8 @@ class RepeatsTest(unittest.TestCase):
             with open(os.path.join(work, "ncu-gemm-512.csv"), "w") as f:
                 f.write(csv_text([("gemm_kernel", "35,680,000", "80,000", "17,000,000,000"),
                                   ("gemm_kernel", "35,640,000", "90,000", "17,000,000,000")]))
-            rows = nc.rows_from(work)
+            rows, notes = nc.rows_from(work)
+        self.assertEqual(notes, [])
         self.assertEqual(len(rows), 1)
         self.assertEqual(rows[0]["runs"], 2)
         self.assertAlmostEqual(rows[0]["read"], 35.65e6)
@@ -192,7 +195,7 @@ class RepeatsTest(unittest.TestCase):
                                ("ncu-naive_attention-512-r2.csv", "102,000,000")):
                 with open(os.path.join(work, name), "w") as f:
                     f.write(csv_text([("range", read, "1,000,000", "2")]))
-            rows = nc.rows_from(work)
+            rows, _ = nc.rows_from(work)
         self.assertEqual(rows[0]["ncu_read"], 101e6)
         self.assertEqual(rows[0]["ncu_read_spread"], 2e6)
         self.assertTrue(rows[0]["ok"], rows[0]["why"])
@@ -206,6 +209,113 @@ class RepeatsTest(unittest.TestCase):
         self.assertEqual(nc.positive_int("3"), 3)
         with self.assertRaises(Exception):
             nc.positive_int("0")
+
+
+def save_run(work, repeats, reports):
+    """A saved run in `work`: crosscheck.json and ours-1.json ... from `reports` (point lists)."""
+    with open(os.path.join(work, "crosscheck.json"), "w") as f:
+        json.dump({"repeats": repeats}, f)
+    for i, points in enumerate(reports, start=1):
+        with open(os.path.join(work, f"ours-{i}.json"), "w") as f:
+            json.dump({"points": points}, f)
+
+
+def run_main(*argv):
+    """nc.main() with `argv`: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.argv
+    sys.argv = ["ncu_crosscheck.py", *argv]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = nc.main()
+            except SystemExit as e:  # argparse's own refusals
+                code = e.code
+    finally:
+        sys.argv = old
+    return code, out.getvalue(), err.getvalue()
+
+
+class SavedRunTest(unittest.TestCase):
+    def test_point_missing_from_a_run_is_noted(self):
+        gelu = point(1, 1e8, 1e6, 0, 1.0)
+        gelu["op"] = "gelu"
+        failed = dict(point(1, 1e8, 1e6, 0, 1.0), status="failed")
+        with tempfile.TemporaryDirectory() as work:
+            save_run(work, 3, [[failed], [point(1, 1e8, 1e6, 0, 1.0), gelu],
+                               [point(1, 1e8, 1e6, 0, 1.0)]])
+            with open(os.path.join(work, "ours-latest.json"), "w") as f:
+                f.write("not a report")  # not ours-N.json: ignored
+            rows, notes = nc.rows_from(work)
+        self.assertEqual([(r["op"], r["runs"]) for r in rows], [("gemm", 2), ("gelu", 1)])
+        self.assertEqual(notes, ["gemm L = 512: ok in 2 of our 3 runs, its medians are of 2",
+                                 "gelu L = 512: ok in 1 of our 3 runs, its medians are of 1"])
+
+    def test_fewer_reports_than_repeats_is_noted(self):
+        with tempfile.TemporaryDirectory() as work:
+            save_run(work, 3, [[point(1, 1e8, 1e6, 0, 1.0)]])
+            _, notes = nc.rows_from(work)
+        self.assertEqual(notes, ["1 of our reports for 3 repeats: our medians are of 1 runs"])
+
+    def test_bad_folders_are_one_error_line_exit_2(self):
+        with tempfile.TemporaryDirectory() as work:
+            empty = os.path.join(work, "empty")
+            os.mkdir(empty)
+            no_ours = os.path.join(work, "no-ours")
+            os.mkdir(no_ours)
+            save_run(no_ours, 1, [])
+            bad_repeats = os.path.join(work, "bad-repeats")
+            os.mkdir(bad_repeats)
+            save_run(bad_repeats, 0, [[point(1, 1e8, 1e6, 0, 1.0)]])
+            cases = {os.path.join(work, "missing"): "is not a folder",
+                     os.path.join(no_ours, "crosscheck.json"): "is not a folder",
+                     empty: "does not give the run's repeats",
+                     no_ours: "holds no ours-1.json",
+                     bad_repeats: "repeats 0 is not a count of at least 1"}
+            for folder, why in cases.items():
+                code, out, err = run_main("--parse-only", folder)
+                self.assertEqual(code, 2, folder)
+                self.assertEqual(out, "")
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertTrue(err.startswith("error: ") and why in err, err)
+
+    def test_output_folder_and_repeats_with_parse_only_refused(self):
+        with tempfile.TemporaryDirectory() as work:
+            save_run(work, 1, [[point(1, 1e8, 1e6, 0, 1.0)]])
+            code, _, err = run_main("--parse-only", work, "--output",
+                                    os.path.join(work, "no", "x.md"))
+            self.assertEqual(code, 2)
+            self.assertIn("its folder does not exist", err)
+            code, _, err = run_main("--parse-only", work, "--repeats", "3")
+            self.assertEqual(code, 2)
+            self.assertIn("--repeats with --parse-only", err)
+            code, out, err = run_main("--parse-only", work, "--output",
+                                      os.path.join(work, "table.md"))
+            self.assertEqual(code, 1)  # no ncu log: the point is not within tolerance
+            self.assertIn("0/1 points within tolerance", out)
+            with open(os.path.join(work, "table.md")) as f:
+                self.assertEqual(f.read(), out)
+
+    def test_gpu_run_without_ncu_is_exit_3(self):
+        with tempfile.TemporaryDirectory() as work:
+            code, out, err = run_main("--ncu", os.path.join(work, "no-ncu"), "--work", work)
+        self.assertEqual(code, 3)
+        self.assertEqual(out, "")
+        self.assertIn("needs Nsight Compute's ncu", err)
+
+    def test_refused_sweep_stops_with_its_error_line(self):
+        with tempfile.TemporaryDirectory() as work:
+            fake = os.path.join(work, "rooflinectl")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho 'error: no CUDA GPU found: install the driver' >&2\n"
+                        "exit 3\n")
+            os.chmod(fake, 0o755)
+            code, out, err = run_main("--binary", fake, "--ncu", sys.executable, "--work",
+                                      os.path.join(work, "run"))
+        self.assertEqual(code, 3)
+        self.assertEqual(out, "")
+        self.assertEqual(err.splitlines()[1:], ["error: our sweep was refused (exit 3): no CUDA "
+                                                "GPU found: install the driver"])  # after "+ cmd"
 
 
 if __name__ == "__main__":
