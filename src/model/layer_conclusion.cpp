@@ -155,10 +155,16 @@ std::vector<std::string> decode_conclusion(const std::vector<LayerPrediction>& p
                    [](const LayerPrediction* p) { return p->point.seq_len == 32768; });
   const LayerPrediction& big = at_32k != largest_batch.end() ? **at_32k : *largest_batch.back();
   const double bytes = big.weight_bytes + big.kv_cache_bytes + big.activation_bytes;
+  // A share of one layer's bytes holds at any point, but a point the whole model cannot hold
+  // says so: its times are for a GPU that could.
   out.push_back(fmt::format(
-      "decode, B = {}, context {}: the KV cache is {} of the bytes a layer moves, the weights {}",
+      "decode, B = {}, context {}: the KV cache is {} of the bytes a layer moves, the weights {}{}",
       big.point.batch, big.point.seq_len, percent(big.kv_cache_bytes / bytes),
-      percent(big.weight_bytes / bytes)));
+      percent(big.weight_bytes / bytes),
+      big.peak_memory.fits
+          ? ""
+          : fmt::format(" (the whole model does not fit the GPU there: {:.3g} GB at its peak)",
+                        big.peak_memory.total_bytes / 1e9)));
 
   for (const auto& [batch, list] : groups) {
     const auto over = std::find_if(list.begin(), list.end(), [](const LayerPrediction* p) {

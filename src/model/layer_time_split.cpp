@@ -30,6 +30,19 @@ int64_t integer_at(const nlohmann::json& object, const char* key, const std::str
   return v.get<int64_t>();
 }
 
+double number_at(const nlohmann::json& object, const char* key, const std::string& where) {
+  const nlohmann::json& v = member(object, key, where);
+  if (!v.is_number()) throw bad_input(fmt::format("{}: key '{}' is not a number", where, key));
+  return v.get<double>();
+}
+
+bool boolean_at(const nlohmann::json& object, const char* key, const std::string& where) {
+  const nlohmann::json& v = member(object, key, where);
+  if (!v.is_boolean())
+    throw bad_input(fmt::format("{}: key '{}' is not true or false", where, key));
+  return v.get<bool>();
+}
+
 /// A number, or nullopt for null.
 std::optional<double> optional_number_at(const nlohmann::json& object, const char* key,
                                          const std::string& where) {
@@ -63,6 +76,7 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
   split.decode = r.phase == LayerPhase::kDecode;
   split.basis = r.measurement ? "measured median times" : "datasheet lower bounds";
   split.device = r.measurement ? r.measurement->device_name : r.gpu.name;
+  split.gpu_memory_bytes = r.gpu.memory_bytes.value;
   split.batches = r.batches;
   split.lengths = r.lengths;
   if (!r.points.empty()) {
@@ -73,6 +87,8 @@ LayerTimeSplit layer_time_split(const LayerReport& r) {
     LayerSplitBar bar;
     bar.batch = r.points[k].point.batch;
     bar.length = r.points[k].point.seq_len;
+    bar.peak_memory_bytes = r.points[k].peak_memory.total_bytes;
+    bar.fits = r.points[k].peak_memory.fits;
     if (r.measurement) {
       const MeasuredLayerPoint& m = r.measurement->points[k];
       bar.layer_s = m.layer_time_s;
@@ -106,6 +122,7 @@ LayerTimeSplit layer_time_split_from_json(const nlohmann::json& d, const std::st
   split.device = measured ? string_at(member(d, "measurement", origin), "device_name",
                                       origin + ": measurement")
                           : string_at(member(d, "gpu", origin), "name", origin + ": gpu");
+  split.gpu_memory_bytes = number_at(member(d, "gpu", origin), "memory_bytes", origin + ": gpu");
   split.batches = integers_at(d, "batches", origin);
   split.lengths = integers_at(d, "lengths", origin);
   const char* length_key = split.decode ? "context" : "seq_len";
@@ -117,6 +134,9 @@ LayerTimeSplit layer_time_split_from_json(const nlohmann::json& d, const std::st
     LayerSplitBar bar;
     bar.batch = integer_at(p, "batch", where);
     bar.length = integer_at(p, length_key, where);
+    const nlohmann::json& peak = member(p, "peak_memory", where);
+    bar.peak_memory_bytes = number_at(peak, "total_bytes", where + ".peak_memory");
+    bar.fits = boolean_at(peak, "fits", where + ".peak_memory");
     bar.layer_s = measured ? optional_number_at(member(p, "measured", where), "layer_time_s", where)
                            : optional_number_at(p, "layer_time_s", where);
     const nlohmann::json& ops = member(p, "operators", where);

@@ -20,6 +20,11 @@ struct LayerSplitBar {
   /// Per operator, in layer order; nullopt where not measured.
   std::vector<std::optional<double>> op_s;
   std::optional<double> layer_s;  ///< the layer's time; nullopt when unknown (no bar drawn)
+  /// The whole model's peak memory at this point, bytes (weights of every layer, the KV cache of
+  /// every layer, the largest activation: LayerPeakMemory::total_bytes), and whether it fits the
+  /// GPU's memory (LayerPeakMemory::fits).
+  double peak_memory_bytes = 0;
+  bool fits = true;
 };
 
 /// The chart's input: the model, phase and basis of the times, and one bar per point.
@@ -29,6 +34,8 @@ struct LayerTimeSplit {
   bool decode = false;     ///< the length is a KV-cache context (else a prompt length L)
   std::string basis;       ///< "measured median times" | "datasheet lower bounds"
   std::string device;      ///< the GPU measured, or the datasheet's GPU
+  /// Memory of the datasheet GPU the peaks are held against (LayerReport::gpu), bytes.
+  double gpu_memory_bytes = 0;
   std::vector<int64_t> batches;
   std::vector<int64_t> lengths;
   std::vector<std::string> roles;  ///< operator roles in layer order (input_norm … ffn_down)

@@ -23,7 +23,14 @@ std::string header(const LayerTimeSplit& s) {
                  : " (lower bounds on the datasheet roofs: TTFT is a lower bound)");
 }
 
-// The header row and one row per bar: B, length, layer, model, TTFT or tokens/s, then per
+// The fits cell: "yes", or "no" with how far the model's peak memory is over the GPU's (as
+// `layer` prints it): a time measured for one layer at a point the whole model cannot hold.
+std::string fits_cell(const LayerTimeSplit& s, const LayerSplitBar& bar) {
+  if (bar.fits) return "yes";
+  return fmt::format("no (+{})", format_si(bar.peak_memory_bytes - s.gpu_memory_bytes, "B"));
+}
+
+// The header row and one row per bar: B, length, layer, model, TTFT or tokens/s, fits, then per
 // operator "time (share)".
 std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
   std::vector<std::vector<std::string>> out;
@@ -31,6 +38,7 @@ std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
   std::vector<std::string> head = {"B", length_name(s), "layer"};
   if (s.decode) head.push_back("model");
   head.push_back(s.decode ? "tokens/s" : "TTFT");
+  head.push_back("fits");
   for (const std::string& role : s.roles) head.push_back(role);
   out.push_back(head);
   for (const LayerSplitBar& bar : s.bars) {
@@ -45,6 +53,7 @@ std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
     } else {
       row.insert(row.end(), s.decode ? 3 : 2, kNoValue);
     }
+    row.push_back(fits_cell(s, bar));
     for (size_t i = 0; i < s.roles.size(); ++i) {
       const std::optional<double> t = i < bar.op_s.size() ? bar.op_s[i] : std::nullopt;
       if (!t) {
@@ -58,6 +67,13 @@ std::vector<std::vector<std::string>> rows(const LayerTimeSplit& s) {
     out.push_back(row);
   }
   return out;
+}
+
+bool any_not_fitting(const LayerTimeSplit& s) {
+  for (const LayerSplitBar& bar : s.bars) {
+    if (!bar.fits) return true;
+  }
+  return false;
 }
 
 bool any_unmeasured(const LayerTimeSplit& s) {
@@ -78,6 +94,14 @@ std::string footer(const LayerTimeSplit& s, const std::string& bullet) {
         "{}{}: not measured (the JSON's time_null_reason says why), and no layer estimate for "
         "that row\n",
         bullet, kNoValue);
+  }
+  if (any_not_fitting(s)) {
+    out += fmt::format(
+        "{}fits no: the whole model's peak memory (weights and KV cache of all {} layers, the "
+        "largest activation) exceeds the {}'s {} by the amount shown; the layer was timed alone, "
+        "so its model time and {} are for a GPU that could hold it\n",
+        bullet, s.layers, s.device, format_si(s.gpu_memory_bytes, "B"),
+        s.decode ? "tokens/s" : "TTFT");
   }
   if (!s.omissions.empty()) {
     out += bullet + "the estimates leave out:\n";
@@ -116,8 +140,9 @@ std::string format_layer_split_markdown(const LayerTimeSplit& s) {
 
 std::string format_layer_split_csv(const LayerTimeSplit& s) {
   const char* rate = s.decode ? "decode_tokens_per_s" : "ttft_s";
-  std::string out = fmt::format("batch,{},operator,time_s,share_of_layer,model_time_s,{},basis\n",
-                                s.decode ? "context" : "seq_len", rate);
+  std::string out = fmt::format(
+      "batch,{},operator,time_s,share_of_layer,model_time_s,{},peak_memory_bytes,fits,basis\n",
+      s.decode ? "context" : "seq_len", rate);
   const std::string basis = s.basis == "measured median times" ? "measured" : "analytic";
   for (const LayerSplitBar& bar : s.bars) {
     std::optional<double> model_s;
@@ -126,13 +151,14 @@ std::string format_layer_split_csv(const LayerTimeSplit& s) {
       model_s = s.layers * *bar.layer_s;
       rate_value = s.decode ? static_cast<double>(bar.batch) / *model_s : *model_s;
     }
-    out +=
-        fmt::format("{},{},layer,{},{},{},{},{}\n", bar.batch, bar.length, csv_number(bar.layer_s),
-                    bar.layer_s ? "1" : "", csv_number(model_s), csv_number(rate_value), basis);
+    out += fmt::format("{},{},layer,{},{},{},{},{:.9g},{},{}\n", bar.batch, bar.length,
+                       csv_number(bar.layer_s), bar.layer_s ? "1" : "", csv_number(model_s),
+                       csv_number(rate_value), bar.peak_memory_bytes, bar.fits ? "true" : "false",
+                       basis);
     for (size_t i = 0; i < s.roles.size() && i < bar.op_s.size(); ++i) {
       std::optional<double> share;
       if (bar.op_s[i] && bar.layer_s) share = *bar.op_s[i] / *bar.layer_s;
-      out += fmt::format("{},{},{},{},{},,,{}\n", bar.batch, bar.length, s.roles[i],
+      out += fmt::format("{},{},{},{},{},,,,,{}\n", bar.batch, bar.length, s.roles[i],
                          csv_number(bar.op_s[i]), csv_number(share), basis);
     }
   }

@@ -152,10 +152,22 @@ check 0 "^layer report: Meta Llama 3.1 8B, decode, 32 layers; datasheet lower bo
   report "$work/layer.json"
 check 0 "lower bounds on the datasheet roofs: tokens/s is an upper bound" "" report "$work/layer.json"
 check 0 "^the estimates leave out:" "" report "$work/layer.json"
-check 0 "^| B | context | layer | model | tokens/s | input_norm |" "" report "$work/layer.json" --format md
-check 0 "^batch,context,operator,time_s,share_of_layer,model_time_s,decode_tokens_per_s,basis$" "" \
+check 0 "^| B | context | layer | model | tokens/s | fits | input_norm |" "" report "$work/layer.json" --format md
+# B = 64 at context 32768 needs the weights and 64 sequences' KV cache of all 32 layers: more than
+# the H200's 141 GB. The row says by how much, a note says what that means for its tokens/s, and
+# the conclusion that cites the point says it too.
+check 0 "^64 *32768 .* no (+[0-9.]* GB) " "" report "$work/layer.json"
+check 0 "^ *1 *512 .* yes " "" report "$work/layer.json"
+check 0 "^- fits no: the whole model's peak memory .* exceeds the NVIDIA H200 SXM 141GB's 151 GB" "" \
+  report "$work/layer.json" --format md
+python_check "conclusion names the point the model cannot hold" "$work/layer.json" '
+line = [c for c in doc["conclusion"] if "B = 64, context 32768" in c][0]
+assert "the whole model does not fit the GPU there" in line, line
+'
+check 0 "^batch,context,operator,time_s,share_of_layer,model_time_s,decode_tokens_per_s,peak_memory_bytes,fits,basis$" "" \
   report "$work/layer.json" --format csv
-check 0 "^1,512,layer,.*,1,.*,.*,analytic$" "" report "$work/layer.json" --format csv
+check 0 "^1,512,layer,.*,1,.*,.*,true,analytic$" "" report "$work/layer.json" --format csv
+check 0 "^64,32768,layer,.*,false,analytic$" "" report "$work/layer.json" --format csv
 refused_run 2 "--format json: $work/layer.json is a \`rooflinectl layer\` report (JSON already); allowed for layer reports: table, md, csv" \
   report "$work/layer.json" --format json && pass
 refused_run 2 "is a \`rooflinectl layer\` report; the side-by-side view takes sweep reports" \
