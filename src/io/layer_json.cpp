@@ -80,6 +80,39 @@ void check_layer_sum(const LayerPointTimes& p, const std::string& origin, const 
   }
 }
 
+// The writer derives the point's model time (layers x layer time), and from it decode's tokens/s
+// (batch / model time) or prefill's TTFT (the model time); `report` prints them from the layer
+// time, so a file whose stored figures disagree was edited and is refused rather than silently
+// recomputed. The same 1e-5 relative tolerance as check_layer_sum.
+void check_derived_times(const JsonObjectReader& measured, const LayerPointTimes& p, int layers,
+                         bool decode, const std::string& where) {
+  const auto check = [&](const char* key, const std::optional<double>& want) {
+    const std::optional<double> got = non_negative(measured, key, where);
+    if (!got || !want) {
+      if (got.has_value() != want.has_value()) {
+        throw bad_input(fmt::format(
+            "{}: key '{}' is {} while layer_time_s is {}: the file was edited or damaged", where,
+            key, got ? fmt::format("{}", *got) : "null", p.layer_time_s ? "set" : "null"));
+      }
+      return;
+    }
+    if (std::fabs(*got - *want) > 1e-5 * *want) {
+      throw bad_input(fmt::format(
+          "{}: key '{}' is {} but the layer time gives {}: the file was edited or damaged", where,
+          key, *got, *want));
+    }
+  };
+  std::optional<double> model_s;
+  if (p.layer_time_s) model_s = layers * *p.layer_time_s;
+  check("model_time_s", model_s);
+  if (decode) {
+    check("decode_tokens_per_s",
+          model_s && *model_s > 0 ? std::optional<double>(p.batch / *model_s) : std::nullopt);
+  } else {
+    check("ttft_s", model_s);
+  }
+}
+
 }  // namespace
 
 bool is_layer_report(const nlohmann::json& document) {
@@ -157,6 +190,8 @@ LayerTimes layer_times_from_json(const nlohmann::json& document, const std::stri
       p.ops.push_back(operator_time(ops.at(i), origin, fmt::format("{}.operators[{}]", path, i)));
     }
     check_layer_sum(p, origin, path);
+    check_derived_times(points[k].get_object("measured"), p, t.layers, t.phase == "decode",
+                        fmt::format("{}: {}.measured", origin, path));
     if (k > 0 && p.ops.size() != t.points.front().ops.size()) {
       throw bad_input(fmt::format("{}: {} has {} operators, points[0] {}: one layer has one set",
                                   origin, path, p.ops.size(), t.points.front().ops.size()));

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/json_input.hpp"
+#include "core/statistics.hpp"
 #include "io/json_reader.hpp"
 #include "io/json_writer.hpp"
 #include "io/peaks_json.hpp"
@@ -299,6 +300,36 @@ ProfiledLaunch launch_from_report_json(const JsonObjectReader& r) {
   return l;
 }
 
+// Whether a stored figure matches the one derived from the arrays: within 1e-5 relative (a file
+// rounded to six significant digits by jq or a spreadsheet still reads), or exactly 0 for 0.
+bool derived_matches(double stored, double derived) {
+  return std::fabs(stored - derived) <= 1e-5 * std::fabs(derived);
+}
+
+// A kernel's total and median are derived from its durations (profile_assembly.cpp); a file
+// where they are not was edited, and its table and the compare gate would show numbers no run
+// measured.
+void check_kernel_times(const JsonObjectReader& r, const KernelSummary& k) {
+  double total = 0;
+  for (double d : k.durations_s) total += d;
+  if (!derived_matches(k.total_time_s, total)) {
+    r.fail_key("total_time_s",
+               fmt::format("{}: {} differs from the {} its durations_s sum to (the file was edited "
+                           "or damaged)",
+                           k.key, k.total_time_s, total));
+  }
+  const std::optional<double> median_s =
+      k.durations_s.empty() ? std::nullopt : std::optional<double>(median(k.durations_s));
+  if (median_s.has_value() != k.median_time_s.has_value() ||
+      (median_s && !derived_matches(*k.median_time_s, *median_s))) {
+    r.fail_key("median_time_s",
+               fmt::format("{}: {} differs from the median of its durations_s, {} (the file was "
+                           "edited or damaged)",
+                           k.key, k.median_time_s ? fmt::format("{}", *k.median_time_s) : "null",
+                           median_s ? fmt::format("{}", *median_s) : "null"));
+  }
+}
+
 KernelSummary kernel_summary_from_json(const JsonObjectReader& r) {
   KernelSummary k;
   k.key = r.get_string("key");
@@ -322,6 +353,7 @@ KernelSummary kernel_summary_from_json(const JsonObjectReader& r) {
     r.fail_key("share_of_gpu_time",
                fmt::format("{}: must lie in 0..1, found {}", k.key, k.share_of_gpu_time));
   }
+  check_kernel_times(r, k);
   k.verdict = r.get_string("verdict");
   read_placement(r, k.key, k.counters, k.roofline, k.roofline_null_reason, k.verdict);
   return k;
@@ -364,7 +396,7 @@ ProfileConfig profile_config_from_json(const JsonObjectReader& r) {
   return c;
 }
 
-// The summary's counts are derived from the arrays; they are checked, not stored.
+// The summary's counts and GPU time are derived from the arrays; they are checked, not trusted.
 void check_summary(const JsonObjectReader& summary, const ProfileReport& report) {
   size_t profiled = 0;
   for (const auto& l : report.launches) profiled += l.record.profiled ? 1 : 0;
@@ -376,6 +408,29 @@ void check_summary(const JsonObjectReader& summary, const ProfileReport& report)
     if (stored != derived) {
       summary.fail_key(key, fmt::format("{} differs from the {} counted in the report's arrays",
                                         stored, derived));
+    }
+  }
+  double total = 0;
+  for (const auto& l : report.launches) total += l.duration_s.value_or(0.0);
+  if (!derived_matches(report.total_kernel_time_s, total)) {
+    summary.fail_key("total_kernel_time_s",
+                     fmt::format("{} differs from the {} the launches' duration_s sum to (the file "
+                                 "was edited or damaged)",
+                                 report.total_kernel_time_s, total));
+  }
+}
+
+// Each kernel's share is its total over the summary's GPU time (checked above).
+void check_shares(const std::vector<JsonObjectReader>& kernels, const ProfileReport& report) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const KernelSummary& k = report.kernels[i];
+    const double share =
+        report.total_kernel_time_s > 0 ? k.total_time_s / report.total_kernel_time_s : 0;
+    if (!derived_matches(k.share_of_gpu_time, share)) {
+      kernels[i].fail_key("share_of_gpu_time",
+                          fmt::format("{}: {} differs from its total_time_s over the GPU time, {} "
+                                      "(the file was edited or damaged)",
+                                      k.key, k.share_of_gpu_time, share));
     }
   }
 }
@@ -575,13 +630,13 @@ ProfileReport profile_report_from_json(const nlohmann::json& document, const std
   const JsonObjectReader summary = r.get_object("summary");
   report.total_kernel_time_s = summary.get_double("total_kernel_time_s");
   report.graph_launches = summary.get_uint64("graph_launches");
-  for (const auto& k : r.get_object_array("kernels")) {
-    report.kernels.push_back(kernel_summary_from_json(k));
-  }
+  const std::vector<JsonObjectReader> kernels = r.get_object_array("kernels");
+  for (const auto& k : kernels) report.kernels.push_back(kernel_summary_from_json(k));
   for (const auto& l : r.get_object_array("launches")) {
     report.launches.push_back(launch_from_report_json(l));
   }
   check_summary(summary, report);
+  check_shares(kernels, report);
   report.warnings = r.get_string_array("warnings");
   return report;
 }

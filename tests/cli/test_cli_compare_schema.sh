@@ -45,6 +45,8 @@ edit "$layer" layer_new.json '
 def resum(k):
     m = d["points"][k]["measured"]
     m["layer_time_s"] = sum(o["measured"]["time_s"] for o in d["points"][k]["operators"])
+    m["model_time_s"] = d["model"]["layers"] * m["layer_time_s"]
+    m["decode_tokens_per_s"] = d["points"][k]["batch"] / m["model_time_s"]
 o = {x["name"]: x["measured"] for x in d["points"][0]["operators"]}["ffn_down"]
 o["time_s"] *= 1.2
 o["median_noise"] = 0.01
@@ -55,6 +57,10 @@ k = d["kernels"][1]
 k["durations_s"] = [x * 3 for x in k["durations_s"]]
 k["total_time_s"] = sum(k["durations_s"])
 k["median_time_s"] = statistics.median(k["durations_s"])
+fields = ("name", "grid", "block", "dynamic_shared_bytes", "nvtx")
+own = [x for x in d["launches"] if all(x[f] == k[f] for f in fields)]
+for launch, duration in zip(own, k["durations_s"]):
+    launch["duration_s"] = duration
 gone = d["kernels"].pop()
 d["summary"]["kernels"] -= 1
 d["summary"]["launches"] -= gone["launches"]

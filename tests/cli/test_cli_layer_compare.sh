@@ -10,7 +10,7 @@ source "$(dirname "$0")/harness.sh"
 
 # edit OUT PYTHON: a copy of the report at $work/OUT after the PYTHON statements edit `d` (the
 # document); `ops(k)` is point k's operators by name, `resum(k)` rewrites point k's layer time as
-# the sum of its operators (as the writer does).
+# the sum of its operators and the model time and tokens/s from it (as the writer does).
 edit() {
   local out="$1" code="$2"
   python3 - "$report" "$work/$out" <<PY
@@ -19,8 +19,12 @@ d = json.load(open(sys.argv[1]))
 def ops(k):
     return {o["name"]: o["measured"] for o in d["points"][k]["operators"]}
 def resum(k):
-    m = d["points"][k]["measured"]
-    m["layer_time_s"] = sum(o["measured"]["time_s"] for o in d["points"][k]["operators"])
+    p = d["points"][k]
+    m = p["measured"]
+    times = [o["measured"]["time_s"] for o in p["operators"]]
+    m["layer_time_s"] = None if None in times else sum(times)
+    m["model_time_s"] = None if None in times else d["model"]["layers"] * m["layer_time_s"]
+    m["decode_tokens_per_s"] = None if None in times else p["batch"] / m["model_time_s"]
 $code
 json.dump(d, open(sys.argv[2], "w"), indent=1)
 PY
@@ -72,7 +76,7 @@ check 1 "^slower: B = 64 context = 131072 layer: " "" compare "$report" "$work/a
 # A validation failure in the new run is a regression whatever the times; an operator the new
 # run did not measure is inconclusive; a kernel version change is named.
 edit failed.json 'o = ops(0)["attention"]; o["status"] = "failed"; o["time_s"] = None
-o["time_null_reason"] = "validation failed"; d["points"][0]["measured"]["layer_time_s"] = None'
+o["time_null_reason"] = "validation failed"; resum(0)'
 check 1 "^failed: B = 1 context = 512 attention: failed in the new report (status failed: validation failed)" \
   "" compare "$report" "$work/failed.json"
 check 1 "^inconclusive: B = 1 context = 512 layer: the layer time is unknown in the new report" \
@@ -125,6 +129,7 @@ for b in range(2, 14):
         q = copy.deepcopy(p)
         q["batch"] = b
         d["points"].append(q)
+        resum(len(d["points"]) - 1)
 d["batches"] = sorted(set(p["batch"] for p in d["points"]))'
 "$bin" compare "$work/big.json" "$work/big.json" --format md >"$work/big.md"
 if [[ $(wc -c <"$work/big.md") -lt 65536 ]] && grep -q "more rows not shown" "$work/big.md" &&
@@ -159,6 +164,17 @@ check 2 "" "key .phase. is .decoding.: allowed prefill, decode" compare "$report
 edit edited_sum.json 'ops(0)["ffn_down"]["time_s"] *= 1.2'
 check 2 "" "points\[0\].measured.layer_time_s is .* but its operators. times sum to" \
   compare "$report" "$work/edited_sum.json"
+# The model time and tokens/s the writer derived from the layer time: a stale one is refused, by
+# compare and by report, not silently recomputed.
+edit stale_model.json 'd["points"][0]["measured"]["model_time_s"] *= 1.1'
+check 2 "" "points\[0\].measured: key .model_time_s. is .* but the layer time gives" \
+  compare "$report" "$work/stale_model.json"
+check 2 "" "key .model_time_s. is .* but the layer time gives" report "$work/stale_model.json"
+edit stale_rate.json 'd["points"][3]["measured"]["decode_tokens_per_s"] = 1.0'
+check 2 "" "points\[3\].measured: key .decode_tokens_per_s. is 1 but the layer time gives" \
+  report "$work/stale_rate.json"
+edit null_model.json 'd["points"][0]["measured"]["model_time_s"] = None'
+check 2 "" "key .model_time_s. is null while layer_time_s is set" report "$work/null_model.json"
 edit negative.json 'ops(0)["ffn_down"]["median_noise"] = -0.1'
 check 2 "" "median_noise. is -0.1: a time or noise must be finite and >= 0" \
   compare "$report" "$work/negative.json"

@@ -26,6 +26,12 @@ assert gemm["launches"] == 16, gemm["launches"]
 gemm["durations_s"] = [d * scale for d in gemm["durations_s"]]
 gemm["total_time_s"] = sum(gemm["durations_s"])
 gemm["median_time_s"] = statistics.median(gemm["durations_s"])
+# The launch records carry the same durations, in order; the summary's GPU time is their sum.
+fields = ("name", "grid", "block", "dynamic_shared_bytes", "nvtx")
+own = [l for l in report["launches"] if all(l[f] == gemm[f] for f in fields)]
+assert len(own) == len(gemm["durations_s"]), len(own)
+for launch, duration in zip(own, gemm["durations_s"]):
+    launch["duration_s"] = duration
 total = sum(k["total_time_s"] for k in kernels)
 for k in kernels:
     k["share_of_gpu_time"] = k["total_time_s"] / total
@@ -86,5 +92,26 @@ check 2 "" "--format junit is for sweep reports; allowed for profile reports: ta
   compare "$profile" "$profile" --format junit
 check 2 "" "--min-share is for profile reports" compare "$sweep" "$sweep" --min-share 2%
 check 2 "" "--by roof is for sweep reports" compare "$profile" "$profile" --by roof
+
+# Times the report derives from the launches' durations: an edited one is refused by compare and
+# report alike (one error line naming the key), not shown as if measured.
+python3 - "$profile" "$work" <<'PY'
+import json, sys
+for name, edit in (("total", lambda d: d["kernels"][1].update(total_time_s=d["kernels"][1]["total_time_s"] * 1.3)),
+                   ("median", lambda d: d["kernels"][1].update(median_time_s=None)),
+                   ("share", lambda d: d["kernels"][1].update(share_of_gpu_time=0.5)),
+                   ("gpu_time", lambda d: d["summary"].update(total_kernel_time_s=d["summary"]["total_kernel_time_s"] * 2))):
+    d = json.load(open(sys.argv[1]))
+    edit(d)
+    json.dump(d, open(f"{sys.argv[2]}/edited_{name}.json", "w"))
+PY
+check 2 "" "key 'kernels\[1\].total_time_s': .* differs from the .* its durations_s sum to" \
+  compare "$profile" "$work/edited_total.json"
+check 2 "" "key 'kernels\[1\].median_time_s': .*: null differs from the median of its durations_s" \
+  report "$work/edited_median.json"
+check 2 "" "key 'kernels\[1\].share_of_gpu_time': .*: 0.5 differs from its total_time_s over the GPU time" \
+  report "$work/edited_share.json"
+check 2 "" "key 'summary.total_kernel_time_s': .* differs from the .* the launches' duration_s sum to" \
+  compare "$work/edited_gpu_time.json" "$profile"
 
 finish "cli profile compare checks"
