@@ -146,7 +146,10 @@ else:
     raise AssertionError('an edited copy held')" "$schema"
 }
 not_held "unknown verdict" sweep_changed 'doc["points"][0]["verdict"] = "worse"'
-not_held "empty git revision" sweep_changed 'doc["new"]["git_revision"] = 0'
+not_held "git revision a number" sweep_changed 'doc["new"]["git_revision"] = 0'
+not_held "empty git revision" sweep_changed 'doc["new"]["git_revision"] = ""'
+not_held "two layout keys" sweep_same 'doc["layer_compare_schema_version"] = 1'
+not_held "no layout key" sweep_same 'del doc["compare_schema_version"]'
 not_held "missing shape axis" sweep_same 'del doc["points"][0]["shape"]["heads"]'
 not_held "page size without layout" sweep_same 'doc["points"][0]["shape"]["page_size"] = 16'
 not_held "old sweep version" sweep_same 'doc["compare_schema_version"] = 1'
