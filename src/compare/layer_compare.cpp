@@ -292,11 +292,17 @@ LayerCompareResult compare_layer_reports(const LayerTimes& base, const LayerTime
                     point_list(base), point_list(current)));
   }
   size_t removed = 0;
-  for (const LayerPointComparison& p : result.points) removed += p.verdict == Verdict::kRemoved;
+  const LayerPointComparison* first_removed = nullptr;
+  for (const LayerPointComparison& p : result.points) {
+    if (p.verdict != Verdict::kRemoved) continue;
+    if (removed++ == 0) first_removed = &p;
+  }
   if (removed > 0 && !options.strict) {
     result.warnings.push_back(fmt::format(
-        "{} (batch, length) point(s) of the base are not in the new report (--strict fails them)",
-        removed));
+        "{} (batch, length) point(s) of the base are not in the new report (first: B = {}, {} = "
+        "{}; --strict fails them)",
+        removed, first_removed->batch, base.phase == "decode" ? "context" : "L",
+        first_removed->length));
   }
   for (const LayerPointTimes& c : current.points) {
     if (base_index.count({c.batch, c.length}) != 0) continue;
