@@ -260,6 +260,16 @@ int run_sweep_command(const SweepOptions& o) {
           o.baseline, baseline->schema_version, kReportSchemaVersion));
     }
     check_report_consistency(*baseline, o.baseline);
+    // A sweep whose points match none of the baseline's would run in full and then be refused
+    // by the comparison (a changed batch, dtype or operator set): refused now instead.
+    Report planned;
+    for (const PointKey& key : planned_points(config)) {
+      PointResult point;
+      point.op = key.op;
+      point.shape = key.shape;
+      planned.points.push_back(std::move(point));
+    }
+    check_something_matches(*baseline, planned, "the planned sweep");
     // Adaptive sampling takes at least min_samples: the power check holds for any run of it.
     check_time_gate_power(
         planned_time_gate_family(

@@ -517,22 +517,6 @@ void add_setting_warnings(const Report& base, const Report& current,
   }
 }
 
-// A comparison in which no point matched would pass on nothing (every point added or removed):
-// a change of the sweep's settings must not turn the gate off.
-void check_something_matches(const Report& base, const Report& current) {
-  if (base.points.empty() || current.points.empty()) return;
-  for (const PointResult& b : base.points) {
-    const PointKey key = point_key(b);
-    for (const PointResult& c : current.points) {
-      if (point_key(c).same_point(key)) return;
-    }
-  }
-  throw bad_input(fmt::format(
-      "no point of the new report matches one of the base report (operator and every shape "
-      "axis): {}; compare reports of the same sweep settings, or make a new baseline",
-      describe_point_set_difference(base, current)));
-}
-
 // Points that disappeared are not judged; without --strict they still must not go unnoticed.
 void add_removed_warning(CompareResult& result) {
   const size_t removed = result.count(Verdict::kRemoved);
@@ -607,6 +591,21 @@ size_t CompareResult::regressions() const {
 
 int CompareResult::exit_code() const { return gate_exit_code(*this, options.strict); }
 
+void check_something_matches(const Report& base, const Report& current,
+                             const std::string& current_name) {
+  if (base.points.empty() || current.points.empty()) return;
+  for (const PointResult& b : base.points) {
+    const PointKey key = point_key(b);
+    for (const PointResult& c : current.points) {
+      if (point_key(c).same_point(key)) return;
+    }
+  }
+  throw bad_input(fmt::format(
+      "no point of {} matches one of the base report (operator and every shape axis): {}; "
+      "compare reports of the same sweep settings, or make a new baseline",
+      current_name, describe_point_set_difference(base, current)));
+}
+
 CompareResult compare_reports(const Report& base, const Report& current,
                               const CompareOptions& options) {
   check_threshold(options.time_threshold, "--time-threshold");
@@ -639,7 +638,7 @@ CompareResult compare_reports(const Report& base, const Report& current,
 
   // Matched points are gated first and decided together, after the Holm adjustment; removed
   // points keep their place in base order.
-  check_something_matches(base, current);
+  check_something_matches(base, current, "the new report");
   std::vector<bool> matched(current.points.size(), false);
   std::vector<PendingPoint> pending;
   for (const PointResult& b : base.points) {

@@ -190,6 +190,14 @@ struct CompareResult {
   int exit_code() const;
 };
 
+/// A comparison in which no point matched would pass on nothing (every point added or removed):
+/// a change of the sweep's settings must not turn the gate off. Throws a bad-input Error naming
+/// `current_name` ("the new report", "the planned sweep") and the axes whose values differ
+/// (describe_point_set_difference) when no point of `current` matches one of `base`
+/// (PointKey::same_point); an empty report on either side passes.
+void check_something_matches(const Report& base, const Report& current,
+                             const std::string& current_name);
+
 /// Compares `current` against `base`. Points are matched by operator and shape
 /// (PointKey::same_point). A matched point of the same kernel version goes through both gates; one
 /// whose version changed is judged by the time gate only, its counter changes reported but not

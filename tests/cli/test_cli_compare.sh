@@ -133,6 +133,12 @@ check 1 "7 slower" "" compare "$work/base10.json" "$work/gemm_slow10.json"
 # repetitions against a 10-sample base cannot reach it (7 x 2/C(13,3) = 0.049).
 check 2 "" "cannot flag a regression.*--repetitions" \
   sweep --ops gelu --repetitions 3 --baseline "$(dirname "$0")/../../docs/examples/h200-sweep.json"
+# A sweep none of whose points is in the baseline (here another batch) would run in full and then
+# be refused by the comparison: refused before the GPU, naming the axis, nothing written.
+check 2 "" "no point of the planned sweep matches one of the base report .*: batch: base 1, new 2" \
+  sweep --batch 2 --baseline "$(dirname "$0")/../../docs/examples/h200-sweep.json" \
+  -o "$work/unmatched.json"
+if [[ -e "$work/unmatched.json" ]]; then fail "sweep --baseline unmatched: wrote a report"; else pass; fi
 
 # Nothing matched (the same sweep at batch 2): exit 2 naming the axis that differs, never
 # "42 removed, 42 added" and exit 0. One removed point: a warning, exit 0 (1 with --strict).
