@@ -184,7 +184,7 @@ std::string attention_memory_table(const ModelReport& r) {
   out += fmt::format("attention memory (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
   out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", "L", "S/head", "S+P/head",
-                     "S+P all", "naive total", "KV cache", "fits");
+                     "S+P all", "naive total", "KV/layer", "fits");
   for (const auto& m : r.memory) {
     out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", m.seq_len,
                        bytes_si(m.s_bytes_per_head), bytes_si(m.s_and_p_bytes_per_head),
@@ -206,9 +206,18 @@ std::string attention_memory_table(const ModelReport& r) {
             : "S+P all = 2*B*H*L^2*e";
   out += r.base.kv_dtype == KvDtype::kFp8E4m3
              ? "  " + s_and_p +
-                   "; KV cache = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, scales left out; "
-                   "decode reads it every step)\n"
-             : "  " + s_and_p + "; KV cache = 2*B*H_kv*L*d*e (decode reads it every step)\n";
+                   "; KV/layer = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, scales left out; "
+                   "one attention layer's KV cache, which decode reads every step)\n"
+             : "  " + s_and_p +
+                   "; KV/layer = 2*B*H_kv*L*d*e (one attention layer's KV cache, which decode "
+                   "reads every step)\n";
+  // One layer's, as every row here: a whole model's cache is the layers' sum (`layer` gives it).
+  if (r.preset) {
+    out += fmt::format(
+        "  the whole {}'s KV cache is its layer count x KV/layer (`rooflinectl layer "
+        "--model {}` gives it, with the model's peak memory and what fits)\n",
+        *r.preset, *r.preset);
+  }
   return out;
 }
 

@@ -31,6 +31,19 @@ model_json() {
 $code"
 }
 
+# ---- the attention memory table is one layer's KV cache, and says so with a preset ----------
+# Llama-3.1-8B at L = 32768: 2 x 8 KV heads x 32768 x 128 x 2 bytes = 134 MB per layer.
+check 0 "^ *32768 .* 134 MB  *no$" "" model --gpu h100-sxm --model llama-3.1-8b --seq 32768
+check 0 "KV/layer = 2\*B\*H_kv\*L\*d\*e (one attention layer's KV cache" "" \
+  model --gpu h100-sxm --model llama-3.1-8b --seq 32768
+check 0 "the whole llama-3.1-8b's KV cache is its layer count x KV/layer" "" \
+  model --gpu h100-sxm --model llama-3.1-8b --seq 32768
+if "$bin" model --gpu h100-sxm --seq 32768 | grep -q "the whole"; then
+  fail "model without --model: names a whole model's KV cache"
+else
+  pass
+fi
+
 # ---- model --model: the preset's attention axes and widths -----------------------------------
 model_json "llama-3.1-8b" '
 assert doc["shape"]["heads"] == 32 and doc["shape"]["kv_heads"] == 8, doc["shape"]
