@@ -83,8 +83,13 @@ void put_optional(Json& j, const std::string& key, const std::optional<double>& 
 // come from.
 std::string layer_line(const ModelReport& r) {
   const LayerWidths& w = r.widths;
-  const std::string origin = r.preset ? fmt::format("--model {}", *r.preset)
-                                      : "the sweep kernels': d_model = H*d, ffn_dim = 4*d_model";
+  // Each width named by what set it: an explicit --hidden / --ffn-dim, else the sweep kernels'
+  // rule (kernel_layer_widths).
+  const std::string origin = r.preset
+                                 ? fmt::format("--model {}", *r.preset)
+                                 : fmt::format("the sweep kernels': d_model = {}, ffn_dim = {}",
+                                               r.base.hidden != 0 ? "--hidden" : "H*d",
+                                               r.base.ffn_dim != 0 ? "--ffn-dim" : "4*d_model");
   return fmt::format("layer: d_model={} ffn_dim={} ffn={} norm={} ({})", w.d_model, w.ffn_dim,
                      to_string(w.ffn_kind), to_string(w.norm), origin);
 }

@@ -44,6 +44,12 @@ else
   pass
 fi
 
+# The layer line names what set each width: explicit flags, else the sweep kernels' rule.
+check 0 "layer: d_model=4096 ffn_dim=4096 .*(the sweep kernels': d_model = --hidden, ffn_dim = --ffn-dim)" \
+  "" model --gpu h100-sxm --ops gemm --hidden 4096 --ffn-dim 4096 --seq 4096
+check 0 "layer: d_model=2048 ffn_dim=8192 .*(the sweep kernels': d_model = H\*d, ffn_dim = 4\*d_model)" \
+  "" model --gpu h100-sxm --ops gemm --seq 4096
+
 # ---- model --model: the preset's attention axes and widths -----------------------------------
 model_json "llama-3.1-8b" '
 assert doc["shape"]["heads"] == 32 and doc["shape"]["kv_heads"] == 8, doc["shape"]
