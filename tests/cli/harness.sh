@@ -80,6 +80,14 @@ $code" "$@" 2>"$work/py.err"; then
   fi
 }
 
+# skip_without_jsonschema NAME: when python3-jsonschema is not importable, ends the test NAME
+# here: its summary line, then exit 77 (skipped), or 1 when a check so far failed.
+skip_without_jsonschema() {
+  python3 -c "import jsonschema" 2>/dev/null && return 0
+  finish "$1" "python3-jsonschema not importable: schema checks skipped" || exit 1
+  exit 77
+}
+
 # schema_holds NAME FILE SCHEMA: FILE holds the JSON Schema (draft 2020-12) in SCHEMA, itself a
 # valid schema; a failure lists the first five errors with their paths. Needs python3-jsonschema.
 schema_holds() {

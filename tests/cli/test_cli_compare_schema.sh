@@ -122,10 +122,7 @@ p = doc["points"][0]
 assert p["verdict"] == "slower" and "context" in p
 assert [o for o in p["operators"] if o["verdict"] == "slower"][0]["role"] == "ffn_down"'
 
-if ! python3 -c "import jsonschema" 2>/dev/null; then
-  finish "cli_compare_schema" "python3-jsonschema not importable: schema checks skipped" || exit 1
-  exit 77
-fi
+skip_without_jsonschema "cli_compare_schema"
 
 # ---- every run holds ---------------------------------------------------------------------------
 for name in "${names[@]}"; do schema_holds "$name" "$work/$name.json" "$schema"; done

@@ -49,10 +49,7 @@ if cmp -s "$work/capacity.json" "$work/capacity.stdout.json"; then pass; else
   fail "capacity: the -o file differs from stdout"
 fi
 
-if ! python3 -c "import jsonschema" 2>/dev/null; then
-  finish "cli_model_schema" "python3-jsonschema not importable: schema checks skipped" || exit 1
-  exit 77
-fi
+skip_without_jsonschema "cli_model_schema"
 
 # ---- every run holds ---------------------------------------------------------------------------
 for name in "${names[@]}"; do schema_holds "$name" "$work/$name.json" "$schema"; done
