@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/kernel_tiles.hpp"
+#include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "render/value_format.hpp"
 
@@ -83,13 +84,19 @@ void put_optional(Json& j, const std::string& key, const std::optional<double>& 
 // come from.
 std::string layer_line(const ModelReport& r) {
   const LayerWidths& w = r.widths;
-  // Each width named by what set it: an explicit --hidden / --ffn-dim, else the sweep kernels'
-  // rule (kernel_layer_widths).
-  const std::string origin = r.preset
-                                 ? fmt::format("--model {}", *r.preset)
-                                 : fmt::format("the sweep kernels': d_model = {}, ffn_dim = {}",
-                                               r.base.hidden != 0 ? "--hidden" : "H*d",
-                                               r.base.ffn_dim != 0 ? "--ffn-dim" : "4*d_model");
+  // Each width named by what set it: an explicit --hidden / --ffn-dim (a flag beats the
+  // preset), else the preset's, else the sweep kernels' rule (kernel_layer_widths).
+  std::string origin;
+  if (r.preset) {
+    const LayerWidths& p = find_model_preset(*r.preset).widths;
+    origin = fmt::format("--model {}{}{}", *r.preset,
+                         w.d_model != p.d_model ? "; d_model from --hidden" : "",
+                         w.ffn_dim != p.ffn_dim ? "; ffn_dim from --ffn-dim" : "");
+  } else {
+    origin = fmt::format("the sweep kernels': d_model = {}, ffn_dim = {}",
+                         r.base.hidden != 0 ? "--hidden" : "H*d",
+                         r.base.ffn_dim != 0 ? "--ffn-dim" : "4*d_model");
+  }
   return fmt::format("layer: d_model={} ffn_dim={} ffn={} norm={} ({})", w.d_model, w.ffn_dim,
                      to_string(w.ffn_kind), to_string(w.norm), origin);
 }

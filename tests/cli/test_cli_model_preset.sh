@@ -49,6 +49,10 @@ check 0 "layer: d_model=4096 ffn_dim=4096 .*(the sweep kernels': d_model = --hid
   "" model --gpu h100-sxm --ops gemm --hidden 4096 --ffn-dim 4096 --seq 4096
 check 0 "layer: d_model=2048 ffn_dim=8192 .*(the sweep kernels': d_model = H\*d, ffn_dim = 4\*d_model)" \
   "" model --gpu h100-sxm --ops gemm --seq 4096
+check 0 "layer: d_model=1024 ffn_dim=14336 .*(--model llama-3.1-8b; d_model from --hidden)" "" \
+  model --gpu h100-sxm --model llama-3.1-8b --hidden 1024 --seq 4096
+check 0 "layer: d_model=4096 ffn_dim=14336 .*(--model llama-3.1-8b)$" "" \
+  model --gpu h100-sxm --model llama-3.1-8b --seq 4096
 
 # ---- model --model: the preset's attention axes and widths -----------------------------------
 model_json "llama-3.1-8b" '
