@@ -19,6 +19,7 @@
 // off (a faster kernel may well move more bytes): its changes are shown, the time gate decides.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -81,6 +82,12 @@ enum class Verdict {
 };
 std::string to_string(Verdict verdict);
 bool is_regression(Verdict verdict);
+
+/// The verdicts ordered by what needs attention first: the order of summaries and Markdown
+/// tables, and of a layer point's verdict (the first of its rows' in this order).
+inline constexpr std::array<Verdict, 7> kVerdictAttentionOrder = {
+    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
+    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
 
 /// The exit code every comparison (sweep, profile, layer) ends with, from any result with
 /// regressions() and count(Verdict): 1 (ExitCode::kPartial) when an item regressed, or with

@@ -31,27 +31,12 @@ PointIndex index_points(const LayerTimes& t, const std::string& origin) {
   return index;
 }
 
-// The verdict that needs attention first (render/compare_common.hpp's order): failed, slower,
+// The verdict that needs attention first (kVerdictAttentionOrder): failed, slower,
 // inconclusive, faster, removed, added, same.
 Verdict worse(Verdict a, Verdict b) {
   const auto rank = [](Verdict v) {
-    switch (v) {
-      case Verdict::kFailed:
-        return 0;
-      case Verdict::kSlower:
-        return 1;
-      case Verdict::kInconclusive:
-        return 2;
-      case Verdict::kFaster:
-        return 3;
-      case Verdict::kRemoved:
-        return 4;
-      case Verdict::kAdded:
-        return 5;
-      case Verdict::kSame:
-        break;
-    }
-    return 6;
+    return std::find(kVerdictAttentionOrder.begin(), kVerdictAttentionOrder.end(), v) -
+           kVerdictAttentionOrder.begin();
   };
   return rank(a) <= rank(b) ? a : b;
 }

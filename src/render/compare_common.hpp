@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,11 +14,6 @@
 #include "compare/compare.hpp"
 
 namespace rooflinectl {
-
-/// Order of the verdicts in summaries and Markdown tables: what needs attention first.
-inline constexpr std::array<Verdict, 7> kVerdictAttentionOrder = {
-    Verdict::kFailed,  Verdict::kSlower, Verdict::kInconclusive, Verdict::kFaster,
-    Verdict::kRemoved, Verdict::kAdded,  Verdict::kSame};
 
 /// One side of a comparison in a header line: "<git revision> (<timestamp>)", "no git revision"
 /// where the report has none.
