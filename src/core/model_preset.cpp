@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/ascii_case.hpp"
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/model_preset_embedded.hpp"
@@ -123,7 +124,7 @@ const std::vector<ModelPreset>& builtin_model_presets() {
 const ModelPreset& find_model_preset(const std::string& id) {
   std::vector<std::string> ids;
   for (const auto& preset : builtin_model_presets()) {
-    if (preset.id == id) return preset;
+    if (equal_ignoring_case(preset.id, id)) return preset;
     ids.push_back(preset.id);
   }
   throw bad_input(

@@ -68,7 +68,8 @@ inline constexpr int64_t kMaxPresetVocab = int64_t{1} << 24;
 /// unit tests catch).
 const std::vector<ModelPreset>& builtin_model_presets();
 
-/// Preset by id; a bad-input Error "unknown model preset 'X' (--model): known a, b, ..." otherwise.
+/// Preset by id, letter case ignored ("Llama-3.1-8B" finds llama-3.1-8b); a bad-input Error
+/// "unknown model preset 'X' (--model): known a, b, ..." otherwise.
 const ModelPreset& find_model_preset(const std::string& id);
 
 /// The default operators (default_sweep_operator_names, in that order) with the preset's own FFN

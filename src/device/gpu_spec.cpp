@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <set>
 
+#include "core/ascii_case.hpp"
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "device/gpu_spec_embedded.hpp"
@@ -145,15 +144,9 @@ const GpuSpec* match_gpu_spec(const std::string& device_name, int cc_major, int 
 }
 
 const GpuSpec& find_gpu_spec(const std::string& id) {
-  const auto same_ignoring_case = [](const std::string& a, const std::string& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-      return std::tolower(static_cast<unsigned char>(x)) ==
-             std::tolower(static_cast<unsigned char>(y));
-    });
-  };
   std::vector<std::string> ids;
   for (const auto& spec : builtin_gpu_specs()) {
-    if (same_ignoring_case(spec.id, id)) return spec;
+    if (equal_ignoring_case(spec.id, id)) return spec;
     ids.push_back(spec.id);
   }
   throw bad_input(fmt::format("unknown GPU '{}': known {}", id, fmt::join(ids, ", ")));

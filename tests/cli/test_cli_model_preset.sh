@@ -38,6 +38,8 @@ check 0 "KV/layer = 2\*B\*H_kv\*L\*d\*e (one attention layer's KV cache" "" \
   model --gpu h100-sxm --model llama-3.1-8b --seq 32768
 check 0 "the whole llama-3.1-8b's KV cache is its layer count x KV/layer" "" \
   model --gpu h100-sxm --model llama-3.1-8b --seq 32768
+# The Hugging Face spelling finds the preset; what is printed is the canonical id.
+check 0 "the whole llama-3.1-8b's KV cache" "" model --gpu h100-sxm --model Llama-3.1-8B --seq 32768
 if "$bin" model --gpu h100-sxm --seq 32768 | grep -q "the whole"; then
   fail "model without --model: names a whole model's KV cache"
 else

@@ -86,6 +86,14 @@ TEST(ModelPreset, IdsAreTheFileNames) {
   }
 }
 
+TEST(ModelPreset, IdIgnoresLetterCaseOnly) {
+  // The Hugging Face spelling finds the preset; the canonical id is what reports record.
+  EXPECT_EQ(find_model_preset("Llama-3.1-8B").id, "llama-3.1-8b");
+  EXPECT_EQ(find_model_preset("GPT2").id, "gpt2");
+  EXPECT_THROW(find_model_preset("llama-3.1-8b "), Error);
+  EXPECT_THROW(find_model_preset("llama_3.1_8b"), Error);
+}
+
 TEST(ModelPreset, UnknownIdListsTheKnownOnes) {
   try {
     find_model_preset("llama-9");
