@@ -77,6 +77,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
       ->type_name("SPEC");
   // No axis can exceed the largest tensor it is a factor of (validate_common_shape).
   static_assert(kMaxTensorElements == int64_t{1} << 50, "the text below names 2^50");
+  static_assert(kBatchSpecNames.max_value == kMaxTensorElements, "--batch's range form, too");
   const std::string axis = "integers 1..2^50";
   const std::string lists = swept
                                 ? "; a comma list sweeps each value (README, \"Axes and products\")"

@@ -11,7 +11,8 @@
 namespace rooflinectl {
 namespace {
 
-constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max();
+static_assert(ListSpecNames{}.max_value == std::numeric_limits<int32_t>::max(),
+              "a length is a 32-bit int");
 // Lengths one spec may give: 1..2147483647:1 would otherwise build a 16 GiB vector before the
 // sweep could refuse it. Each length is a point per operator; 1024 is far past any real sweep.
 constexpr int64_t kMaxSeqCount = 1024;
@@ -33,9 +34,9 @@ int64_t parse_positive(std::string_view token, std::string_view whole, const Lis
     throw bad_input(fmt::format("invalid {} '{}': '{}' is not a positive integer ({})", names.flag,
                                 whole, token, names.forms));
   }
-  if (ec == std::errc::result_out_of_range || value <= 0 || value > kMaxSeqLen) {
+  if (ec == std::errc::result_out_of_range || value <= 0 || value > names.max_value) {
     throw bad_input(fmt::format("invalid {} '{}': '{}' is out of range (1 to {})", names.flag,
-                                whole, token, kMaxSeqLen));
+                                whole, token, names.max_text));
   }
   return value;
 }

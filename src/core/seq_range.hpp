@@ -23,16 +23,22 @@ inline constexpr const char* kSeqForms =
     "forms: 512..32768 powers of two, 1000..4000:1000 linear, 512,1000,4097 a list";
 
 /// How the messages about a malformed spec name what it lists: the flag, one element ("length",
-/// "batch") and the three forms written with values that suit the flag.
+/// "batch"), the three forms written with values that suit the flag, and the largest value allowed
+/// with how messages write it.
 struct ListSpecNames {
   std::string_view flag = "--seq";
   std::string_view element = "length";
   std::string_view forms = kSeqForms;
+  /// Largest value (a sequence length is a 32-bit int in the kernels: 2^31 - 1).
+  int64_t max_value = int64_t{2147483647};
+  std::string_view max_text = "2147483647";
 };
 
 /// How messages name a --batch spec (`layer --batch`, `sweep --batch` in a range form).
 inline constexpr ListSpecNames kBatchSpecNames{
-    "--batch", "batch", "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list"};
+    "--batch", "batch", "forms: 1..64 powers of two, 16..64:16 linear, 1,16,64 a list",
+    // The bound of every integer axis (kMaxTensorElements, core/shape.hpp), as its list form says.
+    int64_t{1} << 50, "2^50"};
 
 /// parse_seq_spec for another flag that takes positive integers in the same forms (`model
 /// --kv-lengths`, `layer --context` and `--batch`): the same rules, its messages in `names`' words

@@ -99,5 +99,17 @@ TEST(SeqRange, OtherFlagsNameTheirFlagElementAndForms) {
   EXPECT_NE(refusal("x", ListSpecNames{"--context"}).find(kSeqForms), std::string::npos);
 }
 
+// A batch is bounded as every integer axis is (2^50), not as a 32-bit length, and says so.
+TEST(SeqRange, BatchRangeTakesTheAxisBound) {
+  EXPECT_EQ(parse_length_spec("4294967296..4294967296", kBatchSpecNames), (Lens{int64_t{1} << 32}));
+  EXPECT_EQ(
+      refusal("1..2251799813685248", kBatchSpecNames),
+      "invalid --batch '1..2251799813685248': '2251799813685248' is out of range (1 to 2^50)");
+  EXPECT_EQ(refusal("0..4", kBatchSpecNames),
+            "invalid --batch '0..4': '0' is out of range (1 to 2^50)");
+  EXPECT_EQ(refusal("4294967296", ListSpecNames{"--context"}),
+            "invalid --context '4294967296': '4294967296' is out of range (1 to 2147483647)");
+}
+
 }  // namespace
 }  // namespace rooflinectl
