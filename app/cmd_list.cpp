@@ -135,12 +135,15 @@ std::string gpu_peaks_text(const GpuSpec& gpu) {
 
 std::string list_text() {
   std::string out = fmt::format(
-      "operators (name, the roof a point is placed under: tensor cores or the fp32 pipe, what it "
-      "computes), each with its kernel versions (--kernel OP=VERSION); without --ops a sweep runs "
-      "{}:\n",
+      "operators (name, the roof a point of the default shape is placed under: tensor cores or the "
+      "fp32 pipe, what it computes), each with its kernel versions (--kernel OP=VERSION); without "
+      "--ops a sweep runs {}:\n",
       fmt::join(default_sweep_operator_names(), ", "));
+  const Shape base = default_sweep_config().base;
   for (const auto& spec : operator_specs()) {
-    out += fmt::format("  {:<18} {:<7} {}\n", spec.name, to_string(spec.pipe), spec.summary);
+    const std::string rule = spec.pipe_rule.empty() ? "" : " [roof: " + spec.pipe_rule + "]";
+    out += fmt::format("  {:<18} {:<7} {}{}\n", spec.name, to_string(spec.pipe(base)), spec.summary,
+                       rule);
     for (const KernelVersion& version : spec.versions) {
       const std::string key =
           version.key == spec.default_version ? version.key + " (default)" : version.key;
@@ -188,6 +191,7 @@ nlohmann::ordered_json dense_tensor_json(const GpuSpec& gpu) {
 
 std::string list_json() {
   nlohmann::ordered_json operators = nlohmann::ordered_json::array();
+  const Shape base = default_sweep_config().base;
   for (const auto& spec : operator_specs()) {
     nlohmann::ordered_json versions = nlohmann::ordered_json::array();
     for (const KernelVersion& version : spec.versions) {
@@ -198,11 +202,14 @@ std::string list_json() {
            {"fallback", version.fallback.empty() ? nlohmann::ordered_json(nullptr)
                                                  : nlohmann::ordered_json(version.fallback)}});
     }
-    operators.push_back({{"name", spec.name},
-                         {"pipe", to_string(spec.pipe)},
-                         {"summary", spec.summary},
-                         {"default_version", spec.default_version},
-                         {"versions", versions}});
+    operators.push_back(
+        {{"name", spec.name},
+         {"pipe", to_string(spec.pipe(base))},
+         {"pipe_rule", spec.pipe_rule.empty() ? nlohmann::ordered_json(nullptr)
+                                              : nlohmann::ordered_json(spec.pipe_rule)},
+         {"summary", spec.summary},
+         {"default_version", spec.default_version},
+         {"versions", versions}});
   }
   nlohmann::ordered_json axes = nlohmann::ordered_json::array();
   for (const AxisDefault& axis : axis_defaults()) {

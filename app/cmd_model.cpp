@@ -213,7 +213,7 @@ int run_model_command(const ModelOptions& o) {
     check_sweep_plan(config);
   }
   std::vector<std::pair<std::string, Pipe>> ops;
-  for (const auto& op : config.ops) ops.emplace_back(op, find_operator(op).pipe);
+  for (const auto& op : config.ops) ops.emplace_back(op, find_operator(op).pipe(config.base));
 
   ModelReport report = build_model_report(config, ops, gpu, preset);
   report.notes.insert(report.notes.end(), refusals.begin(), refusals.end());

@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/decode_attention_pipe.hpp"
 #include "core/error.hpp"
 #include "core/kernel_tiles.hpp"
 #include "core/kernel_version.hpp"
@@ -775,14 +776,14 @@ DecodeKernels kernels_for_shape(const Shape& s, KvLayout layout, int64_t heads_p
                                  : kernels_for_type<__half>(s, layout, heads_per_block);
 }
 
-/// Query heads per block: decode_heads_per_block(g, d), except over an FP8 cache at g = 1, which
+/// Query heads per block (decode_block_heads): decode_heads_per_block(g, d), except over an FP8
+/// cache at g = 1, which
 /// runs the tensor-core kernel with one real head of its 8 rows: the CUDA-core kernel would spend
 /// about 3 integer operations per element converting E4M3 to fp32 beside its 2 FMAs, as many
 /// instructions as the halved bytes leave time for at full bandwidth; on tensor cores the
 /// conversion to fp16 is the only per-element work (docs/perf-notes.md, FP8 KV cache).
 int64_t decode_heads_per_block_for(const Shape& s) {
-  const int64_t per_block = decode_heads_per_block(s.group_size(), s.head_dim);
-  return s.kv_dtype == KvDtype::kFp8E4m3 ? std::max<int64_t>(per_block, 8) : per_block;
+  return decode_block_heads(s.group_size(), s.head_dim, s.kv_dtype == KvDtype::kFp8E4m3);
 }
 
 /// Everything the launches of one shape need; the same plan sizes the workspace.
@@ -1204,7 +1205,9 @@ OperatorSpec decode_attention_spec() {
   spec.summary =
       "one query token per sequence over a KV cache of L positions (GQA, split-KV; contiguous or "
       "paged; 16-bit or fp8_e4m3)";
-  spec.pipe = Pipe::kFp32;
+  spec.pipe = decode_attention_pipe;
+  spec.pipe_rule =
+      "tensor under GQA (g >= 2) or an FP8 KV cache (v5's mma.sync), fp32 at g = 1 (v4)";
   spec.check_shape = check_decode_shape;
   // Q and O [B, H, d] in dtype, K and V (kv_elements of kv_element_bytes); fp32 workspace
   // [parts, slots, g, d + 2] and the arrival counters [B·H_kv, head chunks]. Paged: the int32

@@ -261,7 +261,7 @@ OperatorSpec gated_spec(const char* op, const std::string& summary) {
   OperatorSpec spec;
   spec.name = op;
   spec.summary = summary;
-  spec.pipe = Pipe::kFp32;
+  spec.pipe = constant_pipe(Pipe::kFp32);
   spec.check_shape = [](const Shape& shape) {
     validate_common_shape(shape);
     validate_gated_ffn_size(shape);

@@ -1056,7 +1056,7 @@ OperatorSpec gemm_spec() {
       "(--gemm-n, --gemm-k: any projection); at B·L <= 64 split-K wgmma + TMA on sm_90 (split-K "
       "mma.sync elsewhere), wgmma + TMA tensor cores above on sm_90 (mma.sync elsewhere, or with "
       "--kernel gemm=v1)";
-  spec.pipe = Pipe::kTensor;
+  spec.pipe = constant_pipe(Pipe::kTensor);
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
   // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs a

@@ -53,7 +53,13 @@ class OperatorRun {
 struct OperatorSpec {
   std::string name;     ///< CLI name: one of kOperatorNames (core/operator_names.hpp)
   std::string summary;  ///< one line for `rooflinectl list`
-  Pipe pipe;            ///< pipe whose roof applies
+  /// Pipe whose roof applies to a point of `shape`: the one that executes the FLOPs of the kernel
+  /// that runs at that shape (constant_pipe for most operators; decode attention's depends on
+  /// the GQA group and the KV dtype).
+  std::function<Pipe(const Shape&)> pipe;
+  /// When `pipe` depends on the shape, which shapes take which pipe, in words for `list` (empty
+  /// when one pipe applies at every shape).
+  std::string pipe_rule;
   /// Throws a bad-input Error (exit 2) when the shape is not supported, naming the value and
   /// the supported set. Called before any allocation.
   std::function<void(const Shape&)> check_shape;
@@ -69,6 +75,11 @@ struct OperatorSpec {
   /// is not declared.
   std::function<std::unique_ptr<OperatorRun>(const Shape&, const std::string& version_key)> create;
 };
+
+/// An OperatorSpec::pipe that is `pipe` at every shape.
+inline std::function<Pipe(const Shape&)> constant_pipe(Pipe pipe) {
+  return [pipe](const Shape&) { return pipe; };
+}
 
 /// All operators, in the fixed order of the design doc.
 const std::vector<OperatorSpec>& operator_specs();

@@ -213,6 +213,17 @@ constexpr int64_t decode_heads_per_block(int64_t group, int64_t head_dim) {
   return group == 1 ? 1 : group <= 8 ? 8 : decode_max_heads_per_block(head_dim);
 }
 
+/// Query heads one decode attention block computes in the kernel that runs for group g, `head_dim`
+/// and KV dtype: decode_heads_per_block(g, head_dim), but at least 8 over an FP8 KV cache, whose
+/// g = 1 runs the tensor-core kernel too (kernels/decode_attention.cu, decode_heads_per_block_for,
+/// says why). 1 is the CUDA-core kernel (decode_attention_v4), whose FLOPs run on the fp32 pipe;
+/// 8 or 16 the tensor-core kernel (decode_attention_v5), whose q·k and p·v products run on the
+/// tensor pipe (mma.sync m16n8k16) and only the softmax on CUDA cores.
+constexpr int64_t decode_block_heads(int64_t group, int64_t head_dim, bool fp8_kv) {
+  const int64_t per_block = decode_heads_per_block(group, head_dim);
+  return fp8_kv && per_block < 8 ? 8 : per_block;
+}
+
 /// Blocks that share one part of the decode split along the GQA group (the grid's y extent):
 /// ceil(g / decode_heads_per_block(g, head_dim)). Each of them reads the part's keys and, for a
 /// paged KV cache, their block-table entries.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/decode_attention_pipe.hpp"
 #include "core/error.hpp"
 #include "core/operator_names.hpp"
 #include "model/operator_model.hpp"
@@ -106,7 +107,7 @@ LayerOperator attention_op(const ModelPreset& preset, const LayerPoint& p) {
   LayerOperator op;
   op.name = "attention";
   op.kind = prefill ? kFlashAttentionOp : kDecodeAttentionOp;
-  op.pipe = Pipe::kTensor;
+  op.pipe = prefill ? Pipe::kTensor : decode_attention_pipe(s);
   op.flop = a.flop;
   op.kv_cache_bytes = layer_kv_cache_bytes(preset, p.batch, p.seq_len, s.kv_dtype);
   op.activation_bytes = a.min_dram_bytes - op.kv_cache_bytes;

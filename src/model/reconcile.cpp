@@ -32,9 +32,23 @@ ReconcileCheck make_check(std::string quantity, std::string reference, double me
   return c;
 }
 
+/// Tensor FLOPs of decode attention's tensor-core kernel at `s` (kernels/decode_attention.cu's
+/// FLOP note): per key, a block of n = decode_block_heads query heads executes 2·16·d for S (16
+/// MMA rows) and 2·n·d for P·V (n columns), 48·d at n = 8 and 64·d at n = 16, and each KV head
+/// takes ceil(g / n) blocks. nullopt at n = 1, the CUDA-core kernel.
+std::optional<double> decode_tile_tensor_flop(const Shape& s) {
+  const int64_t g = s.group_size();
+  const int64_t n = decode_block_heads(g, s.head_dim, s.kv_dtype == KvDtype::kFp8E4m3);
+  if (n == 1) return std::nullopt;
+  const double blocks = static_cast<double>((g + n - 1) / n);
+  return static_cast<double>(s.batch * s.kv_heads) * static_cast<double>(s.seq_len) *
+         static_cast<double>(s.head_dim) * blocks * static_cast<double>(32 + 2 * n);
+}
+
 /// FLOPs the tensor cores execute at tile granularity, when the kernel's tiling is known.
 std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
   const Shape& s = p.shape;
+  if (p.op == kDecodeAttentionOp) return decode_tile_tensor_flop(s);
   if (p.op == kFlashAttentionOp) {
     const double pairs =
         p.version == kFlashWgmmaVersionName
@@ -56,6 +70,14 @@ std::string explain_tensor_flop(const PointResult& p, double ratio) {
   if (const auto tile = tile_granular_tensor_flop(p)) {
     const double measured = *p.counters.total.tensor_flop();
     const double tile_ratio = measured / *tile;
+    if (std::abs(tile_ratio - 1.0) <= kTensorFlopBandHigh - 1.0 && p.op == kDecodeAttentionOp) {
+      return fmt::format(
+          "the tensor-core kernel (GQA, and any g over an FP8 KV cache) runs Q*K^T and P*V with "
+          "mma.sync m16n8k16, the g = {} query heads of a KV head padded to whole MMA tiles, so "
+          "the tensor pipe executes {:.2f}x the useful products: {:.4g} FLOP, and the counters "
+          "match it ({:.4f}x). Padding costs no DRAM bytes",
+          p.shape.group_size(), *tile / p.analytic.flop, *tile, tile_ratio);
+    }
     if (std::abs(tile_ratio - 1.0) <= kTensorFlopBandHigh - 1.0) {
       return fmt::format(
           "the kernel computes whole tiles (padded rows{} included): {:.4g} FLOP at tile "
@@ -103,24 +125,6 @@ std::string explain_cuda_core_flop(const PointResult& p, double ratio) {
         "the counters",
         to_string(p.shape.gelu_form), p.shape.gelu_form == GeluForm::kErf ? 5 : 9,
         *p.counters.total.total_flop() / elements, ratio);
-  }
-  if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v3_mma_gqa" ||
-                                     p.version == "decode_attention_v5_mma_gqa_fused_merge")) {
-    const int64_t g = p.shape.group_size();
-    // kernels/decode_attention.cu's FLOP note: an 8-head block executes 48*d tensor FLOPs per key
-    // (S with 16 MMA rows, P*V with 8 columns), a 16-head block 64*d, against the formula's
-    // 4*g*d. Blocks hold 8 heads up to g = 8 (and at any g = 1 over FP8), above it
-    // decode_max_heads_per_block(d): 16, or 8 at d = 256.
-    const int64_t per_block = g <= 8 ? 8 : decode_max_heads_per_block(p.shape.head_dim);
-    const double blocks = static_cast<double>((g + per_block - 1) / per_block);
-    const double padding = (per_block == 8 ? 48.0 : 64.0) * blocks / (4.0 * static_cast<double>(g));
-    return fmt::format(
-        "the tensor-core path (GQA, and any g over an FP8 KV cache) runs Q*K^T and P*V with "
-        "mma.sync m16n8k16, the g = {} query heads of a KV head padded to whole MMA tiles, so the "
-        "tensor pipe executes {:.2f}x "
-        "the useful products (plus the softmax on CUDA cores): counted {:.2f}x. Padding costs no "
-        "DRAM bytes, so the point's memory-bound placement is unaffected",
-        g, padding, ratio);
   }
   if (p.op == kDecodeAttentionOp && (p.version == "decode_attention_v2_flat_split" ||
                                      p.version == "decode_attention_v4_flat_fused_merge")) {

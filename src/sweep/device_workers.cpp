@@ -200,7 +200,7 @@ std::vector<double> predicted_point_costs(const SweepConfig& config) {
   const GpuSpec& gpu = find_gpu_spec(kCostModelGpu);
   std::vector<double> costs;
   for (const PlannedPoint& point : plan_all_points(config)) {
-    const Prediction p = predict(point.op, find_operator(point.op).pipe, point.shape,
+    const Prediction p = predict(point.op, find_operator(point.op).pipe(point.shape), point.shape,
                                  kernel_layer_widths(point.shape), gpu);
     costs.push_back(kPointOverheadS + kLaunchesPerPoint * p.implemented_time_s.value_or(0.0));
   }

@@ -119,7 +119,7 @@ void place_point(PointResult& point, const OperatorSpec& spec, const DeviceRecor
     return;
   }
   std::string reason;
-  const auto roof = select_point_roof(peaks.used, spec.pipe, point.shape.dtype, peaks,
+  const auto roof = select_point_roof(peaks.used, spec.pipe(point.shape), point.shape.dtype, peaks,
                                       point.counters, device.cc_major, device.cc_minor, reason,
                                       point.shape.gemm_dtype == GemmDtype::kFp8E4m3);
   if (!roof) {
@@ -173,7 +173,7 @@ CounterPassHooks counter_hooks(OperatorRun& run, SweepContext& ctx) {
 
 void finish_point(PointResult& point, const OperatorSpec& spec, SweepContext& ctx) {
   place_point(point, spec, ctx.device, *ctx.peaks);
-  point.reconciliation = reconcile(point, spec.pipe, ctx.device);
+  point.reconciliation = reconcile(point, spec.pipe(point.shape), ctx.device);
 }
 
 /// The point at `position` of the plan (report.points[position]) in progress lines and NVTX

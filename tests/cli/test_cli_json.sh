@@ -31,8 +31,9 @@ assert presets["llama-3.1-8b"]["gelu_form"] is None, presets["llama-3.1-8b"]
 for p in doc["model_presets"]:
     assert p["sources"] and all(p["sources"].values()), p
 for op in doc["operators"]:
-    assert list(op) == ["name", "pipe", "summary", "default_version", "versions"], op
+    assert list(op) == ["name", "pipe", "pipe_rule", "summary", "default_version", "versions"], op
     assert op["pipe"] in ("tensor", "fp32"), op
+    assert op["pipe_rule"] is None or "tensor" in op["pipe_rule"], op
     keys = [v["key"] for v in op["versions"]]
     assert op["default_version"] in keys, op
     for v in op["versions"]:
@@ -41,6 +42,8 @@ for op in doc["operators"]:
         assert v["needs"], v
         assert v["fallback"] is None or v["fallback"] in keys, v
 ops = {o["name"]: o for o in doc["operators"]}
+assert [o["name"] for o in doc["operators"] if o["pipe_rule"]] == ["decode_attention"], ops
+assert ops["decode_attention"]["pipe"] == "fp32" and "GQA" in ops["decode_attention"]["pipe_rule"], ops
 assert [v["key"] for v in ops["gemm"]["versions"]] == ["v1", "v2", "v3", "v4", "v6", "v7", "v8", "fp8"], ops["gemm"]
 assert ops["gemm"]["default_version"] == "v6", ops["gemm"]
 assert [v["key"] for v in ops["flash_attention"]["versions"]] == ["v2", "v3"], ops

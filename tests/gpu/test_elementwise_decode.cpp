@@ -104,7 +104,7 @@ TEST(Gelu, ScalarTailWhenCountIsNotAMultipleOf8) {
 TEST(Gelu, NamesAndVersion) {
   Shape s = make_shape(4, 2, 2, 64, Dtype::kBf16);
   const OperatorSpec& spec = find_operator("gelu");
-  EXPECT_EQ(spec.pipe, Pipe::kFp32);
+  EXPECT_EQ(spec.pipe(Shape{}), Pipe::kFp32);
   s.gelu_form = GeluForm::kErf;
   EXPECT_EQ(spec.create(s, kDefaultVersionKey)->kernel_names(),
             std::vector<std::string>{"gelu_erf"});
@@ -321,7 +321,7 @@ TEST(DecodeAttention, RepeatedLaunchesOnAStreamStayCorrect) {
 
 TEST(DecodeAttention, RejectsUnsupportedShapes) {
   const OperatorSpec& spec = find_operator("decode_attention");
-  EXPECT_EQ(spec.pipe, Pipe::kFp32);
+  EXPECT_EQ(spec.pipe(Shape{}), Pipe::kFp32);
   EXPECT_TRUE(
       throws_bad_input([&] { spec.check_shape(make_shape(512, 32, 32, 80, Dtype::kBf16)); }));
   try {

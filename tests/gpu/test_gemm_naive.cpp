@@ -219,7 +219,7 @@ TEST(Gemm, RejectsDModelNotMultipleOf8) {
 
 TEST(Gemm, SpecDeclaresTensorPipeAndScratch) {
   const OperatorSpec& spec = find_operator("gemm");
-  EXPECT_EQ(spec.pipe, Pipe::kTensor);
+  EXPECT_EQ(spec.pipe(Shape{}), Pipe::kTensor);
   const Shape shape = gemm_shape(4096, 16, 128, Dtype::kBf16);  // M 4096, K 2048, N 8192
   const int64_t m = 4096, k = 2048, n = 8192;
   // Inputs and output in bf16, the fp32 cuBLAS result, 32 MiB cuBLAS workspace.
@@ -312,7 +312,7 @@ TEST(NaiveAttention, RejectsHeadDimNotMultipleOf8) {
 
 TEST(NaiveAttention, DeviceBytesCountScoresAndProbabilities) {
   const OperatorSpec& spec = find_operator("naive_attention");
-  EXPECT_EQ(spec.pipe, Pipe::kTensor);
+  EXPECT_EQ(spec.pipe(Shape{}), Pipe::kTensor);
   const Shape shape = attention_shape(1, 16, 16, 128, 32768, false, Dtype::kBf16);
   const int64_t qkvo = 4 * 16 * 32768 * int64_t{128} * 2;
   const int64_t s_and_p = 2 * 16 * int64_t{32768} * 32768 * 2;  // 64 GiB

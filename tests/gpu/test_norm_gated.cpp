@@ -106,7 +106,7 @@ TEST(RmsNorm, LargeShapesSampleFirstAndLastRows) {
 
 TEST(RmsNorm, RejectsUnsupportedWidthsAndNamesItsKernel) {
   const OperatorSpec& spec = find_operator("rmsnorm");
-  EXPECT_EQ(spec.pipe, Pipe::kFp32);
+  EXPECT_EQ(spec.pipe(Shape{}), Pipe::kFp32);
   // 12 is not a multiple of 8; 65544 = 8193·8 is above the maximum.
   EXPECT_TRUE(throws_bad_input([&] { spec.check_shape(make_shape(4, 1, 12, Dtype::kBf16)); }));
   EXPECT_TRUE(throws_bad_input([&] { spec.check_shape(make_shape(4, 8193, 8, Dtype::kBf16)); }));
@@ -221,7 +221,7 @@ TEST(Gated, LargeShapesSampleRows) {
 TEST(Gated, NamesVersionsAndBytes) {
   Shape s = make_shape(3, 2, 64, Dtype::kBf16);
   const OperatorSpec& swiglu = find_operator("swiglu");
-  EXPECT_EQ(swiglu.pipe, Pipe::kFp32);
+  EXPECT_EQ(swiglu.pipe(Shape{}), Pipe::kFp32);
   // x [3, 2·512] and y [3, 512], d_ff = 4·128.
   EXPECT_EQ(swiglu.device_bytes(s), 3 * 3 * 512 * 2);
   const auto run = swiglu.create(s, kDefaultVersionKey);

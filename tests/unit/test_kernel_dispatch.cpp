@@ -154,6 +154,28 @@ TEST(KernelDispatch, FlashShapeCheckTakesHeadDims64_96_128_256) {
   }
 }
 
+// Decode attention's points go under the roof of the pipe its kernel runs the products on: the
+// CUDA-core kernel at g = 1 over a 16-bit cache, the tensor-core kernel under GQA or over FP8.
+// Under the fp32 roof, v5's padded tensor FLOPs (48·d per key per 8-head block) over an FP8
+// cache's 2·d bytes put it at 24 FLOP/B, past the fp32 ridge (H200: 14): "compute-bound".
+TEST(KernelDispatch, DecodeRoofFollowsTheKernelThatRuns) {
+  const OperatorSpec& spec = find_operator("decode_attention");
+  Shape s;
+  s.heads = 32;
+  for (const int64_t kv_heads : {32, 16, 8, 4, 2, 1}) {
+    for (const KvDtype kv : {KvDtype::kAuto, KvDtype::kFp8E4m3}) {
+      s.kv_heads = kv_heads;
+      s.kv_dtype = kv;
+      const bool tensor = kv_heads < 32 || kv == KvDtype::kFp8E4m3;
+      EXPECT_EQ(spec.pipe(s), tensor ? Pipe::kTensor : Pipe::kFp32) << kv_heads;
+    }
+  }
+  EXPECT_NE(spec.pipe_rule.find("GQA"), std::string::npos);
+  for (const OperatorSpec& other : operator_specs()) {
+    if (other.name != spec.name) EXPECT_TRUE(other.pipe_rule.empty()) << other.name;
+  }
+}
+
 TEST(KernelDispatch, FlashRunsV2OffHopper) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
     SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);

@@ -116,6 +116,19 @@ TEST(LayerOperators, GeluMlpWithLayerNorm) {
   EXPECT_THROW(op_named(ops, "ffn_gate"), std::runtime_error);
 }
 
+// Attention goes under the roof of the pipe its kernel runs on: flash attention's tensor cores in
+// prefill; in decode the tensor-core kernel under GQA or an FP8 KV cache, else the CUDA cores.
+TEST(LayerOperators, AttentionPipeIsTheKernelsPipe) {
+  const auto pipe = [](const char* model, LayerPhase phase, KvDtype kv) {
+    return op_named(layer_operators(find_model_preset(model), {phase, 1, 1024, kv}), "attention")
+        .pipe;
+  };
+  EXPECT_EQ(pipe("gpt2", LayerPhase::kPrefill, KvDtype::kAuto), Pipe::kTensor);
+  EXPECT_EQ(pipe("gpt2", LayerPhase::kDecode, KvDtype::kAuto), Pipe::kFp32);  // g = 1
+  EXPECT_EQ(pipe("gpt2", LayerPhase::kDecode, KvDtype::kFp8E4m3), Pipe::kTensor);
+  EXPECT_EQ(pipe("llama-3.1-8b", LayerPhase::kDecode, KvDtype::kAuto), Pipe::kTensor);  // g = 4
+}
+
 TEST(LayerOperators, GegluTanhCountsGeluPlusProduct) {
   const ModelPreset& gemma = find_model_preset("gemma-2-9b");
   const auto ops = layer_operators(gemma, {LayerPhase::kDecode, 4, 1024});

@@ -285,65 +285,66 @@ TEST(Reconcile, WgmmaTilesAtHeadDim96Are128By128) {
             std::string::npos);
 }
 
-TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
+// Decode attention's tensor-core kernel (v5, placed under the tensor roof) pads a KV head's g
+// query heads to whole MMA tiles: per key 48·d for an 8-head block against the formula's 4·g·d.
+PointResult decode_tensor_point(int64_t heads, int64_t kv_heads, int64_t head_dim) {
   PointResult p;
   p.op = "decode_attention";
-  p.version = "decode_attention_v3_mma_gqa";
-  p.shape.heads = 32;
-  p.shape.kv_heads = 8;  // g = 4: 8-head blocks, 12/g = 3x the useful products
+  p.version = "decode_attention_v5_mma_gqa_fused_merge";
+  p.shape.heads = heads;
+  p.shape.kv_heads = kv_heads;
+  p.shape.head_dim = head_dim;
   p.analytic = analytic_model(p.op, p.shape);
-  p.counters.total.tensor_bf16_flop = 3.0 * p.analytic.flop;
   p.counters.total.tensor_fp16_flop = 0.0;
-  p.counters.total.ffma_inst = 0.05 * p.analytic.flop;
-  p.counters.total.fadd_inst = 0.0;
-  p.counters.total.fmul_inst = 0.0;
-  p.counters.total.hfma_inst = 0.0;
-  p.counters.total.hadd_inst = 0.0;
-  p.counters.total.hmul_inst = 0.0;
-  const ReconcileCheck* flop = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+  return p;
+}
+
+TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
+  PointResult p = decode_tensor_point(32, 8, 128);  // g = 4: 48·d / 16·d = 3x
+  p.counters.total.tensor_bf16_flop = 3.0 * p.analytic.flop;
+  const ReconcileCheck* flop =
+      find_check(reconcile(p, Pipe::kTensor, DeviceRecord{}), "tensor_flop", "");
   ASSERT_NE(flop, nullptr);
   EXPECT_TRUE(flop->flagged);
-  EXPECT_NEAR(flop->ratio, 3.1, 1e-9);
-  EXPECT_NE(flop->explanation.find("padded"), std::string::npos) << flop->explanation;
+  EXPECT_NEAR(flop->ratio, 3.0, 1e-9);
+  EXPECT_NE(flop->explanation.find("whole MMA tiles"), std::string::npos) << flop->explanation;
   EXPECT_NE(flop->explanation.find("3.00x the useful"), std::string::npos) << flop->explanation;
-  // v5 (same tensor-core loop, merge folded in) gets the same explanation.
-  p.version = "decode_attention_v5_mma_gqa_fused_merge";
-  const ReconcileCheck* v5 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
-  ASSERT_NE(v5, nullptr);
-  EXPECT_NE(v5->explanation.find("3.00x the useful"), std::string::npos) << v5->explanation;
-  // The v2 kernel (g = 1 path) gets the generic explanation, not the padding story.
-  p.version = "decode_attention_v2_flat_split";
-  const ReconcileCheck* v2 = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
-  ASSERT_NE(v2, nullptr);
-  EXPECT_EQ(v2->explanation.find("padded"), std::string::npos) << v2->explanation;
+  EXPECT_NE(flop->explanation.find("(1.0000x)"), std::string::npos) << flop->explanation;
+  // A count the tiles do not explain says so.
+  p.counters.total.tensor_bf16_flop = 2.0 * p.analytic.flop;
+  const ReconcileCheck* off =
+      find_check(reconcile(p, Pipe::kTensor, DeviceRecord{}), "tensor_flop", "");
+  ASSERT_NE(off, nullptr);
+  EXPECT_NE(off->explanation.find("neither explains"), std::string::npos) << off->explanation;
+  // Over an FP8 KV cache g = 1 runs the tensor-core kernel too: one real head of 8 rows, 12x.
+  PointResult fp8 = decode_tensor_point(32, 32, 128);
+  fp8.shape.kv_dtype = KvDtype::kFp8E4m3;
+  fp8.analytic = analytic_model(fp8.op, fp8.shape);
+  fp8.counters.total.tensor_fp16_flop = 12.0 * fp8.analytic.flop;
+  fp8.counters.total.tensor_bf16_flop = 0.0;
+  const ReconcileCheck* one =
+      find_check(reconcile(fp8, Pipe::kTensor, DeviceRecord{}), "tensor_flop", "");
+  ASSERT_NE(one, nullptr);
+  EXPECT_NE(one->explanation.find("12.00x the useful"), std::string::npos) << one->explanation;
 }
 
 // At d = 256 a tensor-core block holds 8 heads at most (decode_max_heads_per_block), so g = 16
-// runs two 8-head blocks per key: 2 × 48·d against 4·16·d = 1.5x, where d = 128 fills one 16-head
-// block exactly (1.00x).
+// runs two 8-head blocks per key: 2 × 48·d against 4·16·d = 1.5x, where d = 96 and 128 fill one
+// 16-head block exactly (64·d, 1.00x: not flagged).
 TEST(Reconcile, DecodeTensorPaddingFollowsTheHeadDim) {
-  PointResult p;
-  p.op = "decode_attention";
-  p.version = "decode_attention_v5_mma_gqa_fused_merge";
-  p.shape.heads = 32;
-  p.shape.kv_heads = 2;  // g = 16
-  p.counters.total.tensor_fp16_flop = 0.0;
-  p.counters.total.ffma_inst = 0.0;
-  p.counters.total.fadd_inst = 0.0;
-  p.counters.total.fmul_inst = 0.0;
-  p.counters.total.hfma_inst = 0.0;
-  p.counters.total.hadd_inst = 0.0;
-  p.counters.total.hmul_inst = 0.0;
-  for (const auto& [d, padding] : {std::pair<int64_t, const char*>{128, "1.00x the useful"},
-                                   std::pair<int64_t, const char*>{96, "1.00x the useful"},
-                                   std::pair<int64_t, const char*>{256, "1.50x the useful"}}) {
+  for (const auto& [d, padding] :
+       {std::pair<int64_t, double>{128, 1.0}, std::pair<int64_t, double>{96, 1.0},
+        std::pair<int64_t, double>{256, 1.5}}) {
     SCOPED_TRACE(d);
-    p.shape.head_dim = d;
-    p.analytic = analytic_model(p.op, p.shape);
-    p.counters.total.tensor_bf16_flop = 1.5 * p.analytic.flop;
-    const ReconcileCheck* flop = find_check(reconcile(p, Pipe::kFp32, DeviceRecord{}), "flop", "");
+    PointResult p = decode_tensor_point(32, 2, d);  // g = 16
+    p.counters.total.tensor_bf16_flop = padding * p.analytic.flop;
+    const ReconcileCheck* flop =
+        find_check(reconcile(p, Pipe::kTensor, DeviceRecord{}), "tensor_flop", "");
     ASSERT_NE(flop, nullptr);
-    EXPECT_NE(flop->explanation.find(padding), std::string::npos) << flop->explanation;
+    EXPECT_EQ(flop->flagged, padding > 1.0);
+    if (flop->flagged) {
+      EXPECT_NE(flop->explanation.find("1.50x the useful"), std::string::npos) << flop->explanation;
+    }
   }
 }
 
