@@ -4,12 +4,16 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 
 namespace rooflinectl {
 namespace {
 
 // sig_atomic_t is the type the C and POSIX standards allow a handler to write.
 volatile std::sig_atomic_t g_pending_signal = 0;
+// When the first signal arrived (CLOCK_MONOTONIC); written by the handler only, before it sets
+// g_pending_signal, and read by the handler only.
+struct timespec g_first_signal_time {};
 
 struct sigaction g_previous_int;
 struct sigaction g_previous_term;
@@ -18,6 +22,13 @@ constexpr char kNotice[] =
     "\nrooflinectl: interrupted: finishing the current point, then writing the report "
     "(interrupt again to abort at once)\n";
 
+double seconds_since(const struct timespec& then) {
+  struct timespec now {};
+  (void)clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec - then.tv_sec) +
+         static_cast<double>(now.tv_nsec - then.tv_nsec) * 1e-9;
+}
+
 void restore_default(int signal_number) {
   struct sigaction action {};
   action.sa_handler = SIG_DFL;
@@ -25,12 +36,20 @@ void restore_default(int signal_number) {
   (void)sigaction(signal_number, &action, nullptr);
 }
 
-// Only async-signal-safe calls here (sigaction, write).
+// Only async-signal-safe calls here (clock_gettime, sigaction, write, raise).
 extern "C" void on_interrupt(int signal_number) {
-  g_pending_signal = signal_number;
+  if (g_pending_signal == 0) {
+    (void)clock_gettime(CLOCK_MONOTONIC, &g_first_signal_time);
+    g_pending_signal = signal_number;
+    (void)!::write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1);
+    return;
+  }
+  // The same stop delivered twice (timeout(1) signals the command and then its process group).
+  if (seconds_since(g_first_signal_time) < kRepeatedSignalWindowS) return;
   restore_default(SIGINT);
   restore_default(SIGTERM);
-  (void)!::write(STDERR_FILENO, kNotice, sizeof(kNotice) - 1);
+  // Blocked while this handler runs; delivered with the default action when it returns.
+  (void)raise(signal_number);
 }
 
 }  // namespace

@@ -8,10 +8,15 @@
 
 namespace rooflinectl {
 
+/// Seconds after the first signal during which another SIGINT or SIGTERM is taken for the same
+/// stop and ignored (a person's second Ctrl-C comes later than this).
+inline constexpr double kRepeatedSignalWindowS = 0.1;
+
 /// While alive, SIGINT and SIGTERM are caught: the first one records its number (see
-/// pending_interrupt), writes one notice line to stderr with write(2), and restores the default
-/// action for both signals so that a second one terminates the process. The destructor restores
-/// the dispositions that were in place before. One scope at a time (not nestable); not
+/// pending_interrupt) and writes one notice line to stderr with write(2); a later one ignores
+/// itself within kRepeatedSignalWindowS of the first, else restores the default action for both
+/// signals and is re-raised, terminating the process. The destructor restores the dispositions
+/// that were in place before. One scope at a time (not nestable); not
 /// thread-safe to construct from several threads. Throws nothing.
 class InterruptScope {
  public:

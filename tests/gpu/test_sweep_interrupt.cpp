@@ -1,6 +1,7 @@
 // SIGINT/SIGTERM during a real sweep: the binary finishes the point it is on, writes a valid
 // report (read back with the strict reader) whose remaining points are "interrupted", and exits
-// 130; a second signal kills it at once without leaving a report or a temporary file.
+// 130, also when the signal comes twice at once (as timeout(1) sends it); a second signal after
+// kRepeatedSignalWindowS kills it at once without leaving a report or a temporary file.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/interrupt.hpp"
 #include "io/json_reader.hpp"
 
 namespace rooflinectl {
@@ -27,9 +29,9 @@ struct Outcome {
 };
 
 /// Starts `rooflinectl args...`, reads its stderr until a line starts with `trigger`, sends each
-/// of `signals` (10 ms apart), then drains stderr and waits for the process.
+/// of `signals` (`gap_us` microseconds apart), then drains stderr and waits for the process.
 Outcome run_and_signal(const std::vector<std::string>& args, const std::string& trigger,
-                       const std::vector<int>& signals) {
+                       const std::vector<int>& signals, useconds_t gap_us = 0) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return {};
   const pid_t pid = fork();
@@ -53,9 +55,9 @@ Outcome run_and_signal(const std::vector<std::string>& args, const std::string& 
   while (fgets(line, sizeof line, err) != nullptr) {
     outcome.stderr_text += line;
     if (!sent && std::string(line).rfind(trigger, 0) == 0) {
-      for (const int s : signals) {
-        kill(pid, s);
-        usleep(10000);
+      for (size_t i = 0; i < signals.size(); ++i) {
+        if (i > 0) usleep(gap_us);
+        kill(pid, signals[i]);
       }
       sent = true;
     }
@@ -130,11 +132,25 @@ TEST(SweepInterrupt, SigtermWritesCompletedPointsAndExits130) {
   fs::remove_all(dir);
 }
 
+// timeout(1) signals the command, then its process group: one stop, so the report is written.
+TEST(SweepInterrupt, TheSameSignalTwiceAtOnceIsOneStop) {
+  const fs::path dir = fresh_dir("rooflinectl-sigterm2");
+  std::vector<std::string> args = kSweepArgs;
+  args.insert(args.end(), {"--output", (dir / "r.json").string()});
+  const Outcome outcome = run_and_signal(args, "[2/4]", {SIGTERM, SIGTERM});
+  ASSERT_TRUE(outcome.exited) << "killed by signal " << outcome.term_signal;
+  EXPECT_EQ(outcome.exit_code, 130) << outcome.stderr_text;
+  expect_interrupted_report(dir, "SIGTERM");
+  fs::remove_all(dir);
+}
+
 TEST(SweepInterrupt, SecondSignalAbortsAtOnceWithoutAnyFile) {
   const fs::path dir = fresh_dir("rooflinectl-sigint2");
   std::vector<std::string> args = kSweepArgs;
   args.insert(args.end(), {"--output", (dir / "r.json").string()});
-  const Outcome outcome = run_and_signal(args, "[2/4]", {SIGINT, SIGINT});
+  // 1.5 windows apart: a second stop, while the second point (~1 s on an H100) still runs.
+  const Outcome outcome = run_and_signal(
+      args, "[2/4]", {SIGINT, SIGINT}, static_cast<useconds_t>(1.5 * kRepeatedSignalWindowS * 1e6));
   EXPECT_FALSE(outcome.exited) << "exit " << outcome.exit_code;
   EXPECT_EQ(outcome.term_signal, SIGINT);
   EXPECT_TRUE(fs::is_empty(dir)) << "a report or temporary file was written";

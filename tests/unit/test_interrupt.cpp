@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -54,15 +56,40 @@ std::vector<PointResult> run_loop(int points, int raise_after, int signal_number
   return out;
 }
 
-TEST(Interrupt, FirstSignalSetsTheFlagAndRestoresDefaultHandling) {
+TEST(Interrupt, FirstSignalSetsTheFlagAndKeepsTheHandler) {
   const InterruptScope scope;
   EXPECT_EQ(pending_interrupt(), 0);
   EXPECT_NE(current_handler(SIGINT), SIG_DFL);
   std::raise(SIGINT);  // would kill the test binary if the handler were not installed
   EXPECT_EQ(pending_interrupt(), SIGINT);
-  // A second SIGINT or SIGTERM now terminates the process: the default action is back.
-  EXPECT_EQ(current_handler(SIGINT), SIG_DFL);
-  EXPECT_EQ(current_handler(SIGTERM), SIG_DFL);
+  EXPECT_NE(current_handler(SIGINT), SIG_DFL);
+  EXPECT_NE(current_handler(SIGTERM), SIG_DFL);
+}
+
+// timeout(1) signals the command and then its process group: the copy that follows at once is
+// the same stop, and the sweep still finishes its point and writes the report.
+TEST(Interrupt, ARepeatWithinTheWindowIsTheSameStop) {
+  const InterruptScope scope;
+  std::raise(SIGTERM);
+  std::raise(SIGTERM);  // would kill the test binary if taken for a second stop
+  std::raise(SIGINT);
+  EXPECT_EQ(pending_interrupt(), SIGTERM);
+}
+
+// Two SIGINTs three windows apart inside one scope (the second kills the process).
+void interrupt_twice_slowly() {
+  const InterruptScope scope;
+  std::raise(SIGINT);
+  struct timespec pause {};
+  pause.tv_nsec = static_cast<long>(3 * kRepeatedSignalWindowS * 1e9);
+  nanosleep(&pause, nullptr);
+  std::raise(SIGINT);
+}
+
+// A second signal after the window is a person who means it: the process dies of that signal.
+TEST(Interrupt, ASecondSignalAfterTheWindowKills) {
+  EXPECT_EXIT(interrupt_twice_slowly(); std::_Exit(0), testing::KilledBySignal(SIGINT),
+                                        "interrupted: finishing the current point");
 }
 
 TEST(Interrupt, SigtermIsCaughtToo) {
