@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
 
 constexpr int kMmaWarps = 4;
 constexpr int kMmaThreads = kMmaWarps * 32;
-constexpr int kMmaKeys = 16;  // keys per warp step: two n8 score tiles, one k16 P·V step
+constexpr int kMmaKeys = static_cast<int>(kDecodeMmaKeysPerStep);
 static_assert(kMmaKeys <= decode::kMaxStepKeys, "step_rows covers a step");
 // Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over
 // 64 KV heads) in one round of loads, within the kernel's 128 registers (12 spilled 16 bytes at

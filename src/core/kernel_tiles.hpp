@@ -198,6 +198,11 @@ constexpr GemmSplitK gemm_skinny_wgmma_split(int64_t m, int64_t n, int64_t k) {
 /// chip holds.
 inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 
+/// Keys one warp step of decode attention's tensor-core kernel multiplies: two n8 score tiles and
+/// one k16 P·V step. Each key range a part holds (cut at KV-head boundaries) is walked in whole
+/// steps, so its last step pads up to 15 keys with masked loads whose products still execute.
+inline constexpr int64_t kDecodeMmaKeysPerStep = 16;
+
 /// Most query heads one block of decode attention's tensor-core kernel computes at `head_dim`:
 /// 16 (two m16 row tiles of 8 heads) up to d = 128, 8 above. At d = 256 a 16-head block would need
 /// 4 warps × 16 heads × 256 × 4 B = 64 KiB of static shared memory for its warp merge (over the

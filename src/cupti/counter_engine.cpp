@@ -41,12 +41,12 @@ CounterSession describe(const ProfilerSession& session, size_t set, const char* 
 
 }  // namespace
 
-CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, bool fp8_inputs)
+CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, ExtraTensorInputs extra)
     : session_(device) {
   byte_set_ = session_.add_metric_set(one_pass_byte_set(session_, dtype));
   sessions_ = {describe(session_, byte_set_, "bytes")};
   const FollowUpSets plan = plan_follow_up_sets(
-      follow_up_metric_names(session_.metrics(byte_set_), dtype, sm_throughput, fp8_inputs),
+      follow_up_metric_names(session_.metrics(byte_set_), dtype, sm_throughput, extra),
       [this](const std::vector<std::string>& metrics) { return session_.count_passes(metrics); });
   for (const auto& metrics : plan.one_pass) {
     follow_up_sets_.push_back(session_.add_metric_set(metrics));

@@ -109,7 +109,8 @@ const std::vector<std::string>& required_byte_metrics() {
 }
 
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
-                                                Dtype dtype, bool sm_throughput, bool fp8_inputs) {
+                                                Dtype dtype, bool sm_throughput,
+                                                ExtraTensorInputs extra) {
   const auto contains = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
@@ -122,7 +123,8 @@ std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& 
     if (contains(byte_set, name) || contains(required_byte_metrics(), name)) continue;
     if (!sm_throughput && name == kMetricSmThroughputPct) continue;
     if (contains(tensor_ops, name) && name != own_tensor &&
-        !(fp8_inputs && name == kMetricTensorFp8Ops)) {
+        !(extra.fp16 && name == kMetricTensorFp16Ops) &&
+        !(extra.fp8 && name == kMetricTensorFp8Ops)) {
       continue;
     }
     if (contains(fp64, name)) continue;

@@ -477,21 +477,29 @@ CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& pr
   }
 }
 
-/// Whether `points` hold an FP8 GEMM point (--gemm-dtype fp8_e4m3): its engine then counts the
-/// fp8 tensor pipe too, per dtype group, so sweeps without FP8 points keep their metric sets.
-bool has_fp8_gemm_point(const std::vector<PlannedPoint>& points) {
-  return std::any_of(points.begin(), points.end(), [](const PlannedPoint& p) {
-    return p.op == kGemmOp && p.shape.gemm_dtype == GemmDtype::kFp8E4m3;
-  });
+/// The tensor-pipe inputs of `points` besides their dtype's (one dtype group): fp8 with an FP8
+/// GEMM point (--gemm-dtype fp8_e4m3), fp16 with a bf16 decode attention point over an FP8 KV
+/// cache. Sweeps without them keep their metric sets.
+ExtraTensorInputs extra_tensor_inputs(const std::vector<PlannedPoint>& points) {
+  ExtraTensorInputs extra;
+  for (const PlannedPoint& p : points) {
+    if (p.op == kGemmOp && p.shape.gemm_dtype == GemmDtype::kFp8E4m3) extra.fp8 = true;
+    if (p.op == kDecodeAttentionOp && p.shape.kv_dtype == KvDtype::kFp8E4m3 &&
+        p.shape.dtype != Dtype::kFp16) {
+      extra.fp16 = true;
+    }
+  }
+  return extra;
 }
 
-/// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics; the fp8 pipe's
-/// too when `fp8_inputs`) into
+/// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics and those of
+/// `extra`) into
 /// ctx.profiler, closing the previous one first, and warms it up, or records in
 /// ctx.counters_null_reason why there is none: --no-counters, or CUPTI refused (the sweep then
 /// times only, unless --require-counters makes that an environment Error). Its wall time is the
 /// phase "counter set-up".
-void open_counter_engine(SweepContext& ctx, Dtype dtype, bool fp8_inputs, std::ostream& progress) {
+void open_counter_engine(SweepContext& ctx, Dtype dtype, ExtraTensorInputs extra,
+                         std::ostream& progress) {
   const SweepConfig& config = ctx.config;
   const auto start = std::chrono::steady_clock::now();
   ctx.profiler.reset();  // one CUPTI session at a time
@@ -503,7 +511,7 @@ void open_counter_engine(SweepContext& ctx, Dtype dtype, bool fp8_inputs, std::o
   } else {
     try {
       ctx.profiler =
-          std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput, fp8_inputs);
+          std::make_unique<CounterEngine>(config.device, dtype, config.sm_throughput, extra);
       ctx.profiler->warm_up([&] { ctx.flusher.flush(ctx.stream); },
                             [&] { ctx.flusher.read_sweep(ctx.stream); });
       ctx.collection_budget_bytes =
@@ -661,7 +669,8 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
   }
   open_counter_engine(
       ctx, dtype_groups.empty() ? config.base.dtype : dtype_groups.front().front().shape.dtype,
-      !dtype_groups.empty() && has_fp8_gemm_point(dtype_groups.front()), progress);
+      dtype_groups.empty() ? ExtraTensorInputs{} : extra_tensor_inputs(dtype_groups.front()),
+      progress);
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
   PeaksBlock peaks = timed(phases, "roofs", [&] {
@@ -674,7 +683,7 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
   for (size_t group = 0; group < dtype_groups.size(); ++group) {
     if (group > 0 && ctx.profiler) {
       open_counter_engine(ctx, dtype_groups[group].front().shape.dtype,
-                          has_fp8_gemm_point(dtype_groups[group]), progress);
+                          extra_tensor_inputs(dtype_groups[group]), progress);
     }
     std::vector<std::pair<size_t, CounterPassRanges>> pending =
         measure_points(report, ctx, dtype_groups[group], done, plan.size(), base_seed, progress);

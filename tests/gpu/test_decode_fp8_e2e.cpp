@@ -1,6 +1,9 @@
 // On the GPU, through the real `rooflinectl sweep --kv-dtype auto,fp8_e4m3`: the FP8 KV cache's
 // decode point reads about half the DRAM bytes of the bf16 one at the same shape (counters, the
 // one-pass byte session), both validate, and only the FP8 point carries a quantization error.
+// Both run the tensor-core kernel (g = 4), the FP8 one in fp16 MMAs at the bf16 dtype: both go
+// under the tensor roof, memory-bound, with the same tensor FLOPs counted (the fp16 pipe's for
+// FP8, which a bf16 sweep's engine collects only because of such points).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -44,6 +47,19 @@ TEST(DecodeFp8EndToEnd, Fp8KvCacheHalvesDramBytes) {
               ratio, analytic, fp8.timing->median_s, bf16.timing->median_s);
   EXPECT_NEAR(analytic, 0.5, 0.01);
   EXPECT_NEAR(ratio, analytic, 0.05);
+
+  ASSERT_TRUE(fp8.counters.total.tensor_fp16_flop.has_value());
+  ASSERT_TRUE(bf16.counters.total.tensor_bf16_flop.has_value());
+  std::printf("tensor FLOPs fp8 (fp16 pipe) %.4g, bf16 %.4g\n",
+              *fp8.counters.total.tensor_fp16_flop, *bf16.counters.total.tensor_bf16_flop);
+  // Equal but for the key steps' padding, which follows each kernel's part count (occupancy).
+  EXPECT_NEAR(*fp8.counters.total.tensor_fp16_flop / *bf16.counters.total.tensor_bf16_flop, 1.0,
+              0.05);
+  for (const PointResult* p : {&bf16, &fp8}) {
+    ASSERT_TRUE(p->roofline.has_value()) << p->roofline_null_reason;
+    EXPECT_EQ(p->roofline->roof.pipe, Pipe::kTensor);
+    EXPECT_EQ(p->roofline->bound, Bound::kMemory);
+  }
   std::filesystem::remove(path);
 }
 

@@ -146,9 +146,20 @@ TEST(SweepInterrupt, TheSameSignalTwiceAtOnceIsOneStop) {
 
 TEST(SweepInterrupt, SecondSignalAbortsAtOnceWithoutAnyFile) {
   const fs::path dir = fresh_dir("rooflinectl-sigint2");
-  std::vector<std::string> args = kSweepArgs;
-  args.insert(args.end(), {"--output", (dir / "r.json").string()});
-  // 1.5 windows apart: a second stop, while the second point (~1 s on an H100) still runs.
+  // Each point samples for 2 s (a noise target it cannot reach), so the second point still runs
+  // when the second signal comes; kSweepArgs' points finish within 0.15 s of the first.
+  const std::vector<std::string> args = {"sweep",
+                                         "--ops",
+                                         "gemm",
+                                         "--seq",
+                                         "1024..8192",
+                                         "--max-noise",
+                                         "0.0001%",
+                                         "--max-time",
+                                         "2",
+                                         "--output",
+                                         (dir / "r.json").string()};
+  // 1.5 windows apart: a second stop, not the first delivered twice.
   const Outcome outcome = run_and_signal(
       args, "[2/4]", {SIGINT, SIGINT}, static_cast<useconds_t>(1.5 * kRepeatedSignalWindowS * 1e6));
   EXPECT_FALSE(outcome.exited) << "exit " << outcome.exit_code;

@@ -37,6 +37,10 @@ Range replay_range(double tensor) {
   return r;
 }
 
+// What an engine counting FP8 GEMM points, or bf16 decode over an FP8 KV cache, asks for.
+constexpr ExtraTensorInputs fp8_gemm{false, true};
+constexpr ExtraTensorInputs fp8_kv_decode{true, false};
+
 std::vector<CounterSession> two_sessions() {
   return {{"bytes", "user replay, one pass", 1, {}}, {"replay", "kernel replay, 9 passes", 9, {}}};
 }
@@ -55,9 +59,16 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
     EXPECT_EQ(std::count(later.begin(), later.end(), profile_only), 0) << profile_only;
   }
   // With FP8 GEMM points the fp8 pipe is collected too: one more.
-  const auto with_fp8 = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, true);
+  const auto with_fp8 = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, fp8_gemm);
   EXPECT_EQ(with_fp8.size(), later.size() + 1);
   EXPECT_EQ(std::count(with_fp8.begin(), with_fp8.end(), kMetricTensorFp8Ops), 1);
+  // Decode attention over an FP8 KV cache multiplies in fp16 at a bf16 dtype: the fp16 pipe too,
+  // else its tensor FLOPs read as the bf16 pipe's 0.
+  const auto with_fp16 =
+      follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, fp8_kv_decode);
+  EXPECT_EQ(with_fp16.size(), later.size() + 1);
+  EXPECT_EQ(std::count(with_fp16.begin(), with_fp16.end(), kMetricTensorFp16Ops), 1);
+  EXPECT_EQ(std::count(with_fp16.begin(), with_fp16.end(), kMetricTensorBf16Ops), 1);
 }
 
 TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {
@@ -110,8 +121,8 @@ TEST(FollowUpMetricNames, Fp8TensorCounterOnlyForFp8GemmSweeps) {
     return std::count(names.begin(), names.end(), std::string(kMetricTensorFp8Ops));
   };
   EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false)), 0);
-  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false, true)), 1);
-  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kFp16, true, true)), 1);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kBf16, false, fp8_gemm)), 1);
+  EXPECT_EQ(count(follow_up_metric_names({}, Dtype::kFp16, true, fp8_gemm)), 1);
   EXPECT_EQ(count(counter_metric_names()), 1);
 }
 

@@ -309,13 +309,28 @@ TEST(Reconcile, DecodeGqaTensorPaddingIsExplained) {
   EXPECT_NEAR(flop->ratio, 3.0, 1e-9);
   EXPECT_NE(flop->explanation.find("whole MMA tiles"), std::string::npos) << flop->explanation;
   EXPECT_NE(flop->explanation.find("3.00x the useful"), std::string::npos) << flop->explanation;
-  EXPECT_NE(flop->explanation.find("(1.0000x)"), std::string::npos) << flop->explanation;
+  EXPECT_NE(flop->explanation.find("read 1.0000x the whole-tile count"), std::string::npos)
+      << flop->explanation;
   // A count the tiles do not explain says so.
   p.counters.total.tensor_bf16_flop = 2.0 * p.analytic.flop;
   const ReconcileCheck* off =
       find_check(reconcile(p, Pipe::kTensor, DeviceRecord{}), "tensor_flop", "");
   ASSERT_NE(off, nullptr);
   EXPECT_NE(off->explanation.find("neither explains"), std::string::npos) << off->explanation;
+  // Each key range of the split pads its last 16-key step: on an H100 (132 SMs) B 1, H_kv 8,
+  // L 32768 fell into ranges of 497 keys, walked as 512: counted 1.0302x the whole-tile count.
+  PointResult long_cache = decode_tensor_point(32, 8, 128);
+  long_cache.shape.seq_len = 32768;
+  long_cache.analytic = analytic_model(long_cache.op, long_cache.shape);
+  long_cache.counters.total.tensor_bf16_flop = 1659273216.0;  // the H100's count
+  DeviceRecord h100;
+  h100.sm_count = 132;
+  const ReconcileCheck* stepped =
+      find_check(reconcile(long_cache, Pipe::kTensor, h100), "tensor_flop", "");
+  ASSERT_NE(stepped, nullptr);
+  EXPECT_NE(stepped->explanation.find("whole 16-key steps"), std::string::npos)
+      << stepped->explanation;
+  EXPECT_NE(stepped->explanation.find("read 1.0302x"), std::string::npos) << stepped->explanation;
   // Over an FP8 KV cache g = 1 runs the tensor-core kernel too: one real head of 8 rows, 12x.
   PointResult fp8 = decode_tensor_point(32, 32, 128);
   fp8.shape.kv_dtype = KvDtype::kFp8E4m3;
