@@ -18,6 +18,7 @@
 #include "result/counter_fields.hpp"
 #include "result/placement_inputs.hpp"
 #include "result/point_key.hpp"
+#include "result/tokens_per_second.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -524,6 +525,11 @@ PointResult point_from_json(const JsonObjectReader& r) {
   p.roofline_null_reason = r.get_string("roofline_null_reason");
   p.tokens_per_s = r.get_optional_double("tokens_per_s");
   require_non_negative(r, "tokens_per_s", p.tokens_per_s, where);
+  // Derived from the shape and the timing median, so recomputed, as the roofline's rates are:
+  // what a reader shows is never a stored figure the measurement does not give.
+  if (p.tokens_per_s && p.timing && p.timing->median_s > 0) {
+    p.tokens_per_s = tokens_per_second(p.op, p.shape, p.timing->median_s);
+  }
   // Optional: reports written before reconciliation existed lack the key.
   if (r.has("reconciliation") && !r.is_null("reconciliation")) {
     p.reconciliation = reconciliation_from_json(r.get_object("reconciliation"));

@@ -187,9 +187,4 @@ FlashIoBound flash_io_bound(const Shape& shape, double sram_bytes);
 /// reads fall between (M·K + K·N)·e and this.
 double gemm_no_reuse_read_bytes(const Shape& shape, const GemmBlockTile& tile);
 
-/// Tokens processed per second: B·L / time for prefill operators (B·L_q for naive and flash
-/// attention: a chunk of L_q queries processes L_q new tokens), B / time for decode (one new
-/// token per sequence per step). Throws a bad-input Error when time_s ≤ 0.
-double tokens_per_second(const std::string& op, const Shape& shape, double time_s);
-
 }  // namespace rooflinectl

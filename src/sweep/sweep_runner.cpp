@@ -37,6 +37,7 @@
 #include "peaks/roof_from_counters.hpp"
 #include "peaks/roof_selection.hpp"
 #include "result/placement_inputs.hpp"
+#include "result/tokens_per_second.hpp"
 #include "roofline/above_roof_guard.hpp"
 #include "sweep/interruption.hpp"
 #include "sweep/sweep_progress.hpp"

@@ -786,7 +786,25 @@ json.dump(report, open(f"{sys.argv[2]}/time-mismatch.json", "w"))
 report = json.load(open(sys.argv[1]))
 report["points"].append(report["points"][3])
 json.dump(report, open(f"{sys.argv[2]}/twice.json", "w"))
+report = json.load(open(sys.argv[1]))
+report["points"][3]["tokens_per_s"] = 1.0
+json.dump(report, open(f"{sys.argv[2]}/tokens-edited.json", "w"))
 PY
+  # tokens/s is the shape's tokens over the timing median: recomputed on reading, as the roofline's
+  # rates are, so an edited figure is never shown (naive attention L = 4096: 4096 tokens / median).
+  if "$bin" report "$inputs/tokens-edited.json" --format csv >"$inputs/tokens.csv" 2>"$inputs/stderr" &&
+    python3 - "$inputs/tokens.csv" "$h200" <<'PY'
+import csv, json, sys
+row = list(csv.DictReader(open(sys.argv[1])))[3]
+point = json.load(open(sys.argv[2]))["points"][3]
+want = 4096 / point["timing"]["median_s"]
+assert abs(float(row["tokens_per_s"]) - want) <= 1e-6 * want, (row["tokens_per_s"], want)
+PY
+  then
+    pass
+  else
+    fail "report of an edited tokens_per_s shows the edit or fails: $(head -c 300 "$inputs/stderr")"
+  fi
   run_case 2 "points[3].roofline.time_s" - report "$inputs/time-mismatch.json"
   run_case 2 "differs from timing.median_s" - plot "$inputs/time-mismatch.json" -o "$work/chart.svg"
   run_case 2 "appears twice (points[3] and points[42])" - report "$inputs/twice.json"

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/kernel_tiles.hpp"
 #include "model/operator_model.hpp"
+#include "result/tokens_per_second.hpp"
 
 namespace rooflinectl {
 namespace {

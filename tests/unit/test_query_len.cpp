@@ -17,6 +17,7 @@
 #include "model/memory_model.hpp"
 #include "model/operator_model.hpp"
 #include "result/point_key.hpp"
+#include "result/tokens_per_second.hpp"
 
 namespace rooflinectl {
 namespace {

@@ -23,6 +23,7 @@
 #include "render/markdown_writer.hpp"
 #include "result/point_key.hpp"
 #include "result/report.hpp"
+#include "result/tokens_per_second.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -241,6 +242,7 @@ TEST(ReportJson, PagedKvLayoutRoundTrips) {
   paged.op = "decode_attention";
   paged.shape.kv_layout = KvLayout::kPaged;
   paged.shape.page_size = 64;
+  paged.tokens_per_s = tokens_per_second(paged.op, paged.shape, paged.timing->median_s);
   original.points.push_back(paged);
   const std::string text = report_to_json_text(original);
   const nlohmann::json j = nlohmann::json::parse(text);
@@ -370,6 +372,7 @@ TEST(ReportJson, Fp8KvDtypeAndQuantizationErrorRoundTrip) {
   fp8.shape.kv_dtype = KvDtype::kFp8E4m3;
   fp8.validation->quantization = QuantizationError{
       "cpu-float64 on the bf16 K, V before quantization", 4096, 0.0125, 0.003, 0.5};
+  fp8.tokens_per_s = tokens_per_second(fp8.op, fp8.shape, fp8.timing->median_s);
   original.points.push_back(fp8);
   const std::string text = report_to_json_text(original);
   const nlohmann::json j = nlohmann::json::parse(text);
