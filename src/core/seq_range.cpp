@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -56,8 +57,10 @@ std::vector<int64_t> parse_range(std::string_view spec, size_t dots, const ListS
   const int64_t lo = parse_positive(lo_text, spec, names);
   const int64_t hi = parse_positive(rest, spec, names);
   if (hi < lo) {
-    throw bad_input(
-        fmt::format("invalid {} '{}': range is reversed ({} > {})", names.flag, spec, lo, hi));
+    throw bad_input(fmt::format(
+        "invalid {} '{}': range is reversed ({} > {}; write the smaller end first: "
+        "{}..{}{})",
+        names.flag, spec, lo, hi, hi, lo, linear ? ":" + std::string(step_text) : std::string()));
   }
   std::vector<int64_t> out;
   if (linear) {

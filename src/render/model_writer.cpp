@@ -44,7 +44,9 @@ std::string format_time(const std::optional<double>& s) {
   return fmt::format("{:.3f} s", *s);
 }
 
-std::string shape_line(const Shape& s) {
+// The model's one shape; the GELU form only when an operator that evaluates GELU (gelu, geglu)
+// is predicted, since no other operator reads it.
+std::string shape_line(const Shape& s, bool gelu) {
   const std::string layout =
       s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
   const std::string kv_dtype =
@@ -58,11 +60,11 @@ std::string shape_line(const Shape& s) {
       s.q_len != 0 ? fmt::format(" q={} (naive and flash attention: {} queries over L keys)",
                                  s.q_len, s.q_len)
                    : std::string();
-  return fmt::format("B={} H={} H_kv={} d={} H*d={} {} {} gelu={}{}{}{}{}{}{}", s.batch, s.heads,
-                     s.kv_heads, s.head_dim, s.heads * s.head_dim, to_string(s.dtype),
-                     s.causal ? "causal" : "non-causal", to_string(s.gelu_form), layout, kv_dtype,
-                     gemm_dtype, gemm.empty() ? "" : " gemm " + gemm,
-                     widths.empty() ? "" : " " + widths, chunk);
+  return fmt::format(
+      "B={} H={} H_kv={} d={} H*d={} {} {}{}{}{}{}{}{}{}", s.batch, s.heads, s.kv_heads, s.head_dim,
+      s.heads * s.head_dim, to_string(s.dtype), s.causal ? "causal" : "non-causal",
+      gelu ? " gelu=" + to_string(s.gelu_form) : std::string(), layout, kv_dtype, gemm_dtype,
+      gemm.empty() ? "" : " gemm " + gemm, widths.empty() ? "" : " " + widths, chunk);
 }
 
 Json spec_value(const SpecValue& v) {
@@ -129,7 +131,10 @@ std::string gpu_lines(const ModelReport& r) {
     out += fmt::format("  {:<11} {:.1f} TFLOP/s, ridge {:.1f} FLOP/B  [{}]\n", label,
                        p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);
   }
-  out += fmt::format("  shape: {}\n", shape_line(r.base));
+  const bool gelu = std::any_of(r.points.begin(), r.points.end(), [](const Prediction& p) {
+    return p.op == kGeluOp || p.op == kGegluOp;
+  });
+  out += fmt::format("  shape: {}\n", shape_line(r.base, gelu));
   out += fmt::format("  {}\n\n", layer_line(r));
   return out;
 }

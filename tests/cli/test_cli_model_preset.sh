@@ -38,6 +38,14 @@ check 0 "KV/layer = 2\*B\*H_kv\*L\*d\*e (one attention layer's KV cache" "" \
   model --gpu h100-sxm --model llama-3.1-8b --seq 32768
 check 0 "the whole llama-3.1-8b's KV cache is its layer count x KV/layer" "" \
   model --gpu h100-sxm --model llama-3.1-8b --seq 32768
+# The shape line names the GELU form only where an operator evaluates GELU: GPT-2's gelu_new is
+# the tanh form; Llama's SwiGLU reads no GELU form.
+check 0 "shape: .* non-causal gelu=tanh" "" model --gpu h100-sxm --model gpt2 --seq 512
+if "$bin" model --gpu h100-sxm --model llama-3.1-8b --seq 512 | grep "shape:" | grep -q "gelu="; then
+  fail "model --model llama-3.1-8b: the shape line names a GELU form no operator reads"
+else
+  pass
+fi
 # The Hugging Face spelling finds the preset; what is printed is the canonical id.
 check 0 "the whole llama-3.1-8b's KV cache" "" model --gpu h100-sxm --model Llama-3.1-8B --seq 32768
 if "$bin" model --gpu h100-sxm --seq 32768 | grep -q "the whole"; then

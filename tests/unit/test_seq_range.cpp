@@ -95,7 +95,11 @@ TEST(SeqRange, OtherFlagsNameTheirFlagElementAndForms) {
             "invalid --batch '1.5': '1.5' is not a positive integer (forms: 1,16,64 a list)");
   EXPECT_EQ(refusal("", batch), "invalid --batch '': empty (forms: 1,16,64 a list)");
   const std::string context = refusal("8..2", ListSpecNames{"--context"});
-  EXPECT_EQ(context, "invalid --context '8..2': range is reversed (8 > 2)");
+  EXPECT_EQ(context,
+            "invalid --context '8..2': range is reversed (8 > 2; write the smaller end first: "
+            "2..8)");
+  EXPECT_NE(refusal("64..16:16", kBatchSpecNames).find("write the smaller end first: 16..64:16"),
+            std::string::npos);
   EXPECT_NE(refusal("x", ListSpecNames{"--context"}).find(kSeqForms), std::string::npos);
 }
 
