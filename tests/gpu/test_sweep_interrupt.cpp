@@ -109,39 +109,32 @@ void expect_interrupted_report(const fs::path& dir, const std::string& signal_na
   EXPECT_GE(interrupted, 1u);
 }
 
-TEST(SweepInterrupt, SigintWritesCompletedPointsAndExits130) {
-  const fs::path dir = fresh_dir("rooflinectl-sigint");
+/// Runs kSweepArgs into a fresh folder `dir_name`, sends `signals` at once when the second point
+/// starts, and expects one stop: exit 130 and the report of expect_interrupted_report.
+void expect_one_stop(const std::string& dir_name, const std::vector<int>& signals,
+                     const std::string& signal_name) {
+  const fs::path dir = fresh_dir(dir_name);
   std::vector<std::string> args = kSweepArgs;
   args.insert(args.end(), {"--output", (dir / "r.json").string()});
-  const Outcome outcome = run_and_signal(args, "[2/4]", {SIGINT});
+  const Outcome outcome = run_and_signal(args, "[2/4]", signals);
   ASSERT_TRUE(outcome.exited) << "killed by signal " << outcome.term_signal;
   EXPECT_EQ(outcome.exit_code, 130) << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("interrupted"), std::string::npos);
-  expect_interrupted_report(dir, "SIGINT");
+  expect_interrupted_report(dir, signal_name);
   fs::remove_all(dir);
 }
 
+TEST(SweepInterrupt, SigintWritesCompletedPointsAndExits130) {
+  expect_one_stop("rooflinectl-sigint", {SIGINT}, "SIGINT");
+}
+
 TEST(SweepInterrupt, SigtermWritesCompletedPointsAndExits130) {
-  const fs::path dir = fresh_dir("rooflinectl-sigterm");
-  std::vector<std::string> args = kSweepArgs;
-  args.insert(args.end(), {"--output", (dir / "r.json").string()});
-  const Outcome outcome = run_and_signal(args, "[2/4]", {SIGTERM});
-  ASSERT_TRUE(outcome.exited) << "killed by signal " << outcome.term_signal;
-  EXPECT_EQ(outcome.exit_code, 130) << outcome.stderr_text;
-  expect_interrupted_report(dir, "SIGTERM");
-  fs::remove_all(dir);
+  expect_one_stop("rooflinectl-sigterm", {SIGTERM}, "SIGTERM");
 }
 
 // timeout(1) signals the command, then its process group: one stop, so the report is written.
 TEST(SweepInterrupt, TheSameSignalTwiceAtOnceIsOneStop) {
-  const fs::path dir = fresh_dir("rooflinectl-sigterm2");
-  std::vector<std::string> args = kSweepArgs;
-  args.insert(args.end(), {"--output", (dir / "r.json").string()});
-  const Outcome outcome = run_and_signal(args, "[2/4]", {SIGTERM, SIGTERM});
-  ASSERT_TRUE(outcome.exited) << "killed by signal " << outcome.term_signal;
-  EXPECT_EQ(outcome.exit_code, 130) << outcome.stderr_text;
-  expect_interrupted_report(dir, "SIGTERM");
-  fs::remove_all(dir);
+  expect_one_stop("rooflinectl-sigterm2", {SIGTERM, SIGTERM}, "SIGTERM");
 }
 
 TEST(SweepInterrupt, SecondSignalAbortsAtOnceWithoutAnyFile) {
