@@ -33,8 +33,11 @@ namespace {
 constexpr const char* kExitCodes =
     "Exit codes: 0 success; 1 partial run (a point skipped or failed) or a regression (compare, "
     "sweep --baseline); 2 bad input (usage, config, file); 3 environment (no GPU, counters "
-    "refused when required); 4 internal error; 130 interrupted by SIGINT/SIGTERM (report "
-    "written with the points done, the rest marked interrupted).";
+    "refused when required, clocks that cannot be locked, an output or standard output that "
+    "cannot be written for want of space, a read-only filesystem or an I/O error); 4 internal "
+    "error; 130 interrupted by SIGINT/SIGTERM (report written with the points done, the rest "
+    "marked interrupted; a second signal aborts, unless within 0.1 s of the first). README, "
+    "\"Exit codes:\" paragraph, has each case.";
 
 /// CLI11 says "The following arguments were not expected: b a" (reversed, unquoted) for stray
 /// words and unknown options alike. This names the subcommand and each word in the order given:
