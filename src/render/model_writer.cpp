@@ -11,6 +11,7 @@
 #include "core/kernel_tiles.hpp"
 #include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
+#include "core/sweep_axes.hpp"
 #include "render/value_format.hpp"
 
 namespace rooflinectl {
@@ -44,8 +45,8 @@ std::string format_time(const std::optional<double>& s) {
   return fmt::format("{:.3f} s", *s);
 }
 
-// The model's one shape; the GELU form only when an operator that evaluates GELU (gelu, geglu)
-// is predicted, since no other operator reads it.
+// The model's one shape; the GELU form only when an operator that reads it is predicted
+// (operator_uses_axis: gelu, geglu).
 std::string shape_line(const Shape& s, bool gelu) {
   const std::string layout =
       s.kv_layout == KvLayout::kPaged ? " kv=" + kv_layout_label(s) : std::string();
@@ -132,7 +133,7 @@ std::string gpu_lines(const ModelReport& r) {
                        p.roof->peak_flop_per_s / 1e12, *p.ridge_flop_per_byte, p.roof->source);
   }
   const bool gelu = std::any_of(r.points.begin(), r.points.end(), [](const Prediction& p) {
-    return p.op == kGeluOp || p.op == kGegluOp;
+    return operator_uses_axis(p.op, SweepAxis::kGeluForm);
   });
   out += fmt::format("  shape: {}\n", shape_line(r.base, gelu));
   out += fmt::format("  {}\n\n", layer_line(r));
