@@ -1206,6 +1206,7 @@ OperatorSpec decode_attention_spec() {
       "one query token per sequence over a KV cache of L positions (GQA, split-KV; contiguous or "
       "paged; 16-bit or fp8_e4m3)";
   spec.pipe = decode_attention_pipe;
+  spec.mma_inputs = decode_attention_mma_inputs;
   spec.pipe_rule =
       "tensor under GQA (g >= 2) or an FP8 KV cache (v5's mma.sync), fp32 at g = 1 (v4)";
   spec.check_shape = check_decode_shape;

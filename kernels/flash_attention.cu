@@ -772,6 +772,7 @@ OperatorSpec flash_attention_spec() {
       "the log-sum-exp written, head-dim 64, 96, 128 or 256; FA3-style wgmma + TMA on sm_90 "
       "(FA2-style mma.sync elsewhere, or with --kernel flash_attention=v2)";
   spec.pipe = constant_pipe(Pipe::kTensor);
+  spec.mma_inputs = dtype_mma_inputs;
   spec.check_shape = [](const Shape& s) {
     validate_common_shape(s);
     check_flash_sizes(problem_for(s, nullptr, nullptr, nullptr));

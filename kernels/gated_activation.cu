@@ -262,6 +262,7 @@ OperatorSpec gated_spec(const char* op, const std::string& summary) {
   spec.name = op;
   spec.summary = summary;
   spec.pipe = constant_pipe(Pipe::kFp32);
+  spec.mma_inputs = no_mma_inputs;
   spec.check_shape = [](const Shape& shape) {
     validate_common_shape(shape);
     validate_gated_ffn_size(shape);

@@ -271,6 +271,7 @@ OperatorSpec gelu_spec() {
       "element-wise GELU (erf or tanh form) on the FFN activation [B·L, d_ff], d_ff = ffn_dim or "
       "4·d_model";
   spec.pipe = constant_pipe(Pipe::kFp32);
+  spec.mma_inputs = no_mma_inputs;
   spec.check_shape = [](const Shape& shape) { validate_common_shape(shape); };
   // x and y, N = B·L·d_ff elements each.
   spec.device_bytes = [](const Shape& shape) {

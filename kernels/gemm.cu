@@ -1057,6 +1057,13 @@ OperatorSpec gemm_spec() {
       "mma.sync elsewhere), wgmma + TMA tensor cores above on sm_90 (mma.sync elsewhere, or with "
       "--kernel gemm=v1)";
   spec.pipe = constant_pipe(Pipe::kTensor);
+  // FP8 inputs (--gemm-dtype fp8_e4m3) multiply as e4m3 whatever the output dtype.
+  spec.mma_inputs = [](const Shape& s) {
+    if (s.gemm_dtype != GemmDtype::kFp8E4m3) return mma_inputs_of(s.dtype);
+    MmaInputs in;
+    in.fp8 = true;
+    return in;
+  };
   spec.check_shape = check_gemm_shape;
   // Inputs and output, plus the validation scratch (fp32 cuBLAS result, M·N·4 bytes, allocated
   // only while validate() runs), the cuBLAS workspace and, at M ≤ 64 (where the default runs a

@@ -259,6 +259,7 @@ OperatorSpec layernorm_spec() {
   spec.name = kLayernormOp;
   spec.summary = "LayerNorm over rows [B·L, d_model] with γ, β; fp32 two-pass statistics";
   spec.pipe = constant_pipe(Pipe::kFp32);
+  spec.mma_inputs = no_mma_inputs;
   spec.check_shape = [](const Shape& shape) {
     validate_common_shape(shape);
     check_layernorm_width(shape.d_model());

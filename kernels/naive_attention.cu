@@ -788,6 +788,7 @@ OperatorSpec naive_attention_spec() {
   spec.name = kNaiveAttentionOp;
   spec.summary = "S = QKᵀ (cuBLAS), P = softmax(S), O = PV (cuBLAS); S and P materialized in HBM";
   spec.pipe = constant_pipe(Pipe::kTensor);
+  spec.mma_inputs = dtype_mma_inputs;
   spec.check_shape = check_naive_attention_shape;
   // Q, K, V, O, S and P plus the cuBLAS workspace (at L = 32768, B = 1, H = 16: S and P are
   // 2 × 32 GiB). The reference's own scratch is small (≤ 8192 fp32 rows of head_dim).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/kernel_version.hpp"
+#include "core/mma_inputs.hpp"
 #include "core/operator_names.hpp"
 #include "core/pipe.hpp"
 #include "core/shape.hpp"
@@ -60,6 +61,11 @@ struct OperatorSpec {
   /// When `pipe` depends on the shape, which shapes take which pipe, in words for `list` (empty
   /// when one pipe applies at every shape).
   std::string pipe_rule;
+  /// The MMA input types the kernel that runs at `shape` feeds the tensor pipe (none for the
+  /// CUDA-core kernels): the counter pass collects each type's tensor-pipe metric, so that a
+  /// kernel multiplying in another type than the sweep's dtype (an FP8 GEMM; decode attention
+  /// over an FP8 KV cache, fp16 MMAs) has its tensor FLOPs counted.
+  std::function<MmaInputs(const Shape&)> mma_inputs;
   /// Throws a bad-input Error (exit 2) when the shape is not supported, naming the value and
   /// the supported set. Called before any allocation.
   std::function<void(const Shape&)> check_shape;
@@ -80,6 +86,12 @@ struct OperatorSpec {
 inline std::function<Pipe(const Shape&)> constant_pipe(Pipe pipe) {
   return [pipe](const Shape&) { return pipe; };
 }
+
+/// An OperatorSpec::mma_inputs of kernels that multiply on tensor cores in the point's dtype.
+inline MmaInputs dtype_mma_inputs(const Shape& shape) { return mma_inputs_of(shape.dtype); }
+
+/// An OperatorSpec::mma_inputs of CUDA-core kernels: no tensor-core work at any shape.
+inline MmaInputs no_mma_inputs(const Shape&) { return {}; }
 
 /// All operators, in the fixed order of the design doc.
 const std::vector<OperatorSpec>& operator_specs();

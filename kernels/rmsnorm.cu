@@ -224,6 +224,7 @@ OperatorSpec rmsnorm_spec() {
   spec.name = kRmsnormOp;
   spec.summary = "RMSNorm over rows [B·L, d_model] with γ (no centring, no β); fp32 Σx²";
   spec.pipe = constant_pipe(Pipe::kFp32);
+  spec.mma_inputs = no_mma_inputs;
   spec.check_shape = [](const Shape& shape) {
     validate_common_shape(shape);
     check_rmsnorm_width(shape.d_model());

@@ -41,7 +41,7 @@ CounterSession describe(const ProfilerSession& session, size_t set, const char* 
 
 }  // namespace
 
-CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, ExtraTensorInputs extra)
+CounterEngine::CounterEngine(int device, Dtype dtype, bool sm_throughput, MmaInputs extra)
     : session_(device) {
   byte_set_ = session_.add_metric_set(one_pass_byte_set(session_, dtype));
   sessions_ = {describe(session_, byte_set_, "bytes")};

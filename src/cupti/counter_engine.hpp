@@ -61,11 +61,11 @@ class CounterEngine {
   /// each other candidate of byte_metric_candidates(`dtype`) that keeps the set at one pass; then
   /// the follow-up sets: follow_up_metric_names() packed into one-pass sets, and a kernel-replay
   /// set for the metrics that alone need several passes (fp16 tensor ops when `dtype` is fp16;
-  /// sm__throughput, 8 passes on GH100, only when `sm_throughput`); the fp16 and fp8 tensor-pipe
-  /// metrics of another dtype only as `extra` asks. Throws the session's
+  /// sm__throughput, 8 passes on GH100, only when `sm_throughput`); the tensor-pipe
+  /// metrics of the MMA input types in `extra` (besides `dtype`'s own). Throws the session's
   /// environment Errors, and an environment Error when the required byte metrics alone need
   /// more than one pass on this chip.
-  CounterEngine(int device, Dtype dtype, bool sm_throughput, ExtraTensorInputs extra = {});
+  CounterEngine(int device, Dtype dtype, bool sm_throughput, MmaInputs extra = {});
 
   /// The byte sessions of `points` (≥ 1), in one range-profiler collection when they are more
   /// than one and fit_one_collection: the first point's flush unprofiled, then for each point

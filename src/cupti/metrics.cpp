@@ -109,8 +109,7 @@ const std::vector<std::string>& required_byte_metrics() {
 }
 
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
-                                                Dtype dtype, bool sm_throughput,
-                                                ExtraTensorInputs extra) {
+                                                Dtype dtype, bool sm_throughput, MmaInputs extra) {
   const auto contains = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
@@ -123,6 +122,7 @@ std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& 
     if (contains(byte_set, name) || contains(required_byte_metrics(), name)) continue;
     if (!sm_throughput && name == kMetricSmThroughputPct) continue;
     if (contains(tensor_ops, name) && name != own_tensor &&
+        !(extra.bf16 && name == kMetricTensorBf16Ops) &&
         !(extra.fp16 && name == kMetricTensorFp16Ops) &&
         !(extra.fp8 && name == kMetricTensorFp8Ops)) {
       continue;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mma_inputs.hpp"
 #include "result/counter_fields.hpp"
 #include "result/report.hpp"
 
@@ -90,27 +91,18 @@ std::vector<std::string> byte_metric_candidates(Dtype dtype);
 /// Of byte_metric_candidates(), the ones without which the byte session is pointless.
 const std::vector<std::string>& required_byte_metrics();
 
-/// Tensor-pipe input types an engine's points feed besides their dtype's own, each one more
-/// metric to count (and, for fp16 on GH100, a kernel-replay set of its own), so only the points
-/// that need one ask for it.
-struct ExtraTensorInputs {
-  /// fp16 MMAs at a bf16 dtype: decode attention over an FP8 KV cache converts E4M3 to fp16 and
-  /// multiplies in fp16 (kernels/decode_attention.cu).
-  bool fp16 = false;
-  /// FP8 MMAs: FP8 GEMM points (--gemm-dtype fp8_e4m3), whose dtype is their output's.
-  bool fp8 = false;
-};
-
 /// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus every tensor-pipe
-/// op metric but `dtype`'s (tensor_ops_metric) and those `extra` asks for (kMetricTensorFp16Ops,
-/// kMetricTensorFp8Ops), minus the fp64 instruction counters (no sweep operator does fp64 work;
-/// `profile --mode full` collects them) and, unless `sm_throughput`, minus
-/// kMetricSmThroughputPct: what the sessions after the byte session collect, in
-/// counter_metric_names() order. sm__throughput (the SM speed-of-light of Nsight Compute, the
-/// maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on GH100.
+/// op metric but `dtype`'s (tensor_ops_metric) and those of the MMA input types in `extra` (the
+/// points' other types besides `dtype`'s, each one more metric and, for fp16 on GH100, a
+/// kernel-replay set of its own, so only engines whose points need one ask for it), minus the fp64
+/// instruction counters (no sweep operator does fp64 work; `profile --mode full` collects them)
+/// and, unless `sm_throughput`, minus kMetricSmThroughputPct: what the sessions after the byte
+/// session collect, in counter_metric_names() order. sm__throughput (the SM speed-of-light of
+/// Nsight Compute, the maximum over the SM's sub-unit throughputs) alone needs 8 replay passes on
+/// GH100.
 std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& byte_set,
                                                 Dtype dtype, bool sm_throughput,
-                                                ExtraTensorInputs extra = {});
+                                                MmaInputs extra = {});
 
 /// The FLOP set of `profile --mode full` (run 2, kernel replay; never a source of bytes): the
 /// tensor-pipe ops of bf16, fp16, tf32 and fp8, the fp32, fp16 and fp64 SASS instruction

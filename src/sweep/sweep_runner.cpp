@@ -478,29 +478,22 @@ CanaryResult take_canary(int64_t l2_bytes, cudaStream_t stream, std::ostream& pr
   }
 }
 
-/// The tensor-pipe inputs of `points` besides their dtype's (one dtype group): fp8 with an FP8
-/// GEMM point (--gemm-dtype fp8_e4m3), fp16 with a bf16 decode attention point over an FP8 KV
-/// cache. Sweeps without them keep their metric sets.
-ExtraTensorInputs extra_tensor_inputs(const std::vector<PlannedPoint>& points) {
-  ExtraTensorInputs extra;
-  for (const PlannedPoint& p : points) {
-    if (p.op == kGemmOp && p.shape.gemm_dtype == GemmDtype::kFp8E4m3) extra.fp8 = true;
-    if (p.op == kDecodeAttentionOp && p.shape.kv_dtype == KvDtype::kFp8E4m3 &&
-        p.shape.dtype != Dtype::kFp16) {
-      extra.fp16 = true;
-    }
-  }
-  return extra;
+/// The MMA input types of `points` (one dtype group, `dtype`) besides `dtype`'s own, as each
+/// operator declares them at its shape (OperatorSpec::mma_inputs): fp8 with an FP8 GEMM point,
+/// fp16 with a bf16 decode attention point over an FP8 KV cache. Sweeps without such points
+/// keep their metric sets.
+MmaInputs extra_mma_inputs(const std::vector<PlannedPoint>& points, Dtype dtype) {
+  MmaInputs all;
+  for (const PlannedPoint& p : points) all |= find_operator(p.op).mma_inputs(p.shape);
+  return mma_inputs_besides(all, dtype);
 }
 
 /// Opens the counter engine of the points of `dtype` (its tensor pipe's metrics and those of
-/// `extra`) into
-/// ctx.profiler, closing the previous one first, and warms it up, or records in
+/// `extra`) into ctx.profiler, closing the previous one first, and warms it up, or records in
 /// ctx.counters_null_reason why there is none: --no-counters, or CUPTI refused (the sweep then
 /// times only, unless --require-counters makes that an environment Error). Its wall time is the
 /// phase "counter set-up".
-void open_counter_engine(SweepContext& ctx, Dtype dtype, ExtraTensorInputs extra,
-                         std::ostream& progress) {
+void open_counter_engine(SweepContext& ctx, Dtype dtype, MmaInputs extra, std::ostream& progress) {
   const SweepConfig& config = ctx.config;
   const auto start = std::chrono::steady_clock::now();
   ctx.profiler.reset();  // one CUPTI session at a time
@@ -668,9 +661,11 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
     }
     dtype_groups.back().push_back(point);
   }
+  const Dtype first_dtype =
+      dtype_groups.empty() ? config.base.dtype : dtype_groups.front().front().shape.dtype;
   open_counter_engine(
-      ctx, dtype_groups.empty() ? config.base.dtype : dtype_groups.front().front().shape.dtype,
-      dtype_groups.empty() ? ExtraTensorInputs{} : extra_tensor_inputs(dtype_groups.front()),
+      ctx, first_dtype,
+      dtype_groups.empty() ? MmaInputs{} : extra_mma_inputs(dtype_groups.front(), first_dtype),
       progress);
   report.device.counters_available = ctx.profiler != nullptr;
   report.device.counters_reason = ctx.counters_null_reason;
@@ -683,8 +678,8 @@ Report run_checked_points(const SweepConfig& config, const std::vector<PlannedPo
   size_t done = 0;
   for (size_t group = 0; group < dtype_groups.size(); ++group) {
     if (group > 0 && ctx.profiler) {
-      open_counter_engine(ctx, dtype_groups[group].front().shape.dtype,
-                          extra_tensor_inputs(dtype_groups[group]), progress);
+      const Dtype dtype = dtype_groups[group].front().shape.dtype;
+      open_counter_engine(ctx, dtype, extra_mma_inputs(dtype_groups[group], dtype), progress);
     }
     std::vector<std::pair<size_t, CounterPassRanges>> pending =
         measure_points(report, ctx, dtype_groups[group], done, plan.size(), base_seed, progress);

@@ -38,8 +38,8 @@ Range replay_range(double tensor) {
 }
 
 // What an engine counting FP8 GEMM points, or bf16 decode over an FP8 KV cache, asks for.
-constexpr ExtraTensorInputs fp8_gemm{false, true};
-constexpr ExtraTensorInputs fp8_kv_decode{true, false};
+constexpr MmaInputs fp8_gemm{false, false, true};
+constexpr MmaInputs fp8_kv_decode{false, true, false};
 
 std::vector<CounterSession> two_sessions() {
   return {{"bytes", "user replay, one pass", 1, {}}, {"replay", "kernel replay, 9 passes", 9, {}}};
@@ -69,6 +69,11 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
   EXPECT_EQ(with_fp16.size(), later.size() + 1);
   EXPECT_EQ(std::count(with_fp16.begin(), with_fp16.end(), kMetricTensorFp16Ops), 1);
   EXPECT_EQ(std::count(with_fp16.begin(), with_fp16.end(), kMetricTensorBf16Ops), 1);
+  // An fp16 engine whose points also feed bf16 MMAs counts the bf16 pipe as well.
+  const auto fp16_with_bf16 =
+      follow_up_metric_names({kMetricDurationNs}, Dtype::kFp16, true, mma_inputs_of(Dtype::kBf16));
+  EXPECT_EQ(std::count(fp16_with_bf16.begin(), fp16_with_bf16.end(), kMetricTensorBf16Ops), 1);
+  EXPECT_EQ(std::count(fp16_with_bf16.begin(), fp16_with_bf16.end(), kMetricTensorFp16Ops), 1);
 }
 
 TEST(FollowUpMetricNames, OnlyTheSweepDtypesTensorPipe) {

@@ -176,6 +176,42 @@ TEST(KernelDispatch, DecodeRoofFollowsTheKernelThatRuns) {
   }
 }
 
+// The counter pass collects the tensor-pipe metric of every MMA input type a sweep's points
+// declare: a type left out reads as 0 tensor FLOPs (v5's fp16 products over an FP8 KV cache
+// read 0 at a bf16 dtype before the fp16 pipe was counted). Tensor-pipe operators declare some
+// type at every shape, CUDA-core ones none.
+TEST(KernelDispatch, MmaInputsAreTheTypesTheKernelMultiplies) {
+  const auto same = [](MmaInputs a, MmaInputs b) {
+    return a.bf16 == b.bf16 && a.fp16 == b.fp16 && a.fp8 == b.fp8;
+  };
+  MmaInputs fp8;
+  fp8.fp8 = true;
+  Shape s;
+  s.heads = 32;
+  for (const Dtype dtype : {Dtype::kBf16, Dtype::kFp16}) {
+    s.dtype = dtype;
+    for (const OperatorSpec& spec : operator_specs()) {
+      ASSERT_TRUE(spec.mma_inputs) << spec.name;
+      s.kv_heads = 32;
+      s.kv_dtype = KvDtype::kAuto;
+      s.gemm_dtype = GemmDtype::kAuto;
+      EXPECT_EQ(spec.mma_inputs(s).any(), spec.pipe(s) == Pipe::kTensor) << spec.name;
+    }
+    const OperatorSpec& decode = find_operator("decode_attention");
+    s.kv_heads = 8;
+    EXPECT_TRUE(same(decode.mma_inputs(s), mma_inputs_of(dtype)));
+    for (const int64_t kv_heads : {32, 8}) {
+      s.kv_heads = kv_heads;
+      s.kv_dtype = KvDtype::kFp8E4m3;
+      EXPECT_TRUE(same(decode.mma_inputs(s), mma_inputs_of(Dtype::kFp16))) << kv_heads;
+      EXPECT_TRUE(same(mma_inputs_besides(decode.mma_inputs(s), dtype),
+                       dtype == Dtype::kFp16 ? MmaInputs{} : mma_inputs_of(Dtype::kFp16)));
+    }
+    s.gemm_dtype = GemmDtype::kFp8E4m3;
+    EXPECT_TRUE(same(find_operator("gemm").mma_inputs(s), fp8));
+  }
+}
+
 TEST(KernelDispatch, FlashRunsV2OffHopper) {
   for (const ComputeCapability cc : {kA100, kRtx3090, kL40s, kB200, kRtx5090}) {
     SCOPED_TRACE(testing::Message() << cc.major << "." << cc.minor);
