@@ -266,8 +266,8 @@ __global__ void __launch_bounds__(kDecodeThreads, 4) decode_split_kv_kernel(cons
 // ---------------------------------------------------------------------------------------------
 // GQA path (g ≥ 2): tensor-core dot products.
 
-constexpr int kMmaWarps = 4;
-constexpr int kMmaThreads = kMmaWarps * 32;
+constexpr int kMmaThreads = kDecodeMmaThreads;
+constexpr int kMmaWarps = kMmaThreads / 32;
 constexpr int kMmaKeys = static_cast<int>(kDecodeMmaKeysPerStep);
 static_assert(kMmaKeys <= decode::kMaxStepKeys, "step_rows covers a step");
 // Partials per merge batch: the ≤ 10 parts of a KV head at the benchmark's g = 4 (528 parts over

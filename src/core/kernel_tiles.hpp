@@ -203,6 +203,15 @@ inline constexpr int64_t kDecodeMinKeysPerPart = 64;
 /// steps, so its last step pads up to 15 keys with masked loads whose products still execute.
 inline constexpr int64_t kDecodeMmaKeysPerStep = 16;
 
+/// Threads of one block of decode attention's tensor-core kernel: 4 warps.
+inline constexpr int kDecodeMmaThreads = 128;
+
+/// Most threads one SM holds at once on the architectures this tool builds for (CUDA C++
+/// Programming Guide, "Technical Specifications per Compute Capability": 2048 on 8.0, 9.0 and
+/// 10.0, 1536 on 8.6 and 8.9), so at most kMaxThreadsPerSm / T blocks of T threads are resident
+/// on an SM: an upper bound for any occupancy the kernels reach.
+inline constexpr int kMaxThreadsPerSm = 2048;
+
 /// Most query heads one block of decode attention's tensor-core kernel computes at `head_dim`:
 /// 16 (two m16 row tiles of 8 heads) up to d = 128, 8 above. At d = 256 a 16-head block would need
 /// 4 warps × 16 heads × 256 × 4 B = 64 KiB of static shared memory for its warp merge (over the

@@ -69,11 +69,14 @@ std::optional<double> tile_granular_tensor_flop(const PointResult& p) {
 /// decode_tile_tensor_flop: each key range of the split (at most parts + B·H_kv - 1 of them) pads
 /// its last kDecodeMmaKeysPerStep-key step. The part count depends on the kernel's occupancy,
 /// which the report does not hold; bounded by ceil(B·H_kv·L / kDecodeMinKeysPerPart) and by one
-/// wave of 128-thread blocks (2048 threads an SM: 16 blocks) on `sm_count` SMs when known.
+/// wave of kDecodeMmaThreads-thread blocks at the most an SM can hold (kMaxThreadsPerSm) on
+/// `sm_count` SMs when known.
 double decode_key_step_padding_bound(const Shape& s, int sm_count) {
   const int64_t keys = s.batch * s.kv_heads * s.seq_len;
   int64_t parts = (keys + kDecodeMinKeysPerPart - 1) / kDecodeMinKeysPerPart;
-  if (sm_count > 0) parts = std::min<int64_t>(parts, int64_t{sm_count} * 16);
+  if (sm_count > 0) {
+    parts = std::min<int64_t>(parts, int64_t{sm_count} * (kMaxThreadsPerSm / kDecodeMmaThreads));
+  }
   const int64_t ranges = parts + s.batch * s.kv_heads - 1;
   return 1.0 +
          static_cast<double>(ranges * (kDecodeMmaKeysPerStep - 1)) / static_cast<double>(keys);
