@@ -118,9 +118,9 @@ PeakSet counter_peak_set(const CounterPeakInputs& in, int cc_major, int cc_minor
   set.tensor_fp16 =
       per_cycle_ceiling(in.tensor_fp16_per_cycle, in.sm_clock_hz, dense_factor,
                         "tensor fp16 " + tensor_text(in.tensor_fp16_per_cycle, false), "SM");
-  set.tensor_fp8 = Ceiling{std::nullopt,
-                           "no fp8 tensor peak-per-cycle counter is read (the bf16 pipe's is not "
-                           "fp8's)"};
+  set.tensor_fp8 =
+      per_cycle_ceiling(in.tensor_fp8_per_cycle, in.sm_clock_hz, dense_factor,
+                        "tensor fp8 " + tensor_text(in.tensor_fp8_per_cycle, false), "SM");
   return set;
 }
 

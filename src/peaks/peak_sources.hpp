@@ -36,6 +36,7 @@ struct CounterPeakInputs {
   std::optional<double> ffma_inst_per_cycle;    ///< ..._op_ffma_pred_on.sum.peak_sustained
   std::optional<double> tensor_bf16_per_cycle;  ///< sm__ops_path_tensor_src_bf16_dst_fp32 (raw)
   std::optional<double> tensor_fp16_per_cycle;  ///< sm__ops_path_tensor_src_fp16 (raw)
+  std::optional<double> tensor_fp8_per_cycle;   ///< sm__ops_path_tensor_src_fp8 (raw)
   std::optional<double> sm_clock_hz;            ///< sm__cycles_elapsed.avg.per_second
   std::optional<double> dram_clock_hz;          ///< dram__cycles_elapsed.avg.per_second
   std::optional<double> l2_clock_hz;            ///< lts__cycles_elapsed.avg.per_second
@@ -43,8 +44,9 @@ struct CounterPeakInputs {
 
 /// The counter-derived PeakSet: DRAM = B/cycle × DRAM clock, L2 = B/cycle × L2 clock, fp32 =
 /// 2 × FFMA/cycle × SM clock, tensor = ops/cycle × SM clock, halved where
-/// tensor_counter_peak_is_sparse_rate (cc 9.0; for fp16 the bf16 finding is assumed, and the
-/// source says so). `description` says which kernels the clocks were read during.
+/// tensor_counter_peak_is_sparse_rate (cc 9.0; for fp16 and fp8 the bf16 finding is assumed,
+/// and the source says so; tests/gpu/test_peaks.cpp checks the fp8 one against the wgmma fp8
+/// benchmark). `description` says which kernels the clocks were read during.
 PeakSet counter_peak_set(const CounterPeakInputs& inputs, int cc_major, int cc_minor,
                          const std::string& description);
 

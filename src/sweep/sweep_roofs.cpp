@@ -64,7 +64,7 @@ void finish_sweep_roofs(PeaksBlock& block, const std::vector<PointResult>& point
         in, device.cc_major, device.cc_minor,
         fmt::format("CUPTI peak_sustained per cycle x the clocks measured during {} L={} (each "
                     "point's counters roof uses its own kernels' clocks); the sweep does not "
-                    "collect the fp16 tensor peak (see `rooflinectl peaks`)",
+                    "collect the fp16 or fp8 tensor peaks (see `rooflinectl peaks`)",
                     p.op, p.shape.seq_len));
     return;
   }

@@ -210,12 +210,19 @@ TEST(CounterPeaks, H200PerCyclePeaksGiveTheDatasheetScale) {
   in.tensor_fp16_per_cycle = 1.081344e6;
   in.sm_clock_hz = 1.98e9;
   in.dram_clock_hz = 3.199e9;
+  EXPECT_FALSE(counter_peak_set(in, 9, 0, "test").tensor_fp8.value);  // not collected
+  in.tensor_fp8_per_cycle = 2.162688e6;  // twice bf16's, as the datasheets have it
   const PeakSet set = counter_peak_set(in, 9, 0, "test");
   EXPECT_NEAR(*set.dram.value, 4.811e12, 0.001e12);
   EXPECT_NEAR(*set.fp32.value, 66.9e12, 0.05e12);
   EXPECT_NEAR(*set.tensor_bf16.value, 132.0 * 4096.0 * 1.98e9, 1e9);  // halved: sparse counter
   EXPECT_NEAR(*set.tensor_fp16.value, 132.0 * 4096.0 * 1.98e9, 1e9);
   EXPECT_NE(set.tensor_fp16.source.find("assumed"), std::string::npos) << set.tensor_fp16.source;
+  EXPECT_NEAR(*set.tensor_fp8.value, 2.0 * 132.0 * 4096.0 * 1.98e9, 1e9);  // halved, as bf16
+  EXPECT_NE(set.tensor_fp8.source.find("assumed"), std::string::npos) << set.tensor_fp8.source;
+  EXPECT_NEAR(*ridge_flop_per_byte(set, CeilingKind::kTensorFp8) /
+                  *ridge_flop_per_byte(set, CeilingKind::kTensorBf16),
+              2.0, 1e-9);
   EXPECT_FALSE(set.l2.value);  // L2 peak and clock not given
   EXPECT_EQ(set.dram.source.rfind("counters: ", 0), 0u) << set.dram.source;
   // Not halved where the sparse finding has not been verified.

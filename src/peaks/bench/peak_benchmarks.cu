@@ -49,6 +49,10 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // GH100 metric list (gh100-base-metrics.txt: sm__ops_path_tensor_src_fp16 exists).
 constexpr const char* kMetricTensorFp16PeakPerCycle =
     "sm__ops_path_tensor_src_fp16.sum.peak_sustained";
+// sm__ops_path_tensor_src_fp8 is in the GH100 list too; its counted ops were read on an H100
+// (2·M·N·K exactly), its .peak_sustained not yet.
+constexpr const char* kMetricTensorFp8PeakPerCycle =
+    "sm__ops_path_tensor_src_fp8.sum.peak_sustained";
 
 __device__ uint32_t g_stream_sink;
 __device__ float g_compute_sink;
@@ -302,6 +306,9 @@ CounterPeakInputs counter_inputs(const std::vector<Range>& ranges) {
     }
     if (!in.tensor_fp16_per_cycle) {
       in.tensor_fp16_per_cycle = metric(range, kMetricTensorFp16PeakPerCycle);
+    }
+    if (!in.tensor_fp8_per_cycle) {
+      in.tensor_fp8_per_cycle = metric(range, kMetricTensorFp8PeakPerCycle);
     }
     // The highest clock any benchmark ran at: a ceiling is the rate at the clock the chip reaches.
     keep_max(in.sm_clock_hz, metric(range, kMetricSmClockHz));
@@ -620,7 +627,8 @@ const std::vector<std::string>& peak_counter_metric_names() {
                                                  kMetricL2BytesPeakPerCycle,
                                                  kMetricFfmaPeakPerCycle,
                                                  kMetricTensorBf16PeakPerCycle,
-                                                 kMetricTensorFp16PeakPerCycle};
+                                                 kMetricTensorFp16PeakPerCycle,
+                                                 kMetricTensorFp8PeakPerCycle};
   return names;
 }
 
@@ -629,7 +637,7 @@ const std::vector<std::string>& peak_counter_verified_metric_names() {
     std::vector<std::string> out;
     for (const auto& name : peak_counter_metric_names()) {
       if (name != kMetricL2ClockHz && name != kMetricL2BytesPeakPerCycle &&
-          name != kMetricTensorFp16PeakPerCycle) {
+          name != kMetricTensorFp16PeakPerCycle && name != kMetricTensorFp8PeakPerCycle) {
         out.push_back(name);
       }
     }

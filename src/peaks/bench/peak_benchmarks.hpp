@@ -34,14 +34,15 @@ struct PeakRunResult {
 
 /// The metrics the counter pass of `peaks` collects: the work each benchmark does (DRAM read and
 /// write bytes, L2 bytes, FFMA instructions, bf16, fp16 and fp8 tensor ops), the SM, DRAM and L2
-/// clocks, and the per-cycle peaks of DRAM and L2 bytes, FFMA and both tensor paths.
+/// clocks, and the per-cycle peaks of DRAM and L2 bytes, FFMA and the bf16, fp16 and fp8 tensor
+/// paths.
 const std::vector<std::string>& peak_counter_metric_names();
 
 /// peak_counter_metric_names() without the metrics not yet read on a GPU (the L2 clock and the
-/// L2 and fp16-tensor per-cycle peaks; their base names are in the GH100 list, the .peak_sustained
-/// and .per_second forms unverified; the fp8 tensor ops were read on an H100, 2·M·N·K exactly):
-/// the fallback when CUPTI refuses the full list. The ceilings
-/// they feed are then null with a reason.
+/// L2, fp16-tensor and fp8-tensor per-cycle peaks; their base names are in the GH100 list, the
+/// .peak_sustained and .per_second forms unverified; the fp8 tensor ops were read on an H100,
+/// 2·M·N·K exactly): the fallback when CUPTI refuses the full list. The ceilings they feed are then
+/// null with a reason.
 const std::vector<std::string>& peak_counter_verified_metric_names();
 
 /// Runs every benchmark on the current device (the caller has made it current), per `plan`.
