@@ -27,10 +27,9 @@ install(FILES docs/report-schema.json docs/profile-report-schema.json docs/layer
               docs/model-report-schema.json docs/compare-report-schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/rooflinectl/configs)
-install(FILES README.md LICENSE THIRD-PARTY-NOTICES docs/ci.md docs/evidence.md docs/models.md
-              docs/perf-notes.md
-        DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs/examples docs/images DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# docs/ keeps its place beside README.md, so that README's docs/... links resolve in the copy.
+install(FILES README.md LICENSE THIRD-PARTY-NOTICES DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # rfl_debian_package_of(<out> <file>): the Debian package that installed `file` (dpkg-query -S),
 # empty when dpkg-query is missing or no package owns it.

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/kernel_tiles.hpp"
+#include "core/layer_widths.hpp"
 #include "core/model_preset.hpp"
 #include "core/operator_names.hpp"
 #include "core/sweep_axes.hpp"
@@ -136,8 +137,13 @@ std::string gpu_lines(const ModelReport& r) {
     return operator_uses_axis(p.op, SweepAxis::kGeluForm);
   });
   out += fmt::format("  shape: {}\n", shape_line(r.base, gelu));
-  out += fmt::format("  {}\n\n", layer_line(r));
-  return out;
+  // The layer widths only where an operator is predicted at them (gemm, the element-wise and
+  // norm operators): an attention-only question has none.
+  const bool widths = std::any_of(r.points.begin(), r.points.end(), [](const Prediction& p) {
+    return operator_uses_layer_widths(p.op);
+  });
+  if (widths) out += fmt::format("  {}\n", layer_line(r));
+  return out + "\n";
 }
 
 // One line per prediction, with the reasons of those that have no roof.
@@ -193,12 +199,42 @@ std::string predictions_table(const ModelReport& r) {
   return out;
 }
 
-// S, P and KV-cache sizes per L, and the largest L naive attention fits in; empty when the report
-// predicts no attention operator (its JSON keeps the numbers).
+// How KV/layer is computed, as the memory tables' footnote says it.
+std::string kv_formula(const ModelReport& r) {
+  return r.base.kv_dtype == KvDtype::kFp8E4m3
+             ? "KV/layer = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, scales left out; one "
+               "attention layer's KV cache, which decode reads every step)"
+             : "KV/layer = 2*B*H_kv*L*d*e (one attention layer's KV cache, which decode reads "
+               "every step)";
+}
+
+// One layer's, as every row of the memory tables: a whole model's cache is the layers' sum
+// (`layer` gives it). Empty without a preset.
+std::string whole_model_kv_line(const ModelReport& r) {
+  if (!r.preset) return "";
+  return fmt::format(
+      "  the whole {}'s KV cache is its layer count x KV/layer (`rooflinectl layer --model {}` "
+      "gives it, with the model's peak memory and what fits)\n",
+      *r.preset, *r.preset);
+}
+
+// S, P and KV-cache sizes per L, and the largest L naive attention fits in (decode alone: the
+// KV cache only); empty when the report predicts no attention operator (its JSON keeps the
+// numbers).
 std::string attention_memory_table(const ModelReport& r) {
   std::string out;
   if (!has_op(r, {kNaiveAttentionOp, kFlashAttentionOp, kDecodeAttentionOp})) return out;
   const GpuSpec& g = r.gpu;
+  // Decode alone materializes no S or P: its question is the KV cache.
+  if (!has_op(r, {kNaiveAttentionOp, kFlashAttentionOp})) {
+    out += fmt::format("KV cache (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
+                       to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
+    out += fmt::format("{:>7} {:>10}\n", "L", "KV/layer");
+    for (const auto& m : r.memory) {
+      out += fmt::format("{:>7} {:>10}\n", m.seq_len, bytes_si(m.kv_cache_bytes));
+    }
+    return out + "  " + kv_formula(r) + "\n" + whole_model_kv_line(r);
+  }
   out += fmt::format("attention memory (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
                      to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
   out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", "L", "S/head", "S+P/head",
@@ -222,20 +258,8 @@ std::string attention_memory_table(const ModelReport& r) {
       chunk ? fmt::format("S+P all = 2*B*H*L_q*L*e (L_q = {}; L_q = L at L <= {})", r.base.q_len,
                           r.base.q_len)
             : "S+P all = 2*B*H*L^2*e";
-  out += r.base.kv_dtype == KvDtype::kFp8E4m3
-             ? "  " + s_and_p +
-                   "; KV/layer = 2*B*H_kv*L*d*1 (fp8_e4m3: 1 byte/element, scales left out; "
-                   "one attention layer's KV cache, which decode reads every step)\n"
-             : "  " + s_and_p +
-                   "; KV/layer = 2*B*H_kv*L*d*e (one attention layer's KV cache, which decode "
-                   "reads every step)\n";
-  // One layer's, as every row here: a whole model's cache is the layers' sum (`layer` gives it).
-  if (r.preset) {
-    out += fmt::format(
-        "  the whole {}'s KV cache is its layer count x KV/layer (`rooflinectl layer "
-        "--model {}` gives it, with the model's peak memory and what fits)\n",
-        *r.preset, *r.preset);
-  }
+  out += "  " + s_and_p + "; " + kv_formula(r) + "\n";
+  out += whole_model_kv_line(r);
   return out;
 }
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "result/point_key.hpp"
+#include "render/point_label.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -27,7 +27,7 @@ std::string format_reconciliation_flags(const Report& report) {
     const PointResult* first_point;
     const ReconcileCheck* first_check;
     bool below;
-    std::vector<std::string> points;  ///< "L=512 0.553", "L=1024 q_len=512 1.083"
+    std::vector<std::string> points;  ///< "L=512 0.553", "L=4096 H_kv=8 kv=fp8_e4m3 1.048"
   };
   size_t checks = 0;
   size_t flagged = 0;
@@ -46,19 +46,23 @@ std::string format_reconciliation_flags(const Report& report) {
                g.first_check->reference == c.reference && g.below == below;
       });
       if (group == groups.end()) group = groups.insert(groups.end(), Group{&p, &c, below, {}});
-      // The shape's variant too (q_len, KV layout, GEMM dims, ...): points of one L differ by it.
-      group->points.push_back(
-          fmt::format("L={}{} {:.3f}", p.shape.seq_len, shape_variant_label(p.shape), c.ratio));
+      // Named as the table names the point (its variants and swept axes): points of one L
+      // differ by them.
+      group->points.push_back(fmt::format("L={}{} {:.3f}", p.shape.seq_len,
+                                          point_variant_label(report.config.axes, p.op, p.shape),
+                                          c.ratio));
     }
   }
   if (!any) return "";
   std::string body;
   for (const Group& g : groups) {
     const ReconcileCheck& c = *g.first_check;
-    body += fmt::format("  {}: {} / {} (band {}) at {} point{}: {}\n    at L={}: {}\n",
-                        g.first_point->op, c.quantity, c.reference, band_text(c), g.points.size(),
-                        g.points.size() == 1 ? "" : "s", fmt::join(g.points, ", "),
-                        g.first_point->shape.seq_len, c.explanation);
+    body += fmt::format(
+        "  {}: {} / {} (band {}) at {} point{}: {}\n    at L={}{}: {}\n", g.first_point->op,
+        c.quantity, c.reference, band_text(c), g.points.size(), g.points.size() == 1 ? "" : "s",
+        fmt::join(g.points, ", "), g.first_point->shape.seq_len,
+        point_variant_label(report.config.axes, g.first_point->op, g.first_point->shape),
+        c.explanation);
   }
   return fmt::format("reconciliation (analytic vs counted): {} of {} checks flagged\n{}", flagged,
                      checks, body);

@@ -11,6 +11,7 @@
 
 #include "core/sweep_axes.hpp"
 #include "render/bytes_basis_text.hpp"
+#include "render/point_label.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/value_format.hpp"
 #include "result/clock_notes.hpp"
@@ -117,27 +118,9 @@ struct TableNotes {
 Row format_row(const PointResult& p, const SweepAxes& axes, TableNotes& notes) {
   Row row;
   row.fill(kMissing);
-  // A paged or FP8 decode point names its KV cache beside the operator: "decode_attention
-  // paged/16", "decode_attention kv=fp8_e4m3" (unless the KV dtype is an axis that varies, which
-  // the swept label names); a chunk of queries over a longer cache its query length, "q=512"
-  // (likewise); FP8 GEMM inputs "gemm in=fp8_e4m3" (likewise); a sweep with lists, the point's
-  // values of the axes that vary: "flash_attention fp16 B=8". A gemm at explicit dims names them:
-  // "gemm N=6144 K=4096"; a point at explicit layer widths those: "rmsnorm hidden=4096".
-  row[0] = p.op;
-  if (p.shape.q_len != 0 && !axes.varies(SweepAxis::kQLen)) row[0] += " " + q_len_label(p.shape);
-  if (p.shape.kv_layout == KvLayout::kPaged) row[0] += " " + kv_layout_label(p.shape);
-  if (p.shape.kv_dtype != KvDtype::kAuto && !axes.varies(SweepAxis::kKvDtype)) {
-    row[0] += " " + kv_dtype_label(p.shape);
-  }
-  if (p.shape.gemm_dtype != GemmDtype::kAuto && !axes.varies(SweepAxis::kGemmDtype)) {
-    row[0] += " " + gemm_dtype_label(p.shape);
-  }
-  if (const std::string gemm = gemm_dims_label(p.shape); !gemm.empty()) row[0] += " " + gemm;
-  if (const std::string widths = layer_widths_label(p.shape); !widths.empty()) {
-    row[0] += " " + widths;
-  }
-  const std::string swept = swept_axes_label(axes, p.op, p.shape);
-  if (!swept.empty()) row[0] += " " + swept;
+  // The operator, then what tells its points apart (point_variant_label): "decode_attention
+  // paged/16", "decode_attention kv=fp8_e4m3", "gemm N=6144 K=4096", "flash_attention fp16 B=8".
+  row[0] = p.op + point_variant_label(axes, p.op, p.shape);
   if (!p.version.empty()) row[1] = p.version;
   row[2] = std::to_string(p.shape.seq_len);
   if (p.timing) row[3] = format_time(p.timing->median_s);

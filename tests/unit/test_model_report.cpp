@@ -87,6 +87,30 @@ TEST(ModelReport, MemoryTableHasTheSeedsNumbers) {
   EXPECT_LT(r.max_naive_seq_len, 60000);
 }
 
+// A decode-only question gets the KV cache per layer, not naive attention's S and P, and no layer
+// widths line (no operator of it runs at d_model or ffn_dim): a trial found both printed.
+TEST(ModelReport, DecodeAloneShowsItsKvCacheOnly) {
+  SweepConfig config = default_sweep_config();
+  config.seq_lens = {4096, 32768};
+  config.base.batch = 8;
+  config.base.heads = 32;
+  config.base.kv_heads = 8;
+  const ModelReport r =
+      build_model_report(config, {{"decode_attention", Pipe::kTensor}}, find_gpu_spec("h100-sxm"));
+  const std::string text = format_model_table(r);
+  EXPECT_EQ(text.find("largest L for naive attention"), std::string::npos) << text;
+  EXPECT_EQ(text.find("S+P"), std::string::npos) << text;
+  EXPECT_EQ(text.find("layer: d_model"), std::string::npos) << text;
+  // 2·B·H_kv·L·d·2 bytes: 134 MB at L = 4096, 1.07 GB at 32768.
+  EXPECT_NE(text.find("   4096     134 MB"), std::string::npos) << text;
+  EXPECT_NE(text.find("  32768    1.07 GB"), std::string::npos) << text;
+  EXPECT_NE(text.find("KV/layer = 2*B*H_kv*L*d*e"), std::string::npos) << text;
+  // With an attention operator that has S and P, the table and the layer line come back.
+  const ModelReport full = h200_report(Dtype::kBf16, {4096});
+  EXPECT_NE(format_model_table(full).find("largest L for naive attention"), std::string::npos);
+  EXPECT_NE(format_model_table(full).find("layer: d_model"), std::string::npos);
+}
+
 // Values from a few bytes to petabytes keep three significant digits and their unit, instead of
 // "0.00" or "70368744.2" in a fixed MB or GFLOP column; the device memory is named in GiB and GB.
 TEST(ModelReport, TinyAndHugeValuesKeepTheirDigitsAndUnits) {

@@ -443,5 +443,42 @@ TEST(Reconcile, TableNamesTheShapeVariantBesideL) {
   EXPECT_NE(text.find("L=1024 q=512 "), std::string::npos) << text;
 }
 
+// A sweep with lists names each flagged point by the values of its varying axes, as the table
+// does, so that two decode points of one L that differ in H_kv and the KV dtype read apart (a
+// trial found "L=4096 kv=fp8_e4m3" twice in one list, and "at L=4096" heading the explanation).
+TEST(Reconcile, ListNamesTheSweptAxesAsTheTableDoes) {
+  Report report = h200_report();
+  report.config.axes.kv_heads = {16, 4};
+  report.config.axes.kv_dtype = {KvDtype::kAuto, KvDtype::kFp8E4m3};
+  std::vector<PointResult> decode;
+  for (const auto& p : report.points) {
+    if (p.op == "decode_attention" && p.shape.seq_len == 4096) decode.push_back(p);
+  }
+  ASSERT_EQ(decode.size(), 1u);
+  report.points.clear();
+  for (const int64_t kv_heads : {16, 4}) {
+    PointResult p = decode.front();
+    p.shape.kv_heads = kv_heads;
+    p.shape.kv_dtype = KvDtype::kFp8E4m3;
+    ReconcileCheck flagged;
+    flagged.quantity = "dram_write_bytes_isolated";
+    flagged.reference = "l2_write_bytes";
+    flagged.ratio = 1.05;
+    flagged.band_low = 0.98;
+    flagged.band_high = 1.02;
+    flagged.flagged = true;
+    flagged.explanation = "write-back baseline";
+    p.reconciliation = Reconciliation{};
+    p.reconciliation->checks = {flagged};
+    report.points.push_back(p);
+  }
+  const std::string text = format_reconciliation_flags(report);
+  EXPECT_NE(text.find("L=4096 H_kv=16 kv=fp8_e4m3 1.050, L=4096 H_kv=4 kv=fp8_e4m3 1.050"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("at L=4096 H_kv=16 kv=fp8_e4m3: write-back baseline"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace rooflinectl
