@@ -244,8 +244,17 @@ std::string format_console_table(const Report& report) {
     if (roofs.dram_bytes_per_s)
       values.push_back("HBM " + format_si(*roofs.dram_bytes_per_s, "B/s"));
     if (roofs.l2_bytes_per_s) {
+      // Points with roofs of their own (counters: each point's L2 clock) get their range, so
+      // that the median shown is not looked for in every point's JSON.
+      const bool one_value = *roofs.l2_min_bytes_per_s == *roofs.l2_max_bytes_per_s;
       values.push_back(
-          fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds));
+          one_value
+              ? fmt::format("L2 {} ({})", format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds)
+              : fmt::format("L2 {} ({}; the median of the points' {}–{}, each point "
+                            "under its own)",
+                            format_si(*roofs.l2_bytes_per_s, "B/s"), roofs.l2_kinds,
+                            format_si(*roofs.l2_min_bytes_per_s, "B/s"),
+                            format_si(*roofs.l2_max_bytes_per_s, "B/s")));
     }
     if (roofs.tensor_flop_per_s) {
       values.push_back(fmt::format(

@@ -175,6 +175,31 @@ TEST(TableWriter, L2ColumnsFootnoteAndRoofValue) {
       << table;
 }
 
+// Counter roofs differ point by point (each point's own L2 clock): the footer's L2 value is their
+// median and says so, with the range, so that a reader does not look for it in every point (a
+// trial looked for the footer's 15.4 TB/s in points of 15.23-15.43).
+TEST(TableWriter, L2RoofsThatDifferShowTheirMedianAndRange) {
+  Report r;
+  r.config.base.dtype = Dtype::kBf16;
+  for (const double l2_bytes_per_s : {15.23e12, 15.43e12, 15.40e12}) {
+    PointResult p = ok_point("flash_attention", 4096, 4e-3, 1e12, 1e9, "counters");
+    Roof roof = p.roofline->roof;
+    roof.l2_bytes_per_s = l2_bytes_per_s;
+    roof.l2_source = "counters: L2 [test]";
+    roof.l2_source_kind = RoofSource::kCounters;
+    p.roofline = place_on_roofline(roof, 1e12, 1e9, 4e-3, "counters", L2Bytes{2e10, ""});
+    r.points.push_back(p);
+  }
+  PeaksBlock peaks;
+  peaks.used = RoofSource::kDatasheet;
+  r.peaks = peaks;
+  const std::string table = format_console_table(r);
+  EXPECT_TRUE(contains(table,
+                       "L2 15.4 TB/s (counters; the median of the points' 15.2 TB/s–15.4 TB/s, "
+                       "each point under its own)"))
+      << table;
+}
+
 TEST(TableWriter, OkRowShowsMeasuredValuesWithUnits) {
   Report r;
   // 2e12 FLOP over 1e10 bytes in 4 ms: 500 TFLOP/s, 2.5 TB/s, 200 FLOP/B (just under the ridge).

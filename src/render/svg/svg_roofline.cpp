@@ -96,6 +96,8 @@ void chart_l2_roof(const Report& report, ChartRoofs& roofs) {
   }
   if (l2.empty()) return;
   roofs.l2_bytes_per_s = median(l2);
+  roofs.l2_min_bytes_per_s = *std::min_element(l2.begin(), l2.end());
+  roofs.l2_max_bytes_per_s = *std::max_element(l2.begin(), l2.end());
   for (const RoofSource kind : kinds) {
     roofs.l2_kinds += (roofs.l2_kinds.empty() ? "" : ", ") + to_string(kind);
   }

@@ -23,6 +23,10 @@ struct ChartRoofs {
   /// L2 roof, bytes/s: the median over the placed points whose roof has one (roof.l2_bytes_per_s);
   /// std::nullopt when none has.
   std::optional<double> l2_bytes_per_s;
+  /// The lowest and highest of those L2 roofs (equal when every point has the same one, as
+  /// measured peaks give; counters give each point its own clock's).
+  std::optional<double> l2_min_bytes_per_s;
+  std::optional<double> l2_max_bytes_per_s;
   /// The distinct source kinds of those L2 roofs (roof.l2_source_kind), "measured", "counters",
   /// joined with ", "; empty when l2_bytes_per_s is null.
   std::string l2_kinds;
