@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -189,6 +190,24 @@ nlohmann::ordered_json dense_tensor_json(const GpuSpec& gpu) {
   return out;
 }
 
+/// Where each known figure of `gpu` comes from, keyed as list_json's fields are
+/// ("dense_tensor_flop_per_s.bf16" for a tensor rate): the spec file's source strings.
+nlohmann::ordered_json gpu_sources_json(const GpuSpec& gpu) {
+  nlohmann::ordered_json out = {{"sm_count", gpu.sm_count_source}};
+  const auto add = [&out](const std::string& key, const SpecValue& v) {
+    if (is_known(v)) out[key] = v.source;
+  };
+  add("memory_bytes", gpu.memory_bytes);
+  add("hbm_bytes_per_s", gpu.hbm_bytes_per_s);
+  add("l2_bytes", gpu.l2_bytes);
+  add("boost_clock_hz", gpu.boost_clock_hz);
+  for (const auto& [dtype, v] : gpu.dense_tensor_flop_per_s) {
+    add("dense_tensor_flop_per_s." + dtype, v);
+  }
+  add("fp32_flop_per_s", gpu.fp32_flop_per_s);
+  return out;
+}
+
 std::string list_json() {
   nlohmann::ordered_json operators = nlohmann::ordered_json::array();
   const Shape base = default_sweep_config().base;
@@ -223,14 +242,20 @@ std::string list_json() {
   for (const ModelPreset& preset : builtin_model_presets()) presets.push_back(preset_json(preset));
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const GpuSpec& gpu : builtin_gpu_specs()) {
-    gpus.push_back({{"id", gpu.id},
-                    {"name", gpu.name},
-                    {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
-                    {"sm_count", gpu.sm_count},
-                    {"memory_bytes", gpu.memory_bytes.value},
-                    {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value},
-                    {"dense_tensor_flop_per_s", dense_tensor_json(gpu)},
-                    {"fp32_flop_per_s", known_or_null(gpu.fp32_flop_per_s)}});
+    gpus.push_back(
+        {{"id", gpu.id},
+         {"name", gpu.name},
+         {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
+         {"sm_count", gpu.sm_count},
+         {"memory_bytes", static_cast<int64_t>(gpu.memory_bytes.value)},
+         {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value},
+         {"l2_bytes", is_known(gpu.l2_bytes)
+                          ? nlohmann::ordered_json(static_cast<int64_t>(gpu.l2_bytes.value))
+                          : nlohmann::ordered_json(nullptr)},
+         {"boost_clock_hz", known_or_null(gpu.boost_clock_hz)},
+         {"dense_tensor_flop_per_s", dense_tensor_json(gpu)},
+         {"fp32_flop_per_s", known_or_null(gpu.fp32_flop_per_s)},
+         {"sources", gpu_sources_json(gpu)}});
   }
   const nlohmann::ordered_json list = {
       {"operators", operators},

@@ -24,6 +24,16 @@ assert list(doc) == ["operators", "axes", "counters", "model_presets", "gpu_spec
 gpus = {g["id"]: g for g in doc["gpu_specs"]}
 assert gpus["h200-sxm"]["compute_capability"] == "9.0" and gpus["h200-sxm"]["sm_count"] == 132, gpus
 assert gpus["h200-sxm"]["hbm_bytes_per_s"] == 4.8e12 and "l40s" in gpus, gpus
+# Every figure names its source, as the text table and the model report do; bytes are integers.
+for g in doc["gpu_specs"]:
+    assert isinstance(g["memory_bytes"], int), g
+    assert g["l2_bytes"] is None or isinstance(g["l2_bytes"], int), g
+    named = ["sm_count", "memory_bytes", "hbm_bytes_per_s"]
+    named += ["dense_tensor_flop_per_s." + d for d, v in g["dense_tensor_flop_per_s"].items() if v]
+    named += [k for k in ("l2_bytes", "boost_clock_hz", "fp32_flop_per_s") if g[k] is not None]
+    assert sorted(g["sources"]) == sorted(named), (g["id"], g["sources"], named)
+    assert all(g["sources"].values()), g["sources"]
+assert "datasheet" in gpus["h200-sxm"]["sources"]["hbm_bytes_per_s"], gpus["h200-sxm"]["sources"]
 presets = {p["id"]: p for p in doc["model_presets"]}
 assert presets["llama-3.1-8b"]["ffn_dim"] == 14336 and presets["llama-3.1-8b"]["kv_heads"] == 8, presets
 assert presets["gemma-2-9b"]["head_dim"] == 256 and presets["gemma-2-9b"]["gelu_form"] == "tanh", presets
