@@ -183,6 +183,12 @@ nlohmann::ordered_json known_or_null(const SpecValue& v) {
   return is_known(v) ? nlohmann::ordered_json(v.value) : nlohmann::ordered_json(nullptr);
 }
 
+/// A datasheet byte count as an integer, or null where the spec has none.
+nlohmann::ordered_json known_bytes_or_null(const SpecValue& v) {
+  return is_known(v) ? nlohmann::ordered_json(static_cast<int64_t>(v.value))
+                     : nlohmann::ordered_json(nullptr);
+}
+
 /// The dense tensor peaks by input dtype ("bf16", "fp16", "tf32", "fp8"), FLOP/s.
 nlohmann::ordered_json dense_tensor_json(const GpuSpec& gpu) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -242,20 +248,17 @@ std::string list_json() {
   for (const ModelPreset& preset : builtin_model_presets()) presets.push_back(preset_json(preset));
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
   for (const GpuSpec& gpu : builtin_gpu_specs()) {
-    gpus.push_back(
-        {{"id", gpu.id},
-         {"name", gpu.name},
-         {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
-         {"sm_count", gpu.sm_count},
-         {"memory_bytes", static_cast<int64_t>(gpu.memory_bytes.value)},
-         {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value},
-         {"l2_bytes", is_known(gpu.l2_bytes)
-                          ? nlohmann::ordered_json(static_cast<int64_t>(gpu.l2_bytes.value))
-                          : nlohmann::ordered_json(nullptr)},
-         {"boost_clock_hz", known_or_null(gpu.boost_clock_hz)},
-         {"dense_tensor_flop_per_s", dense_tensor_json(gpu)},
-         {"fp32_flop_per_s", known_or_null(gpu.fp32_flop_per_s)},
-         {"sources", gpu_sources_json(gpu)}});
+    gpus.push_back({{"id", gpu.id},
+                    {"name", gpu.name},
+                    {"compute_capability", fmt::format("{}.{}", gpu.cc_major, gpu.cc_minor)},
+                    {"sm_count", gpu.sm_count},
+                    {"memory_bytes", known_bytes_or_null(gpu.memory_bytes)},
+                    {"hbm_bytes_per_s", gpu.hbm_bytes_per_s.value},
+                    {"l2_bytes", known_bytes_or_null(gpu.l2_bytes)},
+                    {"boost_clock_hz", known_or_null(gpu.boost_clock_hz)},
+                    {"dense_tensor_flop_per_s", dense_tensor_json(gpu)},
+                    {"fp32_flop_per_s", known_or_null(gpu.fp32_flop_per_s)},
+                    {"sources", gpu_sources_json(gpu)}});
   }
   const nlohmann::ordered_json list = {
       {"operators", operators},

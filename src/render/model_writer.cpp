@@ -218,6 +218,12 @@ std::string whole_model_kv_line(const ModelReport& r) {
       *r.preset, *r.preset);
 }
 
+// The memory tables' units line: decimal units and the element size of the dtype.
+std::string memory_units(const ModelReport& r) {
+  return fmt::format("(decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
+                     to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
+}
+
 // S, P and KV-cache sizes per L, and the largest L naive attention fits in (decode alone: the
 // KV cache only); empty when the report predicts no attention operator (its JSON keeps the
 // numbers).
@@ -227,16 +233,14 @@ std::string attention_memory_table(const ModelReport& r) {
   const GpuSpec& g = r.gpu;
   // Decode alone materializes no S or P: its question is the KV cache.
   if (!has_op(r, {kNaiveAttentionOp, kFlashAttentionOp})) {
-    out += fmt::format("KV cache (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
-                       to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
+    out += "KV cache " + memory_units(r);
     out += fmt::format("{:>7} {:>10}\n", "L", "KV/layer");
     for (const auto& m : r.memory) {
       out += fmt::format("{:>7} {:>10}\n", m.seq_len, bytes_si(m.kv_cache_bytes));
     }
     return out + "  " + kv_formula(r) + "\n" + whole_model_kv_line(r);
   }
-  out += fmt::format("attention memory (decimal units: 1 MB = 1e6 bytes; {} = {} bytes/element)\n",
-                     to_string(r.base.dtype), dtype_size_bytes(r.base.dtype));
+  out += "attention memory " + memory_units(r);
   out += fmt::format("{:>7} {:>10} {:>12} {:>10} {:>12} {:>10} {:>5}\n", "L", "S/head", "S+P/head",
                      "S+P all", "naive total", "KV/layer", "fits");
   for (const auto& m : r.memory) {
