@@ -128,6 +128,7 @@ std::vector<std::string> follow_up_metric_names(const std::vector<std::string>& 
       continue;
     }
     if (contains(fp64, name)) continue;
+    if (name == kMetricTensorFp8PeakPerCycle && !extra.fp8) continue;
     out.push_back(name);
   }
   return out;

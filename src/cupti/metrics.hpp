@@ -64,6 +64,9 @@ inline constexpr const char* kMetricFfmaPeakPerCycle =
 /// The sparse rate on the H200: not the dense roof unchecked.
 inline constexpr const char* kMetricTensorBf16PeakPerCycle =
     counter_field(&CounterPeaks::tensor_bf16_per_cycle).metric;
+/// The sparse rate on compute capability 9.0, as bf16's.
+inline constexpr const char* kMetricTensorFp8PeakPerCycle =
+    counter_field(&CounterPeaks::tensor_fp8_per_cycle).metric;
 
 /// Tensor-pipe warp instructions of every dtype (a hardware counter on GH100, no SASS
 /// patching): `profile` collects it to tell a kernel that used the tensor pipe with a dtype whose
@@ -71,7 +74,7 @@ inline constexpr const char* kMetricTensorBf16PeakPerCycle =
 inline constexpr const char* kMetricTensorPipeInst = "sm__inst_executed_pipe_tensor.sum";
 
 /// Every metric above, in a fixed order: what a point's counter pass collects (the fp8 tensor
-/// metric only at FP8 GEMM points' sweeps, follow_up_metric_names).
+/// metric and fp8 per-cycle peak only at FP8 GEMM points' sweeps, follow_up_metric_names).
 const std::vector<std::string>& counter_metric_names();
 
 /// The tensor-pipe op metric of the MMA `dtype` inputs use: kMetricTensorBf16Ops for bf16,
@@ -94,7 +97,9 @@ const std::vector<std::string>& required_byte_metrics();
 /// counter_metric_names() minus `byte_set`, minus the DRAM byte metrics, minus every tensor-pipe
 /// op metric but `dtype`'s (tensor_ops_metric) and those of the MMA input types in `extra` (the
 /// points' other types besides `dtype`'s, each one more metric and, for fp16 on GH100, a
-/// kernel-replay set of its own, so only engines whose points need one ask for it), minus the fp64
+/// kernel-replay set of its own, so only engines whose points need one ask for it), minus the fp8
+/// per-cycle peak unless `extra` has fp8 (a chip without fp8 tensor cores need not know it; the
+/// roof of an FP8 GEMM point under `--roof counters` reads it), minus the fp64
 /// instruction counters (no sweep operator does fp64 work; `profile --mode full` collects them)
 /// and, unless `sm_throughput`, minus kMetricSmThroughputPct: what the sessions after the byte
 /// session collect, in counter_metric_names() order. sm__throughput (the SM speed-of-light of

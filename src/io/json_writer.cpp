@@ -245,6 +245,8 @@ Json counters_to_json(const CounterResult& c) {
   j["total"] = kernel_counters_to_json(c.total);
   Json peaks;
   for (const CounterPeakField& f : kCounterPeakFields) {
+    // As tensor_fp8_flop above: written only where an FP8 GEMM point's sweep read it.
+    if (f.member == &CounterPeaks::tensor_fp8_per_cycle && !(c.peaks.*f.member)) continue;
     put_optional(peaks, f.json_key, c.peaks.*f.member);
   }
   j["peaks"] = std::move(peaks);

@@ -106,21 +106,17 @@ PeakSet counter_peak_set(const CounterPeakInputs& in, int cc_major, int cc_minor
       fmt::format("2 FLOP x {:.0f} FFMA/cycle", in.ffma_inst_per_cycle.value_or(0)), "SM");
   const bool sparse = tensor_counter_peak_is_sparse_rate(cc_major, cc_minor);
   const double dense_factor = sparse ? 0.5 : 1.0;
-  const auto tensor_text = [&](const std::optional<double>& v, bool verified) {
-    const std::string rule = !sparse    ? " (dense vs sparse not verified on this architecture)"
-                             : verified ? " / 2 (counter reads the 2:4-sparse rate on sm_90)"
-                                        : " / 2 (assumed sparse rate as bf16's, measured on sm_90)";
+  const auto tensor_text = [&](const std::optional<double>& v) {
+    const std::string rule = sparse ? " / 2 (counter reads the 2:4-sparse rate on sm_90)"
+                                    : " (dense vs sparse not verified on this architecture)";
     return fmt::format("{:.4g} FLOP/cycle{}", v.value_or(0), rule);
   };
-  set.tensor_bf16 =
-      per_cycle_ceiling(in.tensor_bf16_per_cycle, in.sm_clock_hz, dense_factor,
-                        "tensor bf16 " + tensor_text(in.tensor_bf16_per_cycle, true), "SM");
-  set.tensor_fp16 =
-      per_cycle_ceiling(in.tensor_fp16_per_cycle, in.sm_clock_hz, dense_factor,
-                        "tensor fp16 " + tensor_text(in.tensor_fp16_per_cycle, false), "SM");
-  set.tensor_fp8 =
-      per_cycle_ceiling(in.tensor_fp8_per_cycle, in.sm_clock_hz, dense_factor,
-                        "tensor fp8 " + tensor_text(in.tensor_fp8_per_cycle, false), "SM");
+  set.tensor_bf16 = per_cycle_ceiling(in.tensor_bf16_per_cycle, in.sm_clock_hz, dense_factor,
+                                      "tensor bf16 " + tensor_text(in.tensor_bf16_per_cycle), "SM");
+  set.tensor_fp16 = per_cycle_ceiling(in.tensor_fp16_per_cycle, in.sm_clock_hz, dense_factor,
+                                      "tensor fp16 " + tensor_text(in.tensor_fp16_per_cycle), "SM");
+  set.tensor_fp8 = per_cycle_ceiling(in.tensor_fp8_per_cycle, in.sm_clock_hz, dense_factor,
+                                     "tensor fp8 " + tensor_text(in.tensor_fp8_per_cycle), "SM");
   return set;
 }
 

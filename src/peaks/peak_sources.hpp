@@ -44,9 +44,9 @@ struct CounterPeakInputs {
 
 /// The counter-derived PeakSet: DRAM = B/cycle × DRAM clock, L2 = B/cycle × L2 clock, fp32 =
 /// 2 × FFMA/cycle × SM clock, tensor = ops/cycle × SM clock, halved where
-/// tensor_counter_peak_is_sparse_rate (cc 9.0; for fp16 and fp8 the bf16 finding is assumed,
-/// and the source says so; tests/gpu/test_peaks.cpp checks the fp8 one against the wgmma fp8
-/// benchmark). `description` says which kernels the clocks were read during.
+/// tensor_counter_peak_is_sparse_rate (cc 9.0, for bf16, fp16 and fp8 alike:
+/// tests/gpu/test_peaks.cpp holds each type's wgmma benchmark between 0.6 and 1.03 of its halved
+/// ceiling). `description` says which kernels the clocks were read during.
 PeakSet counter_peak_set(const CounterPeakInputs& inputs, int cc_major, int cc_minor,
                          const std::string& description);
 

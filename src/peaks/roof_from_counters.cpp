@@ -8,8 +8,8 @@ bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor) {
   return cc_major == 9 && cc_minor == 0;
 }
 
-std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe, int cc_major,
-                                       int cc_minor, std::string& null_reason) {
+std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe, bool fp8_inputs,
+                                       int cc_major, int cc_minor, std::string& null_reason) {
   if (counters.null_reason) {
     null_reason = "no counters: " + *counters.null_reason;
     return std::nullopt;
@@ -42,17 +42,18 @@ std::optional<Roof> roof_from_counters(const CounterResult& counters, Pipe pipe,
                     *peaks.ffma_inst_per_cycle, *sm_clock / 1e9, bw_source);
     return roof;
   }
-  if (!peaks.tensor_bf16_per_cycle) {
-    null_reason = "tensor-pipe peak not measured";
+  const bool sparse_rate_counter = tensor_counter_peak_is_sparse_rate(cc_major, cc_minor);
+  const char* type = fp8_inputs ? "fp8" : "bf16";
+  const std::optional<double>& per_cycle =
+      fp8_inputs ? peaks.tensor_fp8_per_cycle : peaks.tensor_bf16_per_cycle;
+  if (!per_cycle) {
+    null_reason = fmt::format("tensor {} peak not measured", type);
     return std::nullopt;
   }
-  const bool sparse_rate_counter = tensor_counter_peak_is_sparse_rate(cc_major, cc_minor);
-  const double dense_per_cycle =
-      sparse_rate_counter ? *peaks.tensor_bf16_per_cycle / 2.0 : *peaks.tensor_bf16_per_cycle;
-  roof.peak_flop_per_s = dense_per_cycle * *sm_clock;
+  roof.peak_flop_per_s = (sparse_rate_counter ? *per_cycle / 2.0 : *per_cycle) * *sm_clock;
   roof.source = fmt::format(
-      "counters peak_sustained: tensor bf16 {:.4g} FLOP/cycle{} x SM {:.4g} GHz; {}",
-      *peaks.tensor_bf16_per_cycle,
+      "counters peak_sustained: tensor {} {:.4g} FLOP/cycle{} x SM {:.4g} GHz; {}", type,
+      *per_cycle,
       sparse_rate_counter ? " / 2 (counter reads the sparse rate on sm_90; dense = half)"
                           : " (dense vs sparse not verified on this architecture)",
       *sm_clock / 1e9, bw_source);

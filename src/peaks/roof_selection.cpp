@@ -153,13 +153,7 @@ std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
       roof = roof_from_peak_set(block.measured, pipe, dtype, null_reason, fp8_inputs);
       break;
     case RoofSource::kCounters:
-      if (fp8_inputs && pipe == Pipe::kTensor) {
-        null_reason =
-            "no counters tensor fp8 ceiling: the tensor peak counter read is the bf16 pipe's "
-            "(use --roof datasheet or measured for FP8 GEMM points)";
-        return std::nullopt;
-      }
-      roof = roof_from_counters(counters, pipe, cc_major, cc_minor, null_reason);
+      roof = roof_from_counters(counters, pipe, fp8_inputs, cc_major, cc_minor, null_reason);
       break;
   }
   if (roof) fill_l2_roof(*roof, source, block, counters, cc_major, cc_minor);

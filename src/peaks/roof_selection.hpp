@@ -61,8 +61,8 @@ void fill_l2_roof(Roof& roof, RoofSource source, const PeaksBlock& block,
 /// (both via roof_from_peak_set), counters → roof_from_counters on the point's own counters
 /// (its kernels' clocks); its L2 ceiling by fill_l2_roof. Returns std::nullopt with
 /// `null_reason` when that source has no roof for this point. A point with `fp8_inputs` (FP8
-/// GEMM) takes the tensor fp8 ceiling of datasheet or measured peaks; counters give none for it
-/// yet (their tensor peak is the bf16 pipe's per-cycle rate, not fp8's), so it is null there.
+/// GEMM) takes the tensor fp8 ceiling: of datasheet or measured peaks, or under counters the fp8
+/// pipe's per-cycle peak its own counters read (CounterPeaks::tensor_fp8_per_cycle).
 std::optional<Roof> select_point_roof(RoofSource source, Pipe pipe, Dtype dtype,
                                       const PeaksBlock& block, const CounterResult& counters,
                                       int cc_major, int cc_minor, std::string& null_reason,

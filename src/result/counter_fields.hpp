@@ -208,6 +208,11 @@ inline constexpr CounterPeakField kCounterPeakFields[] = {
      "sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained", KeyPresence::kRequired,
      "bf16 tensor-pipe ops per SM cycle, all SMs: the sparse rate on the H200 (2× the dense "
      "datasheet figure), not a dense roof unchecked"},
+    // Newer than schema 2's first reports (kMayBeAbsent); collected with tensor_fp8_flop only.
+    {&CounterPeaks::tensor_fp8_per_cycle, "tensor_fp8_per_cycle", "FLOP/cycle",
+     "sm__ops_path_tensor_src_fp8.sum.peak_sustained", KeyPresence::kMayBeAbsent,
+     "fp8 tensor-pipe ops per SM cycle, all SMs: the sparse rate on compute capability 9.0, as "
+     "bf16's (tests/gpu/test_peaks.cpp)"},
 };
 
 static_assert(sizeof(CounterPeaks) == std::size(kCounterPeakFields) * sizeof(std::optional<double>),

@@ -125,6 +125,9 @@ struct CounterPeaks {
   std::optional<double> l2_bytes_per_cycle;
   std::optional<double> ffma_inst_per_cycle;
   std::optional<double> tensor_bf16_per_cycle;
+  /// Read only by sweeps whose points feed fp8 MMAs (FP8 GEMM): null elsewhere and in reports
+  /// written before it existed.
+  std::optional<double> tensor_fp8_per_cycle;
 };
 
 /// One CUPTI metric set of a counter pass and how it was collected.

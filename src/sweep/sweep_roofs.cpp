@@ -57,6 +57,12 @@ void finish_sweep_roofs(PeaksBlock& block, const std::vector<PointResult>& point
     in.l2_bytes_per_cycle = c.peaks.l2_bytes_per_cycle;
     in.ffma_inst_per_cycle = c.peaks.ffma_inst_per_cycle;
     in.tensor_bf16_per_cycle = c.peaks.tensor_bf16_per_cycle;
+    // Read only at FP8 GEMM points' sweeps; any point that has it gives it (a per-cycle constant).
+    for (const auto& other : points) {
+      if (other.counters.null_reason || !other.counters.peaks.tensor_fp8_per_cycle) continue;
+      in.tensor_fp8_per_cycle = other.counters.peaks.tensor_fp8_per_cycle;
+      break;
+    }
     in.sm_clock_hz = c.total.sm_clock_hz;
     in.dram_clock_hz = c.total.dram_clock_hz;
     in.l2_clock_hz = c.total.l2_clock_hz;
@@ -64,7 +70,8 @@ void finish_sweep_roofs(PeaksBlock& block, const std::vector<PointResult>& point
         in, device.cc_major, device.cc_minor,
         fmt::format("CUPTI peak_sustained per cycle x the clocks measured during {} L={} (each "
                     "point's counters roof uses its own kernels' clocks); the sweep does not "
-                    "collect the fp16 or fp8 tensor peaks (see `rooflinectl peaks`)",
+                    "collect the fp16 tensor peak, and the fp8 one only with FP8 GEMM points "
+                    "(see `rooflinectl peaks`)",
                     p.op, p.shape.seq_len));
     return;
   }

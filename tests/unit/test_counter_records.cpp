@@ -51,17 +51,19 @@ TEST(FollowUpMetricNames, NeverHoldDramBytesAndSkipTheByteSet) {
     EXPECT_EQ(std::count(later.begin(), later.end(), dram), 0) << dram;
   }
   EXPECT_EQ(std::count(later.begin(), later.end(), kMetricTensorBf16Ops), 1);
-  // Every metric lands in exactly one set, but the other dtypes' tensor pipes (fp16, tf32, fp8)
-  // and the fp64 instruction counters (profile --mode full only) in none.
-  EXPECT_EQ(later.size() + 4 + 2 + 3, counter_metric_names().size());
-  for (const char* profile_only : {kMetricTensorTf32Ops, kMetricTensorFp8Ops, kMetricDfmaInst,
-                                   kMetricDaddInst, kMetricDmulInst}) {
+  // Every metric lands in exactly one set, but the other dtypes' tensor pipes (fp16, tf32, fp8),
+  // the fp8 per-cycle peak and the fp64 instruction counters (profile --mode full only) in none.
+  EXPECT_EQ(later.size() + 4 + 2 + 3 + 1, counter_metric_names().size());
+  for (const char* profile_only :
+       {kMetricTensorTf32Ops, kMetricTensorFp8Ops, kMetricTensorFp8PeakPerCycle, kMetricDfmaInst,
+        kMetricDaddInst, kMetricDmulInst}) {
     EXPECT_EQ(std::count(later.begin(), later.end(), profile_only), 0) << profile_only;
   }
-  // With FP8 GEMM points the fp8 pipe is collected too: one more.
+  // With FP8 GEMM points the fp8 pipe's ops and per-cycle peak (their counters roof) too.
   const auto with_fp8 = follow_up_metric_names({kMetricDurationNs}, Dtype::kBf16, true, fp8_gemm);
-  EXPECT_EQ(with_fp8.size(), later.size() + 1);
+  EXPECT_EQ(with_fp8.size(), later.size() + 2);
   EXPECT_EQ(std::count(with_fp8.begin(), with_fp8.end(), kMetricTensorFp8Ops), 1);
+  EXPECT_EQ(std::count(with_fp8.begin(), with_fp8.end(), kMetricTensorFp8PeakPerCycle), 1);
   // Decode attention over an FP8 KV cache multiplies in fp16 at a bf16 dtype: the fp16 pipe too,
   // else its tensor FLOPs read as the bf16 pipe's 0.
   const auto with_fp16 =

@@ -43,10 +43,10 @@ TEST(CounterMetricNames, ContainsEachNamedMetricOnce) {
                              kMetricL2ClockHz,        kMetricL2BytesPeakPerCycle,
                              kMetricTensorTf32Ops,    kMetricTensorFp8Ops,
                              kMetricDfmaInst,         kMetricDaddInst,
-                             kMetricDmulInst}) {
+                             kMetricDmulInst,         kMetricTensorFp8PeakPerCycle}) {
     EXPECT_EQ(std::count(names.begin(), names.end(), metric), 1) << metric;
   }
-  EXPECT_EQ(names.size(), 27u);
+  EXPECT_EQ(names.size(), 28u);
 }
 
 TEST(CountersFromRanges, UtilizationPercentBecomesFractionWeightedByDuration) {

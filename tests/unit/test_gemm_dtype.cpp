@@ -220,7 +220,7 @@ PeakBenchmarkRecord bench(const char* name, CeilingKind kind, std::optional<doub
 }
 
 // FP8 points take the tensor fp8 ceiling of a peak set (datasheet or measured), 16-bit points
-// keep theirs; the counters source has no fp8 ceiling, so it gives FP8 points no roof.
+// keep theirs.
 TEST(GemmDtype, Fp8CeilingChosenForFp8Points) {
   EXPECT_EQ(compute_ceiling_kind(Pipe::kTensor, Dtype::kBf16, true), CeilingKind::kTensorFp8);
   EXPECT_EQ(compute_ceiling_kind(Pipe::kTensor, Dtype::kFp16, true), CeilingKind::kTensorFp8);
@@ -246,6 +246,30 @@ TEST(GemmDtype, Fp8CeilingChosenForFp8Points) {
                         "test run");
   EXPECT_FALSE(roof_from_peak_set(without, Pipe::kTensor, Dtype::kBf16, reason, true));
   EXPECT_NE(reason.find("tensor fp8"), std::string::npos) << reason;
+}
+
+// Under --roof counters an FP8 point is placed under the fp8 pipe's per-cycle peak its own
+// counters read, a 16-bit point of the same sweep under the bf16 one.
+TEST(GemmDtype, CountersRoofOfFp8PointsIsTheFp8PipesPeak) {
+  CounterResult counters;
+  counters.peaks.dram_bytes_per_cycle = 1504.0;
+  counters.peaks.tensor_bf16_per_cycle = 1.081344e6;
+  counters.peaks.tensor_fp8_per_cycle = 2.162688e6;
+  counters.total.sm_clock_hz = 1.98e9;
+  counters.total.dram_clock_hz = 3.199e9;
+  const PeaksBlock block;
+  std::string reason;
+  const auto fp8 = select_point_roof(RoofSource::kCounters, Pipe::kTensor, Dtype::kBf16, block,
+                                     counters, 9, 0, reason, true);
+  const auto bf16 = select_point_roof(RoofSource::kCounters, Pipe::kTensor, Dtype::kBf16, block,
+                                      counters, 9, 0, reason, false);
+  ASSERT_TRUE(fp8 && bf16) << reason;
+  EXPECT_NEAR(fp8->peak_flop_per_s / bf16->peak_flop_per_s, 2.0, 1e-12);
+  EXPECT_NE(fp8->source.find("tensor fp8"), std::string::npos) << fp8->source;
+  counters.peaks.tensor_fp8_per_cycle.reset();
+  EXPECT_FALSE(select_point_roof(RoofSource::kCounters, Pipe::kTensor, Dtype::kBf16, block,
+                                 counters, 9, 0, reason, true));
+  EXPECT_EQ(reason, "tensor fp8 peak not measured");
 }
 
 }  // namespace

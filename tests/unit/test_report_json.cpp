@@ -409,20 +409,23 @@ TEST(ReportJson, Fp8KvDtypeAndQuantizationErrorRoundTrip) {
 }
 
 // An FP8 GEMM point writes "gemm_dtype" (a 16-bit one does not: absent reads as auto) and its
-// counted fp8 tensor FLOPs, and reads both back; label and identity name the input type; a bad
-// value is refused naming it.
+// counted fp8 tensor FLOPs and fp8 per-cycle peak (a 16-bit point neither), and reads them back;
+// label and identity name the input type; a bad value is refused naming it.
 TEST(ReportJson, Fp8GemmDtypeRoundTrip) {
   Report original = full_report();
   PointResult fp8 = original.points[0];
   fp8.op = "gemm";
   fp8.shape.gemm_dtype = GemmDtype::kFp8E4m3;
   fp8.counters.total.tensor_fp8_flop = 4.8e14;
+  fp8.counters.peaks.tensor_fp8_per_cycle = 2.162688e6;
   original.points.push_back(fp8);
   const std::string text = report_to_json_text(original);
   const nlohmann::json j = nlohmann::json::parse(text);
   EXPECT_FALSE(j["points"][0]["shape"].contains("gemm_dtype"));
   EXPECT_EQ(j["points"][1]["shape"]["gemm_dtype"], "fp8_e4m3");
   EXPECT_EQ(j["points"][1]["counters"]["total"]["tensor_fp8_flop"], 4.8e14);
+  EXPECT_EQ(j["points"][1]["counters"]["peaks"]["tensor_fp8_per_cycle"], 2.162688e6);
+  EXPECT_FALSE(j["points"][0]["counters"]["peaks"].contains("tensor_fp8_per_cycle"));
   const Report back = report_from_json_text(text, "memory");
   EXPECT_EQ(report_to_json_text(back), text);
   ASSERT_EQ(back.points.size(), 2u);
@@ -430,6 +433,8 @@ TEST(ReportJson, Fp8GemmDtypeRoundTrip) {
   EXPECT_EQ(back.points[1].shape.gemm_dtype, GemmDtype::kFp8E4m3);
   ASSERT_TRUE(back.points[1].counters.total.tensor_fp8_flop.has_value());
   EXPECT_EQ(*back.points[1].counters.total.tensor_fp8_flop, 4.8e14);
+  EXPECT_EQ(back.points[1].counters.peaks.tensor_fp8_per_cycle, 2.162688e6);
+  EXPECT_FALSE(back.points[0].counters.peaks.tensor_fp8_per_cycle.has_value());
   EXPECT_NE(point_key(back.points[1]).label().find(" in=fp8_e4m3"), std::string::npos);
   PointResult same_but_auto = back.points[1];
   same_but_auto.shape.gemm_dtype = GemmDtype::kAuto;

@@ -217,9 +217,13 @@ TEST(CounterPeaks, H200PerCyclePeaksGiveTheDatasheetScale) {
   EXPECT_NEAR(*set.fp32.value, 66.9e12, 0.05e12);
   EXPECT_NEAR(*set.tensor_bf16.value, 132.0 * 4096.0 * 1.98e9, 1e9);  // halved: sparse counter
   EXPECT_NEAR(*set.tensor_fp16.value, 132.0 * 4096.0 * 1.98e9, 1e9);
-  EXPECT_NE(set.tensor_fp16.source.find("assumed"), std::string::npos) << set.tensor_fp16.source;
+  EXPECT_NE(set.tensor_fp16.source.find("/ 2 (counter reads the 2:4-sparse rate on sm_90)"),
+            std::string::npos)
+      << set.tensor_fp16.source;
   EXPECT_NEAR(*set.tensor_fp8.value, 2.0 * 132.0 * 4096.0 * 1.98e9, 1e9);  // halved, as bf16
-  EXPECT_NE(set.tensor_fp8.source.find("assumed"), std::string::npos) << set.tensor_fp8.source;
+  EXPECT_NE(set.tensor_fp8.source.find("/ 2 (counter reads the 2:4-sparse rate on sm_90)"),
+            std::string::npos)
+      << set.tensor_fp8.source;
   EXPECT_NEAR(*ridge_flop_per_byte(set, CeilingKind::kTensorFp8) /
                   *ridge_flop_per_byte(set, CeilingKind::kTensorBf16),
               2.0, 1e-9);

@@ -45,14 +45,10 @@ constexpr double kMmaFlop = 2.0 * 16 * 8 * 16;  // one mma.sync m16n8k16: 2·M·
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
-// Counter-pass metrics beyond the sweep's own list (cupti/metrics.hpp); names checked against the
+// A counter-pass metric beyond the sweep's own list (cupti/metrics.hpp); name checked against the
 // GH100 metric list (gh100-base-metrics.txt: sm__ops_path_tensor_src_fp16 exists).
 constexpr const char* kMetricTensorFp16PeakPerCycle =
     "sm__ops_path_tensor_src_fp16.sum.peak_sustained";
-// sm__ops_path_tensor_src_fp8 is in the GH100 list too; its counted ops were read on an H100
-// (2·M·N·K exactly), its .peak_sustained not yet.
-constexpr const char* kMetricTensorFp8PeakPerCycle =
-    "sm__ops_path_tensor_src_fp8.sum.peak_sustained";
 
 __device__ uint32_t g_stream_sink;
 __device__ float g_compute_sink;

@@ -38,11 +38,10 @@ struct PeakRunResult {
 /// paths.
 const std::vector<std::string>& peak_counter_metric_names();
 
-/// peak_counter_metric_names() without the metrics not yet read on a GPU (the L2 clock and the
-/// L2, fp16-tensor and fp8-tensor per-cycle peaks; their base names are in the GH100 list, the
-/// .peak_sustained and .per_second forms unverified; the fp8 tensor ops were read on an H100,
-/// 2·M·N·K exactly): the fallback when CUPTI refuses the full list. The ceilings they feed are then
-/// null with a reason.
+/// peak_counter_metric_names() without the metrics checked on GH100 only (the L2 clock and the
+/// L2, fp16-tensor and fp8-tensor per-cycle peaks, read on the H100 and held against the
+/// benchmarks by tests/gpu/test_peaks.cpp; a chip without fp8 tensor cores has no fp8 path): the
+/// fallback when CUPTI refuses the full list. The ceilings they feed are then null with a reason.
 const std::vector<std::string>& peak_counter_verified_metric_names();
 
 /// Runs every benchmark on the current device (the caller has made it current), per `plan`.
