@@ -9,11 +9,11 @@
 
 namespace rooflinectl {
 
-/// " paged/16", " kv=fp8_e4m3" (unless the KV dtype is an axis that varies, which the swept
-/// label names), " q=512" (likewise), " in=fp8_e4m3" (likewise), explicit GEMM dims
-/// (" N=6144 K=4096") and layer widths (" hidden=4096"), then swept_axes_label's values of the
-/// axes that vary for `op` (" H_kv=32 kv=bf16"); each part with its leading space, "" when the
-/// operator's points differ by L alone. The table's row names and the reconciliation list use it.
+/// shape_variant_label's parts but those of the axes that vary in `axes` (" paged/16",
+/// " kv=fp8_e4m3", " q=512", " in=fp8_e4m3", " N=6144 K=4096", " hidden=4096"), then
+/// swept_axes_label's values of the axes that vary for `op` (" H_kv=32 kv=bf16"); each part with
+/// its leading space, "" when the operator's points differ by L alone. The table's row names and
+/// the reconciliation list use it.
 std::string point_variant_label(const SweepAxes& axes, const std::string& op, const Shape& shape);
 
 }  // namespace rooflinectl

@@ -39,12 +39,19 @@ auto point_identity(const PointResult& point) { return point_identity(point.op, 
 
 }  // namespace
 
-std::string shape_variant_label(const Shape& shape) {
+std::string shape_variant_label(const Shape& shape, const SweepAxes* named_elsewhere) {
+  const auto shown = [&](SweepAxis axis) {
+    return named_elsewhere == nullptr || !named_elsewhere->varies(axis);
+  };
   std::string out;
-  if (shape.q_len != 0) out += " " + q_len_label(shape);
+  if (shape.q_len != 0 && shown(SweepAxis::kQLen)) out += " " + q_len_label(shape);
   if (shape.kv_layout == KvLayout::kPaged) out += " " + kv_layout_label(shape);
-  if (shape.kv_dtype != KvDtype::kAuto) out += " " + kv_dtype_label(shape);
-  if (shape.gemm_dtype != GemmDtype::kAuto) out += " " + gemm_dtype_label(shape);
+  if (shape.kv_dtype != KvDtype::kAuto && shown(SweepAxis::kKvDtype)) {
+    out += " " + kv_dtype_label(shape);
+  }
+  if (shape.gemm_dtype != GemmDtype::kAuto && shown(SweepAxis::kGemmDtype)) {
+    out += " " + gemm_dtype_label(shape);
+  }
   if (const std::string gemm = gemm_dims_label(shape); !gemm.empty()) out += " " + gemm;
   if (const std::string widths = layer_widths_label(shape); !widths.empty()) out += " " + widths;
   return out;

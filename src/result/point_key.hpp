@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/shape.hpp"
+#include "core/sweep_axes.hpp"
 #include "result/report.hpp"
 
 namespace rooflinectl {
@@ -35,8 +36,10 @@ PointKey point_key(const PointResult& point);
 /// kv=fp8_e4m3" (an FP8 one), " N=6144 K=4096" (a gemm at explicit dims), " hidden=4096 ffn=14336"
 /// (explicit layer widths); empty for a contiguous 16-bit cache, the default up projection and the
 /// default widths. Where a table names a point by operator and L alone, it appends this so that
-/// such points can be told apart (compare's tables).
-std::string shape_variant_label(const Shape& shape);
+/// such points can be told apart (compare's tables). A part whose axis (query length, KV dtype,
+/// GEMM inputs) varies in `named_elsewhere` is left out: the caller's swept-axes label names it
+/// (render/point_label.hpp).
+std::string shape_variant_label(const Shape& shape, const SweepAxes* named_elsewhere = nullptr);
 
 /// Throws a bad-input Error "<origin>: point '<op shape>' appears twice (points[i] and
 /// points[j])" when two points have the same operator and shape (PointKey::same_point; the
