@@ -261,6 +261,9 @@ std::string format_console_table(const Report& report) {
           "{} tensor {}", axis_summary(report.config.axes, report.config.base, SweepAxis::kDtype),
           format_si(*roofs.tensor_flop_per_s, "FLOP/s")));
     }
+    if (roofs.tensor_fp8_flop_per_s) {
+      values.push_back("fp8 tensor " + format_si(*roofs.tensor_fp8_flop_per_s, "FLOP/s"));
+    }
     if (roofs.fp32_flop_per_s)
       values.push_back("fp32 " + format_si(*roofs.fp32_flop_per_s, "FLOP/s"));
     out += fmt::format("roofs: {}", to_string(peaks.used));

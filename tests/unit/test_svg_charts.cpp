@@ -25,6 +25,8 @@
 #include "render/svg/svg_profile_roofline.hpp"
 #include "render/svg/svg_roofline.hpp"
 #include "render/svg/svg_throughput.hpp"
+#include "render/table_writer.hpp"
+#include "render/value_format.hpp"
 
 namespace rooflinectl {
 namespace {
@@ -190,6 +192,45 @@ TEST(SvgRoofline, PointAboveItsRoofIsMarked) {
   EXPECT_EQ(text_of(*label[0]), "above roof");
   Parsed unflagged(roofline_svg(load_report(kH200Report)));
   EXPECT_TRUE(with_class(unflagged.doc, "above-roof").empty());
+}
+
+// FP8 GEMM points sit under the fp8 tensor roof (twice bf16's on Hopper): the chart draws it as a
+// roof of its own and the bf16 tensor roof stays the 16-bit points' median, not a blend of both.
+TEST(SvgRoofline, Fp8GemmPointsGetTheirOwnTensorRoof) {
+  Report report = load_report(kH200Report);
+  EXPECT_FALSE(chart_roofs(report).tensor_fp8_flop_per_s);
+  constexpr double kBf16Roof = 989.5e12;
+  size_t fp8_points = 0;
+  for (PointResult& p : report.points) {
+    if (!p.roofline || p.roofline->roof.pipe != Pipe::kTensor) continue;
+    p.roofline->roof.peak_flop_per_s = kBf16Roof;
+    if (p.op != "gemm") continue;
+    p.shape.gemm_dtype = GemmDtype::kFp8E4m3;
+    p.roofline->roof.peak_flop_per_s = 2.0 * kBf16Roof;
+    ++fp8_points;
+  }
+  ASSERT_GT(fp8_points, 0u);
+  const ChartRoofs roofs = chart_roofs(report);
+  ASSERT_TRUE(roofs.tensor_flop_per_s && roofs.tensor_fp8_flop_per_s);
+  EXPECT_DOUBLE_EQ(*roofs.tensor_flop_per_s, kBf16Roof);
+  EXPECT_DOUBLE_EQ(*roofs.tensor_fp8_flop_per_s, 2.0 * kBf16Roof);
+  Parsed svg(roofline_svg(report));
+  const auto flat = with_class(svg.doc, "roof");
+  EXPECT_EQ(count_if_attr(flat, "data-pipe", "tensor-fp8"), 1u);
+  EXPECT_EQ(count_if_attr(flat, "data-pipe", "tensor"), 1u);
+  EXPECT_EQ(with_class(svg.doc, "ridge").size(), 3u);
+  bool fp8_label = false;
+  for (const auto* label : with_class(svg.doc, "roof-label")) {
+    fp8_label = fp8_label || text_of(*label).rfind("fp8 tensor-core roof ", 0) == 0;
+  }
+  EXPECT_TRUE(fp8_label);
+  // The table's roofs line names both.
+  if (!report.peaks) report.peaks.emplace();
+  const std::string table = format_console_table(report);
+  EXPECT_NE(table.find(" tensor " + format_si(kBf16Roof, "FLOP/s") + ", fp8 tensor " +
+                       format_si(2.0 * kBf16Roof, "FLOP/s")),
+            std::string::npos)
+      << table;
 }
 
 TEST(SvgRoofline, H200SweepLabelsEveryOperatorsEndsWithoutOverlap) {

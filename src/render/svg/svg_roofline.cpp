@@ -106,7 +106,7 @@ void chart_l2_roof(const Report& report, ChartRoofs& roofs) {
 }  // namespace
 
 ChartRoofs chart_roofs(const Report& report) {
-  std::vector<double> tensor, fp32, dram;
+  std::vector<double> tensor, tensor_fp8, fp32, dram;
   std::vector<RoofSource> kinds;
   for (const auto& p : report.points) {
     if (!placed(p)) continue;
@@ -114,7 +114,8 @@ ChartRoofs chart_roofs(const Report& report) {
     if (std::find(kinds.begin(), kinds.end(), roof.source_kind) == kinds.end())
       kinds.push_back(roof.source_kind);
     if (std::isfinite(roof.peak_flop_per_s) && roof.peak_flop_per_s > 0) {
-      (roof.pipe == Pipe::kTensor ? tensor : fp32).push_back(roof.peak_flop_per_s);
+      const bool fp8 = p.shape.gemm_dtype == GemmDtype::kFp8E4m3;
+      (roof.pipe == Pipe::kFp32 ? fp32 : fp8 ? tensor_fp8 : tensor).push_back(roof.peak_flop_per_s);
     }
     if (std::isfinite(roof.peak_bytes_per_s) && roof.peak_bytes_per_s > 0) {
       dram.push_back(roof.peak_bytes_per_s);
@@ -123,6 +124,7 @@ ChartRoofs chart_roofs(const Report& report) {
   ChartRoofs roofs;
   chart_l2_roof(report, roofs);
   if (!tensor.empty()) roofs.tensor_flop_per_s = median(tensor);
+  if (!tensor_fp8.empty()) roofs.tensor_fp8_flop_per_s = median(tensor_fp8);
   if (!fp32.empty()) roofs.fp32_flop_per_s = median(fp32);
   if (!dram.empty()) roofs.dram_bytes_per_s = median(dram);
   for (const RoofSource kind : kinds) {
@@ -181,7 +183,8 @@ Axes axis_ranges(const std::vector<const PointResult*>& points, const ChartRoofs
     }
     ys.push_back(p->roofline->achieved_flop_per_s);
   }
-  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+  for (const auto& peak :
+       {roofs.tensor_fp8_flop_per_s, roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
     if (!peak) continue;
     ys.push_back(*peak);
     for (const auto& bw : {roofs.dram_bytes_per_s, roofs.l2_bytes_per_s}) {
@@ -377,8 +380,8 @@ std::string title_svg(const Chart& chart) {
   return svg;
 }
 
-// A ridge point (I*, peak): where a pipe's flat roof meets the DRAM slope, tensor first. Empty
-// without a DRAM roof.
+// A ridge point (I*, peak): where a pipe's flat roof meets the DRAM slope, highest roof first.
+// Empty without a DRAM roof.
 struct Ridge {
   double intensity;
   double peak_flop_per_s;
@@ -386,7 +389,8 @@ struct Ridge {
 
 std::vector<Ridge> ridges(const ChartRoofs& roofs) {
   std::vector<Ridge> out;
-  for (const auto& peak : {roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
+  for (const auto& peak :
+       {roofs.tensor_fp8_flop_per_s, roofs.tensor_flop_per_s, roofs.fp32_flop_per_s}) {
     if (peak && roofs.dram_bytes_per_s) out.push_back({*peak / *roofs.dram_bytes_per_s, *peak});
   }
   return out;
@@ -416,7 +420,8 @@ std::vector<Box> marker_boxes(const Chart& chart) {
 std::string slopes_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer& labels) {
   const ChartRoofs& roofs = chart.roofs;
   const double highest_peak =
-      std::max(roofs.tensor_flop_per_s.value_or(0), roofs.fp32_flop_per_s.value_or(0));
+      std::max({roofs.tensor_fp8_flop_per_s.value_or(0), roofs.tensor_flop_per_s.value_or(0),
+                roofs.fp32_flop_per_s.value_or(0)});
   if (!(highest_peak > 0)) return "";
   std::string svg;
   if (roofs.dram_bytes_per_s) {
@@ -440,17 +445,19 @@ std::string slopes_svg(const Chart& chart, std::vector<Box>& avoid, LabelPlacer&
 std::string flat_roofs_svg(const Chart& chart, LabelPlacer& labels) {
   const ChartRoofs& roofs = chart.roofs;
   struct PipeRoof {
-    Pipe pipe;
+    const char* data_pipe;  ///< "tensor", "tensor-fp8" or "fp32"
     std::optional<double> peak;
     std::string name;
     const char* dash;
   };
   const PipeRoof pipe_roofs[] = {
-      {Pipe::kTensor, roofs.tensor_flop_per_s,
+      {"tensor-fp8", roofs.tensor_fp8_flop_per_s, "fp8 tensor-core roof",
+       R"( stroke-dasharray="2 3")"},
+      {"tensor", roofs.tensor_flop_per_s,
        axis_summary(chart.report.config.axes, chart.report.config.base, SweepAxis::kDtype) +
            " tensor-core roof",
        ""},
-      {Pipe::kFp32, roofs.fp32_flop_per_s, "fp32 FMA roof", R"( stroke-dasharray="7 4")"},
+      {"fp32", roofs.fp32_flop_per_s, "fp32 FMA roof", R"( stroke-dasharray="7 4")"},
   };
   std::string svg;
   for (const auto& r : pipe_roofs) {
@@ -463,7 +470,7 @@ std::string flat_roofs_svg(const Chart& chart, LabelPlacer& labels) {
     svg += fmt::format(
         R"(<line class="roof" data-pipe="{}" x1="{:.1f}" y1="{:.1f}" x2="{}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)"
         "\n",
-        to_string(r.pipe), x0, y, kPlotRight, y, kInk, r.dash);
+        r.data_pipe, x0, y, kPlotRight, y, kInk, r.dash);
     labels.reserve(Box{x0, y - 3, kPlotRight, y + 3});
     const std::string text = r.name + " " + format_si(*r.peak, "FLOP/s");
     const double w = text_width_px(text, kLabelPx);

@@ -9,11 +9,15 @@
 
 namespace rooflinectl {
 
-/// The roofs a chart draws: one compute roof per pipe that has placed points and one DRAM roof,
-/// each the median over the placed points' own roofs (per-point roofs differ slightly because they
-/// use the clock measured during each kernel). FLOP/s and bytes/s.
+/// The roofs a chart draws: one compute roof per pipe that has placed points (the tensor pipe's
+/// twice where FP8 GEMM points sit under its fp8 roof) and one DRAM roof, each the median over the
+/// placed points' own roofs (per-point roofs differ slightly because they use the clock measured
+/// during each kernel). FLOP/s and bytes/s.
 struct ChartRoofs {
+  /// Of the tensor-pipe points with 16-bit MMA inputs (the sweep's dtype).
   std::optional<double> tensor_flop_per_s;
+  /// Of the FP8 GEMM points (--gemm-dtype fp8_e4m3): the fp8 tensor roof.
+  std::optional<double> tensor_fp8_flop_per_s;
   std::optional<double> fp32_flop_per_s;
   std::optional<double> dram_bytes_per_s;
   /// The distinct roof source kinds (roof.source_kind) in words, joined with "; ": "measured
@@ -41,8 +45,8 @@ std::vector<std::string> points_without_roofline(const Report& report);
 
 /// Log-log roofline chart (SVG 1.1 text): x = arithmetic intensity (FLOP/byte of DRAM traffic),
 /// y = performance (TFLOP/s), decade ticks labelled, faint minor grid; the HBM slope
-/// (class "roof-hbm"), one flat roof per pipe (class "roof", data-pipe tensor|fp32) from the
-/// ridge point (class "ridge") to the right edge, each labelled with its value; one marker per
+/// (class "roof-hbm"), one flat roof per pipe (class "roof", data-pipe tensor|tensor-fp8|fp32) from
+/// the ridge point (class "ridge") to the right edge, each labelled with its value; one marker per
 /// placed point (class "point", data-op, data-seq-len), shape and colour by operator, lighter for
 /// shorter L, joined in L order, the shortest and longest L of each operator labelled without
 /// overlap; a legend; a title naming the GPU and the roofs' source; a note listing points left
