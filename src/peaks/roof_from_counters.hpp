@@ -19,8 +19,8 @@ bool tensor_counter_peak_is_sparse_rate(int cc_major, int cc_minor);
 
 /// Roof of `pipe` for one point:
 ///   DRAM bytes/s  = dram__bytes.sum.peak_sustained (B/cycle) × dram__cycles_elapsed.avg.per_second
-///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained × SM
-///   clock
+///   fp32 FLOP/s   = 2 × sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained ×
+///                   SM clock
 ///   tensor FLOP/s = sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained × SM clock, or with
 ///                   `fp8_inputs` (FP8 GEMM) sm__ops_path_tensor_src_fp8.sum.peak_sustained × SM
 ///                   clock, halved on compute capability 9.0, where these counters' peaks are the
