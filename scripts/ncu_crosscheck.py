@@ -12,10 +12,16 @@
    (`--replay-mode range --nvtx --nvtx-include "rooflinectl@<op> L=<L>/"`): ncu then flushes once
    before the operator's kernels, as rooflinectl's byte session does, instead of before each
    kernel, which would send the intermediate S and P through DRAM.
-3. Prints one Markdown table, a row per point: DRAM read, in-window write, deferred write-back,
-   total, ncu's read and write, the ratios, tensor FLOPs ours/ncu, and the analytic minimum; then
-   the count of points within the tolerances and a note for every point measured in fewer of our
-   runs than the others.
+3. Every point outside the tolerances is measured once more under ncu, the same way but with
+   `--cache-control none`: ncu then adds no flush of its own, and the kernels start from the L2
+   state rooflinectl's own flush leaves before every timed launch (clean lines of its sweep
+   buffer), the state our byte session starts from, where `all` starts them from an emptied L2.
+   A point within the tolerances there differs from ncu by where L2 starts, not by how the
+   bytes are counted (docs/counter-method.md).
+4. Prints one Markdown table, a row per point: DRAM read, in-window write, deferred write-back,
+   total, ncu's read and write, the ratios, tensor FLOPs ours/ncu, the analytic minimum, and for
+   a point outside the tolerances its verdict from our L2 state; then the count of points within
+   the tolerances and a note for every point measured in fewer of our runs than the others.
 
 With `--repeats N` (N > 1) both sides are measured N times: N sweeps of ours, and N timed
 launches of the point in its one ncu process (each flushed by `--cache-control all`); an
@@ -33,6 +39,8 @@ A run saves in its --work DIR, and `--parse-only DIR` reads back:
   ncu-OP-L.csv                ncu's `--csv --page raw` log of point (OP, L): N timed launches,
                               or for an operator compared as a range its first launch, the others
                               in ncu-OP-L-r2.csv ... ncu-OP-L-rN.csv
+  ncu-none-OP-L.csv ...       the same under `--cache-control none`, for the points outside the
+                              tolerances under `all`
   no-warmup.json, one-launch.json   the sweep configs the ncu processes ran with
 
 Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
@@ -241,6 +249,10 @@ def table(rows):
         head += (" ours read spread | ncu read spread | ours write spread MB | ncu write "
                  "spread MB | within ncu's own spread |")
         rule += "---|---|---|---|---|"
+    same_state = any("same_state" in r for r in rows)
+    if same_state:
+        head += " from our L2 state (ncu --cache-control none): read ours/ncu, write ours-ncu MB |"
+        rule += "---|"
     out = [head + " within tolerance |", rule + "---|"]
     for r in rows:
         diff = (None if r["write"] is None or r["ncu_write"] is None
@@ -256,6 +268,8 @@ def table(rows):
                       fmt_spread_pct(r["ncu_read_spread"], r["ncu_read"]),
                       fmt_mb(r["write_spread"]), fmt_mb(r["ncu_write_spread"]),
                       "yes" if r["ok_spread"] else "no"]
+        if same_state:
+            cells.append(fmt_same_state(r.get("same_state")))
         cells.append("yes" if r["ok"] else "NO: " + r["why"])
         out.append("| " + " | ".join(str(c) for c in cells) + " |")
     good = sum(r["ok"] for r in rows)
@@ -265,6 +279,13 @@ def table(rows):
     out.append(f"{good}/{len(rows)} points within tolerance ({basis}read {READ_TOLERANCE:.0%}, "
                f"in-window write {WRITE_TOLERANCE:.0%} or {WRITE_ABS_TOLERANCE_BYTES / MB} MB, "
                "tensor FLOPs exact). MB = 10^6 bytes.")
+    if same_state:
+        outside = [r for r in rows if not r["ok"]]
+        agree = sum(r.get("same_state", {}).get("ok", False) for r in outside)
+        checked = sum("same_state" in r for r in outside)
+        out.append(f"{agree} of the {len(outside)} points outside the tolerances are within them "
+                   f"against ncu started from the L2 state our flush leaves ({checked} measured "
+                   "with --cache-control none: no flush of ncu's own).")
     if several:
         explained = sum(r["ok_spread"] for r in rows)
         out.append(f"{explained}/{len(rows)} points within tolerance of the range ncu itself "
@@ -272,14 +293,28 @@ def table(rows):
     return "\n".join(out)
 
 
-def ncu_file(work, point):
-    return os.path.join(work, f"ncu-{point['op']}-{point['shape']['seq_len']}.csv")
+def fmt_same_state(row):
+    """The table cell of a point's comparison against ncu under `--cache-control none`: empty
+    when there is none (the point was within the tolerances), else the verdict and the read
+    ratio and write difference."""
+    if row is None:
+        return ""
+    diff = (None if row["write"] is None or row["ncu_write"] is None
+            else f"{(row['write'] - row['ncu_write']) / MB:+.2f}")
+    figures = f"{fmt_ratio(ratio(row['read'], row['ncu_read']))}, {diff or 'n/a'}"
+    return f"yes ({figures})" if row["ok"] else f"NO: {row['why']} ({figures})"
 
 
-def ncu_files(work, point, repeats):
-    """The ncu logs of `point`: one file, or for an operator compared as a range one file per
-    launch (ncu-OP-L.csv, then ncu-OP-L-r2.csv, ...)."""
-    first = ncu_file(work, point)
+def ncu_file(work, point, cache_control="all"):
+    """ncu-OP-L.csv for `--cache-control all`, ncu-none-OP-L.csv for `none`."""
+    prefix = "ncu" if cache_control == "all" else f"ncu-{cache_control}"
+    return os.path.join(work, f"{prefix}-{point['op']}-{point['shape']['seq_len']}.csv")
+
+
+def ncu_files(work, point, repeats, cache_control="all"):
+    """The ncu logs of `point` under `cache_control`: one file, or for an operator compared as a
+    range one file per launch (ncu-OP-L.csv, then ncu-OP-L-r2.csv, ...)."""
+    first = ncu_file(work, point, cache_control)
     if not uses_range_replay(point):
         return [first]
     return [first] + [first[:-len(".csv")] + f"-r{i}.csv" for i in range(2, repeats + 1)]
@@ -349,20 +384,32 @@ def run(args):
         run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
                    "1", "--require-counters", "--output", ours])
     with open(our_report_files(args.work)[0]) as f:
-        first = json.load(f)
-    for point in ok_points(first):
-        ranged = uses_range_replay(point)
-        replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
-                   f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
-        for log in ncu_files(args.work, point, args.repeats) if ranged else [
-                ncu_file(args.work, point)]:
-            cmd = [args.ncu, "--cache-control", "all", "--clock-control", "none", *replay,
-                   "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", log,
-                   args.binary, "sweep", "--config", single if ranged else config, "--ops",
-                   point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
-                   "--format", "json"]
-            print("+", " ".join(cmd), file=sys.stderr, flush=True)
-            subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
+        points = ok_points(json.load(f))
+    for point in points:
+        run_ncu(args, point, "all", single, config)
+    rows, _ = rows_from(args.work)
+    outside = {(r["op"], r["seq_len"]) for r in rows if not r["ok"]}
+    for point in points:
+        if point_key(point) in outside:
+            run_ncu(args, point, "none", single, config)
+
+
+def run_ncu(args, point, cache_control, single, config):
+    """ncu over `point` (one process, or one per launch for an operator compared as a range)
+    with `--cache-control cache_control`, logs where ncu_files names them."""
+    ranged = uses_range_replay(point)
+    replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
+               f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
+    logs = (ncu_files(args.work, point, args.repeats, cache_control) if ranged
+            else [ncu_file(args.work, point, cache_control)])
+    for log in logs:
+        cmd = [args.ncu, "--cache-control", cache_control, "--clock-control", "none", *replay,
+               "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", log,
+               args.binary, "sweep", "--config", single if ranged else config, "--ops",
+               point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
+               "--format", "json"]
+        print("+", " ".join(cmd), file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
 
 
 def read_saved_run(work):
@@ -398,7 +445,8 @@ def rows_from(work):
     """The comparison rows from the files a run saved in `work`, and notes on what they lack: a
     row per point ok in any of our reports (first-seen order), with its entries in each report
     that has it ok; a note where that is fewer than the others, and where the reports are fewer
-    than the repeats."""
+    than the repeats. A row outside the tolerances whose `--cache-control none` logs exist gets
+    `same_state`: the same comparison against those."""
     repeats, documents = read_saved_run(work)
     reports = [{point_key(p): p for p in ok_points(d)} for d in documents]
     notes = []
@@ -414,13 +462,23 @@ def rows_from(work):
         if len(runs) < len(reports):
             notes.append(f"{key[0]} L = {key[1]}: ok in {len(runs)} of our {len(reports)} runs, "
                          f"its medians are of {len(runs)}")
-        kernels = []
-        for path in ncu_files(work, runs[0], repeats):
-            if os.path.exists(path):
-                with open(path) as f:
-                    kernels += parse_ncu_csv(f.read())
-        rows.append(row_for(runs, kernels, repeats))
+        row = row_for(runs, ncu_kernels(work, runs[0], repeats, "all"), repeats)
+        if not row["ok"] and any(os.path.exists(p)
+                                 for p in ncu_files(work, runs[0], repeats, "none")):
+            row["same_state"] = row_for(runs, ncu_kernels(work, runs[0], repeats, "none"),
+                                        repeats)
+        rows.append(row)
     return rows, notes
+
+
+def ncu_kernels(work, point, repeats, cache_control):
+    """The kernel rows of every ncu log of `point` under `cache_control` that exists."""
+    kernels = []
+    for path in ncu_files(work, point, repeats, cache_control):
+        if os.path.exists(path):
+            with open(path) as f:
+                kernels += parse_ncu_csv(f.read())
+    return kernels
 
 
 def positive_int(text):

@@ -200,6 +200,46 @@ class RepeatsTest(unittest.TestCase):
         self.assertEqual(rows[0]["ncu_read_spread"], 2e6)
         self.assertTrue(rows[0]["ok"], rows[0]["why"])
 
+    def test_point_outside_is_compared_from_our_l2_state(self):
+        # gelu near the L2 size: ncu's emptied L2 (all) writes 3 MB more in the window than
+        # ours; started from the state our flush leaves (none) it writes what we do
+        gelu = point(1, 33.56e6, 9.25e6, 24.4e6, 0.0)
+        gelu["op"] = "gelu"
+        with tempfile.TemporaryDirectory() as work:
+            save_run(work, 1, [[gelu, point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]])
+            self.assertEqual(os.path.basename(nc.ncu_file(work, gelu, "none")),
+                             "ncu-none-gelu-512.csv")
+            logs = {"ncu-gelu-512.csv": ("gelu_kernel", "33,560,000", "12,190,000", "0"),
+                    "ncu-none-gelu-512.csv": ("gelu_kernel", "33,560,000", "9,040,000", "0"),
+                    "ncu-gemm-512.csv": ("gemm_kernel", "35,680,000", "80,000",
+                                         "17,000,000,000"),
+                    # a point within the tolerances is not compared again
+                    "ncu-none-gemm-512.csv": ("gemm_kernel", "1", "1", "17,000,000,000")}
+            for name, row in logs.items():
+                with open(os.path.join(work, name), "w") as f:
+                    f.write(csv_text([row]))
+            rows, _ = nc.rows_from(work)
+        self.assertFalse(rows[0]["ok"])
+        self.assertEqual(rows[0]["why"], "write")
+        self.assertTrue(rows[0]["same_state"]["ok"])
+        self.assertTrue(rows[1]["ok"])
+        self.assertNotIn("same_state", rows[1])
+        text = nc.table(rows)
+        self.assertIn("from our L2 state (ncu --cache-control none)", text)
+        self.assertIn("| yes (1.0000, +0.21) | NO: write |", text)
+        self.assertIn("1 of the 1 points outside the tolerances are within them", text)
+
+    def test_same_state_miss_says_what_and_by_how_much(self):
+        r = nc.row_for(point(1, 36.5e6, 0.1e6, 8.4e6, 1.7e10), self.ncu_launches(
+            [(35.68e6, 0.08e6, 1.7e10)]))
+        self.assertEqual(nc.fmt_same_state(r), "NO: read (1.0230, +0.02)")
+        self.assertEqual(nc.fmt_same_state(None), "")
+
+    def test_without_same_state_logs_no_column(self):
+        r = nc.row_for(point(1, 36.5e6, 0.1e6, 8.4e6, 1.7e10), self.ncu_launches(
+            [(35.68e6, 0.08e6, 1.7e10)]))
+        self.assertNotIn("cache-control none", nc.table([r]))
+
     def test_single_run_table_has_no_spread_columns(self):
         r = nc.row_for(point(1, 35.6e6, 0.3e6, 8.4e6, 1.7e10),
                        self.ncu_launches([(35.68e6, 0.08e6, 1.7e10)]))
@@ -317,6 +357,51 @@ class SavedRunTest(unittest.TestCase):
         self.assertEqual(err.splitlines()[1:], ["error: our sweep was refused (exit 3): no CUDA "
                                                 "GPU found: install the driver"])  # after "+ cmd"
 
+    def test_run_measures_only_the_points_outside_again_without_ncus_flush(self):
+        gelu = point(1, 33.56e6, 9.25e6, 24.4e6, 0.0)
+        gelu["op"] = "gelu"
+        report = {"points": [gelu, point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
+        with tempfile.TemporaryDirectory() as work:
+            sweep = os.path.join(work, "rooflinectl")
+            ncu = os.path.join(work, "ncu")
+            calls = os.path.join(work, "calls")
+            with open(sweep, "w") as f:
+                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
+            with open(ncu, "w") as f:
+                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
+            for path in (sweep, ncu):
+                os.chmod(path, 0o755)
+            code, out, err = run_main("--binary", sweep, "--ncu", ncu, "--work",
+                                      os.path.join(work, "run"))
+            with open(calls) as f:
+                made = f.read().splitlines()
+        self.assertEqual(made, ["all gelu", "all gemm", "none gelu"], err)
+        self.assertEqual(code, 1)  # gelu stays outside the tolerances under `all`
+        self.assertIn("| yes (1.0000, +0.21) | NO: write |", out)
+
+
+# A stand-in for `rooflinectl sweep`: writes REPORT to the file after --output.
+FAKE_SWEEP = f"""#!{sys.executable}
+import sys
+with open(sys.argv[sys.argv.index("--output") + 1], "w") as f:
+    f.write(REPORT)
+"""
+
+# A stand-in for ncu: notes "<cache control> <op>" in CALLS and logs one kernel; gelu writes
+# 3 MB more in its window under `all` than under `none`, as on the H100.
+FAKE_NCU = f"""#!{sys.executable}
+import sys
+def value(key):
+    return sys.argv[sys.argv.index(key) + 1]
+mode, op = value("--cache-control"), value("--ops")
+with open(CALLS, "a") as f:
+    f.write(mode + " " + op + "\\n")
+write = {{("all", "gelu"): "12,190,000", ("none", "gelu"): "9,040,000"}}.get((mode, op), "80,000")
+read, tensor = ("33,560,000", "0") if op == "gelu" else ("35,680,000", "17,000,000,000")
+with open(value("--log-file"), "w") as f:
+    fields = ("0", "1", "r", "k", read, write, "1", tensor)
+    f.write(HEADER + "\\n" + ",".join(f'"{{v}}"' for v in fields))
+"""
 
 if __name__ == "__main__":
     unittest.main()
