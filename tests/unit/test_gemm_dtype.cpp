@@ -15,6 +15,7 @@
 #include "core/sweep_config.hpp"
 #include "core/sweep_plan.hpp"
 #include "device/gpu_spec.hpp"
+#include "h200_counter_peaks.hpp"
 #include "io/json_writer.hpp"
 #include "model/operator_model.hpp"
 #include "model/prediction.hpp"
@@ -251,12 +252,8 @@ TEST(GemmDtype, Fp8CeilingChosenForFp8Points) {
 // Under --roof counters an FP8 point is placed under the fp8 pipe's per-cycle peak its own
 // counters read, a 16-bit point of the same sweep under the bf16 one.
 TEST(GemmDtype, CountersRoofOfFp8PointsIsTheFp8PipesPeak) {
-  CounterResult counters;
-  counters.peaks.dram_bytes_per_cycle = 1504.0;
-  counters.peaks.tensor_bf16_per_cycle = 1.081344e6;
+  CounterResult counters = h200_point_counters();
   counters.peaks.tensor_fp8_per_cycle = 2.162688e6;
-  counters.total.sm_clock_hz = 1.98e9;
-  counters.total.dram_clock_hz = 3.199e9;
   const PeaksBlock block;
   std::string reason;
   const auto fp8 = select_point_roof(RoofSource::kCounters, Pipe::kTensor, Dtype::kBf16, block,

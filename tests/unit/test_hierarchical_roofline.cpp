@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "h200_counter_peaks.hpp"
 #include "peaks/peak_sources.hpp"
 #include "peaks/roof_selection.hpp"
 #include "result/consistency.hpp"
@@ -210,11 +211,7 @@ PeakSet measured_set(std::optional<double> l2) {
 
 // Counters of one point: a counter-derived roof, and the L2 peak and clock unless told not to.
 CounterResult point_counters(bool with_l2) {
-  CounterResult c;
-  c.peaks.dram_bytes_per_cycle = 1504.0;
-  c.peaks.tensor_bf16_per_cycle = 1.081344e6;
-  c.total.sm_clock_hz = 1.98e9;
-  c.total.dram_clock_hz = 3.199e9;
+  CounterResult c = h200_point_counters();
   if (with_l2) {
     c.peaks.l2_bytes_per_cycle = 5120.0;
     c.total.l2_clock_hz = 1.755e9;

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "device/gpu_spec.hpp"
+#include "h200_counter_peaks.hpp"
 #include "peaks/peak_sources.hpp"
 #include "peaks/roof_selection.hpp"
 #include "result/peak_set.hpp"
@@ -234,12 +235,8 @@ TEST(CounterPeaks, H200PerCyclePeaksGiveTheDatasheetScale) {
 }
 
 TEST(CounterPeaks, PointRoofUnderCountersUsesThePointsOwnCounters) {
-  CounterResult c;
-  c.peaks.dram_bytes_per_cycle = 1504.0;
-  c.peaks.ffma_inst_per_cycle = 16896.0;
-  c.peaks.tensor_bf16_per_cycle = 1.081344e6;
+  CounterResult c = h200_point_counters();
   c.total.sm_clock_hz = 1.5e9;
-  c.total.dram_clock_hz = 3.199e9;
   PeaksBlock block;
   block.measured = h200_measured();
   std::string reason;
