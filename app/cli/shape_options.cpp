@@ -144,7 +144,7 @@ void add_shape_options(CLI::App& sub, ShapeOptions& o, AxisValues values) {
       ->transform(strict_integer<int64_t>(gemm_dim));
   sub.add_option("--gemm-k", o.gemm_k,
                  "gemm's K, e.g. ffn_dim for the FFN down projection: a multiple of 8 (default 0: "
-                 "d_model = H*d)")
+                 "d_model: --hidden, else H*d)")
       ->type_name("N")
       ->transform(strict_integer<int64_t>(gemm_dim));
   // Checked by validate_layer_widths (and each kernel's width rule), naming the value.

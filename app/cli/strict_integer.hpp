@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace rooflinectl {
@@ -30,7 +31,11 @@ CLI::Validator strict_integer(const std::string& allowed) {
         Int value{};
         const char* last = token.data() + token.size();
         const auto [ptr, ec] = std::from_chars(token.data(), last, value);
-        if (ec == std::errc::result_out_of_range && ptr == last) {
+        // A negative whole number for an unsigned flag is out of its range, not malformed.
+        const bool negative_for_unsigned =
+            std::is_unsigned_v<Int> && token.size() > 1 && token[0] == '-' &&
+            token.find_first_not_of("0123456789", 1) == std::string::npos;
+        if ((ec == std::errc::result_out_of_range && ptr == last) || negative_for_unsigned) {
           return fmt::format("'{}' is out of range (allowed: {})", token, allowed);
         }
         if (token.empty() || ec != std::errc() || ptr != last) {

@@ -26,7 +26,9 @@ bad_input "--kernel-regex '(': bad regular expression" --kernel-regex '(' -- tru
 bad_input "--nvtx-include 'dom@range/': NVTX domains" --nvtx-include 'dom@range/' -- true
 bad_input "--sample-every 0: must be >= 1" --sample-every 0 -- true
 bad_input "--launch-count 0: must be >= 1 (leave it out to profile every launch)" --launch-count 0 -- true
-bad_input "--launch-skip" --launch-skip -3 -- true
+bad_input "--launch-skip: '-3' is out of range (allowed: integers 0, 1, ...)" --launch-skip -3 -- true
+bad_input "--sample-every: '-1' is out of range (allowed: integers 1, 2, ...)" --sample-every -1 -- true
+bad_input "--launch-count: '1.5' is not a whole number" --launch-count 1.5 -- true
 bad_input "invalid --mode 'triple': allowed single-pass, full" --mode triple -- true
 bad_input "invalid --mode full with --no-counters" --mode full --no-counters -- true
 bad_input "cannot run 'rfl-no-such-program': No such file or directory" -- rfl-no-such-program
