@@ -46,8 +46,14 @@ std::string format_si(double v, const std::string& unit) {
     double scale;
     const char* symbol;
   };
-  constexpr std::array<Prefix, 6> kPrefixes = {
-      {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}}};
+  constexpr std::array<Prefix, 8> kPrefixes = {{{1e21, "Z"},
+                                                {1e18, "E"},
+                                                {1e15, "P"},
+                                                {1e12, "T"},
+                                                {1e9, "G"},
+                                                {1e6, "M"},
+                                                {1e3, "k"},
+                                                {1, ""}}};
   for (const auto& p : kPrefixes) {
     if (std::fabs(v) >= p.scale) return format_3sig(v / p.scale) + " " + p.symbol + unit;
   }

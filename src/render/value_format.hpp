@@ -25,7 +25,8 @@ std::string format_bytes(std::optional<double> bytes);
 std::string format_percent(std::optional<double> fraction);
 
 /// Rates with a decimal SI prefix and the unit: (6.18e13, "FLOP/s") → "61.8 TFLOP/s",
-/// (1.43e7, "tokens/s") → "14.3 Mtokens/s". kNoValue when not finite.
+/// (1.43e7, "tokens/s") → "14.3 Mtokens/s"; prefixes k to Z (1e21), beyond Z the Z figure grows.
+/// kNoValue when not finite.
 std::string format_si(double v, const std::string& unit);
 
 }  // namespace rooflinectl

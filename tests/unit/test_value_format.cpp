@@ -24,5 +24,15 @@ TEST(FormatTimeS, ZeroAndMissingValues) {
   EXPECT_EQ(format_time_s(std::numeric_limits<double>::infinity()), kNoValue);
 }
 
+TEST(FormatSi, PicksThePrefixByMagnitudeUpToZetta) {
+  EXPECT_EQ(format_si(6.18e13, "FLOP/s"), "61.8 TFLOP/s");
+  EXPECT_EQ(format_si(1.43e7, "tokens/s"), "14.3 Mtokens/s");
+  EXPECT_EQ(format_si(2.5e18, "FLOP"), "2.50 EFLOP");
+  EXPECT_EQ(format_si(7.08e21, "FLOP"), "7.08 ZFLOP");  // `layer --analytic` at L = 2^31 - 1
+  EXPECT_EQ(format_si(5e24, "FLOP"), "5000 ZFLOP");
+  EXPECT_EQ(format_si(0.5, "B"), "0.500 B");
+  EXPECT_EQ(format_si(std::numeric_limits<double>::quiet_NaN(), "B"), kNoValue);
+}
+
 }  // namespace
 }  // namespace rooflinectl
