@@ -16,6 +16,8 @@
    `--cache-control none`: ncu then adds no flush of its own, and the kernels start from the L2
    state rooflinectl's own flush leaves before every timed launch (clean lines of its sweep
    buffer), the state our byte session starts from, where `all` starts them from an emptied L2.
+   The four METRICS fit one pass on GH100 (the byte session holds them and more in one pass,
+   docs/counter-method.md), so ncu replays nothing that a missing flush could warm.
    A point within the tolerances there differs from ncu by where L2 starts, not by how the
    bytes are counted (docs/counter-method.md).
 4. Prints one Markdown table, a row per point: DRAM read, in-window write, deferred write-back,
