@@ -402,9 +402,7 @@ def run_ncu(args, point, cache_control, single, config):
     ranged = uses_range_replay(point)
     replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
                f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
-    logs = (ncu_files(args.work, point, args.repeats, cache_control) if ranged
-            else [ncu_file(args.work, point, cache_control)])
-    for log in logs:
+    for log in ncu_files(args.work, point, args.repeats, cache_control):
         cmd = [args.ncu, "--cache-control", cache_control, "--clock-control", "none", *replay,
                "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", log,
                args.binary, "sweep", "--config", single if ranged else config, "--ops",
