@@ -8,7 +8,8 @@
 # flush leaves) to tell a starting-state difference from a counting one.
 #
 # Usage: scripts/ncu-crosscheck.sh [--binary build/release/rooflinectl] [--ops LIST]
-#        [--seq 512..32768] [--repeats N] [--work DIR] [--output FILE.md]
+#        [--seq 512..32768] [--repeats N] [--work DIR] [--output FILE.md] [--resume]
+# --resume goes on with a run cut short in the same --work, measuring only what is missing.
 # Needs a built rooflinectl, ncu on PATH (or --ncu PATH) and python3. A benchmark-style run:
 # never from CI (no GPU there).
 set -euo pipefail

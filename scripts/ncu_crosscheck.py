@@ -36,7 +36,7 @@ outside the tolerances is also checked against ncu's own spread: our median read
 as it disagrees with us.
 
 A run saves in its --work DIR, and `--parse-only DIR` reads back:
-  crosscheck.json             {"repeats": N}
+  crosscheck.json             {"repeats": N, "ops": LIST, "seq": SPEC}
   ours-1.json ... ours-N.json our sweep reports, one per run
   ncu-OP-L.csv                ncu's `--csv --page raw` log of point (OP, L): N timed launches,
                               or for an operator compared as a range its first launch, the others
@@ -44,10 +44,13 @@ A run saves in its --work DIR, and `--parse-only DIR` reads back:
   ncu-none-OP-L.csv ...       the same under `--cache-control none`, for the points outside the
                               tolerances under `all`
   no-warmup.json, one-launch.json   the sweep configs the ncu processes ran with
+An ncu log gets its name only once its ncu process has ended (OP-L.csv.part until then), so
+`--resume` after a run cut short (a time limit, a lost machine) measures only what is missing.
+Without --resume a run first deletes the reports and logs of these names an earlier run left.
 
 Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
-       [--output FILE.md] [--work DIR]; or --parse-only DIR [--output FILE.md] (no GPU needed:
-       what the CPU test exercises). Exit 0 when every point is within the tolerances, 1 when
+       [--output FILE.md] [--work DIR] [--resume]; or --parse-only DIR [--output FILE.md] (no
+       GPU needed: what the CPU test exercises). Exit 0 when every point is within the tolerances, 1 when
        not, 2 for bad input (a missing or incomplete DIR, an --output folder that does not
        exist), 3 when the GPU run cannot be made (ncu missing, the sweep refused: no GPU or no
        counters); errors are one "error:" line on stderr.
@@ -373,8 +376,17 @@ def run(args):
                               "on PATH (or --ncu PATH) and a GPU; --parse-only DIR needs neither",
                               3)
     os.makedirs(args.work, exist_ok=True)
-    with open(os.path.join(args.work, "crosscheck.json"), "w") as f:
-        json.dump({"repeats": args.repeats}, f)
+    settings = {"repeats": args.repeats, "ops": args.ops, "seq": args.seq}
+    settings_path = os.path.join(args.work, "crosscheck.json")
+    if args.resume:
+        if os.path.exists(settings_path):
+            check_resumable(settings_path, settings)
+    else:
+        for name in os.listdir(args.work):
+            if re.fullmatch(r"ours-[0-9]+\.json|ncu-.*\.csv(\.part)?", name):
+                os.remove(os.path.join(args.work, name))
+    with open(settings_path, "w") as f:
+        json.dump(settings, f)
     config = os.path.join(args.work, "no-warmup.json")
     with open(config, "w") as f:
         json.dump({"warmup_runs": 0, "repetitions": args.repeats}, f)
@@ -383,6 +395,8 @@ def run(args):
         json.dump({"warmup_runs": 0, "repetitions": 1}, f)
     for run_index in range(1, args.repeats + 1):
         ours = os.path.join(args.work, f"ours-{run_index}.json")
+        if args.resume and os.path.exists(ours):
+            continue
         run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
                    "1", "--require-counters", "--output", ours])
     with open(our_report_files(args.work)[0]) as f:
@@ -396,6 +410,20 @@ def run(args):
             run_ncu(args, point, "none", single, config)
 
 
+def check_resumable(settings_path, settings):
+    """CrosscheckError (exit 2) unless the saved run's crosscheck.json at `settings_path` was
+    written for the same `settings` (repeats, ops, seq)."""
+    try:
+        with open(settings_path) as f:
+            saved = json.load(f)
+    except (OSError, ValueError) as e:
+        raise CrosscheckError(f"--resume: cannot read '{settings_path}': {e}", 2)
+    if not isinstance(saved, dict) or any(saved.get(k) != v for k, v in settings.items()):
+        raise CrosscheckError(f"--resume: '{settings_path}' is of a run with {saved}, not "
+                              f"{settings}: give the same --repeats, --ops and --seq, or "
+                              "another --work", 2)
+
+
 def run_ncu(args, point, cache_control, single, config):
     """ncu over `point` (one process, or one per launch for an operator compared as a range)
     with `--cache-control cache_control`, logs where ncu_files names them."""
@@ -403,13 +431,18 @@ def run_ncu(args, point, cache_control, single, config):
     replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
                f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
     for log in ncu_files(args.work, point, args.repeats, cache_control):
+        if args.resume and os.path.exists(log):
+            continue
+        partial = log + ".part"
         cmd = [args.ncu, "--cache-control", cache_control, "--clock-control", "none", *replay,
-               "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", log,
+               "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", partial,
                args.binary, "sweep", "--config", single if ranged else config, "--ops",
                point["op"], "--seq", str(point["shape"]["seq_len"]), "--no-counters",
                "--format", "json"]
         print("+", " ".join(cmd), file=sys.stderr, flush=True)
         subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
+        if os.path.exists(partial):
+            os.replace(partial, log)
 
 
 def read_saved_run(work):
@@ -499,6 +532,9 @@ def main():
                         help="runs of ours and ncu launches per point, medians compared "
                         "(default 1; a saved run's own count with --parse-only)")
     parser.add_argument("--work", default="ncu-crosscheck-out")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the run saved in --work (same --repeats, --ops and "
+                        "--seq): keep its reports and ncu logs, measure only what is missing")
     parser.add_argument("--output", help="write the Markdown table here too")
     parser.add_argument("--parse-only", metavar="DIR",
                         help="rebuild the table from the files a run saved in DIR")
@@ -510,6 +546,9 @@ def main():
             if args.repeats is not None:
                 raise CrosscheckError("--repeats with --parse-only: the saved run's "
                                       "crosscheck.json gives its repeats", 2)
+            if args.resume:
+                raise CrosscheckError("--resume with --parse-only: --resume goes on with a "
+                                      "GPU run in --work, --parse-only only reads one", 2)
             args.work = args.parse_only
         else:
             args.repeats = args.repeats or 1

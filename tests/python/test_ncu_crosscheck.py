@@ -375,9 +375,41 @@ class SavedRunTest(unittest.TestCase):
                                       os.path.join(work, "run"))
             with open(calls) as f:
                 made = f.read().splitlines()
-        self.assertEqual(made, ["all gelu", "all gemm", "none gelu"], err)
+        self.assertEqual([" ".join(m.split()[:2]) for m in made],
+                         ["all gelu", "all gemm", "none gelu"], err)
         self.assertEqual(code, 1)  # gelu stays outside the tolerances under `all`
         self.assertIn("| yes (1.0000, +0.21) | NO: write |", out)
+
+    def test_resume_measures_only_what_a_cut_run_left_missing(self):
+        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
+        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+        with tempfile.TemporaryDirectory() as work:
+            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
+            with open(sweep, "w") as f:
+                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
+            with open(ncu, "w") as f:
+                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
+            for path in (sweep, ncu):
+                os.chmod(path, 0o755)
+            run_dir = os.path.join(work, "run")
+            args = ("--binary", sweep, "--ncu", ncu, "--work", run_dir, "--seq", "512,1024")
+            self.assertEqual(run_main(*args)[0], 0)
+            # As if cut short while ncu ran L = 1024: its log not yet renamed from .part.
+            os.replace(os.path.join(run_dir, "ncu-gemm-1024.csv"),
+                       os.path.join(run_dir, "ncu-gemm-1024.csv.part"))
+            os.remove(calls)
+            code, out, err = run_main(*args, "--resume")
+            with open(calls) as f:
+                self.assertEqual(f.read().splitlines(), ["all gemm 1024"], err)
+            self.assertEqual(code, 0)
+            self.assertIn("2/2 points within tolerance", out)
+            code, _, err = run_main(*args[:-2], "--seq", "512", "--resume")
+            self.assertEqual(code, 2)
+            self.assertIn("give the same --repeats, --ops and --seq", err)
+            code, _, err = run_main(*args)  # a new run starts over
+            with open(calls) as f:
+                self.assertEqual(len(f.read().splitlines()), 3)
+            self.assertFalse(any(n.endswith(".part") for n in os.listdir(run_dir)))
 
 
 # A stand-in for `rooflinectl sweep`: writes REPORT to the file after --output.
@@ -393,9 +425,9 @@ FAKE_NCU = f"""#!{sys.executable}
 import sys
 def value(key):
     return sys.argv[sys.argv.index(key) + 1]
-mode, op = value("--cache-control"), value("--ops")
+mode, op, seq = value("--cache-control"), value("--ops"), value("--seq")
 with open(CALLS, "a") as f:
-    f.write(mode + " " + op + "\\n")
+    f.write(mode + " " + op + " " + seq + "\\n")
 write = {{("all", "gelu"): "12,190,000", ("none", "gelu"): "9,040,000"}}.get((mode, op), "80,000")
 read, tensor = ("33,560,000", "0") if op == "gelu" else ("35,680,000", "17,000,000,000")
 with open(value("--log-file"), "w") as f:
