@@ -16,6 +16,8 @@
    `--cache-control none`: ncu then adds no flush of its own, and the kernels start from the L2
    state rooflinectl's own flush leaves before every timed launch (clean lines of its sweep
    buffer), the state our byte session starts from, where `all` starts them from an emptied L2.
+   An operator compared as a range runs there under application-range replay
+   (`--replay-mode app-range`): range replay's capture, unflushed, shows in the counters.
    The four METRICS fit one pass on GH100 (the byte session holds them and more in one pass,
    docs/counter-method.md), so ncu replays nothing that a missing flush could warm.
    A point within the tolerances there differs from ncu by where L2 starts, not by how the
@@ -428,7 +430,12 @@ def run_ncu(args, point, cache_control, single, config):
     """ncu over `point` (one process, or one per launch for an operator compared as a range)
     with `--cache-control cache_control`, logs where ncu_files names them."""
     ranged = uses_range_replay(point)
-    replay = (["--replay-mode", "range", "--nvtx", "--nvtx-include",
+    # Without ncu's flush, range replay's capture of the range shows in its counters (naive
+    # attention L = 512 read a quarter of its inputs from DRAM and wrote 8.4 MB in its window;
+    # H100, 2026-12-07): from our L2 state a range runs under application-range replay, which
+    # captures nothing and, with one pass, runs the process once.
+    mode = "range" if cache_control == "all" else "app-range"
+    replay = (["--replay-mode", mode, "--nvtx", "--nvtx-include",
                f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
     for log in ncu_files(args.work, point, args.repeats, cache_control):
         if args.resume and os.path.exists(log):

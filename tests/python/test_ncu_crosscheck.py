@@ -380,6 +380,25 @@ class SavedRunTest(unittest.TestCase):
         self.assertEqual(code, 1)  # gelu stays outside the tolerances under `all`
         self.assertIn("| yes (1.0000, +0.21) | NO: write |", out)
 
+    def test_a_range_from_our_l2_state_runs_under_application_range_replay(self):
+        naive = point(3, 6.32e6, 0.0, 18.97e6, 1.0e9)
+        naive["op"] = "naive_attention"
+        with tempfile.TemporaryDirectory() as work:
+            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
+            with open(sweep, "w") as f:
+                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps({"points": [naive]}))))
+            with open(ncu, "w") as f:
+                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
+            for path in (sweep, ncu):
+                os.chmod(path, 0o755)
+            code, _, err = run_main("--binary", sweep, "--ncu", ncu, "--work",
+                                    os.path.join(work, "run"))
+            with open(calls) as f:
+                made = f.read().splitlines()
+        self.assertEqual(code, 1)  # one logged kernel for three: outside the tolerances
+        self.assertEqual(made, ["all naive_attention 512 range",
+                                "none naive_attention 512 app-range"], err)
+
     def test_resume_measures_only_what_a_cut_run_left_missing(self):
         report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
         report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
@@ -400,7 +419,7 @@ class SavedRunTest(unittest.TestCase):
             os.remove(calls)
             code, out, err = run_main(*args, "--resume")
             with open(calls) as f:
-                self.assertEqual(f.read().splitlines(), ["all gemm 1024"], err)
+                self.assertEqual(f.read().splitlines(), ["all gemm 1024 kernel"], err)
             self.assertEqual(code, 0)
             self.assertIn("2/2 points within tolerance", out)
             code, _, err = run_main(*args[:-2], "--seq", "512", "--resume")
@@ -426,8 +445,9 @@ import sys
 def value(key):
     return sys.argv[sys.argv.index(key) + 1]
 mode, op, seq = value("--cache-control"), value("--ops"), value("--seq")
+replay = value("--replay-mode") if "--replay-mode" in sys.argv else "kernel"
 with open(CALLS, "a") as f:
-    f.write(mode + " " + op + " " + seq + "\\n")
+    f.write(" ".join((mode, op, seq, replay)) + "\\n")
 write = {{("all", "gelu"): "12,190,000", ("none", "gelu"): "9,040,000"}}.get((mode, op), "80,000")
 read, tensor = ("33,560,000", "0") if op == "gelu" else ("35,680,000", "17,000,000,000")
 with open(value("--log-file"), "w") as f:
