@@ -8,7 +8,9 @@
 # flush leaves) to tell a starting-state difference from a counting one.
 #
 # Usage: scripts/ncu-crosscheck.sh [--binary build/release/rooflinectl] [--ops LIST]
-#        [--seq 512..32768] [--repeats N] [--work DIR] [--output FILE.md] [--resume]
+#        [--seq 512..32768] [--repeats N] [--work DIR] [--output FILE.md] [--ours-per-point]
+#        [--resume]
+# --ours-per-point runs our side as one process per point, as ncu's side runs.
 # --resume goes on with a run cut short in the same --work, measuring only what is missing.
 # Needs a built rooflinectl, ncu on PATH (or --ncu PATH) and python3. A benchmark-style run:
 # never from CI (no GPU there).

@@ -2,7 +2,9 @@
 """rooflinectl's counters against Nsight Compute's, point by point.
 
 1. One `rooflinectl sweep` with counters gives our numbers (repetitions 1; N sweeps with
-   `--repeats N`).
+   `--repeats N`). With `--ours-per-point` our side runs as ncu's does, one process per point
+   (the points from one sweep without counters), so that both start from the same process
+   history and allocations.
 2. For every point that ran, a separate process runs the same point under
    `ncu --cache-control all --clock-control none` with counters off, and the last launch of the
    operator's kernels (the timed launch) is taken: the last K kernels that are not the tool's own
@@ -38,8 +40,9 @@ outside the tolerances is also checked against ncu's own spread: our median read
 as it disagrees with us.
 
 A run saves in its --work DIR, and `--parse-only DIR` reads back:
-  crosscheck.json             {"repeats": N, "ops": LIST, "seq": SPEC}
-  ours-1.json ... ours-N.json our sweep reports, one per run
+  crosscheck.json             {"repeats": N, "ops": LIST, "seq": SPEC, "ours_per_point": B}
+  ours-1.json ... ours-N.json our sweep reports, one per run (with --ours-per-point joined
+                              from ours-N-OP-L.json, one per point, listed in points.json)
   ncu-OP-L.csv                ncu's `--csv --page raw` log of point (OP, L): N timed launches,
                               or for an operator compared as a range its first launch, the others
                               in ncu-OP-L-r2.csv ... ncu-OP-L-rN.csv
@@ -51,11 +54,11 @@ An ncu log gets its name only once its ncu process has ended (OP-L.csv.part unti
 Without --resume a run first deletes the reports and logs of these names an earlier run left.
 
 Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
-       [--output FILE.md] [--work DIR] [--resume]; or --parse-only DIR [--output FILE.md] (no
-       GPU needed: what the CPU test exercises). Exit 0 when every point is within the tolerances, 1 when
-       not, 2 for bad input (a missing or incomplete DIR, an --output folder that does not
-       exist), 3 when the GPU run cannot be made (ncu missing, the sweep refused: no GPU or no
-       counters); errors are one "error:" line on stderr.
+       [--output FILE.md] [--work DIR] [--ours-per-point] [--resume]; or --parse-only DIR
+       [--output FILE.md] (no GPU needed: what the CPU test exercises). Exit 0 when every point
+       is within the tolerances, 1 when not, 2 for bad input (a missing or incomplete DIR, an
+       --output folder that does not exist), 3 when the GPU run cannot be made (ncu missing,
+       the sweep refused: no GPU or no counters); errors are one "error:" line on stderr.
 """
 import argparse
 import csv
@@ -378,14 +381,15 @@ def run(args):
                               "on PATH (or --ncu PATH) and a GPU; --parse-only DIR needs neither",
                               3)
     os.makedirs(args.work, exist_ok=True)
-    settings = {"repeats": args.repeats, "ops": args.ops, "seq": args.seq}
+    settings = {"repeats": args.repeats, "ops": args.ops, "seq": args.seq,
+                "ours_per_point": args.ours_per_point}
     settings_path = os.path.join(args.work, "crosscheck.json")
     if args.resume:
         if os.path.exists(settings_path):
             check_resumable(settings_path, settings)
     else:
         for name in os.listdir(args.work):
-            if re.fullmatch(r"ours-[0-9]+\.json|ncu-.*\.csv(\.part)?", name):
+            if re.fullmatch(r"ours-.*\.json|points\.json|ncu-.*\.csv(\.part)?", name):
                 os.remove(os.path.join(args.work, name))
     with open(settings_path, "w") as f:
         json.dump(settings, f)
@@ -395,12 +399,15 @@ def run(args):
     single = os.path.join(args.work, "one-launch.json")
     with open(single, "w") as f:
         json.dump({"warmup_runs": 0, "repetitions": 1}, f)
+    pairs = sweep_points(args) if args.ours_per_point else None
     for run_index in range(1, args.repeats + 1):
         ours = os.path.join(args.work, f"ours-{run_index}.json")
         if args.resume and os.path.exists(ours):
             continue
-        run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
-                   "1", "--require-counters", "--output", ours])
+        if pairs is None:
+            run_sweep(our_sweep(args, args.ops, args.seq, ours))
+        else:
+            run_per_point(args, pairs, run_index, ours)
     with open(our_report_files(args.work)[0]) as f:
         points = ok_points(json.load(f))
     for point in points:
@@ -410,6 +417,45 @@ def run(args):
     for point in points:
         if point_key(point) in outside:
             run_ncu(args, point, "none", single, config)
+
+
+def our_sweep(args, ops, seq, output):
+    """The command of one of our sweeps with counters, one timed launch per point."""
+    return [args.binary, "sweep", "--ops", ops, "--seq", seq, "--repetitions", "1",
+            "--require-counters", "--output", output]
+
+
+def sweep_points(args):
+    """The (operator, L) pairs the sweep of --ops and --seq runs, from one sweep without counters
+    (rooflinectl parses --seq; saved as points.json)."""
+    listing = os.path.join(args.work, "points.json")
+    if not (args.resume and os.path.exists(listing)):
+        run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
+                   "1", "--no-counters", "--output", listing])
+    with open(listing) as f:
+        return [(p["op"], p["shape"]["seq_len"]) for p in json.load(f)["points"]
+                if p["status"] == "ok"]
+
+
+def run_per_point(args, pairs, run_index, ours):
+    """Run `run_index` of ours as one process per point, as ncu's side runs (a point's DRAM reads
+    can depend on what else the process ran and allocated: gemm L = 2048 read 49.4-49.5 MB alone
+    and 51.0 MB in the default sweep; H100, 2026-12-07), joined into `ours`."""
+    report = None
+    for op, seq_len in pairs:
+        part = os.path.join(args.work, f"ours-{run_index}-{op}-{seq_len}.json")
+        if not (args.resume and os.path.exists(part)):
+            run_sweep(our_sweep(args, op, str(seq_len), part))
+        with open(part) as f:
+            one = json.load(f)
+        if report is None:
+            report = one
+        else:
+            report["points"] += one["points"]
+    tmp = ours + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(report or {"points": []}, f)
+    os.replace(tmp, ours)
 
 
 def check_resumable(settings_path, settings):
@@ -539,6 +585,9 @@ def main():
                         help="runs of ours and ncu launches per point, medians compared "
                         "(default 1; a saved run's own count with --parse-only)")
     parser.add_argument("--work", default="ncu-crosscheck-out")
+    parser.add_argument("--ours-per-point", action="store_true",
+                        help="run our side as one process per point, as ncu's side runs, "
+                        "instead of one sweep per repeat")
     parser.add_argument("--resume", action="store_true",
                         help="go on with the run saved in --work (same --repeats, --ops and "
                         "--seq): keep its reports and ncu logs, measure only what is missing")

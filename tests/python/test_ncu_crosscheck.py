@@ -430,12 +430,55 @@ class SavedRunTest(unittest.TestCase):
                 self.assertEqual(len(f.read().splitlines()), 3)
             self.assertFalse(any(n.endswith(".part") for n in os.listdir(run_dir)))
 
+    def test_ours_per_point_runs_one_process_per_point_and_joins_them(self):
+        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
+        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+        with tempfile.TemporaryDirectory() as work:
+            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
+            with open(sweep, "w") as f:
+                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
+            with open(ncu, "w") as f:
+                f.write(FAKE_NCU.replace("CALLS", repr(os.path.join(work, "ncu-calls")))
+                        .replace("HEADER", repr(HEADER)))
+            for path in (sweep, ncu):
+                os.chmod(path, 0o755)
+            run_dir = os.path.join(work, "run")
+            os.environ["FAKE_SWEEP_CALLS"] = calls
+            try:
+                code, out, err = run_main("--binary", sweep, "--ncu", ncu, "--work", run_dir,
+                                          "--ops", "gemm", "--seq", "512,1024", "--repeats",
+                                          "2", "--ours-per-point")
+            finally:
+                del os.environ["FAKE_SWEEP_CALLS"]
+            with open(calls) as f:
+                made = f.read().splitlines()
+            with open(os.path.join(run_dir, "ours-2.json")) as f:
+                joined = [p["shape"]["seq_len"] for p in json.load(f)["points"]]
+        self.assertEqual(made, ["gemm 512,1024 no-counters"] +
+                         ["gemm 512 counters", "gemm 1024 counters"] * 2, err)
+        self.assertEqual(joined, [512, 1024])
+        self.assertEqual(code, 1)  # the fake ncu logs one launch of the two --repeats 2 needs
+        self.assertIn("0/2 points within tolerance", out)
 
-# A stand-in for `rooflinectl sweep`: writes REPORT to the file after --output.
+
+# A stand-in for `rooflinectl sweep`: writes REPORT to the file after --output, only the points
+# of a single --seq L when given one, and notes "<ops> <seq> <counters or not>" in CALLS when
+# CALLS is set.
 FAKE_SWEEP = f"""#!{sys.executable}
-import sys
-with open(sys.argv[sys.argv.index("--output") + 1], "w") as f:
-    f.write(REPORT)
+import json, os, sys
+def value(key):
+    return sys.argv[sys.argv.index(key) + 1]
+report = json.loads(REPORT)
+if value("--seq").isdigit():
+    report["points"] = [p for p in report["points"]
+                        if p["shape"]["seq_len"] == int(value("--seq"))]
+calls = os.environ.get("FAKE_SWEEP_CALLS")
+if calls:
+    with open(calls, "a") as f:
+        counted = "no-counters" if "--no-counters" in sys.argv else "counters"
+        f.write(" ".join((value("--ops"), value("--seq"), counted)) + "\\n")
+with open(value("--output"), "w") as f:
+    json.dump(report, f)
 """
 
 # A stand-in for ncu: notes "<cache control> <op>" in CALLS and logs one kernel; gelu writes
