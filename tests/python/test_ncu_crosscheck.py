@@ -362,15 +362,7 @@ class SavedRunTest(unittest.TestCase):
         gelu["op"] = "gelu"
         report = {"points": [gelu, point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
         with tempfile.TemporaryDirectory() as work:
-            sweep = os.path.join(work, "rooflinectl")
-            ncu = os.path.join(work, "ncu")
-            calls = os.path.join(work, "calls")
-            with open(sweep, "w") as f:
-                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
-            for path in (sweep, ncu):
-                os.chmod(path, 0o755)
+            sweep, ncu, calls = fake_tools(work, report)
             code, out, err = run_main("--binary", sweep, "--ncu", ncu, "--work",
                                       os.path.join(work, "run"))
             with open(calls) as f:
@@ -384,13 +376,7 @@ class SavedRunTest(unittest.TestCase):
         naive = point(3, 6.32e6, 0.0, 18.97e6, 1.0e9)
         naive["op"] = "naive_attention"
         with tempfile.TemporaryDirectory() as work:
-            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
-            with open(sweep, "w") as f:
-                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps({"points": [naive]}))))
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
-            for path in (sweep, ncu):
-                os.chmod(path, 0o755)
+            sweep, ncu, calls = fake_tools(work, {"points": [naive]})
             code, _, err = run_main("--binary", sweep, "--ncu", ncu, "--work",
                                     os.path.join(work, "run"))
             with open(calls) as f:
@@ -403,13 +389,7 @@ class SavedRunTest(unittest.TestCase):
         report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
         report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
         with tempfile.TemporaryDirectory() as work:
-            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
-            with open(sweep, "w") as f:
-                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
-            for path in (sweep, ncu):
-                os.chmod(path, 0o755)
+            sweep, ncu, calls = fake_tools(work, report)
             run_dir = os.path.join(work, "run")
             args = ("--binary", sweep, "--ncu", ncu, "--work", run_dir, "--seq", "512,1024")
             self.assertEqual(run_main(*args)[0], 0)
@@ -434,14 +414,8 @@ class SavedRunTest(unittest.TestCase):
         report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
         report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
         with tempfile.TemporaryDirectory() as work:
-            sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
-            with open(sweep, "w") as f:
-                f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
-            with open(ncu, "w") as f:
-                f.write(FAKE_NCU.replace("CALLS", repr(os.path.join(work, "ncu-calls")))
-                        .replace("HEADER", repr(HEADER)))
-            for path in (sweep, ncu):
-                os.chmod(path, 0o755)
+            sweep, ncu, _ = fake_tools(work, report)
+            calls = os.path.join(work, "sweep-calls")
             run_dir = os.path.join(work, "run")
             os.environ["FAKE_SWEEP_CALLS"] = calls
             try:
@@ -459,6 +433,19 @@ class SavedRunTest(unittest.TestCase):
         self.assertEqual(joined, [512, 1024])
         self.assertEqual(code, 1)  # the fake ncu logs one launch of the two --repeats 2 needs
         self.assertIn("0/2 points within tolerance", out)
+
+
+def fake_tools(work, report):
+    """FAKE_SWEEP (giving `report`) and FAKE_NCU written into `work` as rooflinectl and ncu;
+    returns their paths and the file where the fake ncu notes its calls."""
+    sweep, ncu, calls = (os.path.join(work, n) for n in ("rooflinectl", "ncu", "calls"))
+    with open(sweep, "w") as f:
+        f.write(FAKE_SWEEP.replace("REPORT", repr(json.dumps(report))))
+    with open(ncu, "w") as f:
+        f.write(FAKE_NCU.replace("CALLS", repr(calls)).replace("HEADER", repr(HEADER)))
+    for path in (sweep, ncu):
+        os.chmod(path, 0o755)
+    return sweep, ncu, calls
 
 
 # A stand-in for `rooflinectl sweep`: writes REPORT to the file after --output, only the points
