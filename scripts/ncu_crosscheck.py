@@ -34,8 +34,9 @@ launches of the point in its one ncu process (each flushed by `--cache-control a
 operator compared as a range gets N ncu processes of one launch each, because ncu's range replay
 of the second and third range in one process measured only 57-76% of the first range's tensor
 FLOPs and reads at naive attention L >= 8192 (cuBLAS GEMMs; H100, 2026-12-07), while the first
-range matched our count exactly. The table then compares the medians and shows each side's run-to-run spread (max - min); a point
-outside the tolerances is also checked against ncu's own spread: our median read (write) within
+range matched our count exactly. The table then compares the medians and shows each side's
+run-to-run spread (max - min); a point outside the tolerances is also checked against ncu's own
+spread: our median read (write) within
 [ncu's lowest - tolerance, ncu's highest + tolerance] means ncu disagrees with itself by as much
 as it disagrees with us.
 
@@ -50,8 +51,10 @@ A run saves in its --work DIR, and `--parse-only DIR` reads back:
                               tolerances under `all`
   no-warmup.json, one-launch.json   the sweep configs the ncu processes ran with
 An ncu log gets its name only once its ncu process has ended (OP-L.csv.part until then), so
-`--resume` after a run cut short (a time limit, a lost machine) measures only what is missing.
-Without --resume a run first deletes the reports and logs of these names an earlier run left.
+`--resume` after a run cut short (a time limit, a lost machine) measures only what is missing:
+it keeps the logs and the whole reports (none of whose points is "interrupted") and runs the
+rest. Without --resume, or with nothing saved in --work, a run first deletes the reports and
+logs of these names an earlier run left.
 
 Usage: scripts/ncu-crosscheck.sh [--binary PATH] [--ops LIST] [--seq SPEC] [--repeats N]
        [--output FILE.md] [--work DIR] [--ours-per-point] [--resume]; or --parse-only DIR
@@ -357,9 +360,27 @@ def our_report_files(work):
     return [path for _, path in sorted(numbered)]
 
 
-def run_sweep(command):
-    """Runs one of our sweeps; a refusal (exit 2, 3 or 4) stops the cross-check with the sweep's
-    own error line. Exit 1 (a point skipped or failed) is a report to compare still."""
+# The names of the files a run saves (the module docstring lists them), with their .tmp and
+# .part forms while being written.
+SAVED_FILE = re.compile(r"ours-[1-9][0-9]*(-[a-z0-9_]+-[1-9][0-9]*)?\.json(\.tmp)?|points\.json"
+                        r"|ncu-(none-)?[a-z0-9_]+-[1-9][0-9]*(-r[1-9][0-9]*)?\.csv(\.part)?")
+OPTION_OF_SETTING = {"repeats": "--repeats", "ops": "--ops", "seq": "--seq",
+                     "ours_per_point": "--ours-per-point"}
+
+
+def write_atomically(path, text):
+    """Writes `text` to `path` through a temporary file and a rename: never half a file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def run_sweep(command, output):
+    """Runs one of our sweeps, whose report goes to `output`; a refusal (exit 2, 3 or 4) stops
+    the cross-check with the sweep's own error line, and so does any other exit but 0 and 1 (an
+    interrupted sweep: 130) or a missing report. Exit 1 (a point skipped or failed) is a report
+    to compare still."""
     print("+", " ".join(command), file=sys.stderr, flush=True)
     try:
         done = subprocess.run(command, check=False, stdout=subprocess.DEVNULL,
@@ -372,7 +393,25 @@ def run_sweep(command):
         why = lines[-1][len("error:"):].strip() if lines else f"exit {done.returncode}"
         raise CrosscheckError(f"our sweep was refused (exit {done.returncode}): {why}",
                               2 if done.returncode == 2 else 3)
+    if done.returncode not in (0, 1) or not os.path.isfile(output):
+        raise CrosscheckError(f"our sweep exited {done.returncode} "
+                              f"{'and' if os.path.isfile(output) else 'without'} writing "
+                              f"'{output}': run the cross-check again (--resume keeps what is "
+                              "done)", 3)
     sys.stderr.write(done.stderr)
+
+
+def finished_report(path):
+    """Whether `path` holds a whole report of ours: JSON with a list of points, none of them
+    interrupted (a sweep stopped by a signal writes the rest as "interrupted")."""
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return (isinstance(report, dict) and isinstance(report.get("points"), list)
+            and all(isinstance(p, dict) and p.get("status") != "interrupted"
+                    for p in report["points"]))
 
 
 def run(args):
@@ -380,101 +419,123 @@ def run(args):
         raise CrosscheckError(f"'{args.ncu}' not found: the cross-check needs Nsight Compute's ncu "
                               "on PATH (or --ncu PATH) and a GPU; --parse-only DIR needs neither",
                               3)
-    os.makedirs(args.work, exist_ok=True)
+    if shutil.which(args.binary) is None:
+        raise CrosscheckError(f"cannot run '{args.binary}': not an executable file (build it "
+                              "first, or pass --binary)", 2)
     settings = {"repeats": args.repeats, "ops": args.ops, "seq": args.seq,
                 "ours_per_point": args.ours_per_point}
     settings_path = os.path.join(args.work, "crosscheck.json")
-    if args.resume:
-        if os.path.exists(settings_path):
+    try:
+        os.makedirs(args.work, exist_ok=True)
+        keep = args.resume and os.path.exists(settings_path)
+        if keep:
             check_resumable(settings_path, settings)
-    else:
-        for name in os.listdir(args.work):
-            if re.fullmatch(r"ours-.*\.json|points\.json|ncu-.*\.csv(\.part)?", name):
-                os.remove(os.path.join(args.work, name))
-    with open(settings_path, "w") as f:
-        json.dump(settings, f)
-    config = os.path.join(args.work, "no-warmup.json")
-    with open(config, "w") as f:
-        json.dump({"warmup_runs": 0, "repetitions": args.repeats}, f)
-    single = os.path.join(args.work, "one-launch.json")
-    with open(single, "w") as f:
-        json.dump({"warmup_runs": 0, "repetitions": 1}, f)
-    pairs = sweep_points(args) if args.ours_per_point else None
+        else:
+            if args.resume:
+                print(f"note: nothing to resume in '{args.work}' (no crosscheck.json): a new run",
+                      file=sys.stderr)
+            for name in os.listdir(args.work):
+                path = os.path.join(args.work, name)
+                if SAVED_FILE.fullmatch(name) and os.path.isfile(path):
+                    os.remove(path)
+        write_atomically(settings_path, json.dumps(settings))
+        config = os.path.join(args.work, "no-warmup.json")
+        write_atomically(config, json.dumps({"warmup_runs": 0, "repetitions": args.repeats}))
+        single = os.path.join(args.work, "one-launch.json")
+        write_atomically(single, json.dumps({"warmup_runs": 0, "repetitions": 1}))
+    except OSError as e:
+        raise CrosscheckError(f"--work '{args.work}': {e.strerror or e}", 2)
+    listing = None
     for run_index in range(1, args.repeats + 1):
         ours = os.path.join(args.work, f"ours-{run_index}.json")
-        if args.resume and os.path.exists(ours):
+        if keep and finished_report(ours):
             continue
-        if pairs is None:
-            run_sweep(our_sweep(args, args.ops, args.seq, ours))
+        if args.ours_per_point:
+            listing = listing or sweep_points(args, keep)
+            run_per_point(args, listing, run_index, ours, keep)
         else:
-            run_per_point(args, pairs, run_index, ours)
+            run_sweep(our_sweep(args, args.ops, args.seq, ours), ours)
     with open(our_report_files(args.work)[0]) as f:
         points = ok_points(json.load(f))
     for point in points:
-        run_ncu(args, point, "all", single, config)
+        run_ncu(args, point, "all", single, config, keep)
     rows, _ = rows_from(args.work)
     outside = {(r["op"], r["seq_len"]) for r in rows if not r["ok"]}
     for point in points:
         if point_key(point) in outside:
-            run_ncu(args, point, "none", single, config)
+            run_ncu(args, point, "none", single, config, keep)
 
 
-def our_sweep(args, ops, seq, output):
-    """The command of one of our sweeps with counters, one timed launch per point."""
+def our_sweep(args, ops, seq, output, counters=True):
+    """The command of one of our sweeps, one timed launch per point, with counters or not."""
     return [args.binary, "sweep", "--ops", ops, "--seq", seq, "--repetitions", "1",
-            "--require-counters", "--output", output]
+            "--require-counters" if counters else "--no-counters", "--output", output]
 
 
-def sweep_points(args):
-    """The (operator, L) pairs the sweep of --ops and --seq runs, from one sweep without counters
-    (rooflinectl parses --seq; saved as points.json)."""
+def sweep_points(args, keep):
+    """The report of one sweep of --ops and --seq without counters (rooflinectl parses --seq),
+    saved as points.json and kept when `keep` and whole: its ok points are the ones run one
+    process each."""
     listing = os.path.join(args.work, "points.json")
-    if not (args.resume and os.path.exists(listing)):
-        run_sweep([args.binary, "sweep", "--ops", args.ops, "--seq", args.seq, "--repetitions",
-                   "1", "--no-counters", "--output", listing])
+    if not (keep and finished_report(listing)):
+        run_sweep(our_sweep(args, args.ops, args.seq, listing, counters=False), listing)
     with open(listing) as f:
-        return [(p["op"], p["shape"]["seq_len"]) for p in json.load(f)["points"]
-                if p["status"] == "ok"]
+        return json.load(f)
 
 
-def run_per_point(args, pairs, run_index, ours):
-    """Run `run_index` of ours as one process per point, as ncu's side runs (a point's DRAM reads
-    can depend on what else the process ran and allocated: gemm L = 2048 read 49.4-49.5 MB alone
-    and 51.0 MB in the default sweep; H100, 2026-12-07), joined into `ours`."""
-    report = None
-    for op, seq_len in pairs:
+def run_per_point(args, listing, run_index, ours, keep):
+    """Run `run_index` of ours as one process per ok point of `listing`, as ncu's side runs (a
+    point's DRAM reads can depend on what else the process ran and allocated: gemm L = 2048 read
+    49.4-49.5 MB alone and 51.0 MB in the default sweep; H100, 2026-12-07), joined into `ours`
+    under the listing's header. Parts whole from a run cut short are kept when `keep`."""
+    points = []
+    for point in listing["points"]:
+        if point.get("status") != "ok":
+            continue
+        op, seq_len = point_key(point)
         part = os.path.join(args.work, f"ours-{run_index}-{op}-{seq_len}.json")
-        if not (args.resume and os.path.exists(part)):
-            run_sweep(our_sweep(args, op, str(seq_len), part))
+        if not (keep and finished_report(part)):
+            run_sweep(our_sweep(args, op, str(seq_len), part), part)
+        if not finished_report(part):
+            raise CrosscheckError(f"our report '{part}' is not a whole sweep report", 3)
         with open(part) as f:
-            one = json.load(f)
-        if report is None:
-            report = one
-        else:
-            report["points"] += one["points"]
-    tmp = ours + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(report or {"points": []}, f)
-    os.replace(tmp, ours)
+            points += json.load(f)["points"]
+    write_atomically(ours, json.dumps(dict(listing, points=points)))
 
 
 def check_resumable(settings_path, settings):
     """CrosscheckError (exit 2) unless the saved run's crosscheck.json at `settings_path` was
-    written for the same `settings` (repeats, ops, seq)."""
+    written for the same `settings` (--repeats, --ops, --seq, --ours-per-point)."""
     try:
         with open(settings_path) as f:
             saved = json.load(f)
     except (OSError, ValueError) as e:
         raise CrosscheckError(f"--resume: cannot read '{settings_path}': {e}", 2)
-    if not isinstance(saved, dict) or any(saved.get(k) != v for k, v in settings.items()):
-        raise CrosscheckError(f"--resume: '{settings_path}' is of a run with {saved}, not "
-                              f"{settings}: give the same --repeats, --ops and --seq, or "
+    if not isinstance(saved, dict):
+        raise CrosscheckError(f"--resume: '{settings_path}' is not what a run saves", 2)
+    differ = [key for key, value in settings.items() if saved.get(key) != value]
+    if differ:
+        was = ", ".join(setting_text(key, saved.get(key)) for key in differ)
+        now = ", ".join(setting_text(key, settings[key]) for key in differ)
+        raise CrosscheckError(f"--resume: '{settings_path}' is of a run with {was}, not {now}: "
+                              "give the same --repeats, --ops, --seq and --ours-per-point, or "
                               "another --work", 2)
 
 
-def run_ncu(args, point, cache_control, single, config):
+def setting_text(key, value):
+    """A saved setting as the option that gives it: "--seq 512,1024", "no --ours-per-point"."""
+    option = OPTION_OF_SETTING[key]
+    if value is None:
+        return f"no {option} recorded"
+    if isinstance(value, bool):
+        return option if value else f"no {option}"
+    return f"{option} {value}"
+
+
+def run_ncu(args, point, cache_control, single, config, keep):
     """ncu over `point` (one process, or one per launch for an operator compared as a range)
-    with `--cache-control cache_control`, logs where ncu_files names them."""
+    with `--cache-control cache_control`, logs where ncu_files names them; a log already there
+    is kept when `keep`. A log is named only once its ncu has ended, whatever its exit."""
     ranged = uses_range_replay(point)
     # Without ncu's flush, range replay's capture of the range shows in its counters (naive
     # attention L = 512 read a quarter of its inputs from DRAM and wrote 8.4 MB in its window;
@@ -484,9 +545,11 @@ def run_ncu(args, point, cache_control, single, config):
     replay = (["--replay-mode", mode, "--nvtx", "--nvtx-include",
                f"rooflinectl@{nvtx_range(point)}/"] if ranged else [])
     for log in ncu_files(args.work, point, args.repeats, cache_control):
-        if args.resume and os.path.exists(log):
+        if keep and os.path.exists(log):
             continue
         partial = log + ".part"
+        if os.path.exists(partial):
+            os.remove(partial)
         cmd = [args.ncu, "--cache-control", cache_control, "--clock-control", "none", *replay,
                "--csv", "--page", "raw", "--metrics", ",".join(METRICS), "--log-file", partial,
                args.binary, "sweep", "--config", single if ranged else config, "--ops",
@@ -589,8 +652,9 @@ def main():
                         help="run our side as one process per point, as ncu's side runs, "
                         "instead of one sweep per repeat")
     parser.add_argument("--resume", action="store_true",
-                        help="go on with the run saved in --work (same --repeats, --ops and "
-                        "--seq): keep its reports and ncu logs, measure only what is missing")
+                        help="go on with the run saved in --work (same --repeats, --ops, --seq "
+                        "and --ours-per-point): keep its whole reports and its ncu logs, "
+                        "measure only what is missing")
     parser.add_argument("--output", help="write the Markdown table here too")
     parser.add_argument("--parse-only", metavar="DIR",
                         help="rebuild the table from the files a run saved in DIR")
@@ -598,13 +662,15 @@ def main():
     try:
         if args.output and not os.path.isdir(os.path.dirname(os.path.abspath(args.output))):
             raise CrosscheckError(f"--output '{args.output}': its folder does not exist", 2)
-        if args.parse_only:
+        if args.parse_only is not None:
             if args.repeats is not None:
                 raise CrosscheckError("--repeats with --parse-only: the saved run's "
                                       "crosscheck.json gives its repeats", 2)
-            if args.resume:
-                raise CrosscheckError("--resume with --parse-only: --resume goes on with a "
-                                      "GPU run in --work, --parse-only only reads one", 2)
+            for given, option in ((args.resume, "--resume"),
+                                  (args.ours_per_point, "--ours-per-point")):
+                if given:
+                    raise CrosscheckError(f"{option} with --parse-only: {option} directs a GPU "
+                                          "run, --parse-only only reads one", 2)
             args.work = args.parse_only
         else:
             args.repeats = args.repeats or 1
@@ -616,10 +682,7 @@ def main():
     text = table(rows) + "".join(f"\nNote: {note}." for note in notes)
     print(text)
     if args.output:
-        tmp = args.output + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text + "\n")
-        os.replace(tmp, args.output)
+        write_atomically(args.output, text + "\n")
     return 0 if rows and all(r["ok"] for r in rows) else 1
 
 

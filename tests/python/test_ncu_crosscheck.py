@@ -404,7 +404,7 @@ class SavedRunTest(unittest.TestCase):
             self.assertIn("2/2 points within tolerance", out)
             code, _, err = run_main(*args[:-2], "--seq", "512", "--resume")
             self.assertEqual(code, 2)
-            self.assertIn("give the same --repeats, --ops and --seq", err)
+            self.assertIn("is of a run with --seq 512,1024, not --seq 512: give the same", err)
             code, _, err = run_main(*args)  # a new run starts over
             with open(calls) as f:
                 self.assertEqual(len(f.read().splitlines()), 3)
@@ -435,6 +435,102 @@ class SavedRunTest(unittest.TestCase):
         self.assertIn("0/2 points within tolerance", out)
 
 
+class ResumeEdgeTest(unittest.TestCase):
+    """What a run cut short, or one that goes wrong, leaves for --resume."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.work = self.tmp.name
+        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
+        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+        self.sweep, self.ncu, self.calls = fake_tools(self.work, report)
+        self.run_dir = os.path.join(self.work, "run")
+        self.args = ("--binary", self.sweep, "--ncu", self.ncu, "--work", self.run_dir, "--ops",
+                     "gemm", "--seq", "512,1024")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def saved(self, name):
+        return os.path.join(self.run_dir, name)
+
+    def test_an_interrupted_report_is_run_again(self):
+        self.assertEqual(run_main(*self.args)[0], 0)
+        with open(self.saved("ours-1.json")) as f:
+            report = json.load(f)
+        report["points"][1]["status"] = "interrupted"
+        with open(self.saved("ours-1.json"), "w") as f:
+            json.dump(report, f)
+        os.environ["FAKE_SWEEP_CALLS"] = os.path.join(self.work, "sweep-calls")
+        try:
+            code, out, _ = run_main(*self.args, "--resume")
+        finally:
+            del os.environ["FAKE_SWEEP_CALLS"]
+        with open(os.path.join(self.work, "sweep-calls")) as f:
+            self.assertEqual(f.read().splitlines(), ["gemm 512,1024 counters"])
+        self.assertEqual(code, 0)
+        self.assertIn("2/2 points within tolerance", out)
+
+    def test_a_stale_part_is_never_taken_for_a_log(self):
+        self.assertEqual(run_main(*self.args)[0], 0)
+        os.replace(self.saved("ncu-gemm-1024.csv"), self.saved("ncu-gemm-1024.csv.part"))
+        with open(self.saved("ncu-gemm-1024.csv.part"), "w") as f:
+            f.write('"ID","Process ID"')  # what a killed ncu can leave
+        os.environ["FAKE_NCU_SILENT"] = "1"
+        try:
+            code, out, _ = run_main(*self.args, "--resume")
+        finally:
+            del os.environ["FAKE_NCU_SILENT"]
+        self.assertFalse(os.path.exists(self.saved("ncu-gemm-1024.csv")))
+        self.assertFalse(os.path.exists(self.saved("ncu-gemm-1024.csv.part")))
+        self.assertEqual(code, 1)
+        self.assertIn("1/2 points within tolerance", out)
+
+    def test_a_sweep_without_a_report_is_one_error_line(self):
+        for exit_code in ("1", "130", "139"):
+            os.environ["FAKE_SWEEP_EXIT"] = exit_code
+            try:
+                code, out, err = run_main(*self.args)
+            finally:
+                del os.environ["FAKE_SWEEP_EXIT"]
+            self.assertEqual(code, 3)
+            self.assertEqual(out, "")
+            self.assertEqual(err.splitlines()[1:], [
+                f"error: our sweep exited {exit_code} without writing "
+                f"'{self.saved('ours-1.json')}': run the cross-check again (--resume keeps what "
+                "is done)"])
+
+    def test_resume_without_a_saved_run_starts_a_new_one(self):
+        os.makedirs(self.run_dir)
+        kept = ("ours-h100-baseline.json", "notes.md")
+        for name in ("ours-5.json", "ncu-gemm-512.csv") + kept:
+            with open(self.saved(name), "w") as f:
+                f.write("{}")
+        code, _, err = run_main(*self.args, "--resume")
+        self.assertEqual(code, 0, err)
+        self.assertIn("nothing to resume", err)
+        self.assertFalse(os.path.exists(self.saved("ours-5.json")))
+        self.assertTrue(all(os.path.exists(self.saved(name)) for name in kept))
+
+    def test_a_missing_binary_deletes_nothing(self):
+        self.assertEqual(run_main(*self.args)[0], 0)
+        before = sorted(os.listdir(self.run_dir))
+        code, _, err = run_main(*self.args[:1], os.path.join(self.work, "no-such"),
+                                *self.args[2:])
+        self.assertEqual(code, 2)
+        self.assertIn("not an executable file", err)
+        self.assertEqual(sorted(os.listdir(self.run_dir)), before)
+
+    def test_gpu_run_options_and_an_empty_folder_name_with_parse_only(self):
+        for option in ("--resume", "--ours-per-point"):
+            code, _, err = run_main("--parse-only", self.work, option)
+            self.assertEqual(code, 2)
+            self.assertIn(f"{option} with --parse-only", err)
+        code, _, err = run_main("--parse-only", "")
+        self.assertEqual(code, 2)
+        self.assertIn("is not a folder of a saved cross-check run", err)
+
+
 def fake_tools(work, report):
     """FAKE_SWEEP (giving `report`) and FAKE_NCU written into `work` as rooflinectl and ncu;
     returns their paths and the file where the fake ncu notes its calls."""
@@ -455,6 +551,8 @@ FAKE_SWEEP = f"""#!{sys.executable}
 import json, os, sys
 def value(key):
     return sys.argv[sys.argv.index(key) + 1]
+if os.environ.get("FAKE_SWEEP_EXIT"):
+    sys.exit(int(os.environ["FAKE_SWEEP_EXIT"]))
 report = json.loads(REPORT)
 if value("--seq").isdigit():
     report["points"] = [p for p in report["points"]
@@ -471,13 +569,15 @@ with open(value("--output"), "w") as f:
 # A stand-in for ncu: notes "<cache control> <op>" in CALLS and logs one kernel; gelu writes
 # 3 MB more in its window under `all` than under `none`, as on the H100.
 FAKE_NCU = f"""#!{sys.executable}
-import sys
+import os, sys
 def value(key):
     return sys.argv[sys.argv.index(key) + 1]
 mode, op, seq = value("--cache-control"), value("--ops"), value("--seq")
 replay = value("--replay-mode") if "--replay-mode" in sys.argv else "kernel"
 with open(CALLS, "a") as f:
     f.write(" ".join((mode, op, seq, replay)) + "\\n")
+if os.environ.get("FAKE_NCU_SILENT"):
+    sys.exit(1)
 write = {{("all", "gelu"): "12,190,000", ("none", "gelu"): "9,040,000"}}.get((mode, op), "80,000")
 read, tensor = ("33,560,000", "0") if op == "gelu" else ("35,680,000", "17,000,000,000")
 with open(value("--log-file"), "w") as f:
