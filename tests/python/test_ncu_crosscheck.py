@@ -11,6 +11,7 @@ import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 
@@ -386,8 +387,7 @@ class SavedRunTest(unittest.TestCase):
                                 "none naive_attention 512 app-range"], err)
 
     def test_resume_measures_only_what_a_cut_run_left_missing(self):
-        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
-        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+        report = two_gemm_lengths()
         with tempfile.TemporaryDirectory() as work:
             sweep, ncu, calls = fake_tools(work, report)
             run_dir = os.path.join(work, "run")
@@ -411,19 +411,15 @@ class SavedRunTest(unittest.TestCase):
             self.assertFalse(any(n.endswith(".part") for n in os.listdir(run_dir)))
 
     def test_ours_per_point_runs_one_process_per_point_and_joins_them(self):
-        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
-        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+        report = two_gemm_lengths()
         with tempfile.TemporaryDirectory() as work:
             sweep, ncu, _ = fake_tools(work, report)
             calls = os.path.join(work, "sweep-calls")
             run_dir = os.path.join(work, "run")
-            os.environ["FAKE_SWEEP_CALLS"] = calls
-            try:
+            with mock.patch.dict(os.environ, FAKE_SWEEP_CALLS=calls):
                 code, out, err = run_main("--binary", sweep, "--ncu", ncu, "--work", run_dir,
                                           "--ops", "gemm", "--seq", "512,1024", "--repeats",
                                           "2", "--ours-per-point")
-            finally:
-                del os.environ["FAKE_SWEEP_CALLS"]
             with open(calls) as f:
                 made = f.read().splitlines()
             with open(os.path.join(run_dir, "ours-2.json")) as f:
@@ -441,9 +437,7 @@ class ResumeEdgeTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.work = self.tmp.name
-        report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
-        report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
-        self.sweep, self.ncu, self.calls = fake_tools(self.work, report)
+        self.sweep, self.ncu, self.calls = fake_tools(self.work, two_gemm_lengths())
         self.run_dir = os.path.join(self.work, "run")
         self.args = ("--binary", self.sweep, "--ncu", self.ncu, "--work", self.run_dir, "--ops",
                      "gemm", "--seq", "512,1024")
@@ -461,11 +455,9 @@ class ResumeEdgeTest(unittest.TestCase):
         report["points"][1]["status"] = "interrupted"
         with open(self.saved("ours-1.json"), "w") as f:
             json.dump(report, f)
-        os.environ["FAKE_SWEEP_CALLS"] = os.path.join(self.work, "sweep-calls")
-        try:
+        calls = os.path.join(self.work, "sweep-calls")
+        with mock.patch.dict(os.environ, FAKE_SWEEP_CALLS=calls):
             code, out, _ = run_main(*self.args, "--resume")
-        finally:
-            del os.environ["FAKE_SWEEP_CALLS"]
         with open(os.path.join(self.work, "sweep-calls")) as f:
             self.assertEqual(f.read().splitlines(), ["gemm 512,1024 counters"])
         self.assertEqual(code, 0)
@@ -476,11 +468,8 @@ class ResumeEdgeTest(unittest.TestCase):
         os.replace(self.saved("ncu-gemm-1024.csv"), self.saved("ncu-gemm-1024.csv.part"))
         with open(self.saved("ncu-gemm-1024.csv.part"), "w") as f:
             f.write('"ID","Process ID"')  # what a killed ncu can leave
-        os.environ["FAKE_NCU_SILENT"] = "1"
-        try:
+        with mock.patch.dict(os.environ, FAKE_NCU_SILENT="1"):
             code, out, _ = run_main(*self.args, "--resume")
-        finally:
-            del os.environ["FAKE_NCU_SILENT"]
         self.assertFalse(os.path.exists(self.saved("ncu-gemm-1024.csv")))
         self.assertFalse(os.path.exists(self.saved("ncu-gemm-1024.csv.part")))
         self.assertEqual(code, 1)
@@ -488,11 +477,8 @@ class ResumeEdgeTest(unittest.TestCase):
 
     def test_a_sweep_without_a_report_is_one_error_line(self):
         for exit_code in ("1", "130", "139"):
-            os.environ["FAKE_SWEEP_EXIT"] = exit_code
-            try:
+            with mock.patch.dict(os.environ, FAKE_SWEEP_EXIT=exit_code):
                 code, out, err = run_main(*self.args)
-            finally:
-                del os.environ["FAKE_SWEEP_EXIT"]
             self.assertEqual(code, 3)
             self.assertEqual(out, "")
             self.assertEqual(err.splitlines()[1:], [
@@ -529,6 +515,13 @@ class ResumeEdgeTest(unittest.TestCase):
         code, _, err = run_main("--parse-only", "")
         self.assertEqual(code, 2)
         self.assertIn("is not a folder of a saved cross-check run", err)
+
+
+def two_gemm_lengths():
+    """A report of two gemm points, L = 512 and 1024, with the same counters."""
+    report = {"points": [point(1, 35.6e6, 0.1e6, 8.4e6, 1.7e10)]}
+    report["points"].append(dict(report["points"][0], shape={"seq_len": 1024}))
+    return report
 
 
 def fake_tools(work, report):
